@@ -1,0 +1,153 @@
+/* ghz/codec/codec.h: the host C API of the error-bounded codec.
+ *
+ * The stream format is specified in ghz/codec/FORMAT.md. Contracts common to every
+ * function here:
+ *  - Every function returns a ghz_status_t; on failure ghz_last_error_detail() says
+ *    more, and outputs are unspecified unless stated.
+ *  - Pointers are host pointers (the CUDA API is ghz/codec/codec_cuda.h).
+ *  - No function keeps a pointer it was given after it returns; ghz never frees user
+ *    memory. All functions are thread-safe: they share no mutable state.
+ *  - Readers validate every byte they rely on before using it: a truncated, corrupted
+ *    or foreign buffer yields an error, never an out-of-bounds access.
+ */
+#ifndef GHZ_CODEC_CODEC_H
+#define GHZ_CODEC_CODEC_H
+
+#include "ghz/types.h"
+#include "ghz/errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fixed sizes of the format (FORMAT.md). */
+#define GHZ_HEADER_SIZE 64u
+#define GHZ_BLOCK_SIZE 32u
+
+/* Exact worst-case compressed size of n elements of elem_size bytes (4 or 8) in one
+ * frame: the header, the padded code bytes and every block stored raw. A constant
+ * expression when its arguments are. */
+#define GHZ_COMPRESS_BOUND(n, elem_size)                                             \
+    ((size_t)GHZ_HEADER_SIZE + ((((size_t)(n) + 31u) / 32u + 15u) & ~(size_t)15u) + \
+     (size_t)(n) * (size_t)(elem_size))
+
+/* Compression parameters. Initialise with GHZ_PARAMS_INIT or ghz_params_init(), then
+ * set fields: new fields are only ever appended, and struct_size tells the library
+ * which ones the caller knows (NCCL's config idiom), so old binaries keep working. */
+typedef struct {
+    size_t struct_size;    /* sizeof(ghz_params_t) as the caller compiled it */
+    ghz_dtype_t dtype;     /* GHZ_F32 or GHZ_F64 */
+    ghz_eb_mode_t eb_mode; /* GHZ_EB_ABS or GHZ_EB_REL */
+    double eb;             /* the bound: absolute, or the REL factor; finite, > 0 */
+    int has_fill;          /* nonzero: values bit-identical to `fill` stay exact and
+                              are left out of the REL range (netCDF _FillValue) */
+    double fill;           /* the fill value, converted to dtype (bit-exact match) */
+    int nthreads;          /* CPU threads (OpenMP builds): 0 = all, 1 = serial.
+                              The output is the same for every value. */
+    ghz_exec_t exec;       /* GHZ_EXEC_CPU (the reference) or GHZ_EXEC_CUDA */
+    int has_range;         /* REL only: nonzero = use [range_min, range_max] as the
+                              value range instead of scanning the input (chunked
+                              compression of one array under one bound) */
+    double range_min, range_max;
+} ghz_params_t;
+
+#define GHZ_PARAMS_INIT \
+    { sizeof(ghz_params_t), GHZ_F32, GHZ_EB_REL, 1e-4, 0, 0.0, 1, GHZ_EXEC_CPU, 0, 0.0, 0.0 }
+
+/* Fills *p with the defaults of GHZ_PARAMS_INIT. */
+GHZ_API void ghz_params_init(ghz_params_t* p);
+
+/* What a frame header says, after validation. */
+typedef struct {
+    unsigned format_version;
+    ghz_dtype_t dtype;
+    ghz_eb_mode_t eb_mode;
+    double eb_user;        /* the bound as the user gave it */
+    double eb_abs;         /* the absolute bound every element satisfies */
+    int has_fill;
+    uint64_t fill_bits;    /* bit pattern of the fill value in dtype */
+    uint64_t n;            /* elements in this frame */
+    uint64_t n_blocks;
+    uint64_t payload_size;
+    uint64_t frame_size;   /* bytes of the whole frame: header, codes and payload */
+} ghz_frame_info_t;
+
+/* Descriptor of a compressed buffer, shared by the codec, ghz/homo and ghz/coll.
+ * `data` holds `size` valid bytes of one or more frames within `capacity`; `where`
+ * and `device` say whose memory it is. Initialise with GHZ_BUF_INIT; fields are only
+ * appended (struct_size as in ghz_params_t). ghz never frees `data`. */
+typedef struct {
+    size_t struct_size;
+    void* data;
+    size_t size;
+    size_t capacity;
+    ghz_mem_t where;
+    int device;            /* CUDA device ordinal when where == GHZ_MEM_DEVICE */
+} ghz_buf_t;
+
+#define GHZ_BUF_INIT { sizeof(ghz_buf_t), NULL, 0, 0, GHZ_MEM_HOST, 0 }
+
+/* Runtime versions: GHZ_VERSION_NUMBER and GHZ_FORMAT_VERSION of the library linked. */
+GHZ_API unsigned ghz_version_number(void);
+GHZ_API unsigned ghz_format_version(void);
+
+/* Exact worst-case size of one frame of n elements of dtype; 0 for a bad dtype or
+ * when the size does not fit in size_t. */
+GHZ_API size_t ghz_compress_bound(size_t n, ghz_dtype_t dtype);
+
+/* Compresses n elements at src (any alignment) into one frame at dst.
+ * @param p         parameters; p->exec must be GHZ_EXEC_CPU here
+ * @param src       n values of p->dtype (host)
+ * @param dst       output; dst_capacity >= ghz_compress_bound() always suffices
+ * @param dst_size  receives the frame's size
+ * @return GHZ_ERR_BAD_BOUND for eb <= 0 / NaN / Inf, GHZ_ERR_DST_TOO_SMALL when the
+ *         frame does not fit (dst is then clobbered), GHZ_ERR_INVALID_ARG otherwise.
+ * n = 0 gives a valid empty frame. NaN, Inf and unquantizable values survive exactly. */
+GHZ_API ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n,
+                                  void* dst, size_t dst_capacity, size_t* dst_size);
+
+/* Parses and validates the header of the frame at the start of src (header fields
+ * and frame size against src_size; not the code bytes or payload). */
+GHZ_API ghz_status_t ghz_frame_info(const void* src, size_t src_size,
+                                    ghz_frame_info_t* info);
+
+/* Walks all frames of a stream, validating headers and sizes: total element count,
+ * frame count and the common dtype. Fails with GHZ_ERR_CORRUPT when frames mix
+ * dtypes or trailing bytes do not form a frame. */
+GHZ_API ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t* n_total,
+                                     uint64_t* n_frames, ghz_dtype_t* dtype);
+
+/* Decompresses every frame of the stream src[0..src_size) into dst, one after the
+ * other, after validating each frame completely (header, codes, sizes).
+ * @param dst_capacity  bytes available at dst
+ * @param n_out         receives the number of elements written (may be NULL)
+ * The element type is the stream's (ghz_stream_info tells it beforehand). */
+GHZ_API ghz_status_t ghz_decompress(const void* src, size_t src_size, void* dst,
+                                    size_t dst_capacity, size_t* n_out);
+
+/* ghz_buf_t forms of the two calls above (host buffers only in this build):
+ * compress sets out->size, decompress reads in->data[0..in->size). */
+GHZ_API ghz_status_t ghz_compress_buf(const ghz_params_t* p, const void* src, size_t n,
+                                      ghz_buf_t* out);
+GHZ_API ghz_status_t ghz_decompress_buf(const ghz_buf_t* in, void* dst,
+                                        size_t dst_capacity, size_t* n_out);
+
+/* Minimum and maximum over the finite values of src that are not the fill value
+ * (p->dtype, p->has_fill and p->fill are used). *count receives how many values
+ * took part (may be NULL); when it is 0, *vmin and *vmax are NaN. With these a caller
+ * compresses one array as many frames under one REL bound: merge the ranges of all
+ * chunks, then compress each chunk with has_range = 1 and the merged range. */
+GHZ_API ghz_status_t ghz_value_range(const ghz_params_t* p, const void* src, size_t n,
+                                     double* vmin, double* vmax, uint64_t* count);
+
+/* The absolute bound E that every element will satisfy under p for data whose
+ * finite non-fill range is [vmin, vmax] (FORMAT.md, Quantization): p->eb for ABS;
+ * for REL, rel * (vmax - vmin) rounded down, and 0 (lossless) for an empty or
+ * zero range. */
+GHZ_API ghz_status_t ghz_abs_bound(const ghz_params_t* p, double vmin, double vmax,
+                                   double* eb_abs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,52 @@
+/* ghz/types.h: basic types and portability macros shared by every ghz layer.
+ * C99/C11 and C++ compatible; no CUDA types here. */
+#ifndef GHZ_TYPES_H
+#define GHZ_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* GHZ_API marks exported functions; the build compiles with hidden visibility. */
+#if defined(_WIN32)
+#  define GHZ_API
+#elif defined(__GNUC__) || defined(__clang__)
+#  define GHZ_API __attribute__((visibility("default")))
+#else
+#  define GHZ_API
+#endif
+
+/* GHZ_HD marks the inline block-level routines that the CPU reference and the CUDA
+ * kernels share (and that users may call from their own kernels). */
+#if defined(__CUDACC__)
+#  define GHZ_HD __host__ __device__ __forceinline__
+#else
+#  define GHZ_HD
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element type of the uncompressed data. Values are stored in the stream header. */
+typedef enum { GHZ_F32 = 1, GHZ_F64 = 2 } ghz_dtype_t;
+
+/* How the error bound is given. ABS: |x - x'| <= eb. REL: |x - x'| <= eb * (max - min)
+ * over the finite values that are not the fill value. */
+typedef enum { GHZ_EB_ABS = 1, GHZ_EB_REL = 2 } ghz_eb_mode_t;
+
+/* Execution policy (zfp's meaning): where the work runs. */
+typedef enum { GHZ_EXEC_CPU = 0, GHZ_EXEC_CUDA = 1 } ghz_exec_t;
+
+/* Where a buffer lives. */
+typedef enum { GHZ_MEM_HOST = 0, GHZ_MEM_DEVICE = 1 } ghz_mem_t;
+
+/* Size in bytes of one element of dtype, 0 for an unknown dtype. */
+static inline size_t ghz_dtype_size(ghz_dtype_t t)
+{
+    return t == GHZ_F32 ? 4u : t == GHZ_F64 ? 8u : 0u;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
