@@ -18,7 +18,7 @@
 /* GHZ_HD marks the inline block-level routines that the CPU reference and the CUDA
  * kernels share (and that users may call from their own kernels). */
 #if defined(__CUDACC__)
-#  define GHZ_HD __host__ __device__ __forceinline__
+#  define GHZ_HD __host__ __device__
 #else
 #  define GHZ_HD
 #endif

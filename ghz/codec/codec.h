@@ -125,6 +125,10 @@ GHZ_API ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t*
 GHZ_API ghz_status_t ghz_decompress(const void* src, size_t src_size, void* dst,
                                     size_t dst_capacity, size_t* n_out);
 
+/* ghz_decompress on nthreads CPU threads (OpenMP builds; 0 = all): same output. */
+GHZ_API ghz_status_t ghz_decompress_mt(const void* src, size_t src_size, void* dst,
+                                       size_t dst_capacity, size_t* n_out, int nthreads);
+
 /* ghz_buf_t forms of the two calls above (host buffers only in this build):
  * compress sets out->size, decompress reads in->data[0..in->size). */
 GHZ_API ghz_status_t ghz_compress_buf(const ghz_params_t* p, const void* src, size_t n,

@@ -1,0 +1,282 @@
+/* ghz/codec/block.h: the block-level building blocks of the ghz format, as inline
+ * functions that compile as C (the CPU reference) and as CUDA __host__ __device__
+ * code (the GPU codec, and users' own kernels). FORMAT.md is the specification; the
+ * section each function implements is named next to it.
+ *
+ * Floating-point discipline: everything that decides a stored integer or a decoded
+ * value is one IEEE-754 binary64 operation rounded to nearest (a product, a sum, a
+ * conversion, rint). No operation may be contracted into an FMA, so device code spells
+ * the products and sums with the _rn intrinsics and host code is built with
+ * -ffp-contract=off. That is what makes CPU and GPU streams identical.
+ */
+#ifndef GHZ_CODEC_BLOCK_H
+#define GHZ_CODEC_BLOCK_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "ghz/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest |q| a quantized value may have (FORMAT.md, Quantization): 2^29 - 1, so a
+ * delta of two of them fits in 30 bits and their sum in an int32. */
+#define GHZ_QMAX 536870911
+
+/* Code byte (FORMAT.md, Code byte). */
+#define GHZ_CODE_W_MASK 0x1Fu
+#define GHZ_CODE_W_SPECIAL 31u
+#define GHZ_CODE_FILL_BIT 0x80u
+#define GHZ_CODE_RAW 0x1Fu
+#define GHZ_CODE_CONST 0x3Fu
+#define GHZ_CODE_FILLED 0x5Fu
+#define GHZ_MAX_W 30u
+/* Largest payload of one block of any kind, in bytes (a RAW f64 block). */
+#define GHZ_BLOCK_MAX_BYTES 256u
+/* Returned by ghz_block_size for a code byte that is not valid. */
+#define GHZ_BLOCK_INVALID 0xFFFFFFFFu
+
+/* ---- exact binary64 arithmetic, one rounding each ----------------------------- */
+#if defined(__CUDA_ARCH__)
+#  define GHZ_DMUL(a, b) __dmul_rn((a), (b))
+#  define GHZ_DADD(a, b) __dadd_rn((a), (b))
+#  define GHZ_DSUB(a, b) __dsub_rn((a), (b))
+#  define GHZ_TO_F32(a) __double2float_rn(a)
+#else
+#  define GHZ_DMUL(a, b) ((a) * (b))
+#  define GHZ_DADD(a, b) ((a) + (b))
+#  define GHZ_DSUB(a, b) ((a) - (b))
+#  define GHZ_TO_F32(a) ((float)(a))
+#endif
+
+/* The quantizer of one frame: E = eb_abs, Q = 2E, R = 1/Q. E == 0 means lossless:
+ * nothing is quantizable. */
+typedef struct {
+    double eb;   /* E */
+    double q;    /* Q */
+    double r;    /* R */
+    int is_f32;  /* reconstruct in float32 */
+} ghz_quantizer_t;
+
+GHZ_HD static inline ghz_quantizer_t ghz_quantizer_make(double eb_abs, int is_f32)
+{
+    ghz_quantizer_t z;
+    z.eb = eb_abs;
+    z.q = GHZ_DADD(eb_abs, eb_abs);
+    z.r = eb_abs > 0.0 ? 1.0 / z.q : 0.0;
+    z.is_f32 = is_f32;
+    return z;
+}
+
+/* recon(q) = q * Q in binary64, then rounded to float32 for f32 data. */
+GHZ_HD static inline double ghz_recon(const ghz_quantizer_t* z, int32_t q)
+{
+    double v = GHZ_DMUL((double)q, z->q);
+    return z->is_f32 ? (double)GHZ_TO_F32(v) : v;
+}
+
+/* Exactly |x - y| <= eb, for finite eb > 0 and any x, y (non-finite -> false).
+ * s + e == x - y exactly (Knuth's two-sum); rounding is monotone and eb is a double,
+ * so |s| < eb implies |x - y| <= eb and |s| > eb implies |x - y| > eb; at |s| == eb
+ * the sign of the error term decides. */
+GHZ_HD static inline int ghz_within(double x, double y, double eb)
+{
+    double b = -y;
+    double s = GHZ_DADD(x, b);
+    double bv = GHZ_DSUB(s, x);
+    double av = GHZ_DSUB(s, bv);
+    double e = GHZ_DADD(GHZ_DSUB(x, av), GHZ_DSUB(b, bv));
+    double as = fabs(s);
+    if (as < eb) return 1;
+    if (!(as == eb)) return 0; /* greater, or NaN */
+    return e == 0.0 || ((e < 0.0) != (s < 0.0));
+}
+
+/* FORMAT.md, Quantization, steps 1-4: returns 1 and sets *q when x is quantizable. */
+GHZ_HD static inline int ghz_quantize(const ghz_quantizer_t* z, double x, int32_t* q)
+{
+    double c, y;
+    int32_t qi;
+    if (!(z->eb > 0.0)) return 0;
+    c = rint(GHZ_DMUL(x, z->r));
+    if (!(fabs(c) <= (double)GHZ_QMAX)) return 0; /* also rejects NaN and Inf */
+    qi = (int32_t)c;
+    y = ghz_recon(z, qi);
+    if (ghz_within(x, y, z->eb)) {
+        *q = qi;
+        return 1;
+    }
+    qi = x > y ? qi + 1 : qi - 1;
+    if (qi > GHZ_QMAX || qi < -GHZ_QMAX) return 0;
+    if (!ghz_within(x, ghz_recon(z, qi), z->eb)) return 0;
+    *q = qi;
+    return 1;
+}
+
+/* ---- code bytes and sizes ------------------------------------------------------ */
+
+GHZ_HD static inline uint32_t ghz_zigzag(int32_t v)
+{
+    return ((uint32_t)v << 1) ^ (0u - (uint32_t)(v < 0));
+}
+
+GHZ_HD static inline int32_t ghz_unzigzag(uint32_t u)
+{
+    uint32_t v = (u >> 1) ^ (0u - (u & 1u));
+    return v <= 0x7FFFFFFFu ? (int32_t)v : -(int32_t)(~v) - 1;
+}
+
+/* Class c of the first value's zigzag code, and its byte length. */
+GHZ_HD static inline unsigned ghz_q0_class(uint32_t zz)
+{
+    return zz == 0u ? 0u : zz < 0x100u ? 1u : zz < 0x10000u ? 2u : 3u;
+}
+
+GHZ_HD static inline unsigned ghz_q0_bytes(unsigned cls)
+{
+    return cls == 3u ? 4u : cls;
+}
+
+/* Bit length of v (0 for 0). */
+GHZ_HD static inline unsigned ghz_bit_width(uint32_t v)
+{
+    unsigned w = 0;
+    while (v) {
+        ++w;
+        v >>= 1;
+    }
+    return w;
+}
+
+GHZ_HD static inline unsigned ghz_code_quant(unsigned w, unsigned cls, int fill)
+{
+    return w | (cls << 5) | (fill ? GHZ_CODE_FILL_BIT : 0u);
+}
+
+/* Payload bytes of a QUANT block with width w, q0 class cls and an optional mask. */
+GHZ_HD static inline unsigned ghz_quant_size(unsigned w, unsigned cls, int fill)
+{
+    return (fill ? 4u : 0u) + ghz_q0_bytes(cls) + (w ? 4u * (w + 1u) : 0u);
+}
+
+/* Payload bytes of a block of m values (1..32) with this code byte, for elements of
+ * elem bytes, in a frame whose fill flag is has_fill; GHZ_BLOCK_INVALID when the code
+ * byte is reserved, needs a fill value the frame lacks, or is not canonical (a QUANT
+ * block larger than RAW). */
+GHZ_HD static inline uint32_t ghz_block_size(unsigned code, unsigned m, unsigned elem,
+                                             int has_fill)
+{
+    unsigned w = code & GHZ_CODE_W_MASK, size;
+    if (w == GHZ_CODE_W_SPECIAL) {
+        if (code == GHZ_CODE_RAW) return m * elem;
+        if (code == GHZ_CODE_CONST) return elem;
+        if (code == GHZ_CODE_FILLED && has_fill) return 0;
+        return GHZ_BLOCK_INVALID;
+    }
+    if (w > GHZ_MAX_W || ((code & GHZ_CODE_FILL_BIT) && !has_fill)) return GHZ_BLOCK_INVALID;
+    size = ghz_quant_size(w, (code >> 5) & 3u, (code & GHZ_CODE_FILL_BIT) != 0);
+    return size <= m * elem ? size : GHZ_BLOCK_INVALID;
+}
+
+/* ---- little-endian byte access --------------------------------------------------- */
+
+GHZ_HD static inline void ghz_store_le(uint8_t* p, uint64_t v, unsigned bytes)
+{
+    unsigned i;
+    for (i = 0; i < bytes; ++i) p[i] = (uint8_t)(v >> (8u * i));
+}
+
+GHZ_HD static inline uint64_t ghz_load_le(const uint8_t* p, unsigned bytes)
+{
+    uint64_t v = 0;
+    unsigned i;
+    for (i = 0; i < bytes; ++i) v |= (uint64_t)p[i] << (8u * i);
+    return v;
+}
+
+/* ---- one QUANT block, one thread (the reference; the GPU uses a warp) --------------- */
+
+/* Encodes the integers q[0..31] of a QUANT block (fill positions and positions >= m
+ * already carry the values FORMAT.md assigns them) with fill mask `fmask` (0: none).
+ * Writes ghz_quant_size() bytes to out and returns the code byte. */
+GHZ_HD static inline unsigned ghz_quant_encode(const int32_t q[32], uint32_t fmask,
+                                               uint8_t* out)
+{
+    uint32_t mag[32], sign = 0, any = 0, zz = ghz_zigzag(q[0]);
+    unsigned i, k, w, cls = ghz_q0_class(zz), nb = ghz_q0_bytes(cls);
+    mag[0] = 0;
+    for (i = 1; i < 32; ++i) {
+        int32_t d = q[i] - q[i - 1]; /* |d| < 2^30: no overflow */
+        mag[i] = (uint32_t)(d < 0 ? -d : d);
+        sign |= (uint32_t)(d < 0) << i;
+        any |= mag[i];
+    }
+    w = ghz_bit_width(any);
+    if (fmask) {
+        ghz_store_le(out, fmask, 4);
+        out += 4;
+    }
+    ghz_store_le(out, zz, nb);
+    out += nb;
+    if (w) {
+        ghz_store_le(out, sign, 4);
+        out += 4;
+        for (k = 0; k < w; ++k) {
+            uint32_t plane = 0;
+            for (i = 1; i < 32; ++i) plane |= ((mag[i] >> k) & 1u) << i;
+            ghz_store_le(out + 4u * k, plane, 4);
+        }
+    }
+    return ghz_code_quant(w, cls, fmask != 0);
+}
+
+/* Decodes a QUANT block of m values with code byte `code` from p (ghz_block_size(code)
+ * bytes, already bounds-checked) into q[0..m-1] and *fmask. Returns 0, or -1 when the
+ * block is not canonical (FORMAT.md: bits that must be zero, top plane non-zero, class
+ * matching q0, |q| <= QMAX): a reader rejects it as corrupt. */
+GHZ_HD static inline int ghz_quant_decode(const uint8_t* p, unsigned code, unsigned m,
+                                          int32_t q[32], uint32_t* fmask)
+{
+    unsigned w = code & GHZ_CODE_W_MASK, cls = (code >> 5) & 3u, i, k;
+    uint32_t used = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u);
+    uint32_t mask = 0, zz, sign = 0, orbits = 0, top = 0, mag[32];
+    int64_t v;
+    if (code & GHZ_CODE_FILL_BIT) {
+        mask = (uint32_t)ghz_load_le(p, 4);
+        p += 4;
+        if (mask == 0 || (mask & ~used) || mask == used) return -1;
+    }
+    zz = (uint32_t)ghz_load_le(p, ghz_q0_bytes(cls));
+    p += ghz_q0_bytes(cls);
+    if (ghz_q0_class(zz) != cls) return -1;
+    for (i = 0; i < 32; ++i) mag[i] = 0;
+    if (w) {
+        sign = (uint32_t)ghz_load_le(p, 4);
+        p += 4;
+        for (k = 0; k < w; ++k) {
+            uint32_t plane = (uint32_t)ghz_load_le(p + 4u * k, 4);
+            orbits |= plane;
+            top = plane;
+            for (i = 0; i < 32; ++i) mag[i] |= ((plane >> i) & 1u) << k;
+        }
+        /* lane 0 and lanes >= m carry no delta, fill lanes a zero one, no -0, top plane set */
+        if (((orbits | sign) & (~used | 1u | mask)) || (sign & ~orbits) || top == 0) return -1;
+    }
+    v = ghz_unzigzag(zz);
+    if (v > GHZ_QMAX || v < -GHZ_QMAX) return -1;
+    q[0] = (int32_t)v;
+    for (i = 1; i < m; ++i) {
+        v += (sign >> i) & 1u ? -(int64_t)mag[i] : (int64_t)mag[i];
+        if (v > GHZ_QMAX || v < -GHZ_QMAX) return -1;
+        q[i] = (int32_t)v;
+    }
+    *fmask = mask;
+    return 0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

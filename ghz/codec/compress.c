@@ -1,0 +1,187 @@
+/* ghz/codec/compress.c: the CPU reference compressor (FORMAT.md, "Which kind the
+ * encoder chooses"). Written to read like the specification: one block at a time. */
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "ghz/codec/detail/encode.h"
+#include "ghz/codec/detail/frame.h"
+#include "ghz/detail/error.h"
+
+/* Encodes block values src[0..m) into out (capacity >= m * elem) and returns the code
+ * byte; *size receives the payload bytes written. */
+static unsigned encode_block(const ghz_enc_params* e, const uint8_t* src, unsigned m,
+                             uint8_t* out, uint32_t* size)
+{
+    double x[32];
+    uint64_t bits[32];
+    int32_t q[32];
+    uint32_t fmask = 0, used = m == 32 ? 0xFFFFFFFFu : (1u << m) - 1u;
+    unsigned i, first = 32, code;
+    int quantizable = 1;
+
+    for (i = 0; i < m; ++i) {
+        x[i] = ghz_load_value(e, src, i, &bits[i]);
+        if (e->has_fill && bits[i] == e->fill_bits) fmask |= 1u << i;
+    }
+    if (e->has_fill && fmask == used) {
+        *size = 0;
+        return GHZ_CODE_FILLED;
+    }
+    for (i = 0; i < m && quantizable; ++i) {
+        if (fmask >> i & 1u) continue;
+        quantizable = ghz_quantize(&e->z, x[i], &q[i]);
+        if (first == 32) first = i;
+    }
+    if (quantizable) {
+        uint8_t tmp[GHZ_BLOCK_MAX_BYTES];
+        /* Fill positions repeat the previous q (leading ones the first non-fill q) and
+         * positions past m repeat q[m-1], so they add no delta. */
+        for (i = 0; i < 32; ++i) {
+            if (i < first)
+                q[i] = q[first];
+            else if (i >= m || (fmask >> i & 1u))
+                q[i] = q[i - 1];
+        }
+        code = ghz_quant_encode(q, fmask, tmp);
+        *size = ghz_quant_size(code & GHZ_CODE_W_MASK, (code >> 5) & 3u, fmask != 0);
+        if (*size <= m * e->elem) {
+            memcpy(out, tmp, *size);
+            return code;
+        }
+    } else {
+        for (i = 1; i < m && bits[i] == bits[0]; ++i) {
+        }
+        if (i == m) {
+            memcpy(out, src, e->elem);
+            *size = e->elem;
+            return GHZ_CODE_CONST;
+        }
+    }
+    memcpy(out, src, (size_t)m * e->elem);
+    *size = m * e->elem;
+    return GHZ_CODE_RAW;
+}
+
+/* Encodes blocks [b0, b1) of a frame of n values, writing codes[b] and the payloads
+ * one after the other from out, which has room for `room` bytes. Returns the bytes
+ * written, or UINT64_MAX when they do not fit. */
+static uint64_t encode_range(const ghz_enc_params* e, const uint8_t* src, uint64_t n,
+                             uint64_t b0, uint64_t b1, uint8_t* codes, uint8_t* out,
+                             uint64_t room)
+{
+    uint64_t b, off = 0;
+    uint8_t tmp[GHZ_BLOCK_MAX_BYTES];
+    for (b = b0; b < b1; ++b) {
+        unsigned m = ghz_block_len(n, b);
+        const uint8_t* blk = src + (size_t)(32u * b) * e->elem;
+        uint32_t size;
+        if (room - off >= (uint64_t)m * e->elem) {
+            codes[b] = (uint8_t)encode_block(e, blk, m, out + off, &size);
+        } else {
+            codes[b] = (uint8_t)encode_block(e, blk, m, tmp, &size);
+            if (size > room - off) return UINT64_MAX;
+            memcpy(out + off, tmp, size);
+        }
+        off += size;
+    }
+    return off;
+}
+
+/* Encodes all blocks on several threads. Every block's payload is at most its raw
+ * size, so chunk t's payload fits at its raw offset; the chunks are then moved down
+ * in order, each to the end of the previous one (memmove: the ranges may overlap). */
+static uint64_t encode_parallel(const ghz_enc_params* e, const uint8_t* src, uint64_t n,
+                                uint64_t nb, uint8_t* codes, uint8_t* out, int nt)
+{
+#ifdef _OPENMP
+    uint64_t sizes[256], total = 0;
+    int t;
+    if (nt > 256) nt = 256;
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (t = 0; t < nt; ++t) {
+        uint64_t b0 = nb * (uint64_t)t / (uint64_t)nt, b1 = nb * (uint64_t)(t + 1) / (uint64_t)nt;
+        uint64_t raw = 32u * b0 * e->elem;
+        sizes[t] = encode_range(e, src, n, b0, b1, codes, out + raw, UINT64_MAX - raw);
+    }
+    for (t = 0; t < nt; ++t) {
+        uint64_t b0 = nb * (uint64_t)t / (uint64_t)nt;
+        memmove(out + total, out + 32u * b0 * e->elem, sizes[t]);
+        total += sizes[t];
+    }
+    return total;
+#else
+    (void)nt;
+    return encode_range(e, src, n, 0, nb, codes, out, UINT64_MAX);
+#endif
+}
+
+ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n, void* dst,
+                          size_t dst_capacity, size_t* dst_size)
+{
+    ghz_params_t q;
+    ghz_enc_params e;
+    ghz_frame_info_t info;
+    ghz_status_t st;
+    uint64_t nb, codes_bytes, payload;
+    uint8_t* out = (uint8_t*)dst;
+    double eb_abs;
+    int nt;
+
+    ghz_clear_detail();
+    if ((st = ghz_params_read(p, &q)) != GHZ_SUCCESS) return st;
+    if (q.exec != GHZ_EXEC_CPU)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "ghz_compress runs on the CPU; the CUDA codec has "
+                                             "its own calls");
+    if ((n && !src) || !dst || !dst_size) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
+    if (ghz_compress_bound(n, q.dtype) == 0)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "n = %zu is too large", n);
+
+    memset(&e, 0, sizeof e);
+    e.dtype = q.dtype;
+    e.elem = (unsigned)ghz_dtype_size(q.dtype);
+    e.has_fill = q.has_fill != 0;
+    e.fill_bits = e.has_fill ? ghz_fill_bits(q.dtype, q.fill) : 0;
+    if (q.eb_mode == GHZ_EB_ABS) {
+        eb_abs = q.eb;
+    } else {
+        double lo = q.range_min, hi = q.range_max;
+        if (!q.has_range) ghz_range_scan(&e, src, n, q.nthreads, &lo, &hi, NULL);
+        if ((st = ghz_rel_bound(q.eb, lo, hi, &eb_abs)) != GHZ_SUCCESS) return st;
+    }
+    e.z = ghz_quantizer_make(eb_abs, q.dtype == GHZ_F32);
+
+    nb = ghz_blocks_of(n);
+    codes_bytes = ghz_codes_bytes(nb);
+    if (dst_capacity < GHZ_HEADER_SIZE + codes_bytes)
+        return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "capacity %zu < %llu bytes of header and codes",
+                        dst_capacity, (unsigned long long)(GHZ_HEADER_SIZE + codes_bytes));
+    memset(out + GHZ_HEADER_SIZE, 0, codes_bytes); /* the padding */
+
+    nt = ghz_threads_for(q.nthreads, n);
+    if (nt > 1 && dst_capacity >= ghz_compress_bound(n, q.dtype))
+        payload = encode_parallel(&e, (const uint8_t*)src, n, nb, out + GHZ_HEADER_SIZE,
+                                  out + GHZ_HEADER_SIZE + codes_bytes, nt);
+    else
+        payload = encode_range(&e, (const uint8_t*)src, n, 0, nb, out + GHZ_HEADER_SIZE,
+                               out + GHZ_HEADER_SIZE + codes_bytes,
+                               dst_capacity - GHZ_HEADER_SIZE - codes_bytes);
+    if (payload == UINT64_MAX)
+        return ghz_fail(GHZ_ERR_DST_TOO_SMALL,
+                        "capacity %zu too small for this frame (ghz_compress_bound gives %zu)",
+                        dst_capacity, ghz_compress_bound(n, q.dtype));
+
+    memset(&info, 0, sizeof info);
+    info.dtype = q.dtype;
+    info.eb_mode = q.eb_mode;
+    info.eb_user = q.eb;
+    info.eb_abs = eb_abs;
+    info.has_fill = e.has_fill;
+    info.fill_bits = e.fill_bits;
+    info.n = n;
+    info.payload_size = payload;
+    ghz_header_write(out, &info);
+    *dst_size = (size_t)(GHZ_HEADER_SIZE + codes_bytes + payload);
+    return GHZ_SUCCESS;
+}

@@ -1,0 +1,224 @@
+/* ghz/codec/decompress.c: the CPU reference decompressor and stream walking. Each
+ * frame is validated whole (header, code bytes, sizes) before a payload byte is read;
+ * each block is checked to be canonical as it is decoded. */
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "ghz/codec/detail/encode.h"
+#include "ghz/codec/detail/frame.h"
+#include "ghz/detail/error.h"
+
+/* Blocks per independently decodable chunk of the parallel decoder. */
+#define GHZ_DECODE_CHUNK 4096u
+
+static void store_value(const ghz_enc_params* e, uint8_t* out, unsigned i, double v)
+{
+    if (e->dtype == GHZ_F32) {
+        float f = (float)v; /* exact: recon already rounded to float */
+        memcpy(out + 4u * i, &f, 4);
+    } else {
+        memcpy(out + 8u * i, &v, 8);
+    }
+}
+
+static void fill_value(const ghz_enc_params* e, uint8_t* out, unsigned m, const uint8_t* bits)
+{
+    unsigned i;
+    for (i = 0; i < m; ++i) memcpy(out + (size_t)i * e->elem, bits, e->elem);
+}
+
+/* Decodes one block; returns 0 or -1 when it is not canonical. */
+static int decode_block(const ghz_enc_params* e, unsigned code, unsigned m, const uint8_t* p,
+                        uint8_t* out)
+{
+    int32_t q[32];
+    uint32_t fmask;
+    uint8_t fill[8];
+    unsigned i;
+    switch (code) {
+    case GHZ_CODE_RAW: memcpy(out, p, (size_t)m * e->elem); return 0;
+    case GHZ_CODE_CONST: fill_value(e, out, m, p); return 0;
+    case GHZ_CODE_FILLED:
+        ghz_store_le(fill, e->fill_bits, e->elem);
+        fill_value(e, out, m, fill);
+        return 0;
+    default: break;
+    }
+    if (ghz_quant_decode(p, code, m, q, &fmask) != 0) return -1;
+    ghz_store_le(fill, e->fill_bits, e->elem);
+    for (i = 0; i < m; ++i) {
+        if (fmask >> i & 1u)
+            memcpy(out + (size_t)i * e->elem, fill, e->elem);
+        else
+            store_value(e, out, i, ghz_recon(&e->z, q[i]));
+    }
+    return 0;
+}
+
+/* Decodes blocks [b0, b1) whose payload starts at p; returns the first bad block or
+ * UINT64_MAX. */
+static uint64_t decode_range(const ghz_enc_params* e, const ghz_frame_info_t* info,
+                             const uint8_t* codes, const uint8_t* p, uint64_t b0, uint64_t b1,
+                             uint8_t* out)
+{
+    uint64_t b;
+    for (b = b0; b < b1; ++b) {
+        unsigned m = ghz_block_len(info->n, b);
+        if (decode_block(e, codes[b], m, p, out + (size_t)(32u * b) * e->elem) != 0) return b;
+        p += ghz_block_size(codes[b], m, e->elem, e->has_fill);
+    }
+    return UINT64_MAX;
+}
+
+/* Decodes one validated frame into out. */
+static ghz_status_t decode_frame(const uint8_t* frame, const ghz_frame_info_t* info, uint8_t* out,
+                                 int nthreads)
+{
+    const uint8_t* codes = frame + GHZ_HEADER_SIZE;
+    const uint8_t* payload = codes + ghz_codes_bytes(info->n_blocks);
+    uint64_t nchunks = info->n_blocks / GHZ_DECODE_CHUNK + 1, bad = UINT64_MAX;
+    uint64_t* starts;
+    ghz_enc_params e;
+    ghz_status_t st;
+    int nt = ghz_threads_for(nthreads, (size_t)info->n);
+
+    memset(&e, 0, sizeof e);
+    e.dtype = info->dtype;
+    e.elem = (unsigned)ghz_dtype_size(info->dtype);
+    e.has_fill = info->has_fill;
+    e.fill_bits = info->fill_bits;
+    e.z = ghz_quantizer_make(info->eb_abs, info->dtype == GHZ_F32);
+
+    if (nt <= 1) {
+        if ((st = ghz_codes_check(codes, info, NULL, 1)) != GHZ_SUCCESS) return st;
+        bad = decode_range(&e, info, codes, payload, 0, info->n_blocks, out);
+    } else {
+        int64_t c;
+        starts = (uint64_t*)malloc(nchunks * sizeof *starts);
+        if (!starts) return ghz_fail(GHZ_ERR_NOMEM, "%llu chunk offsets", (unsigned long long)nchunks);
+        if ((st = ghz_codes_check(codes, info, starts, GHZ_DECODE_CHUNK)) != GHZ_SUCCESS) {
+            free(starts);
+            return st;
+        }
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+        for (c = 0; c < (int64_t)nchunks; ++c) {
+            uint64_t b0 = (uint64_t)c * GHZ_DECODE_CHUNK, b1 = b0 + GHZ_DECODE_CHUNK, r;
+            if (b0 >= info->n_blocks) continue;
+            if (b1 > info->n_blocks) b1 = info->n_blocks;
+            r = decode_range(&e, info, codes, payload + starts[c], b0, b1, out);
+            if (r != UINT64_MAX) {
+#pragma omp critical(ghz_decode_bad)
+                if (r < bad) bad = r;
+            }
+        }
+        free(starts);
+    }
+    if (bad != UINT64_MAX)
+        return ghz_fail(GHZ_ERR_CORRUPT, "block %llu (code 0x%02x) is not a valid block",
+                        (unsigned long long)bad, codes[bad]);
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_frame_info(const void* src, size_t src_size, ghz_frame_info_t* info)
+{
+    ghz_clear_detail();
+    if (!src || !info) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
+    return ghz_header_read((const uint8_t*)src, src_size, info);
+}
+
+ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t* n_total,
+                             uint64_t* n_frames, ghz_dtype_t* dtype)
+{
+    const uint8_t* s = (const uint8_t*)src;
+    size_t pos = 0;
+    uint64_t total = 0, frames = 0;
+    ghz_dtype_t t = (ghz_dtype_t)0;
+    ghz_clear_detail();
+    if (!src && src_size) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
+    if (src_size == 0) return ghz_fail(GHZ_ERR_TRUNCATED, "empty input holds no frame");
+    while (pos < src_size) {
+        ghz_frame_info_t info;
+        ghz_status_t st = ghz_header_read(s + pos, src_size - pos, &info);
+        if (st != GHZ_SUCCESS) {
+            char why[256];
+            if (!frames) return st;
+            strncpy(why, ghz_last_error_detail(), sizeof why - 1);
+            why[sizeof why - 1] = '\0';
+            return ghz_fail(st, "frame %llu at byte %zu: %s", (unsigned long long)frames, pos, why);
+        }
+        if (frames && info.dtype != t)
+            return ghz_fail(GHZ_ERR_CORRUPT, "frame %llu changes the dtype", (unsigned long long)frames);
+        t = info.dtype;
+        total += info.n;
+        frames++;
+        pos += (size_t)info.frame_size;
+    }
+    if (n_total) *n_total = total;
+    if (n_frames) *n_frames = frames;
+    if (dtype) *dtype = t;
+    return GHZ_SUCCESS;
+}
+
+static ghz_status_t decompress_all(const void* src, size_t src_size, void* dst,
+                                   size_t dst_capacity, size_t* n_out, int nthreads)
+{
+    const uint8_t* s = (const uint8_t*)src;
+    uint8_t* out = (uint8_t*)dst;
+    size_t pos = 0, written = 0;
+    uint64_t frames = 0;
+    ghz_dtype_t t = (ghz_dtype_t)0;
+    ghz_clear_detail();
+    if (n_out) *n_out = 0;
+    if (!src || (!dst && dst_capacity)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
+    if (src_size == 0) return ghz_fail(GHZ_ERR_TRUNCATED, "empty input holds no frame");
+    while (pos < src_size) {
+        ghz_frame_info_t info;
+        ghz_status_t st = ghz_header_read(s + pos, src_size - pos, &info);
+        size_t elem;
+        if (st != GHZ_SUCCESS) return st;
+        if (frames && info.dtype != t)
+            return ghz_fail(GHZ_ERR_CORRUPT, "frame %llu changes the dtype", (unsigned long long)frames);
+        t = info.dtype;
+        elem = ghz_dtype_size(t);
+        if (info.n > (dst_capacity - written) / elem)
+            return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "frame %llu needs %llu more bytes of output",
+                            (unsigned long long)frames, (unsigned long long)(info.n * elem));
+        if ((st = decode_frame(s + pos, &info, out + written, nthreads)) != GHZ_SUCCESS) return st;
+        written += (size_t)info.n * elem;
+        if (n_out) *n_out += (size_t)info.n;
+        pos += (size_t)info.frame_size;
+        frames++;
+    }
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_decompress(const void* src, size_t src_size, void* dst, size_t dst_capacity,
+                            size_t* n_out)
+{
+    return decompress_all(src, src_size, dst, dst_capacity, n_out, 1);
+}
+
+ghz_status_t ghz_decompress_mt(const void* src, size_t src_size, void* dst, size_t dst_capacity,
+                               size_t* n_out, int nthreads)
+{
+    if (nthreads < 0) return ghz_fail(GHZ_ERR_INVALID_ARG, "nthreads %d < 0", nthreads);
+    return decompress_all(src, src_size, dst, dst_capacity, n_out, nthreads);
+}
+
+ghz_status_t ghz_compress_buf(const ghz_params_t* p, const void* src, size_t n, ghz_buf_t* out)
+{
+    if (!out || out->struct_size < sizeof(ghz_buf_t) || out->where != GHZ_MEM_HOST)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "output must be an initialised host ghz_buf_t");
+    return ghz_compress(p, src, n, out->data, out->capacity, &out->size);
+}
+
+ghz_status_t ghz_decompress_buf(const ghz_buf_t* in, void* dst, size_t dst_capacity, size_t* n_out)
+{
+    if (!in || in->struct_size < sizeof(ghz_buf_t) || in->where != GHZ_MEM_HOST ||
+        in->size > in->capacity)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "input must be an initialised host ghz_buf_t");
+    return ghz_decompress(in->data, in->size, dst, dst_capacity, n_out);
+}

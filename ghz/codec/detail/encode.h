@@ -1,0 +1,61 @@
+/* ghz/codec/detail/encode.h (private): resolved parameters and value access shared
+ * by the CPU compressor, decompressor and range scan. */
+#ifndef GHZ_CODEC_DETAIL_ENCODE_H
+#define GHZ_CODEC_DETAIL_ENCODE_H
+
+#include <string.h>
+
+#include "ghz/codec/block.h"
+#include "ghz/codec/codec.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "ghz stores values in host byte order and requires a little-endian host"
+#endif
+
+/* What one frame is encoded or decoded with, after validation. */
+typedef struct {
+    ghz_dtype_t dtype;
+    unsigned elem;       /* bytes per value */
+    int has_fill;
+    uint64_t fill_bits;  /* the fill value's bits in dtype */
+    ghz_quantizer_t z;
+} ghz_enc_params;
+
+/* Value i of src as a double, and its bit pattern in the dtype. */
+static inline double ghz_load_value(const ghz_enc_params* e, const uint8_t* src, size_t i,
+                                    uint64_t* bits)
+{
+    if (e->dtype == GHZ_F32) {
+        float f;
+        uint32_t u;
+        memcpy(&f, src + 4 * i, 4);
+        memcpy(&u, &f, 4);
+        *bits = u;
+        return (double)f;
+    } else {
+        double d;
+        memcpy(&d, src + 8 * i, 8);
+        memcpy(bits, &d, 8);
+        return d;
+    }
+}
+
+/* Threads to use for a job of n elements: 1 for small jobs, where threads cost more
+ * than they save; nthreads == 0 means all available. */
+int ghz_threads_for(int nthreads, size_t n);
+
+/* Minimum and maximum over the finite non-fill values (count of them in *count). */
+ghz_status_t ghz_range_scan(const ghz_enc_params* e, const void* src, size_t n, int nthreads,
+                            double* vmin, double* vmax, uint64_t* count);
+
+/* The REL bound rel * (vmax - vmin), rounded down; 0 for an empty or zero range. */
+ghz_status_t ghz_rel_bound(double rel, double vmin, double vmax, double* eb_abs);
+
+/* Copies the caller's params (of p->struct_size bytes) over the defaults and validates
+ * them (dtype, mode, bound, exec). */
+ghz_status_t ghz_params_read(const ghz_params_t* p, ghz_params_t* out);
+
+/* The fill value's bit pattern in dtype. */
+uint64_t ghz_fill_bits(ghz_dtype_t dtype, double fill);
+
+#endif

@@ -1,0 +1,20 @@
+/* ghz/detail/error.h (private): recording the detail of a failure. */
+#ifndef GHZ_DETAIL_ERROR_H
+#define GHZ_DETAIL_ERROR_H
+
+#include "ghz/errors.h"
+
+#if defined(__GNUC__)
+#  define GHZ_PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#  define GHZ_PRINTF_LIKE(f, a)
+#endif
+
+/* Records a printf-style detail for ghz_last_error_detail() and returns st, so a
+ * failure reads `return ghz_fail(GHZ_ERR_CORRUPT, "block %zu: ...", b);`. */
+ghz_status_t ghz_fail(ghz_status_t st, const char* fmt, ...) GHZ_PRINTF_LIKE(2, 3);
+
+/* Clears the detail at the start of a public call. */
+void ghz_clear_detail(void);
+
+#endif
