@@ -115,6 +115,24 @@ GHZ_HD static inline int ghz_quantize(const ghz_quantizer_t* z, double x, int32_
     return 1;
 }
 
+/* FORMAT.md, REL mode: the absolute bound rel * (vmax - vmin), rounded down so that it
+ * never exceeds the exact product; 0 (lossless) for an empty (NaN) or zero range.
+ * Halving first keeps max - min from overflowing; the three ulps taken off cover the
+ * roundings of the halves, the difference and the products. Returns 0, or -1 when the
+ * bound is not finite (or twice it is not). */
+GHZ_HD static inline int ghz_rel_eb(double rel, double vmin, double vmax, double* eb)
+{
+    double p;
+    int i;
+    *eb = 0.0;
+    if (!(isfinite(vmin) && isfinite(vmax)) || !(vmax > vmin)) return 0;
+    p = GHZ_DMUL(GHZ_DMUL(rel, GHZ_DSUB(GHZ_DMUL(0.5, vmax), GHZ_DMUL(0.5, vmin))), 2.0);
+    for (i = 0; i < 3; ++i) p = nextafter(p, 0.0);
+    if (!isfinite(p) || !isfinite(GHZ_DADD(p, p))) return -1;
+    *eb = p > 0.0 ? p : 0.0;
+    return 0;
+}
+
 /* ---- code bytes and sizes ------------------------------------------------------ */
 
 GHZ_HD static inline uint32_t ghz_zigzag(int32_t v)

@@ -1,6 +1,5 @@
 /* ghz/codec/range.c: the value range and the absolute bound of REL mode
  * (FORMAT.md, Quantization). */
-#include <float.h>
 #include <math.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -64,20 +63,8 @@ ghz_status_t ghz_range_scan(const ghz_enc_params* e, const void* src, size_t n, 
 
 ghz_status_t ghz_rel_bound(double rel, double vmin, double vmax, double* eb_abs)
 {
-    double p;
-    int i;
-    if (!(isfinite(vmin) && isfinite(vmax)) || !(vmax > vmin)) {
-        *eb_abs = 0.0; /* no range: REL demands exact values */
-        return GHZ_SUCCESS;
-    }
-    /* Halving first keeps max - min from overflowing; the three ulps taken off cover
-     * the roundings of the halves, the difference and the products, so that
-     * E <= rel * (max - min) holds exactly. */
-    p = rel * (0.5 * vmax - 0.5 * vmin) * 2.0;
-    for (i = 0; i < 3; ++i) p = nextafter(p, 0.0);
-    if (!isfinite(p) || !isfinite(p + p))
+    if (ghz_rel_eb(rel, vmin, vmax, eb_abs) != 0)
         return ghz_fail(GHZ_ERR_BAD_BOUND, "REL bound %g times the range %g is too large", rel,
                         vmax - vmin);
-    *eb_abs = p > 0.0 ? p : 0.0;
     return GHZ_SUCCESS;
 }
