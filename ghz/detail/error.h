@@ -10,11 +10,19 @@
 #  define GHZ_PRINTF_LIKE(f, a)
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Records a printf-style detail for ghz_last_error_detail() and returns st, so a
  * failure reads `return ghz_fail(GHZ_ERR_CORRUPT, "block %zu: ...", b);`. */
 ghz_status_t ghz_fail(ghz_status_t st, const char* fmt, ...) GHZ_PRINTF_LIKE(2, 3);
 
 /* Clears the detail at the start of a public call. */
 void ghz_clear_detail(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

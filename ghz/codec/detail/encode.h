@@ -12,6 +12,10 @@
 #error "ghz stores values in host byte order and requires a little-endian host"
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* What one frame is encoded or decoded with, after validation. */
 typedef struct {
     ghz_dtype_t dtype;
@@ -57,5 +61,9 @@ ghz_status_t ghz_params_read(const ghz_params_t* p, ghz_params_t* out);
 
 /* The fill value's bit pattern in dtype. */
 uint64_t ghz_fill_bits(ghz_dtype_t dtype, double fill);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,153 @@
+/* ghz/codec/cuda/decompress.cu: single-pass GPU decompression (FORMAT.md).
+ *
+ * One CTA per tile of 64 blocks. Every CTA checks the header (the same inline checks
+ * as the CPU reader); each warp reads its 8 code bytes and sizes its blocks; the CTA
+ * sums them and warp 0 finds the tile's payload offset by CUB's decoupled look-back;
+ * the CTA loads the tile's payload into shared memory with 16-byte vectors and each
+ * warp decodes its blocks one lane per value, writing values with coalesced stores.
+ * Any invalid byte sets *d_status; nothing is read outside the given source size. */
+#include "ghz/codec/cuda/kernels.cuh"
+#include "ghz/codec/detail/header.h"
+#include "ghz/codec/warp.cuh"
+
+namespace ghz {
+namespace detail {
+
+__global__ void decompress_init_kernel(batch_t b)
+{
+    if (blockIdx.y >= (unsigned)b.k) return;
+    lookback_init(b.c[blockIdx.y].tiles, b.c[blockIdx.y].num_tiles);
+    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && b.d_status) *b.d_status = GHZ_SUCCESS;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) decompress_kernel(batch_t b, int dtype)
+{
+    __shared__ prefix_op_t::TempStorage lb;
+    __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
+    __shared__ offset_t s_tile_off;
+    __shared__ ghz_frame_info_t s_info;
+    __shared__ int s_ok;
+    __shared__ __align__(16) uint8_t buf[tile_buffer_bytes<T>()];
+
+    const int ci = chunk_of(b, blockIdx.x);
+    const chunk_t& c = b.c[ci];
+    const int tile = blockIdx.x - c.tile_begin;
+    const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    const unsigned elem = sizeof(T);
+
+    if (threadIdx.x == 0) {
+        int why = 0, st = ghz_header_unpack(c.src, c.n, &s_info, &why);
+        if (st == GHZ_SUCCESS && s_info.dtype != dtype) st = GHZ_ERR_MISMATCH;
+        if (st == GHZ_SUCCESS && s_info.n > c.capacity / elem) st = GHZ_ERR_DST_TOO_SMALL;
+        s_ok = st == GHZ_SUCCESS;
+        if (tile == 0) {
+            if (st != GHZ_SUCCESS) report(b.d_status, st);
+            if (c.d_out) *c.d_out = st == GHZ_SUCCESS ? s_info.n : 0;
+        }
+    }
+    __syncthreads();
+    /* The same bytes give every CTA the same verdict, so all of a chunk's tiles leave
+     * here together, or none does: the look-back never waits on a tile that left. */
+    if (!s_ok) return;
+    const uint64_t n = s_info.n, nb = s_info.n_blocks;
+    const int tiles_needed = (int)((nb + kTileBlocks - 1) / kTileBlocks);
+    if (tile >= tiles_needed) return;
+    const uint8_t* const codes = c.src + GHZ_HEADER_SIZE;
+    const uint8_t* const payload = codes + ghz_codes_bytes(nb);
+    const uint64_t b_first = (uint64_t)tile * kTileBlocks + warp * kBlocksPerWarp;
+
+    /* Code bytes and sizes of this warp's blocks. */
+    const unsigned mycode = (lane < kBlocksPerWarp && b_first + lane < nb) ? codes[b_first + lane] : 0u;
+    unsigned code[kBlocksPerWarp], off[kBlocksPerWarp], total = 0;
+    int bad = 0;
+    __syncthreads(); /* everyone has read s_ok before a warp may clear it */
+#pragma unroll
+    for (int j = 0; j < kBlocksPerWarp; ++j) {
+        code[j] = __shfl_sync(0xFFFFFFFFu, mycode, j);
+        off[j] = total;
+        if (b_first + j < nb) {
+            uint32_t size = ghz_block_size(code[j], ghz_block_len(n, b_first + j), elem, s_info.has_fill);
+            if (size == GHZ_BLOCK_INVALID) {
+                bad = 1;
+                size = 0;
+            }
+            total += size;
+        }
+    }
+    if (lane == 0) {
+        warp_total[warp] = total;
+        if (bad) {
+            report(b.d_status, GHZ_ERR_CORRUPT);
+            s_ok = 0; /* read by all after the next two barriers: a uniform exit */
+        }
+    }
+    __syncthreads();
+
+    if (warp == 0) {
+        const unsigned tile_total = scan_warp_totals(warp_total, warp_excl);
+        tile_state_t ts = c.tiles;
+        const offset_t excl = lookback_exclusive(ts, lb, tile, tile_total);
+        if (lane == 0) {
+            s_tile_off = excl;
+            warp_total[0] = tile_total;
+            /* the payload must hold this tile; the last tile must end it exactly */
+            if (excl + tile_total > s_info.payload_size ||
+                (tile == tiles_needed - 1 && excl + tile_total != s_info.payload_size)) {
+                report(b.d_status, GHZ_ERR_CORRUPT);
+                s_ok = 0;
+            }
+        }
+        if (tile == tiles_needed - 1)
+            for (uint64_t i = nb + lane; i < ghz_codes_bytes(nb); i += 32)
+                if (codes[i] != 0) report(b.d_status, GHZ_ERR_CORRUPT);
+    }
+    __syncthreads();
+    if (!s_ok) return;
+    const offset_t tile_off = s_tile_off;
+    const unsigned tile_total = warp_total[0];
+    const unsigned phase = (unsigned)(((uintptr_t)payload + tile_off) & 15u);
+    tile_load(buf, payload + tile_off - phase, phase, phase + tile_total);
+    __syncthreads();
+
+    const ghz_quantizer_t z = ghz_quantizer_make(s_info.eb_abs, elem == 4);
+    T* const out = (T*)c.dst;
+    int ok = 1;
+#pragma unroll
+    for (int j = 0; j < kBlocksPerWarp; ++j) {
+        const uint64_t blk_id = b_first + j;
+        if (blk_id < nb) {
+            uint64_t bits;
+            const unsigned m = ghz_block_len(n, blk_id);
+            ok &= ghz_warp_decode(&z, code[j], m, buf + phase + warp_excl[warp] + off[j],
+                                  s_info.fill_bits, elem, &bits);
+            if (lane < m) {
+                T v;
+                if (sizeof(T) == 4) {
+                    const uint32_t u = (uint32_t)bits;
+                    memcpy(&v, &u, sizeof v);
+                } else {
+                    memcpy(&v, &bits, sizeof v);
+                }
+                out[blk_id * 32u + lane] = v;
+            }
+        }
+    }
+    if (!ok && lane == 0) report(b.d_status, GHZ_ERR_CORRUPT);
+}
+
+template <typename T>
+cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int max_tiles,
+                              cudaStream_t stream)
+{
+    const dim3 init_grid((unsigned)((max_tiles + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
+    decompress_init_kernel<<<init_grid, kThreads, 0, stream>>>(b);
+    decompress_kernel<T><<<total_tiles, kThreads, 0, stream>>>(b, dtype);
+    return cudaGetLastError();
+}
+
+template cudaError_t launch_decompress<float>(const batch_t&, int, int, int, cudaStream_t);
+template cudaError_t launch_decompress<double>(const batch_t&, int, int, int, cudaStream_t);
+
+} // namespace detail
+} // namespace ghz

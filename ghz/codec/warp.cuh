@@ -1,0 +1,206 @@
+/* ghz/codec/warp.cuh: warp-cooperative block codec for CUDA kernels, one lane per
+ * value. Every function must be called by all 32 lanes of a warp (full mask) with
+ * warp-uniform block arguments. They produce exactly the bytes of the one-thread
+ * reference in block.h (FORMAT.md), so users can compress from their own kernels'
+ * registers or decode inside their own kernels, and the library's kernels are built
+ * on them.
+ *
+ * Shape: lane i holds value i of the block. Bit planes come from __ballot_sync, the
+ * delta width from a warp OR-reduction, the fill-in of fill positions from a ballot
+ * and one shuffle, and decoding's prefix sum from shuffles. */
+#ifndef GHZ_CODEC_WARP_CUH
+#define GHZ_CODEC_WARP_CUH
+
+#include "ghz/codec/block.h"
+
+#define GHZ_FULL_MASK 0xFFFFFFFFu
+
+/* What analysis decided for one block; code, size and fmask are warp-uniform. */
+typedef struct {
+    unsigned code;  /* the code byte */
+    unsigned size;  /* payload bytes */
+    uint32_t fmask; /* fill positions (QUANT blocks) */
+    int32_t q;      /* this lane's integer after the fill-in rule (QUANT blocks) */
+} ghz_warp_block_t;
+
+static __device__ __forceinline__ unsigned ghz_lane_id(void)
+{
+    return threadIdx.x & 31u;
+}
+
+/* Unaligned little-endian 32-bit load from shared or global memory, as two aligned
+ * loads and a funnel shift. The aligned words read may extend up to 3 bytes past
+ * p + 4: callers keep that much slack in their buffers. */
+static __device__ __forceinline__ uint32_t ghz_load_u32_unaligned(const uint8_t* p)
+{
+    uintptr_t a = (uintptr_t)p;
+    const uint32_t* w = (const uint32_t*)(a & ~(uintptr_t)3);
+    unsigned sh = (unsigned)(a & 3u) * 8u;
+    return sh ? __funnelshift_r(w[0], w[1], sh) : w[0];
+}
+
+/* Analyses one block: lane i brings value x (as a double), its bit pattern in the
+ * dtype, and whether it exists (i < m). Implements FORMAT.md's choice of kind. */
+static __device__ __forceinline__ ghz_warp_block_t ghz_warp_analyze(const ghz_quantizer_t* z,
+                                                                   double x, uint64_t bits,
+                                                                   int valid, int has_fill,
+                                                                   uint64_t fill_bits,
+                                                                   unsigned elem)
+{
+    const unsigned lane = ghz_lane_id();
+    const uint32_t vmask = __ballot_sync(GHZ_FULL_MASK, valid);
+    const int isfill = valid && has_fill && bits == fill_bits;
+    const uint32_t fmask = __ballot_sync(GHZ_FULL_MASK, isfill);
+    const unsigned m = __popc(vmask);
+    ghz_warp_block_t r;
+    int32_t q = 0;
+    r.fmask = 0;
+    r.q = 0;
+    if (has_fill && fmask == vmask) {
+        r.code = GHZ_CODE_FILLED;
+        r.size = 0;
+        return r;
+    }
+    if (__all_sync(GHZ_FULL_MASK, !valid || isfill || ghz_quantize(z, x, &q))) {
+        /* Fill positions and positions >= m take the q of the nearest non-fill lane
+         * below them, leading ones the first non-fill lane's. */
+        const uint32_t nonfill = vmask & ~fmask;
+        const uint32_t below = nonfill & (GHZ_FULL_MASK >> (31u - lane));
+        const int src = below ? 31 - __clz(below) : __ffs(nonfill) - 1;
+        const int32_t qf = __shfl_sync(GHZ_FULL_MASK, q, src);
+        const int32_t prev = __shfl_up_sync(GHZ_FULL_MASK, qf, 1);
+        const int32_t d = lane ? qf - prev : 0;
+        const uint32_t any = __reduce_or_sync(GHZ_FULL_MASK, (uint32_t)(d < 0 ? -d : d));
+        const unsigned w = 32u - __clz(any);
+        const unsigned cls = ghz_q0_class(ghz_zigzag(__shfl_sync(GHZ_FULL_MASK, qf, 0)));
+        const unsigned size = ghz_quant_size(w, cls, fmask != 0);
+        if (size <= m * elem) {
+            r.code = ghz_code_quant(w, cls, fmask != 0);
+            r.size = size;
+            r.fmask = fmask;
+            r.q = qf;
+            return r;
+        }
+    } else {
+        const uint64_t b0 = __shfl_sync(GHZ_FULL_MASK, bits, 0);
+        if (__all_sync(GHZ_FULL_MASK, !valid || bits == b0)) {
+            r.code = GHZ_CODE_CONST;
+            r.size = elem;
+            return r;
+        }
+    }
+    r.code = GHZ_CODE_RAW;
+    r.size = m * elem;
+    return r;
+}
+
+/* Writes the payload of an analysed block at out (any byte address; b->size bytes).
+ * bits is this lane's value's bit pattern. */
+static __device__ __forceinline__ void ghz_warp_emit(const ghz_warp_block_t* b, uint64_t bits,
+                                                     unsigned elem, uint8_t* out)
+{
+    const unsigned lane = ghz_lane_id();
+    unsigned w, nb, k;
+    int32_t prev, d;
+    uint32_t mag, mine;
+    if (b->code == GHZ_CODE_FILLED) return;
+    if (b->code == GHZ_CODE_CONST) {
+        if (lane == 0) ghz_store_le(out, bits, elem);
+        return;
+    }
+    if (b->code == GHZ_CODE_RAW) {
+        if (lane * elem < b->size) ghz_store_le(out + lane * elem, bits, elem);
+        return;
+    }
+    w = b->code & GHZ_CODE_W_MASK;
+    nb = ghz_q0_bytes((b->code >> 5) & 3u);
+    prev = __shfl_up_sync(GHZ_FULL_MASK, b->q, 1);
+    d = lane ? b->q - prev : 0;
+    mag = (uint32_t)(d < 0 ? -d : d);
+    mine = __ballot_sync(GHZ_FULL_MASK, d < 0); /* lane 0 writes the sign plane */
+    if (b->fmask) {
+        if (lane == 0) ghz_store_le(out, b->fmask, 4);
+        out += 4;
+    }
+    if (lane == 0) ghz_store_le(out, ghz_zigzag(b->q), nb);
+    out += nb;
+    for (k = 0; k < w; ++k) {
+        uint32_t plane = __ballot_sync(GHZ_FULL_MASK, (mag >> k) & 1u);
+        if (lane == k + 1) mine = plane; /* lane k+1 writes plane k */
+    }
+    if (w && lane <= w) ghz_store_le(out + 4u * lane, mine, 4);
+}
+
+/* Decodes one block of m values with this code byte from p (its size in bytes as
+ * ghz_block_size gives, plus 3 readable bytes of slack), giving this lane's value's
+ * bit pattern in *bits (lanes >= m get 0). Returns nonzero (warp-uniform) when the
+ * block is valid and canonical, as ghz_quant_decode checks it. */
+static __device__ __forceinline__ int ghz_warp_decode(const ghz_quantizer_t* z, unsigned code,
+                                                      unsigned m, const uint8_t* p,
+                                                      uint64_t fill_bits, unsigned elem,
+                                                      uint64_t* bits)
+{
+    const unsigned lane = ghz_lane_id();
+    const uint32_t used = m >= 32u ? GHZ_FULL_MASK : ((1u << m) - 1u);
+    unsigned w, cls, k;
+    uint32_t mask = 0, zz, sign = 0, orbits = 0, top = 0, mag = 0, s, v;
+    int ok;
+    if (code == GHZ_CODE_RAW) {
+        *bits = lane < m ? ghz_load_le(p + lane * elem, elem) : 0;
+        return 1;
+    }
+    if (code == GHZ_CODE_CONST) {
+        *bits = lane < m ? ghz_load_le(p, elem) : 0;
+        return 1;
+    }
+    if (code == GHZ_CODE_FILLED) {
+        *bits = lane < m ? fill_bits : 0;
+        return 1;
+    }
+    w = code & GHZ_CODE_W_MASK;
+    cls = (code >> 5) & 3u;
+    if (code & GHZ_CODE_FILL_BIT) {
+        mask = ghz_load_u32_unaligned(p);
+        p += 4;
+    }
+    zz = (uint32_t)ghz_load_le(p, ghz_q0_bytes(cls));
+    p += ghz_q0_bytes(cls);
+    ok = ghz_q0_class(zz) == cls;
+    if (code & GHZ_CODE_FILL_BIT) ok = ok && mask != 0 && !(mask & ~used) && mask != used;
+    if (w) {
+        /* lane k loads word k (sign plane, then planes 0..w-1); broadcast by shuffles */
+        uint32_t word = lane <= w ? ghz_load_u32_unaligned(p + 4u * lane) : 0u;
+        sign = __shfl_sync(GHZ_FULL_MASK, word, 0);
+        for (k = 0; k < w; ++k) {
+            uint32_t plane = __shfl_sync(GHZ_FULL_MASK, word, k + 1);
+            orbits |= plane;
+            top = plane;
+            mag |= ((plane >> lane) & 1u) << k;
+        }
+        ok = ok && !((orbits | sign) & (~used | 1u | mask)) && !(sign & ~orbits) && top != 0;
+    }
+    /* inclusive prefix sum of the deltas (wrapping: a first out-of-range q is exact,
+     * since |q_{i-1}| <= QMAX and |d_i| < 2^30, and is caught below) */
+    s = (sign >> lane) & 1u ? 0u - mag : mag;
+    for (k = 1; k < 32; k <<= 1) {
+        uint32_t t = __shfl_up_sync(GHZ_FULL_MASK, s, k);
+        if (lane >= k) s += t;
+    }
+    v = (uint32_t)ghz_unzigzag(zz) + s;
+    {
+        const int32_t q = (int32_t)v;
+        const int inrange = lane >= m || (q <= GHZ_QMAX && q >= -GHZ_QMAX);
+        ok = __all_sync(GHZ_FULL_MASK, inrange) && ok;
+        if (lane >= m)
+            *bits = 0;
+        else if ((mask >> lane) & 1u)
+            *bits = fill_bits;
+        else if (elem == 4u)
+            *bits = (uint64_t)__float_as_uint(GHZ_TO_F32(GHZ_DMUL((double)q, z->q)));
+        else
+            *bits = (uint64_t)__double_as_longlong(ghz_recon(z, q));
+    }
+    return ok;
+}
+
+#endif
