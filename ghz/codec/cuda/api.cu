@@ -17,10 +17,14 @@ size_t align256(size_t v)
     return (v + 255u) & ~(size_t)255u;
 }
 
-/* Workspace of one chunk: 16 bytes of range keys, then the look-back status array. */
+/* Workspace of one chunk: 256 bytes for the range keys (compress) or the parsed
+ * header (decompress), then the look-back status array. */
+constexpr size_t kAuxBytes = 256;
+static_assert(sizeof(parsed_t) <= kAuxBytes, "parsed header must fit its slot");
+
 size_t chunk_work_bytes(uint64_t tiles)
 {
-    return align256(16) + align256(lookback_bytes((int)tiles));
+    return kAuxBytes + align256(lookback_bytes((int)tiles));
 }
 
 ghz_status_t cuda_fail(cudaError_t e, const char* what)
@@ -112,7 +116,7 @@ extern "C" ghz_status_t ghz_cuda_compress_batch(const ghz_params_t* p, int k, co
         c.n = ns[i];
         c.d_out = d_sizes + i;
         c.range = need_range ? (unsigned long long*)((char*)d_work + used) : nullptr;
-        c.tiles = lookback_state((char*)d_work + used + align256(16), tiles);
+        c.tiles = lookback_state((char*)d_work + used + kAuxBytes, tiles);
         c.tile_begin = total_tiles;
         c.num_tiles = tiles;
         used += chunk_work_bytes((uint64_t)tiles);
@@ -172,7 +176,8 @@ extern "C" ghz_status_t ghz_cuda_decompress_batch(ghz_dtype_t dtype, int k, cons
         c.n = src_sizes[i];
         c.capacity = dst_capacities[i];
         c.d_out = d_ns ? d_ns + i : nullptr;
-        c.tiles = lookback_state((char*)d_work + used + align256(16), tiles);
+        c.parsed = (parsed_t*)((char*)d_work + used);
+        c.tiles = lookback_state((char*)d_work + used + kAuxBytes, tiles);
         c.tile_begin = total_tiles;
         c.num_tiles = tiles;
         used += chunk_work_bytes((uint64_t)tiles);

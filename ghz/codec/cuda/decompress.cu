@@ -13,15 +13,28 @@
 namespace ghz {
 namespace detail {
 
-__global__ void decompress_init_kernel(batch_t b)
+/* Initialises the look-back state and checks each chunk's header once. Status 0 is
+ * written by chunk 0 here; errors are raised by the main kernel, after this one. */
+__global__ void decompress_init_kernel(batch_t b, int dtype)
 {
     if (blockIdx.y >= (unsigned)b.k) return;
-    lookback_init(b.c[blockIdx.y].tiles, b.c[blockIdx.y].num_tiles);
-    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0 && b.d_status) *b.d_status = GHZ_SUCCESS;
+    chunk_t& c = b.c[blockIdx.y];
+    lookback_init(c.tiles, c.num_tiles);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        ghz_frame_info_t info;
+        int why = 0, st = ghz_header_unpack(c.src, c.n, &info, &why);
+        if (st == GHZ_SUCCESS && info.dtype != dtype) st = GHZ_ERR_MISMATCH;
+        if (st == GHZ_SUCCESS && info.n > c.capacity / (dtype == GHZ_F32 ? 4u : 8u)) st = GHZ_ERR_DST_TOO_SMALL;
+        if (st == GHZ_SUCCESS && ghz_blocks_of(info.n) > (uint64_t)c.num_tiles * kTileBlocks) st = GHZ_ERR_DST_TOO_SMALL;
+        c.parsed->info = info;
+        c.parsed->status = st;
+        if (c.d_out) *c.d_out = st == GHZ_SUCCESS ? info.n : 0;
+        if (blockIdx.y == 0 && b.d_status) *b.d_status = GHZ_SUCCESS;
+    }
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads) decompress_kernel(batch_t b, int dtype)
+__global__ void __launch_bounds__(kThreads) decompress_kernel(batch_t b)
 {
     __shared__ prefix_op_t::TempStorage lb;
     __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
@@ -37,18 +50,14 @@ __global__ void __launch_bounds__(kThreads) decompress_kernel(batch_t b, int dty
     const unsigned elem = sizeof(T);
 
     if (threadIdx.x == 0) {
-        int why = 0, st = ghz_header_unpack(c.src, c.n, &s_info, &why);
-        if (st == GHZ_SUCCESS && s_info.dtype != dtype) st = GHZ_ERR_MISMATCH;
-        if (st == GHZ_SUCCESS && s_info.n > c.capacity / elem) st = GHZ_ERR_DST_TOO_SMALL;
+        const int st = c.parsed->status;
+        s_info = c.parsed->info;
         s_ok = st == GHZ_SUCCESS;
-        if (tile == 0) {
-            if (st != GHZ_SUCCESS) report(b.d_status, st);
-            if (c.d_out) *c.d_out = st == GHZ_SUCCESS ? s_info.n : 0;
-        }
+        if (tile == 0 && st != GHZ_SUCCESS) report(b.d_status, st);
     }
     __syncthreads();
-    /* The same bytes give every CTA the same verdict, so all of a chunk's tiles leave
-     * here together, or none does: the look-back never waits on a tile that left. */
+    /* Every CTA of a chunk reads the same verdict, so all of its tiles leave here
+     * together, or none does: the look-back never waits on a tile that left. */
     if (!s_ok) return;
     const uint64_t n = s_info.n, nb = s_info.n_blocks;
     const int tiles_needed = (int)((nb + kTileBlocks - 1) / kTileBlocks);
@@ -141,8 +150,8 @@ cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int 
                               cudaStream_t stream)
 {
     const dim3 init_grid((unsigned)((max_tiles + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
-    decompress_init_kernel<<<init_grid, kThreads, 0, stream>>>(b);
-    decompress_kernel<T><<<total_tiles, kThreads, 0, stream>>>(b, dtype);
+    decompress_init_kernel<<<init_grid, kThreads, 0, stream>>>(b, dtype);
+    decompress_kernel<T><<<total_tiles, kThreads, 0, stream>>>(b);
     return cudaGetLastError();
 }
 

@@ -32,6 +32,12 @@ inline int tiles_for(uint64_t n)
     return t ? (int)t : 1;
 }
 
+/* A frame header parsed once per call by the init kernel, read by every CTA. */
+struct parsed_t {
+    ghz_frame_info_t info;
+    int status;
+};
+
 /* One chunk of a batched call; tile_begin is its first CTA in the grid. */
 struct chunk_t {
     const uint8_t* src;
@@ -41,6 +47,7 @@ struct chunk_t {
     uint64_t* d_out;     /* compress: frame size; decompress: element count */
     tile_state_t tiles;  /* this chunk's look-back status array */
     unsigned long long* range; /* compress REL: ordered-key min and max */
+    struct parsed_t* parsed;   /* decompress: the header as the init kernel checked it */
     int tile_begin;
     int num_tiles;
 };

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# scripts/gpu_run.sh: everything the GPU machine does in one call (device time is
+# scarce): build for sm_90, run the GPU tests, run them again under compute-sanitizer
+# (memcheck and racecheck, on a reduced set), then the benchmark. Logs and JSON go to
+# $OUT (the device tool's output folder) or ./gpu-out.
+#
+#   bash scripts/gpu_run.sh [all|test|sanitize|bench]...
+#
+# Criterion and pkg-config are not on the GPU machine: the session carries their
+# Debian packages in .device-carry/debs (see scripts/fetch_device_debs.sh) and this
+# script unpacks them into /tmp/ghz-deps.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+steps=${*:-all}
+has() { [[ " $steps " == *" all "* || " $steps " == *" $1 "* ]]; }
+status=0
+note() { printf '\n=== %s ===\n' "$*"; }
+
+deps=/tmp/ghz-deps
+if [ -d .device-carry/debs ] && ! pkg-config --exists criterion 2>/dev/null; then
+    mkdir -p $deps
+    for f in .device-carry/debs/*.deb; do dpkg -x "$f" $deps; done
+    lib=$deps/usr/lib/x86_64-linux-gnu
+    for pc in $lib/pkgconfig/*.pc; do sed -i "s|^prefix=.*|prefix=$deps/usr|" "$pc"; done
+    export PATH=$deps/usr/bin:$PATH
+    export PKG_CONFIG_PATH=$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+    export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export PKG_CONFIG=$deps/usr/bin/pkgconf
+fi
+
+nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
+
+note build
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90 ${PKG_CONFIG:+-DPKG_CONFIG_EXECUTABLE=$PKG_CONFIG} >"$OUT/configure.log" 2>&1 ||
+    { tail -30 "$OUT/configure.log"; exit 1; }
+cmake --build build-gpu -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -30; exit 1; }
+echo "built"
+
+if has test; then
+    note "GPU tests"
+    ctest --test-dir build-gpu -L gpu --output-on-failure 2>&1 | tee "$OUT/ctest-gpu.log" | tail -25
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    note "CPU tests on this machine too"
+    ctest --test-dir build-gpu -L cpu -j8 2>&1 | tail -4
+fi
+
+if has sanitize; then
+    t=build-gpu/test/gpu/test_cuda_codec
+    for tool in memcheck racecheck synccheck; do
+        note "compute-sanitizer $tool"
+        compute-sanitizer --tool $tool --error-exitcode 9 $t --jobs 1 \
+            --filter 'cuda_codec/@(identity_tiny_sizes|batch_equals_single|corrupt_streams_reported|graph_capture)' \
+            >"$OUT/sanitize-$tool.log" 2>&1
+        rc=$?
+        tail -4 "$OUT/sanitize-$tool.log"
+        [ $rc = 0 ] || { status=1; echo "$tool: exit $rc"; }
+    done
+fi
+
+if has bench; then
+    note "ghz-bench codec"
+    raw=()
+    if [ -f datasets/out/real/manifest.json ]; then
+        mapfile -t raw < <(python3 - <<'EOF'
+import json, os
+m = json.load(open("datasets/out/real/manifest.json"))
+for f in (m["fields"] if isinstance(m, dict) else m):
+    spec = f["name"] + ":" + os.path.join("datasets/out/real", f["file"])
+    if f.get("fill") is not None:
+        spec += ":" + repr(float(f["fill"]))
+    print("--raw"); print(spec)
+EOF
+        )
+    fi
+    build-gpu/ghz/tools/bench/ghz-bench codec --json "$OUT/bench_codec.json" \
+        --gen wave3d --gen smooth2d --gen noisy2d --gen ocean2d "${raw[@]}" 2>&1 | tee "$OUT/bench_codec.txt"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+exit $status
