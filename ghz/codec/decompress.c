@@ -186,7 +186,8 @@ static ghz_status_t decompress_all(const void* src, size_t src_size, void* dst,
         if (info.n > (dst_capacity - written) / elem)
             return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "frame %llu needs %llu more bytes of output",
                             (unsigned long long)frames, (unsigned long long)(info.n * elem));
-        if ((st = decode_frame(s + pos, &info, out + written, nthreads)) != GHZ_SUCCESS) return st;
+        if (info.n && (st = decode_frame(s + pos, &info, out + written, nthreads)) != GHZ_SUCCESS)
+            return st;
         written += (size_t)info.n * elem;
         if (n_out) *n_out += (size_t)info.n;
         pos += (size_t)info.frame_size;

@@ -1,0 +1,158 @@
+/* ghz/tools/cli/cmd_compress.c: the compress and roundtrip commands, and the
+ * parameter checks that stat shares. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "diag.h"
+#include "io.h"
+#include "pipeline.h"
+#include "report.h"
+
+int cli_make_params(const cli_opts* o, const char* what, int nthreads_default, ghz_params_t* p)
+{
+    unsigned char probe[GHZ_HEADER_SIZE + 16];
+    size_t size;
+    ghz_status_t st;
+
+    if (!o->dtype) return cli_usage_error("%s: give the type of the raw values: -t f32|f64", what);
+    if (!o->eb_mode) return cli_usage_error("%s: give the error-bound mode: -M ABS|REL", what);
+    if (!o->has_eb) return cli_usage_error("%s: give the error bound: -E BOUND", what);
+    if (o->has_fill && o->dtype == GHZ_F32 && isfinite(o->fill) && !isfinite((float)o->fill))
+        return cli_usage_error("%s: --fill %g is out of the f32 range", what, o->fill);
+    ghz_params_init(p);
+    p->dtype = o->dtype;
+    p->eb_mode = o->eb_mode;
+    p->eb = o->eb;
+    p->has_fill = o->has_fill;
+    p->fill = o->fill;
+    p->nthreads = o->nthreads >= 0 ? o->nthreads : nthreads_default;
+    p->exec = o->exec;
+    /* Let the library judge the parameters on an empty frame, before any file is
+     * touched: a bound it cannot use, or a backend it does not have, fails here. */
+    st = ghz_compress(p, probe, 0, probe, sizeof probe, &size);
+    if (st != GHZ_SUCCESS) {
+        if (p->exec == GHZ_EXEC_CUDA && st == GHZ_ERR_UNSUPPORTED)
+            return cli_fail_lib(st, "%s: %s", what, cli_cuda_missing());
+        return cli_fail_lib(st, "%s", what);
+    }
+    return 0;
+}
+
+/* Where the summary line goes: -v always, -q never, else only for a person
+ * watching a terminal. */
+static int want_summary(const cli_opts* o)
+{
+    return o->verbosity >= 2 || (o->verbosity == 1 && isatty(fileno(stderr)));
+}
+
+static void summary(const cli_pipeline* pl)
+{
+    uint64_t raw = pl->n * ghz_dtype_size(pl->params.dtype);
+    cli_note("%s: %llu %s values, %llu -> %llu bytes (ratio %.4g, %.4g bits/value), "
+             "%llu frame%s, eb_abs %.6g, %.3g GB/s",
+             pl->in->name, (unsigned long long)pl->n, cli_dtype_name(pl->params.dtype),
+             (unsigned long long)raw, (unsigned long long)pl->cmp_bytes,
+             pl->cmp_bytes ? (double)raw / (double)pl->cmp_bytes : 0.0,
+             pl->n ? 8.0 * (double)pl->cmp_bytes / (double)pl->n : 0.0,
+             (unsigned long long)pl->frames, pl->frames == 1 ? "" : "s", pl->eb_abs_max,
+             pl->t_compress > 0 ? (double)raw / pl->t_compress / 1e9 : 0.0);
+}
+
+static void setup(cli_pipeline* pl, const cli_opts* o, const ghz_params_t* p, cli_in* in,
+                  const char* label)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->params = *p;
+    pl->frame_elems = o->frame_elems;
+    pl->progress = o->progress;
+    pl->has_dims = o->has_dims;
+    pl->dims_n = o->dims_n;
+    pl->in = in;
+    pl->label = label;
+}
+
+int cli_cmd_compress(const cli_opts* o)
+{
+    const char* src = o->in ? o->in : o->n_operands ? o->operands[0] : "-";
+    const char* dst = o->cmp ? o->cmp : o->out ? o->out : "-";
+    ghz_params_t p;
+    cli_pipeline pl;
+    cli_in in;
+    cli_out out;
+    int rc;
+
+    if (o->in && o->n_operands)
+        return cli_usage_error("compress: two inputs ('%s' and -i %s)", o->operands[0], o->in);
+    if (o->cmp && o->out)
+        return cli_usage_error("compress writes one stream: give -z or -o, or use roundtrip");
+    if (cli_same_file(src, dst))
+        return cli_usage_error("compress: input and output are the same file");
+    if ((rc = cli_make_params(o, "compress", 0, &p)) != 0) return rc;
+    if ((rc = cli_in_open(&in, src)) != 0) return rc;
+    if ((rc = cli_out_open(&out, dst)) != 0) {
+        cli_in_close(&in);
+        return rc;
+    }
+    setup(&pl, o, &p, &in, "compress");
+    pl.cmp = &out;
+    rc = cli_pipeline_run(&pl);
+    if (rc == 0)
+        rc = cli_out_commit(&out);
+    else
+        cli_out_abort(&out);
+    cli_in_close(&in);
+    if (rc == 0 && want_summary(o)) summary(&pl);
+    return rc;
+}
+
+int cli_cmd_roundtrip(const cli_opts* o)
+{
+    const char* src = o->in ? o->in : o->n_operands ? o->operands[0] : "-";
+    ghz_params_t p;
+    cli_pipeline pl;
+    cli_metrics m;
+    cli_in in;
+    cli_out cmp, dec;
+    int rc, report = (o->seen & CLI_OPT_REPORT) != 0;
+
+    if (o->in && o->n_operands)
+        return cli_usage_error("roundtrip: two inputs ('%s' and -i %s)", o->operands[0], o->in);
+    if (!o->cmp || !o->out)
+        return cli_usage_error("roundtrip: give the stream (-z) and the decompressed output (-o)");
+    if (strcmp(o->cmp, "-") == 0 && strcmp(o->out, "-") == 0)
+        return cli_usage_error("roundtrip: -z and -o cannot both be stdout");
+    if (cli_same_file(src, o->cmp) || cli_same_file(src, o->out) || cli_same_file(o->cmp, o->out))
+        return cli_usage_error("roundtrip: -i, -z and -o must be different files");
+    if ((rc = cli_make_params(o, "roundtrip", 0, &p)) != 0) return rc;
+    if ((rc = cli_in_open(&in, src)) != 0) return rc;
+    memset(&dec, 0, sizeof dec);
+    if ((rc = cli_out_open(&cmp, o->cmp)) != 0 || (rc = cli_out_open(&dec, o->out)) != 0) {
+        cli_out_abort(&cmp);
+        cli_in_close(&in);
+        return rc;
+    }
+    setup(&pl, o, &p, &in, "roundtrip");
+    pl.cmp = &cmp;
+    pl.dec = &dec;
+    cli_metrics_init(&m);
+    pl.metrics = &m;
+    rc = cli_pipeline_run(&pl);
+    if (rc == 0) rc = cli_report_verdict(&pl, &m);
+    if (rc == 0) rc = cli_out_commit(&cmp);
+    if (rc == 0)
+        rc = cli_out_commit(&dec);
+    else
+        cli_out_abort(&dec);
+    cli_out_abort(&cmp); /* no-op once committed */
+    cli_in_close(&in);
+    if (rc == 0 && report) {
+        int to_stdout = strcmp(o->cmp, "-") != 0 && strcmp(o->out, "-") != 0;
+        cli_report_print(to_stdout ? stdout : stderr, &pl, &m);
+    } else if (rc == 0 && want_summary(o)) {
+        summary(&pl);
+    }
+    return rc;
+}

@@ -1,0 +1,30 @@
+/* ghz/tools/cli/frames.h: reads a ghz stream one frame at a time, in memory bounded
+ * by the largest frame, validating each header before trusting its sizes. */
+#ifndef GHZ_TOOLS_CLI_FRAMES_H
+#define GHZ_TOOLS_CLI_FRAMES_H
+
+#include <stdint.h>
+
+#include "ghz/codec/codec.h"
+#include "io.h"
+
+typedef struct {
+    cli_in* in;
+    unsigned char* buf; /* the current frame, buf[0..info.frame_size) */
+    size_t cap;
+    uint64_t index;     /* frames returned so far: the current one is index - 1 */
+    uint64_t offset;    /* byte offset of the current frame in the input */
+    ghz_dtype_t dtype;  /* the stream's dtype, once a frame was read */
+} cli_frame_reader;
+
+void cli_frames_init(cli_frame_reader* r, cli_in* in);
+void cli_frames_free(cli_frame_reader* r);
+
+/* Reads the next frame into r->buf and its validated header into *info.
+ * Returns 1 for a frame, 0 at the clean end of the stream (after at least one
+ * frame), or -1 after reporting the error: empty input, truncated or corrupted
+ * frame, foreign data, a change of dtype, or a read error. The frame's code bytes
+ * and payload are checked by ghz_decompress, not here. */
+int cli_frames_next(cli_frame_reader* r, ghz_frame_info_t* info);
+
+#endif

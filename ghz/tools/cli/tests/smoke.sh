@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# ghz/tools/cli/tests/smoke.sh: end-to-end checks of ghz-cli (exit codes, round trips,
+# bounds, corrupted and truncated streams, stdin/stdout, multi-frame streams).
+# Usage: smoke.sh PATH/TO/ghz-cli [PYTHON3]. Needs python3 (standard library only) to
+# make the test data and check the error bound independently of ghz-cli.
+set -u
+CLI=$1
+PY=${2:-python3}
+T=$(mktemp -d "${TMPDIR:-/tmp}/ghz-cli-smoke.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+fails=0
+
+ok() { echo "ok   - $*"; }
+bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
+# expect RC DESCRIPTION -- COMMAND...: run, compare the exit status.
+expect() {
+    local want=$1 what=$2
+    shift 3
+    "$@" > last.out 2> last.err
+    local rc=$?
+    if [ "$rc" = "$want" ]; then ok "$what (exit $rc)"; else
+        bad "$what: exit $rc, expected $want"; sed 's/^/     /' last.err; fi
+}
+# stderr of the last command must contain TEXT.
+says() { if grep -qF -- "$1" last.err; then ok "  says '$1'"; else
+    bad "  stderr lacks '$1'"; sed 's/^/     /' last.err; fi; }
+no_temp() { if ls -a | grep -q 'ghz-tmp-'; then bad "temporary file left behind"; else
+    ok "no temporary file left"; fi; }
+
+"$PY" - <<'PYEOF' || exit 1
+import array, math, random
+random.seed(7)
+def wave(n, t):
+    return array.array(t, (math.sin(i * 0.001) * 100 + math.cos(i * 0.0137) * 3
+                           + random.gauss(0, 0.01) for i in range(n)))
+wave(200003, 'f').tofile(open('a.f32', 'wb'))
+wave(50001, 'd').tofile(open('a.f64', 'wb'))
+s = wave(20011, 'f')
+for i in range(0, len(s), 997): s[i] = float('nan')
+for i in range(5, len(s), 1231): s[i] = float('inf')
+for i in range(2000, 5000): s[i] = -9999.0
+s.tofile(open('sp.f32', 'wb'))
+open('empty.f32', 'wb').close()
+open('odd.f32', 'wb').write(b'\0' * 4001)
+PYEOF
+cat > check.py <<'PYEOF'
+import array, math, sys
+orig, dec, t, eb = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+fill = float(sys.argv[5]) if len(sys.argv) > 5 else None
+a = array.array(t); a.frombytes(open(orig, 'rb').read())
+b = array.array(t); b.frombytes(open(dec, 'rb').read())
+if len(a) != len(b): sys.exit("length %d != %d" % (len(a), len(b)))
+worst = 0.0
+for x, y in zip(a, b):
+    if math.isnan(x):
+        if not math.isnan(y): sys.exit("NaN lost")
+    elif math.isinf(x) or (fill is not None and x == fill):
+        if x != y: sys.exit("special value changed")
+    else:
+        worst = max(worst, abs(x - y))
+if worst > eb: sys.exit("max error %r > %r" % (worst, eb))
+PYEOF
+# eb_abs of a stream's first frame, from 'info -v'.
+eb_abs() { "$CLI" info -v "$1" | awk '/eb_abs/ { print $2; exit }'; }
+bound_ok() { if "$PY" check.py "$@"; then ok "  values within eb_abs $4"; else
+    bad "  bound check of $2"; fi; }
+
+echo "# basics"
+expect 0 "--help" -- "$CLI" --help
+grep -q '^Usage:' last.out && ok "  help on stdout" || bad "  help not on stdout"
+expect 0 "-V" -- "$CLI" -V
+grep -q 'format 1' last.out && ok "  prints the format version" || bad "  -V lacks the format"
+expect 2 "no arguments" -- "$CLI"
+expect 2 "unknown option" -- "$CLI" compress --frobnicate
+expect 2 "unknown command" -- "$CLI" frobnicate
+expect 2 "missing bound" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 -M REL
+expect 2 "bad bound" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 -M REL -E -1
+expect 2 "option that does not apply" -- "$CLI" decompress -z x.ghz -o x.raw -E 1
+expect 2 "same input and output" -- "$CLI" compress -i a.f32 -z a.f32 -t f32 -A 1
+
+echo "# compress / decompress / roundtrip"
+expect 0 "compress f32 REL" -- "$CLI" compress -i a.f32 -z a.ghz -t f32 -M REL -E 1e-4
+expect 0 "decompress" -- "$CLI" decompress -z a.ghz -o a.out
+bound_ok a.f32 a.out f "$(eb_abs a.ghz)"
+expect 0 "inferred roundtrip -i -z -o" -- "$CLI" -i a.f32 -z b.ghz -o b.out -t f32 -M REL -E 1e-4
+cmp -s a.ghz b.ghz && cmp -s a.out b.out && ok "  same bytes as compress + decompress" \
+    || bad "  roundtrip differs from compress + decompress"
+expect 0 "inferred compress -i -z" -- "$CLI" -i a.f32 -z c.ghz -t f32 -M REL 1e-4
+cmp -s a.ghz c.ghz && ok "  same stream" || bad "  inferred compress differs"
+expect 0 "inferred decompress -z -o" -- "$CLI" -z c.ghz -o c.out
+cmp -s a.out c.out && ok "  same values" || bad "  inferred decompress differs"
+expect 0 "f64 ABS" -- "$CLI" -i a.f64 -z d.ghz -o d.out -d -A 1e-6
+bound_ok a.f64 d.out d 1e-6
+expect 0 "specials and --fill" -- "$CLI" -i sp.f32 -z sp.ghz -o sp.out -f -R 1e-3 --fill -9999
+bound_ok sp.f32 sp.out f "$(eb_abs sp.ghz)" -9999
+expect 0 "empty input: one empty frame" -- "$CLI" compress -i empty.f32 -z e.ghz -t f32 -A 1
+expect 0 "  decompresses to nothing" -- "$CLI" decompress -z e.ghz -o e.out
+[ -f e.out ] && [ ! -s e.out ] && ok "  empty output" || bad "  empty output expected"
+expect 1 "input not a whole number of values" -- "$CLI" compress -i odd.f32 -z o.ghz -t f32 -A 1
+[ ! -e o.ghz ] && ok "  no output left" || bad "  output left behind"
+expect 1 "dimensions that do not match" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 -A 1 -2 100 100
+
+echo "# multi-frame streams"
+expect 0 "--frame-elems 1000 (REL, global range)" -- \
+    "$CLI" compress -i a.f32 -z m.ghz -t f32 -R 1e-4 --frame-elems 1000
+[ "$(eb_abs m.ghz)" = "$(eb_abs a.ghz)" ] && ok "  one eb_abs for all frames" \
+    || bad "  REL bound differs between 1 and many frames"
+expect 0 "  decompress" -- "$CLI" decompress -z m.ghz -o m.out
+bound_ok a.f32 m.out f "$(eb_abs m.ghz)"
+expect 0 "  info" -- "$CLI" info m.ghz
+grep -q '^total: 201 frames, 200003 f32 values' last.out && ok "  info totals" \
+    || bad "  info totals: $(tail -1 last.out)"
+cat a.ghz m.ghz > cat.ghz
+expect 0 "concatenated streams" -- "$CLI" decompress -z cat.ghz -o cat.out
+cat a.out m.out | cmp -s - cat.out && ok "  decode to the concatenation" || bad "  concatenation"
+
+echo "# stdin / stdout"
+cat a.f32 | "$CLI" compress -t f32 -R 1e-4 --frame-elems 1000 > p.ghz
+cmp -s p.ghz m.ghz && ok "REL from a pipe = REL from the file" || bad "REL from a pipe differs"
+"$CLI" compress -t f32 -R 1e-4 < a.f32 | "$CLI" decompress > p.out
+cmp -s p.out a.out && ok "stdin -> stdout -> stdin -> stdout" || bad "pipe round trip"
+"$CLI" info - < m.ghz > /dev/null && ok "info from stdin" || bad "info from stdin"
+
+echo "# stat"
+expect 0 "stat" -- "$CLI" stat -i a.f32 -t f32 -M REL -E 1e-3
+for k in ratio bits/value 'max abs error' 'max error/bound' PSNR NRMSE 'compress ' decompress; do
+    grep -q "^$k" last.out && ok "  reports $k" || bad "  stat lacks $k"
+done
+awk -F': ' '/^max error\/bound/ { exit !($2 + 0 <= 1) }' last.out && ok "  max error/bound <= 1" \
+    || bad "  max error/bound > 1"
+grep -q '1 thread)' last.out && ok "  one thread by default" || bad "  stat threads"
+
+echo "# damaged streams"
+"$PY" - <<'PYEOF'
+import struct
+d = bytearray(open('m.ghz', 'rb').read())
+def frame_at(k):
+    off = 0
+    for _ in range(k):
+        n, nb, pl = struct.unpack_from('<QQQ', d, off + 16)
+        off += 64 + (nb + 15) // 16 * 16 + pl
+    return off
+f5 = frame_at(5)
+def save(name, b): open(name, 'wb').write(bytes(b))
+c = bytearray(d); c[64 + 3] = 0x9F; save('code.ghz', c)          # invalid code byte
+c = bytearray(d); c[f5 + 12] = 1; save('hdr.ghz', c)             # reserved header byte
+c = bytearray(d); c[f5 + 39] = 0x7F; save('huge.ghz', c)         # absurd payload_size
+c = bytearray(d); c[0] = 0; save('magic.ghz', c)
+save('trunc.ghz', d[:-10])
+save('trunchdr.ghz', d[:f5 + 30])
+save('trail.ghz', d + b'\1\2')
+PYEOF
+for f in code hdr huge magic trunc trunchdr trail; do
+    expect 1 "decompress $f.ghz" -- "$CLI" decompress -z $f.ghz -o bad.out
+    [ ! -e bad.out ] && ok "  no output left" || { bad "  output left"; rm -f bad.out; }
+    expect 1 "  same from a pipe" -- sh -c "cat $f.ghz | '$CLI' decompress > /dev/null"
+    expect 1 "  info" -- "$CLI" info $f.ghz
+done
+expect 1 "corrupt code byte" -- "$CLI" decompress -z code.ghz -o bad.out
+says "corrupted input"
+expect 1 "truncated" -- "$CLI" decompress -z trunc.ghz -o bad.out
+says "truncated input"
+expect 1 "foreign data" -- "$CLI" decompress -z a.f32 -o bad.out
+says "not a ghz stream"
+echo keep > keep.out
+expect 1 "failure keeps an existing output" -- "$CLI" decompress -z hdr.ghz -o keep.out
+[ "$(cat keep.out)" = keep ] && ok "  untouched" || bad "  existing output clobbered"
+no_temp
+
+echo "# execution policy"
+expect 1 "-x cuda on compress" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 -A 1 -x cuda
+says "CUDA backend not built"
+expect 1 "-x cuda on decompress" -- "$CLI" decompress -z a.ghz -o x.out -x cuda
+says "CUDA backend not built"
+expect 2 "-x gpu" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 -A 1 -x gpu
+no_temp
+
+echo "# $fails failure(s)"
+[ "$fails" = 0 ]
