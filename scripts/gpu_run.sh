@@ -28,13 +28,14 @@ if [ -d .device-carry/debs ] && ! pkg-config --exists criterion 2>/dev/null; the
     export PKG_CONFIG_PATH=$lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
     export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export PKG_CONFIG=$deps/usr/bin/pkgconf
+    export CMAKE_PREFIX_PATH=$deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
 fi
 
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
 
 note build
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON \
-    -DCMAKE_CUDA_ARCHITECTURES=90 ${PKG_CONFIG:+-DPKG_CONFIG_EXECUTABLE=$PKG_CONFIG} >"$OUT/configure.log" 2>&1 ||
+    -DCMAKE_CUDA_ARCHITECTURES=90 ${PKG_CONFIG:+-DPKG_CONFIG_EXECUTABLE=$PKG_CONFIG} ${GHZ_CMAKE_ARGS:-} >"$OUT/configure.log" 2>&1 ||
     { tail -30 "$OUT/configure.log"; exit 1; }
 cmake --build build-gpu -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error|Error" "$OUT/build.log" | head -30; exit 1; }
 echo "built"

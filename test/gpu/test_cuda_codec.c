@@ -305,11 +305,15 @@ Test(cuda_codec, corrupt_streams_reported)
                 cr_assert_eq(gst, GHZ_SUCCESS, "trial %d: CPU accepted, GPU says %s", t, ghz_status_string(gst));
             free(out);
         }
+        if (t >= 64 && t < 100 && len < size)
+            cr_assert_neq(gst, GHZ_SUCCESS, "trial %d: a stream cut to %zu of %zu bytes was accepted", t, len, size);
         rejected += gst != GHZ_SUCCESS;
         ++trials;
         CK(cudaGetLastError());
     }
-    cr_assert_gt(rejected, trials / 2, "only %d of %d corruptions rejected", rejected, trials);
+    /* payload flips inside a block can decode to other values (no checksum in format
+     * v1); header and size damage must not */
+    cr_assert_geq(rejected, 36, "only %d of %d corruptions rejected", rejected, trials);
     cudaFree(d_src);
     cudaFree(d_dec);
     cudaFree(d_work);
