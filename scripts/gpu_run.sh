@@ -76,8 +76,10 @@ for f in (m["fields"] if isinstance(m, dict) else m):
 EOF
         )
     fi
-    build-gpu/ghz/tools/bench/ghz-bench codec --json "$OUT/bench_codec.json" \
-        --gen wave3d --gen smooth2d --gen noisy2d --gen ocean2d "${raw[@]}" 2>&1 | tee "$OUT/bench_codec.txt"
+    gen=()
+    [ -d build-gpu/datasets ] && gen=(--gen wave3d --gen smooth2d --gen noisy2d --gen ocean2d)
+    build-gpu/ghz/tools/bench/ghz-bench codec --json "$OUT/bench_codec.json" ${GHZ_BENCH_ARGS:-} \
+        "${gen[@]}" "${raw[@]}" 2>&1 | tee "$OUT/bench_codec.txt"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 exit $status

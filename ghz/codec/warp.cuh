@@ -39,11 +39,24 @@ static __device__ __forceinline__ uint32_t ghz_load_u32_unaligned(const uint8_t*
     return sh ? __funnelshift_r(w[0], w[1], sh) : w[0];
 }
 
-/* Analyses one block: lane i brings value x (as a double), its bit pattern in the
- * dtype, and whether it exists (i < m). Implements FORMAT.md's choice of kind. */
+/* Quantizes this lane's value (bit pattern `bits` of an elem-byte dtype): for f32 the
+ * float shortcut where it can prove the answer, else the exact binary64 procedure. */
+static __device__ __forceinline__ int ghz_warp_quantize(const ghz_quantizer_t* z, uint64_t bits,
+                                                        unsigned elem, int32_t* q)
+{
+    if (elem == 4u) {
+        const float xf = __uint_as_float((uint32_t)bits);
+        if (z->fast && ghz_quantize_f32_fast(z, xf, q) > 0) return 1;
+        return ghz_quantize(z, (double)xf, q);
+    }
+    return ghz_quantize(z, __longlong_as_double((long long)bits), q);
+}
+
+/* Analyses one block: lane i brings its value's bit pattern in the dtype and whether
+ * it exists (i < m). Implements FORMAT.md's choice of kind. */
 static __device__ __forceinline__ ghz_warp_block_t ghz_warp_analyze(const ghz_quantizer_t* z,
-                                                                   double x, uint64_t bits,
-                                                                   int valid, int has_fill,
+                                                                   uint64_t bits, int valid,
+                                                                   int has_fill,
                                                                    uint64_t fill_bits,
                                                                    unsigned elem)
 {
@@ -61,13 +74,15 @@ static __device__ __forceinline__ ghz_warp_block_t ghz_warp_analyze(const ghz_qu
         r.size = 0;
         return r;
     }
-    if (__all_sync(GHZ_FULL_MASK, !valid || isfill || ghz_quantize(z, x, &q))) {
-        /* Fill positions and positions >= m take the q of the nearest non-fill lane
-         * below them, leading ones the first non-fill lane's. */
-        const uint32_t nonfill = vmask & ~fmask;
-        const uint32_t below = nonfill & (GHZ_FULL_MASK >> (31u - lane));
-        const int src = below ? 31 - __clz(below) : __ffs(nonfill) - 1;
-        const int32_t qf = __shfl_sync(GHZ_FULL_MASK, q, src);
+    if (__all_sync(GHZ_FULL_MASK, !valid || isfill || ghz_warp_quantize(z, bits, elem, &q))) {
+        int32_t qf = q;
+        if (vmask != GHZ_FULL_MASK || fmask) {
+            /* Fill positions and positions >= m take the q of the nearest non-fill
+             * lane below them, leading ones the first non-fill lane's. */
+            const uint32_t nonfill = vmask & ~fmask;
+            const uint32_t below = nonfill & (GHZ_FULL_MASK >> (31u - lane));
+            qf = __shfl_sync(GHZ_FULL_MASK, q, below ? 31 - __clz(below) : __ffs(nonfill) - 1);
+        }
         const int32_t prev = __shfl_up_sync(GHZ_FULL_MASK, qf, 1);
         const int32_t d = lane ? qf - prev : 0;
         const uint32_t any = __reduce_or_sync(GHZ_FULL_MASK, (uint32_t)(d < 0 ? -d : d));

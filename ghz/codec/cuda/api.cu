@@ -33,18 +33,18 @@ ghz_status_t cuda_fail(cudaError_t e, const char* what)
     return ghz_fail(GHZ_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
 }
 
-ghz_status_t workspace_for(int k, const size_t* counts, size_t elem_div, size_t* bytes)
+ghz_status_t workspace_for(int k, const size_t* counts, uint64_t tile_elems, size_t* bytes)
 {
     size_t total = 0;
     if (k < 1 || k > GHZ_CUDA_MAX_BATCH || !counts || !bytes)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "k = %d chunks (1..%d) and non-NULL arrays needed", k,
                         GHZ_CUDA_MAX_BATCH);
     for (int i = 0; i < k; ++i) {
-        const uint64_t elems = counts[i] / elem_div;
+        const uint64_t elems = counts[i];
         if (elems / kTileElems > (uint64_t)(1 << 30))
             return ghz_fail(GHZ_ERR_INVALID_ARG, "chunk %d: %llu elements is too many for one frame", i,
                             (unsigned long long)elems);
-        total += chunk_work_bytes((uint64_t)tiles_for(elems));
+        total += chunk_work_bytes((uint64_t)tiles_for(elems, tile_elems));
     }
     *bytes = total;
     return GHZ_SUCCESS;
@@ -55,13 +55,13 @@ ghz_status_t workspace_for(int k, const size_t* counts, size_t elem_div, size_t*
 extern "C" ghz_status_t ghz_cuda_compress_workspace(int k, const size_t* ns, size_t* bytes)
 {
     ghz_clear_detail();
-    return workspace_for(k, ns, 1, bytes);
+    return workspace_for(k, ns, kTileElems, bytes);
 }
 
 extern "C" ghz_status_t ghz_cuda_decompress_workspace(int k, const size_t* max_elems, size_t* bytes)
 {
     ghz_clear_detail();
-    return workspace_for(k, max_elems, 1, bytes);
+    return workspace_for(k, max_elems, dec_tile_elems(GHZ_F64), bytes);
 }
 
 extern "C" ghz_status_t ghz_cuda_compress_batch(const ghz_params_t* p, int k, const void* const* d_srcs,
@@ -80,7 +80,7 @@ extern "C" ghz_status_t ghz_cuda_compress_batch(const ghz_params_t* p, int k, co
 
     ghz_clear_detail();
     if ((st = ghz_params_read(p, &q)) != GHZ_SUCCESS) return st;
-    if ((st = workspace_for(k, ns, 1, &need)) != GHZ_SUCCESS) return st;
+    if ((st = workspace_for(k, ns, kTileElems, &need)) != GHZ_SUCCESS) return st;
     if (!d_srcs || !d_dsts || !dst_capacities || !d_sizes)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL array");
     if (!d_work || work_bytes < need)
@@ -159,14 +159,14 @@ extern "C" ghz_status_t ghz_cuda_decompress_batch(ghz_dtype_t dtype, int k, cons
         return ghz_fail(GHZ_ERR_INVALID_ARG, "k = %d chunks (1..%d) and non-NULL arrays needed", k,
                         GHZ_CUDA_MAX_BATCH);
     for (int i = 0; i < k; ++i) elems[i] = dst_capacities[i] / elem;
-    if ((st = workspace_for(k, elems, 1, &need)) != GHZ_SUCCESS) return st;
+    if ((st = workspace_for(k, elems, dec_tile_elems(dtype), &need)) != GHZ_SUCCESS) return st;
     if (!d_work || work_bytes < need)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "workspace of %zu bytes, %zu needed", work_bytes, need);
 
     memset(&b, 0, sizeof b);
     for (int i = 0; i < k; ++i) {
         chunk_t& c = b.c[i];
-        const int tiles = tiles_for(elems[i]);
+        const int tiles = tiles_for(elems[i], dec_tile_elems(dtype));
         if (!d_srcs[i] || (!d_dsts[i] && dst_capacities[i]))
             return ghz_fail(GHZ_ERR_INVALID_ARG, "chunk %d: NULL pointer", i);
         if (total_tiles > (1 << 30) - tiles)

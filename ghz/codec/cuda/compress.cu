@@ -38,6 +38,12 @@ __device__ __forceinline__ double load_value(const uint8_t* src, uint64_t i, uin
     return (double)v;
 }
 
+template <typename U>
+__device__ __forceinline__ uint64_t load_bits(const uint8_t* src, uint64_t i)
+{
+    return (uint64_t)__ldg((const U*)src + i);
+}
+
 template <typename T, typename U>
 __global__ void __launch_bounds__(kThreads) range_kernel(batch_t b, int has_fill, uint64_t fill_bits)
 {
@@ -63,7 +69,7 @@ __global__ void __launch_bounds__(kThreads) range_kernel(batch_t b, int has_fill
 }
 
 template <typename T, typename U>
-__global__ void __launch_bounds__(kThreads) compress_kernel(batch_t b, ghz_frame_info_t info)
+__global__ void __launch_bounds__(kThreads, 3) compress_kernel(batch_t b, ghz_frame_info_t info)
 {
     __shared__ prefix_op_t::TempStorage lb;
     __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
@@ -87,32 +93,41 @@ __global__ void __launch_bounds__(kThreads) compress_kernel(batch_t b, ghz_frame
     }
     const ghz_quantizer_t z = ghz_quantizer_make(eb, elem == 4);
 
-    /* Phase A: load (8 independent loads in flight per lane), analyse. */
+    /* Phase A: load (8 independent loads in flight per lane), analyse. Block j's
+     * code, size and offset live in lane j (registers stay few: occupancy); each lane
+     * keeps its value's bits and integer for every block. */
     uint64_t bits[kBlocksPerWarp];
-    double x[kBlocksPerWarp];
-    ghz_warp_block_t blk[kBlocksPerWarp];
+    int32_t q[kBlocksPerWarp];
 #pragma unroll
     for (int j = 0; j < kBlocksPerWarp; ++j) {
         const uint64_t e = (b_first + j) * 32u + lane;
-        bits[j] = 0;
-        x[j] = e < n ? load_value<T, U>(c.src, e, &bits[j]) : 0.0;
+        bits[j] = e < n ? load_bits<U>(c.src, e) : 0;
     }
-    unsigned off[kBlocksPerWarp], total = 0;
+    unsigned mycode = 0, mysize = 0;
 #pragma unroll
     for (int j = 0; j < kBlocksPerWarp; ++j) {
         const uint64_t blk_id = b_first + j;
+        q[j] = 0;
         if (blk_id < nb) {
-            blk[j] = ghz_warp_analyze(&z, x[j], bits[j], blk_id * 32u + lane < n, info.has_fill,
-                                      info.fill_bits, elem);
-            if (lane == (unsigned)j) c.dst[GHZ_HEADER_SIZE + blk_id] = (uint8_t)blk[j].code;
-        } else {
-            blk[j].code = 0;
-            blk[j].size = 0;
+            const ghz_warp_block_t r = ghz_warp_analyze(&z, bits[j], blk_id * 32u + lane < n, info.has_fill,
+                                                        info.fill_bits, elem);
+            q[j] = r.q;
+            if (lane == (unsigned)j) {
+                mycode = r.code;
+                mysize = r.size;
+            }
         }
-        off[j] = total;
-        total += blk[j].size;
     }
-    if (lane == 0) warp_total[warp] = total;
+    if (lane < kBlocksPerWarp && b_first + lane < nb) c.dst[GHZ_HEADER_SIZE + b_first + lane] = (uint8_t)mycode;
+    /* exclusive offsets of the warp's blocks, and the warp total */
+    unsigned myoff = mysize;
+#pragma unroll
+    for (unsigned k = 1; k < kBlocksPerWarp; k <<= 1) {
+        const unsigned t = __shfl_up_sync(0xFFFFFFFFu, myoff, k);
+        if (lane >= k) myoff += t;
+    }
+    if (lane == kBlocksPerWarp - 1) warp_total[warp] = myoff;
+    myoff -= mysize;
     __syncthreads();
 
     /* Tile offset: the sum of all earlier tiles' payloads. */
@@ -131,9 +146,21 @@ __global__ void __launch_bounds__(kThreads) compress_kernel(batch_t b, ghz_frame
     const unsigned phase = (unsigned)(((uintptr_t)payload + tile_off) & 15u);
 
     /* Phase B: emit into staging at the destination's 16-byte phase, then store. */
+    uint8_t* const wbuf = buf + phase + warp_excl[warp];
 #pragma unroll
-    for (int j = 0; j < kBlocksPerWarp; ++j)
-        if (b_first + j < nb) ghz_warp_emit(&blk[j], bits[j], elem, buf + phase + warp_excl[warp] + off[j]);
+    for (int j = 0; j < kBlocksPerWarp; ++j) {
+        const uint64_t blk_id = b_first + j;
+        if (blk_id < nb) {
+            ghz_warp_block_t r;
+            r.code = __shfl_sync(0xFFFFFFFFu, mycode, j);
+            r.size = __shfl_sync(0xFFFFFFFFu, mysize, j);
+            r.q = q[j];
+            r.fmask = (r.code & GHZ_CODE_FILL_BIT)
+                          ? __ballot_sync(0xFFFFFFFFu, blk_id * 32u + lane < n && bits[j] == info.fill_bits)
+                          : 0u;
+            ghz_warp_emit(&r, bits[j], elem, wbuf + __shfl_sync(0xFFFFFFFFu, myoff, j));
+        }
+    }
     __syncthreads();
     tile_store(buf, payload + tile_off - phase, phase, phase + tile_total);
 

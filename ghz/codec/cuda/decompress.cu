@@ -15,6 +15,7 @@ namespace detail {
 
 /* Initialises the look-back state and checks each chunk's header once. Status 0 is
  * written by chunk 0 here; errors are raised by the main kernel, after this one. */
+template <typename T>
 __global__ void decompress_init_kernel(batch_t b, int dtype)
 {
     if (blockIdx.y >= (unsigned)b.k) return;
@@ -25,7 +26,8 @@ __global__ void decompress_init_kernel(batch_t b, int dtype)
         int why = 0, st = ghz_header_unpack(c.src, c.n, &info, &why);
         if (st == GHZ_SUCCESS && info.dtype != dtype) st = GHZ_ERR_MISMATCH;
         if (st == GHZ_SUCCESS && info.n > c.capacity / (dtype == GHZ_F32 ? 4u : 8u)) st = GHZ_ERR_DST_TOO_SMALL;
-        if (st == GHZ_SUCCESS && ghz_blocks_of(info.n) > (uint64_t)c.num_tiles * kTileBlocks) st = GHZ_ERR_DST_TOO_SMALL;
+        if (st == GHZ_SUCCESS && ghz_blocks_of(info.n) > (uint64_t)c.num_tiles * dec_shape<T>::tile_blocks)
+            st = GHZ_ERR_DST_TOO_SMALL;
         c.parsed->info = info;
         c.parsed->status = st;
         if (c.d_out) *c.d_out = st == GHZ_SUCCESS ? info.n : 0;
@@ -36,12 +38,14 @@ __global__ void decompress_init_kernel(batch_t b, int dtype)
 template <typename T>
 __global__ void __launch_bounds__(kThreads) decompress_kernel(batch_t b)
 {
+    using shape = dec_shape<T>;
+    constexpr int BPW = shape::blocks_per_warp;
     __shared__ prefix_op_t::TempStorage lb;
     __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
     __shared__ offset_t s_tile_off;
     __shared__ ghz_frame_info_t s_info;
     __shared__ int s_ok;
-    __shared__ __align__(16) uint8_t buf[tile_buffer_bytes<T>()];
+    __shared__ __align__(16) uint8_t buf[shape::buffer_bytes];
 
     const int ci = chunk_of(b, blockIdx.x);
     const chunk_t& c = b.c[ci];
@@ -60,36 +64,35 @@ __global__ void __launch_bounds__(kThreads) decompress_kernel(batch_t b)
      * together, or none does: the look-back never waits on a tile that left. */
     if (!s_ok) return;
     const uint64_t n = s_info.n, nb = s_info.n_blocks;
-    const int tiles_needed = (int)((nb + kTileBlocks - 1) / kTileBlocks);
+    const int tiles_needed = (int)((nb + shape::tile_blocks - 1) / shape::tile_blocks);
     if (tile >= tiles_needed) return;
     const uint8_t* const codes = c.src + GHZ_HEADER_SIZE;
     const uint8_t* const payload = codes + ghz_codes_bytes(nb);
-    const uint64_t b_first = (uint64_t)tile * kTileBlocks + warp * kBlocksPerWarp;
-
-    /* Code bytes and sizes of this warp's blocks. */
-    const unsigned mycode = (lane < kBlocksPerWarp && b_first + lane < nb) ? codes[b_first + lane] : 0u;
-    unsigned code[kBlocksPerWarp], off[kBlocksPerWarp], total = 0;
-    int bad = 0;
+    const uint64_t b_first = (uint64_t)tile * shape::tile_blocks + warp * BPW;
     __syncthreads(); /* everyone has read s_ok before a warp may clear it */
-#pragma unroll
-    for (int j = 0; j < kBlocksPerWarp; ++j) {
-        code[j] = __shfl_sync(0xFFFFFFFFu, mycode, j);
-        off[j] = total;
-        if (b_first + j < nb) {
-            uint32_t size = ghz_block_size(code[j], ghz_block_len(n, b_first + j), elem, s_info.has_fill);
-            if (size == GHZ_BLOCK_INVALID) {
-                bad = 1;
-                size = 0;
-            }
-            total += size;
-        }
+
+    /* Lane j: block j's code byte, size and offset within the warp. */
+    const bool mine = lane < (unsigned)BPW && b_first + lane < nb;
+    const unsigned mycode = mine ? codes[b_first + lane] : 0u;
+    unsigned mysize = 0;
+    int bad = 0;
+    if (mine) {
+        const uint32_t size = ghz_block_size(mycode, ghz_block_len(n, b_first + lane), elem, s_info.has_fill);
+        bad = size == GHZ_BLOCK_INVALID;
+        mysize = bad ? 0u : size;
     }
-    if (lane == 0) {
-        warp_total[warp] = total;
-        if (bad) {
-            report(b.d_status, GHZ_ERR_CORRUPT);
-            s_ok = 0; /* read by all after the next two barriers: a uniform exit */
-        }
+    unsigned myoff = mysize;
+#pragma unroll
+    for (unsigned k = 1; k < 32; k <<= 1) {
+        const unsigned t = __shfl_up_sync(0xFFFFFFFFu, myoff, k);
+        if (lane >= k) myoff += t;
+    }
+    const int any_bad = __any_sync(0xFFFFFFFFu, bad);
+    if (lane == 31) warp_total[warp] = myoff;
+    myoff -= mysize;
+    if (lane == 0 && any_bad) {
+        report(b.d_status, GHZ_ERR_CORRUPT);
+        s_ok = 0; /* read by all after the next two barriers: a uniform exit */
     }
     __syncthreads();
 
@@ -120,16 +123,18 @@ __global__ void __launch_bounds__(kThreads) decompress_kernel(batch_t b)
     __syncthreads();
 
     const ghz_quantizer_t z = ghz_quantizer_make(s_info.eb_abs, elem == 4);
+    const uint8_t* const wbuf = buf + phase + warp_excl[warp];
     T* const out = (T*)c.dst;
     int ok = 1;
-#pragma unroll
-    for (int j = 0; j < kBlocksPerWarp; ++j) {
+#pragma unroll 4
+    for (int j = 0; j < BPW; ++j) {
         const uint64_t blk_id = b_first + j;
+        const unsigned code = __shfl_sync(0xFFFFFFFFu, mycode, j);
+        const unsigned off = __shfl_sync(0xFFFFFFFFu, myoff, j);
         if (blk_id < nb) {
             uint64_t bits;
             const unsigned m = ghz_block_len(n, blk_id);
-            ok &= ghz_warp_decode(&z, code[j], m, buf + phase + warp_excl[warp] + off[j],
-                                  s_info.fill_bits, elem, &bits);
+            ok &= ghz_warp_decode(&z, code, m, wbuf + off, s_info.fill_bits, elem, &bits);
             if (lane < m) {
                 T v;
                 if (sizeof(T) == 4) {
@@ -150,7 +155,7 @@ cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int 
                               cudaStream_t stream)
 {
     const dim3 init_grid((unsigned)((max_tiles + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
-    decompress_init_kernel<<<init_grid, kThreads, 0, stream>>>(b, dtype);
+    decompress_init_kernel<T><<<init_grid, kThreads, 0, stream>>>(b, dtype);
     decompress_kernel<T><<<total_tiles, kThreads, 0, stream>>>(b);
     return cudaGetLastError();
 }

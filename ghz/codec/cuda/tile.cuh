@@ -26,10 +26,27 @@ __host__ __device__ constexpr int tile_buffer_bytes()
     return kTileBlocks * 32 * (int)sizeof(T) + 16 + 16;
 }
 
-inline int tiles_for(uint64_t n)
+inline int tiles_for(uint64_t n, uint64_t tile_elems = kTileElems)
 {
-    uint64_t t = (n + kTileElems - 1) / kTileElems;
+    uint64_t t = (n + tile_elems - 1) / tile_elems;
     return t ? (int)t : 1;
+}
+
+/* Blocks per warp in decompression: 32 for f32 (lane j owns block j's code, size and
+ * offset), 16 for f64 so the staging buffer stays at 32 KB. Bigger tiles than the
+ * compressor's: decoding needs few registers, and each tile's fixed latencies (code
+ * bytes, look-back, payload load) are paid once for more values. */
+template <typename T>
+struct dec_shape {
+    static constexpr int blocks_per_warp = sizeof(T) == 4 ? 32 : 16;
+    static constexpr int tile_blocks = kWarps * blocks_per_warp;
+    static constexpr int buffer_bytes = tile_blocks * 32 * (int)sizeof(T) + 32;
+};
+
+/* Elements per decompression tile of a dtype; the smallest of them sizes workspaces. */
+inline uint64_t dec_tile_elems(ghz_dtype_t t)
+{
+    return 32u * (uint64_t)(t == GHZ_F32 ? dec_shape<float>::tile_blocks : dec_shape<double>::tile_blocks);
 }
 
 /* A frame header parsed once per call by the init kernel, read by every CTA. */

@@ -23,7 +23,9 @@
 #include <string>
 #include <vector>
 
+#ifdef GHZ_BENCH_HAVE_DATASETS
 #include "datasets/datasets.h"
+#endif
 #include "ghz/codec/codec_cuda.h"
 #include "ghz/ghz.h"
 
@@ -216,6 +218,7 @@ int main(int argc, char** argv)
             return 2;
         }
     }
+#ifdef GHZ_BENCH_HAVE_DATASETS
     if (gens.empty() && fields.empty()) gens = {"wave3d", "smooth2d", "noisy2d", "ocean2d"};
     for (const std::string& g : gens) {
         size_t d[3];
@@ -230,6 +233,16 @@ int main(int argc, char** argv)
         f.has_fill = g == "ocean2d";
         f.fill = GHZ_DS_OCEAN_FILL;
         fields.push_back(std::move(f));
+    }
+#else
+    if (!gens.empty()) {
+        fprintf(stderr, "ghz-bench: built without datasets/: --gen is unavailable\n");
+        return 2;
+    }
+#endif
+    if (fields.empty()) {
+        fprintf(stderr, "ghz-bench: no fields to measure\n");
+        return 2;
     }
 
     cudaDeviceProp prop;
