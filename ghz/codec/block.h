@@ -141,17 +141,18 @@ GHZ_HD static inline int ghz_rel_eb(double rel, double vmin, double vmax, double
  * answers only where it can prove ghz_quantize's answer, and returns -1 otherwise.
  * Proof sketch, with t = x * rf in float and c = rint(t), d = |t - c|: rf and the
  * product each err by at most 2^-24 relatively, so |t - x/Q| <= |t| 2^-23 (+2^-53
- * for R). When |t| <= 2^21 and d <= 0.5 - (|t| + 1) 2^-20, the binary64 candidate
+ * for R). When |t| <= 2^21 and d <= 0.5 - m, m = (|t| + 1) 2^-21, the binary64 candidate
  * rint(x * R) is also c (it lies within 0.5 - margin of c), and
  * |x - recon(c)| <= Q (0.5 - m + |t| 2^-23) + Q |c| (2^-24 + 2^-53) < Q/2 = E, so the
- * exact check accepts c. Hence both return q = c. NaN, Inf, near-ties and large |t|
+ * exact check accepts c, m being about 2.7 times the sum of those terms. Hence both
+ * return q = c. NaN, Inf, near-ties and large |t|
  * fail the test and take the exact path. Requires z->fast (rf a normal float). */
 GHZ_HD static inline int ghz_quantize_f32_fast(const ghz_quantizer_t* z, float x, int32_t* q)
 {
     const float t = x * z->rf;
     const float c = rintf(t);
     const float a = fabsf(t);
-    if (a <= 2097152.0f && fabsf(t - c) <= 0.5f - (a + 1.0f) * 9.5367431640625e-07f) {
+    if (a <= 2097152.0f && fabsf(t - c) <= 0.5f - (a + 1.0f) * 4.76837158203125e-07f) {
         *q = (int32_t)c;
         return 1;
     }
