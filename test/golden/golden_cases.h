@@ -1,0 +1,34 @@
+/* test/golden/golden_cases.h: the frozen golden streams, shared by make_golden.c (which
+ * writes them) and test/unit/test_golden.c (which checks the library still writes and
+ * reads them). Changing a row here means regenerating the files: see README.md. */
+#ifndef GHZ_TEST_GOLDEN_CASES_H
+#define GHZ_TEST_GOLDEN_CASES_H
+
+#include <stddef.h>
+
+#include "ghz/ghz.h"
+
+typedef struct {
+    const char* name; /* files <name>.raw (input, little-endian) and <name>.ghz */
+    ghz_dtype_t dtype;
+    ghz_eb_mode_t eb_mode;
+    double eb;
+    int has_fill;
+    double fill;
+    size_t n;
+} golden_case_t;
+
+static const golden_case_t golden_cases[] = {
+    /* random walk, QUANT blocks of several widths, short last block */
+    {"f32_abs_walk", GHZ_F32, GHZ_EB_ABS, 1e-2, 0, 0.0, 1500},
+    /* REL over a walk with jumps, NaN/Inf/-0.0 (RAW and CONST blocks) */
+    {"f64_rel_mixed", GHZ_F64, GHZ_EB_REL, 1e-4, 0, 0.0, 700},
+    /* fill value: FILLED blocks, masked QUANT blocks, fill next to NaN */
+    {"f32_rel_fill", GHZ_F32, GHZ_EB_REL, 1e-3, 1, -9999.0, 500},
+    /* a single short block with a fill value and halfway points */
+    {"f64_abs_tiny", GHZ_F64, GHZ_EB_ABS, 0.25, 1, -1e34, 37},
+};
+
+#define GOLDEN_N_CASES (sizeof golden_cases / sizeof golden_cases[0])
+
+#endif

@@ -1,0 +1,135 @@
+/* test/unit/test_golden.c: the frozen streams of test/golden/ (see its README.md).
+ * Compressing each frozen input must reproduce the frozen bytes exactly, and decoding
+ * each frozen stream must give values within its bound. A failure here means the
+ * format changed: either a bug, or a deliberate change that must bump
+ * GHZ_FORMAT_VERSION and regenerate the files. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "golden_cases.h"
+#include "testutil.h"
+
+#ifndef GHZ_TEST_DATA_DIR
+#error "GHZ_TEST_DATA_DIR must name test/golden"
+#endif
+
+static unsigned char* read_file(const char* name, const char* ext, size_t* size)
+{
+    char path[4096];
+    FILE* f;
+    long len;
+    unsigned char* p;
+    snprintf(path, sizeof path, "%s/%s%s", GHZ_TEST_DATA_DIR, name, ext);
+    f = fopen(path, "rb");
+    cr_assert(f != NULL, "cannot open %s (generate with make_golden, see README.md)", path);
+    cr_assert(fseek(f, 0, SEEK_END) == 0);
+    len = ftell(f);
+    cr_assert(len >= 0);
+    rewind(f);
+    p = malloc((size_t)len + 1);
+    cr_assert(fread(p, 1, (size_t)len, f) == (size_t)len, "short read of %s", path);
+    fclose(f);
+    *size = (size_t)len;
+    return p;
+}
+
+static ghz_params_t case_params(const golden_case_t* g)
+{
+    ghz_params_t p = tu_params(g->dtype, g->eb_mode, g->eb);
+    p.has_fill = g->has_fill;
+    p.fill = g->fill;
+    return p;
+}
+
+Test(golden, compress_reproduces_frozen_bytes)
+{
+    size_t c;
+    for (c = 0; c < GOLDEN_N_CASES; c++) {
+        const golden_case_t* g = &golden_cases[c];
+        ghz_params_t p = case_params(g);
+        size_t raw_size, gold_size, size, i;
+        unsigned char* raw = read_file(g->name, ".raw", &raw_size);
+        unsigned char* gold = read_file(g->name, ".ghz", &gold_size);
+        unsigned char* out;
+        cr_assert_eq(raw_size, g->n * ghz_dtype_size(g->dtype), "%s.raw size", g->name);
+        out = tu_compress(&p, raw, g->n, &size);
+        cr_assert_eq(size, gold_size, "%s: compressed to %zu bytes, frozen stream has %zu",
+                     g->name, size, gold_size);
+        for (i = 0; i < size; i++)
+            cr_assert(out[i] == gold[i], "%s: byte %zu is %02x, frozen %02x", g->name, i,
+                      out[i], gold[i]);
+        /* The frozen bytes are also what FORMAT.md prescribes (testutil's encoder). */
+        {
+            unsigned char* ref = malloc(ghz_compress_bound(g->n, g->dtype));
+            size_t rs = tu_ref_compress(&p, raw, g->n, ref);
+            cr_assert(rs == gold_size && memcmp(ref, gold, rs) == 0,
+                      "%s: frozen stream differs from the spec encoder's", g->name);
+            free(ref);
+        }
+        /* and with threads */
+        p.nthreads = 0;
+        free(out);
+        out = tu_compress(&p, raw, g->n, &size);
+        cr_assert(size == gold_size && memcmp(out, gold, size) == 0, "%s with nthreads 0",
+                  g->name);
+        free(out);
+        free(raw);
+        free(gold);
+    }
+}
+
+Test(golden, frozen_streams_decode_within_bound)
+{
+    size_t c;
+    for (c = 0; c < GOLDEN_N_CASES; c++) {
+        const golden_case_t* g = &golden_cases[c];
+        size_t raw_size, gold_size, bad;
+        unsigned char* raw = read_file(g->name, ".raw", &raw_size);
+        unsigned char* gold = read_file(g->name, ".ghz", &gold_size);
+        ghz_frame_info_t fi;
+        void* out;
+        char msg[512];
+        cr_assert_eq(ghz_frame_info(gold, gold_size, &fi), GHZ_SUCCESS, "%s", g->name);
+        cr_assert(fi.format_version == 1 && fi.dtype == g->dtype && fi.eb_mode == g->eb_mode &&
+                      fi.eb_user == g->eb && fi.n == g->n && fi.frame_size == gold_size &&
+                      fi.has_fill == g->has_fill,
+                  "%s: header fields", g->name);
+        out = tu_decompress(gold, gold_size, g->dtype, g->n);
+        bad = tu_check_bound(raw, out, g->n, g->dtype, fi.eb_abs, g->has_fill,
+                             g->has_fill ? tu_bits_of(g->dtype, g->fill) : 0, msg, sizeof msg);
+        cr_assert(bad == (size_t)-1, "%s: %s", g->name, msg);
+        free(out);
+        free(raw);
+        free(gold);
+    }
+}
+
+/* The golden set stays small and covers every block kind. */
+Test(golden, covers_every_block_kind)
+{
+    size_t c, total = 0;
+    int seen_raw = 0, seen_const = 0, seen_filled = 0, seen_mask = 0, seen_quant = 0;
+    for (c = 0; c < GOLDEN_N_CASES; c++) {
+        size_t gold_size, raw_size, b;
+        unsigned char* gold = read_file(golden_cases[c].name, ".ghz", &gold_size);
+        unsigned char* raw = read_file(golden_cases[c].name, ".raw", &raw_size);
+        uint64_t nb = tu_rd(gold + 24, 8);
+        total += gold_size + raw_size;
+        for (b = 0; b < nb; b++) {
+            unsigned code = gold[64 + b];
+            seen_raw |= code == 0x1F;
+            seen_const |= code == 0x3F;
+            seen_filled |= code == 0x5F;
+            seen_mask |= (code & 31) < 31 && (code & 0x80);
+            seen_quant |= (code & 31) < 31 && (code & 31) > 0;
+        }
+        free(gold);
+        free(raw);
+    }
+    cr_assert(seen_raw && seen_const && seen_filled && seen_mask && seen_quant,
+              "raw %d const %d filled %d mask %d quant %d", seen_raw, seen_const, seen_filled,
+              seen_mask, seen_quant);
+    cr_assert(total < 50 * 1024, "golden files take %zu bytes", total);
+}
