@@ -43,7 +43,11 @@ typedef struct {
                               are left out of the REL range (netCDF _FillValue) */
     double fill;           /* the fill value, converted to dtype (bit-exact match) */
     int nthreads;          /* CPU threads (OpenMP builds): 0 = all, 1 = serial.
-                              The output is the same for every value. */
+                              The output is the same for every value. Threads are
+                              used for at least 64 Ki values each, and by
+                              ghz_compress only when dst_capacity >=
+                              ghz_compress_bound (each thread writes at its chunk's
+                              worst-case offset, then the chunks are moved down). */
     ghz_exec_t exec;       /* GHZ_EXEC_CPU (the reference) or GHZ_EXEC_CUDA */
     int has_range;         /* REL only: nonzero = use [range_min, range_max] as the
                               value range instead of scanning the input (chunked
@@ -86,6 +90,8 @@ typedef struct {
 } ghz_buf_t;
 
 #define GHZ_BUF_INIT { sizeof(ghz_buf_t), NULL, 0, 0, GHZ_MEM_HOST, 0 }
+/* Bytes of the fields of version 1 of ghz_buf_t: the least struct_size accepted. */
+#define GHZ_BUF_V1_SIZE (offsetof(ghz_buf_t, device) + sizeof(int))
 
 /* Runtime versions: GHZ_VERSION_NUMBER and GHZ_FORMAT_VERSION of the library linked. */
 GHZ_API unsigned ghz_version_number(void);

@@ -211,14 +211,14 @@ ghz_status_t ghz_decompress_mt(const void* src, size_t src_size, void* dst, size
 
 ghz_status_t ghz_compress_buf(const ghz_params_t* p, const void* src, size_t n, ghz_buf_t* out)
 {
-    if (!out || out->struct_size < sizeof(ghz_buf_t) || out->where != GHZ_MEM_HOST)
+    if (!out || out->struct_size < GHZ_BUF_V1_SIZE || out->where != GHZ_MEM_HOST)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "output must be an initialised host ghz_buf_t");
     return ghz_compress(p, src, n, out->data, out->capacity, &out->size);
 }
 
 ghz_status_t ghz_decompress_buf(const ghz_buf_t* in, void* dst, size_t dst_capacity, size_t* n_out)
 {
-    if (!in || in->struct_size < sizeof(ghz_buf_t) || in->where != GHZ_MEM_HOST ||
+    if (!in || in->struct_size < GHZ_BUF_V1_SIZE || in->where != GHZ_MEM_HOST ||
         in->size > in->capacity)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "input must be an initialised host ghz_buf_t");
     return ghz_decompress(in->data, in->size, dst, dst_capacity, n_out);

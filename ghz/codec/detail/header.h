@@ -133,7 +133,7 @@ GHZ_HD static inline int ghz_header_unpack(const uint8_t* src, uint64_t src_size
     elem = src[8] == GHZ_F32 ? 4u : 8u;
     if (nb != ghz_blocks_of(n)) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_N_BLOCKS);
     if (!(isfinite(eb_user) && eb_user > 0.0)) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_EB_USER);
-    if (!(isfinite(eb_abs) && eb_abs >= 0.0 && isfinite(eb_abs + eb_abs)) ||
+    if (!(isfinite(eb_abs) && (ghz_f64_bits(eb_abs) >> 63) == 0 && isfinite(eb_abs + eb_abs)) ||
         (eb_abs == 0.0 && src[9] != GHZ_EB_REL))
         GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_EB_ABS);
     if ((!(flags & GHZ_FLAG_FILL) && fill != 0) || (elem == 4u && (fill >> 32) != 0))

@@ -302,15 +302,6 @@ int cli_parse_args(int argc, char** argv, cli_opts* o)
     return CLI_OK;
 }
 
-const char* cli_cuda_missing(void)
-{
-#ifdef GHZ_WITH_CUDA
-    return "CUDA backend not built into ghz-cli (the library has it; ghz-cli runs on the CPU)";
-#else
-    return "CUDA backend not built";
-#endif
-}
-
 void cli_print_version(void)
 {
     unsigned v = ghz_version_number();
@@ -318,7 +309,7 @@ void cli_print_version(void)
     printf("library: ghz %u.%u.%u, stream format %u\n", v / 10000, v / 100 % 100, v % 100,
            ghz_format_version());
 #ifdef GHZ_WITH_CUDA
-    printf("backends: cpu (the library also has cuda; ghz-cli does not use it yet)\n");
+    printf("backends: cpu, cuda (-x cuda)\n");
 #else
     printf("backends: cpu (cuda not built)\n");
 #endif
@@ -350,10 +341,12 @@ void cli_print_help(void)
 "               error, max error/bound (eb_abs of the frame headers), PSNR, NRMSE\n"
 "               (over the finite non-fill values; range = their max - min) and\n"
 "               compress/decompress speed in GB/s of uncompressed data (time in\n"
-"               the codec calls only, REL's range pass included; no file I/O);\n"
+"               the codec calls only, REL's range pass included; no file I/O;\n"
+"               with -x cuda the GPU's time, host<->device copies included);\n"
 "               exits 1 if a value breaks the bound\n"
 "  info         print the header fields of every frame and the totals; decodes\n"
-"               every frame to validate it (like zstd -l / zstd -t)\n"
+"               every frame to validate it (like zstd -l / zstd -t), on the\n"
+"               backend of -x\n"
 "\n",
         stdout);
     fputs(
@@ -380,7 +373,13 @@ void cli_print_help(void)
     fputs(
 "Execution:\n"
 "  -n, --threads N         CPU threads, 0 = all (default 0; stat: 1)\n"
-"  -x, --exec cpu|cuda     execution policy; ghz-cli has the cpu backend only\n"
+"  -x, --exec cpu|cuda     where the codec runs: cpu (default), or cuda: the\n"
+"                          current CUDA device (CUDA_VISIBLE_DEVICES picks it),\n"
+"                          frame by frame, with each frame's data copied to the\n"
+"                          GPU and back. Same output bytes as cpu. Needs a\n"
+"                          library built with CUDA (ghz-cli -V lists the\n"
+"                          backends); with cuda, -n only sets the threads of\n"
+"                          REL's range pass, which stays on the CPU\n"
 "  --frame-elems N         values per frame (default 67108864 = 2^26); memory use\n"
 "                          is about N values for the input, the compressed frame\n"
 "                          and, when decompressing too, the decoded values\n"
@@ -406,13 +405,15 @@ void cli_print_help(void)
 "same directory and renamed at the end; on failure nothing is left behind.\n"
 "\n"
 "Exit status: 0 success, 1 runtime or data error (unreadable, truncated or\n"
-"corrupted input, I/O error, bound violated in stat), 2 usage error.\n"
+"corrupted input, I/O error, bound violated in stat, -x cuda without a CUDA\n"
+"build or a usable GPU, a CUDA error), 2 usage error.\n"
 "\n"
 "Examples:\n"
 "  ghz-cli compress -i t.f32 -z t.ghz -t f32 -M REL -E 1e-4\n"
 "  ghz-cli decompress -z t.ghz -o t.out\n"
 "  ghz-cli -i t.f32 -z t.ghz -o t.out -t f32 -M ABS -E 0.01 -s\n"
 "  ghz-cli stat -i t.f64 -d -M REL 1e-3 --fill -9999\n"
+"  ghz-cli stat -i t.f32 -f -A 0.01 -x cuda\n"
 "  cat t.f32 | ghz-cli compress -t f32 -A 0.5 | ghz-cli decompress > t.out\n",
         stdout);
 }

@@ -73,12 +73,10 @@ int cli_cmd_stat(const cli_opts* o);
 
 /* Shared checks of the compressing commands (cmd_compress.c): fills *p from the
  * options (nthreads_default when -n is absent) and validates it with the library
- * before any file is touched, so a bad bound or an unavailable backend fails early. */
+ * before any file is touched, so a bad bound fails early. The commands then open
+ * the backend of p->exec (backend.h), also before touching a file, so that a
+ * missing CUDA backend or GPU fails early too. */
 int cli_make_params(const cli_opts* o, const char* what, int nthreads_default, ghz_params_t* p);
-
-/* Why -x cuda cannot run: "CUDA backend not built", or, when the library has the
- * CUDA codec but ghz-cli does not drive it yet, a phrase saying so. */
-const char* cli_cuda_missing(void);
 
 /* The dtype name of the CLI ("f32", "f64", "?"). */
 const char* cli_dtype_name(ghz_dtype_t t);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "cli.h"
 #include "diag.h"
 #include "io.h"
@@ -14,6 +15,7 @@
 int cli_make_params(const cli_opts* o, const char* what, int nthreads_default, ghz_params_t* p)
 {
     unsigned char probe[GHZ_HEADER_SIZE + 16];
+    ghz_params_t q;
     size_t size;
     ghz_status_t st;
 
@@ -31,13 +33,12 @@ int cli_make_params(const cli_opts* o, const char* what, int nthreads_default, g
     p->nthreads = o->nthreads >= 0 ? o->nthreads : nthreads_default;
     p->exec = o->exec;
     /* Let the library judge the parameters on an empty frame, before any file is
-     * touched: a bound it cannot use, or a backend it does not have, fails here. */
-    st = ghz_compress(p, probe, 0, probe, sizeof probe, &size);
-    if (st != GHZ_SUCCESS) {
-        if (p->exec == GHZ_EXEC_CUDA && st == GHZ_ERR_UNSUPPORTED)
-            return cli_fail_lib(st, "%s: %s", what, cli_cuda_missing());
-        return cli_fail_lib(st, "%s", what);
-    }
+     * touched: a bound it cannot use fails here. The probe runs on the CPU reference
+     * (ghz_compress takes no other policy); the backend is checked when opened. */
+    q = *p;
+    q.exec = GHZ_EXEC_CPU;
+    st = ghz_compress(&q, probe, 0, probe, sizeof probe, &size);
+    if (st != GHZ_SUCCESS) return cli_fail_lib(st, "%s", what);
     return 0;
 }
 
@@ -61,11 +62,12 @@ static void summary(const cli_pipeline* pl)
              pl->t_compress > 0 ? (double)raw / pl->t_compress / 1e9 : 0.0);
 }
 
-static void setup(cli_pipeline* pl, const cli_opts* o, const ghz_params_t* p, cli_in* in,
-                  const char* label)
+static void setup(cli_pipeline* pl, const cli_opts* o, const ghz_params_t* p, cli_backend* be,
+                  cli_in* in, const char* label)
 {
     memset(pl, 0, sizeof *pl);
     pl->params = *p;
+    pl->backend = be;
     pl->frame_elems = o->frame_elems;
     pl->progress = o->progress;
     pl->has_dims = o->has_dims;
@@ -79,6 +81,7 @@ int cli_cmd_compress(const cli_opts* o)
     const char* src = o->in ? o->in : o->n_operands ? o->operands[0] : "-";
     const char* dst = o->cmp ? o->cmp : o->out ? o->out : "-";
     ghz_params_t p;
+    cli_backend be;
     cli_pipeline pl;
     cli_in in;
     cli_out out;
@@ -91,14 +94,20 @@ int cli_cmd_compress(const cli_opts* o)
     if (cli_same_file(src, dst))
         return cli_usage_error("compress: input and output are the same file");
     if ((rc = cli_make_params(o, "compress", 0, &p)) != 0) return rc;
-    if ((rc = cli_in_open(&in, src)) != 0) return rc;
-    if ((rc = cli_out_open(&out, dst)) != 0) {
-        cli_in_close(&in);
+    if ((rc = cli_backend_open(&be, p.exec, p.nthreads, "compress")) != 0) return rc;
+    if ((rc = cli_in_open(&in, src)) != 0) {
+        cli_backend_close(&be);
         return rc;
     }
-    setup(&pl, o, &p, &in, "compress");
+    if ((rc = cli_out_open(&out, dst)) != 0) {
+        cli_in_close(&in);
+        cli_backend_close(&be);
+        return rc;
+    }
+    setup(&pl, o, &p, &be, &in, "compress");
     pl.cmp = &out;
     rc = cli_pipeline_run(&pl);
+    cli_backend_close(&be);
     if (rc == 0)
         rc = cli_out_commit(&out);
     else
@@ -112,6 +121,7 @@ int cli_cmd_roundtrip(const cli_opts* o)
 {
     const char* src = o->in ? o->in : o->n_operands ? o->operands[0] : "-";
     ghz_params_t p;
+    cli_backend be;
     cli_pipeline pl;
     cli_metrics m;
     cli_in in;
@@ -127,19 +137,25 @@ int cli_cmd_roundtrip(const cli_opts* o)
     if (cli_same_file(src, o->cmp) || cli_same_file(src, o->out) || cli_same_file(o->cmp, o->out))
         return cli_usage_error("roundtrip: -i, -z and -o must be different files");
     if ((rc = cli_make_params(o, "roundtrip", 0, &p)) != 0) return rc;
-    if ((rc = cli_in_open(&in, src)) != 0) return rc;
+    if ((rc = cli_backend_open(&be, p.exec, p.nthreads, "roundtrip")) != 0) return rc;
+    if ((rc = cli_in_open(&in, src)) != 0) {
+        cli_backend_close(&be);
+        return rc;
+    }
     memset(&dec, 0, sizeof dec);
     if ((rc = cli_out_open(&cmp, o->cmp)) != 0 || (rc = cli_out_open(&dec, o->out)) != 0) {
         cli_out_abort(&cmp);
         cli_in_close(&in);
+        cli_backend_close(&be);
         return rc;
     }
-    setup(&pl, o, &p, &in, "roundtrip");
+    setup(&pl, o, &p, &be, &in, "roundtrip");
     pl.cmp = &cmp;
     pl.dec = &dec;
     cli_metrics_init(&m);
     pl.metrics = &m;
     rc = cli_pipeline_run(&pl);
+    cli_backend_close(&be);
     if (rc == 0) rc = cli_report_verdict(&pl, &m);
     if (rc == 0) rc = cli_out_commit(&cmp);
     if (rc == 0)

@@ -1,10 +1,11 @@
 /* ghz/tools/cli/cmd_info.c: the info command: every frame header's fields and the
  * totals of each stream (like zstd -l), after validating each frame completely
- * (it is decoded into a scratch buffer, like zstd -t). */
+ * (it is decoded into a scratch buffer, like zstd -t, by the backend of -x). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "cli.h"
 #include "diag.h"
 #include "frames.h"
@@ -72,7 +73,7 @@ static void print_fields(const ghz_frame_info_t* f, uint64_t index, uint64_t off
 }
 
 /* Lists and validates one stream. */
-static int info_one(const cli_opts* o, const char* path, int nthreads, int several)
+static int info_one(const cli_opts* o, const char* path, cli_backend* be, int several)
 {
     cli_in in;
     cli_frame_reader r;
@@ -110,10 +111,16 @@ static int info_one(const cli_opts* o, const char* path, int nthreads, int sever
             scratch = p;
             cap = bytes;
         }
-        st = ghz_decompress_mt(r.buf, (size_t)f.frame_size, scratch, bytes, &nout, nthreads);
+        st = cli_backend_decompress(be, r.buf, (size_t)f.frame_size, scratch, bytes, &nout);
         if (st != GHZ_SUCCESS) {
-            rc = cli_fail_lib(st, "%s: frame %llu at byte %llu", in.name,
-                              (unsigned long long)(r.index - 1), (unsigned long long)r.offset);
+            rc = cli_fail(st, be->detail, "%s: frame %llu at byte %llu", in.name,
+                          (unsigned long long)(r.index - 1), (unsigned long long)r.offset);
+            break;
+        }
+        if (nout != f.n) {
+            rc = cli_fail(GHZ_ERR_CORRUPT, "decoded value count differs from the header",
+                          "%s: frame %llu at byte %llu", in.name,
+                          (unsigned long long)(r.index - 1), (unsigned long long)r.offset);
             break;
         }
         cli_progress_interrupt();
@@ -147,10 +154,8 @@ int cli_cmd_info(const cli_opts* o)
     const char* const* list = inputs;
     size_t count = 0, i;
     int rc = 0, nthreads = o->nthreads >= 0 ? o->nthreads : 0;
+    cli_backend be;
 
-    if (o->exec == GHZ_EXEC_CUDA)
-        return cli_fail(GHZ_ERR_UNSUPPORTED, "ghz-cli decodes on the CPU only", "info: %s",
-                        cli_cuda_missing());
     if (o->cmp) inputs[count++] = o->cmp;
     if (o->in) inputs[count++] = o->in;
     if (o->n_operands) {
@@ -161,11 +166,13 @@ int cli_cmd_info(const cli_opts* o)
     if (count == 0) {
         inputs[count++] = "-";
     }
+    if ((rc = cli_backend_open(&be, o->exec, nthreads, "info")) != 0) return rc;
     for (i = 0; i < count; ++i) {
         int r;
         if (i) printf("\n");
-        r = info_one(o, list[i], nthreads, count > 1);
+        r = info_one(o, list[i], &be, count > 1);
         if (r != 0) rc = r;
     }
+    cli_backend_close(&be);
     return rc;
 }

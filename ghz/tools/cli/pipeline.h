@@ -1,14 +1,15 @@
 /* ghz/tools/cli/pipeline.h: the chunked compression loop that compress, roundtrip
  * and stat share. The raw input is cut into chunks of frame_elems values; each chunk
- * becomes one frame (ghz_compress), which goes to an optional output, and is
- * optionally decompressed again (ghz_decompress_mt) to an output and/or compared
- * with the chunk. Memory stays bounded by a few chunks, except for REL input from a
- * pipe (see below). */
+ * becomes one frame (compressed by the backend: ghz_compress, or the CUDA codec),
+ * which goes to an optional output, and is optionally decompressed again (by the
+ * same backend) to an output and/or compared with the chunk. Memory stays bounded
+ * by a few chunks, except for REL input from a pipe (see below). */
 #ifndef GHZ_TOOLS_CLI_PIPELINE_H
 #define GHZ_TOOLS_CLI_PIPELINE_H
 
 #include <stdint.h>
 
+#include "backend.h"
 #include "ghz/codec/codec.h"
 #include "io.h"
 #include "metrics.h"
@@ -16,6 +17,7 @@
 typedef struct {
     /* Set by the caller. */
     ghz_params_t params;  /* validated by cli_make_params; has_range is set here */
+    cli_backend* backend; /* runs the codec (cli_backend_open'ed by the caller) */
     uint64_t frame_elems; /* values per frame */
     int progress;         /* -1 auto, 0 off, 1 on */
     int has_dims;         /* the input must hold exactly dims_n values */
@@ -33,9 +35,10 @@ typedef struct {
     double eb_abs_min;      /* eb_abs of the frame headers (equal for one stream, */
     double eb_abs_max;      /* since REL uses one global range) */
     double range_min, range_max; /* REL: the global value range (NaN when empty) */
-    double t_compress;      /* seconds spent inside ghz_compress (and, for REL, in
-                               the ghz_value_range pass) */
-    double t_decompress;    /* seconds spent inside ghz_decompress_mt */
+    double t_compress;      /* seconds spent in the backend's compress calls (cuda:
+                               the host<->device copies included) and, for REL, in
+                               the ghz_value_range pass (on the CPU) */
+    double t_decompress;    /* seconds spent in the backend's decompress calls */
     int whole_in_memory;    /* REL from a non-seekable input: it was read whole */
 } cli_pipeline;
 

@@ -169,11 +169,90 @@ expect 1 "failure keeps an existing output" -- "$CLI" decompress -z hdr.ghz -o k
 no_temp
 
 echo "# execution policy"
-expect 1 "-x cuda on compress" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 -A 1 -x cuda
-says "CUDA backend not built"
-expect 1 "-x cuda on decompress" -- "$CLI" decompress -z a.ghz -o x.out -x cuda
-says "CUDA backend not built"
 expect 2 "-x gpu" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 -A 1 -x gpu
+expect 0 "-x cpu" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 -R 1e-4 -x cpu
+cmp -s x.ghz a.ghz && ok "  same stream as the default" || bad "  -x cpu differs"
+rm -f x.ghz
+
+# -x cuda: with a usable GPU every command must give the CPU's bytes; without one
+# (a CPU-only build, or no GPU visible) every command must fail with exit 1, saying
+# why, before touching any file.
+# same_out DESCRIPTION FILE REFERENCE: FILE must equal REFERENCE byte for byte.
+same_out() { if cmp -s "$2" "$3"; then ok "  $1: same bytes as -x cpu"; else
+    bad "  $1: $2 differs from the CPU's $3"; fi; }
+echo "# -x cuda"
+if "$CLI" -V | grep -q 'cuda not built'; then
+    cuda_why="CUDA backend not built"
+else
+    cuda_why="no usable CUDA device"
+fi
+"$CLI" compress -i a.f32 -z cu_a.ghz -t f32 -M REL -E 1e-4 -x cuda > last.out 2> last.err
+cuda_rc=$?
+if [ "$cuda_rc" = 0 ]; then
+    ok "-x cuda compress: a GPU is in use, checking it against the CPU"
+    same_out "compress f32 REL" cu_a.ghz a.ghz
+    expect 0 "-x cuda decompress" -- "$CLI" decompress -z a.ghz -o cu_a.out -x cuda
+    same_out "decompress" cu_a.out a.out
+    expect 0 "-x cuda roundtrip -s" -- "$CLI" -i a.f32 -z cu_b.ghz -o cu_b.out -t f32 -R 1e-4 -s -x cuda
+    same_out "roundtrip stream" cu_b.ghz b.ghz
+    same_out "roundtrip values" cu_b.out b.out
+    grep -q '^device .*GPU' last.out && ok "  report names the GPU" || bad "  report lacks the GPU"
+    expect 0 "-x cuda f64 ABS" -- "$CLI" -i a.f64 -z cu_d.ghz -o cu_d.out -d -A 1e-6 -x cuda
+    same_out "f64 stream" cu_d.ghz d.ghz
+    same_out "f64 values" cu_d.out d.out
+    expect 0 "-x cuda specials and --fill" -- \
+        "$CLI" -i sp.f32 -z cu_sp.ghz -o cu_sp.out -f -R 1e-3 --fill -9999 -x cuda
+    same_out "specials stream" cu_sp.ghz sp.ghz
+    same_out "specials values" cu_sp.out sp.out
+    expect 0 "-x cuda empty input" -- "$CLI" compress -i empty.f32 -z cu_e.ghz -t f32 -A 1 -x cuda
+    same_out "empty frame" cu_e.ghz e.ghz
+    expect 0 "  decompresses to nothing" -- "$CLI" decompress -z e.ghz -o cu_e.out -x cuda
+    [ -f cu_e.out ] && [ ! -s cu_e.out ] && ok "  empty output" || bad "  empty output expected"
+    expect 0 "-x cuda --frame-elems 1000" -- \
+        "$CLI" compress -i a.f32 -z cu_m.ghz -t f32 -R 1e-4 --frame-elems 1000 -x cuda
+    same_out "201 frames" cu_m.ghz m.ghz
+    expect 0 "  decompress" -- "$CLI" decompress -z m.ghz -o cu_m.out -x cuda
+    same_out "201 frames decoded" cu_m.out m.out
+    expect 0 "-x cuda concatenated streams" -- "$CLI" decompress -z cat.ghz -o cu_cat.out -x cuda
+    same_out "concatenation" cu_cat.out cat.out
+    "$CLI" compress -t f32 -R 1e-4 --frame-elems 1000 -x cuda < a.f32 > cu_p.ghz
+    same_out "REL from a pipe" cu_p.ghz m.ghz
+    "$CLI" info m.ghz > cpu_info.out
+    expect 0 "-x cuda info" -- "$CLI" info m.ghz -x cuda
+    same_out "info listing" last.out cpu_info.out
+    expect 0 "-x cuda stat" -- "$CLI" stat -i a.f32 -t f32 -M REL -E 1e-3 -x cuda
+    grep -q '^compress .*GPU, incl. host<->device copies' last.out \
+        && ok "  says the times are the GPU's, copies included" || bad "  stat timing note"
+    awk -F': ' '/^max error\/bound/ { exit !($2 + 0 <= 1) }' last.out \
+        && ok "  max error/bound <= 1" || bad "  max error/bound > 1"
+    for f in code hdr huge magic trunc trunchdr trail; do
+        expect 1 "-x cuda decompress $f.ghz" -- "$CLI" decompress -z $f.ghz -o bad.out -x cuda
+        [ ! -e bad.out ] && ok "  no output left" || { bad "  output left"; rm -f bad.out; }
+        expect 1 "  info" -- "$CLI" info $f.ghz -x cuda
+    done
+    expect 1 "-x cuda corrupt code byte" -- "$CLI" decompress -z code.ghz -o bad.out -x cuda
+    says "corrupted input"
+elif [ "$cuda_rc" = 1 ] && grep -qF "$cuda_why" last.err; then
+    ok "-x cuda compress fails without a usable GPU (exit 1)"
+    says "$cuda_why"
+    [ ! -e cu_a.ghz ] && ok "  no output left" || bad "  output left behind"
+    expect 1 "-x cuda decompress" -- "$CLI" decompress -z a.ghz -o cu.out -x cuda
+    says "$cuda_why"
+    expect 1 "-x cuda roundtrip" -- "$CLI" -i a.f32 -z cu.ghz -o cu.out -t f32 -A 1 -x cuda
+    says "$cuda_why"
+    expect 1 "-x cuda stat" -- "$CLI" stat -i a.f32 -t f32 -A 1 -x cuda
+    says "$cuda_why"
+    [ ! -s last.out ] && ok "  no report" || bad "  stat printed a report"
+    expect 1 "-x cuda info" -- "$CLI" info a.ghz -x cuda
+    says "$cuda_why"
+    [ ! -s last.out ] && ok "  no listing" || bad "  info printed a listing"
+    [ ! -e cu.ghz ] && [ ! -e cu.out ] && ok "  no output left" || bad "  output left behind"
+    expect 2 "-x cuda still checks the usage first" -- \
+        "$CLI" compress -i a.f32 -z cu.ghz -t f32 -M REL -x cuda
+else
+    bad "-x cuda compress: exit $cuda_rc, expected 0, or 1 saying '$cuda_why'"
+    sed 's/^/     /' last.err
+fi
 no_temp
 
 echo "# $fails failure(s)"
