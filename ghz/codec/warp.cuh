@@ -52,6 +52,24 @@ static __device__ __forceinline__ int ghz_warp_quantize(const ghz_quantizer_t* z
     return ghz_quantize(z, __longlong_as_double((long long)bits), q);
 }
 
+/* Transposes the 32x32 bit matrix whose row r is lane r's word: afterwards lane i
+ * holds column i (bit k of it = bit i of row k). Five butterfly stages of a shuffle
+ * and a few logic operations, whatever the number of non-zero rows: cheaper than one
+ * ballot (encode) or shuffle (decode) per bit plane once there are more than a few. */
+static __device__ __forceinline__ uint32_t ghz_warp_transpose32(uint32_t x)
+{
+    const unsigned lane = ghz_lane_id();
+    const uint32_t masks[5] = {0x0000FFFFu, 0x00FF00FFu, 0x0F0F0F0Fu, 0x33333333u, 0x55555555u};
+#pragma unroll
+    for (int i = 0; i < 5; ++i) {
+        const unsigned s = 16u >> i;
+        const uint32_t m = masks[i];
+        const uint32_t y = __shfl_xor_sync(GHZ_FULL_MASK, x, s);
+        x = (lane & s) ? (x & ~m) | ((y & ~m) >> s) : (x & m) | ((y & m) << s);
+    }
+    return x;
+}
+
 /* Analyses one block: lane i brings its value's bit pattern in the dtype and whether
  * it exists (i < m). Implements FORMAT.md's choice of kind. */
 static __device__ __forceinline__ ghz_warp_block_t ghz_warp_analyze(const ghz_quantizer_t* z,
@@ -139,9 +157,15 @@ static __device__ __forceinline__ void ghz_warp_emit(const ghz_warp_block_t* b, 
     }
     if (lane == 0) ghz_store_le(out, ghz_zigzag(b->q), nb);
     out += nb;
-    for (k = 0; k < w; ++k) {
-        uint32_t plane = __ballot_sync(GHZ_FULL_MASK, (mag >> k) & 1u);
-        if (lane == k + 1) mine = plane; /* lane k+1 writes plane k */
+    if (w <= 4u) {
+        for (k = 0; k < w; ++k) {
+            uint32_t plane = __ballot_sync(GHZ_FULL_MASK, (mag >> k) & 1u);
+            if (lane == k + 1) mine = plane; /* lane k+1 writes plane k */
+        }
+    } else {
+        /* lane k gets plane k (column k of the magnitudes); lane k+1 writes it */
+        const uint32_t plane = __shfl_up_sync(GHZ_FULL_MASK, ghz_warp_transpose32(mag), 1);
+        if (lane) mine = plane;
     }
     if (w && lane <= w) ghz_store_le(out + 4u * lane, mine, 4);
 }
@@ -183,15 +207,12 @@ static __device__ __forceinline__ int ghz_warp_decode(const ghz_quantizer_t* z, 
     ok = ghz_q0_class(zz) == cls;
     if (code & GHZ_CODE_FILL_BIT) ok = ok && mask != 0 && !(mask & ~used) && mask != used;
     if (w) {
-        /* lane k loads word k (sign plane, then planes 0..w-1); broadcast by shuffles */
-        uint32_t word = lane <= w ? ghz_load_u32_unaligned(p + 4u * lane) : 0u;
-        sign = __shfl_sync(GHZ_FULL_MASK, word, 0);
-        for (k = 0; k < w; ++k) {
-            uint32_t plane = __shfl_sync(GHZ_FULL_MASK, word, k + 1);
-            orbits |= plane;
-            top = plane;
-            mag |= ((plane >> lane) & 1u) << k;
-        }
+        /* lane k loads plane k; a bit transpose gives lane i its magnitude */
+        const uint32_t plane = lane < w ? ghz_load_u32_unaligned(p + 4u + 4u * lane) : 0u;
+        sign = ghz_load_u32_unaligned(p);
+        orbits = __reduce_or_sync(GHZ_FULL_MASK, plane);
+        top = __shfl_sync(GHZ_FULL_MASK, plane, w - 1u);
+        mag = ghz_warp_transpose32(plane);
         ok = ok && !((orbits | sign) & (~used | 1u | mask)) && !(sign & ~orbits) && top != 0;
     }
     /* inclusive prefix sum of the deltas (wrapping: a first out-of-range q is exact,
