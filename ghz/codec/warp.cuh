@@ -33,10 +33,11 @@ static __device__ __forceinline__ unsigned ghz_lane_id(void)
  * p + 4: callers keep that much slack in their buffers. */
 static __device__ __forceinline__ uint32_t ghz_load_u32_unaligned(const uint8_t* p)
 {
-    uintptr_t a = (uintptr_t)p;
-    const uint32_t* w = (const uint32_t*)(a & ~(uintptr_t)3);
-    unsigned sh = (unsigned)(a & 3u) * 8u;
-    return sh ? __funnelshift_r(w[0], w[1], sh) : w[0];
+    /* pointer arithmetic, not an integer round trip, so that a shared-memory pointer
+     * stays one and the loads are LDS rather than generic loads */
+    const unsigned mis = (unsigned)((uintptr_t)p & 3u);
+    const uint32_t* w = (const uint32_t*)(p - mis);
+    return mis ? __funnelshift_r(w[0], w[1], mis * 8u) : w[0];
 }
 
 /* Quantizes this lane's value (bit pattern `bits` of an elem-byte dtype): for f32 the
