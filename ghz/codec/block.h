@@ -224,6 +224,55 @@ GHZ_HD static inline uint32_t ghz_block_size(unsigned code, unsigned m, unsigned
     return size <= m * elem ? size : GHZ_BLOCK_INVALID;
 }
 
+/* The facts about one block from which FORMAT.md's choice of kind follows. The CPU
+ * gathers them with loops, the GPU with ballots and reductions; both then choose with
+ * ghz_block_choose, so the choice is written once. */
+typedef struct {
+    unsigned m;      /* values in the block, 1..32 */
+    uint32_t fmask;  /* positions holding the fill value */
+    int quantizable; /* every non-fill value is quantizable */
+    int all_same;    /* all m values bit-identical (consulted only when !quantizable) */
+    unsigned w;      /* delta width of the filled-in integers (quantizable blocks) */
+    int32_t q0;      /* first filled-in integer (quantizable blocks) */
+} ghz_block_facts_t;
+
+/* FORMAT.md, "Which kind the encoder chooses": returns the code byte and sets *size
+ * to the payload bytes. */
+GHZ_HD static inline unsigned ghz_block_choose(const ghz_block_facts_t* f, int has_fill,
+                                               unsigned elem, unsigned* size)
+{
+    const uint32_t used = f->m >= 32u ? 0xFFFFFFFFu : ((1u << f->m) - 1u);
+    if (has_fill && f->fmask == used) {
+        *size = 0;
+        return GHZ_CODE_FILLED;
+    }
+    if (f->quantizable) {
+        const unsigned cls = ghz_q0_class(ghz_zigzag(f->q0));
+        const unsigned s = ghz_quant_size(f->w, cls, f->fmask != 0);
+        if (s <= f->m * elem) {
+            *size = s;
+            return ghz_code_quant(f->w, cls, f->fmask != 0);
+        }
+    } else if (f->all_same) {
+        *size = elem;
+        return GHZ_CODE_CONST;
+    }
+    *size = f->m * elem;
+    return GHZ_CODE_RAW;
+}
+
+/* Bit width of the largest |q[i] - q[i-1]|, i = 1..31. */
+GHZ_HD static inline unsigned ghz_delta_width(const int32_t q[32])
+{
+    uint32_t any = 0;
+    unsigned i;
+    for (i = 1; i < 32; ++i) {
+        const int32_t d = q[i] - q[i - 1];
+        any |= (uint32_t)(d < 0 ? -d : d);
+    }
+    return ghz_bit_width(any);
+}
+
 /* ---- little-endian byte access --------------------------------------------------- */
 
 GHZ_HD static inline void ghz_store_le(uint8_t* p, uint64_t v, unsigned bytes)

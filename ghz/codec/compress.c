@@ -17,51 +17,44 @@ static unsigned encode_block(const ghz_enc_params* e, const uint8_t* src, unsign
     double x[32];
     uint64_t bits[32];
     int32_t q[32];
-    uint32_t fmask = 0, used = m == 32 ? 0xFFFFFFFFu : (1u << m) - 1u;
-    unsigned i, first = 32, code;
-    int quantizable = 1;
+    ghz_block_facts_t f;
+    unsigned i, first = 32, code, sz;
 
+    f.m = m;
+    f.fmask = 0;
+    f.quantizable = 1;
+    f.all_same = 1;
+    f.w = 0;
+    f.q0 = 0;
     for (i = 0; i < m; ++i) {
         x[i] = ghz_load_value(e, src, i, &bits[i]);
-        if (e->has_fill && bits[i] == e->fill_bits) fmask |= 1u << i;
+        if (e->has_fill && bits[i] == e->fill_bits) f.fmask |= 1u << i;
+        f.all_same &= bits[i] == bits[0];
     }
-    if (e->has_fill && fmask == used) {
-        *size = 0;
-        return GHZ_CODE_FILLED;
-    }
-    for (i = 0; i < m && quantizable; ++i) {
-        if (fmask >> i & 1u) continue;
-        quantizable = ghz_quantize(&e->z, x[i], &q[i]);
+    for (i = 0; i < m && f.quantizable; ++i) {
+        if (f.fmask >> i & 1u) continue;
+        f.quantizable = ghz_quantize(&e->z, x[i], &q[i]);
         if (first == 32) first = i;
     }
-    if (quantizable) {
-        uint8_t tmp[GHZ_BLOCK_MAX_BYTES];
+    if (f.quantizable && first < 32) {
         /* Fill positions repeat the previous q (leading ones the first non-fill q) and
          * positions past m repeat q[m-1], so they add no delta. */
         for (i = 0; i < 32; ++i) {
             if (i < first)
                 q[i] = q[first];
-            else if (i >= m || (fmask >> i & 1u))
+            else if (i >= m || (f.fmask >> i & 1u))
                 q[i] = q[i - 1];
         }
-        code = ghz_quant_encode(q, fmask, tmp);
-        *size = ghz_quant_size(code & GHZ_CODE_W_MASK, (code >> 5) & 3u, fmask != 0);
-        if (*size <= m * e->elem) {
-            memcpy(out, tmp, *size);
-            return code;
-        }
-    } else {
-        for (i = 1; i < m && bits[i] == bits[0]; ++i) {
-        }
-        if (i == m) {
-            memcpy(out, src, e->elem);
-            *size = e->elem;
-            return GHZ_CODE_CONST;
-        }
+        f.w = ghz_delta_width(q);
+        f.q0 = q[0];
     }
-    memcpy(out, src, (size_t)m * e->elem);
-    *size = m * e->elem;
-    return GHZ_CODE_RAW;
+    code = ghz_block_choose(&f, e->has_fill, e->elem, &sz);
+    *size = sz;
+    if (code == GHZ_CODE_RAW || code == GHZ_CODE_CONST)
+        memcpy(out, src, sz);
+    else if (code != GHZ_CODE_FILLED)
+        ghz_quant_encode(q, f.fmask, out);
+    return code;
 }
 
 /* Encodes blocks [b0, b1) of a frame of n values, writing codes[b] and the payloads
