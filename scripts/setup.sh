@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# scripts/setup.sh: installs what building and testing ghz needs, when it is missing:
+# cmake, make (or ninja), a C compiler, pkg-config, Criterion (libcriterion-dev) and
+# python3. Debian/Ubuntu (apt-get) only; uses sudo when not root. Idempotent: when
+# everything is present it installs nothing. OpenMP comes with GCC (libgomp).
+# CUDA is optional and never installed here: the CUDA codec is built when nvcc is found
+# (scripts/test.sh also looks in /usr/local/cuda/bin).
+set -euo pipefail
+
+missing=()
+have() { command -v "$1" >/dev/null 2>&1; }
+
+have cmake || missing+=(cmake)
+have make || have ninja || missing+=(make)
+have cc || have gcc || missing+=(gcc libc6-dev)
+have pkg-config || missing+=(pkg-config)
+if ! have pkg-config || ! pkg-config --exists criterion; then
+    missing+=(libcriterion-dev)
+fi
+have python3 || missing+=(python3)
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "setup: all dependencies present (cmake, make/ninja, C compiler, pkg-config, criterion, python3)"
+    exit 0
+fi
+
+echo "setup: missing: ${missing[*]}"
+if ! have apt-get; then
+    echo "setup: no apt-get here; install these by hand: ${missing[*]}" >&2
+    exit 1
+fi
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+    if have sudo; then
+        sudo=(sudo)
+    else
+        echo "setup: not root and no sudo; install these by hand: ${missing[*]}" >&2
+        exit 1
+    fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+echo "setup: apt-get update"
+"${sudo[@]}" apt-get update -q
+echo "setup: apt-get install -y --no-install-recommends ${missing[*]}"
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+
+# Check again: a package that installed but does not provide what we need is an error.
+have cmake && { have make || have ninja; } && { have cc || have gcc; } && have pkg-config &&
+    pkg-config --exists criterion && have python3 || {
+    echo "setup: dependencies still missing after apt-get install" >&2
+    exit 1
+}
+echo "setup: installed ${missing[*]}"
