@@ -17,6 +17,9 @@ steps=${*:-all}
 has() { [[ " $steps " == *" all "* || " $steps " == *" $1 "* ]]; }
 status=0
 note() { printf '\n=== %s ===\n' "$*"; }
+# Every step runs under a time limit (seconds): a hung kernel costs one step, not the
+# whole device call.
+T=${GHZ_STEP_TIMEOUT:-240}
 
 deps=/tmp/ghz-deps
 if [ -d .device-carry/debs ] && ! pkg-config --exists criterion 2>/dev/null; then
@@ -42,17 +45,18 @@ echo "built"
 
 if has test; then
     note "GPU tests"
-    ctest --test-dir build-gpu -L gpu --output-on-failure 2>&1 | tee "$OUT/ctest-gpu.log" | tail -25
+    # the test binary directly, verbose: the log names the test that was running
+    timeout $T build-gpu/test/gpu/test_cuda_codec --jobs 1 --verbose 2>&1 | tee "$OUT/ctest-gpu.log" | tail -25
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
     note "CPU tests on this machine too"
-    ctest --test-dir build-gpu -L cpu -j8 2>&1 | tail -4
+    ctest --test-dir build-gpu -L cpu -j8 --timeout $T 2>&1 | tail -4
 fi
 
 if has sanitize; then
     t=build-gpu/test/gpu/test_cuda_codec
     for tool in memcheck racecheck synccheck; do
         note "compute-sanitizer $tool"
-        compute-sanitizer --tool $tool --error-exitcode 9 $t --jobs 1 \
+        timeout $T compute-sanitizer --tool $tool --error-exitcode 9 $t --jobs 1 \
             --filter 'cuda_codec/@(identity_tiny_sizes|batch_equals_single|corrupt_streams_reported|graph_capture)' \
             >"$OUT/sanitize-$tool.log" 2>&1
         rc=$?
@@ -78,7 +82,7 @@ EOF
     fi
     gen=()
     [ -d build-gpu/datasets ] && gen=(--gen wave3d --gen smooth2d --gen noisy2d --gen ocean2d)
-    build-gpu/ghz/tools/bench/ghz-bench codec --json "$OUT/bench_codec.json" ${GHZ_BENCH_ARGS:-} \
+    timeout $((2 * T)) build-gpu/ghz/tools/bench/ghz-bench codec --json "$OUT/bench_codec.json" ${GHZ_BENCH_ARGS:-} \
         "${gen[@]}" "${raw[@]}" 2>&1 | tee "$OUT/bench_codec.txt"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi

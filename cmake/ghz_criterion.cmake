@@ -1,0 +1,23 @@
+# Criterion as one imported target, ghz::criterion, for every test directory.
+#
+# pkg-config is tried first (Debian's libcriterion-dev ships criterion.pc). Where the
+# .pc file is present but its dependencies' .pc files are not (a copy unpacked from
+# .deb files on the GPU machine, see scripts/gpu_run.sh), the header and the shared
+# library are found directly: the shared library carries its own dependencies.
+if(TARGET ghz::criterion)
+  return()
+endif()
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(CRITERION QUIET IMPORTED_TARGET GLOBAL criterion)
+endif()
+if(CRITERION_FOUND)
+  add_library(ghz::criterion ALIAS PkgConfig::CRITERION)
+else()
+  find_path(GHZ_CRITERION_INCLUDE criterion/criterion.h REQUIRED)
+  find_library(GHZ_CRITERION_LIBRARY criterion REQUIRED)
+  add_library(ghz_criterion INTERFACE)
+  target_include_directories(ghz_criterion INTERFACE ${GHZ_CRITERION_INCLUDE})
+  target_link_libraries(ghz_criterion INTERFACE ${GHZ_CRITERION_LIBRARY})
+  add_library(ghz::criterion ALIAS ghz_criterion)
+endif()
