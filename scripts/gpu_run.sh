@@ -4,7 +4,7 @@
 # (memcheck and racecheck, on a reduced set), then the benchmark. Logs and JSON go to
 # $OUT (the device tool's output folder) or ./gpu-out.
 #
-#   bash scripts/gpu_run.sh [all|test|sanitize|bench]...
+#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench]...
 #
 # Criterion and pkg-config are not on the GPU machine: the session carries their
 # Debian packages in .device-carry/debs (see scripts/fetch_device_debs.sh) and this
@@ -63,6 +63,15 @@ if has sanitize; then
         tail -4 "$OUT/sanitize-$tool.log"
         [ $rc = 0 ] || { status=1; echo "$tool: exit $rc"; }
     done
+fi
+
+if has cpu; then
+    # One-core CPU reference numbers on this (quiet, 16-core) machine: the demo runs
+    # the generated fields at REL 1e-2, 1e-3 and 1e-4 on one thread.
+    note "CPU reference, one core (ghz-demo)"
+    lscpu | grep -m1 "Model name" | tee "$OUT/cpu.txt"
+    OMP_NUM_THREADS=1 timeout $T build-gpu/examples/ghz-demo --reps 5 2>&1 | tee "$OUT/demo_cpu.txt"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 
 if has bench; then

@@ -20,7 +20,7 @@ def quant(q, fmask):
     code = w | (c<<5) | (0x80 if fmask else 0)
     return code, out
 def header(dtype, mode, eb_user, eb_abs, fill, fill_bits, n, psize):
-    h = bytes([0xF9,0x47,0x48,0x5A]) + le(1,2) + le(64,2) + bytes([dtype, mode, 5, 1 if fill else 0]) + le(0,4)
+    h = bytes([0xF9,0x47,0x48,0x5A]) + le(2,2) + le(64,2) + bytes([dtype, mode, 5, 1 if fill else 0]) + le(0,4)
     h += le(n,8) + le((n+31)//32, 8) + le(psize, 8) + struct.pack('<d', eb_user) + struct.pack('<d', eb_abs) + le(fill_bits if fill else 0, 8)
     assert len(h) == 64
     return h
@@ -29,7 +29,9 @@ def frame(hdr_args, codes, payload):
     nb = (n+31)//32; cb = (nb+15)//16*16
     return header(*hdr_args[:7], len(payload)) + bytes(codes) + bytes(cb-nb) + payload
 
-# Stream A: f32 ABS 0.5 -> Q = 1. n = 100.
+# Stream A: f32 ABS E = 128/255 -> Q = E * 1.9921875 = 1 exactly (FORMAT.md's f32 quantum). n = 100.
+EA = 128/255
+assert EA * 1.9921875 == 1.0
 d0 = [0, 1, -2, 3, 0, -5, 4, 1, 1, 1, 0, 0, -1, 2, -3, 5, 0, 0, 0, 0, 1, -1, 1, -1, 2, 2, -4, 0, 3, -3, 0, 1]
 q = [-3]
 for x in d0[1:]: q.append(q[-1]+x)
@@ -41,7 +43,7 @@ q3 = [1000, 1000, 1001, 999]; q3f = q3 + [q3[-1]]*28
 c3, p3 = quant(q3f, 0)
 codesA = [c0, 0x3F, 0x1F, c3]
 payA = p0 + le(constnan,4) + b''.join(le(r,4) for r in raw) + p3
-A = frame((1,1,0.5,0.5,False,0,100), codesA, payA)
+A = frame((1,1,EA,EA,False,0,100), codesA, payA)
 print("A q0..31:", q)
 print("A codes", [hex(x) for x in codesA], "size", len(A), "payload", len(payA))
 print("A:", A.hex())

@@ -594,7 +594,8 @@ Test(corrupt, header_field_values)
     cr_assert_eq(with_field(0, 1, 0xF9, GHZ_EB_ABS), GHZ_SUCCESS, "baseline: %s",
                  ghz_last_error_detail());
     cr_assert_eq(with_field(4, 2, 0, GHZ_EB_ABS), GHZ_ERR_VERSION, "version 0");
-    cr_assert_eq(with_field(4, 2, 2, GHZ_EB_ABS), GHZ_ERR_VERSION, "version 2");
+    cr_assert_eq(with_field(4, 2, 1, GHZ_EB_ABS), GHZ_ERR_VERSION, "version 1 (the f32 quantum was 2E)");
+    cr_assert_eq(with_field(4, 2, 3, GHZ_EB_ABS), GHZ_ERR_VERSION, "version 3");
     cr_assert_eq(with_field(4, 2, 0xFFFF, GHZ_EB_ABS), GHZ_ERR_VERSION, "version 65535");
     cr_assert_eq(with_field(6, 2, 65, GHZ_EB_ABS), GHZ_ERR_CORRUPT, "header_size 65");
     cr_assert_eq(with_field(6, 2, 0, GHZ_EB_ABS), GHZ_ERR_CORRUPT, "header_size 0");

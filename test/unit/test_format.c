@@ -16,14 +16,14 @@
 
 #include "testutil.h"
 
-/* Frame A: f32, ABS 0.5 (Q = 1), no fill, n = 100:
+/* Frame A: f32, ABS 128/255 (Q = 128/255 * 1.9921875 = 1 exactly), no fill, n = 100:
  *   block 0 QUANT q0 = -3 (zz 5, c = 1), w = 3   code 0x23, 17 payload bytes
  *   block 1 CONST NaN 0x7FC01234                  code 0x3F, 4 bytes
  *   block 2 RAW (NaN, -0.0, denormal, Inf, ...)   code 0x1F, 128 bytes
  *   block 3 QUANT m = 4, q = 1000 1000 1001 999   code 0x42 (w 2, c 2), 14 bytes */
 static const char stream_a_hex[] =
-    "f947485a01004000010105000000000064000000000000000400000000000000a300000000000000"
-    "000000000000e03f000000000000e03f0000000000000000233f1f42000000000000000000000000"
+    "f947485a02004000010105000000000064000000000000000400000000000000a300000000000000"
+    "101010101010e03f101010101010e03f0000000000000000233f1f42000000000000000000000000"
     "052450a024aad3f0b00c600033608000043412c07f0000803f0000c07f0000008001000000000080"
     "7f79e9f642000080ffabaaaa3e0000803fffff7f7f00000080010000000000807f79e9f642000080"
     "ffabaaaa3e0000803f0000c8c200000080010000000000807f79e9f642000080ffabaaaa3e000080"
@@ -36,7 +36,7 @@ static const char stream_a_hex[] =
  *   block 2 CONST +Inf                                       code 0x3F, 8 bytes
  *   block 3 QUANT m = 6, mask 0x20, q0 0 (c = 0), w 2          code 0x82, 16 bytes */
 static const char stream_b_hex[] =
-    "f947485a010040000201050100000000660000000000000004000000000000003000000000000000"
+    "f947485a020040000201050100000000660000000000000004000000000000003000000000000000"
     "000000000000d03f000000000000d03f000000008087c3c05fe33f82000000000000000000000000"
     "030002803f0d03000000fc7ff8fffd7ff8fffd7f0000fc7f000000000000f07f2000000004000000"
     "0600000010000000";
@@ -62,7 +62,7 @@ static void frame_a_values(float* in, float* out)
 {
     int i;
     for (i = 0; i < 32; i++) in[i] = out[i] = (float)a_q0[i];
-    in[1] = -2.5f;  /* rint(-2.5) = -2, |err| = 0.5 = E: accepted */
+    in[1] = -2.5f;  /* rint(-2.5) = -2, |err| = 0.5 <= E: accepted */
     in[2] = -3.5f;  /* rint(-3.5) = -4 */
     in[8] = 0.5f;   /* rint(0.5) = 0 */
     in[13] = 2.5f;  /* -> 2 */
@@ -109,8 +109,8 @@ Test(format, hand_built_frame_a_decodes)
     frame_a_values(in, expect);
     cr_assert_eq(size, 243);
     cr_assert_eq(ghz_frame_info(s, size, &fi), GHZ_SUCCESS, "%s", ghz_last_error_detail());
-    cr_assert(fi.format_version == 1 && fi.dtype == GHZ_F32 && fi.eb_mode == GHZ_EB_ABS &&
-              fi.eb_user == 0.5 && fi.eb_abs == 0.5 && !fi.has_fill && fi.n == 100 &&
+    cr_assert(fi.format_version == 2 && fi.dtype == GHZ_F32 && fi.eb_mode == GHZ_EB_ABS &&
+              fi.eb_user == 128.0 / 255.0 && fi.eb_abs == 128.0 / 255.0 && !fi.has_fill && fi.n == 100 &&
               fi.n_blocks == 4 && fi.payload_size == 163 && fi.frame_size == 243);
     cr_assert_eq(ghz_decompress(s, size, got, sizeof got, &n_out), GHZ_SUCCESS, "%s",
                  ghz_last_error_detail());
@@ -126,7 +126,7 @@ Test(format, hand_built_frame_a_is_what_compress_writes)
     unsigned char s[512], c[1024];
     size_t size = unhex(stream_a_hex, s), csize = 0, i;
     float in[100], expect[100];
-    ghz_params_t p = tu_params(GHZ_F32, GHZ_EB_ABS, 0.5);
+    ghz_params_t p = tu_params(GHZ_F32, GHZ_EB_ABS, 128.0 / 255.0); /* Q = 1 */
     frame_a_values(in, expect);
     cr_assert_eq(ghz_compress(&p, in, 100, c, sizeof c, &csize), GHZ_SUCCESS);
     cr_assert_eq(csize, size, "compressed size %zu, FORMAT.md says %zu", csize, size);
@@ -183,7 +183,7 @@ Test(format, header_fields)
     c = tu_compress(&p, a, n, &size);
     tu_range(a, GHZ_F32, n, 1, tu_bits_of(GHZ_F32, -1e34), &lo, &hi);
     cr_assert(c[0] == 0xF9 && c[1] == 0x47 && c[2] == 0x48 && c[3] == 0x5A, "magic");
-    cr_assert(tu_rd(c + 4, 2) == 1, "format_version %llu", (unsigned long long)tu_rd(c + 4, 2));
+    cr_assert(tu_rd(c + 4, 2) == 2, "format_version %llu", (unsigned long long)tu_rd(c + 4, 2));
     cr_assert(tu_rd(c + 6, 2) == 64, "header_size");
     cr_assert(c[8] == 1 && c[9] == 2 && c[10] == 5 && c[11] == 1, "dtype/mode/log2/flags");
     cr_assert(tu_rd(c + 12, 4) == 0, "reserved");
@@ -196,7 +196,7 @@ Test(format, header_fields)
               tu_rel_bound(1e-3, lo, hi));
     cr_assert(tu_rd(c + 56, 8) == tu_flt_bits(-1e34f), "fill_bits: f32 in the low half, %llx",
               (unsigned long long)tu_rd(c + 56, 8));
-    cr_assert_eq(ghz_format_version(), 1);
+    cr_assert_eq(ghz_format_version(), 2);
     free(c);
     free(a);
 }
@@ -225,7 +225,7 @@ Test(format, extreme_integers)
      * size, so QUANT (only a larger QUANT becomes RAW); with one fill value the mask
      * makes it 132 > 128: RAW. */
     for (i = 0; i < 32; i++) fin[i] = (i % 2 ? 1.0f : -1.0f) * 536870880.0f;
-    p = tu_params(GHZ_F32, GHZ_EB_ABS, 0.5);
+    p = tu_params(GHZ_F32, GHZ_EB_ABS, 128.0 / 255.0); /* Q = 1 */
     c = tu_compress(&p, fin, 32, &size);
     cr_assert(c[64] == (30 | 3 << 5) && size == 64 + 16 + 128, "code %02x size %zu", c[64],
               size);

@@ -92,7 +92,7 @@ Test(golden, frozen_streams_decode_within_bound)
         void* out;
         char msg[512];
         cr_assert_eq(ghz_frame_info(gold, gold_size, &fi), GHZ_SUCCESS, "%s", g->name);
-        cr_assert(fi.format_version == 1 && fi.dtype == g->dtype && fi.eb_mode == g->eb_mode &&
+        cr_assert(fi.format_version == 2 && fi.dtype == g->dtype && fi.eb_mode == g->eb_mode &&
                       fi.eb_user == g->eb && fi.n == g->n && fi.frame_size == gold_size &&
                       fi.has_fill == g->has_fill,
                   "%s: header fields", g->name);

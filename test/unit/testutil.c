@@ -371,7 +371,7 @@ tu_quant_t tu_quant_make(double eb_abs, int f32)
 {
     tu_quant_t z;
     z.E = eb_abs;
-    z.Q = 2.0 * eb_abs;                     /* exact: a doubling */
+    z.Q = f32 ? eb_abs * 1.9921875 : 2.0 * eb_abs; /* FORMAT.md: 2E, or E(2 - 2^-7) for f32 */
     z.R = eb_abs > 0.0 ? 1.0 / z.Q : 0.0;   /* rounded to nearest */
     z.f32 = f32;
     return z;
@@ -462,7 +462,7 @@ void tu_write_header(unsigned char* h, ghz_dtype_t t, ghz_eb_mode_t mode, double
     h[1] = 0x47;
     h[2] = 0x48;
     h[3] = 0x5A;
-    tu_wr(h + 4, 1, 2);
+    tu_wr(h + 4, 2, 2); /* FORMAT.md: format_version 2 */
     tu_wr(h + 6, 64, 2);
     h[8] = (unsigned char)t;
     h[9] = (unsigned char)mode;
