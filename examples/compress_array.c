@@ -3,10 +3,12 @@
  * Compresses the generated fields of datasets/ (at their default sizes) under three
  * REL bounds with the CPU reference codec on one thread, decompresses them, checks
  * every value against the bound the frame guarantees, and prints one table row per
- * (field, bound): ratio, bits/value, max error / bound, PSNR and throughput.
- * Exits 1 when any bound is violated or any call fails.
+ * (field, bound): ratio, bits/value, max error / bound, PSNR and throughput. Where the
+ * CUDA codec is built and a GPU is present, every case runs on the GPU too, which must
+ * write the CPU's bytes and decode to the CPU's values (demo_gpu.c).
+ * Exits 1 when any bound is violated, the GPU differs, or any call fails.
  *
- *   ghz-demo [--reps N]   (N: timed repetitions, the best is reported; default 3)
+ *   ghz-demo [--reps N] [--cpu]   (N: timed repetitions, default 3; --cpu: no GPU)
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -19,6 +21,7 @@
 
 #include "ghz/ghz.h"
 #include "datasets/datasets.h"
+#include "demo_gpu.h"
 
 typedef struct {
     const char* name;
@@ -34,6 +37,7 @@ static const field_t FIELDS[] = {
 };
 static const double RELS[] = {1e-2, 1e-3, 1e-4};
 static const uint64_t SEED = 1;
+static int g_gpu; /* run every case on the GPU too */
 
 static double now_s(void)
 {
@@ -197,9 +201,25 @@ static int run_field(const field_t* f, int reps)
         else
             snprintf(psnr, sizeof psnr, "%.2f",
                      20.0 * log10(range) - 10.0 * log10(c.sq_err / (double)c.count));
-        printf("%-9s %-13s %10zu  %5.0e %8.2f %6.3f %7.4f %8s %7.3f %7.3f  %s\n", f->name,
+        char gpu[64] = "";
+        if (g_gpu) {
+            demo_gpu_result_t g;
+            st = demo_gpu_run(&p, x, n, z, zsize, y, reps, &g);
+            if (st != GHZ_SUCCESS) {
+                failures += fail("GPU codec", f->name, st);
+                goto done;
+            }
+            if (!g.same_bytes || !g.decoded_same) {
+                fprintf(stderr, "ghz-demo: %s REL %.0e: the GPU's %s differ from the CPU's\n",
+                        f->name, p.eb, g.same_bytes ? "decoded values" : "bytes");
+                failures++;
+            }
+            snprintf(gpu, sizeof gpu, "  %8.1f %7.1f  %s", g.comp_gbs, g.decomp_gbs,
+                     g.same_bytes && g.decoded_same ? "same" : "DIFFER");
+        }
+        printf("%-9s %-13s %10zu  %5.0e %8.2f %6.3f %7.4f %8s %7.3f %7.3f  %-8s%s\n", f->name,
                shape, n, p.eb, ratio, bpv, err_ratio, psnr, raw_bytes / tc / 1e9,
-               raw_bytes / td / 1e9, ok ? "ok" : "VIOLATED");
+               raw_bytes / td / 1e9, ok ? "ok" : "VIOLATED", gpu);
         fflush(stdout);
     }
 
@@ -212,45 +232,51 @@ done:
 
 int main(int argc, char** argv)
 {
-    int reps = 3;
+    int reps = 3, use_gpu = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = atoi(argv[++i]);
             if (reps < 1)
                 reps = 1;
+        } else if (strcmp(argv[i], "--cpu") == 0) {
+            use_gpu = 0;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: ghz-demo [--reps N]\n");
+            printf("usage: ghz-demo [--reps N] [--cpu]\n");
             return 0;
         } else {
-            fprintf(stderr, "usage: ghz-demo [--reps N]\n");
+            fprintf(stderr, "usage: ghz-demo [--reps N] [--cpu]\n");
             return 2;
         }
     }
 
     printf("ghz %s (format v%u): error-bounded compression of the generated fields\n",
            GHZ_VERSION_STRING, ghz_format_version());
-#ifdef GHZ_WITH_CUDA
-    printf("Runs on the CPU: CPU reference backend, 1 thread (this build also has the "
-           "CUDA codec; this demo does not use it).\n");
-#else
-    printf("Runs on the CPU: CPU reference backend, 1 thread; no GPU backend in this "
-           "build.\n");
-#endif
+    char gpu_name[256];
+    g_gpu = use_gpu && demo_gpu_open(gpu_name, sizeof gpu_name);
+    printf("CPU: reference backend, 1 thread (comp, decomp columns).\n");
+    if (g_gpu)
+        printf("GPU: %s, CUDA codec; it must write the CPU's bytes. GPU GB/s are for these\n"
+               "     small fields (launch-bound); `ghz-bench codec` measures >= 1 GiB.\n",
+               gpu_name);
+    else
+        printf("GPU: not used (%s): the demo runs on the CPU.\n",
+               use_gpu ? gpu_name : "--cpu");
     printf("float32 data, REL bounds; max err/bound <= 1 on every non-fill value is "
            "checked, fill values must be exact.\n");
     printf("PSNR over non-fill values (range = max - min); GB/s of uncompressed data, "
            "best of %d.\n\n",
            reps);
-    printf("%-9s %-13s %10s  %5s %8s %6s %7s %8s %7s %7s  %s\n", "field", "dims",
+    printf("%-9s %-13s %10s  %5s %8s %6s %7s %8s %7s %7s  %-8s%s\n", "field", "dims",
            "elements", "REL", "ratio", "bits/v", "err/eb", "PSNR dB", "comp", "decomp",
-           "check");
-    printf("%-9s %-13s %10s  %5s %8s %6s %7s %8s %7s %7s\n", "", "", "", "", "", "",
-           "", "", "GB/s", "GB/s");
+           "check", g_gpu ? "  GPU:comp  decomp  bytes" : "");
+    printf("%-9s %-13s %10s  %5s %8s %6s %7s %8s %7s %7s  %-8s%s\n", "", "", "", "", "", "",
+           "", "", "GB/s", "GB/s", "", g_gpu ? "      GB/s    GB/s" : "");
 
     int failures = 0;
     for (size_t i = 0; i < sizeof FIELDS / sizeof FIELDS[0]; i++)
         failures += run_field(&FIELDS[i], reps);
 
+    demo_gpu_close();
     if (failures) {
         printf("\nFAILED: %d check(s) failed\n", failures);
         return 1;
