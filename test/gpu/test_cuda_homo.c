@@ -14,7 +14,9 @@
 #include "ghz/homo/homo_cuda.h"
 #include "gputest.h"
 
-enum kind { SMOOTH, NOISY, ZEROS, SPECIALS, FILLS, NEAR_QMAX, KINDS };
+/* QFILL: fill value 0.0, which quantizes (to 0): the integer path must step aside
+ * wherever an integer is 0 (HOMO.md, Fill collisions). */
+enum kind { SMOOTH, NOISY, ZEROS, SPECIALS, FILLS, NEAR_QMAX, QFILL, KINDS };
 
 /* One frame of n values of a class, compressed on the CPU under ABS eb. */
 static unsigned char* make_frame(enum kind k, ghz_dtype_t t, size_t n, double eb, size_t* size)
@@ -28,7 +30,7 @@ static unsigned char* make_frame(enum kind k, ghz_dtype_t t, size_t n, double eb
     p.eb_mode = GHZ_EB_ABS;
     p.eb = eb;
     p.has_fill = 1;
-    p.fill = -1e34;
+    p.fill = k == QFILL ? 0.0 : -1e34;
     for (i = 0; i < n; ++i) {
         double v;
         switch (k) {
@@ -41,6 +43,7 @@ static unsigned char* make_frame(enum kind k, ghz_dtype_t t, size_t n, double eb
             break;
         }
         case FILLS: v = ((i / 700) % 3 == 0 || rng() % 17 == 0) ? -1e34 : (walk += unif() - 0.5); break;
+        case QFILL: v = rng() % 5 == 0 ? 0.0 : (unif() - 0.5) * 0.02; break;
         default: v = (rng() & 1 ? 1 : -1) * (520.0 + 16.0 * unif()); break; /* |q| ~ 5e8 at 1e-6 */
         }
         if (t == GHZ_F32) {
@@ -128,7 +131,7 @@ Test(cuda_homo, equals_cpu_reference)
                 unsigned char* a = make_frame((enum kind)k, t, n, eb, &sa);
                 int kb = (int)((k + si) % KINDS);
                 unsigned char* b;
-                if (kb == NEAR_QMAX) kb = k; /* its bound is the other's */
+                if (kb == NEAR_QMAX || kb == QFILL || k == QFILL) kb = k; /* same bound and fill */
                 b = make_frame((enum kind)kb, t, n, eb, &sb);
                 const size_t cap = ghz_compress_bound(n, t);
                 unsigned char* c = malloc(cap);

@@ -56,9 +56,12 @@ extern "C" ghz_status_t ghz_cuda_homo_binary(ghz_homo_op_t op, ghz_dtype_t dtype
     if (work_bytes < homo_work_bytes(tiles))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "workspace of %zu bytes, %zu needed", work_bytes,
                         homo_work_bytes(tiles));
-    /* the inputs' payload offsets share one 64-bit look-back value, 32 bits each */
-    if (a_size > 0xFFFFFFFFull || b_size > 0xFFFFFFFFull)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "inputs of 4 GiB or more: split them into frames");
+    /* The inputs' payload offsets share one 64-bit look-back value, 32 bits each: the
+     * sum of any input's block sizes must stay below 2^32 even for a corrupt stream
+     * (each block is at most its raw size, and the kernel refuses n > max_elems). */
+    if (max_elems > (0xFFFFFFFFull - 4096u) / ghz_dtype_size(dtype))
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "frames of %zu elements: at most 4 GiB of values per frame on the GPU",
+                        max_elems);
 
     homo_args_t g{};
     g.a = (const uint8_t*)d_a;
