@@ -131,7 +131,7 @@ int bench_homo_main(int argc, char** argv)
         CUDA_OK(cudaMalloc(&d_cd, bound));
         CUDA_OK(cudaMalloc(&d_w, ws));
         CUDA_OK(cudaMalloc(&d_sz, 4 * sizeof(uint64_t)));
-        CUDA_OK(cudaMalloc(&d_st, 4 * sizeof(int)));
+        CUDA_OK(cudaMalloc(&d_st, 6 * sizeof(int)));
 
         for (double rel : rels) {
             double eb_abs;
@@ -141,7 +141,7 @@ int bench_homo_main(int argc, char** argv)
             GHZ_OK(ghz_cuda_compress(&p, d_xa, n, d_ca, bound, d_sz + 0, d_st + 0, d_w, ws, 0));
             GHZ_OK(ghz_cuda_compress(&p, d_xb, n, d_cb, bound, d_sz + 1, d_st + 1, d_w, ws, 0));
             uint64_t sz[4] = {0, 0, 0, 0};
-            int st[4] = {0, 0, 0, 0};
+            int st[6] = {0, 0, 0, 0, 0, 0}; /* compress A, B; homo; DOC: decompress A, B, compress */
             CUDA_OK(cudaMemcpy(sz, d_sz, 2 * sizeof(uint64_t), cudaMemcpyDeviceToHost));
 
             GHZ_OK(ghz_cuda_homo_binary(GHZ_HOMO_SUM, GHZ_F32, d_ca, sz[0], d_cb, sz[1], d_ch, bound, n, d_sz + 2,
@@ -152,15 +152,15 @@ int bench_homo_main(int argc, char** argv)
             });
             const double td = time_ms(reps, ea, eb, [&] {
                 ghz_cuda_decompress(GHZ_F32, d_ca, sz[0], d_ya, n * 4, NULL, d_st + 3, d_w, ws, 0);
-                ghz_cuda_decompress(GHZ_F32, d_cb, sz[1], d_yb, n * 4, NULL, d_st + 3, d_w, ws, 0);
+                ghz_cuda_decompress(GHZ_F32, d_cb, sz[1], d_yb, n * 4, NULL, d_st + 4, d_w, ws, 0);
                 uint32_t fill_bits;
                 memcpy(&fill_bits, &f.fill, 4);
                 doc_add_kernel<<<prop.multiProcessorCount * 8, 256>>>((const uint32_t*)d_ya, (const uint32_t*)d_yb,
                                                                      (uint32_t*)d_r, n, f.has_fill, fill_bits);
-                ghz_cuda_compress(&p, d_r, n, d_cd, bound, d_sz + 3, d_st + 3, d_w, ws, 0);
+                ghz_cuda_compress(&p, d_r, n, d_cd, bound, d_sz + 3, d_st + 5, d_w, ws, 0);
             });
             CUDA_OK(cudaMemcpy(sz, d_sz, 4 * sizeof(uint64_t), cudaMemcpyDeviceToHost));
-            CUDA_OK(cudaMemcpy(st, d_st, 4 * sizeof(int), cudaMemcpyDeviceToHost));
+            CUDA_OK(cudaMemcpy(st, d_st, 6 * sizeof(int), cudaMemcpyDeviceToHost));
             bool same = sz[2] == sz[3];
             if (same) {
                 std::vector<uint8_t> h(sz[2]), d(sz[3]);
@@ -168,7 +168,7 @@ int bench_homo_main(int argc, char** argv)
                 CUDA_OK(cudaMemcpy(d.data(), d_cd, sz[3], cudaMemcpyDeviceToHost));
                 same = memcmp(h.data(), d.data(), sz[2]) == 0;
             }
-            const bool ok = same && st[0] == 0 && st[1] == 0 && st[2] == 0 && st[3] == 0;
+            const bool ok = same && st[0] == 0 && st[1] == 0 && st[2] == 0 && st[3] == 0 && st[4] == 0 && st[5] == 0;
             failures += !ok;
             const double raw = 4.0 * n;
             const double homo_gbs = raw / (th * 1e-3) / 1e9, doc_gbs = raw / (td * 1e-3) / 1e9;
@@ -182,10 +182,10 @@ int bench_homo_main(int argc, char** argv)
                         "%s{\"field\":\"%s\",\"elements\":%zu,\"tiles\":%zu,\"rel\":%g,\"eb_abs\":%.17g,"
                         "\"ratio\":%.4f,\"bytes_a\":%llu,\"bytes_b\":%llu,\"bytes_sum\":%llu,"
                         "\"homo_gbs\":%.2f,\"doc_gbs\":%.2f,\"speedup\":%.3f,\"roofline_pct\":%.2f,"
-                        "\"identical_to_doc\":%s,\"status\":[%d,%d,%d,%d]}",
+                        "\"identical_to_doc\":%s,\"status\":[%d,%d,%d,%d,%d,%d]}",
                         first_json ? "" : ",\n", f.name.c_str(), n0, tiles, rel, eb_abs, ratio,
                         (unsigned long long)sz[0], (unsigned long long)sz[1], (unsigned long long)sz[2], homo_gbs,
-                        doc_gbs, td / th, pct, same ? "true" : "false", st[0], st[1], st[2], st[3]);
+                        doc_gbs, td / th, pct, same ? "true" : "false", st[0], st[1], st[2], st[3], st[4], st[5]);
                 first_json = 0;
             }
         }
