@@ -484,3 +484,43 @@ Test(homo, decode_scaled_is_a_mean)
     free(mean);
     free(ref);
 }
+
+/* REL streams are combinable when their eb_abs agree (one shared range), and the
+ * result is DOC; a lossless REL stream (eb_abs = 0, constant data) gives the exact
+ * float results, kept losslessly under REL. */
+Test(homo, rel_streams)
+{
+    size_t n = 3000, sz[2], k, j, so = 1 << 20, n_out = 0;
+    unsigned char* in[2];
+    unsigned char* o = malloc(so);
+    ghz_params_t p = tu_params(GHZ_F32, GHZ_EB_REL, 1e-3);
+    p.has_range = 1;
+    p.range_min = -200.0;
+    p.range_max = 200.0;
+    for (k = 0; k < 2; ++k) {
+        void* a = tu_make(GHZ_F32, k ? TU_NOISY : TU_RANDOM, n, 60 + k);
+        in[k] = tu_compress(&p, a, n, &sz[k]);
+        free(a);
+    }
+    expect_doc(OP_SUM, 0, in, sz, 2, "REL with one range");
+    free(in[0]);
+    free(in[1]);
+    {
+        ghz_params_t c = tu_params(GHZ_F32, GHZ_EB_REL, 1e-3);
+        float* a = tu_make(GHZ_F32, TU_CONSTANT, n, 0);
+        float* r = malloc(n * sizeof *r);
+        ghz_frame_info_t fi;
+        ghz_buf_t ab, ob = buf_of(o, 0, so);
+        in[0] = tu_compress(&c, a, n, &sz[0]);
+        ab = buf_of(in[0], sz[0], sz[0]);
+        cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &ab, &ab, &ob), GHZ_SUCCESS, "%s", ghz_last_error_detail());
+        cr_assert_eq(ghz_frame_info(o, ob.size, &fi), GHZ_SUCCESS);
+        cr_assert(fi.eb_abs == 0.0 && fi.eb_mode == GHZ_EB_REL, "lossless result stays REL with eb_abs 0");
+        cr_assert_eq(ghz_decompress(o, ob.size, r, n * sizeof *r, &n_out), GHZ_SUCCESS);
+        for (j = 0; j < n; ++j) cr_assert_eq(tu_flt_bits(r[j]), tu_flt_bits(a[j] + a[j]), "value %zu", j);
+        free(a);
+        free(r);
+        free(in[0]);
+    }
+    free(o);
+}
