@@ -6,5 +6,6 @@
 #include "ghz/types.h"
 #include "ghz/errors.h"
 #include "ghz/codec/codec.h"
+#include "ghz/homo/homo.h"
 
 #endif

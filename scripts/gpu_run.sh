@@ -4,7 +4,7 @@
 # (memcheck and racecheck, on a reduced set), then the benchmark. Logs and JSON go to
 # $OUT (the device tool's output folder) or ./gpu-out.
 #
-#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench]...
+#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench|homo]...
 #
 # Criterion and pkg-config are not on the GPU machine: the session carries their
 # Debian packages in .device-carry/debs (see scripts/fetch_device_debs.sh) and this
@@ -93,6 +93,23 @@ EOF
     [ -d build-gpu/datasets ] && gen=(--gen wave3d --gen smooth2d --gen noisy2d --gen ocean2d)
     timeout $((2 * T)) build-gpu/ghz/tools/bench/ghz-bench codec --json "$OUT/bench_codec.json" ${GHZ_BENCH_ARGS:-} \
         "${gen[@]}" "${raw[@]}" 2>&1 | tee "$OUT/bench_codec.txt"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+if has homo; then
+    note "GPU tests of ghz/homo (fused kernel == CPU reference)"
+    timeout $T build-gpu/test/gpu/test_cuda_homo --jobs 1 --verbose 2>&1 | tee "$OUT/test-homo.log" | tail -15
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    for tool in memcheck racecheck; do
+        note "compute-sanitizer $tool (ghz/homo)"
+        timeout $T compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/test/gpu/test_cuda_homo --jobs 1 \
+            --filter 'cuda_homo/@(empty_frame|mismatch_and_corruption_reported)' >"$OUT/sanitize-homo-$tool.log" 2>&1
+        rc=$?
+        tail -4 "$OUT/sanitize-homo-$tool.log"
+        [ $rc = 0 ] || { status=1; echo "$tool: exit $rc"; }
+    done
+    note "ghz-bench homo"
+    timeout $((2 * T)) build-gpu/ghz/tools/bench/ghz-bench homo --json "$OUT/bench_homo.json" ${GHZ_BENCH_HOMO_ARGS:-} \
+        2>&1 | tee "$OUT/bench_homo.txt"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 exit $status

@@ -11,8 +11,8 @@
 
 /* Encodes block values src[0..m) into out (capacity >= m * elem) and returns the code
  * byte; *size receives the payload bytes written. */
-static unsigned encode_block(const ghz_enc_params* e, const uint8_t* src, unsigned m,
-                             uint8_t* out, uint32_t* size)
+unsigned ghz_encode_block(const ghz_enc_params* e, const uint8_t* src, unsigned m,
+                          uint8_t* out, uint32_t* size)
 {
     double x[32];
     uint64_t bits[32];
@@ -71,9 +71,9 @@ static uint64_t encode_range(const ghz_enc_params* e, const uint8_t* src, uint64
         const uint8_t* blk = src + (size_t)(32u * b) * e->elem;
         uint32_t size;
         if (room - off >= (uint64_t)m * e->elem) {
-            codes[b] = (uint8_t)encode_block(e, blk, m, out + off, &size);
+            codes[b] = (uint8_t)ghz_encode_block(e, blk, m, out + off, &size);
         } else {
-            codes[b] = (uint8_t)encode_block(e, blk, m, tmp, &size);
+            codes[b] = (uint8_t)ghz_encode_block(e, blk, m, tmp, &size);
             if (size > room - off) return UINT64_MAX;
             memcpy(out + off, tmp, size);
         }

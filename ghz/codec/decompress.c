@@ -31,8 +31,8 @@ static void fill_value(const ghz_enc_params* e, uint8_t* out, unsigned m, const 
 }
 
 /* Decodes one block; returns 0 or -1 when it is not canonical. */
-static int decode_block(const ghz_enc_params* e, unsigned code, unsigned m, const uint8_t* p,
-                        uint8_t* out)
+int ghz_decode_block(const ghz_enc_params* e, unsigned code, unsigned m, const uint8_t* p,
+                     uint8_t* out)
 {
     int32_t q[32];
     uint32_t fmask;
@@ -67,7 +67,7 @@ static uint64_t decode_range(const ghz_enc_params* e, const ghz_frame_info_t* in
     uint64_t b;
     for (b = b0; b < b1; ++b) {
         unsigned m = ghz_block_len(info->n, b);
-        if (decode_block(e, codes[b], m, p, out + (size_t)(32u * b) * e->elem) != 0) return b;
+        if (ghz_decode_block(e, codes[b], m, p, out + (size_t)(32u * b) * e->elem) != 0) return b;
         p += ghz_block_size(codes[b], m, e->elem, e->has_fill);
     }
     return UINT64_MAX;

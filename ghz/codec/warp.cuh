@@ -71,6 +71,38 @@ static __device__ __forceinline__ uint32_t ghz_warp_transpose32(uint32_t x)
     return x;
 }
 
+/* The QUANT half of FORMAT.md's choice, from integers: lane i brings its q (used only
+ * where vmask has i and fmask does not). Applies the fill-in rule, finds the width and
+ * class, and returns 1 with *r filled when the QUANT payload fits in RAW's m*elem
+ * bytes; 0 otherwise (the block is RAW). Shared by ghz_warp_analyze and by kernels that
+ * compute the integers themselves (ghz/homo). */
+static __device__ __forceinline__ int ghz_warp_quant_choose(int32_t q, uint32_t vmask, uint32_t fmask,
+                                                            unsigned elem, ghz_warp_block_t* r)
+{
+    const unsigned lane = ghz_lane_id();
+    const unsigned m = __popc(vmask);
+    int32_t qf = q;
+    if (vmask != GHZ_FULL_MASK || fmask) {
+        /* Fill positions and positions >= m take the q of the nearest non-fill
+         * lane below them, leading ones the first non-fill lane's. */
+        const uint32_t nonfill = vmask & ~fmask;
+        const uint32_t below = nonfill & (GHZ_FULL_MASK >> (31u - lane));
+        qf = __shfl_sync(GHZ_FULL_MASK, q, below ? 31 - __clz(below) : __ffs(nonfill) - 1);
+    }
+    const int32_t prev = __shfl_up_sync(GHZ_FULL_MASK, qf, 1);
+    const int32_t d = lane ? qf - prev : 0;
+    const uint32_t any = __reduce_or_sync(GHZ_FULL_MASK, (uint32_t)(d < 0 ? -d : d));
+    const unsigned w = 32u - __clz(any);
+    const unsigned cls = ghz_q0_class(ghz_zigzag(__shfl_sync(GHZ_FULL_MASK, qf, 0)));
+    const unsigned size = ghz_quant_size(w, cls, fmask != 0);
+    if (size > m * elem) return 0;
+    r->code = ghz_code_quant(w, cls, fmask != 0);
+    r->size = size;
+    r->fmask = fmask;
+    r->q = qf;
+    return 1;
+}
+
 /* Analyses one block: lane i brings its value's bit pattern in the dtype and whether
  * it exists (i < m). Implements FORMAT.md's choice of kind. */
 static __device__ __forceinline__ ghz_warp_block_t ghz_warp_analyze(const ghz_quantizer_t* z,
@@ -79,7 +111,6 @@ static __device__ __forceinline__ ghz_warp_block_t ghz_warp_analyze(const ghz_qu
                                                                    uint64_t fill_bits,
                                                                    unsigned elem)
 {
-    const unsigned lane = ghz_lane_id();
     const uint32_t vmask = __ballot_sync(GHZ_FULL_MASK, valid);
     const int isfill = valid && has_fill && bits == fill_bits;
     const uint32_t fmask = __ballot_sync(GHZ_FULL_MASK, isfill);
@@ -94,27 +125,7 @@ static __device__ __forceinline__ ghz_warp_block_t ghz_warp_analyze(const ghz_qu
         return r;
     }
     if (__all_sync(GHZ_FULL_MASK, !valid || isfill || ghz_warp_quantize(z, bits, elem, &q))) {
-        int32_t qf = q;
-        if (vmask != GHZ_FULL_MASK || fmask) {
-            /* Fill positions and positions >= m take the q of the nearest non-fill
-             * lane below them, leading ones the first non-fill lane's. */
-            const uint32_t nonfill = vmask & ~fmask;
-            const uint32_t below = nonfill & (GHZ_FULL_MASK >> (31u - lane));
-            qf = __shfl_sync(GHZ_FULL_MASK, q, below ? 31 - __clz(below) : __ffs(nonfill) - 1);
-        }
-        const int32_t prev = __shfl_up_sync(GHZ_FULL_MASK, qf, 1);
-        const int32_t d = lane ? qf - prev : 0;
-        const uint32_t any = __reduce_or_sync(GHZ_FULL_MASK, (uint32_t)(d < 0 ? -d : d));
-        const unsigned w = 32u - __clz(any);
-        const unsigned cls = ghz_q0_class(ghz_zigzag(__shfl_sync(GHZ_FULL_MASK, qf, 0)));
-        const unsigned size = ghz_quant_size(w, cls, fmask != 0);
-        if (size <= m * elem) {
-            r.code = ghz_code_quant(w, cls, fmask != 0);
-            r.size = size;
-            r.fmask = fmask;
-            r.q = qf;
-            return r;
-        }
+        if (ghz_warp_quant_choose(q, vmask, fmask, elem, &r)) return r;
     } else {
         const uint64_t b0 = __shfl_sync(GHZ_FULL_MASK, bits, 0);
         if (__all_sync(GHZ_FULL_MASK, !valid || bits == b0)) {
@@ -173,18 +184,22 @@ static __device__ __forceinline__ void ghz_warp_emit(const ghz_warp_block_t* b, 
 
 /* Decodes one block of m values with this code byte from p (its size in bytes as
  * ghz_block_size gives, plus 3 readable bytes of slack), giving this lane's value's
- * bit pattern in *bits (lanes >= m get 0). Returns nonzero (warp-uniform) when the
- * block is valid and canonical, as ghz_quant_decode checks it. */
-static __device__ __forceinline__ int ghz_warp_decode(const ghz_quantizer_t* z, unsigned code,
-                                                      unsigned m, const uint8_t* p,
-                                                      uint64_t fill_bits, unsigned elem,
-                                                      uint64_t* bits)
+ * bit pattern in *bits (lanes >= m get 0), its integer in *qo (QUANT blocks; 0
+ * otherwise) and the block's fill mask in *mo (QUANT: the stored mask; FILLED: all m
+ * positions; RAW/CONST: 0). Returns nonzero (warp-uniform) when the block is valid and
+ * canonical, as ghz_quant_decode checks it. */
+static __device__ __forceinline__ int ghz_warp_decode_q(const ghz_quantizer_t* z, unsigned code,
+                                                        unsigned m, const uint8_t* p,
+                                                        uint64_t fill_bits, unsigned elem,
+                                                        uint64_t* bits, int32_t* qo, uint32_t* mo)
 {
     const unsigned lane = ghz_lane_id();
     const uint32_t used = m >= 32u ? GHZ_FULL_MASK : ((1u << m) - 1u);
     unsigned w, cls, k;
     uint32_t mask = 0, zz, sign = 0, orbits = 0, top = 0, mag = 0, s, v;
     int ok;
+    *qo = 0;
+    *mo = 0;
     if (code == GHZ_CODE_RAW) {
         *bits = lane < m ? ghz_load_le(p + lane * elem, elem) : 0;
         return 1;
@@ -195,6 +210,7 @@ static __device__ __forceinline__ int ghz_warp_decode(const ghz_quantizer_t* z, 
     }
     if (code == GHZ_CODE_FILLED) {
         *bits = lane < m ? fill_bits : 0;
+        *mo = used;
         return 1;
     }
     w = code & GHZ_CODE_W_MASK;
@@ -228,6 +244,8 @@ static __device__ __forceinline__ int ghz_warp_decode(const ghz_quantizer_t* z, 
         const int32_t q = (int32_t)v;
         const int inrange = lane >= m || (q <= GHZ_QMAX && q >= -GHZ_QMAX);
         ok = __all_sync(GHZ_FULL_MASK, inrange) && ok;
+        *qo = q;
+        *mo = mask;
         if (lane >= m)
             *bits = 0;
         else if ((mask >> lane) & 1u)
@@ -238,6 +256,17 @@ static __device__ __forceinline__ int ghz_warp_decode(const ghz_quantizer_t* z, 
             *bits = (uint64_t)__double_as_longlong(ghz_recon(z, q));
     }
     return ok;
+}
+
+/* ghz_warp_decode_q for callers that want the values only. */
+static __device__ __forceinline__ int ghz_warp_decode(const ghz_quantizer_t* z, unsigned code,
+                                                      unsigned m, const uint8_t* p,
+                                                      uint64_t fill_bits, unsigned elem,
+                                                      uint64_t* bits)
+{
+    int32_t q;
+    uint32_t mask;
+    return ghz_warp_decode_q(z, code, m, p, fill_bits, elem, bits, &q, &mask);
 }
 
 #endif

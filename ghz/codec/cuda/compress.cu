@@ -120,21 +120,13 @@ __global__ void __launch_bounds__(kThreads, 3) compress_kernel(batch_t b, ghz_fr
     }
     if (lane < kBlocksPerWarp && b_first + lane < nb) c.dst[GHZ_HEADER_SIZE + b_first + lane] = (uint8_t)mycode;
     /* exclusive offsets of the warp's blocks, and the warp total */
-    unsigned myoff = mysize;
-#pragma unroll
-    for (unsigned k = 1; k < kBlocksPerWarp; k <<= 1) {
-        const unsigned t = __shfl_up_sync(0xFFFFFFFFu, myoff, k);
-        if (lane >= k) myoff += t;
-    }
-    if (lane == kBlocksPerWarp - 1) warp_total[warp] = myoff;
-    myoff -= mysize;
+    const unsigned myoff = warp_exclusive_offsets<kBlocksPerWarp>(mysize, &warp_total[warp]);
     __syncthreads();
 
     /* Tile offset: the sum of all earlier tiles' payloads. */
     if (warp == 0) {
-        const unsigned tile_total = scan_warp_totals(warp_total, warp_excl);
-        tile_state_t ts = c.tiles;
-        const offset_t excl = lookback_exclusive(ts, lb, tile, tile_total);
+        unsigned tile_total;
+        const offset_t excl = tile_exclusive(c.tiles, lb, tile, warp_total, warp_excl, &tile_total);
         if (lane == 0) {
             s_tile_off = excl;
             warp_total[0] = tile_total; /* reuse: the tile total, for the store below */

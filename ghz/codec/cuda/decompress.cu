@@ -81,15 +81,8 @@ __global__ void __launch_bounds__(kThreads) decompress_kernel(batch_t b)
         bad = size == GHZ_BLOCK_INVALID;
         mysize = bad ? 0u : size;
     }
-    unsigned myoff = mysize;
-#pragma unroll
-    for (unsigned k = 1; k < 32; k <<= 1) {
-        const unsigned t = __shfl_up_sync(0xFFFFFFFFu, myoff, k);
-        if (lane >= k) myoff += t;
-    }
+    const unsigned myoff = warp_exclusive_offsets<32>(mysize, &warp_total[warp]);
     const int any_bad = __any_sync(0xFFFFFFFFu, bad);
-    if (lane == 31) warp_total[warp] = myoff;
-    myoff -= mysize;
     if (lane == 0 && any_bad) {
         report(b.d_status, GHZ_ERR_CORRUPT);
         s_ok = 0; /* read by all after the next two barriers: a uniform exit */
@@ -97,9 +90,8 @@ __global__ void __launch_bounds__(kThreads) decompress_kernel(batch_t b)
     __syncthreads();
 
     if (warp == 0) {
-        const unsigned tile_total = scan_warp_totals(warp_total, warp_excl);
-        tile_state_t ts = c.tiles;
-        const offset_t excl = lookback_exclusive(ts, lb, tile, tile_total);
+        unsigned tile_total;
+        const offset_t excl = tile_exclusive(c.tiles, lb, tile, warp_total, warp_excl, &tile_total);
         if (lane == 0) {
             s_tile_off = excl;
             warp_total[0] = tile_total;

@@ -145,6 +145,32 @@ __device__ __forceinline__ unsigned scan_warp_totals(const unsigned* totals, uns
     return __shfl_sync(0xFFFFFFFFu, incl, kWarps - 1);
 }
 
+/* Exclusive offsets of the sizes that lanes 0..count-1 of a warp hold (a shuffle
+ * scan); lane count-1 stores the warp's total to *total. */
+template <unsigned count>
+__device__ __forceinline__ unsigned warp_exclusive_offsets(unsigned size, unsigned* total)
+{
+    const unsigned lane = threadIdx.x & 31u;
+    unsigned v = size;
+#pragma unroll
+    for (unsigned k = 1; k < count; k <<= 1) {
+        const unsigned t = __shfl_up_sync(0xFFFFFFFFu, v, k);
+        if (lane >= k) v += t;
+    }
+    if (lane == count - 1) *total = v;
+    return v - size;
+}
+
+/* By warp 0: the tile's total over its warps' totals (each warp's offset to excl[])
+ * and, through the look-back on ts, the sum of all earlier tiles' totals (returned
+ * in every lane). */
+__device__ __forceinline__ offset_t tile_exclusive(tile_state_t ts, prefix_op_t::TempStorage& lb, int tile,
+                                                   const unsigned* totals, unsigned* excl, unsigned* tile_total)
+{
+    *tile_total = scan_warp_totals(totals, excl);
+    return lookback_exclusive(ts, lb, tile, *tile_total);
+}
+
 } // namespace detail
 } // namespace ghz
 

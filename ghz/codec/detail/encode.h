@@ -44,6 +44,19 @@ static inline double ghz_load_value(const ghz_enc_params* e, const uint8_t* src,
     }
 }
 
+/* The block encoder of ghz_compress (compress.c): encodes block values src[0..m) into
+ * out (room for m * elem bytes) as FORMAT.md chooses, returns the code byte and sets
+ * *size to the payload bytes. ghz/homo's float path encodes with it, so its blocks
+ * are the codec's by construction. */
+unsigned ghz_encode_block(const ghz_enc_params* e, const uint8_t* src, unsigned m,
+                          uint8_t* out, uint32_t* size);
+
+/* The block decoder of ghz_decompress (decompress.c): decodes one block of m values
+ * with code byte `code` from p (its ghz_block_size bytes, bounds-checked by the
+ * caller) into out. Returns 0, or -1 when the block is not canonical. */
+int ghz_decode_block(const ghz_enc_params* e, unsigned code, unsigned m, const uint8_t* p,
+                     uint8_t* out);
+
 /* Threads to use for a job of n elements: 1 for small jobs, where threads cost more
  * than they save; nthreads == 0 means all available. */
 int ghz_threads_for(int nthreads, size_t n);

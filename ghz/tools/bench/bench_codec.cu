@@ -23,42 +23,10 @@
 #include <string>
 #include <vector>
 
-#ifdef GHZ_BENCH_HAVE_DATASETS
-#include "datasets/datasets.h"
-#endif
+#include "bench_common.cuh"
 #include "ghz/codec/codec_cuda.h"
 #include "ghz/ghz.h"
 
-#define CUDA_OK(call)                                                                        \
-    do {                                                                                     \
-        cudaError_t e_ = (call);                                                             \
-        if (e_ != cudaSuccess) {                                                             \
-            fprintf(stderr, "ghz-bench: %s: %s\n", #call, cudaGetErrorString(e_));          \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-#define GHZ_OK(call)                                                                         \
-    do {                                                                                     \
-        ghz_status_t s_ = (call);                                                            \
-        if (s_ != GHZ_SUCCESS) {                                                             \
-            fprintf(stderr, "ghz-bench: %s: %s (%s)\n", #call, ghz_status_string(s_),       \
-                    ghz_last_error_detail());                                                \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-
-struct field {
-    std::string name;
-    std::vector<float> data;
-    bool has_fill;
-    float fill;
-};
-
-__global__ void copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, size_t n16)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x)
-        dst[i] = src[i];
-}
 
 /* max |x - y| over finite non-fill x; counts elements beyond eb and inexact specials */
 __global__ void check_kernel(const float* x, const float* y, size_t n, int has_fill, float fill, double eb,
@@ -84,30 +52,6 @@ __global__ void check_kernel(const float* x, const float* y, size_t n, int has_f
         atomicMax(d_maxerr_bits, (unsigned long long)__double_as_longlong(m)); /* m >= 0: bits order */
         atomicAdd(d_bad, bad);
     }
-}
-
-static double median(std::vector<float> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-template <typename F>
-static double time_ms(int reps, cudaEvent_t a, cudaEvent_t b, F&& f)
-{
-    std::vector<float> t;
-    for (int i = 0; i < 3; ++i) f(); /* warm-up */
-    CUDA_OK(cudaDeviceSynchronize());
-    for (int r = 0; r < reps; ++r) {
-        float ms;
-        CUDA_OK(cudaEventRecord(a));
-        f();
-        CUDA_OK(cudaEventRecord(b));
-        CUDA_OK(cudaEventSynchronize(b));
-        CUDA_OK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    return median(t);
 }
 
 /* Size in bytes cuSZp2's outlier mode would take at the same quantum: per block a code
@@ -150,23 +94,22 @@ static double cuszp2_outlier_bytes(const field& f, double eb)
 static void usage(void)
 {
     printf("usage: ghz-bench codec [--gib G] [--reps R] [--json FILE] [--rel a,b,c]\n"
-           "                       [--gen NAME]... [--raw NAME:PATH[:FILL]]...\n");
+           "                       [--gen NAME]... [--raw NAME:PATH[:FILL]]...\n"
+           "       ghz-bench homo  [--gib G] [--reps R] [--json FILE] [--rel a,b,c] [--gen NAME]...\n");
 }
 
 int main(int argc, char** argv)
 {
-    double gib = 1.0;
-    int reps = 10;
-    const char* json_path = "bench_codec.json";
-    std::vector<double> rels = {1e-2, 1e-3, 1e-4};
+    bench_opts o;
+    o.json_path = "bench_codec.json";
     std::vector<field> fields;
-    std::vector<std::string> gens;
-
+    if (argc >= 2 && strcmp(argv[1], "homo") == 0) return bench_homo_main(argc, argv);
     if (argc < 2 || strcmp(argv[1], "codec") != 0) {
         usage();
         return argc < 2 ? 0 : 2;
     }
     for (int i = 2; i < argc; ++i) {
+        if (parse_common_option(o, argc, argv, i)) continue;
         std::string a = argv[i];
         auto next = [&]() -> const char* {
             if (i + 1 >= argc) {
@@ -175,19 +118,7 @@ int main(int argc, char** argv)
             }
             return argv[++i];
         };
-        if (a == "--gib") gib = atof(next());
-        else if (a == "--reps") reps = atoi(next());
-        else if (a == "--json") json_path = next();
-        else if (a == "--gen") gens.push_back(next());
-        else if (a == "--rel") {
-            rels.clear();
-            std::string l = next();
-            for (size_t p = 0; p < l.size();) {
-                size_t c = l.find(',', p);
-                rels.push_back(atof(l.substr(p, c - p).c_str()));
-                p = c == std::string::npos ? l.size() : c + 1;
-            }
-        } else if (a == "--raw") {
+        if (a == "--raw") {
             std::string spec = next();
             size_t c1 = spec.find(':'), c2 = spec.find(':', c1 + 1);
             field f;
@@ -219,68 +150,33 @@ int main(int argc, char** argv)
         }
     }
 #ifdef GHZ_BENCH_HAVE_DATASETS
-    if (gens.empty() && fields.empty()) gens = {"wave3d", "smooth2d", "noisy2d", "ocean2d"};
-    for (const std::string& g : gens) {
-        size_t d[3];
-        field f;
-        if (ghz_ds_default_dims(g.c_str(), d) != 0) {
-            fprintf(stderr, "ghz-bench: unknown generated field %s\n", g.c_str());
-            return 2;
-        }
-        f.name = g;
-        f.data.resize(d[0] * d[1] * d[2]);
-        if (ghz_ds_generate(g.c_str(), d[0], d[1], d[2], 1, f.data.data()) != 0) return 1;
-        f.has_fill = g == "ocean2d";
-        f.fill = GHZ_DS_OCEAN_FILL;
-        fields.push_back(std::move(f));
-    }
-#else
-    if (!gens.empty()) {
-        fprintf(stderr, "ghz-bench: built without datasets/: --gen is unavailable\n");
-        return 2;
-    }
+    if (o.gens.empty() && fields.empty()) o.gens = {"wave3d", "smooth2d", "noisy2d", "ocean2d"};
 #endif
+    if (add_generated_fields(o.gens, fields) != 0) return 2;
+    const double gib = o.gib;
+    const int reps = o.reps;
+    const char* const json_path = o.json_path;
+    const std::vector<double>& rels = o.rels;
     if (fields.empty()) {
         fprintf(stderr, "ghz-bench: no fields to measure\n");
         return 2;
     }
 
-    cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    cudaEvent_t ea, eb;
-    CUDA_OK(cudaEventCreate(&ea));
-    CUDA_OK(cudaEventCreate(&eb));
-
-    /* The copy roofline: 2 GiB copied, bytes read + written per second. */
-    double copy_gbs;
-    {
-        size_t bytes = (size_t)2 << 30;
-        void *a, *b;
-        CUDA_OK(cudaMalloc(&a, bytes));
-        CUDA_OK(cudaMalloc(&b, bytes));
-        CUDA_OK(cudaMemset(a, 1, bytes));
-        double ms = time_ms(reps, ea, eb, [&] {
-            copy_kernel<<<prop.multiProcessorCount * 8, 256>>>((const uint4*)a, (uint4*)b, bytes / 16);
-        });
-        copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
-        CUDA_OK(cudaFree(a));
-        CUDA_OK(cudaFree(b));
-    }
-    printf("device: %s, %d SMs; copy kernel %.0f GB/s (bytes read + written)\n", prop.name,
-           prop.multiProcessorCount, copy_gbs);
+    const bench_env env = bench_start(reps);
+    const cudaDeviceProp& prop = env.prop;
+    cudaEvent_t ea = env.ea, eb = env.eb;
+    const double copy_gbs = env.copy_gbs;
     printf("codec: ghz %s, format %u, f32, REL bounds; GB/s = uncompressed GB per second, median of %d\n\n",
            GHZ_VERSION_STRING, ghz_format_version(), reps);
     printf("%-14s %10s %7s %8s %8s %9s %8s %7s %8s %7s %9s %6s\n", "field", "GiB(tiled)", "REL", "ratio",
            "cuSZp2*", "maxerr/eb", "comp", "%roof", "decomp", "%roof", "identical", "bad");
 
-    FILE* js = fopen(json_path, "w");
-    if (js) fprintf(js, "{\"device\":\"%s\",\"copy_gbs\":%.1f,\"results\":[\n", prop.name, copy_gbs);
+    FILE* js = json_open(json_path, env);
     int first_json = 1, failures = 0;
 
     for (field& f : fields) {
         const size_t n0 = f.data.size();
-        size_t reps_tile = (size_t)std::ceil(gib * (1 << 30) / (4.0 * n0));
-        if (reps_tile < 1) reps_tile = 1;
+        const size_t reps_tile = tiles_for_gib(n0, gib);
         const size_t n = n0 * reps_tile;
         float *d_x, *d_y;
         CUDA_OK(cudaMalloc(&d_x, n * 4));
@@ -303,17 +199,9 @@ int main(int argc, char** argv)
         CUDA_OK(cudaMalloc(&d_chk, 16));
 
         for (double rel : rels) {
-            ghz_params_t p = GHZ_PARAMS_INIT;
-            double vmin, vmax, eb_abs;
-            uint64_t cnt;
-            p.dtype = GHZ_F32;
-            p.eb_mode = GHZ_EB_REL;
-            p.eb = rel;
-            p.has_fill = f.has_fill;
-            p.fill = f.fill;
             /* REL over the field (= over its tiles) */
-            GHZ_OK(ghz_value_range(&p, f.data.data(), n0, &vmin, &vmax, &cnt));
-            GHZ_OK(ghz_abs_bound(&p, vmin, vmax, &eb_abs));
+            double eb_abs;
+            const ghz_params_t p = rel_params(f, rel, &eb_abs);
 
             double tc = time_ms(reps, ea, eb, [&] {
                 ghz_cuda_compress(&p, d_x, n, d_c, bound, d_size, d_status, d_w, ws, 0);

@@ -324,6 +324,7 @@ void cli_print_help(void)
 "  ghz-cli roundtrip  -i RAW -z OUT.ghz -o DEC -t ... -M ... -E ... [-s]\n"
 "  ghz-cli stat       -i RAW -t f32|f64 -M ABS|REL -E BOUND [options]\n"
 "  ghz-cli info       [-v] FILE.ghz...\n"
+"  ghz-cli add|sub|min|max A.ghz B.ghz -o OUT.ghz\n"
 "  ghz-cli -i RAW -z OUT.ghz [-o DEC] -t ... -M ... -E ...  (SZ3/zfp form: the\n"
 "  ghz-cli -z IN.ghz -o RAW                                  command is inferred)\n"
 "\n"
@@ -347,6 +348,12 @@ void cli_print_help(void)
 "  info         print the header fields of every frame and the totals; decodes\n"
 "               every frame to validate it (like zstd -l / zstd -t), on the\n"
 "               backend of -x\n"
+"  add, sub,    A + B, A - B, min(A, B), max(A, B) element by element, on the\n"
+"  min, max     compressed streams (ghz/homo): the output is the stream that\n"
+"               decompress, operate, compress -M ABS -E eb_abs would write; a\n"
+"               value that is fill in A or B is fill in the output. A and B\n"
+"               must match frame by frame: type, values, eb_abs and fill value\n"
+"               (compress both with -M ABS and the same bound)\n"
 "\n",
         stdout);
     fputs(

@@ -70,6 +70,11 @@ int cli_cmd_decompress(const cli_opts* o);
 int cli_cmd_roundtrip(const cli_opts* o);
 int cli_cmd_info(const cli_opts* o);
 int cli_cmd_stat(const cli_opts* o);
+/* cmd_homo.c: add, sub, min, max of two streams (ghz/homo) */
+int cli_cmd_add(const cli_opts* o);
+int cli_cmd_sub(const cli_opts* o);
+int cli_cmd_min(const cli_opts* o);
+int cli_cmd_max(const cli_opts* o);
 
 /* Shared checks of the compressing commands (cmd_compress.c): fills *p from the
  * options (nthreads_default when -n is absent) and validates it with the library

@@ -17,13 +17,8 @@ typedef struct {
 #define RAW_OPTS (CLI_OPT_TYPE | CLI_OPT_BOUND | CLI_OPT_FILL | CLI_OPT_DIMS | CLI_OPT_FRAME)
 #define RUN_OPTS (CLI_OPT_THREADS | CLI_OPT_EXEC)
 
-/* The commands. -v/-q, --progress, -h and -V apply to all of them.
- *
- * Extension point: the homomorphic commands of ghz/homo slot in here, e.g.
- *   {"add", cli_cmd_homo_add, CLI_OPT_OUT | RUN_OPTS, 2},
- * for "ghz-cli add A.ghz B.ghz -o OUT.ghz": the operands arrive in o->operands
- * (A.ghz, B.ghz), the output in o->out; cmd_homo.c would read both streams with
- * cli_frames_next (frames.h), combine frame pairs and write with cli_out_* (io.h). */
+/* The commands. -v/-q, --progress, -h and -V apply to all of them. The homomorphic
+ * ones (cmd_homo.c) take two stream operands and -o; they run on the CPU. */
 static const cli_command commands[] = {
     {"compress", cli_cmd_compress, CLI_OPT_IN | CLI_OPT_CMP | CLI_OPT_OUT | RAW_OPTS | RUN_OPTS, 1},
     {"decompress", cli_cmd_decompress,
@@ -32,6 +27,10 @@ static const cli_command commands[] = {
      CLI_OPT_IN | CLI_OPT_CMP | CLI_OPT_OUT | RAW_OPTS | RUN_OPTS | CLI_OPT_REPORT, 1},
     {"stat", cli_cmd_stat, CLI_OPT_IN | RAW_OPTS | RUN_OPTS, 1},
     {"info", cli_cmd_info, CLI_OPT_IN | CLI_OPT_CMP | RUN_OPTS, (size_t)-1},
+    {"add", cli_cmd_add, CLI_OPT_OUT, 2},
+    {"sub", cli_cmd_sub, CLI_OPT_OUT, 2},
+    {"min", cli_cmd_min, CLI_OPT_OUT, 2},
+    {"max", cli_cmd_max, CLI_OPT_OUT, 2},
 };
 
 static const cli_command* find_command(const char* name)
@@ -60,7 +59,7 @@ int main(int argc, char** argv)
     int rc;
 
     if (argc < 2) {
-        return cli_usage_error("no command given (compress, decompress, roundtrip, stat, info)");
+        return cli_usage_error("no command given (compress, decompress, roundtrip, stat, info, add, sub, min, max)");
     }
     rc = cli_parse_args(argc, argv, &o);
     if (rc != CLI_OK) {

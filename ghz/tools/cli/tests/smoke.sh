@@ -255,5 +255,53 @@ else
 fi
 no_temp
 
+echo "# add, sub, min, max (ghz/homo): equal to decompress -> operate -> compress"
+"$PY" - <<'PYEOF' || exit 1
+import array, math, random
+random.seed(11)
+b = array.array('f', (math.cos(i * 0.002) * 50 + random.gauss(0, 0.5) for i in range(200003)))
+for i in range(0, len(b), 4001): b[i] = float('nan')
+b.tofile(open('b.f32', 'wb'))
+PYEOF
+cat > op.py <<'PYEOF'
+import array, math, sys
+op, x, y, out = sys.argv[1:5]
+a = array.array('f'); a.frombytes(open(x, 'rb').read())
+b = array.array('f'); b.frombytes(open(y, 'rb').read())
+def f(u, v):
+    # HOMO.md's rules (a NaN operand propagates; no inf - inf here); the float32
+    # store rounds once: a float sum computed in double then stored is the float sum
+    if math.isnan(u): return u
+    if math.isnan(v): return v
+    if op == 'add': return u + v
+    if op == 'sub': return u - v
+    if op == 'min': return v if v < u else u
+    return v if v > u else u
+array.array('f', (f(u, v) for u, v in zip(a, b))).tofile(open(out, 'wb'))
+PYEOF
+"$CLI" compress -i a.f32 -z ha.ghz -t f32 -A 0.01 --frame-elems 65536 -q &&
+"$CLI" compress -i b.f32 -z hb.ghz -t f32 -A 0.01 --frame-elems 65536 -q &&
+"$CLI" decompress -z ha.ghz -o ha.dec -q && "$CLI" decompress -z hb.ghz -o hb.dec -q ||
+    bad "making the operands"
+for op in add sub min max; do
+    expect 0 "$op" -- "$CLI" $op ha.ghz hb.ghz -o h_$op.ghz
+    "$PY" op.py $op ha.dec hb.dec h_$op.doc &&
+        "$CLI" compress -i h_$op.doc -z h_$op.ref -t f32 -A 0.01 --frame-elems 65536 -q
+    cmp -s h_$op.ghz h_$op.ref && ok "  byte-identical to DOC" || bad "  $op differs from DOC"
+done
+"$CLI" compress -i b.f32 -z hc.ghz -t f32 -A 0.02 --frame-elems 65536 -q
+expect 1 "add with another eb_abs" -- "$CLI" add ha.ghz hc.ghz -o bad.ghz
+says "eb_abs"
+[ ! -e bad.ghz ] && ok "  no output left" || bad "  output left behind"
+"$CLI" compress -i b.f32 -z hd.ghz -t f32 -A 0.01 --frame-elems 50000 -q
+expect 1 "add with other frame boundaries" -- "$CLI" add ha.ghz hd.ghz -o bad.ghz
+head -c 1000 hb.ghz > ht.ghz
+expect 1 "add with a truncated operand" -- "$CLI" add ha.ghz ht.ghz -o bad.ghz
+expect 2 "add with one operand" -- "$CLI" add ha.ghz -o bad.ghz
+expect 2 "add without -o" -- "$CLI" add ha.ghz hb.ghz
+expect 2 "add over an input" -- "$CLI" add ha.ghz hb.ghz -o hb.ghz
+expect 2 "add with a bound option" -- "$CLI" add ha.ghz hb.ghz -o bad.ghz -E 1
+no_temp
+
 echo "# $fails failure(s)"
 [ "$fails" = 0 ]

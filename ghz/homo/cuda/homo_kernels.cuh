@@ -1,0 +1,42 @@
+/* ghz/homo/cuda/homo_kernels.cuh (private): what the host API of ghz/homo/homo_cuda.h
+ * hands to the fused kernel (binary.cu). */
+#ifndef GHZ_HOMO_CUDA_HOMO_KERNELS_CUH
+#define GHZ_HOMO_CUDA_HOMO_KERNELS_CUH
+
+#include "ghz/codec/cuda/tile.cuh"
+
+namespace ghz {
+namespace detail {
+
+/* The two headers as the init kernel checked them, and what every tile needs. */
+struct homo_parsed_t {
+    ghz_frame_info_t a, b;
+    int status;    /* GHZ_SUCCESS or why the call fails before any block */
+    int int_ok;    /* Q in the safe range: the integer path may be tried */
+    int has_qfill; /* the fill value is quantizable, to qfill */
+    int32_t qfill;
+};
+
+struct homo_args_t {
+    const uint8_t* a;
+    const uint8_t* b;
+    uint8_t* out;
+    uint64_t a_size, b_size, out_capacity, max_elems;
+    uint64_t* d_out_size;
+    int* d_status;
+    homo_parsed_t* parsed;
+    tile_state_t in_tiles;  /* look-back of the inputs' payload offsets (A low, B high 32 bits) */
+    tile_state_t out_tiles; /* look-back of the output's payload offsets */
+    int num_tiles;
+    int op;
+    int dtype;
+};
+
+/* Enqueues init + the fused kernel on num_tiles tiles of kTileBlocks blocks. */
+template <typename T>
+cudaError_t launch_homo_binary(const homo_args_t& a, cudaStream_t stream);
+
+} // namespace detail
+} // namespace ghz
+
+#endif
