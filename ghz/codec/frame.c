@@ -33,6 +33,7 @@ ghz_status_t ghz_header_read(const uint8_t* src, size_t src_size, ghz_frame_info
         "fill_bits inconsistent with the flags and dtype",
         "frame extends past the end of the input",
         "payload_size exceeds the raw size",
+        "fixed-rate frame (mode 3, FIXED.md): read it with ghz_fixed_decompress",
     };
     int why = GHZ_HDR_OK;
     ghz_status_t st = (ghz_status_t)ghz_header_unpack(src, src_size, info, &why);
