@@ -1,0 +1,519 @@
+/* ghz/codec/fixed.h: the fixed-rate block mode (FIXED.md). Two parts:
+ *
+ *  1. Header-only GHZ_HD inline code (C99/C11, C++ and CUDA): splitting a value,
+ *     the block word, codes, decoding, block encode/check, and the element accessor
+ *     (ghz_fixed_view_t: load element i, store element i, dot product) that users call
+ *     inside their own kernels. The CPU reference, the CUDA kernels and users' code all
+ *     run these same functions, which is why their bytes agree.
+ *  2. The CPU reference API (ghz_fixed_compress / _decompress / _info / _size), in
+ *     libghz. The CUDA API is ghz/codec/fixed_cuda.h.
+ *
+ * Everything that decides a code is integer arithmetic on the value's bits; decoding
+ * is one binary64 product (two when the scale is subnormal, the first exact), spelled
+ * with the _rn intrinsics on the device so no FMA contraction can change it.
+ */
+#ifndef GHZ_CODEC_FIXED_H
+#define GHZ_CODEC_FIXED_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "ghz/codec/block.h"
+#include "ghz/errors.h"
+#include "ghz/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Byte 9 of the header (FIXED.md, Header). */
+#define GHZ_FIXED_MODE 3u
+/* Bias of the block exponent in the block word; 0 marks a zero block. */
+#define GHZ_FIXED_BIAS 1100
+#define GHZ_FIXED_WORD_B_MASK 0x0FFFu
+#define GHZ_FIXED_WORD_K_SHIFT 12
+/* Value classes (the K field for non-finite ones). */
+#define GHZ_FIXED_FINITE 0
+#define GHZ_FIXED_NAN 1
+#define GHZ_FIXED_PINF 2
+#define GHZ_FIXED_NINF 3
+/* "No exponent": the top of a zero value, below every real one. */
+#define GHZ_FIXED_NO_TOP (-32768)
+
+/* Exact frame size of n elements at l bits (FIXED.md, Frame), for bits 8/16/32;
+ * a constant expression when its arguments are (no overflow check: ghz_fixed_size). */
+#define GHZ_FIXED_WORDS_BYTES(n) (((((size_t)(n) + 31u) / 32u) * 2u + 15u) & ~(size_t)15u)
+#define GHZ_FIXED_SIZE(n, bits) \
+    ((size_t)64u + GHZ_FIXED_WORDS_BYTES(n) + (((size_t)(n) + 31u) / 32u) * 4u * (size_t)(bits))
+
+GHZ_HD static inline int ghz_fixed_bits_ok(unsigned bits)
+{
+    return bits == 8u || bits == 16u || bits == 32u;
+}
+
+/* ---- one value, split into integers ------------------------------------------- */
+
+/* x = (neg ? -1 : 1) * m * 2^lsb for a finite x; top = lsb + bit length of m, i.e. the
+ * least e with |x| < 2^e (GHZ_FIXED_NO_TOP for +-0). cls: GHZ_FIXED_FINITE or the
+ * class of a non-finite x. */
+typedef struct {
+    uint64_t m;
+    int lsb;
+    int top;
+    int neg;
+    int cls;
+} ghz_fixed_split_t;
+
+GHZ_HD static inline int ghz_fixed_bitlen(uint64_t v)
+{
+#if defined(__CUDA_ARCH__)
+    return 64 - __clzll((long long)v);
+#elif defined(__GNUC__) || defined(__clang__)
+    return v ? 64 - __builtin_clzll(v) : 0;
+#else
+    int n = 0;
+    while (v) {
+        ++n;
+        v >>= 1;
+    }
+    return n;
+#endif
+}
+
+/* Splits the bit pattern of an IEEE binary value with mant_bits fraction bits and
+ * exp_bits exponent bits (23/8 for float32, 52/11 for float64). */
+GHZ_HD static inline ghz_fixed_split_t ghz_fixed_split_bits(uint64_t u, int mant_bits,
+                                                             int exp_bits)
+{
+    ghz_fixed_split_t s;
+    int emax = (1 << exp_bits) - 1, bias = (1 << (exp_bits - 1)) - 1;
+    int be = (int)((u >> mant_bits) & (uint64_t)emax);
+    uint64_t frac = u & (((uint64_t)1 << mant_bits) - 1u);
+    s.neg = (int)((u >> (mant_bits + exp_bits)) & 1u);
+    s.cls = GHZ_FIXED_FINITE;
+    if (be == emax) {
+        s.cls = frac ? GHZ_FIXED_NAN : s.neg ? GHZ_FIXED_NINF : GHZ_FIXED_PINF;
+        s.m = 0;
+        s.lsb = 0;
+        s.top = GHZ_FIXED_NO_TOP;
+        return s;
+    }
+    if (be == 0) { /* subnormal or zero */
+        s.m = frac;
+        s.lsb = 1 - bias - mant_bits;
+    } else {
+        s.m = frac | ((uint64_t)1 << mant_bits);
+        s.lsb = be - bias - mant_bits;
+    }
+    s.top = s.m ? s.lsb + ghz_fixed_bitlen(s.m) : GHZ_FIXED_NO_TOP;
+    return s;
+}
+
+GHZ_HD static inline ghz_fixed_split_t ghz_fixed_split_f32(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return ghz_fixed_split_bits(u, 23, 8);
+}
+
+GHZ_HD static inline ghz_fixed_split_t ghz_fixed_split_f64(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return ghz_fixed_split_bits(u, 52, 11);
+}
+
+/* ---- the block word --------------------------------------------------------- */
+
+/* Bit of a value's class in the mask that ghz_fixed_word reduces (0 for finite). */
+GHZ_HD static inline unsigned ghz_fixed_class_bit(int cls)
+{
+    return cls == GHZ_FIXED_FINITE ? 0u : 1u << cls;
+}
+
+/* The block word from the largest top over the block's values and the OR of their
+ * class bits (FIXED.md, Block word): one kind of non-finite value keeps its kind, a
+ * mix decodes as NaN. */
+GHZ_HD static inline uint16_t ghz_fixed_word(int max_top, unsigned class_mask)
+{
+    unsigned b = max_top == GHZ_FIXED_NO_TOP ? 0u : (unsigned)(max_top + GHZ_FIXED_BIAS);
+    unsigned k = class_mask == 0u                          ? 0u
+                 : class_mask == (1u << GHZ_FIXED_PINF) ? (unsigned)GHZ_FIXED_PINF
+                 : class_mask == (1u << GHZ_FIXED_NINF) ? (unsigned)GHZ_FIXED_NINF
+                                                           : (unsigned)GHZ_FIXED_NAN;
+    return (uint16_t)(b | (k << GHZ_FIXED_WORD_K_SHIFT));
+}
+
+GHZ_HD static inline unsigned ghz_fixed_word_b(uint16_t w)
+{
+    return w & GHZ_FIXED_WORD_B_MASK;
+}
+
+GHZ_HD static inline unsigned ghz_fixed_word_k(uint16_t w)
+{
+    return (w >> GHZ_FIXED_WORD_K_SHIFT) & 3u;
+}
+
+/* The marker code -2^(l-1) (a non-finite element). */
+GHZ_HD static inline int32_t ghz_fixed_marker(unsigned bits)
+{
+    return (int32_t)(-(((int64_t)1) << (bits - 1u)));
+}
+
+/* ---- codes -------------------------------------------------------------------- */
+
+/* The code of a finite value s under block exponent e (B != 0): sign * min(rne(|x|/u),
+ * 2^(l-1) - 1) with u = 2^(e-l+1), on integers. *saturated is set to 1 when the clamp
+ * acted (the value is not within its block's bound), else left alone. */
+GHZ_HD static inline int32_t ghz_fixed_code(const ghz_fixed_split_t* s, int e, unsigned bits,
+                                            int* saturated)
+{
+    uint64_t cmax = ((uint64_t)1 << (bits - 1u)) - 1u, mag;
+    int k = e - (int)bits + 1 - s->lsb; /* mag = rne(m * 2^-k) */
+    if (s->m == 0) return 0;
+    if (s->top > e) {
+        mag = cmax + 1u;
+    } else if (k <= 0) {
+        mag = s->m << -k; /* < 2^(l-1): top <= e */
+    } else if (k >= 64) {
+        mag = 0; /* m < 2^53 <= 2^(k-1): below half a unit */
+    } else {
+        uint64_t rem = s->m & ((((uint64_t)1) << k) - 1u), half = ((uint64_t)1) << (k - 1);
+        mag = s->m >> k;
+        mag += rem > half || (rem == half && (mag & 1u));
+    }
+    if (mag > cmax) {
+        mag = cmax;
+        *saturated = 1;
+    }
+    return s->neg ? -(int32_t)mag : (int32_t)mag;
+}
+
+/* 2^k as a double, for -1022 <= k <= 1023 (built from bits: exact). */
+GHZ_HD static inline double ghz_fixed_pow2(int k)
+{
+    uint64_t u = (uint64_t)(k + 1023) << 52;
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+/* Element value (FIXED.md, Decoding) in binary64. For float32 data round the result
+ * with GHZ_TO_F32 (ghz_fixed_decode_f32). */
+GHZ_HD static inline double ghz_fixed_decode_f64(uint16_t word, int32_t code, unsigned bits)
+{
+    unsigned b = ghz_fixed_word_b(word);
+    int k;
+    if (code == ghz_fixed_marker(bits)) {
+        unsigned kind = ghz_fixed_word_k(word);
+        uint64_t u = kind == GHZ_FIXED_PINF   ? 0x7FF0000000000000ull
+                     : kind == GHZ_FIXED_NINF ? 0xFFF0000000000000ull
+                                              : 0x7FF8000000000000ull;
+        double v;
+        memcpy(&v, &u, sizeof v);
+        return v;
+    }
+    if (b == 0u) return 0.0;
+    k = (int)b - GHZ_FIXED_BIAS - (int)bits + 1;
+    if (k >= -1022) return GHZ_DMUL((double)code, ghz_fixed_pow2(k));
+    /* first product exact (|code| < 2^31, k + 200 >= -904), one rounding in the second */
+    return GHZ_DMUL(GHZ_DMUL((double)code, ghz_fixed_pow2(k + 200)), ghz_fixed_pow2(-200));
+}
+
+GHZ_HD static inline float ghz_fixed_decode_f32(uint16_t word, int32_t code, unsigned bits)
+{
+    return GHZ_TO_F32(ghz_fixed_decode_f64(word, code, bits));
+}
+
+/* ---- whole blocks (serial; the GPU does the same per warp) --------------------- */
+
+/* Encodes m <= 32 values (float32 when is_f32, else float64) into codes[0..32)
+ * (positions >= m get 0) and returns the block word. */
+GHZ_HD static inline uint16_t ghz_fixed_encode_block(const void* x, int is_f32, unsigned m,
+                                                     unsigned bits, int32_t* codes)
+{
+    ghz_fixed_split_t s[32];
+    int top = GHZ_FIXED_NO_TOP, sat = 0;
+    unsigned i, mask = 0;
+    uint16_t w;
+    for (i = 0; i < m; ++i) {
+        s[i] = is_f32 ? ghz_fixed_split_f32(((const float*)x)[i])
+                      : ghz_fixed_split_f64(((const double*)x)[i]);
+        top = s[i].top > top ? s[i].top : top;
+        mask |= ghz_fixed_class_bit(s[i].cls);
+    }
+    w = ghz_fixed_word(top, mask);
+    for (i = 0; i < 32u; ++i)
+        codes[i] = i >= m                          ? 0
+                   : s[i].cls != GHZ_FIXED_FINITE ? ghz_fixed_marker(bits)
+                                                  : ghz_fixed_code(&s[i], top, bits, &sat);
+    return w;
+}
+
+/* Why a block fails validation (FIXED.md, Validation); 0 when it is valid. */
+enum {
+    GHZ_FIXED_BLOCK_OK = 0,
+    GHZ_FIXED_BLOCK_WORD_BITS,   /* bits 14..15 set */
+    GHZ_FIXED_BLOCK_EXPONENT,    /* B outside the dtype's range */
+    GHZ_FIXED_BLOCK_MARKER,      /* a marker in a block with K = 0 */
+    GHZ_FIXED_BLOCK_ZERO_CODES,  /* a nonzero code in a zero block */
+    GHZ_FIXED_BLOCK_PADDING      /* a nonzero code past n */
+};
+
+/* Valid range of B for a dtype: e in [-148, 128] (f32) or [-1073, 1024] (f64). */
+GHZ_HD static inline int ghz_fixed_b_ok(unsigned b, int is_f32)
+{
+    int e = (int)b - GHZ_FIXED_BIAS;
+    return b == 0u || (is_f32 ? (e >= -148 && e <= 128) : (e >= -1073 && e <= 1024));
+}
+
+/* Checks one block: its word and its 32 codes (m of them elements). */
+GHZ_HD static inline int ghz_fixed_block_check(uint16_t word, const int32_t* codes, unsigned m,
+                                               unsigned bits, int is_f32)
+{
+    unsigned i, markers = 0, nonzero = 0, pad = 0;
+    int32_t mk = ghz_fixed_marker(bits);
+    if (word >> 14) return GHZ_FIXED_BLOCK_WORD_BITS;
+    if (!ghz_fixed_b_ok(ghz_fixed_word_b(word), is_f32)) return GHZ_FIXED_BLOCK_EXPONENT;
+    for (i = 0; i < 32u; ++i) {
+        if (i >= m)
+            pad |= codes[i] != 0;
+        else if (codes[i] == mk)
+            ++markers;
+        else
+            nonzero |= codes[i] != 0;
+    }
+    /* K without a marker is valid: element stores may replace the last one */
+    if (markers != 0 && ghz_fixed_word_k(word) == 0) return GHZ_FIXED_BLOCK_MARKER;
+    if (nonzero && ghz_fixed_word_b(word) == 0) return GHZ_FIXED_BLOCK_ZERO_CODES;
+    if (pad) return GHZ_FIXED_BLOCK_PADDING;
+    return GHZ_FIXED_BLOCK_OK;
+}
+
+/* ---- the header ----------------------------------------------------------------- */
+
+GHZ_HD static inline uint64_t ghz_fixed_words_bytes(uint64_t n_blocks)
+{
+    return (2u * n_blocks + 15u) & ~(uint64_t)15u;
+}
+
+/* Serialises the 64-byte header of a frame of n values of dtype at l bits. */
+GHZ_HD static inline void ghz_fixed_header_pack(uint8_t* dst, ghz_dtype_t dtype, unsigned bits,
+                                                uint64_t n)
+{
+    uint64_t nb = n / 32u + (n % 32u != 0);
+    unsigned i;
+    for (i = 0; i < 64u; ++i) dst[i] = 0;
+    dst[0] = 0xF9u;
+    dst[1] = 0x47u;
+    dst[2] = 0x48u;
+    dst[3] = 0x5Au;
+    ghz_store_le(dst + 4, 1u, 2); /* format_version, shared with FORMAT.md */
+    ghz_store_le(dst + 6, 64u, 2);
+    dst[8] = (uint8_t)dtype;
+    dst[9] = (uint8_t)GHZ_FIXED_MODE;
+    dst[10] = 5;
+    dst[11] = (uint8_t)bits;
+    ghz_store_le(dst + 16, n, 8);
+    ghz_store_le(dst + 24, nb, 8);
+    ghz_store_le(dst + 32, ghz_fixed_words_bytes(nb) + nb * 4u * bits, 8);
+}
+
+/* What a valid fixed-rate header says. */
+typedef struct {
+    ghz_dtype_t dtype;
+    unsigned bits;          /* l */
+    uint64_t n;
+    uint64_t n_blocks;
+    uint64_t payload_size;  /* words (padded) and codes */
+    uint64_t frame_size;    /* 64 + payload_size */
+} ghz_fixed_info_t;
+
+/* Which header check failed (messages in fixed.c). */
+enum {
+    GHZ_FIXED_HDR_OK = 0,
+    GHZ_FIXED_HDR_SHORT_MAGIC,
+    GHZ_FIXED_HDR_MAGIC,
+    GHZ_FIXED_HDR_SHORT_VERSION,
+    GHZ_FIXED_HDR_VERSION,
+    GHZ_FIXED_HDR_SHORT,
+    GHZ_FIXED_HDR_HEADER_SIZE,
+    GHZ_FIXED_HDR_DTYPE,
+    GHZ_FIXED_HDR_OTHER_MODE,
+    GHZ_FIXED_HDR_MODE,
+    GHZ_FIXED_HDR_BLOCK_LOG2,
+    GHZ_FIXED_HDR_BITS,
+    GHZ_FIXED_HDR_RESERVED,
+    GHZ_FIXED_HDR_N_BLOCKS,
+    GHZ_FIXED_HDR_PAYLOAD,
+    GHZ_FIXED_HDR_FRAME_SIZE
+};
+
+/* Checks the header at src (src_size readable bytes, of which only the 64 header
+ * bytes are read) and fills *info; returns a ghz_status_t value, *why the check. */
+GHZ_HD static inline int ghz_fixed_header_unpack(const uint8_t* src, uint64_t src_size,
+                                                 ghz_fixed_info_t* info, int* why)
+{
+    uint64_t n, nb, payload, words, i;
+    unsigned bits;
+#define GHZ_FIXED_FAIL(st, w) \
+    do {                      \
+        *why = (w);           \
+        return (st);          \
+    } while (0)
+    if (src_size < 4) GHZ_FIXED_FAIL(GHZ_ERR_TRUNCATED, GHZ_FIXED_HDR_SHORT_MAGIC);
+    if (src[0] != 0xF9u || src[1] != 0x47u || src[2] != 0x48u || src[3] != 0x5Au)
+        GHZ_FIXED_FAIL(GHZ_ERR_NOT_GHZ, GHZ_FIXED_HDR_MAGIC);
+    if (src_size < 6) GHZ_FIXED_FAIL(GHZ_ERR_TRUNCATED, GHZ_FIXED_HDR_SHORT_VERSION);
+    if (ghz_load_le(src + 4, 2) != 1u) GHZ_FIXED_FAIL(GHZ_ERR_VERSION, GHZ_FIXED_HDR_VERSION);
+    if (src_size < 64) GHZ_FIXED_FAIL(GHZ_ERR_TRUNCATED, GHZ_FIXED_HDR_SHORT);
+    if (ghz_load_le(src + 6, 2) != 64u) GHZ_FIXED_FAIL(GHZ_ERR_CORRUPT, GHZ_FIXED_HDR_HEADER_SIZE);
+    if (src[8] != GHZ_F32 && src[8] != GHZ_F64) GHZ_FIXED_FAIL(GHZ_ERR_CORRUPT, GHZ_FIXED_HDR_DTYPE);
+    if (src[9] == GHZ_EB_ABS || src[9] == GHZ_EB_REL)
+        GHZ_FIXED_FAIL(GHZ_ERR_UNSUPPORTED, GHZ_FIXED_HDR_OTHER_MODE);
+    if (src[9] != GHZ_FIXED_MODE) GHZ_FIXED_FAIL(GHZ_ERR_CORRUPT, GHZ_FIXED_HDR_MODE);
+    if (src[10] != 5) GHZ_FIXED_FAIL(GHZ_ERR_CORRUPT, GHZ_FIXED_HDR_BLOCK_LOG2);
+    bits = src[11];
+    if (!ghz_fixed_bits_ok(bits)) GHZ_FIXED_FAIL(GHZ_ERR_CORRUPT, GHZ_FIXED_HDR_BITS);
+    if (ghz_load_le(src + 12, 4) != 0) GHZ_FIXED_FAIL(GHZ_ERR_CORRUPT, GHZ_FIXED_HDR_RESERVED);
+    for (i = 40; i < 64; ++i)
+        if (src[i] != 0) GHZ_FIXED_FAIL(GHZ_ERR_CORRUPT, GHZ_FIXED_HDR_RESERVED);
+    n = ghz_load_le(src + 16, 8);
+    nb = ghz_load_le(src + 24, 8);
+    payload = ghz_load_le(src + 32, 8);
+    if (nb != n / 32u + (n % 32u != 0)) GHZ_FIXED_FAIL(GHZ_ERR_CORRUPT, GHZ_FIXED_HDR_N_BLOCKS);
+    /* nb <= 2^59, so 4 * bits * nb cannot overflow; words + codes is checked */
+    words = ghz_fixed_words_bytes(nb);
+    if (nb > (UINT64_MAX - 64u) / 256u || payload != words + nb * 4u * bits)
+        GHZ_FIXED_FAIL(GHZ_ERR_CORRUPT, GHZ_FIXED_HDR_PAYLOAD);
+    if (payload > src_size - 64u) GHZ_FIXED_FAIL(GHZ_ERR_TRUNCATED, GHZ_FIXED_HDR_FRAME_SIZE);
+#undef GHZ_FIXED_FAIL
+    info->dtype = (ghz_dtype_t)src[8];
+    info->bits = bits;
+    info->n = n;
+    info->n_blocks = nb;
+    info->payload_size = payload;
+    info->frame_size = 64u + payload;
+    *why = GHZ_FIXED_HDR_OK;
+    return GHZ_SUCCESS;
+}
+
+/* ---- the element accessor (users' kernels) --------------------------------------- */
+
+/* A fixed-rate frame in memory (host or device): block words and codes found by
+ * arithmetic. The frame must be at least 4-byte aligned (16 for vector loads of
+ * codes; cudaMalloc and malloc give that). No validation: make it from a frame that
+ * ghz_fixed_info (or the GPU decoder's status) accepted. */
+typedef struct {
+    uint16_t* words;
+    void* codes;
+    uint64_t n;
+    unsigned bits;
+    ghz_dtype_t dtype;
+} ghz_fixed_view_t;
+
+/* The view of the frame at `frame` holding n values of dtype at l bits. */
+GHZ_HD static inline ghz_fixed_view_t ghz_fixed_view_make(void* frame, ghz_dtype_t dtype,
+                                                          unsigned bits, uint64_t n)
+{
+    ghz_fixed_view_t v;
+    uint64_t nb = n / 32u + (n % 32u != 0);
+    v.words = (uint16_t*)((uint8_t*)frame + 64);
+    v.codes = (uint8_t*)frame + 64 + ghz_fixed_words_bytes(nb);
+    v.n = n;
+    v.bits = bits;
+    v.dtype = dtype;
+    return v;
+}
+
+/* Code of element i (native little-endian load). */
+GHZ_HD static inline int32_t ghz_fixed_code_at(const ghz_fixed_view_t* v, uint64_t i)
+{
+    if (v->bits == 8u) return ((const int8_t*)v->codes)[i];
+    if (v->bits == 16u) return ((const int16_t*)v->codes)[i];
+    return ((const int32_t*)v->codes)[i];
+}
+
+GHZ_HD static inline void ghz_fixed_code_put(const ghz_fixed_view_t* v, uint64_t i, int32_t c)
+{
+    if (v->bits == 8u)
+        ((int8_t*)v->codes)[i] = (int8_t)c;
+    else if (v->bits == 16u)
+        ((int16_t*)v->codes)[i] = (int16_t)c;
+    else
+        ((int32_t*)v->codes)[i] = c;
+}
+
+/* Element i decoded in binary64 (the float32 value, widened, for f32 frames). */
+GHZ_HD static inline double ghz_fixed_load(const ghz_fixed_view_t* v, uint64_t i)
+{
+    double d = ghz_fixed_decode_f64(v->words[i / 32u], ghz_fixed_code_at(v, i), v->bits);
+    return v->dtype == GHZ_F32 ? (double)GHZ_TO_F32(d) : d;
+}
+
+GHZ_HD static inline float ghz_fixed_load_f32(const ghz_fixed_view_t* v, uint64_t i)
+{
+    return ghz_fixed_decode_f32(v->words[i / 32u], ghz_fixed_code_at(v, i), v->bits);
+}
+
+/* Stores x into element i under the block's existing word, which is not changed
+ * (FIXED.md, Element stores): threads may store different elements of one block at
+ * once. Returns 1 when x is represented within its block's bound, else 0 (a finite x
+ * saturated or not zero in a zero block; a non-finite x whose kind K does not hold is
+ * not stored). */
+GHZ_HD static inline int ghz_fixed_store(const ghz_fixed_view_t* v, uint64_t i, double x)
+{
+    uint16_t w = v->words[i / 32u];
+    ghz_fixed_split_t s = v->dtype == GHZ_F32 ? ghz_fixed_split_f32(GHZ_TO_F32(x))
+                                              : ghz_fixed_split_f64(x);
+    int sat = 0;
+    if (s.cls != GHZ_FIXED_FINITE) {
+        if (ghz_fixed_word_k(w) != (unsigned)s.cls) return 0;
+        ghz_fixed_code_put(v, i, ghz_fixed_marker(v->bits));
+        return 1;
+    }
+    if (ghz_fixed_word_b(w) == 0u) {
+        ghz_fixed_code_put(v, i, 0);
+        return s.m == 0;
+    }
+    ghz_fixed_code_put(v, i, ghz_fixed_code(&s, (int)ghz_fixed_word_b(w) - GHZ_FIXED_BIAS,
+                                            v->bits, &sat));
+    return !sat;
+}
+
+/* sum of load(i) * y[i - begin] for i in [begin, end), in index order, in binary64.
+ * A helper for one thread's share of a dot product; combine the shares yourself. */
+GHZ_HD static inline double ghz_fixed_dot(const ghz_fixed_view_t* v, const double* y,
+                                          uint64_t begin, uint64_t end)
+{
+    double acc = 0.0;
+    uint64_t i;
+    for (i = begin; i < end; ++i) acc = GHZ_DADD(acc, GHZ_DMUL(ghz_fixed_load(v, i), y[i - begin]));
+    return acc;
+}
+
+/* ---- CPU reference API (libghz) --------------------------------------------------- */
+
+/* Exact frame size of n values at l bits (any dtype); 0 for bits other than 8, 16,
+ * 32 or a size beyond size_t. */
+GHZ_API size_t ghz_fixed_size(size_t n, unsigned bits);
+
+/* Compresses n values of dtype at src into one fixed-rate frame at dst.
+ * GHZ_ERR_UNSUPPORTED for bits other than 8/16/32, GHZ_ERR_DST_TOO_SMALL when
+ * dst_capacity < ghz_fixed_size(n, bits), GHZ_ERR_INVALID_ARG for NULL or a bad dtype. */
+GHZ_API ghz_status_t ghz_fixed_compress(ghz_dtype_t dtype, unsigned bits, const void* src,
+                                        size_t n, void* dst, size_t dst_capacity,
+                                        size_t* dst_size);
+
+/* Validates the header of the frame at src and that the frame fits in src_size. */
+GHZ_API ghz_status_t ghz_fixed_info(const void* src, size_t src_size, ghz_fixed_info_t* info);
+
+/* Validates the frame completely (header, exact size: no trailing bytes, every block)
+ * and decodes its n values into dst (dst_capacity bytes). n_out may be NULL. */
+GHZ_API ghz_status_t ghz_fixed_decompress(const void* src, size_t src_size, void* dst,
+                                          size_t dst_capacity, size_t* n_out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
