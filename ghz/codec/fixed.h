@@ -198,12 +198,29 @@ GHZ_HD static inline double ghz_fixed_pow2(int k)
     return v;
 }
 
-/* Element value (FIXED.md, Decoding) in binary64. For float32 data round the result
- * with GHZ_TO_F32 (ghz_fixed_decode_f32). */
-GHZ_HD static inline double ghz_fixed_decode_f64(uint16_t word, int32_t code, unsigned bits)
+/* The scale of a block: element value = (code * s1) * s2 (FIXED.md, Decoding). When
+ * 2^k is a normal double, s1 = 2^k and s2 = 1 (a product by 1 is exact); else
+ * s1 = 2^(k+200), exact for |code| < 2^31, and s2 = 2^-200 rounds once. Kernels make
+ * it once per block and apply it per element. */
+typedef struct {
+    double s1, s2;
+} ghz_fixed_scale_t;
+
+GHZ_HD static inline ghz_fixed_scale_t ghz_fixed_scale_make(uint16_t word, unsigned bits)
 {
-    unsigned b = ghz_fixed_word_b(word);
-    int k;
+    ghz_fixed_scale_t sc;
+    int k = (int)ghz_fixed_word_b(word) - GHZ_FIXED_BIAS - (int)bits + 1;
+    if (ghz_fixed_word_b(word) == 0u) k = 0; /* zero block: codes are 0 or markers */
+    sc.s1 = ghz_fixed_pow2(k >= -1022 ? k : k + 200);
+    sc.s2 = k >= -1022 ? 1.0 : ghz_fixed_pow2(-200);
+    return sc;
+}
+
+/* Element value in binary64 from its block's word and scale. For float32 data round
+ * the result with GHZ_TO_F32. */
+GHZ_HD static inline double ghz_fixed_apply(ghz_fixed_scale_t sc, uint16_t word, int32_t code,
+                                            unsigned bits)
+{
     if (code == ghz_fixed_marker(bits)) {
         unsigned kind = ghz_fixed_word_k(word);
         uint64_t u = kind == GHZ_FIXED_PINF   ? 0x7FF0000000000000ull
@@ -213,11 +230,14 @@ GHZ_HD static inline double ghz_fixed_decode_f64(uint16_t word, int32_t code, un
         memcpy(&v, &u, sizeof v);
         return v;
     }
-    if (b == 0u) return 0.0;
-    k = (int)b - GHZ_FIXED_BIAS - (int)bits + 1;
-    if (k >= -1022) return GHZ_DMUL((double)code, ghz_fixed_pow2(k));
-    /* first product exact (|code| < 2^31, k + 200 >= -904), one rounding in the second */
-    return GHZ_DMUL(GHZ_DMUL((double)code, ghz_fixed_pow2(k + 200)), ghz_fixed_pow2(-200));
+    /* a zero block's codes are 0 (validated), and 0 * s1 * s2 = +0 */
+    return GHZ_DMUL(GHZ_DMUL((double)code, sc.s1), sc.s2);
+}
+
+/* Element value (FIXED.md, Decoding) in binary64 from its word and code alone. */
+GHZ_HD static inline double ghz_fixed_decode_f64(uint16_t word, int32_t code, unsigned bits)
+{
+    return ghz_fixed_apply(ghz_fixed_scale_make(word, bits), word, code, bits);
 }
 
 GHZ_HD static inline float ghz_fixed_decode_f32(uint16_t word, int32_t code, unsigned bits)
@@ -267,27 +287,36 @@ GHZ_HD static inline int ghz_fixed_b_ok(unsigned b, int is_f32)
     return b == 0u || (is_f32 ? (e >= -148 && e <= 128) : (e >= -1073 && e <= 1024));
 }
 
-/* Checks one block: its word and its 32 codes (m of them elements). */
+/* Checks a block word alone. */
+GHZ_HD static inline int ghz_fixed_word_check(uint16_t word, int is_f32)
+{
+    if (word >> 14) return GHZ_FIXED_BLOCK_WORD_BITS;
+    if (!ghz_fixed_b_ok(ghz_fixed_word_b(word), is_f32)) return GHZ_FIXED_BLOCK_EXPONENT;
+    return GHZ_FIXED_BLOCK_OK;
+}
+
+/* Checks one code of a block with word `word`; is_elem: the position is < n. A K
+ * without a marker is valid: element stores may replace the last one. */
+GHZ_HD static inline int ghz_fixed_code_check(uint16_t word, int32_t code, int is_elem,
+                                              unsigned bits)
+{
+    if (!is_elem) return code != 0 ? GHZ_FIXED_BLOCK_PADDING : GHZ_FIXED_BLOCK_OK;
+    if (code == ghz_fixed_marker(bits))
+        return ghz_fixed_word_k(word) == 0u ? GHZ_FIXED_BLOCK_MARKER : GHZ_FIXED_BLOCK_OK;
+    return code != 0 && ghz_fixed_word_b(word) == 0u ? GHZ_FIXED_BLOCK_ZERO_CODES
+                                                      : GHZ_FIXED_BLOCK_OK;
+}
+
+/* Checks one block: its word and its 32 codes (m of them elements); the first
+ * failure found. */
 GHZ_HD static inline int ghz_fixed_block_check(uint16_t word, const int32_t* codes, unsigned m,
                                                unsigned bits, int is_f32)
 {
-    unsigned i, markers = 0, nonzero = 0, pad = 0;
-    int32_t mk = ghz_fixed_marker(bits);
-    if (word >> 14) return GHZ_FIXED_BLOCK_WORD_BITS;
-    if (!ghz_fixed_b_ok(ghz_fixed_word_b(word), is_f32)) return GHZ_FIXED_BLOCK_EXPONENT;
-    for (i = 0; i < 32u; ++i) {
-        if (i >= m)
-            pad |= codes[i] != 0;
-        else if (codes[i] == mk)
-            ++markers;
-        else
-            nonzero |= codes[i] != 0;
-    }
-    /* K without a marker is valid: element stores may replace the last one */
-    if (markers != 0 && ghz_fixed_word_k(word) == 0) return GHZ_FIXED_BLOCK_MARKER;
-    if (nonzero && ghz_fixed_word_b(word) == 0) return GHZ_FIXED_BLOCK_ZERO_CODES;
-    if (pad) return GHZ_FIXED_BLOCK_PADDING;
-    return GHZ_FIXED_BLOCK_OK;
+    unsigned i;
+    int why = ghz_fixed_word_check(word, is_f32);
+    for (i = 0; i < 32u && why == GHZ_FIXED_BLOCK_OK; ++i)
+        why = ghz_fixed_code_check(word, codes[i], i < m, bits);
+    return why;
 }
 
 /* ---- the header ----------------------------------------------------------------- */

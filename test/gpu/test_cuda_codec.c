@@ -12,28 +12,12 @@
 
 #include "ghz/codec/codec_cuda.h"
 #include "ghz/ghz.h"
-
-#define CK(call) cr_assert_eq((call), cudaSuccess, "%s failed", #call)
-#define GK(call)                                                                           \
-    do {                                                                                   \
-        ghz_status_t st_ = (call);                                                         \
-        cr_assert_eq(st_, GHZ_SUCCESS, "%s: %s (%s)", #call, ghz_status_string(st_),       \
-                     ghz_last_error_detail());                                             \
-    } while (0)
-
-static void need_gpu(void)
-{
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) cr_skip_test("no CUDA device");
-}
+#include "gpu_testutil.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t rng(void)
 {
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return gpu_rng(&rng_state);
 }
 static double unif(void)
 {

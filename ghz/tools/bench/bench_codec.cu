@@ -13,8 +13,6 @@
  * bandwidth. Each result is checked: max error / bound over the tiled array on the
  * GPU, fill values exact, and the GPU stream of the untiled field byte-identical to the
  * CPU reference's. */
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,42 +21,8 @@
 #include <string>
 #include <vector>
 
-#ifdef GHZ_BENCH_HAVE_DATASETS
-#include "datasets/datasets.h"
-#endif
+#include "bench_common.cuh"
 #include "ghz/codec/codec_cuda.h"
-#include "ghz/ghz.h"
-
-#define CUDA_OK(call)                                                                        \
-    do {                                                                                     \
-        cudaError_t e_ = (call);                                                             \
-        if (e_ != cudaSuccess) {                                                             \
-            fprintf(stderr, "ghz-bench: %s: %s\n", #call, cudaGetErrorString(e_));          \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-#define GHZ_OK(call)                                                                         \
-    do {                                                                                     \
-        ghz_status_t s_ = (call);                                                            \
-        if (s_ != GHZ_SUCCESS) {                                                             \
-            fprintf(stderr, "ghz-bench: %s: %s (%s)\n", #call, ghz_status_string(s_),       \
-                    ghz_last_error_detail());                                                \
-            exit(1);                                                                         \
-        }                                                                                    \
-    } while (0)
-
-struct field {
-    std::string name;
-    std::vector<float> data;
-    bool has_fill;
-    float fill;
-};
-
-__global__ void copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, size_t n16)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x)
-        dst[i] = src[i];
-}
 
 /* max |x - y| over finite non-fill x; counts elements beyond eb and inexact specials */
 __global__ void check_kernel(const float* x, const float* y, size_t n, int has_fill, float fill, double eb,
@@ -84,30 +48,6 @@ __global__ void check_kernel(const float* x, const float* y, size_t n, int has_f
         atomicMax(d_maxerr_bits, (unsigned long long)__double_as_longlong(m)); /* m >= 0: bits order */
         atomicAdd(d_bad, bad);
     }
-}
-
-static double median(std::vector<float> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-template <typename F>
-static double time_ms(int reps, cudaEvent_t a, cudaEvent_t b, F&& f)
-{
-    std::vector<float> t;
-    for (int i = 0; i < 3; ++i) f(); /* warm-up */
-    CUDA_OK(cudaDeviceSynchronize());
-    for (int r = 0; r < reps; ++r) {
-        float ms;
-        CUDA_OK(cudaEventRecord(a));
-        f();
-        CUDA_OK(cudaEventRecord(b));
-        CUDA_OK(cudaEventSynchronize(b));
-        CUDA_OK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms);
-    }
-    return median(t);
 }
 
 /* Size in bytes cuSZp2's outlier mode would take at the same quantum: per block a code
@@ -149,101 +89,37 @@ static double cuszp2_outlier_bytes(const field& f, double eb)
 
 static void usage(void)
 {
-    printf("usage: ghz-bench codec [--gib G] [--reps R] [--json FILE] [--rel a,b,c]\n"
-           "                       [--gen NAME]... [--raw NAME:PATH[:FILL]]...\n");
+    printf("usage: ghz-bench codec [--rel a,b,c] %s\n", GHZ_BENCH_COMMON_USAGE);
 }
 
-int main(int argc, char** argv)
+int bench_codec(int argc, char** argv)
 {
-    double gib = 1.0;
-    int reps = 10;
-    const char* json_path = "bench_codec.json";
+    bench_opts o;
     std::vector<double> rels = {1e-2, 1e-3, 1e-4};
     std::vector<field> fields;
-    std::vector<std::string> gens;
-
-    if (argc < 2 || strcmp(argv[1], "codec") != 0) {
-        usage();
-        return argc < 2 ? 0 : 2;
-    }
+    o.json = "bench_codec.json";
     for (int i = 2; i < argc; ++i) {
         std::string a = argv[i];
-        auto next = [&]() -> const char* {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "ghz-bench: %s needs a value\n", a.c_str());
-                exit(2);
-            }
-            return argv[++i];
-        };
-        if (a == "--gib") gib = atof(next());
-        else if (a == "--reps") reps = atoi(next());
-        else if (a == "--json") json_path = next();
-        else if (a == "--gen") gens.push_back(next());
-        else if (a == "--rel") {
+        if (a == "--rel") {
             rels.clear();
-            std::string l = next();
+            std::string l = bench_next(argc, argv, i);
             for (size_t p = 0; p < l.size();) {
                 size_t c = l.find(',', p);
                 rels.push_back(atof(l.substr(p, c - p).c_str()));
                 p = c == std::string::npos ? l.size() : c + 1;
             }
-        } else if (a == "--raw") {
-            std::string spec = next();
-            size_t c1 = spec.find(':'), c2 = spec.find(':', c1 + 1);
-            field f;
-            f.name = spec.substr(0, c1);
-            std::string path = spec.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1);
-            f.has_fill = c2 != std::string::npos;
-            f.fill = f.has_fill ? (float)atof(spec.substr(c2 + 1).c_str()) : 0.0f;
-            FILE* fp = fopen(path.c_str(), "rb");
-            if (!fp) {
-                fprintf(stderr, "ghz-bench: cannot open %s\n", path.c_str());
-                return 1;
-            }
-            fseek(fp, 0, SEEK_END);
-            long bytes = ftell(fp);
-            fseek(fp, 0, SEEK_SET);
-            f.data.resize((size_t)bytes / 4);
-            if (fread(f.data.data(), 4, f.data.size(), fp) != f.data.size()) {
-                fprintf(stderr, "ghz-bench: short read on %s\n", path.c_str());
-                return 1;
-            }
-            fclose(fp);
-            fields.push_back(std::move(f));
         } else if (a == "-h" || a == "--help") {
             usage();
             return 0;
-        } else {
+        } else if (!bench_common_arg(argc, argv, i, o)) {
             fprintf(stderr, "ghz-bench: unknown argument %s\n", a.c_str());
             return 2;
         }
     }
-#ifdef GHZ_BENCH_HAVE_DATASETS
-    if (gens.empty() && fields.empty()) gens = {"wave3d", "smooth2d", "noisy2d", "ocean2d"};
-    for (const std::string& g : gens) {
-        size_t d[3];
-        field f;
-        if (ghz_ds_default_dims(g.c_str(), d) != 0) {
-            fprintf(stderr, "ghz-bench: unknown generated field %s\n", g.c_str());
-            return 2;
-        }
-        f.name = g;
-        f.data.resize(d[0] * d[1] * d[2]);
-        if (ghz_ds_generate(g.c_str(), d[0], d[1], d[2], 1, f.data.data()) != 0) return 1;
-        f.has_fill = g == "ocean2d";
-        f.fill = GHZ_DS_OCEAN_FILL;
-        fields.push_back(std::move(f));
-    }
-#else
-    if (!gens.empty()) {
-        fprintf(stderr, "ghz-bench: built without datasets/: --gen is unavailable\n");
-        return 2;
-    }
-#endif
-    if (fields.empty()) {
-        fprintf(stderr, "ghz-bench: no fields to measure\n");
-        return 2;
-    }
+    if (int rc = bench_load_fields(o, fields)) return rc;
+    const int reps = o.reps;
+    const double gib = o.gib;
+    const char* json_path = o.json;
 
     cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, 0));
@@ -251,21 +127,7 @@ int main(int argc, char** argv)
     CUDA_OK(cudaEventCreate(&ea));
     CUDA_OK(cudaEventCreate(&eb));
 
-    /* The copy roofline: 2 GiB copied, bytes read + written per second. */
-    double copy_gbs;
-    {
-        size_t bytes = (size_t)2 << 30;
-        void *a, *b;
-        CUDA_OK(cudaMalloc(&a, bytes));
-        CUDA_OK(cudaMalloc(&b, bytes));
-        CUDA_OK(cudaMemset(a, 1, bytes));
-        double ms = time_ms(reps, ea, eb, [&] {
-            copy_kernel<<<prop.multiProcessorCount * 8, 256>>>((const uint4*)a, (uint4*)b, bytes / 16);
-        });
-        copy_gbs = 2.0 * bytes / (ms * 1e-3) / 1e9;
-        CUDA_OK(cudaFree(a));
-        CUDA_OK(cudaFree(b));
-    }
+    const double copy_gbs = bench_copy_gbs(reps, ea, eb, prop);
     printf("device: %s, %d SMs; copy kernel %.0f GB/s (bytes read + written)\n", prop.name,
            prop.multiProcessorCount, copy_gbs);
     printf("codec: ghz %s, format %u, f32, REL bounds; GB/s = uncompressed GB per second, median of %d\n\n",

@@ -1,0 +1,89 @@
+/* ghz/tools/bench/bench_common.cuh: what the ghz-bench subcommands share: error
+ * macros, the timing rule (median of R runs after warm-up, CUDA events), the memory
+ * rooflines measured in the same run, and the fields to measure (generated ones from
+ * datasets/, or --raw float32 files). */
+#ifndef GHZ_TOOLS_BENCH_COMMON_CUH
+#define GHZ_TOOLS_BENCH_COMMON_CUH
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "ghz/ghz.h"
+
+#define CUDA_OK(call)                                                                        \
+    do {                                                                                     \
+        cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess) {                                                             \
+            fprintf(stderr, "ghz-bench: %s: %s\n", #call, cudaGetErrorString(e_));          \
+            exit(1);                                                                         \
+        }                                                                                    \
+    } while (0)
+#define GHZ_OK(call)                                                                         \
+    do {                                                                                     \
+        ghz_status_t s_ = (call);                                                            \
+        if (s_ != GHZ_SUCCESS) {                                                             \
+            fprintf(stderr, "ghz-bench: %s: %s (%s)\n", #call, ghz_status_string(s_),       \
+                    ghz_last_error_detail());                                                \
+            exit(1);                                                                         \
+        }                                                                                    \
+    } while (0)
+
+/* One float32 field to measure. */
+struct field {
+    std::string name;
+    std::vector<float> data;
+    bool has_fill;
+    float fill;
+};
+
+/* Options every subcommand takes. */
+struct bench_opts {
+    double gib = 1.0;              /* least GiB of uncompressed data per run */
+    int reps = 10;                 /* timed runs; the median is reported */
+    const char* json = nullptr;
+    std::vector<std::string> gens; /* --gen NAME */
+    std::vector<std::string> raws; /* --raw NAME:PATH[:FILL] */
+};
+
+#define GHZ_BENCH_COMMON_USAGE \
+    "[--gib G] [--reps R] [--json FILE] [--gen NAME]... [--raw NAME:PATH[:FILL]]..."
+
+/* The value after argv[i] (advancing i); exits with a message when there is none. */
+const char* bench_next(int argc, char** argv, int& i);
+/* Consumes a common option at argv[i]; false when argv[i] is not one. */
+bool bench_common_arg(int argc, char** argv, int& i, bench_opts& o);
+/* Loads --raw files and generates --gen fields (all four generated ones when neither
+ * is given); 0 or an exit status. */
+int bench_load_fields(const bench_opts& o, std::vector<field>& fields);
+
+/* Bytes read + written per second by a 16-byte-vector copy of 2 GiB (GB/s). */
+double bench_copy_gbs(int reps, cudaEvent_t a, cudaEvent_t b, const cudaDeviceProp& prop);
+/* Bytes read per second by a 16-byte-vector read-and-reduce of 2 GiB (GB/s). */
+double bench_read_gbs(int reps, cudaEvent_t a, cudaEvent_t b, const cudaDeviceProp& prop);
+
+double bench_median(std::vector<float> v);
+
+/* Median milliseconds of reps runs of f, after 3 warm-up runs. */
+template <typename F>
+double time_ms(int reps, cudaEvent_t a, cudaEvent_t b, F&& f)
+{
+    std::vector<float> t;
+    for (int i = 0; i < 3; ++i) f();
+    CUDA_OK(cudaDeviceSynchronize());
+    for (int r = 0; r < reps; ++r) {
+        float ms;
+        CUDA_OK(cudaEventRecord(a));
+        f();
+        CUDA_OK(cudaEventRecord(b));
+        CUDA_OK(cudaEventSynchronize(b));
+        CUDA_OK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    return bench_median(t);
+}
+
+#endif
