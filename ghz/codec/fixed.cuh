@@ -50,8 +50,17 @@ __device__ __forceinline__ uint16_t fixed_chunk_decode(const ghz_fixed_view_t& v
                                                        int32_t (&c)[fixed_chunk<BITS>::elems])
 {
     const uint16_t word = __ldg(v.words + chunk / fixed_chunk<BITS>::per_block);
-    const ghz_fixed_scale_t sc = ghz_fixed_scale_make(word, BITS);
     fixed_chunk_codes<BITS>(v, chunk, c);
+    if (sizeof(T) == 4 && BITS <= 16u) {
+        const ghz_fixed_scale_f32_t sf = ghz_fixed_scale_f32_make(word, BITS);
+        if (sf.fast) { /* the common case: binary32 arithmetic only */
+#pragma unroll
+            for (unsigned j = 0; j < fixed_chunk<BITS>::elems; ++j)
+                out[j] = (T)ghz_fixed_apply_f32_fast(sf, word, c[j], BITS);
+            return word;
+        }
+    }
+    const ghz_fixed_scale_t sc = ghz_fixed_scale_make(word, BITS);
 #pragma unroll
     for (unsigned j = 0; j < fixed_chunk<BITS>::elems; ++j) {
         const double d = ghz_fixed_apply(sc, word, c[j], BITS);

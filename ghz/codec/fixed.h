@@ -216,6 +216,26 @@ GHZ_HD static inline ghz_fixed_scale_t ghz_fixed_scale_make(uint16_t word, unsig
     return sc;
 }
 
+/* (double)c and (float)c without a conversion instruction (16 per SM and clock on
+ * recent GPUs, too few to decode at memory speed): c is added to the significand of
+ * 1.5 * 2^52 (1.5 * 2^23) and the constant subtracted, both exact for |c| < 2^51
+ * (2^22). */
+GHZ_HD static inline double ghz_fixed_int_to_f64(int32_t c)
+{
+    uint64_t u = 0x4338000000000000ull + (uint64_t)(int64_t)c;
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return GHZ_DSUB(v, 6755399441055744.0);
+}
+
+GHZ_HD static inline float ghz_fixed_int_to_f32(int32_t c) /* |c| < 2^22 */
+{
+    uint32_t u = 0x4B400000u + (uint32_t)c;
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v - 12582912.0f;
+}
+
 /* Element value in binary64 from its block's word and scale. For float32 data round
  * the result with GHZ_TO_F32. */
 GHZ_HD static inline double ghz_fixed_apply(ghz_fixed_scale_t sc, uint16_t word, int32_t code,
@@ -231,7 +251,40 @@ GHZ_HD static inline double ghz_fixed_apply(ghz_fixed_scale_t sc, uint16_t word,
         return v;
     }
     /* a zero block's codes are 0 (validated), and 0 * s1 * s2 = +0 */
-    return GHZ_DMUL(GHZ_DMUL((double)code, sc.s1), sc.s2);
+    return GHZ_DMUL(GHZ_DMUL(ghz_fixed_int_to_f64(code), sc.s1), sc.s2);
+}
+
+/* A float32 shortcut for l <= 16 (the GPU's decoders use it): when 2^k is a normal
+ * float, (float)code * 2^k in binary32 equals GHZ_TO_F32 of the exact binary64
+ * product, as both are the correctly rounded value of the exact code * 2^k (|code| <
+ * 2^15 is exact in a float). fast = 0 sends the caller to ghz_fixed_apply. Needs
+ * subnormal floats (no -ftz / --use_fast_math). test_fixed checks it exhaustively. */
+typedef struct {
+    float s;
+    int fast;
+} ghz_fixed_scale_f32_t;
+
+GHZ_HD static inline ghz_fixed_scale_f32_t ghz_fixed_scale_f32_make(uint16_t word, unsigned bits)
+{
+    ghz_fixed_scale_f32_t sc;
+    int k = ghz_fixed_word_b(word) == 0u ? 0
+                                         : (int)ghz_fixed_word_b(word) - GHZ_FIXED_BIAS - (int)bits + 1;
+    uint32_t u = (uint32_t)(k + 127) << 23;
+    sc.fast = bits <= 16u && k >= -126 && k <= 127;
+    if (!sc.fast) u = 0x3F800000u;
+    memcpy(&sc.s, &u, sizeof sc.s);
+    return sc;
+}
+
+GHZ_HD static inline float ghz_fixed_apply_f32_fast(ghz_fixed_scale_f32_t sc, uint16_t word,
+                                                    int32_t code, unsigned bits)
+{
+    if (code == ghz_fixed_marker(bits)) return GHZ_TO_F32(ghz_fixed_apply(ghz_fixed_scale_make(word, bits), word, code, bits));
+#if defined(__CUDA_ARCH__)
+    return __fmul_rn(ghz_fixed_int_to_f32(code), sc.s);
+#else
+    return ghz_fixed_int_to_f32(code) * sc.s;
+#endif
 }
 
 /* Element value (FIXED.md, Decoding) in binary64 from its word and code alone. */

@@ -593,3 +593,33 @@ Test(fixed, corrupt_blocks)
     free(c);
     free(buf);
 }
+
+/* The GPU's binary32 shortcut equals the binary64 reference for every code of l = 8
+ * and 16 under every float32 block word (including subnormal results, the zero block
+ * and the markers of each K). */
+Test(fixed, f32_shortcut_equals_reference_exhaustively)
+{
+    unsigned j;
+    for (j = 0; j < 2; j++) {
+        unsigned bits = bits_all[j], b, kind, fast_words = 0;
+        for (b = 0; b <= 1228; b += b == 0 ? 952 : 1)
+            for (kind = 0; kind < 4; kind++) {
+                uint16_t w = (uint16_t)(b | (kind << 12));
+                ghz_fixed_scale_f32_t sf = ghz_fixed_scale_f32_make(w, bits);
+                int32_t c, lo = -(1 << (bits - 1)), hi = (1 << (bits - 1)) - 1;
+                if (!sf.fast) continue;
+                fast_words++;
+                for (c = lo; c <= hi; c++) {
+                    float want = ghz_fixed_decode_f32(w, c, bits);
+                    float got = ghz_fixed_apply_f32_fast(sf, w, c, bits);
+                    cr_assert(tu_flt_bits(got) == tu_flt_bits(want) || (kind == 0 && c == lo),
+                              "l=%u word %04x code %d: %a vs %a", bits, w, c, got, want);
+                }
+            }
+        /* all but the blocks whose scale 2^k is not a normal float take the shortcut */
+        cr_assert(fast_words > 4 * 200, "l=%u: %u words fast", bits, fast_words);
+    }
+    cr_assert(ghz_fixed_int_to_f64(INT32_MIN) == -2147483648.0);
+    cr_assert(ghz_fixed_int_to_f64(INT32_MAX) == 2147483647.0);
+    cr_assert(ghz_fixed_int_to_f32(-(1 << 21)) == -2097152.0f);
+}
