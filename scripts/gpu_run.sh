@@ -4,7 +4,7 @@
 # (memcheck and racecheck, on a reduced set), then the benchmark. Logs and JSON go to
 # $OUT (the device tool's output folder) or ./gpu-out.
 #
-#   bash scripts/gpu_run.sh [all|test|sanitize|bench|fixed]...
+#   bash scripts/gpu_run.sh [all|test|sanitize|bench|fixed|gmres]...
 #
 # Criterion and pkg-config are not on the GPU machine: the session carries their
 # Debian packages in .device-carry/debs (see scripts/fetch_device_debs.sh) and this
@@ -101,6 +101,13 @@ if has fixed; then
     [ -d build-gpu/datasets ] && gen=(--gen wave3d --gen smooth2d --gen noisy2d --gen ocean2d)
     timeout $((2 * T)) build-gpu/ghz/tools/bench/ghz-bench fixed --json "$OUT/bench_fixed.json" ${GHZ_BENCH_FIXED_ARGS:-} \
         "${gen[@]}" 2>&1 | tee "$OUT/bench_fixed.txt"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+
+if has gmres; then
+    note "CB-GMRES: Krylov basis in f64, f32, fixed l=32, fixed l=16 (examples/cb_gmres)"
+    timeout $((2 * T)) build-gpu/examples/cb_gmres/ghz-cb-gmres --json "$OUT/cb_gmres.json" ${GHZ_GMRES_ARGS:-} 2>&1 |
+        tee "$OUT/cb_gmres.txt"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 
