@@ -279,7 +279,8 @@ GHZ_HD static inline ghz_fixed_scale_f32_t ghz_fixed_scale_f32_make(uint16_t wor
 GHZ_HD static inline float ghz_fixed_apply_f32_fast(ghz_fixed_scale_f32_t sc, uint16_t word,
                                                     int32_t code, unsigned bits)
 {
-    if (code == ghz_fixed_marker(bits)) return GHZ_TO_F32(ghz_fixed_apply(ghz_fixed_scale_make(word, bits), word, code, bits));
+    if (code == ghz_fixed_marker(bits))
+        return GHZ_TO_F32(ghz_fixed_apply(ghz_fixed_scale_make(word, bits), word, code, bits));
 #if defined(__CUDA_ARCH__)
     return __fmul_rn(ghz_fixed_int_to_f32(code), sc.s);
 #else
