@@ -32,12 +32,8 @@ __device__ __forceinline__ void fixed_chunk_codes(const ghz_fixed_view_t& v, uin
     for (unsigned j = 0; j < fixed_chunk<BITS>::elems; ++j) {
         const uint32_t word = w[j * BITS / 32u];
         const unsigned shift = (j * BITS) % 32u;
-        if (BITS == 8u)
-            c[j] = (int8_t)(word >> shift);
-        else if (BITS == 16u)
-            c[j] = (int16_t)(word >> shift);
-        else
-            c[j] = (int32_t)word;
+        /* sign extension by two shifts (ALU), not a conversion instruction */
+        c[j] = BITS == 32u ? (int32_t)word : (int32_t)(word << (32u - BITS - shift)) >> (32u - BITS) % 32u;
     }
 }
 

@@ -189,6 +189,49 @@ GHZ_HD static inline int32_t ghz_fixed_code(const ghz_fixed_split_t* s, int e, u
     return s->neg ? -(int32_t)mag : (int32_t)mag;
 }
 
+/* float32 shortcuts of ghz_fixed_split_f32 + ghz_fixed_code for the GPU encoder:
+ * 32-bit integer arithmetic only (a float's significand has 24 bits), the same top,
+ * class and code; test_fixed compares them with the general functions. u is the
+ * float's bit pattern. ghz_fixed_top_f32 sets *class_bit as ghz_fixed_class_bit. */
+GHZ_HD static inline int ghz_fixed_top_f32(uint32_t u, unsigned* class_bit)
+{
+    unsigned be = (u >> 23) & 0xFFu;
+    uint32_t frac = u & 0x7FFFFFu;
+    *class_bit = 0;
+    if (be == 0xFFu) {
+        *class_bit = 1u << (frac ? GHZ_FIXED_NAN : (u >> 31) ? GHZ_FIXED_NINF : GHZ_FIXED_PINF);
+        return GHZ_FIXED_NO_TOP;
+    }
+    if (be) return (int)be - 126;
+    return frac ? ghz_fixed_bitlen(frac) - 149 : GHZ_FIXED_NO_TOP;
+}
+
+/* The code of the finite float with bits u under block exponent e. */
+GHZ_HD static inline int32_t ghz_fixed_code_f32(uint32_t u, int e, unsigned bits, int* saturated)
+{
+    unsigned be = (u >> 23) & 0xFFu;
+    uint32_t m = (u & 0x7FFFFFu) | (be ? 0x800000u : 0u);
+    uint32_t cmax = (uint32_t)((((uint64_t)1) << (bits - 1u)) - 1u), mag;
+    int lsb = (be ? (int)be : 1) - 150, k = e - (int)bits + 1 - lsb;
+    if (m == 0) return 0;
+    if (lsb + ghz_fixed_bitlen(m) > e) {
+        mag = cmax + 1u;
+    } else if (k <= 0) {
+        mag = m << -k; /* < 2^(l-1) */
+    } else {
+        /* m < 2^24: a shift by 31 already rounds to 0, as any larger one would */
+        unsigned kk = k > 31 ? 31u : (unsigned)k;
+        uint32_t rem = m & ((1u << kk) - 1u), half = 1u << (kk - 1u);
+        mag = m >> kk;
+        mag += rem > half || (rem == half && (mag & 1u));
+    }
+    if (mag > cmax) {
+        mag = cmax;
+        *saturated = 1;
+    }
+    return (u >> 31) ? -(int32_t)mag : (int32_t)mag;
+}
+
 /* 2^k as a double, for -1022 <= k <= 1023 (built from bits: exact). */
 GHZ_HD static inline double ghz_fixed_pow2(int k)
 {

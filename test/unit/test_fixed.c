@@ -623,3 +623,32 @@ Test(fixed, f32_shortcut_equals_reference_exhaustively)
     cr_assert(ghz_fixed_int_to_f64(INT32_MAX) == 2147483647.0);
     cr_assert(ghz_fixed_int_to_f32(-(1 << 21)) == -2097152.0f);
 }
+
+/* The GPU encoder's 32-bit float shortcuts give the general functions' top, class and
+ * code, for floats of every exponent against every block exponent at or above theirs
+ * (and above, which element stores meet). */
+Test(fixed, f32_encode_shortcut_equals_general)
+{
+    tu_rng_t r;
+    long k;
+    tu_seed(&r, 123);
+    for (k = 0; k < 3000000; k++) {
+        uint32_t u = (uint32_t)tu_next(&r);
+        unsigned bits = bits_all[k % 3], cb;
+        float x;
+        ghz_fixed_split_t s;
+        int e, sat_a = 0, sat_b = 0, top;
+        if (k % 7 == 0) u &= 0x807FFFFFu | ((uint32_t)tu_below(&r, 3) << 23); /* subnormals */
+        memcpy(&x, &u, 4);
+        s = ghz_fixed_split_f32(x);
+        top = ghz_fixed_top_f32(u, &cb);
+        cr_assert(top == s.top && cb == ghz_fixed_class_bit(s.cls), "top of %08x", u);
+        if (s.cls != GHZ_FIXED_FINITE) continue;
+        e = (s.top == GHZ_FIXED_NO_TOP ? -148 : s.top) + (int)tu_below(&r, 40) - 2;
+        if (e < -148) e = -148;
+        if (e > 128) e = 128;
+        cr_assert(ghz_fixed_code_f32(u, e, bits, &sat_a) == ghz_fixed_code(&s, e, bits, &sat_b) &&
+                      sat_a == sat_b,
+                  "code of %08x at e=%d l=%u", u, e, bits);
+    }
+}

@@ -68,31 +68,42 @@ __global__ void __launch_bounds__(kThreads)
          base += stride) {
         const uint64_t t = base + (threadIdx.x & 31u), first = t * E;
         ghz_fixed_split_t s[E];
+        T x[E];
         unsigned cnt = 0, mask = 0;
         int top = GHZ_FIXED_NO_TOP;
         if (t < items) {
-            T x[E];
             if (VEC && first + E <= n) {
                 if (sizeof(T) == 4) {
                     const float4 q = __ldg(reinterpret_cast<const float4*>(src + first));
-                    const float f[4] = {q.x, q.y, q.z, q.w};
-                    for (unsigned j = 0; j < E; ++j) x[j] = (T)f[j];
+                    x[0] = (T)q.x;
+                    x[1 % E] = (T)q.y;
+                    x[2 % E] = (T)q.z;
+                    x[3 % E] = (T)q.w;
                 } else {
                     const double2 q = __ldg(reinterpret_cast<const double2*>(src + first));
                     x[0] = (T)q.x;
                     x[E - 1] = (T)q.y;
                 }
                 cnt = E;
-            } else {
-                for (unsigned j = 0; j < E; ++j)
-                    if (first + j < n) x[cnt++] = src[first + j];
+            } else { /* the valid values are a prefix; constant indices keep x in registers */
+                cnt = n - first < E ? (unsigned)(n - first) : E;
+#pragma unroll
+                for (unsigned j = 0; j < E; ++j) x[j] = j < cnt ? src[first + j] : (T)0;
             }
 #pragma unroll
             for (unsigned j = 0; j < E; ++j) {
                 if (j < cnt) {
-                    s[j] = split(x[j]);
-                    top = s[j].top > top ? s[j].top : top;
-                    mask |= ghz_fixed_class_bit(s[j].cls);
+                    unsigned cb;
+                    int tj;
+                    if (sizeof(T) == 4) { /* 32-bit shortcut, same result */
+                        tj = ghz_fixed_top_f32(__float_as_uint((float)x[j]), &cb);
+                    } else {
+                        s[j] = split(x[j]);
+                        tj = s[j].top;
+                        cb = ghz_fixed_class_bit(s[j].cls);
+                    }
+                    top = tj > top ? tj : top;
+                    mask |= cb;
                 }
             }
         }
@@ -109,10 +120,17 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (unsigned j = 0; j < E; ++j) {
             int32_t c = 0;
-            if (j < cnt)
-                c = s[j].cls != GHZ_FIXED_FINITE ? ghz_fixed_marker(BITS)
-                                                 : ghz_fixed_code(&s[j], top, BITS, &sat);
-            const uint32_t u = BITS == 32u ? (uint32_t)c : (uint32_t)c & ((1u << BITS) - 1u);
+            if (j < cnt) {
+                if (sizeof(T) == 4) {
+                    const uint32_t u = __float_as_uint((float)x[j]);
+                    c = (u & 0x7F800000u) == 0x7F800000u ? ghz_fixed_marker(BITS)
+                                                         : ghz_fixed_code_f32(u, top, BITS, &sat);
+                } else {
+                    c = s[j].cls != GHZ_FIXED_FINITE ? ghz_fixed_marker(BITS)
+                                                     : ghz_fixed_code(&s[j], top, BITS, &sat);
+                }
+            }
+            const uint32_t u = BITS == 32u ? (uint32_t)c : (uint32_t)c & ((1u << (BITS % 32u)) - 1u);
             packed[j * BITS / 32u] |= u << ((j * BITS) % 32u);
         }
         store_bytes<NB>(codes + t * NB, packed);
