@@ -18,14 +18,18 @@ namespace {
 constexpr int kThreads = 256;
 constexpr unsigned kFull = 0xFFFFFFFFu;
 
-/* Enough CTAs to fill the GPU a few times over; the loops stride over the rest. */
-int grid_for(uint64_t items)
+/* As many CTAs as can be resident at once (the loops stride over the rest): a grid
+ * larger than that would run in a second, partly empty wave. */
+template <typename K>
+int grid_for(K kernel, uint64_t items)
 {
-    int dev = 0, sms = 132;
+    int dev = 0, sms = 132, per_sm = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
         sms = 132;
-    uint64_t want = (items + kThreads - 1) / kThreads, cap = (uint64_t)sms * 8u;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0) != cudaSuccess || per_sm < 1)
+        per_sm = 1;
+    uint64_t want = (items + kThreads - 1) / kThreads, cap = (uint64_t)sms * (uint64_t)per_sm;
     want = want < cap ? want : cap;
     return want ? (int)want : 1;
 }
@@ -213,8 +217,8 @@ struct encode_launch {
     cudaError_t run() const
     {
         const uint64_t items = (n / 32u + (n % 32u != 0)) * (32u / (16u / sizeof(T)));
-        fixed_encode_kernel<T, BITS, VEC>
-            <<<grid_for(items), kThreads, 0, stream>>>(static_cast<const T*>(src), n, dst);
+        const auto kernel = fixed_encode_kernel<T, BITS, VEC>;
+        kernel<<<grid_for(kernel, items), kThreads, 0, stream>>>(static_cast<const T*>(src), n, dst);
         return cudaGetLastError();
     }
 };
@@ -229,8 +233,8 @@ struct decode_launch {
     {
         const uint64_t chunks = ghz::fixed_chunk<BITS>::count(v.n / 32u + (v.n % 32u != 0));
         if (!chunks) return cudaSuccess;
-        fixed_decode_kernel<T, BITS, VEC>
-            <<<grid_for(chunks), kThreads, 0, stream>>>(v, static_cast<T*>(out), d_status);
+        const auto kernel = fixed_decode_kernel<T, BITS, VEC>;
+        kernel<<<grid_for(kernel, chunks), kThreads, 0, stream>>>(v, static_cast<T*>(out), d_status);
         return cudaGetLastError();
     }
 };

@@ -82,12 +82,22 @@ __global__ void check_kernel(const T* x, const T* y, uint64_t n, unsigned bits,
     }
 }
 
-template <typename T>
-void launch_decode_reduce(const ghz_fixed_view_t& v, void* sink, int grid)
+/* One resident wave of CTAs (as the library's kernels and the roofline kernels). */
+template <typename T, unsigned BITS>
+void launch_decode_reduce_bits(const ghz_fixed_view_t& v, void* sink, int sms)
 {
-    if (v.bits == 8) decode_reduce_kernel<T, 8><<<grid, 256>>>(v, (T*)sink);
-    if (v.bits == 16) decode_reduce_kernel<T, 16><<<grid, 256>>>(v, (T*)sink);
-    if (v.bits == 32) decode_reduce_kernel<T, 32><<<grid, 256>>>(v, (T*)sink);
+    const auto kernel = decode_reduce_kernel<T, BITS>;
+    int per_sm = 1;
+    CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, 0));
+    kernel<<<sms * per_sm, 256>>>(v, (T*)sink);
+}
+
+template <typename T>
+void launch_decode_reduce(const ghz_fixed_view_t& v, void* sink, int sms)
+{
+    if (v.bits == 8) launch_decode_reduce_bits<T, 8>(v, sink, sms);
+    if (v.bits == 16) launch_decode_reduce_bits<T, 16>(v, sink, sms);
+    if (v.bits == 32) launch_decode_reduce_bits<T, 32>(v, sink, sms);
 }
 
 struct result {
@@ -119,8 +129,8 @@ result measure(ghz_dtype_t t, unsigned bits, const void* d_x, size_t n, const vo
     });
     const ghz_fixed_view_t v = ghz_fixed_view_make(d_c, t, bits, n);
     r.reg_ms = time_ms(o.reps, ea, eb, [&] {
-        if (t == GHZ_F32) launch_decode_reduce<float>(v, sink, grid);
-        else launch_decode_reduce<double>(v, sink, grid);
+        if (t == GHZ_F32) launch_decode_reduce<float>(v, sink, prop.multiProcessorCount);
+        else launch_decode_reduce<double>(v, sink, prop.multiProcessorCount);
     });
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaMemcpy(&r.status, d_status, sizeof(int), cudaMemcpyDeviceToHost));
