@@ -31,15 +31,18 @@ __device__ __forceinline__ void fixed_chunk_codes(const ghz_fixed_view_t& v, uin
 #pragma unroll
     for (unsigned j = 0; j < fixed_chunk<BITS>::elems; ++j) {
         const uint32_t word = w[j * BITS / 32u];
-        const unsigned shift = (j * BITS) % 32u;
-        /* sign extension by two shifts (ALU), not a conversion instruction */
-        c[j] = BITS == 32u ? (int32_t)word : (int32_t)(word << (32u - BITS - shift)) >> (32u - BITS) % 32u;
+        /* one byte permute with sign replication (PRMT), not a conversion instruction */
+        const unsigned lo = (j * BITS / 8u) % 4u, hi = lo + BITS / 8u - 1u;
+        const unsigned sel = BITS == 8u ? lo | (8u | lo) << 4 | (8u | lo) << 8 | (8u | lo) << 12
+                                        : lo | hi << 4 | (8u | hi) << 8 | (8u | hi) << 12;
+        c[j] = BITS == 32u ? (int32_t)word : (int32_t)__byte_perm(word, 0u, sel);
     }
 }
 
-/* Decodes chunk `chunk` into out[] (T = float or double), exactly as ghz_fixed_load;
- * returns its block word. Elements past v.n decode as whatever their codes say (0 in
- * a valid frame): the caller masks them. */
+/* Decodes chunk `chunk` into out[] (T = float or double), exactly as ghz_fixed_load
+ * for a valid frame (a block with K = 0 has no marker, so its codes are not compared
+ * with it); returns its block word. Elements past v.n decode as whatever their codes
+ * say (0 in a valid frame): the caller masks them. */
 template <typename T, unsigned BITS>
 __device__ __forceinline__ uint16_t fixed_chunk_decode(const ghz_fixed_view_t& v, uint64_t chunk,
                                                        T (&out)[fixed_chunk<BITS>::elems],
@@ -49,7 +52,13 @@ __device__ __forceinline__ uint16_t fixed_chunk_decode(const ghz_fixed_view_t& v
     fixed_chunk_codes<BITS>(v, chunk, c);
     if (sizeof(T) == 4 && BITS <= 16u) {
         const ghz_fixed_scale_f32_t sf = ghz_fixed_scale_f32_make(word, BITS);
-        if (sf.fast) { /* the common case: binary32 arithmetic only */
+        if (sf.fast && ghz_fixed_word_k(word) == 0u) { /* the common case: no marker */
+#pragma unroll
+            for (unsigned j = 0; j < fixed_chunk<BITS>::elems; ++j)
+                out[j] = (T)ghz_fixed_f32_fast_value(sf, c[j]);
+            return word;
+        }
+        if (sf.fast) {
 #pragma unroll
             for (unsigned j = 0; j < fixed_chunk<BITS>::elems; ++j)
                 out[j] = (T)ghz_fixed_apply_f32_fast(sf, word, c[j], BITS);

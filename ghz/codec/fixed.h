@@ -259,24 +259,15 @@ GHZ_HD static inline ghz_fixed_scale_t ghz_fixed_scale_make(uint16_t word, unsig
     return sc;
 }
 
-/* (double)c and (float)c without a conversion instruction (16 per SM and clock on
- * recent GPUs, too few to decode at memory speed): c is added to the significand of
- * 1.5 * 2^52 (1.5 * 2^23) and the constant subtracted, both exact for |c| < 2^51
- * (2^22). */
+/* (double)c without a conversion instruction (16 per SM and clock on recent GPUs,
+ * too few to decode at memory speed): c is added to the significand of 1.5 * 2^52 and
+ * the constant subtracted, both exact for |c| < 2^51. */
 GHZ_HD static inline double ghz_fixed_int_to_f64(int32_t c)
 {
     uint64_t u = 0x4338000000000000ull + (uint64_t)(int64_t)c;
     double v;
     memcpy(&v, &u, sizeof v);
     return GHZ_DSUB(v, 6755399441055744.0);
-}
-
-GHZ_HD static inline float ghz_fixed_int_to_f32(int32_t c) /* |c| < 2^22 */
-{
-    uint32_t u = 0x4B400000u + (uint32_t)c;
-    float v;
-    memcpy(&v, &u, sizeof v);
-    return v - 12582912.0f;
 }
 
 /* Element value in binary64 from its block's word and scale. For float32 data round
@@ -297,40 +288,6 @@ GHZ_HD static inline double ghz_fixed_apply(ghz_fixed_scale_t sc, uint16_t word,
     return GHZ_DMUL(GHZ_DMUL(ghz_fixed_int_to_f64(code), sc.s1), sc.s2);
 }
 
-/* A float32 shortcut for l <= 16 (the GPU's decoders use it): when 2^k is a normal
- * float, (float)code * 2^k in binary32 equals GHZ_TO_F32 of the exact binary64
- * product, as both are the correctly rounded value of the exact code * 2^k (|code| <
- * 2^15 is exact in a float). fast = 0 sends the caller to ghz_fixed_apply. Needs
- * subnormal floats (no -ftz / --use_fast_math). test_fixed checks it exhaustively. */
-typedef struct {
-    float s;
-    int fast;
-} ghz_fixed_scale_f32_t;
-
-GHZ_HD static inline ghz_fixed_scale_f32_t ghz_fixed_scale_f32_make(uint16_t word, unsigned bits)
-{
-    ghz_fixed_scale_f32_t sc;
-    int k = ghz_fixed_word_b(word) == 0u ? 0
-                                         : (int)ghz_fixed_word_b(word) - GHZ_FIXED_BIAS - (int)bits + 1;
-    uint32_t u = (uint32_t)(k + 127) << 23;
-    sc.fast = bits <= 16u && k >= -126 && k <= 127;
-    if (!sc.fast) u = 0x3F800000u;
-    memcpy(&sc.s, &u, sizeof sc.s);
-    return sc;
-}
-
-GHZ_HD static inline float ghz_fixed_apply_f32_fast(ghz_fixed_scale_f32_t sc, uint16_t word,
-                                                    int32_t code, unsigned bits)
-{
-    if (code == ghz_fixed_marker(bits))
-        return GHZ_TO_F32(ghz_fixed_apply(ghz_fixed_scale_make(word, bits), word, code, bits));
-#if defined(__CUDA_ARCH__)
-    return __fmul_rn(ghz_fixed_int_to_f32(code), sc.s);
-#else
-    return ghz_fixed_int_to_f32(code) * sc.s;
-#endif
-}
-
 /* Element value (FIXED.md, Decoding) in binary64 from its word and code alone. */
 GHZ_HD static inline double ghz_fixed_decode_f64(uint16_t word, int32_t code, unsigned bits)
 {
@@ -340,6 +297,53 @@ GHZ_HD static inline double ghz_fixed_decode_f64(uint16_t word, int32_t code, un
 GHZ_HD static inline float ghz_fixed_decode_f32(uint16_t word, int32_t code, unsigned bits)
 {
     return GHZ_TO_F32(ghz_fixed_decode_f64(word, code, bits));
+}
+
+/* A float32 shortcut for l <= 16 (the GPU's decoders use it): with t = 1.5 * 2^23 + c
+ * (exact, from bits, |c| < 2^22), fma(t, 2^k, -1.5 * 2^(23+k)) is the exact c * 2^k
+ * rounded once to binary32, which is GHZ_TO_F32 of the exact binary64 product. One
+ * integer add and one FMA per value. Valid when 2^k and 1.5 * 2^(23+k) are normal
+ * floats: -126 <= k <= 104; fast = 0 sends the caller to ghz_fixed_apply. Needs
+ * subnormal floats (no -ftz / --use_fast_math). test_fixed checks it exhaustively. */
+typedef struct {
+    float s;   /* 2^k */
+    float off; /* -1.5 * 2^(23+k) */
+    int fast;
+} ghz_fixed_scale_f32_t;
+
+GHZ_HD static inline ghz_fixed_scale_f32_t ghz_fixed_scale_f32_make(uint16_t word, unsigned bits)
+{
+    ghz_fixed_scale_f32_t sc;
+    int k = ghz_fixed_word_b(word) == 0u ? 0
+                                         : (int)ghz_fixed_word_b(word) - GHZ_FIXED_BIAS - (int)bits + 1;
+    uint32_t us, uo;
+    sc.fast = bits <= 16u && k >= -126 && k <= 104;
+    if (!sc.fast) k = 0;
+    us = (uint32_t)(k + 127) << 23;
+    uo = 0x80000000u | ((uint32_t)(k + 23 + 127) << 23) | 0x400000u;
+    memcpy(&sc.s, &us, sizeof sc.s);
+    memcpy(&sc.off, &uo, sizeof sc.off);
+    return sc;
+}
+
+/* The value of a code that is not the marker, by the shortcut. */
+GHZ_HD static inline float ghz_fixed_f32_fast_value(ghz_fixed_scale_f32_t sc, int32_t code)
+{
+    uint32_t u = 0x4B400000u + (uint32_t)code;
+    float t;
+    memcpy(&t, &u, sizeof t);
+#if defined(__CUDA_ARCH__)
+    return __fmaf_rn(t, sc.s, sc.off);
+#else
+    return fmaf(t, sc.s, sc.off);
+#endif
+}
+
+GHZ_HD static inline float ghz_fixed_apply_f32_fast(ghz_fixed_scale_f32_t sc, uint16_t word,
+                                                    int32_t code, unsigned bits)
+{
+    if (code == ghz_fixed_marker(bits)) return ghz_fixed_decode_f32(word, code, bits);
+    return ghz_fixed_f32_fast_value(sc, code);
 }
 
 /* ---- whole blocks (serial; the GPU does the same per warp) --------------------- */
