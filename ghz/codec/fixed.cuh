@@ -65,6 +65,15 @@ __device__ __forceinline__ uint16_t fixed_chunk_decode(const ghz_fixed_view_t& v
             return word;
         }
     }
+    const ghz_fixed_scale_fma_t sd = ghz_fixed_scale_fma_make(word, BITS);
+    if (sd.fast && ghz_fixed_word_k(word) == 0u) { /* one FMA per value, no marker */
+#pragma unroll
+        for (unsigned j = 0; j < fixed_chunk<BITS>::elems; ++j) {
+            const double d = ghz_fixed_fma_value(sd, c[j]);
+            out[j] = sizeof(T) == 4 ? (T)GHZ_TO_F32(d) : (T)d;
+        }
+        return word;
+    }
     const ghz_fixed_scale_t sc = ghz_fixed_scale_make(word, BITS);
 #pragma unroll
     for (unsigned j = 0; j < fixed_chunk<BITS>::elems; ++j) {

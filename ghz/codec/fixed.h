@@ -249,11 +249,27 @@ typedef struct {
     double s1, s2;
 } ghz_fixed_scale_t;
 
+/* Fused multiply-add with one rounding (the shortcuts below rely on it). */
+#if defined(__CUDA_ARCH__)
+#  define GHZ_FIXED_FMA(a, b, c) __fma_rn((a), (b), (c))
+#  define GHZ_FIXED_FMAF(a, b, c) __fmaf_rn((a), (b), (c))
+#else
+#  define GHZ_FIXED_FMA(a, b, c) fma((a), (b), (c))
+#  define GHZ_FIXED_FMAF(a, b, c) fmaf((a), (b), (c))
+#endif
+
+/* The exponent k of a block's unit u = 2^k (FIXED.md, Decoding); 0 for a zero
+ * block, whose codes are 0 or markers. */
+GHZ_HD static inline int ghz_fixed_unit_exp(uint16_t word, unsigned bits)
+{
+    unsigned b = ghz_fixed_word_b(word);
+    return b == 0u ? 0 : (int)b - GHZ_FIXED_BIAS - (int)bits + 1;
+}
+
 GHZ_HD static inline ghz_fixed_scale_t ghz_fixed_scale_make(uint16_t word, unsigned bits)
 {
     ghz_fixed_scale_t sc;
-    int k = (int)ghz_fixed_word_b(word) - GHZ_FIXED_BIAS - (int)bits + 1;
-    if (ghz_fixed_word_b(word) == 0u) k = 0; /* zero block: codes are 0 or markers */
+    int k = ghz_fixed_unit_exp(word, bits);
     sc.s1 = ghz_fixed_pow2(k >= -1022 ? k : k + 200);
     sc.s2 = k >= -1022 ? 1.0 : ghz_fixed_pow2(-200);
     return sc;
@@ -314,8 +330,7 @@ typedef struct {
 GHZ_HD static inline ghz_fixed_scale_f32_t ghz_fixed_scale_f32_make(uint16_t word, unsigned bits)
 {
     ghz_fixed_scale_f32_t sc;
-    int k = ghz_fixed_word_b(word) == 0u ? 0
-                                         : (int)ghz_fixed_word_b(word) - GHZ_FIXED_BIAS - (int)bits + 1;
+    int k = ghz_fixed_unit_exp(word, bits);
     uint32_t us, uo;
     sc.fast = bits <= 16u && k >= -126 && k <= 104;
     if (!sc.fast) k = 0;
@@ -332,11 +347,7 @@ GHZ_HD static inline float ghz_fixed_f32_fast_value(ghz_fixed_scale_f32_t sc, in
     uint32_t u = 0x4B400000u + (uint32_t)code;
     float t;
     memcpy(&t, &u, sizeof t);
-#if defined(__CUDA_ARCH__)
-    return __fmaf_rn(t, sc.s, sc.off);
-#else
-    return fmaf(t, sc.s, sc.off);
-#endif
+    return GHZ_FIXED_FMAF(t, sc.s, sc.off);
 }
 
 GHZ_HD static inline float ghz_fixed_apply_f32_fast(ghz_fixed_scale_f32_t sc, uint16_t word,
@@ -344,6 +355,40 @@ GHZ_HD static inline float ghz_fixed_apply_f32_fast(ghz_fixed_scale_f32_t sc, ui
 {
     if (code == ghz_fixed_marker(bits)) return ghz_fixed_decode_f32(word, code, bits);
     return ghz_fixed_f32_fast_value(sc, code);
+}
+
+/* The binary64 counterpart (the GPU's decoders use it for float64 data and for l = 32):
+ * with t = 2^52 + 2^31 + c (exact, from bits: |c| <= 2^31), fma(t, 2^k, -(2^52 + 2^31)
+ * 2^k) is the exact c * 2^k rounded once, as ghz_fixed_apply computes it. One 32-bit
+ * add and one FMA per value. Valid for -1074 <= k <= 971 (2^k and the offset
+ * representable); fast = 0 sends the caller to ghz_fixed_apply. */
+typedef struct {
+    double s;   /* 2^k */
+    double off; /* -(2^52 + 2^31) * 2^k */
+    int fast;
+} ghz_fixed_scale_fma_t;
+
+GHZ_HD static inline ghz_fixed_scale_fma_t ghz_fixed_scale_fma_make(uint16_t word, unsigned bits)
+{
+    ghz_fixed_scale_fma_t sc;
+    int k = ghz_fixed_unit_exp(word, bits);
+    uint64_t us;
+    sc.fast = k >= -1074 && k <= 971;
+    if (!sc.fast) k = 0;
+    /* 2^k from bits: normal, or subnormal 2^(k+1074) ulps of 2^-1074 */
+    us = k >= -1022 ? (uint64_t)(k + 1023) << 52 : (uint64_t)1 << (k + 1074);
+    memcpy(&sc.s, &us, sizeof sc.s);
+    sc.off = GHZ_DMUL(-4503601774854144.0, sc.s); /* exact: (2^21 + 1) 2^31 2^k, k >= -1074 */
+    return sc;
+}
+
+/* The value of a code that is not the marker, by the shortcut. */
+GHZ_HD static inline double ghz_fixed_fma_value(ghz_fixed_scale_fma_t sc, int32_t code)
+{
+    uint64_t u = 0x4330000000000000ull | (uint64_t)((uint32_t)code ^ 0x80000000u);
+    double t;
+    memcpy(&t, &u, sizeof t);
+    return GHZ_FIXED_FMA(t, sc.s, sc.off);
 }
 
 /* ---- whole blocks (serial; the GPU does the same per warp) --------------------- */

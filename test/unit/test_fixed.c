@@ -651,3 +651,33 @@ Test(fixed, f32_encode_shortcut_equals_general)
                   "code of %08x at e=%d l=%u", u, e, bits);
     }
 }
+
+/* The GPU's binary64 FMA shortcut equals the reference decode for every block
+ * exponent of either dtype (and the zero block), every l, the extreme codes and
+ * random ones, including subnormal results. */
+Test(fixed, fma_shortcut_equals_reference)
+{
+    tu_rng_t r;
+    unsigned j, b;
+    long fast = 0;
+    tu_seed(&r, 77);
+    for (j = 0; j < 3; j++) {
+        unsigned bits = bits_all[j];
+        int32_t cmax = (int32_t)((((int64_t)1) << (bits - 1)) - 1);
+        for (b = 0; b <= 2124; b += b == 0 ? 27 : 1) {
+            ghz_fixed_scale_fma_t sc = ghz_fixed_scale_fma_make((uint16_t)b, bits);
+            int t;
+            if (!sc.fast) continue;
+            fast++;
+            for (t = 0; t < 400; t++) {
+                int32_t c = t < 6 ? (int32_t[]){0, 1, -1, cmax, -cmax, cmax / 3}[t]
+                                  : (int32_t)(tu_below(&r, 2 * (uint64_t)cmax + 1) - (uint64_t)cmax);
+                double want = ghz_fixed_decode_f64((uint16_t)b, c, bits);
+                double got = ghz_fixed_fma_value(sc, c);
+                cr_assert(tu_dbl_bits(got) == tu_dbl_bits(want), "l=%u B=%u code %d: %a vs %a", bits, b,
+                          c, got, want);
+            }
+        }
+    }
+    cr_assert(fast > 3 * 2000, "%ld words took the shortcut", fast);
+}
