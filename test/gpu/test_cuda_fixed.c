@@ -265,3 +265,56 @@ Test(cuda_fixed, accessor_in_a_kernel_equals_cpu)
             free(ok);
         }
 }
+
+/* Stream-ordered and capturable: encode + decode captured in a CUDA graph on a
+ * non-default stream, replayed, give the CPU's bytes and values. */
+Test(cuda_fixed, graph_capture)
+{
+    const size_t n = 70001;
+    const unsigned bits = 16;
+    size_t size = ghz_fixed_size(n, bits), csize;
+    void* x = make(WIDE, GHZ_F64, n);
+    unsigned char *cpu = malloc(size), *gpu = malloc(size);
+    double *want = malloc(n * 8), *got = malloc(n * 8);
+    void *d_x, *d_f, *d_y;
+    int* d_status;
+    int status = -1;
+    cudaStream_t s;
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    need_gpu();
+    GK(ghz_fixed_compress(GHZ_F64, bits, x, n, cpu, size, &csize));
+    GK(ghz_fixed_decompress(cpu, size, want, n * 8, NULL));
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CK(cudaMalloc(&d_x, n * 8));
+    CK(cudaMalloc(&d_f, size));
+    CK(cudaMalloc(&d_y, n * 8));
+    CK(cudaMalloc((void**)&d_status, sizeof(int)));
+    CK(cudaMemcpy(d_x, x, n * 8, cudaMemcpyHostToDevice));
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    GK(ghz_fixed_compress_cuda(GHZ_F64, bits, d_x, n, d_f, size, s));
+    GK(ghz_fixed_decompress_cuda(d_f, size, GHZ_F64, bits, n, d_y, n * 8, d_status, s));
+    CK(cudaStreamEndCapture(s, &g));
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    CK(cudaGraphLaunch(ge, s));
+    CK(cudaGraphLaunch(ge, s));
+    CK(cudaStreamSynchronize(s));
+    CK(cudaMemcpy(gpu, d_f, size, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(got, d_y, n * 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&status, d_status, sizeof status, cudaMemcpyDeviceToHost));
+    cr_assert_eq(status, GHZ_SUCCESS);
+    cr_assert(memcmp(gpu, cpu, size) == 0, "graph: frame differs from the CPU's");
+    cr_assert(memcmp(got, want, n * 8) == 0, "graph: values differ from the CPU's");
+    CK(cudaGraphExecDestroy(ge));
+    CK(cudaGraphDestroy(g));
+    CK(cudaStreamDestroy(s));
+    CK(cudaFree(d_x));
+    CK(cudaFree(d_f));
+    CK(cudaFree(d_y));
+    CK(cudaFree(d_status));
+    free(x);
+    free(cpu);
+    free(gpu);
+    free(want);
+    free(got);
+}
