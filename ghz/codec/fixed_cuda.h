@@ -32,7 +32,9 @@ GHZ_API ghz_status_t ghz_fixed_compress_cuda(ghz_dtype_t dtype, unsigned bits, c
 
 /* Decodes the fixed-rate frame at d_src (src_size readable bytes) into d_dst. The
  * caller states what it expects (dtype, bits, n: known in advance at a fixed rate),
- * so the host checks every size and the GPU never reads or writes out of bounds;
+ * so the host checks every size (src_size must equal ghz_fixed_size(n, bits), else
+ * GHZ_ERR_MISMATCH; dst_capacity at least n values) and the GPU never reads or writes
+ * out of bounds;
  * the GPU validates the header against them and every block (FIXED.md, Validation)
  * and writes a ghz_status_t to *d_status (may be NULL): GHZ_ERR_MISMATCH when the
  * header holds another dtype, l or n, GHZ_ERR_CORRUPT for a bad block, the header's

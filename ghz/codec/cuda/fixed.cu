@@ -188,8 +188,8 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-/* Calls f.template operator()<T, BITS, VEC>() for the runtime dtype, bits and
- * alignment (the host checked that bits is 8, 16 or 32). */
+/* Calls f.run<T, BITS, VEC>() for the runtime dtype, bits and 16-byte alignment of
+ * the uncompressed array (the host checked that bits is 8, 16 or 32). */
 template <typename F>
 cudaError_t dispatch(ghz_dtype_t dtype, unsigned bits, bool vec, F&& f)
 {
