@@ -4,7 +4,7 @@
 # (memcheck and racecheck, on a reduced set), then the benchmark. Logs and JSON go to
 # $OUT (the device tool's output folder) or ./gpu-out.
 #
-#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench|homo]...
+#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench|homo|fixed|gmres]...
 #
 # Criterion and pkg-config are not on the GPU machine: the session carries their
 # Debian packages in .device-carry/debs (see scripts/fetch_device_debs.sh) and this
@@ -112,4 +112,30 @@ if has homo; then
         2>&1 | tee "$OUT/bench_homo.txt"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
+
+if has fixed; then
+    note "fixed-rate GPU tests (FIXED.md)"
+    timeout $T build-gpu/test/gpu/test_cuda_fixed --jobs 1 --verbose 2>&1 | tee "$OUT/test-fixed.log" | tail -12
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    note "compute-sanitizer memcheck, fixed-rate"
+    timeout $T compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/test/gpu/test_cuda_fixed --jobs 1 \
+        --filter 'cuda_fixed/@(bad_frames_reported|accessor_in_a_kernel_equals_cpu)' >"$OUT/sanitize-fixed.log" 2>&1
+    rc=$?
+    tail -4 "$OUT/sanitize-fixed.log"
+    [ $rc = 0 ] || { status=1; echo "memcheck: exit $rc"; }
+    note "ghz-bench fixed"
+    gen=()
+    [ -d build-gpu/datasets ] && gen=(--gen wave3d --gen smooth2d --gen noisy2d --gen ocean2d)
+    timeout $((2 * T)) build-gpu/ghz/tools/bench/ghz-bench fixed --json "$OUT/bench_fixed.json" ${GHZ_BENCH_FIXED_ARGS:-} \
+        "${gen[@]}" 2>&1 | tee "$OUT/bench_fixed.txt"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+
+if has gmres; then
+    note "CB-GMRES: Krylov basis in f64, f32, fixed l=32, fixed l=16 (examples/cb_gmres)"
+    timeout $((2 * T)) build-gpu/examples/cb_gmres/ghz-cb-gmres --json "$OUT/cb_gmres.json" ${GHZ_GMRES_ARGS:-} 2>&1 |
+        tee "$OUT/cb_gmres.txt"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+
 exit $status

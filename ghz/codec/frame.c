@@ -12,7 +12,7 @@ void ghz_header_write(uint8_t* dst, const ghz_frame_info_t* info)
     ghz_header_pack(dst, info);
 }
 
-ghz_status_t ghz_header_read(const uint8_t* src, size_t src_size, ghz_frame_info_t* info)
+const char* ghz_header_check_text(int why)
 {
     static const char* const what[] = {
         "ok",
@@ -33,7 +33,13 @@ ghz_status_t ghz_header_read(const uint8_t* src, size_t src_size, ghz_frame_info
         "fill_bits inconsistent with the flags and dtype",
         "frame extends past the end of the input",
         "payload_size exceeds the raw size",
+        "fixed-rate frame (mode 3, FIXED.md): read it with ghz_fixed_decompress",
     };
+    return what[why];
+}
+
+ghz_status_t ghz_header_read(const uint8_t* src, size_t src_size, ghz_frame_info_t* info)
+{
     int why = GHZ_HDR_OK;
     ghz_status_t st = (ghz_status_t)ghz_header_unpack(src, src_size, info, &why);
     if (st == GHZ_SUCCESS) return st;
@@ -43,7 +49,7 @@ ghz_status_t ghz_header_read(const uint8_t* src, size_t src_size, ghz_frame_info
     if (why == GHZ_HDR_FRAME_SIZE)
         return ghz_fail(st, "frame of %llu elements needs more than the %zu bytes given",
                         (unsigned long long)ghz_load_le(src + 16, 8), src_size);
-    return ghz_fail(st, "%s", what[why]);
+    return ghz_fail(st, "%s", ghz_header_check_text(why));
 }
 
 ghz_status_t ghz_codes_check(const uint8_t* codes, const ghz_frame_info_t* info,

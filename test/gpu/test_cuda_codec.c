@@ -12,7 +12,17 @@
 
 #include "ghz/codec/codec_cuda.h"
 #include "ghz/ghz.h"
-#include "gputest.h"
+#include "gpu_testutil.h"
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng(void)
+{
+    return gpu_rng(&rng_state);
+}
+static double unif(void)
+{
+    return (double)(rng() >> 11) * 0x1.0p-53;
+}
 
 enum kind { SMOOTH, NOISY, RANDOM_BITS, CONSTANT, SPECIALS, FILLED, BIGRANGE, KINDS };
 

@@ -12,7 +12,17 @@
 
 #include "ghz/ghz.h"
 #include "ghz/homo/homo_cuda.h"
-#include "gputest.h"
+#include "gpu_testutil.h"
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng(void)
+{
+    return gpu_rng(&rng_state);
+}
+static double unif(void)
+{
+    return (double)(rng() >> 11) * 0x1.0p-53;
+}
 
 /* QFILL: fill value 0.0, which quantizes (to 0): the integer path must step aside
  * wherever an integer is 0 (HOMO.md, Fill collisions). */

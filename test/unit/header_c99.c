@@ -3,11 +3,17 @@
  * the point is the compilation; main() checks a few things the headers promise. */
 #include "ghz/ghz.h"
 #include "ghz/codec/block.h"
+#include "ghz/codec/fixed.h"
 
 #include <stdio.h>
 
 /* GHZ_COMPRESS_BOUND is a constant expression. */
 static unsigned char frame[GHZ_COMPRESS_BOUND(40, 4)];
+/* ... and so is GHZ_FIXED_SIZE; the union keeps the frame aligned for the accessor. */
+static union {
+    unsigned char b[GHZ_FIXED_SIZE(40, 16)];
+    double align;
+} fixed;
 
 int main(void)
 {
@@ -33,6 +39,15 @@ int main(void)
     }
     for (i = 0; i < 40; i++)
         if (out[i] - in[i] > 0.01f || in[i] - out[i] > 0.01f) return 1;
+    st = ghz_fixed_compress(GHZ_F32, 16, in, 40, fixed.b, sizeof fixed.b, &size);
+    if (st != GHZ_SUCCESS || size != sizeof fixed.b || size != ghz_fixed_size(40, 16)) return 1;
+    {
+        ghz_fixed_view_t v = ghz_fixed_view_make(fixed.b, GHZ_F32, 16, 40);
+        for (i = 0; i < 40; i++)
+            if (ghz_fixed_load_f32(&v, (uint64_t)i) - in[i] > 1e-3f ||
+                in[i] - ghz_fixed_load_f32(&v, (uint64_t)i) > 1e-3f)
+                return 1;
+    }
     if (ghz_version_number() != GHZ_VERSION_NUMBER || ghz_dtype_size(GHZ_F64) != 8 ||
         b.struct_size != sizeof b || sizeof frame != 64 + 16 + 160 ||
         ghz_zigzag(-1) != 1u)

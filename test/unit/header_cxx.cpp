@@ -2,6 +2,7 @@
 // -Wextra -Werror) with C linkage, and the initialiser macros work in C++.
 #include "ghz/ghz.h"
 #include "ghz/codec/block.h"
+#include "ghz/codec/fixed.h"
 
 #include <cstdio>
 #include <vector>

@@ -150,7 +150,7 @@ Test(corrupt, truncated_second_frame_rejected)
 }
 
 /* ---- (b) every single-bit flip of the header ------------------------------------------ */
-enum expect { MUST_NOT_GHZ, MUST_VERSION, MUST_REJECT, MAY_ACCEPT, MUST_ACCEPT_SAME };
+enum expect { MUST_NOT_GHZ, MUST_VERSION, MUST_FIXED_MODE, MUST_REJECT, MAY_ACCEPT, MUST_ACCEPT_SAME };
 
 static int bad_eb_abs(double e, ghz_eb_mode_t mode)
 {
@@ -167,6 +167,8 @@ static enum expect classify(const stream_t* s, const unsigned char* h, int byte,
     *same = 0;
     if (byte < 4) return MUST_NOT_GHZ;
     if (byte < 6) return MUST_VERSION;
+    /* mode 3 is a fixed-rate frame (FIXED.md): unsupported here, not corrupt */
+    if (byte == 9 && (h[9] ^ (1u << bit)) == 3u) return MUST_FIXED_MODE;
     if (byte < 11) return MUST_REJECT; /* header_size, dtype, eb_mode, block_log2 */
     if (byte == 11) {
         if (bit > 0) return MUST_REJECT;
@@ -237,6 +239,13 @@ Test(corrupt, header_bit_flips)
                     cr_assert(st == GHZ_ERR_VERSION && fi_st == GHZ_ERR_VERSION,
                               "stream %d, version byte %d bit %d: %d / %d", w, byte, bit,
                               (int)st, (int)fi_st);
+                    break;
+                case MUST_FIXED_MODE:
+                    cr_assert(st == GHZ_ERR_UNSUPPORTED && fi_st == GHZ_ERR_UNSUPPORTED,
+                              "stream %d, mode byte bit %d: %d / %d", w, bit, (int)st,
+                              (int)fi_st);
+                    cr_assert(strstr(ghz_last_error_detail(), "fixed-rate") != NULL,
+                              "detail: %s", ghz_last_error_detail());
                     break;
                 case MUST_REJECT:
                     cr_assert(is_reject(st), "stream %d, header byte %d bit %d: status %d (%s)",
@@ -602,7 +611,9 @@ Test(corrupt, header_field_values)
     cr_assert_eq(with_field(8, 1, 0, GHZ_EB_ABS), GHZ_ERR_CORRUPT, "dtype 0");
     cr_assert_eq(with_field(8, 1, 3, GHZ_EB_ABS), GHZ_ERR_CORRUPT, "dtype 3");
     cr_assert_eq(with_field(9, 1, 0, GHZ_EB_ABS), GHZ_ERR_CORRUPT, "eb_mode 0");
-    cr_assert_eq(with_field(9, 1, 3, GHZ_EB_ABS), GHZ_ERR_CORRUPT, "eb_mode 3");
+    /* 3 is the fixed-rate mode (FIXED.md): a frame this reader does not read */
+    cr_assert_eq(with_field(9, 1, 3, GHZ_EB_ABS), GHZ_ERR_UNSUPPORTED, "eb_mode 3");
+    cr_assert_eq(with_field(9, 1, 4, GHZ_EB_ABS), GHZ_ERR_CORRUPT, "eb_mode 4");
     cr_assert_eq(with_field(10, 1, 4, GHZ_EB_ABS), GHZ_ERR_CORRUPT, "block_log2 4");
     cr_assert_eq(with_field(10, 1, 6, GHZ_EB_ABS), GHZ_ERR_CORRUPT, "block_log2 6");
     cr_assert_eq(with_field(11, 1, 0x80, GHZ_EB_ABS), GHZ_ERR_CORRUPT, "flags 0x80");

@@ -16,6 +16,9 @@ void ghz_header_write(uint8_t* dst, const ghz_frame_info_t* info);
  * what the buffer holds from src on: the whole frame must fit in it. */
 ghz_status_t ghz_header_read(const uint8_t* src, size_t src_size, ghz_frame_info_t* info);
 
+/* What a failed header check (ghz_hdr_check_t) means, in words. */
+const char* ghz_header_check_text(int why);
+
 /* Validates the code array of a parsed frame (each code byte, zero padding) and that
  * the block sizes add up to payload_size. When starts is not NULL, it receives the
  * payload offset of every `stride`-th block (starts[i] = offset of block i*stride). */

@@ -37,8 +37,13 @@ typedef enum {
     GHZ_HDR_EB_ABS,
     GHZ_HDR_FILL,
     GHZ_HDR_FRAME_SIZE,
-    GHZ_HDR_PAYLOAD
+    GHZ_HDR_PAYLOAD,
+    GHZ_HDR_FIXED_MODE
 } ghz_hdr_check_t;
+
+/* Byte 9 of a fixed-rate frame (FIXED.md): this reader refuses it as unsupported
+ * rather than corrupt, so the caller learns which reader the frame needs. */
+#define GHZ_HDR_MODE_FIXED 3u
 
 /* Bytes of the zero-padded code array of a frame of n_blocks blocks. */
 GHZ_HD static inline uint64_t ghz_codes_bytes(uint64_t n_blocks)
@@ -119,6 +124,7 @@ GHZ_HD static inline int ghz_header_unpack(const uint8_t* src, uint64_t src_size
     if (src_size < GHZ_HEADER_SIZE) GHZ_HDR_FAIL(GHZ_ERR_TRUNCATED, GHZ_HDR_SHORT);
     if (ghz_load_le(src + 6, 2) != GHZ_HEADER_SIZE) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_HEADER_SIZE);
     if (src[8] != GHZ_F32 && src[8] != GHZ_F64) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_DTYPE);
+    if (src[9] == GHZ_HDR_MODE_FIXED) GHZ_HDR_FAIL(GHZ_ERR_UNSUPPORTED, GHZ_HDR_FIXED_MODE);
     if (src[9] != GHZ_EB_ABS && src[9] != GHZ_EB_REL) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_MODE);
     if (src[10] != 5) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_BLOCK_LOG2);
     flags = src[11];

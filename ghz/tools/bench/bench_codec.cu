@@ -13,8 +13,6 @@
  * bandwidth. Each result is checked: max error / bound over the tiled array on the
  * GPU, fill values exact, and the GPU stream of the untiled field byte-identical to the
  * CPU reference's. */
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -25,8 +23,6 @@
 
 #include "bench_common.cuh"
 #include "ghz/codec/codec_cuda.h"
-#include "ghz/ghz.h"
-
 
 /* max |x - y| over finite non-fill x; counts elements beyond eb and inexact specials */
 __global__ void check_kernel(const float* x, const float* y, size_t n, int has_fill, float fill, double eb,
@@ -93,90 +89,54 @@ static double cuszp2_outlier_bytes(const field& f, double eb)
 
 static void usage(void)
 {
-    printf("usage: ghz-bench codec [--gib G] [--reps R] [--json FILE] [--rel a,b,c]\n"
-           "                       [--gen NAME]... [--raw NAME:PATH[:FILL]]...\n"
-           "       ghz-bench homo  [--gib G] [--reps R] [--json FILE] [--rel a,b,c] [--gen NAME]...\n");
+    printf("usage: ghz-bench codec [--rel a,b,c] %s\n", GHZ_BENCH_COMMON_USAGE);
 }
 
-int main(int argc, char** argv)
+int bench_codec(int argc, char** argv)
 {
     bench_opts o;
-    o.json_path = "bench_codec.json";
+    std::vector<double> rels = {1e-2, 1e-3, 1e-4};
     std::vector<field> fields;
-    if (argc >= 2 && strcmp(argv[1], "homo") == 0) return bench_homo_main(argc, argv);
-    if (argc < 2 || strcmp(argv[1], "codec") != 0) {
-        usage();
-        return argc < 2 ? 0 : 2;
-    }
+    o.json = "bench_codec.json";
     for (int i = 2; i < argc; ++i) {
-        if (parse_common_option(o, argc, argv, i)) continue;
         std::string a = argv[i];
-        auto next = [&]() -> const char* {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "ghz-bench: %s needs a value\n", a.c_str());
-                exit(2);
-            }
-            return argv[++i];
-        };
-        if (a == "--raw") {
-            std::string spec = next();
-            size_t c1 = spec.find(':'), c2 = spec.find(':', c1 + 1);
-            field f;
-            f.name = spec.substr(0, c1);
-            std::string path = spec.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1);
-            f.has_fill = c2 != std::string::npos;
-            f.fill = f.has_fill ? (float)atof(spec.substr(c2 + 1).c_str()) : 0.0f;
-            FILE* fp = fopen(path.c_str(), "rb");
-            if (!fp) {
-                fprintf(stderr, "ghz-bench: cannot open %s\n", path.c_str());
-                return 1;
-            }
-            fseek(fp, 0, SEEK_END);
-            long bytes = ftell(fp);
-            fseek(fp, 0, SEEK_SET);
-            f.data.resize((size_t)bytes / 4);
-            if (fread(f.data.data(), 4, f.data.size(), fp) != f.data.size()) {
-                fprintf(stderr, "ghz-bench: short read on %s\n", path.c_str());
-                return 1;
-            }
-            fclose(fp);
-            fields.push_back(std::move(f));
+        if (a == "--rel") {
+            rels = bench_list(bench_next(argc, argv, i));
         } else if (a == "-h" || a == "--help") {
             usage();
             return 0;
-        } else {
+        } else if (!bench_common_arg(argc, argv, i, o)) {
             fprintf(stderr, "ghz-bench: unknown argument %s\n", a.c_str());
             return 2;
         }
     }
-#ifdef GHZ_BENCH_HAVE_DATASETS
-    if (o.gens.empty() && fields.empty()) o.gens = {"wave3d", "smooth2d", "noisy2d", "ocean2d"};
-#endif
-    if (add_generated_fields(o.gens, fields) != 0) return 2;
-    const double gib = o.gib;
+    if (int rc = bench_load_fields(o, fields)) return rc;
     const int reps = o.reps;
-    const char* const json_path = o.json_path;
-    const std::vector<double>& rels = o.rels;
-    if (fields.empty()) {
-        fprintf(stderr, "ghz-bench: no fields to measure\n");
-        return 2;
-    }
+    const double gib = o.gib;
+    const char* json_path = o.json;
 
-    const bench_env env = bench_start(reps);
-    const cudaDeviceProp& prop = env.prop;
-    cudaEvent_t ea = env.ea, eb = env.eb;
-    const double copy_gbs = env.copy_gbs;
+    cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    cudaEvent_t ea, eb;
+    CUDA_OK(cudaEventCreate(&ea));
+    CUDA_OK(cudaEventCreate(&eb));
+
+    const double copy_gbs = bench_copy_gbs(reps, ea, eb, prop);
+    printf("device: %s, %d SMs; copy kernel %.0f GB/s (bytes read + written)\n", prop.name,
+           prop.multiProcessorCount, copy_gbs);
     printf("codec: ghz %s, format %u, f32, REL bounds; GB/s = uncompressed GB per second, median of %d\n\n",
            GHZ_VERSION_STRING, ghz_format_version(), reps);
     printf("%-14s %10s %7s %8s %8s %9s %8s %7s %8s %7s %9s %6s\n", "field", "GiB(tiled)", "REL", "ratio",
            "cuSZp2*", "maxerr/eb", "comp", "%roof", "decomp", "%roof", "identical", "bad");
 
-    FILE* js = json_open(json_path, env);
+    FILE* js = fopen(json_path, "w");
+    if (js) fprintf(js, "{\"device\":\"%s\",\"copy_gbs\":%.1f,\"results\":[\n", prop.name, copy_gbs);
     int first_json = 1, failures = 0;
 
     for (field& f : fields) {
         const size_t n0 = f.data.size();
-        const size_t reps_tile = tiles_for_gib(n0, gib);
+        size_t reps_tile = (size_t)std::ceil(gib * (1 << 30) / (4.0 * n0));
+        if (reps_tile < 1) reps_tile = 1;
         const size_t n = n0 * reps_tile;
         float *d_x, *d_y;
         CUDA_OK(cudaMalloc(&d_x, n * 4));
@@ -199,9 +159,17 @@ int main(int argc, char** argv)
         CUDA_OK(cudaMalloc(&d_chk, 16));
 
         for (double rel : rels) {
+            ghz_params_t p = GHZ_PARAMS_INIT;
+            double vmin, vmax, eb_abs;
+            uint64_t cnt;
+            p.dtype = GHZ_F32;
+            p.eb_mode = GHZ_EB_REL;
+            p.eb = rel;
+            p.has_fill = f.has_fill;
+            p.fill = f.fill;
             /* REL over the field (= over its tiles) */
-            double eb_abs;
-            const ghz_params_t p = rel_params(f, rel, &eb_abs);
+            GHZ_OK(ghz_value_range(&p, f.data.data(), n0, &vmin, &vmax, &cnt));
+            GHZ_OK(ghz_abs_bound(&p, vmin, vmax, &eb_abs));
 
             double tc = time_ms(reps, ea, eb, [&] {
                 ghz_cuda_compress(&p, d_x, n, d_c, bound, d_size, d_status, d_w, ws, 0);

@@ -1,7 +1,7 @@
-/* test/gpu/gputest.h: what the GPU tests share: assertion shorthands for CUDA and
- * ghz calls, skipping without a GPU, and a seeded generator (splitmix64). */
-#ifndef GHZ_TEST_GPUTEST_H
-#define GHZ_TEST_GPUTEST_H
+/* test/gpu/gpu_testutil.h: what the GPU tests share: assertion wrappers for CUDA and
+ * ghz calls, skipping without a GPU, and a splitmix64 generator. */
+#ifndef GHZ_TEST_GPU_TESTUTIL_H
+#define GHZ_TEST_GPU_TESTUTIL_H
 
 #include <criterion/criterion.h>
 #include <cuda_runtime_api.h>
@@ -23,17 +23,13 @@ static inline void need_gpu(void)
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) cr_skip_test("no CUDA device");
 }
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static inline uint64_t rng(void)
+/* splitmix64: the next value of the sequence of *state */
+static inline uint64_t gpu_rng(uint64_t* state)
 {
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
-}
-static inline double unif(void)
-{
-    return (double)(rng() >> 11) * 0x1.0p-53;
 }
 
 #endif

@@ -1,0 +1,315 @@
+/* ghz/codec/cuda/fixed.cu: the CUDA fixed-rate codec (FIXED.md, ghz/codec/fixed_cuda.h).
+ *
+ * Encoding: each thread loads 16 bytes of input (4 floats or 2 doubles) with one
+ * vector load; the 8 or 16 threads of a block reduce the block's largest exponent and
+ * its non-finite classes with warp shuffles, then each writes its codes with one
+ * store. Decoding: each thread takes one 16-byte chunk of codes (fixed.cuh) and
+ * writes its values with vector stores. Both are grid-stride loops with no shared
+ * memory: the work is a pure stream, so the only goal is full-width coalesced
+ * accesses. All value logic is fixed.h's, so the bytes equal the CPU reference's. */
+#include <stdint.h>
+
+#include "ghz/codec/fixed.cuh"
+#include "ghz/codec/fixed_cuda.h"
+#include "ghz/detail/error.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr unsigned kFull = 0xFFFFFFFFu;
+
+/* As many CTAs as can be resident at once (the loops stride over the rest): a grid
+ * larger than that would run in a second, partly empty wave. */
+template <typename K>
+int grid_for(K kernel, uint64_t items)
+{
+    int dev = 0, sms = 132, per_sm = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        sms = 132;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0) != cudaSuccess || per_sm < 1)
+        per_sm = 1;
+    uint64_t want = (items + kThreads - 1) / kThreads, cap = (uint64_t)sms * (uint64_t)per_sm;
+    want = want < cap ? want : cap;
+    return want ? (int)want : 1;
+}
+
+/* Writes the low NB bytes of p at dst (aligned to NB) with one store. */
+template <unsigned NB>
+__device__ __forceinline__ void store_bytes(uint8_t* dst, const uint32_t (&p)[4])
+{
+    if (NB == 2) *reinterpret_cast<uint16_t*>(dst) = (uint16_t)p[0];
+    if (NB == 4) *reinterpret_cast<uint32_t*>(dst) = p[0];
+    if (NB == 8) *reinterpret_cast<uint2*>(dst) = make_uint2(p[0], p[1]);
+    if (NB == 16) *reinterpret_cast<uint4*>(dst) = make_uint4(p[0], p[1], p[2], p[3]);
+}
+
+template <typename T>
+__device__ __forceinline__ ghz_fixed_split_t split(T x)
+{
+    if (sizeof(T) == 4) return ghz_fixed_split_f32((float)x);
+    return ghz_fixed_split_f64((double)x);
+}
+
+template <typename T, unsigned BITS, bool VEC>
+__global__ void __launch_bounds__(kThreads)
+    fixed_encode_kernel(const T* __restrict__ src, uint64_t n, uint8_t* __restrict__ dst)
+{
+    constexpr unsigned E = 16u / sizeof(T); /* values per thread */
+    constexpr unsigned G = 32u / E;         /* threads per block of 32 */
+    constexpr unsigned NB = E * BITS / 8u;  /* code bytes per thread */
+    const uint64_t nb = n / 32u + (n % 32u != 0), items = nb * G;
+    const uint64_t words_bytes = ghz_fixed_words_bytes(nb);
+    uint16_t* words = reinterpret_cast<uint16_t*>(dst + 64);
+    uint8_t* codes = dst + 64 + words_bytes;
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        ghz_fixed_header_pack(dst, sizeof(T) == 4 ? GHZ_F32 : GHZ_F64, BITS, n);
+        for (uint64_t b = 2u * nb; b < words_bytes; ++b) dst[64 + b] = 0;
+    }
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    /* the loop condition is warp-uniform, so every lane takes part in the shuffles */
+    for (uint64_t base = (uint64_t)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < items;
+         base += stride) {
+        const uint64_t t = base + (threadIdx.x & 31u), first = t * E;
+        ghz_fixed_split_t s[E];
+        T x[E];
+        unsigned cnt = 0, mask = 0;
+        int top = GHZ_FIXED_NO_TOP;
+        if (t < items) {
+            if (VEC && first + E <= n) {
+                if (sizeof(T) == 4) {
+                    const float4 q = __ldg(reinterpret_cast<const float4*>(src + first));
+                    x[0] = (T)q.x;
+                    x[1 % E] = (T)q.y;
+                    x[2 % E] = (T)q.z;
+                    x[3 % E] = (T)q.w;
+                } else {
+                    const double2 q = __ldg(reinterpret_cast<const double2*>(src + first));
+                    x[0] = (T)q.x;
+                    x[E - 1] = (T)q.y;
+                }
+                cnt = E;
+            } else { /* the valid values are a prefix; constant indices keep x in registers */
+                cnt = n - first < E ? (unsigned)(n - first) : E;
+#pragma unroll
+                for (unsigned j = 0; j < E; ++j) x[j] = j < cnt ? src[first + j] : (T)0;
+            }
+#pragma unroll
+            for (unsigned j = 0; j < E; ++j) {
+                if (j < cnt) {
+                    unsigned cb;
+                    int tj;
+                    if (sizeof(T) == 4) { /* 32-bit shortcut, same result */
+                        tj = ghz_fixed_top_f32(__float_as_uint((float)x[j]), &cb);
+                    } else {
+                        s[j] = split(x[j]);
+                        tj = s[j].top;
+                        cb = ghz_fixed_class_bit(s[j].cls);
+                    }
+                    top = tj > top ? tj : top;
+                    mask |= cb;
+                }
+            }
+        }
+#pragma unroll
+        for (unsigned off = G / 2u; off > 0; off >>= 1) {
+            const int o = __shfl_xor_sync(kFull, top, off);
+            top = o > top ? o : top;
+            mask |= __shfl_xor_sync(kFull, mask, off);
+        }
+        if (t >= items) continue;
+        if (t % G == 0) words[t / G] = ghz_fixed_word(top, mask);
+        uint32_t packed[4] = {0, 0, 0, 0};
+        int sat = 0;
+#pragma unroll
+        for (unsigned j = 0; j < E; ++j) {
+            int32_t c = 0;
+            if (j < cnt) {
+                if (sizeof(T) == 4) {
+                    const uint32_t u = __float_as_uint((float)x[j]);
+                    c = (u & 0x7F800000u) == 0x7F800000u ? ghz_fixed_marker(BITS)
+                                                         : ghz_fixed_code_f32(u, top, BITS, &sat);
+                } else {
+                    c = s[j].cls != GHZ_FIXED_FINITE ? ghz_fixed_marker(BITS)
+                                                     : ghz_fixed_code(&s[j], top, BITS, &sat);
+                }
+            }
+            const uint32_t u = BITS == 32u ? (uint32_t)c : (uint32_t)c & ((1u << (BITS % 32u)) - 1u);
+            packed[j * BITS / 32u] |= u << ((j * BITS) % 32u);
+        }
+        store_bytes<NB>(codes + t * NB, packed);
+    }
+}
+
+__global__ void fixed_header_kernel(const uint8_t* src, uint64_t src_size, int dtype,
+                                    unsigned bits, uint64_t n, int* d_status)
+{
+    ghz_fixed_info_t info;
+    int why = 0, st = ghz_fixed_header_unpack(src, src_size, &info, &why);
+    if (st == GHZ_SUCCESS && (info.dtype != dtype || info.bits != bits || info.n != n))
+        st = GHZ_ERR_MISMATCH;
+    *d_status = st;
+}
+
+template <typename T, unsigned BITS, bool VEC>
+__global__ void __launch_bounds__(kThreads)
+    fixed_decode_kernel(ghz_fixed_view_t v, T* __restrict__ out, int* d_status)
+{
+    using C = ghz::fixed_chunk<BITS>;
+    constexpr unsigned V = C::elems;
+    const uint64_t chunks = C::count(v.n / 32u + (v.n % 32u != 0));
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t chunk = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; chunk < chunks;
+         chunk += stride) {
+        T y[V];
+        int32_t c[V];
+        const uint16_t w = ghz::fixed_chunk_decode<T, BITS>(v, chunk, y, c);
+        const uint64_t first = chunk * V;
+        int bad = ghz_fixed_word_check(w, sizeof(T) == 4);
+#pragma unroll
+        for (unsigned j = 0; j < V; ++j) bad |= ghz_fixed_code_check(w, c[j], first + j < v.n, BITS);
+        if (bad && d_status) atomicMax(d_status, (int)GHZ_ERR_CORRUPT);
+        if (VEC && first + V <= v.n) {
+            if (sizeof(T) == 4) {
+#pragma unroll
+                for (unsigned j = 0; j < V; j += 4)
+                    *reinterpret_cast<float4*>(out + first + j) =
+                        make_float4((float)y[j], (float)y[j + 1], (float)y[j + 2], (float)y[j + 3]);
+            } else {
+#pragma unroll
+                for (unsigned j = 0; j < V; j += 2)
+                    *reinterpret_cast<double2*>(out + first + j) =
+                        make_double2((double)y[j], (double)y[j + 1]);
+            }
+        } else {
+            for (unsigned j = 0; j < V; ++j)
+                if (first + j < v.n) out[first + j] = y[j];
+        }
+    }
+}
+
+/* Calls f.run<T, BITS, VEC>() for the runtime dtype, bits and 16-byte alignment of
+ * the uncompressed array (the host checked that bits is 8, 16 or 32). */
+template <typename F>
+cudaError_t dispatch(ghz_dtype_t dtype, unsigned bits, bool vec, F&& f)
+{
+#define GHZ_FIXED_CASE(T, B)                                                             \
+    if (bits == B) return vec ? f.template run<T, B, true>() : f.template run<T, B, false>();
+    if (dtype == GHZ_F32) {
+        GHZ_FIXED_CASE(float, 8u)
+        GHZ_FIXED_CASE(float, 16u)
+        GHZ_FIXED_CASE(float, 32u)
+    } else {
+        GHZ_FIXED_CASE(double, 8u)
+        GHZ_FIXED_CASE(double, 16u)
+        GHZ_FIXED_CASE(double, 32u)
+    }
+#undef GHZ_FIXED_CASE
+    return cudaErrorInvalidValue;
+}
+
+struct encode_launch {
+    const void* src;
+    uint64_t n;
+    uint8_t* dst;
+    cudaStream_t stream;
+    template <typename T, unsigned BITS, bool VEC>
+    cudaError_t run() const
+    {
+        const uint64_t items = (n / 32u + (n % 32u != 0)) * (32u / (16u / sizeof(T)));
+        const auto kernel = fixed_encode_kernel<T, BITS, VEC>;
+        kernel<<<grid_for(kernel, items), kThreads, 0, stream>>>(static_cast<const T*>(src), n, dst);
+        return cudaGetLastError();
+    }
+};
+
+struct decode_launch {
+    ghz_fixed_view_t v;
+    void* out;
+    int* d_status;
+    cudaStream_t stream;
+    template <typename T, unsigned BITS, bool VEC>
+    cudaError_t run() const
+    {
+        const uint64_t chunks = ghz::fixed_chunk<BITS>::count(v.n / 32u + (v.n % 32u != 0));
+        if (!chunks) return cudaSuccess;
+        const auto kernel = fixed_decode_kernel<T, BITS, VEC>;
+        kernel<<<grid_for(kernel, chunks), kThreads, 0, stream>>>(v, static_cast<T*>(out), d_status);
+        return cudaGetLastError();
+    }
+};
+
+ghz_status_t check_common(ghz_dtype_t dtype, unsigned bits, size_t n, const void* frame,
+                          const void* values, size_t* need)
+{
+    const size_t elem = ghz_dtype_size(dtype);
+    if (!elem) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)dtype);
+    if (!ghz_fixed_bits_ok(bits))
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "fixed-rate bits %u: 8, 16 or 32 are supported", bits);
+    *need = ghz_fixed_size(n, bits);
+    if (!*need) return ghz_fail(GHZ_ERR_INVALID_ARG, "%zu elements do not fit in size_t bytes", n);
+    if (!frame || (n && !values)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL device pointer");
+    if ((uintptr_t)frame % 16u != 0)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "fixed-rate frame not 16-byte aligned");
+    if ((uintptr_t)values % elem != 0)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "array not aligned to its %zu-byte elements", elem);
+    return GHZ_SUCCESS;
+}
+
+} // namespace
+
+extern "C" ghz_status_t ghz_fixed_compress_cuda(ghz_dtype_t dtype, unsigned bits, const void* d_src,
+                                                size_t n, void* d_dst, size_t dst_capacity,
+                                                cudaStream_t stream)
+{
+    size_t need = 0;
+    ghz_status_t st;
+    ghz_clear_detail();
+    if ((st = check_common(dtype, bits, n, d_dst, d_src, &need)) != GHZ_SUCCESS)
+        return st;
+    if (dst_capacity < need)
+        return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "fixed-rate frame needs %zu bytes, capacity %zu",
+                        need, dst_capacity);
+    /* n = 0 still runs one thread: the header */
+    encode_launch f{d_src, n, static_cast<uint8_t*>(d_dst), stream};
+    cudaError_t e = dispatch(dtype, bits, (uintptr_t)d_src % 16u == 0, f);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return ghz_fail(GHZ_ERR_CUDA, "fixed-rate encode launch: %s", cudaGetErrorString(e));
+    }
+    return GHZ_SUCCESS;
+}
+
+extern "C" ghz_status_t ghz_fixed_decompress_cuda(const void* d_src, size_t src_size,
+                                                  ghz_dtype_t dtype, unsigned bits, size_t n,
+                                                  void* d_dst, size_t dst_capacity, int* d_status,
+                                                  cudaStream_t stream)
+{
+    size_t need = 0;
+    ghz_status_t st;
+    cudaError_t e = cudaSuccess;
+    ghz_clear_detail();
+    if ((st = check_common(dtype, bits, n, d_src, d_dst, &need)) != GHZ_SUCCESS) return st;
+    if (src_size != need)
+        return ghz_fail(GHZ_ERR_MISMATCH,
+                        "a frame of %zu values at %u bits has %zu bytes, src_size is %zu", n, bits,
+                        need, src_size);
+    if (n > dst_capacity / ghz_dtype_size(dtype))
+        return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "%zu values need %zu bytes, capacity %zu", n,
+                        n * ghz_dtype_size(dtype), dst_capacity);
+    if (d_status) {
+        fixed_header_kernel<<<1, 1, 0, stream>>>(static_cast<const uint8_t*>(d_src), src_size,
+                                                 (int)dtype, bits, n, d_status);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) {
+        decode_launch f{ghz_fixed_view_make(const_cast<void*>(d_src), dtype, bits, n), d_dst,
+                        d_status, stream};
+        e = dispatch(dtype, bits, (uintptr_t)d_dst % 16u == 0, f);
+    }
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return ghz_fail(GHZ_ERR_CUDA, "fixed-rate decode launch: %s", cudaGetErrorString(e));
+    }
+    return GHZ_SUCCESS;
+}

@@ -1,0 +1,156 @@
+/* ghz/tools/bench/bench_common.cu: options, fields and rooflines of ghz-bench. */
+#include <algorithm>
+#include <cstring>
+
+#include "bench_common.cuh"
+
+#ifdef GHZ_BENCH_HAVE_DATASETS
+#include "datasets/datasets.h"
+#endif
+
+namespace {
+
+__global__ void copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, size_t n16)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = src[i];
+}
+
+/* Reads every 16-byte word once and folds it into one value, written only when it
+ * matches an unlikely pattern, so the loads cannot be dropped. */
+__global__ void read_kernel(const uint4* __restrict__ src, size_t n16, unsigned* sink)
+{
+    unsigned acc = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x) {
+        const uint4 q = __ldg(src + i);
+        acc ^= q.x + q.y + q.z + q.w;
+    }
+    if (acc == 0x9E3779B9u) *sink = acc;
+}
+
+} // namespace
+
+double bench_median(std::vector<float> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+const char* bench_next(int argc, char** argv, int& i)
+{
+    if (i + 1 >= argc) {
+        fprintf(stderr, "ghz-bench: %s needs a value\n", argv[i]);
+        exit(2);
+    }
+    return argv[++i];
+}
+
+bool bench_common_arg(int argc, char** argv, int& i, bench_opts& o)
+{
+    const std::string a = argv[i];
+    if (a == "--gib") o.gib = atof(bench_next(argc, argv, i));
+    else if (a == "--reps") o.reps = std::max(1, atoi(bench_next(argc, argv, i)));
+    else if (a == "--json") o.json = bench_next(argc, argv, i);
+    else if (a == "--gen") o.gens.push_back(bench_next(argc, argv, i));
+    else if (a == "--raw") o.raws.push_back(bench_next(argc, argv, i));
+    else return false;
+    return true;
+}
+
+int bench_load_fields(const bench_opts& o, std::vector<field>& fields)
+{
+    std::vector<std::string> gens = o.gens;
+    for (const std::string& spec : o.raws) {
+        size_t c1 = spec.find(':'), c2 = spec.find(':', c1 + 1);
+        field f;
+        f.name = spec.substr(0, c1);
+        std::string path = spec.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1);
+        f.has_fill = c2 != std::string::npos;
+        f.fill = f.has_fill ? (float)atof(spec.substr(c2 + 1).c_str()) : 0.0f;
+        FILE* fp = fopen(path.c_str(), "rb");
+        if (!fp) {
+            fprintf(stderr, "ghz-bench: cannot open %s\n", path.c_str());
+            return 1;
+        }
+        fseek(fp, 0, SEEK_END);
+        long bytes = ftell(fp);
+        fseek(fp, 0, SEEK_SET);
+        f.data.resize((size_t)bytes / 4);
+        if (fread(f.data.data(), 4, f.data.size(), fp) != f.data.size()) {
+            fprintf(stderr, "ghz-bench: short read on %s\n", path.c_str());
+            fclose(fp);
+            return 1;
+        }
+        fclose(fp);
+        fields.push_back(std::move(f));
+    }
+#ifdef GHZ_BENCH_HAVE_DATASETS
+    if (gens.empty() && fields.empty()) gens = {"wave3d", "smooth2d", "noisy2d", "ocean2d"};
+    for (const std::string& g : gens) {
+        size_t d[3];
+        field f;
+        if (ghz_ds_default_dims(g.c_str(), d) != 0) {
+            fprintf(stderr, "ghz-bench: unknown generated field %s\n", g.c_str());
+            return 2;
+        }
+        f.name = g;
+        f.data.resize(d[0] * d[1] * d[2]);
+        if (ghz_ds_generate(g.c_str(), d[0], d[1], d[2], 1, f.data.data()) != 0) return 1;
+        f.has_fill = g == "ocean2d";
+        f.fill = GHZ_DS_OCEAN_FILL;
+        fields.push_back(std::move(f));
+    }
+#else
+    if (!gens.empty()) {
+        fprintf(stderr, "ghz-bench: built without datasets/: --gen is unavailable\n");
+        return 2;
+    }
+#endif
+    if (fields.empty()) {
+        fprintf(stderr, "ghz-bench: no fields to measure\n");
+        return 2;
+    }
+    return 0;
+}
+
+double bench_copy_gbs(int reps, cudaEvent_t a, cudaEvent_t b, const cudaDeviceProp& prop)
+{
+    const size_t bytes = (size_t)2 << 30;
+    void *x, *y;
+    CUDA_OK(cudaMalloc(&x, bytes));
+    CUDA_OK(cudaMalloc(&y, bytes));
+    CUDA_OK(cudaMemset(x, 1, bytes));
+    double ms = time_ms(reps, a, b, [&] {
+        copy_kernel<<<prop.multiProcessorCount * 8, 256>>>((const uint4*)x, (uint4*)y, bytes / 16);
+    });
+    CUDA_OK(cudaFree(x));
+    CUDA_OK(cudaFree(y));
+    return 2.0 * bytes / (ms * 1e-3) / 1e9;
+}
+
+double bench_read_gbs(int reps, cudaEvent_t a, cudaEvent_t b, const cudaDeviceProp& prop)
+{
+    const size_t bytes = (size_t)2 << 30;
+    void* x;
+    unsigned* sink;
+    CUDA_OK(cudaMalloc(&x, bytes));
+    CUDA_OK(cudaMalloc(&sink, sizeof(unsigned)));
+    CUDA_OK(cudaMemset(x, 1, bytes));
+    double ms = time_ms(reps, a, b, [&] {
+        read_kernel<<<prop.multiProcessorCount * 8, 256>>>((const uint4*)x, bytes / 16, sink);
+    });
+    CUDA_OK(cudaFree(x));
+    CUDA_OK(cudaFree(sink));
+    return (double)bytes / (ms * 1e-3) / 1e9;
+}
+
+std::vector<double> bench_list(const std::string& l)
+{
+    std::vector<double> v;
+    for (size_t p = 0; p < l.size();) {
+        const size_t c = l.find(',', p);
+        v.push_back(atof(l.substr(p, c - p).c_str()));
+        p = c == std::string::npos ? l.size() : c + 1;
+    }
+    return v;
+}
