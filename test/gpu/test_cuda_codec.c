@@ -12,20 +12,7 @@
 
 #include "ghz/codec/codec_cuda.h"
 #include "ghz/ghz.h"
-
-#define CK(call) cr_assert_eq((call), cudaSuccess, "%s failed", #call)
-#define GK(call)                                                                           \
-    do {                                                                                   \
-        ghz_status_t st_ = (call);                                                         \
-        cr_assert_eq(st_, GHZ_SUCCESS, "%s: %s (%s)", #call, ghz_status_string(st_),       \
-                     ghz_last_error_detail());                                             \
-    } while (0)
-
-static void need_gpu(void)
-{
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) cr_skip_test("no CUDA device");
-}
+#include "gpu_check.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t rng(void)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ghz/codec/detail/crc32c.h" /* the GF(2) algebra the CUDA verifier uses */
 #include "testutil.h"
 
 /* CRC-32C, one bit at a time: reflected polynomial 0x82F63B78, init and final XOR ~0. */
@@ -217,4 +218,43 @@ Test(checksum, old_params_struct_means_off)
     cr_assert_eq(ghz_compress(&p, a, n, f, sizeof f, &size), GHZ_SUCCESS);
     cr_assert_eq(f[11] & 2, 0);
     free(a);
+}
+
+/* The CUDA verifier's way (checksum.cu), run on the CPU: segments of S bytes counted
+ * from the end, thread t of T taking segments t, t + T, ..., each raw CRC weighted by
+ * G^i (G = x^(8 S T)), the thread's sum by x^(8 S t), everything XORed, then the
+ * initial value's term. It must give the standard CRC for every length, segment size
+ * and thread count, including lengths below one segment and T beyond the segments. */
+Test(checksum, segmented_crc_equals_serial)
+{
+    static const size_t lens[] = {0, 1, 2, 7, 63, 64, 65, 127, 128, 129, 1000, 4097, 10000};
+    static const unsigned segs[] = {1, 3, 16, 128};
+    static const unsigned threads[] = {1, 2, 5, 64};
+    unsigned char* m = malloc(10000);
+    uint32_t tab[256];
+    tu_rng_t r;
+    tu_seed(&r, 77);
+    for (size_t i = 0; i < 10000; ++i) m[i] = (unsigned char)tu_next(&r);
+    for (unsigned i = 0; i < 256; ++i) tab[i] = ghz_crc32c_entry(i);
+    for (size_t a = 0; a < sizeof lens / sizeof lens[0]; ++a)
+        for (size_t b = 0; b < sizeof segs / sizeof segs[0]; ++b)
+            for (size_t c = 0; c < sizeof threads / sizeof threads[0]; ++c) {
+                uint64_t L = lens[a], S = segs[b], T = threads[c], nseg = (L + S - 1) / S, total = 0;
+                uint32_t g = ghz_crc32c_shift(S * T);
+                for (uint64_t t = 0; t < T && t < nseg; ++t) {
+                    uint32_t acc = 0, gi = GHZ_CRC32C_ONE;
+                    for (uint64_t j = t; j < nseg; j += T) {
+                        uint64_t hi = L - j * S, lo = hi > S ? hi - S : 0;
+                        uint32_t raw = 0;
+                        for (uint64_t i = lo; i < hi; ++i) raw = tab[(raw ^ m[i]) & 0xFFu] ^ (raw >> 8);
+                        acc ^= ghz_crc32c_mul(raw, gi);
+                        gi = ghz_crc32c_mul(gi, g);
+                    }
+                    total ^= ghz_crc32c_mul(acc, ghz_crc32c_shift(S * t));
+                }
+                cr_assert_eq(ghz_crc32c_finish(total, L), crc32c_bitwise(m, L),
+                             "L %llu S %llu T %llu", (unsigned long long)L, (unsigned long long)S,
+                             (unsigned long long)T);
+            }
+    free(m);
 }
