@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ghz/codec/detail/crc32c.h"
+#include "ghz/codec/detail/encode.h"
 #include "ghz/codec/detail/frame.h"
 #include "ghz/detail/error.h"
 
@@ -19,7 +20,10 @@ uint32_t ghz_crc32c(const void* data, size_t n)
     for (k = 1; k < 8; ++k)
         for (i = 0; i < 256; ++i) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFFu];
     for (; n >= 8; n -= 8, p += 8) {
-        uint32_t lo = (uint32_t)ghz_load_le(p, 4) ^ crc, hi = (uint32_t)ghz_load_le(p + 4, 4);
+        uint32_t lo, hi; /* little-endian host (ghz/codec/detail/encode.h) */
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + 4, 4);
+        lo ^= crc;
         crc = t[7][lo & 0xFFu] ^ t[6][(lo >> 8) & 0xFFu] ^ t[5][(lo >> 16) & 0xFFu] ^ t[4][lo >> 24] ^
               t[3][hi & 0xFFu] ^ t[2][(hi >> 8) & 0xFFu] ^ t[1][(hi >> 16) & 0xFFu] ^ t[0][hi >> 24];
     }
