@@ -69,6 +69,15 @@ if has sanitize; then
         rc=$?
         tail -4 "$OUT/sanitize-$tool.log"
         [ $rc = 0 ] || { status=1; echo "$tool: exit $rc"; }
+        # the checksum verifier and the bad-input statuses (small frames only)
+        timeout $T compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/test/gpu/test_cuda_checksum \
+            --jobs 1 --filter 'cuda_checksum/@(changed_byte_refused_before_decoding|batch_refuses_only_the_damaged_frame)' \
+            >"$OUT/sanitize-$tool-checksum.log" 2>&1 &&
+            timeout $T compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/test/gpu/test_cuda_badinput \
+                --jobs 1 >>"$OUT/sanitize-$tool-checksum.log" 2>&1
+        rc=$?
+        tail -2 "$OUT/sanitize-$tool-checksum.log"
+        [ $rc = 0 ] || { status=1; echo "$tool (checksum, badinput): exit $rc"; }
     done
 fi
 
