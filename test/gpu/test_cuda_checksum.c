@@ -24,7 +24,9 @@ static float* values(size_t n, int noisy)
     uint32_t s = 12345u;
     for (size_t i = 0; i < n; ++i) {
         s = s * 1664525u + 1013904223u;
-        x[i] = noisy ? (float)(s >> 8) * 1e-3f : (float)i * 1e-3f;
+        /* noisy: integers times 1024 up to 2^34, nearly all beyond QMAX * 2E at the
+         * bound of 1e-3, so every block holds an unquantizable value and is RAW */
+        x[i] = noisy ? (float)((s >> 8) | 1u) * 1024.0f : (float)i * 1e-3f;
     }
     return x;
 }
