@@ -4,7 +4,10 @@
 # (memcheck and racecheck, on a reduced set), then the benchmark. Logs and JSON go to
 # $OUT (the device tool's output folder) or ./gpu-out.
 #
-#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench|homo|fixed|gmres]...
+#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench|homo|fixed|gmres|sanitize-all]...
+#
+# sanitize-all (never part of `all`: it takes long) runs every GPU test binary, whole,
+# under memcheck, racecheck and synccheck (scripts/gpu_sanitize.sh).
 #
 # Criterion and pkg-config are not on the GPU machine: the session carries their
 # Debian packages in .device-carry/debs (see scripts/fetch_device_debs.sh) and this
@@ -48,6 +51,10 @@ if has test; then
     # the test binary directly, verbose: the log names the test that was running
     timeout $T build-gpu/test/gpu/test_cuda_codec --jobs 1 --verbose 2>&1 | tee "$OUT/ctest-gpu.log" | tail -25
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    for t in checksum badinput; do
+        timeout $T build-gpu/test/gpu/test_cuda_$t --jobs 1 --verbose 2>&1 | tee "$OUT/ctest-gpu-$t.log" | tail -6
+        [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    done
     note "CPU tests on this machine too"
     ctest --test-dir build-gpu -L cpu -j8 --timeout $T 2>&1 | tail -4
 fi
@@ -62,6 +69,15 @@ if has sanitize; then
         rc=$?
         tail -4 "$OUT/sanitize-$tool.log"
         [ $rc = 0 ] || { status=1; echo "$tool: exit $rc"; }
+        # the checksum verifier and the bad-input statuses (small frames only)
+        timeout $T compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/test/gpu/test_cuda_checksum \
+            --jobs 1 --filter 'cuda_checksum/@(changed_byte_refused_before_decoding|batch_refuses_only_the_damaged_frame)' \
+            >"$OUT/sanitize-$tool-checksum.log" 2>&1 &&
+            timeout $T compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/test/gpu/test_cuda_badinput \
+                --jobs 1 >>"$OUT/sanitize-$tool-checksum.log" 2>&1
+        rc=$?
+        tail -2 "$OUT/sanitize-$tool-checksum.log"
+        [ $rc = 0 ] || { status=1; echo "$tool (checksum, badinput): exit $rc"; }
     done
 fi
 
@@ -72,6 +88,11 @@ if has cpu; then
     lscpu | grep -m1 "Model name" | tee "$OUT/cpu.txt"
     OMP_NUM_THREADS=1 timeout $T build-gpu/examples/ghz-demo --reps 5 2>&1 | tee "$OUT/demo_cpu.txt"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+
+if [[ " $steps " == *" sanitize-all "* ]]; then
+    note "compute-sanitizer memcheck, racecheck, synccheck: every GPU test"
+    GHZ_SAN_TIMEOUT=${GHZ_SAN_TIMEOUT:-$T} bash scripts/gpu_sanitize.sh build-gpu "$OUT" || status=1
 fi
 
 if has bench; then

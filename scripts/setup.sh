@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/setup.sh: installs what building and testing ghz needs, when it is missing:
-# cmake, make (or ninja), a C compiler, pkg-config, Criterion (libcriterion-dev) and
-# python3. Debian/Ubuntu (apt-get) only; uses sudo when not root. Idempotent: when
+# cmake, make (or ninja), a C compiler, pkg-config, Criterion (libcriterion-dev),
+# python3 and clang (libFuzzer, for scripts/fuzz.sh). Debian/Ubuntu (apt-get) only; uses sudo when not root. Idempotent: when
 # everything is present it installs nothing. OpenMP comes with GCC (libgomp).
 # CUDA is optional and never installed here: the CUDA codec is built when nvcc is found
 # (scripts/test.sh also looks in /usr/local/cuda/bin).
@@ -18,9 +18,11 @@ if ! have pkg-config || ! pkg-config --exists criterion; then
     missing+=(libcriterion-dev)
 fi
 have python3 || missing+=(python3)
+# clang with libFuzzer, for scripts/fuzz.sh (part of scripts/test.sh)
+have clang-14 || have clang || missing+=(clang)
 
 if [ ${#missing[@]} -eq 0 ]; then
-    echo "setup: all dependencies present (cmake, make/ninja, C compiler, pkg-config, criterion, python3)"
+    echo "setup: all dependencies present (cmake, make/ninja, C compiler, pkg-config, criterion, python3, clang)"
     exit 0
 fi
 
@@ -46,7 +48,7 @@ echo "setup: apt-get install -y --no-install-recommends ${missing[*]}"
 
 # Check again: a package that installed but does not provide what we need is an error.
 have cmake && { have make || have ninja; } && { have cc || have gcc; } && have pkg-config &&
-    pkg-config --exists criterion && have python3 || {
+    pkg-config --exists criterion && have python3 && { have clang-14 || have clang; } || {
     echo "setup: dependencies still missing after apt-get install" >&2
     exit 1
 }

@@ -11,7 +11,10 @@
 #     compiler exists) and through pkg-config, for the default (static) libghz and for
 #     a shared one
 #  4. AddressSanitizer + UndefinedBehaviorSanitizer Debug build of the CPU reference in
-#     build-asan/, ctest -L cpu there too
+#     build-asan/, ctest -L cpu there too (which replays the fuzz seeds and
+#     test/fuzz/regress/ under the sanitizers)
+#  5. scripts/fuzz.sh: every libFuzzer target for GHZ_FUZZ_SECONDS (default 60) with
+#     clang, ASan and UBSan, the corpus kept in fuzz-corpus/ (GHZ_FUZZ_SECONDS=0 skips)
 #
 # Stops at the first failure with a non-zero exit status.
 set -euo pipefail
@@ -116,6 +119,11 @@ step "unit and CLI tests under ASan+UBSan (build-asan/)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 run_ctest build-asan
+
+if [ "${GHZ_FUZZ_SECONDS:-60}" != 0 ]; then
+    step "fuzzing (scripts/fuzz.sh, ${GHZ_FUZZ_SECONDS:-60} s per target)"
+    bash scripts/fuzz.sh
+fi
 
 step "done"
 echo "test.sh: all steps passed in $(($(date +%s) - t_start)) s"

@@ -23,10 +23,14 @@ extern "C" {
 /* Fixed sizes of the format (FORMAT.md). */
 #define GHZ_HEADER_SIZE 64u
 #define GHZ_BLOCK_SIZE 32u
+/* Bytes of the optional frame checksum (a CRC-32C after the payload; FORMAT.md). A
+ * frame written with ghz_params_t.checksum is this much longer than without. */
+#define GHZ_CHECKSUM_SIZE 4u
 
 /* Exact worst-case compressed size of n elements of elem_size bytes (4 or 8) in one
  * frame: the header, the padded code bytes and every block stored raw. A constant
- * expression when its arguments are. */
+ * expression when its arguments are. A frame with a checksum needs GHZ_CHECKSUM_SIZE
+ * more bytes. */
 #define GHZ_COMPRESS_BOUND(n, elem_size)                                             \
     ((size_t)GHZ_HEADER_SIZE + ((((size_t)(n) + 31u) / 32u + 15u) & ~(size_t)15u) + \
      (size_t)(n) * (size_t)(elem_size))
@@ -53,10 +57,15 @@ typedef struct {
                               value range instead of scanning the input (chunked
                               compression of one array under one bound) */
     double range_min, range_max;
+    int checksum;          /* nonzero: end the frame with a CRC-32C of its bytes, which
+                              every reader verifies before decoding (FORMAT.md,
+                              Checksum); the frame is GHZ_CHECKSUM_SIZE bytes longer.
+                              The CUDA compressor returns GHZ_ERR_UNSUPPORTED for it:
+                              seal its frames with ghz_frame_add_checksum. */
 } ghz_params_t;
 
 #define GHZ_PARAMS_INIT \
-    { sizeof(ghz_params_t), GHZ_F32, GHZ_EB_REL, 1e-4, 0, 0.0, 1, GHZ_EXEC_CPU, 0, 0.0, 0.0 }
+    { sizeof(ghz_params_t), GHZ_F32, GHZ_EB_REL, 1e-4, 0, 0.0, 1, GHZ_EXEC_CPU, 0, 0.0, 0.0, 0 }
 
 /* Fills *p with the defaults of GHZ_PARAMS_INIT. */
 GHZ_API void ghz_params_init(ghz_params_t* p);
@@ -69,11 +78,14 @@ typedef struct {
     double eb_user;        /* the bound as the user gave it */
     double eb_abs;         /* the absolute bound every element satisfies */
     int has_fill;
+    int has_checksum;      /* the frame ends with a CRC-32C (added in 0.2 where the
+                              padding after has_fill was: no other offset moved) */
     uint64_t fill_bits;    /* bit pattern of the fill value in dtype */
     uint64_t n;            /* elements in this frame */
     uint64_t n_blocks;
     uint64_t payload_size;
-    uint64_t frame_size;   /* bytes of the whole frame: header, codes and payload */
+    uint64_t frame_size;   /* bytes of the whole frame: header, codes, payload and
+                              checksum */
 } ghz_frame_info_t;
 
 /* Descriptor of a compressed buffer, shared by the codec, ghz/homo and ghz/coll.
@@ -113,7 +125,7 @@ GHZ_API ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t
                                   void* dst, size_t dst_capacity, size_t* dst_size);
 
 /* Parses and validates the header of the frame at the start of src (header fields
- * and frame size against src_size; not the code bytes or payload). */
+ * and frame size against src_size; not the code bytes, payload or checksum). */
 GHZ_API ghz_status_t ghz_frame_info(const void* src, size_t src_size,
                                     ghz_frame_info_t* info);
 
@@ -124,7 +136,9 @@ GHZ_API ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t*
                                      uint64_t* n_frames, ghz_dtype_t* dtype);
 
 /* Decompresses every frame of the stream src[0..src_size) into dst, one after the
- * other, after validating each frame completely (header, codes, sizes).
+ * other, after validating each frame completely (header, checksum when the frame has
+ * one, codes, sizes). A checksum that does not match gives GHZ_ERR_CORRUPT with the
+ * detail "checksum mismatch ...", before any value is decoded.
  * @param dst_capacity  bytes available at dst
  * @param n_out         receives the number of elements written (may be NULL)
  * The element type is the stream's (ghz_stream_info tells it beforehand). */
@@ -134,6 +148,14 @@ GHZ_API ghz_status_t ghz_decompress(const void* src, size_t src_size, void* dst,
 /* ghz_decompress on nthreads CPU threads (OpenMP builds; 0 = all): same output. */
 GHZ_API ghz_status_t ghz_decompress_mt(const void* src, size_t src_size, void* dst,
                                        size_t dst_capacity, size_t* n_out, int nthreads);
+
+/* Adds a checksum to the single frame frame[0..frame_size) that has none (e.g. one
+ * the CUDA compressor wrote): validates its header, sets the checksum flag and writes
+ * the CRC-32C after the payload. capacity >= frame_size + GHZ_CHECKSUM_SIZE;
+ * *new_size receives the frame's new size. GHZ_ERR_INVALID_ARG when the frame already
+ * has a checksum or frame_size is not exactly one frame. */
+GHZ_API ghz_status_t ghz_frame_add_checksum(void* frame, size_t frame_size, size_t capacity,
+                                            size_t* new_size);
 
 /* ghz_buf_t forms of the two calls above (host buffers only in this build):
  * compress sets out->size, decompress reads in->data[0..in->size). */

@@ -38,7 +38,9 @@ GHZ_API ghz_status_t ghz_cuda_compress_workspace(int k, const size_t* ns, size_t
  * d_srcs[i]) into its own frame at d_dsts[i], whose capacity dst_capacities[i] must be
  * at least ghz_compress_bound(ns[i], p->dtype). d_sizes[i] (device) receives frame i's
  * size. REL bounds are per chunk unless p->has_range gives one range for all. The
- * arrays d_srcs, ns, d_dsts, dst_capacities are host arrays (of device pointers). */
+ * arrays d_srcs, ns, d_dsts, dst_capacities are host arrays (of device pointers).
+ * p->checksum is not supported yet (GHZ_ERR_UNSUPPORTED): copy the frame to the host
+ * and seal it with ghz_frame_add_checksum. */
 GHZ_API ghz_status_t ghz_cuda_compress_batch(const ghz_params_t* p, int k,
                                              const void* const* d_srcs, const size_t* ns,
                                              void* const* d_dsts, const size_t* dst_capacities,
@@ -60,7 +62,9 @@ GHZ_API ghz_status_t ghz_cuda_decompress_workspace(int k, const size_t* max_elem
  * d_srcs[i]) into d_dsts[i] (dst_capacities[i] bytes). The frames must hold dtype
  * values (else GHZ_ERR_MISMATCH in *d_status). d_ns[i] (device, may be NULL) receives
  * the element count. Every frame is validated on the GPU as the CPU reader does;
- * a bad frame sets *d_status and its output is unspecified. */
+ * a bad frame sets *d_status and its output is unspecified. A frame with a checksum
+ * (FORMAT.md) is verified before it is decoded: on a mismatch *d_status is
+ * GHZ_ERR_CORRUPT, d_ns[i] is 0 and nothing is written to d_dsts[i]. */
 GHZ_API ghz_status_t ghz_cuda_decompress_batch(ghz_dtype_t dtype, int k,
                                                const void* const* d_srcs,
                                                const size_t* src_sizes, void* const* d_dsts,

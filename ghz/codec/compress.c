@@ -174,7 +174,15 @@ ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n, void
     info.fill_bits = e.fill_bits;
     info.n = n;
     info.payload_size = payload;
+    info.has_checksum = q.checksum != 0;
     ghz_header_write(out, &info);
     *dst_size = (size_t)(GHZ_HEADER_SIZE + codes_bytes + payload);
+    if (info.has_checksum) {
+        if (dst_capacity - *dst_size < GHZ_CHECKSUM_SIZE)
+            return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "capacity %zu too small for the checksum",
+                            dst_capacity);
+        ghz_checksum_write(out, *dst_size);
+        *dst_size += GHZ_CHECKSUM_SIZE;
+    }
     return GHZ_SUCCESS;
 }

@@ -1,6 +1,7 @@
 /* ghz/codec/decompress.c: the CPU reference decompressor and stream walking. Each
  * frame is validated whole (header, code bytes, sizes) before a payload byte is read;
  * each block is checked to be canonical as it is decoded. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -186,6 +187,13 @@ static ghz_status_t decompress_all(const void* src, size_t src_size, void* dst,
         if (info.n > (dst_capacity - written) / elem)
             return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "frame %llu needs %llu more bytes of output",
                             (unsigned long long)frames, (unsigned long long)(info.n * elem));
+        /* The checksum first: a damaged frame is reported as such, and no byte of
+         * it is decoded. */
+        if ((st = ghz_checksum_check(s + pos, &info)) != GHZ_SUCCESS) {
+            char why[256];
+            snprintf(why, sizeof why, "%s", ghz_last_error_detail());
+            return ghz_fail(st, "frame %llu at byte %zu: %s", (unsigned long long)frames, pos, why);
+        }
         if (info.n && (st = decode_frame(s + pos, &info, out + written, nthreads)) != GHZ_SUCCESS)
             return st;
         written += (size_t)info.n * elem;

@@ -1,11 +1,18 @@
 /* ghz/codec/frame.c: writing and validating frame headers and code arrays
  * (FORMAT.md, Header and Code byte). */
+#include <stddef.h>
 #include <string.h>
 
 #include "ghz/version.h"
 #include "ghz/codec/block.h"
 #include "ghz/codec/detail/frame.h"
 #include "ghz/detail/error.h"
+
+/* has_checksum took the padding after has_fill (0.2): the fields around it keep their
+ * offsets, so programs built against 0.1 still read ghz_frame_info_t right. */
+_Static_assert(sizeof(void*) != 8 || (offsetof(ghz_frame_info_t, fill_bits) == 40 &&
+                                      sizeof(ghz_frame_info_t) == 80),
+               "ghz_frame_info_t layout of 0.1 changed");
 
 void ghz_header_write(uint8_t* dst, const ghz_frame_info_t* info)
 {

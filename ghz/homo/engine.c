@@ -179,6 +179,7 @@ static ghz_status_t open_frames(size_t k, const uint8_t* const* in, const size_t
         st = ghz_header_read(in[i] + s[i].pos, in_size[i] - s[i].pos, &s[i].info);
         if (st == GHZ_SUCCESS)
             st = ghz_codes_check(in[i] + s[i].pos + GHZ_HEADER_SIZE, &s[i].info, NULL, 1);
+        if (st == GHZ_SUCCESS) st = ghz_checksum_check(in[i] + s[i].pos, &s[i].info);
         if (st != GHZ_SUCCESS) {
             char why_s[200];
             strncpy(why_s, ghz_last_error_detail(), sizeof why_s - 1);
@@ -259,6 +260,7 @@ static ghz_status_t combine_frame(frame_ctx* c, in_state* s, uint64_t frame, uin
     }
     memset(ocodes + nb, 0, (size_t)(cb - nb));
     oi = *info;
+    oi.has_checksum = 0; /* as DOC's recompression with default parameters writes it */
     oi.eb_mode = info->eb_abs > 0.0 ? GHZ_EB_ABS : GHZ_EB_REL;
     oi.eb_user = info->eb_abs > 0.0 ? info->eb_abs : info->eb_user;
     oi.payload_size = ooff - opos - GHZ_HEADER_SIZE - cb;

@@ -251,3 +251,57 @@ Test(badinput, compress_never_writes_past_capacity)
     free(ref);
     free(a);
 }
+
+/* An empty input holds no frame: truncated, for the stream walk and the decoder. */
+Test(badinput, empty_input)
+{
+    unsigned char one = 0xF9;
+    float out[4];
+    size_t n_out = 7;
+    uint64_t total, frames;
+    ghz_dtype_t t;
+    cr_assert_eq(ghz_decompress(&one, 0, out, sizeof out, &n_out), GHZ_ERR_TRUNCATED);
+    cr_assert_eq(n_out, 0);
+    cr_assert_eq(ghz_stream_info(&one, 0, &total, &frames, &t), GHZ_ERR_TRUNCATED);
+    cr_assert_eq(ghz_frame_info(&one, 1, &(ghz_frame_info_t){0}), GHZ_ERR_TRUNCATED);
+}
+
+/* The host call refuses the CUDA policy rather than silently running on the CPU. */
+Test(badinput, cuda_policy_on_host_call)
+{
+    ghz_params_t p = tu_params(GHZ_F32, GHZ_EB_ABS, 1e-3);
+    size_t size;
+    p.exec = GHZ_EXEC_CUDA;
+    cr_assert_eq(ghz_compress(&p, src, 100, dst, sizeof dst, &size), GHZ_ERR_UNSUPPORTED);
+}
+
+/* A count whose worst case does not fit in size_t is refused before anything is read. */
+Test(badinput, count_too_large)
+{
+    ghz_params_t p = tu_params(GHZ_F64, GHZ_EB_ABS, 1e-3);
+    size_t size;
+    cr_assert_eq(ghz_compress(&p, src, SIZE_MAX / 4, dst, sizeof dst, &size), GHZ_ERR_INVALID_ARG);
+}
+
+/* The host ghz_buf_t calls refuse an uninitialised descriptor, device memory, and a
+ * size beyond the capacity. */
+Test(badinput, buffer_descriptors)
+{
+    ghz_params_t p = tu_params(GHZ_F32, GHZ_EB_ABS, 1e-3);
+    ghz_buf_t b = GHZ_BUF_INIT;
+    float out[100];
+    size_t n_out;
+    b.data = dst;
+    b.capacity = sizeof dst;
+    cr_assert_eq(ghz_compress_buf(&p, src, 100, &b), GHZ_SUCCESS, "the premise");
+    b.struct_size = 0;
+    cr_assert_eq(ghz_compress_buf(&p, src, 100, &b), GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_decompress_buf(&b, out, sizeof out, &n_out), GHZ_ERR_INVALID_ARG);
+    b.struct_size = sizeof b;
+    b.where = GHZ_MEM_DEVICE;
+    cr_assert_eq(ghz_compress_buf(&p, src, 100, &b), GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_decompress_buf(&b, out, sizeof out, &n_out), GHZ_ERR_INVALID_ARG);
+    b.where = GHZ_MEM_HOST;
+    b.size = b.capacity + 1;
+    cr_assert_eq(ghz_decompress_buf(&b, out, sizeof out, &n_out), GHZ_ERR_INVALID_ARG);
+}

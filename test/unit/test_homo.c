@@ -524,3 +524,47 @@ Test(homo, rel_streams)
     }
     free(o);
 }
+
+/* Inputs with a frame checksum (FORMAT.md, Checksum): verified before use, so a damaged
+ * payload is an error, not a wrong sum; the result is DOC's, which carries no checksum
+ * (the library's default), whatever the inputs carried. */
+Test(homo, checksummed_inputs)
+{
+    static const spec_t s = {GHZ_F32, 1e-3, 0, 0.0};
+    const size_t n = 5000;
+    size_t sa, sb, ca = 0, cb = 0, i;
+    unsigned char* a = make_stream(&s, TU_SMOOTH, n, 1, 41, 1, &sa);
+    unsigned char* b = make_stream(&s, TU_NOISY, n, 1, 42, 1, &sb);
+    unsigned char *ac = malloc(sa + GHZ_CHECKSUM_SIZE), *bc = malloc(sb + GHZ_CHECKSUM_SIZE);
+    unsigned char *r0 = malloc(2 * sa + 4096), *r1 = malloc(2 * sa + 4096);
+    ghz_buf_t ba, bb, o0, o1;
+    memcpy(ac, a, sa);
+    memcpy(bc, b, sb);
+    cr_assert_eq(ghz_frame_add_checksum(ac, sa, sa + GHZ_CHECKSUM_SIZE, &ca), GHZ_SUCCESS);
+    cr_assert_eq(ghz_frame_add_checksum(bc, sb, sb + GHZ_CHECKSUM_SIZE, &cb), GHZ_SUCCESS);
+    ba = buf_of(a, sa, sa);
+    bb = buf_of(b, sb, sb);
+    o0 = buf_of(r0, 0, 2 * sa + 4096);
+    cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &ba, &bb, &o0), GHZ_SUCCESS);
+    ba = buf_of(ac, ca, ca);
+    bb = buf_of(bc, cb, cb);
+    o1 = buf_of(r1, 0, 2 * sa + 4096);
+    cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &ba, &bb, &o1), GHZ_SUCCESS, "%s",
+                 ghz_last_error_detail());
+    cr_assert(o1.size == o0.size && memcmp(r0, r1, o0.size) == 0,
+              "checksummed inputs give other bytes");
+    for (i = 0; i < 3; ++i) { /* a flipped bit in the payload, the codes, the checksum */
+        const size_t at[3] = {cb - 100, 64 + 3, cb - 1};
+        bc[at[i]] ^= 0x10;
+        o1 = buf_of(r1, 0, 2 * sa + 4096);
+        cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &ba, &bb, &o1), GHZ_ERR_CORRUPT,
+                     "flip at %zu not caught", at[i]);
+        bc[at[i]] ^= 0x10;
+    }
+    free(a);
+    free(b);
+    free(ac);
+    free(bc);
+    free(r0);
+    free(r1);
+}

@@ -222,7 +222,7 @@ ghz_params_t tu_params(ghz_dtype_t t, ghz_eb_mode_t mode, double eb)
 
 unsigned char* tu_compress(const ghz_params_t* p, const void* src, size_t n, size_t* size)
 {
-    size_t cap = ghz_compress_bound(n, p->dtype);
+    size_t cap = ghz_compress_bound(n, p->dtype) + (p->checksum ? GHZ_CHECKSUM_SIZE : 0u);
     unsigned char* dst;
     ghz_status_t st;
     cr_assert(cap >= GHZ_HEADER_SIZE, "ghz_compress_bound(%zu) = %zu", n, cap);

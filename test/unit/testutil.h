@@ -67,7 +67,8 @@ size_t tu_check_bound(const void* in, const void* out, size_t n, ghz_dtype_t t,
                       size_t msg_len);
 
 /* ---- codec shorthands (they cr_assert success) ----------------------------------- */
-/* Compresses into a fresh buffer of ghz_compress_bound bytes; *size = frame size. */
+/* Compresses into a fresh buffer of ghz_compress_bound bytes (+ GHZ_CHECKSUM_SIZE when
+ * p->checksum); *size = frame size. */
 unsigned char* tu_compress(const ghz_params_t* p, const void* src, size_t n, size_t* size);
 /* Decompresses a stream that must hold exactly n elements of dtype t. */
 void* tu_decompress(const void* src, size_t size, ghz_dtype_t t, size_t n);

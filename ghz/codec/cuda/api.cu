@@ -80,6 +80,9 @@ extern "C" ghz_status_t ghz_cuda_compress_batch(const ghz_params_t* p, int k, co
 
     ghz_clear_detail();
     if ((st = ghz_params_read(p, &q)) != GHZ_SUCCESS) return st;
+    if (q.checksum) /* the GPU verifies checksums (checksum.cu) but does not write them yet */
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "checksum on the GPU: compress without it, then "
+                                             "ghz_frame_add_checksum on the host");
     if ((st = workspace_for(k, ns, kTileElems, &need)) != GHZ_SUCCESS) return st;
     if (!d_srcs || !d_dsts || !dst_capacities || !d_sizes)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL array");

@@ -148,6 +148,7 @@ cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int 
 {
     const dim3 init_grid((unsigned)((max_tiles + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
     decompress_init_kernel<T><<<init_grid, kThreads, 0, stream>>>(b, dtype);
+    launch_checksum_verify(b, stream); /* errors surface in cudaGetLastError below */
     decompress_kernel<T><<<total_tiles, kThreads, 0, stream>>>(b);
     return cudaGetLastError();
 }

@@ -25,4 +25,14 @@ const char* ghz_header_check_text(int why);
 ghz_status_t ghz_codes_check(const uint8_t* codes, const ghz_frame_info_t* info,
                              uint64_t* starts, uint64_t stride);
 
+/* The standard CRC-32C of data[0..n). */
+uint32_t ghz_crc32c(const void* data, size_t n);
+
+/* Writes the CRC-32C of frame[0..covered) at frame + covered (FORMAT.md, Checksum). */
+void ghz_checksum_write(uint8_t* frame, uint64_t covered);
+
+/* GHZ_ERR_CORRUPT ("checksum mismatch") unless the checksum of a parsed frame that has
+ * one matches its bytes; GHZ_SUCCESS for a frame without one. */
+ghz_status_t ghz_checksum_check(const uint8_t* frame, const ghz_frame_info_t* info);
+
 #endif

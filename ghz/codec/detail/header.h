@@ -16,7 +16,8 @@
 #define GHZ_MAGIC2 0x48u /* 'H' */
 #define GHZ_MAGIC3 0x5Au /* 'Z' */
 #define GHZ_FLAG_FILL 0x01u
-#define GHZ_FLAGS_KNOWN GHZ_FLAG_FILL
+#define GHZ_FLAG_CHECKSUM 0x02u /* a CRC-32C follows the payload (FORMAT.md, Checksum) */
+#define GHZ_FLAGS_KNOWN (GHZ_FLAG_FILL | GHZ_FLAG_CHECKSUM)
 
 /* Which header check failed (for messages). */
 typedef enum {
@@ -78,7 +79,8 @@ GHZ_HD static inline double ghz_bits_f64(uint64_t u)
 }
 
 /* Serialises the header of a frame described by info (format_version is ignored:
- * this library writes GHZ_FORMAT_VERSION; n_blocks and frame_size are derived). */
+ * this library writes GHZ_FORMAT_VERSION; n_blocks and frame_size are derived). The
+ * checksum itself is not written here: it covers these bytes (FORMAT.md, Checksum). */
 GHZ_HD static inline void ghz_header_pack(uint8_t* dst, const ghz_frame_info_t* info)
 {
     unsigned i;
@@ -92,7 +94,8 @@ GHZ_HD static inline void ghz_header_pack(uint8_t* dst, const ghz_frame_info_t* 
     dst[8] = (uint8_t)info->dtype;
     dst[9] = (uint8_t)info->eb_mode;
     dst[10] = 5;
-    dst[11] = info->has_fill ? GHZ_FLAG_FILL : 0;
+    dst[11] = (uint8_t)((info->has_fill ? GHZ_FLAG_FILL : 0u) |
+                        (info->has_checksum ? GHZ_FLAG_CHECKSUM : 0u));
     ghz_store_le(dst + 16, info->n, 8);
     ghz_store_le(dst + 24, ghz_blocks_of(info->n), 8);
     ghz_store_le(dst + 32, info->payload_size, 8);
@@ -107,7 +110,7 @@ GHZ_HD static inline void ghz_header_pack(uint8_t* dst, const ghz_frame_info_t* 
 GHZ_HD static inline int ghz_header_unpack(const uint8_t* src, uint64_t src_size,
                                            ghz_frame_info_t* info, int* why)
 {
-    uint64_t version, n, nb, payload, fill, codes;
+    uint64_t version, n, nb, payload, fill, codes, tail;
     unsigned flags, elem;
     double eb_user, eb_abs;
 #define GHZ_HDR_FAIL(st, w) \
@@ -144,10 +147,12 @@ GHZ_HD static inline int ghz_header_unpack(const uint8_t* src, uint64_t src_size
         GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_EB_ABS);
     if ((!(flags & GHZ_FLAG_FILL) && fill != 0) || (elem == 4u && (fill >> 32) != 0))
         GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_FILL);
-    /* Overflow-checked: the codes and the payload must lie inside src_size. */
+    /* Overflow-checked: the codes, the payload and the checksum must lie inside
+     * src_size (nb <= src_size keeps codes + tail from wrapping). */
     codes = ghz_codes_bytes(nb);
-    if (nb > src_size || codes > src_size - GHZ_HEADER_SIZE ||
-        payload > src_size - GHZ_HEADER_SIZE - codes)
+    tail = (flags & GHZ_FLAG_CHECKSUM) ? GHZ_CHECKSUM_SIZE : 0u;
+    if (nb > src_size || codes + tail > src_size - GHZ_HEADER_SIZE ||
+        payload > src_size - GHZ_HEADER_SIZE - codes - tail)
         GHZ_HDR_FAIL(GHZ_ERR_TRUNCATED, GHZ_HDR_FRAME_SIZE);
     if (payload / elem > n) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_PAYLOAD);
 #undef GHZ_HDR_FAIL
@@ -157,11 +162,12 @@ GHZ_HD static inline int ghz_header_unpack(const uint8_t* src, uint64_t src_size
     info->eb_user = eb_user;
     info->eb_abs = eb_abs;
     info->has_fill = (flags & GHZ_FLAG_FILL) != 0;
+    info->has_checksum = (flags & GHZ_FLAG_CHECKSUM) != 0;
     info->fill_bits = fill;
     info->n = n;
     info->n_blocks = nb;
     info->payload_size = payload;
-    info->frame_size = GHZ_HEADER_SIZE + codes + payload;
+    info->frame_size = GHZ_HEADER_SIZE + codes + payload + tail;
     *why = GHZ_HDR_OK;
     return GHZ_SUCCESS;
 }

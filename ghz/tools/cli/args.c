@@ -15,7 +15,8 @@
 #define MAX_FRAME_ELEMS ((uint64_t)1 << 40)
 
 static const char* const opt_names[CLI_OPT_COUNT] = {
-    "-i", "-z", "-o", "-t", "-M/-E", "--fill", "-1/-2/-3", "-n", "-x", "--frame-elems", "-s"};
+    "-i", "-z", "-o", "-t", "-M/-E", "--fill", "-1/-2/-3", "-n", "-x", "--frame-elems", "-s",
+    "--no-checksum"};
 
 const char* cli_opt_name(unsigned bit)
 {
@@ -251,6 +252,12 @@ static int parse_option(cli_opts* o, cursor* c, const char* arg)
         o->progress = 1;
     } else if (IS("--no-progress")) {
         o->progress = 0;
+    } else if (IS("--no-checksum")) {
+        o->checksum = 0;
+        o->seen |= CLI_OPT_CHECKSUM;
+    } else if (IS("--checksum")) {
+        o->checksum = 1;
+        o->seen |= CLI_OPT_CHECKSUM;
     } else if (IS("--info")) {
         /* zstd-style "--info FILE" = "info FILE". */
         if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
@@ -278,6 +285,7 @@ int cli_parse_args(int argc, char** argv, cli_opts* o)
     o->frame_elems = CLI_DEFAULT_FRAME_ELEMS;
     o->verbosity = 1;
     o->progress = -1;
+    o->checksum = 1;
     /* Operands can never outnumber the arguments. */
     o->operands = (const char**)calloc((size_t)argc + 1, sizeof *o->operands);
     if (!o->operands) return cli_fail(GHZ_ERR_NOMEM, NULL, "arguments");
@@ -390,6 +398,9 @@ void cli_print_help(void)
 "  --frame-elems N         values per frame (default 67108864 = 2^26); memory use\n"
 "                          is about N values for the input, the compressed frame\n"
 "                          and, when decompressing too, the decoded values\n"
+"  --no-checksum           write frames without their CRC-32C (by default every\n"
+"                          frame ends with one, 4 bytes, which every reader checks\n"
+"                          before decoding; a damaged file is reported, not decoded)\n"
 "\n"
 "Output:\n"
 "  -s, --report            roundtrip: also print stat's report (stdout, or stderr\n"

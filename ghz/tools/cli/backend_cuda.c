@@ -97,7 +97,7 @@ static ghz_status_t cuda_prepare(cli_backend* b, ghz_dtype_t dtype, size_t n)
         return GHZ_ERR_INVALID_ARG;
     }
     if ((st = reserve(b, &s->d_raw, &s->raw_cap, n * elem, "values")) != GHZ_SUCCESS ||
-        (st = reserve(b, &s->d_cmp, &s->cmp_cap, bound, "frame")) != GHZ_SUCCESS)
+        (st = reserve(b, &s->d_cmp, &s->cmp_cap, bound + GHZ_CHECKSUM_SIZE, "frame")) != GHZ_SUCCESS)
         return st;
     return reserve_work(b, s, n);
 }
@@ -114,6 +114,7 @@ static ghz_status_t cuda_compress(cli_backend* b, const ghz_params_t* p, const v
 {
     cuda_state* s = (cuda_state*)b->state;
     size_t elem = ghz_dtype_size(p->dtype), got = 0;
+    ghz_params_t q;
     ghz_status_t st;
     cudaError_t e;
 
@@ -122,7 +123,11 @@ static ghz_status_t cuda_compress(cli_backend* b, const ghz_params_t* p, const v
         e = cudaMemcpyAsync(s->d_raw, src, n * elem, cudaMemcpyHostToDevice, s->stream);
         if (e != cudaSuccess) return cuda_error(b, e, "copying the values to the GPU");
     }
-    st = ghz_cuda_compress_sync(p, s->d_raw, n, s->d_cmp, s->cmp_cap, &got, s->d_work, s->work_cap,
+    /* The GPU writes frames without a checksum (ghz_params_t.checksum): the host adds
+     * it to the copy it gets back. */
+    q = *p;
+    q.checksum = 0;
+    st = ghz_cuda_compress_sync(&q, s->d_raw, n, s->d_cmp, s->cmp_cap, &got, s->d_work, s->work_cap,
                                 s->stream);
     if (st != GHZ_SUCCESS) return cli_backend_lib_error(b, st);
     if (got > cap) {
@@ -132,6 +137,8 @@ static ghz_status_t cuda_compress(cli_backend* b, const ghz_params_t* p, const v
     e = cudaMemcpyAsync(dst, s->d_cmp, got, cudaMemcpyDeviceToHost, s->stream);
     if (e != cudaSuccess) return cuda_error(b, e, "copying the frame from the GPU");
     if ((st = sync_stream(b, s, "copying the frame from the GPU")) != GHZ_SUCCESS) return st;
+    if (p->checksum && (st = ghz_frame_add_checksum(dst, got, cap, &got)) != GHZ_SUCCESS)
+        return cli_backend_lib_error(b, st);
     *size = got;
     return GHZ_SUCCESS;
 }
@@ -156,7 +163,8 @@ static ghz_status_t cuda_decompress(cli_backend* b, const void* frame, size_t fr
         return GHZ_ERR_INVALID_ARG;
     }
     elem = ghz_dtype_size(info.dtype);
-    if (info.n > SIZE_MAX / elem || ghz_compress_bound((size_t)info.n, info.dtype) < frame_size) {
+    if (info.n > SIZE_MAX / elem ||
+        ghz_compress_bound((size_t)info.n, info.dtype) + GHZ_CHECKSUM_SIZE < frame_size) {
         /* ghz_frame_info already refuses a frame beyond its worst case */
         snprintf(b->detail, sizeof b->detail, "frame of %llu values in %zu bytes",
                  (unsigned long long)info.n, frame_size);
@@ -168,7 +176,7 @@ static ghz_status_t cuda_decompress(cli_backend* b, const void* frame, size_t fr
                  (unsigned long long)info.n, bytes, cap);
         return GHZ_ERR_DST_TOO_SMALL;
     }
-    /* d_cmp holds ghz_compress_bound(n) >= frame_size bytes after this. */
+    /* d_cmp holds ghz_compress_bound(n) + GHZ_CHECKSUM_SIZE >= frame_size bytes after this. */
     if ((st = cuda_prepare(b, info.dtype, (size_t)info.n)) != GHZ_SUCCESS) return st;
     e = cudaMemcpyAsync(s->d_cmp, frame, frame_size, cudaMemcpyHostToDevice, s->stream);
     if (e != cudaSuccess) return cuda_error(b, e, "copying the frame to the GPU");

@@ -28,7 +28,8 @@ enum {
     CLI_OPT_EXEC = 1u << 8,    /* -x */
     CLI_OPT_FRAME = 1u << 9,   /* --frame-elems */
     CLI_OPT_REPORT = 1u << 10, /* -s */
-    CLI_OPT_COUNT = 11
+    CLI_OPT_CHECKSUM = 1u << 11, /* --checksum --no-checksum */
+    CLI_OPT_COUNT = 12
 };
 
 /* The command line, parsed but not yet interpreted by a command. */
@@ -52,6 +53,7 @@ typedef struct {
     int has_dims;
     int verbosity;           /* 0 -q, 1 default, 2 -v */
     int progress;            /* -1 auto, 0 --no-progress, 1 --progress */
+    int checksum;            /* frames written carry a CRC-32C (default 1; --no-checksum) */
     unsigned seen;           /* CLI_OPT_* bits of the options given */
 } cli_opts;
 

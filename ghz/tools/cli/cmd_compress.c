@@ -14,7 +14,7 @@
 
 int cli_make_params(const cli_opts* o, const char* what, int nthreads_default, ghz_params_t* p)
 {
-    unsigned char probe[GHZ_HEADER_SIZE + 16];
+    unsigned char probe[GHZ_HEADER_SIZE + 16 + GHZ_CHECKSUM_SIZE];
     ghz_params_t q;
     size_t size;
     ghz_status_t st;
@@ -32,6 +32,7 @@ int cli_make_params(const cli_opts* o, const char* what, int nthreads_default, g
     p->fill = o->fill;
     p->nthreads = o->nthreads >= 0 ? o->nthreads : nthreads_default;
     p->exec = o->exec;
+    p->checksum = o->checksum;
     /* Let the library judge the parameters on an empty frame, before any file is
      * touched: a bound it cannot use fails here. The probe runs on the CPU reference
      * (ghz_compress takes no other policy); the backend is checked when opened. */

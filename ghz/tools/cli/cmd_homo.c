@@ -11,8 +11,10 @@
 #include "frames.h"
 #include "io.h"
 
-/* Combines the frame pairs of a and b into out. Returns an exit code. */
-static int combine(ghz_homo_op_t op, const char* name, cli_in* a, cli_in* b, cli_out* out)
+/* Combines the frame pairs of a and b into out, each output frame with a checksum when
+ * `checksum` (as every frame ghz-cli writes). Returns an exit code. */
+static int combine(ghz_homo_op_t op, const char* name, cli_in* a, cli_in* b, cli_out* out,
+                   int checksum)
 {
     cli_frame_reader ra, rb;
     ghz_frame_info_t fa, fb;
@@ -36,6 +38,7 @@ static int combine(ghz_homo_op_t op, const char* name, cli_in* a, cli_in* b, cli
             break;
         }
         need = ghz_compress_bound((size_t)fa.n, fa.dtype);
+        if (need != 0) need += GHZ_CHECKSUM_SIZE;
         if (need == 0) {
             rc = cli_fail(GHZ_ERR_NOMEM, "frame larger than the address space", "%s: frame %llu",
                           a->name, (unsigned long long)(ra.index - 1));
@@ -60,6 +63,10 @@ static int combine(ghz_homo_op_t op, const char* name, cli_in* a, cli_in* b, cli
         if (st != GHZ_SUCCESS) {
             rc = cli_fail_lib(st, "%s %s, %s: frame %llu", name, a->name, b->name,
                               (unsigned long long)(ra.index - 1));
+            break;
+        }
+        if (checksum && (st = ghz_frame_add_checksum(obuf, ob.size, ocap, &ob.size)) != GHZ_SUCCESS) {
+            rc = cli_fail_lib(st, "%s: checksum of frame %llu", name, (unsigned long long)(ra.index - 1));
             break;
         }
         if ((rc = cli_out_write(out, obuf, ob.size)) != 0) break;
@@ -90,7 +97,7 @@ static int run_homo(const cli_opts* o, ghz_homo_op_t op, const char* name)
         return rc;
     }
     if ((rc = cli_out_open(&out, o->out)) == 0) {
-        rc = combine(op, name, &a, &b, &out);
+        rc = combine(op, name, &a, &b, &out, o->checksum);
         if (rc == 0)
             rc = cli_out_commit(&out);
         else

@@ -67,6 +67,7 @@ static void print_fields(const ghz_frame_info_t* f, uint64_t index, uint64_t off
     printf("  n               %llu\n", (unsigned long long)f->n);
     printf("  n_blocks        %llu\n", (unsigned long long)f->n_blocks);
     printf("  payload_size    %llu\n", (unsigned long long)f->payload_size);
+    printf("  checksum        %s\n", f->has_checksum ? "crc32c" : "none");
     printf("  frame_size      %llu\n", (unsigned long long)f->frame_size);
     printf("  ratio           %.4f (%.4f bits/value)\n", ratio(raw, f->frame_size),
            f->n ? 8.0 * (double)f->frame_size / (double)f->n : 0.0);

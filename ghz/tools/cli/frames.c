@@ -4,7 +4,8 @@
  * it cannot tell the size from the 64 header bytes alone. The reader therefore:
  *  1. reads 64 bytes and lets ghz_frame_info judge them: any verdict but "truncated"
  *     (foreign magic, unknown version, a corrupt field) is final;
- *  2. computes frame_size = 64 + round_up(n_blocks, 16) + payload_size from the
+ *  2. computes frame_size = 64 + round_up(n_blocks, 16) + payload_size (+ 4 for a
+ *     checksum) from the
  *     little-endian fields, overflow-checked, and caps it by the worst case
  *     GHZ_COMPRESS_BOUND(n, elem), so a damaged header cannot ask for terabytes;
  *  3. reads the rest of the frame, growing the buffer only as bytes arrive (and not
@@ -45,12 +46,13 @@ static uint64_t announced_size(const unsigned char* h)
 {
     uint64_t n = load_le64(h + 16), nb = load_le64(h + 24), payload = load_le64(h + 32);
     uint64_t elem = h[8] == GHZ_F64 ? 8 : 4, codes, worst;
+    uint64_t tail = (h[11] & 0x02u) ? GHZ_CHECKSUM_SIZE : 0; /* flag bit 1: checksum */
     if (n > (UINT64_MAX - 4096) / elem) return 0;
     if (nb != n / 32 + (n % 32 != 0)) return 0;
     codes = (nb + 15) & ~(uint64_t)15;
     worst = GHZ_HEADER_SIZE + codes + n * elem;
     if (payload > worst - GHZ_HEADER_SIZE - codes) return 0;
-    return GHZ_HEADER_SIZE + codes + payload;
+    return GHZ_HEADER_SIZE + codes + payload + tail;
 }
 
 /* Reports a problem of the current frame; returns -1. */

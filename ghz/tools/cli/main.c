@@ -15,22 +15,23 @@ typedef struct {
 } cli_command;
 
 #define RAW_OPTS (CLI_OPT_TYPE | CLI_OPT_BOUND | CLI_OPT_FILL | CLI_OPT_DIMS | CLI_OPT_FRAME)
+#define WRITE_OPTS (RAW_OPTS | CLI_OPT_CHECKSUM)
 #define RUN_OPTS (CLI_OPT_THREADS | CLI_OPT_EXEC)
 
 /* The commands. -v/-q, --progress, -h and -V apply to all of them. The homomorphic
  * ones (cmd_homo.c) take two stream operands and -o; they run on the CPU. */
 static const cli_command commands[] = {
-    {"compress", cli_cmd_compress, CLI_OPT_IN | CLI_OPT_CMP | CLI_OPT_OUT | RAW_OPTS | RUN_OPTS, 1},
+    {"compress", cli_cmd_compress, CLI_OPT_IN | CLI_OPT_CMP | CLI_OPT_OUT | WRITE_OPTS | RUN_OPTS, 1},
     {"decompress", cli_cmd_decompress,
      CLI_OPT_IN | CLI_OPT_CMP | CLI_OPT_OUT | CLI_OPT_TYPE | CLI_OPT_DIMS | RUN_OPTS, 1},
     {"roundtrip", cli_cmd_roundtrip,
-     CLI_OPT_IN | CLI_OPT_CMP | CLI_OPT_OUT | RAW_OPTS | RUN_OPTS | CLI_OPT_REPORT, 1},
+     CLI_OPT_IN | CLI_OPT_CMP | CLI_OPT_OUT | WRITE_OPTS | RUN_OPTS | CLI_OPT_REPORT, 1},
     {"stat", cli_cmd_stat, CLI_OPT_IN | RAW_OPTS | RUN_OPTS, 1},
     {"info", cli_cmd_info, CLI_OPT_IN | CLI_OPT_CMP | RUN_OPTS, (size_t)-1},
-    {"add", cli_cmd_add, CLI_OPT_OUT, 2},
-    {"sub", cli_cmd_sub, CLI_OPT_OUT, 2},
-    {"min", cli_cmd_min, CLI_OPT_OUT, 2},
-    {"max", cli_cmd_max, CLI_OPT_OUT, 2},
+    {"add", cli_cmd_add, CLI_OPT_OUT | CLI_OPT_CHECKSUM, 2},
+    {"sub", cli_cmd_sub, CLI_OPT_OUT | CLI_OPT_CHECKSUM, 2},
+    {"min", cli_cmd_min, CLI_OPT_OUT | CLI_OPT_CHECKSUM, 2},
+    {"max", cli_cmd_max, CLI_OPT_OUT | CLI_OPT_CHECKSUM, 2},
 };
 
 static const cli_command* find_command(const char* name)

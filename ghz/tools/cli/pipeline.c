@@ -105,7 +105,7 @@ static int one_frame(cli_pipeline* pl, const unsigned char* src, size_t n, unsig
                      size_t* ccap, unsigned char** dbuf, size_t* dcap)
 {
     size_t elem = ghz_dtype_size(pl->params.dtype), csize = 0, nout = 0;
-    size_t bound = ghz_compress_bound(n, pl->params.dtype);
+    size_t bound = ghz_compress_bound(n, pl->params.dtype) + GHZ_CHECKSUM_SIZE;
     ghz_frame_info_t info;
     ghz_status_t st;
     double t;

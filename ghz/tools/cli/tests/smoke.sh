@@ -139,7 +139,7 @@ def frame_at(k):
     off = 0
     for _ in range(k):
         n, nb, pl = struct.unpack_from('<QQQ', d, off + 16)
-        off += 64 + (nb + 15) // 16 * 16 + pl
+        off += 64 + (nb + 15) // 16 * 16 + pl + (4 if d[off + 11] & 2 else 0)
     return off
 f5 = frame_at(5)
 def save(name, b): open(name, 'wb').write(bytes(b))
@@ -150,8 +150,12 @@ c = bytearray(d); c[0] = 0; save('magic.ghz', c)
 save('trunc.ghz', d[:-10])
 save('trunchdr.ghz', d[:f5 + 30])
 save('trail.ghz', d + b'\1\2')
+# A payload byte of frame 5 changed: every field stays valid, only the checksum
+# (on by default) can tell.
+n5, nb5, pl5 = struct.unpack_from('<QQQ', d, f5 + 16)
+c = bytearray(d); c[f5 + 64 + (nb5 + 15) // 16 * 16 + pl5 // 2] ^= 0x10; save('crc.ghz', c)
 PYEOF
-for f in code hdr huge magic trunc trunchdr trail; do
+for f in code hdr huge magic trunc trunchdr trail crc; do
     expect 1 "decompress $f.ghz" -- "$CLI" decompress -z $f.ghz -o bad.out
     [ ! -e bad.out ] && ok "  no output left" || { bad "  output left"; rm -f bad.out; }
     expect 1 "  same from a pipe" -- sh -c "cat $f.ghz | '$CLI' decompress > /dev/null"
@@ -161,6 +165,17 @@ expect 1 "corrupt code byte" -- "$CLI" decompress -z code.ghz -o bad.out
 says "corrupted input"
 expect 1 "truncated" -- "$CLI" decompress -z trunc.ghz -o bad.out
 says "truncated input"
+expect 1 "flipped payload bit" -- "$CLI" decompress -z crc.ghz -o bad.out
+says "checksum mismatch"
+expect 0 "--no-checksum" -- "$CLI" compress -i a.f32 -z nock.ghz -t f32 -R 1e-4 --frame-elems 1000 \
+    --no-checksum
+"$PY" -c "import os,sys; a,b=os.path.getsize('m.ghz'),os.path.getsize('nock.ghz'); sys.exit(a-b!=4*201)" \
+    && ok "  4 bytes less per frame" || bad "  --no-checksum size"
+expect 0 "  decompress" -- "$CLI" decompress -z nock.ghz -o nock.out
+cmp -s nock.out m.out && ok "  same values as with checksums" || bad "  values differ"
+"$CLI" info -v m.ghz | grep -q 'checksum *crc32c' && ok "  info shows the checksum" \
+    || bad "  info lacks the checksum"
+expect 2 "--no-checksum with decompress" -- "$CLI" decompress -z m.ghz -o x.out --no-checksum
 expect 1 "foreign data" -- "$CLI" decompress -z a.f32 -o bad.out
 says "not a ghz stream"
 echo keep > keep.out
@@ -225,7 +240,7 @@ if [ "$cuda_rc" = 0 ]; then
         && ok "  says the times are the GPU's, copies included" || bad "  stat timing note"
     awk -F': ' '/^max error\/bound/ { exit !($2 + 0 <= 1) }' last.out \
         && ok "  max error/bound <= 1" || bad "  max error/bound > 1"
-    for f in code hdr huge magic trunc trunchdr trail; do
+    for f in code hdr huge magic trunc trunchdr trail crc; do
         expect 1 "-x cuda decompress $f.ghz" -- "$CLI" decompress -z $f.ghz -o bad.out -x cuda
         [ ! -e bad.out ] && ok "  no output left" || { bad "  output left"; rm -f bad.out; }
         expect 1 "  info" -- "$CLI" info $f.ghz -x cuda

@@ -1,0 +1,62 @@
+/* test/gpu/test_cuda_badinput.c: what the CUDA decompressor reports for each class of
+ * bad stream, through the device status of ghz_cuda_decompress_sync (label gpu):
+ * foreign bytes, an unknown version, a truncated frame, a corrupt code byte, a frame
+ * of the other dtype (GHZ_ERR_MISMATCH) and an output too small. Skipped where no GPU
+ * is present. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghz/codec/codec_cuda.h"
+#include "ghz/ghz.h"
+#include "gpu_testutil.h"
+
+/* Copies src[0..size) to the GPU and decodes it as dtype into cap bytes. */
+static ghz_status_t gpu_decode(ghz_dtype_t dtype, const unsigned char* src, size_t size, size_t cap)
+{
+    size_t ws = 0, got = 0, max_elems = cap / ghz_dtype_size(dtype) + 1;
+    void *d_src, *d_dst, *d_work;
+    ghz_status_t st;
+    GK(ghz_cuda_decompress_workspace(1, &max_elems, &ws));
+    ws += GHZ_CUDA_SCRATCH_BYTES;
+    CK(cudaMalloc(&d_src, size + 1));
+    CK(cudaMalloc(&d_dst, cap + 1));
+    CK(cudaMalloc(&d_work, ws));
+    CK(cudaMemcpy(d_src, src, size, cudaMemcpyHostToDevice));
+    st = ghz_cuda_decompress_sync(dtype, d_src, size, d_dst, cap, &got, d_work, ws, 0);
+    cudaFree(d_src);
+    cudaFree(d_dst);
+    cudaFree(d_work);
+    return st;
+}
+
+Test(cuda_badinput, status_per_class)
+{
+    enum { N = 5000 };
+    static float x[N];
+    ghz_params_t p = GHZ_PARAMS_INIT;
+    size_t cap = ghz_compress_bound(N, GHZ_F32), size = 0;
+    unsigned char* f = malloc(cap);
+    unsigned char* bad = malloc(cap);
+    need_gpu();
+    for (int i = 0; i < N; ++i) x[i] = (float)i * 0.01f;
+    p.eb_mode = GHZ_EB_ABS;
+    p.eb = 1e-3;
+    GK(ghz_compress(&p, x, N, f, cap, &size));
+    cr_assert_eq(gpu_decode(GHZ_F32, f, size, 4 * N), GHZ_SUCCESS, "the premise");
+
+    memcpy(bad, f, size);
+    memcpy(bad, "text", 4);
+    cr_assert_eq(gpu_decode(GHZ_F32, bad, size, 4 * N), GHZ_ERR_NOT_GHZ);
+    memcpy(bad, f, size);
+    bad[4] = 2; /* format version 2 */
+    cr_assert_eq(gpu_decode(GHZ_F32, bad, size, 4 * N), GHZ_ERR_VERSION);
+    cr_assert_eq(gpu_decode(GHZ_F32, f, size - 1, 4 * N), GHZ_ERR_TRUNCATED);
+    cr_assert_eq(gpu_decode(GHZ_F32, f, 40, 4 * N), GHZ_ERR_TRUNCATED);
+    memcpy(bad, f, size);
+    bad[GHZ_HEADER_SIZE] = 0x7F; /* special kind 3: reserved */
+    cr_assert_eq(gpu_decode(GHZ_F32, bad, size, 4 * N), GHZ_ERR_CORRUPT);
+    cr_assert_eq(gpu_decode(GHZ_F64, f, size, 8 * N), GHZ_ERR_MISMATCH);
+    cr_assert_eq(gpu_decode(GHZ_F32, f, size, 4 * N - 4), GHZ_ERR_DST_TOO_SMALL);
+    free(f);
+    free(bad);
+}
