@@ -31,11 +31,12 @@ __device__ __forceinline__ void fixed_chunk_codes(const ghz_fixed_view_t& v, uin
 #pragma unroll
     for (unsigned j = 0; j < fixed_chunk<BITS>::elems; ++j) {
         const uint32_t word = w[j * BITS / 32u];
-        /* one byte permute with sign replication (PRMT), not a conversion instruction */
-        const unsigned lo = (j * BITS / 8u) % 4u, hi = lo + BITS / 8u - 1u;
-        const unsigned sel = BITS == 8u ? lo | (8u | lo) << 4 | (8u | lo) << 8 | (8u | lo) << 12
-                                        : lo | hi << 4 | (8u | hi) << 8 | (8u | hi) << 12;
-        c[j] = BITS == 32u ? (int32_t)word : (int32_t)__byte_perm(word, 0u, sel);
+        /* sign extension by a shift pair (constants after unrolling). Not __byte_perm:
+         * CUDA documents only the low 3 bits of its selector nibbles, and with the
+         * sign-replicate bit relied on, negative codes decoded as large positive ones
+         * on an H200 (every l = 8 and 16 bound check of ghz-bench fixed failed). */
+        const unsigned off = (j * BITS) % 32u;
+        c[j] = BITS == 32u ? (int32_t)word : (int32_t)(word << (32u - BITS - off)) >> (32u - BITS);
     }
 }
 
