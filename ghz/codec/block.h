@@ -187,8 +187,9 @@ GHZ_HD static inline int ghz_quantize_f32_fast(const ghz_quantizer_t* z, float x
     const float a = fabsf(t);
     /* |x| < 2^126 keeps recon(c) (at most about 2|x|) below FLT_MAX: near it a
      * float32 reconstruction overflows to Inf, which the exact path rejects. */
-    if (a <= 2097152.0f && fabsf(x) < 8.50705917e+37f &&
-        fabsf(GHZ_FSUB(t, c)) <= GHZ_FSUB(0.5f, GHZ_FMUL(GHZ_FADD(a, 1.0f), 4.76837158203125e-07f))) {
+    const float margin = GHZ_FSUB(0.5f, GHZ_FMUL(GHZ_FADD(a, 1.0f), 4.76837158203125e-07f));
+    /* & rather than &&: no branch per value in device code */
+    if ((a <= 2097152.0f) & (fabsf(x) < 8.50705917e+37f) & (fabsf(GHZ_FSUB(t, c)) <= margin)) {
         *q = (int32_t)(ghz_f32_bits(s) - 0x4B400000u);
         return 1;
     }
@@ -366,22 +367,24 @@ GHZ_HD static inline unsigned ghz_facts_finish(ghz_block_facts_t* f, int32_t q[3
     const uint32_t used = f->m >= 32u ? 0xFFFFFFFFu : ((1u << f->m) - 1u);
     const uint32_t live = used & ~f->fmask;
     if (f->quantizable && live) {
-        const uint32_t lead = (live & (0u - live)) - 1u; /* positions before the first live one */
-        int32_t carry = 0;
-        int i;
-        GHZ_UNROLL
-        for (i = 0; i < 32; ++i) {
-            if (live >> i & 1u)
-                carry = q[i];
-            else
-                q[i] = carry;
-        }
-        GHZ_UNROLL
-        for (i = 31; i >= 0; --i) {
-            if (live >> i & 1u)
-                carry = q[i];
-            else if (lead >> i & 1u)
-                q[i] = carry;
+        if (live != 0xFFFFFFFFu) { /* a full block without fills needs nothing */
+            const uint32_t lead = (live & (0u - live)) - 1u; /* before the first live position */
+            int32_t carry = 0;
+            int i;
+            GHZ_UNROLL
+            for (i = 0; i < 32; ++i) {
+                if (live >> i & 1u)
+                    carry = q[i];
+                else
+                    q[i] = carry;
+            }
+            GHZ_UNROLL
+            for (i = 31; i >= 0; --i) {
+                if (live >> i & 1u)
+                    carry = q[i];
+                else if (lead >> i & 1u)
+                    q[i] = carry;
+            }
         }
         f->w = ghz_delta_width(q);
         f->q0 = q[0];

@@ -87,7 +87,8 @@ static void* narrow(const double* x, size_t n, ghz_dtype_t t)
 
 /* Compresses host[0..n) on the CPU and on the GPU (source at element offset src_off,
  * destination at byte offset dst_off of their buffers) and asserts equal bytes; then
- * decodes the stream on the GPU and asserts the CPU's values bit for bit. */
+ * decodes the stream on the GPU (into an element offset src_off too) and asserts the
+ * CPU's values bit for bit. */
 static void check_identity(const ghz_params_t* p, const void* host, size_t n, size_t src_off, size_t dst_off)
 {
     const size_t elem = ghz_dtype_size(p->dtype), bound = ghz_compress_bound(n, p->dtype);
@@ -106,7 +107,7 @@ static void check_identity(const ghz_params_t* p, const void* host, size_t n, si
     ws += GHZ_CUDA_SCRATCH_BYTES;
     CK(cudaMalloc((void**)&d_src, (n + src_off) * elem + 16));
     CK(cudaMalloc((void**)&d_dst, bound + dst_off + 16));
-    CK(cudaMalloc((void**)&d_dec, n * elem + 16));
+    CK(cudaMalloc((void**)&d_dec, (n + src_off) * elem + 16));
     CK(cudaMalloc(&d_work, ws));
     CK(cudaMemcpy(d_src + src_off * elem, host, n * elem, cudaMemcpyHostToDevice));
     CK(cudaMemset(d_dst, 0xA5, bound + dst_off + 16)); /* poison */
@@ -121,11 +122,12 @@ static void check_identity(const ghz_params_t* p, const void* host, size_t n, si
                            n, p->dtype, p->eb_mode, p->eb, src_off, dst_off, i, gpu[i], cpu[i]);
 
     /* GPU decode of the (identical) stream, at an odd source offset too */
-    CK(cudaMemset(d_dec, 0x5A, n * elem + 16));
-    GK(ghz_cuda_decompress_sync(p->dtype, d_dst + dst_off, gpu_size, d_dec, n * elem, &gpu_n, d_work, ws, 0));
+    CK(cudaMemset(d_dec, 0x5A, (n + src_off) * elem + 16));
+    GK(ghz_cuda_decompress_sync(p->dtype, d_dst + dst_off, gpu_size, d_dec + src_off * elem, n * elem, &gpu_n,
+                                d_work, ws, 0));
     cr_assert_eq(gpu_n, n);
     GK(ghz_decompress(cpu, cpu_size, cpu_dec, n * elem, NULL));
-    CK(cudaMemcpy(gpu_dec, d_dec, n * elem, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(gpu_dec, d_dec + src_off * elem, n * elem, cudaMemcpyDeviceToHost));
     cr_assert(memcmp(gpu_dec, cpu_dec, n * elem) == 0, "n=%zu: GPU and CPU decodes differ", n);
 
     cudaFree(d_src);
@@ -174,7 +176,7 @@ Test(cuda_codec, identity_tiny_sizes)
 
 Test(cuda_codec, identity_odd_and_tile_sizes)
 {
-    static const size_t sizes[] = {2047, 2048, 2049, 4096 * 3 + 31, 1000003};
+    static const size_t sizes[] = {2047, 2048, 2049, 4095, 4096, 4097, 4096 * 3 + 31, 1000003};
     need_gpu();
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; ++i) {
         sweep(GHZ_F32, sizes[i], i % 4, (i * 3) % 16);

@@ -1,15 +1,17 @@
 /* ghz/codec/cuda/compress.cu: single-pass GPU compression (FORMAT.md).
  *
- * One CTA per tile of 64 blocks. Each warp analyses its 8 blocks with one lane per
- * value (ghz_warp_analyze: quantize, kind, width, size) and writes their code bytes;
- * the CTA sums the block sizes; warp 0 publishes the tile total and learns the tile's
- * payload offset through CUB's decoupled look-back; the warps then emit their blocks
- * into a shared staging buffer placed at the same 16-byte phase as the destination,
- * and the CTA stores it with 16-byte vectors (bytes at the two ends). The last tile
- * knows the payload size and writes the header and the code padding. */
+ * One CTA per tile of 128 blocks, one thread per block. The CTA loads its tile into
+ * shared memory with 16-byte loads; each thread reads its block's 32 values, quantizes
+ * them and chooses the kind with the CPU's own block code (block.h: ghz_facts_take,
+ * ghz_facts_finish), keeping the integers in registers, and writes its code byte; the
+ * CTA sums the block sizes; warp 0 publishes the tile total and learns the tile's
+ * payload offset through CUB's decoupled look-back; each thread then encodes its block
+ * (ghz_quant_encode, the CPU's) into a shared staging buffer placed at the same 16-byte
+ * phase as the destination, and the CTA stores it with 16-byte vectors (bytes at the
+ * two ends). The last tile knows the payload size and writes the header and the code
+ * padding. */
 #include "ghz/codec/cuda/kernels.cuh"
 #include "ghz/codec/detail/header.h"
-#include "ghz/codec/warp.cuh"
 
 namespace ghz {
 namespace detail {
@@ -38,12 +40,6 @@ __device__ __forceinline__ double load_value(const uint8_t* src, uint64_t i, uin
     return (double)v;
 }
 
-template <typename U>
-__device__ __forceinline__ uint64_t load_bits(const uint8_t* src, uint64_t i)
-{
-    return (uint64_t)__ldg((const U*)src + i);
-}
-
 template <typename T, typename U>
 __global__ void __launch_bounds__(kThreads) range_kernel(batch_t b, int has_fill, uint64_t fill_bits)
 {
@@ -68,8 +64,69 @@ __global__ void __launch_bounds__(kThreads) range_kernel(batch_t b, int has_fill
     }
 }
 
+/* Thread t's block, values in the shared tile (swizzled layout): the facts and
+ * integers q, the code byte (returned) and the payload size. This is the CPU's
+ * encode_block, value for value. */
 template <typename T, typename U>
-__global__ void __launch_bounds__(kThreads, 3) compress_kernel(batch_t b, ghz_frame_info_t info)
+__device__ __forceinline__ unsigned analyse_block(const uint8_t* sbuf, unsigned t, unsigned m,
+                                                  const ghz_quantizer_t& z, int has_fill, uint64_t fill_bits,
+                                                  int32_t q[32], ghz_block_facts_t* f, unsigned* size)
+{
+    constexpr unsigned per_chunk = 16u / sizeof(T);
+    const uint64_t bits0 = *(const U*)(sbuf + swz_chunk<T>(t, 0));
+    ghz_facts_begin(f, m);
+#pragma unroll
+    for (unsigned c = 0; c < 32u / per_chunk; ++c) {
+        const uint4 v = *(const uint4*)(sbuf + swz_chunk<T>(t, c));
+        U u[per_chunk];
+        memcpy(u, &v, sizeof v);
+#pragma unroll
+        for (unsigned j = 0; j < per_chunk; ++j) {
+            const unsigned i = c * per_chunk + j;
+            T x;
+            memcpy(&x, &u[j], sizeof x);
+            if (i < m) ghz_facts_take(f, &z, has_fill, fill_bits, i, (double)x, (uint64_t)u[j], bits0, &q[i]);
+        }
+    }
+    return ghz_facts_finish(f, q, has_fill, (unsigned)sizeof(T), size);
+}
+
+/* The same for an f32 block whose non-fill values the float shortcut all answers (the
+ * common case), without a branch per value: returns 0 when some value needs the exact
+ * path, and the caller then runs analyse_block. Identical results: the shortcut
+ * answers only where it equals the exact quantizer, and a quantizable block's kind
+ * does not depend on all_same. */
+__device__ __forceinline__ int analyse_block_fast(const uint8_t* sbuf, unsigned t, unsigned m,
+                                                  const ghz_quantizer_t& z, int has_fill, uint32_t fill_bits,
+                                                  int32_t q[32], ghz_block_facts_t* f, unsigned* size,
+                                                  unsigned* code)
+{
+    uint32_t fmask = 0;
+    bool ok = true;
+#pragma unroll
+    for (unsigned c = 0; c < 8u; ++c) {
+        const uint4 v = *(const uint4*)(sbuf + swz_chunk<float>(t, c));
+        const uint32_t u[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (unsigned j = 0; j < 4u; ++j) {
+            const unsigned i = c * 4u + j;
+            const bool fill = has_fill && u[j] == fill_bits;
+            const bool quant = ghz_quantize_f32_fast(&z, __uint_as_float(u[j]), &q[i]) > 0;
+            if (i < m) {
+                fmask |= (uint32_t)fill << i;
+                ok &= fill || quant;
+            }
+        }
+    }
+    if (!ok) return 0;
+    ghz_facts_begin(f, m);
+    f->fmask = fmask;
+    *code = ghz_facts_finish(f, q, has_fill, 4u, size);
+    return 1;
+}
+
+template <typename T, typename U>
+__global__ void __launch_bounds__(kThreads, 4) compress_kernel(batch_t b, ghz_frame_info_t info)
 {
     __shared__ prefix_op_t::TempStorage lb;
     __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
@@ -79,10 +136,11 @@ __global__ void __launch_bounds__(kThreads, 3) compress_kernel(batch_t b, ghz_fr
     const int ci = chunk_of(b, blockIdx.x);
     const chunk_t& c = b.c[ci];
     const int tile = blockIdx.x - c.tile_begin;
-    const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    const unsigned t = threadIdx.x, warp = t >> 5, lane = t & 31u;
     const unsigned elem = sizeof(T);
     const uint64_t n = c.n, nb = ghz_blocks_of(n);
-    const uint64_t b_first = (uint64_t)tile * kTileBlocks + warp * kBlocksPerWarp;
+    const uint64_t e0 = (uint64_t)tile * kTileElems, blk = (uint64_t)tile * kTileBlocks + t;
+    const unsigned count = n > e0 ? (unsigned)(n - e0 < kTileElems ? n - e0 : kTileElems) : 0u;
     uint8_t* const payload = c.dst + GHZ_HEADER_SIZE + ghz_codes_bytes(nb);
 
     /* The bound: given, or REL over this chunk's range (same arithmetic as the CPU). */
@@ -93,42 +151,30 @@ __global__ void __launch_bounds__(kThreads, 3) compress_kernel(batch_t b, ghz_fr
     }
     const ghz_quantizer_t z = ghz_quantizer_make(eb, elem == 4);
 
-    /* Phase A: load (8 independent loads in flight per lane), analyse. Block j's
-     * code, size and offset live in lane j (registers stay few: occupancy); each lane
-     * keeps its value's bits and integer for every block. */
-    uint64_t bits[kBlocksPerWarp];
-    int32_t q[kBlocksPerWarp];
-#pragma unroll
-    for (int j = 0; j < kBlocksPerWarp; ++j) {
-        const uint64_t e = (b_first + j) * 32u + lane;
-        bits[j] = e < n ? load_bits<U>(c.src, e) : 0;
-    }
-    unsigned mycode = 0, mysize = 0;
-#pragma unroll
-    for (int j = 0; j < kBlocksPerWarp; ++j) {
-        const uint64_t blk_id = b_first + j;
-        q[j] = 0;
-        if (blk_id < nb) {
-            const ghz_warp_block_t r = ghz_warp_analyze(&z, bits[j], blk_id * 32u + lane < n, info.has_fill,
-                                                        info.fill_bits, elem);
-            q[j] = r.q;
-            if (lane == (unsigned)j) {
-                mycode = r.code;
-                mysize = r.size;
-            }
-        }
-    }
-    if (lane < kBlocksPerWarp && b_first + lane < nb) c.dst[GHZ_HEADER_SIZE + b_first + lane] = (uint8_t)mycode;
-    /* exclusive offsets of the warp's blocks, and the warp total */
-    unsigned myoff = mysize;
-#pragma unroll
-    for (unsigned k = 1; k < kBlocksPerWarp; k <<= 1) {
-        const unsigned t = __shfl_up_sync(0xFFFFFFFFu, myoff, k);
-        if (lane >= k) myoff += t;
-    }
-    if (lane == kBlocksPerWarp - 1) warp_total[warp] = myoff;
-    myoff -= mysize;
+    tile_load_values<T, U>(buf, c.src + e0 * elem, count);
     __syncthreads();
+
+    /* Phase A: this thread's block, in registers: kind, size, integers. */
+    int32_t q[32];
+    ghz_block_facts_t f;
+    unsigned code = 0, size = 0;
+    if (blk < nb) {
+        const unsigned m = ghz_block_len(n, blk);
+        if (sizeof(T) != 4 || !z.fast ||
+            !analyse_block_fast(buf, t, m, z, info.has_fill, (uint32_t)info.fill_bits, q, &f, &size, &code))
+            code = analyse_block<T, U>(buf, t, m, z, info.has_fill, info.fill_bits, q, &f, &size);
+        c.dst[GHZ_HEADER_SIZE + blk] = (uint8_t)code;
+    }
+    /* exclusive offsets of the warp's blocks, and the warp total */
+    unsigned off = size;
+#pragma unroll
+    for (unsigned k = 1; k < 32; k <<= 1) {
+        const unsigned v = __shfl_up_sync(0xFFFFFFFFu, off, k);
+        if (lane >= k) off += v;
+    }
+    if (lane == 31) warp_total[warp] = off;
+    off -= size;
+    __syncthreads(); /* also: every thread has read its values; buf is free for the staging */
 
     /* Tile offset: the sum of all earlier tiles' payloads. */
     if (warp == 0) {
@@ -145,20 +191,16 @@ __global__ void __launch_bounds__(kThreads, 3) compress_kernel(batch_t b, ghz_fr
     const unsigned tile_total = warp_total[0];
     const unsigned phase = (unsigned)(((uintptr_t)payload + tile_off) & 15u);
 
-    /* Phase B: emit into staging at the destination's 16-byte phase, then store. */
-    uint8_t* const wbuf = buf + phase + warp_excl[warp];
-#pragma unroll
-    for (int j = 0; j < kBlocksPerWarp; ++j) {
-        const uint64_t blk_id = b_first + j;
-        if (blk_id < nb) {
-            ghz_warp_block_t r;
-            r.code = __shfl_sync(0xFFFFFFFFu, mycode, j);
-            r.size = __shfl_sync(0xFFFFFFFFu, mysize, j);
-            r.q = q[j];
-            r.fmask = (r.code & GHZ_CODE_FILL_BIT)
-                          ? __ballot_sync(0xFFFFFFFFu, blk_id * 32u + lane < n && bits[j] == info.fill_bits)
-                          : 0u;
-            ghz_warp_emit(&r, bits[j], elem, wbuf + __shfl_sync(0xFFFFFFFFu, myoff, j));
+    /* Phase B: emit into staging at the destination's 16-byte phase, then store. RAW
+     * and CONST blocks copy their values from global memory again (the staging has
+     * overwritten the tile; such blocks are rare where speed matters). */
+    if (size) {
+        uint8_t* const o = buf + phase + warp_excl[warp] + off;
+        if (code == GHZ_CODE_RAW || code == GHZ_CODE_CONST) {
+            const U* const src = (const U*)c.src + blk * 32u;
+            for (unsigned i = 0; i < size / elem; ++i) ghz_store_le(o + i * elem, (uint64_t)__ldg(src + i), elem);
+        } else {
+            ghz_quant_encode(q, f.fmask, o);
         }
     }
     __syncthreads();
