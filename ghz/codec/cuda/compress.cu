@@ -30,37 +30,65 @@ __global__ void compress_init_kernel(batch_t b)
     }
 }
 
+/* Widens [lo, hi] by value u (bits of a T) unless it is not finite or is the fill. In
+ * the dtype itself: converting to double is exact and monotone, so the bounds equal
+ * the CPU's binary64 ones. */
 template <typename T, typename U>
-__device__ __forceinline__ double load_value(const uint8_t* src, uint64_t i, uint64_t* bits)
+__device__ __forceinline__ void range_take(U u, int has_fill, U fill, T& lo, T& hi)
 {
-    const U u = __ldg((const U*)src + i);
-    T v;
-    memcpy(&v, &u, sizeof v);
-    *bits = (uint64_t)u;
-    return (double)v;
+    T x;
+    memcpy(&x, &u, sizeof x);
+    if (isfinite(x) && !(has_fill && u == fill)) {
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+    }
 }
 
+/* Minimum and maximum of the finite non-fill values of each chunk (REL bounds): a
+ * grid-stride pass with 16-byte loads, four in flight per thread, and the scalar head
+ * and tail around the 16-byte aligned middle. */
 template <typename T, typename U>
 __global__ void __launch_bounds__(kThreads) range_kernel(batch_t b, int has_fill, uint64_t fill_bits)
 {
+    constexpr unsigned per_vec = 16u / sizeof(T), kUnroll = 4;
     const chunk_t& c = b.c[blockIdx.y];
-    double lo = INFINITY, hi = -INFINITY;
     if (blockIdx.y >= (unsigned)b.k || !c.range) return;
-    for (uint64_t i = (uint64_t)blockIdx.x * kThreads + threadIdx.x; i < c.n;
-         i += (uint64_t)gridDim.x * kThreads) {
-        uint64_t bits;
-        double x = load_value<T, U>(c.src, i, &bits);
-        if (!isfinite(x) || (has_fill && bits == fill_bits)) continue;
-        lo = fmin(lo, x);
-        hi = fmax(hi, x);
+    const U* const src = (const U*)c.src;
+    const U fill = (U)fill_bits;
+    const uint64_t n = c.n, gid = (uint64_t)blockIdx.x * kThreads + threadIdx.x;
+    const uint64_t stride = (uint64_t)gridDim.x * kThreads;
+    uint64_t head = (16u - ((uintptr_t)src & 15u)) % 16u / sizeof(T);
+    if (head > n) head = n;
+    const uint64_t nvec = (n - head) / per_vec;
+    const uint4* const vec = (const uint4*)(src + head);
+    T lo = (T)INFINITY, hi = (T)-INFINITY;
+
+    if (gid < head) range_take<T, U>(__ldg(src + gid), has_fill, fill, lo, hi);
+    for (uint64_t k0 = gid; k0 < nvec; k0 += kUnroll * stride) {
+        uint4 r[kUnroll];
+#pragma unroll
+        for (unsigned j = 0; j < kUnroll; ++j)
+            if (k0 + j * stride < nvec) r[j] = __ldg(vec + k0 + j * stride);
+#pragma unroll
+        for (unsigned j = 0; j < kUnroll; ++j) {
+            if (k0 + j * stride < nvec) {
+                U u[per_vec];
+                memcpy(u, &r[j], sizeof r[j]);
+#pragma unroll
+                for (unsigned i = 0; i < per_vec; ++i) range_take<T, U>(u[i], has_fill, fill, lo, hi);
+            }
+        }
     }
+    if (head + nvec * per_vec + gid < n) range_take<T, U>(__ldg(src + head + nvec * per_vec + gid), has_fill, fill, lo, hi);
+
+    double dlo = (double)lo, dhi = (double)hi;
     for (int k = 16; k; k >>= 1) {
-        lo = fmin(lo, __shfl_xor_sync(0xFFFFFFFFu, lo, k));
-        hi = fmax(hi, __shfl_xor_sync(0xFFFFFFFFu, hi, k));
+        dlo = fmin(dlo, __shfl_xor_sync(0xFFFFFFFFu, dlo, k));
+        dhi = fmax(dhi, __shfl_xor_sync(0xFFFFFFFFu, dhi, k));
     }
-    if ((threadIdx.x & 31u) == 0 && lo <= hi) {
-        atomicMin(&c.range[0], order_key(lo));
-        atomicMax(&c.range[1], order_key(hi));
+    if ((threadIdx.x & 31u) == 0 && dlo <= dhi) {
+        atomicMin(&c.range[0], order_key(dlo));
+        atomicMax(&c.range[1], order_key(dhi));
     }
 }
 
@@ -126,7 +154,7 @@ __device__ __forceinline__ int analyse_block_fast(const uint8_t* sbuf, unsigned 
 }
 
 template <typename T, typename U>
-__global__ void __launch_bounds__(kThreads, 4) compress_kernel(batch_t b, ghz_frame_info_t info)
+__global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch_t b, ghz_frame_info_t info)
 {
     __shared__ prefix_op_t::TempStorage lb;
     __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
@@ -143,15 +171,17 @@ __global__ void __launch_bounds__(kThreads, 4) compress_kernel(batch_t b, ghz_fr
     const unsigned count = n > e0 ? (unsigned)(n - e0 < kTileElems ? n - e0 : kTileElems) : 0u;
     uint8_t* const payload = c.dst + GHZ_HEADER_SIZE + ghz_codes_bytes(nb);
 
+    /* The range keys (REL) and the tile are loaded together: one round trip, not two. */
+    const unsigned long long kmin = c.range ? c.range[0] : 0ull, kmax = c.range ? c.range[1] : 0ull;
+    tile_load_values<T, U>(buf, c.src + e0 * elem, count);
+
     /* The bound: given, or REL over this chunk's range (same arithmetic as the CPU). */
     double eb = info.eb_abs;
-    if (c.range && ghz_rel_eb(info.eb_user, order_value(c.range[0]), order_value(c.range[1]), &eb) != 0) {
+    if (c.range && ghz_rel_eb(info.eb_user, order_value(kmin), order_value(kmax), &eb) != 0) {
         report(b.d_status, GHZ_ERR_BAD_BOUND);
         eb = 0.0; /* keep going: the look-back must complete */
     }
     const ghz_quantizer_t z = ghz_quantizer_make(eb, elem == 4);
-
-    tile_load_values<T, U>(buf, c.src + e0 * elem, count);
     __syncthreads();
 
     /* Phase A: this thread's block, in registers: kind, size, integers. */
@@ -232,7 +262,7 @@ cudaError_t launch_compress(const batch_t& b, const ghz_frame_info_t& info, int 
         int dev = 0, sms = 132;
         cudaGetDevice(&dev);
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-        const dim3 grid((unsigned)((4 * sms + b.k - 1) / b.k), (unsigned)b.k);
+        const dim3 grid((unsigned)((8 * sms + b.k - 1) / b.k), (unsigned)b.k);
         range_kernel<T, U><<<grid, kThreads, 0, stream>>>(b, info.has_fill, info.fill_bits);
     }
     compress_kernel<T, U><<<total_tiles, kThreads, 0, stream>>>(b, info);

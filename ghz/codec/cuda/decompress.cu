@@ -76,7 +76,7 @@ __device__ __forceinline__ int decode_block(const ghz_quantizer_t& z, unsigned c
 }
 
 template <typename T, typename U>
-__global__ void __launch_bounds__(kThreads, 4) decompress_kernel(batch_t b)
+__global__ void __launch_bounds__(kThreads, kDecompressCtas) decompress_kernel(batch_t b)
 {
     __shared__ prefix_op_t::TempStorage lb;
     __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
@@ -91,6 +91,11 @@ __global__ void __launch_bounds__(kThreads, 4) decompress_kernel(batch_t b)
     const unsigned t = threadIdx.x, warp = t >> 5, lane = t & 31u;
     const unsigned elem = sizeof(T);
 
+    /* This thread's code byte, read together with the parsed header (one round trip):
+     * codes start right after the header, and a read inside the source is safe; whether
+     * the block exists is known once the header is. */
+    const uint64_t blk = (uint64_t)tile * kTileBlocks + t;
+    const unsigned code_read = GHZ_HEADER_SIZE + blk < c.n ? c.src[GHZ_HEADER_SIZE + blk] : 0u;
     if (t == 0) {
         const int st = c.parsed->status;
         s_info = c.parsed->info;
@@ -106,13 +111,13 @@ __global__ void __launch_bounds__(kThreads, 4) decompress_kernel(batch_t b)
     if (tile >= tiles_needed) return;
     const uint8_t* const codes = c.src + GHZ_HEADER_SIZE;
     const uint8_t* const payload = codes + ghz_codes_bytes(nb);
-    const uint64_t e0 = (uint64_t)tile * kTileElems, blk = (uint64_t)tile * kTileBlocks + t;
+    const uint64_t e0 = (uint64_t)tile * kTileElems;
     const unsigned count = (unsigned)(n - e0 < kTileElems ? n - e0 : kTileElems);
     __syncthreads(); /* everyone has read s_ok before a warp may clear it */
 
     /* This thread's block: code byte, size, offset within the warp. */
     const bool mine = blk < nb;
-    const unsigned code = mine ? codes[blk] : 0u;
+    const unsigned code = mine ? code_read : 0u;
     const unsigned m = mine ? ghz_block_len(n, blk) : 0u;
     unsigned size = 0;
     int bad = 0;

@@ -22,6 +22,12 @@ constexpr int kThreads = kWarps * 32;
 constexpr int kBlocksPerWarp = 32;
 constexpr int kTileBlocks = kWarps * kBlocksPerWarp;
 constexpr uint64_t kTileElems = 32u * kTileBlocks;
+/* CTAs per SM the compress and decompress kernels are built for (register caps of 80
+ * and 96 per thread): each CTA spends much of its life waiting on a chain of memory
+ * round trips (tile or codes, look-back, payload, store), so throughput grows with
+ * the CTAs in flight; tighter caps spill the hot paths (nvcc -Xptxas -v). */
+constexpr int kCompressCtas = 6;
+constexpr int kDecompressCtas = 5;
 /* Shared staging of one tile: every block raw, 16 bytes to place it at the global
  * 16-byte phase, 16 of slack. */
 template <typename T>
