@@ -26,8 +26,14 @@ constexpr uint64_t kTileElems = 32u * kTileBlocks;
  * and 96 per thread): each CTA spends much of its life waiting on a chain of memory
  * round trips (tile or codes, look-back, payload, store), so throughput grows with
  * the CTAs in flight; tighter caps spill the hot paths (nvcc -Xptxas -v). */
-constexpr int kCompressCtas = 6;
-constexpr int kDecompressCtas = 5;
+#ifndef GHZ_CUDA_COMPRESS_CTAS /* overridable for tuning experiments only */
+#define GHZ_CUDA_COMPRESS_CTAS 6
+#endif
+#ifndef GHZ_CUDA_DECOMPRESS_CTAS
+#define GHZ_CUDA_DECOMPRESS_CTAS 5
+#endif
+constexpr int kCompressCtas = GHZ_CUDA_COMPRESS_CTAS;
+constexpr int kDecompressCtas = GHZ_CUDA_DECOMPRESS_CTAS;
 /* Shared staging of one tile: every block raw, 16 bytes to place it at the global
  * 16-byte phase, 16 of slack. */
 template <typename T>
