@@ -463,49 +463,41 @@ GHZ_HD static inline unsigned ghz_quant_encode(const int32_t q[32], uint32_t fma
         out += 4;
         ghz_transpose32(a); /* a[k]: magnitude plane k */
         GHZ_UNROLL
-        for (i = 0; i < GHZ_MAX_W; ++i)
-            if (i < w) ghz_store_le(out + 4u * i, a[i], 4);
+        for (i = 0; i < GHZ_MAX_W; ++i) {
+            if (i >= w) break; /* a branch, not 30 predicated stores */
+            ghz_store_le(out + 4u * i, a[i], 4);
+        }
     }
     return ghz_code_quant(w, cls, fmask != 0);
 }
 
-/* Decodes a QUANT block of m values with code byte `code` from p (ghz_block_size(code)
- * bytes, already bounds-checked) into q[0..31] (positions >= m repeat q[m-1]) and
- * *fmask. Returns 0, or -1 when the block is not canonical (FORMAT.md: bits that must
- * be zero, top plane non-zero, class matching q0, |q| <= QMAX): a reader rejects it as
- * corrupt. */
-GHZ_HD static inline int ghz_quant_decode(const uint8_t* p, unsigned code, unsigned m,
-                                          int32_t q[32], uint32_t* fmask)
+/* The second half of decoding a QUANT block of m values with code byte `code`, once
+ * its fields are read (however the reader reaches the bytes): the mask (0 when the
+ * code has none), zz, the sign plane (0 when w = 0) and the magnitude planes a[0..w-1]
+ * with a[k] = 0 for k >= w. Checks that the block is canonical (FORMAT.md: bits that
+ * must be zero, top plane non-zero, class matching q0, |q| <= QMAX) and rebuilds
+ * q[0..31] (positions >= m repeat q[m-1]); a is overwritten. Returns 0, or -1 when a
+ * reader must reject the block as corrupt. */
+GHZ_HD static inline int ghz_quant_rebuild(unsigned code, unsigned m, uint32_t mask, uint32_t zz,
+                                           uint32_t sign, uint32_t a[32], int32_t q[32])
 {
-    unsigned w = code & GHZ_CODE_W_MASK, cls = (code >> 5) & 3u, i;
-    uint32_t used = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u);
-    uint32_t mask = 0, zz, sign = 0, orbits = 0, top = 0, a[32];
+    const unsigned w = code & GHZ_CODE_W_MASK, cls = (code >> 5) & 3u;
+    const uint32_t used = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u);
+    uint32_t orbits = 0, any = 0;
     int32_t v;
     int bad;
-    if (code & GHZ_CODE_FILL_BIT) {
-        mask = (uint32_t)ghz_load_le(p, 4);
-        p += 4;
-        if (mask == 0 || (mask & ~used) || mask == used) return -1;
-    }
-    zz = (uint32_t)ghz_load_le(p, ghz_q0_bytes(cls));
-    p += ghz_q0_bytes(cls);
+    unsigned i;
+    if ((code & GHZ_CODE_FILL_BIT) && (mask == 0 || (mask & ~used) || mask == used)) return -1;
     if (ghz_q0_class(zz) != cls) return -1;
-    GHZ_UNROLL
-    for (i = 0; i < 32; ++i) a[i] = 0;
     if (w) {
-        sign = (uint32_t)ghz_load_le(p, 4);
-        p += 4;
         GHZ_UNROLL
-        for (i = 0; i < GHZ_MAX_W; ++i) {
-            if (i < w) {
-                a[i] = (uint32_t)ghz_load_le(p + 4u * i, 4);
-                orbits |= a[i];
-                top = a[i];
-            }
-        }
-        /* lane 0 and lanes >= m carry no delta, fill lanes a zero one, no -0, top plane set */
-        if (((orbits | sign) & (~used | 1u | mask)) || (sign & ~orbits) || top == 0) return -1;
+        for (i = 0; i < 32; ++i) orbits |= a[i];
+        /* lane 0 and lanes >= m carry no delta, fill lanes a zero one, no -0 */
+        if (((orbits | sign) & (~used | 1u | mask)) || (sign & ~orbits)) return -1;
         ghz_transpose32(a); /* a[i]: |d_i| */
+        GHZ_UNROLL
+        for (i = 0; i < 32; ++i) any |= a[i];
+        if (ghz_bit_width(any) != w) return -1; /* the top plane is zero */
     }
     v = ghz_unzigzag(zz);
     bad = v > GHZ_QMAX || v < -GHZ_QMAX;
@@ -520,8 +512,33 @@ GHZ_HD static inline int ghz_quant_decode(const uint8_t* p, unsigned code, unsig
         bad |= (uint32_t)v + (uint32_t)GHZ_QMAX > 2u * (uint32_t)GHZ_QMAX;
         q[i] = v;
     }
-    *fmask = mask;
     return bad ? -1 : 0;
+}
+
+/* Decodes a QUANT block of m values with code byte `code` from p (ghz_block_size(code)
+ * bytes, already bounds-checked) into q[0..31] and *fmask, reading byte by byte.
+ * Returns 0, or -1 when the block is not canonical (ghz_quant_rebuild). */
+GHZ_HD static inline int ghz_quant_decode(const uint8_t* p, unsigned code, unsigned m,
+                                          int32_t q[32], uint32_t* fmask)
+{
+    const unsigned w = code & GHZ_CODE_W_MASK, nb = ghz_q0_bytes((code >> 5) & 3u);
+    uint32_t mask = 0, zz, sign = 0, a[32];
+    unsigned i;
+    if (code & GHZ_CODE_FILL_BIT) {
+        mask = (uint32_t)ghz_load_le(p, 4);
+        p += 4;
+    }
+    zz = (uint32_t)ghz_load_le(p, nb);
+    p += nb;
+    if (w) {
+        sign = (uint32_t)ghz_load_le(p, 4);
+        p += 4;
+    }
+    GHZ_UNROLL
+    for (i = 0; i < 32; ++i) a[i] = i < w ? (uint32_t)ghz_load_le(p + 4u * i, 4) : 0u;
+    if (ghz_quant_rebuild(code, m, mask, zz, sign, a, q) != 0) return -1;
+    *fmask = mask;
+    return 0;
 }
 
 #ifdef __cplusplus

@@ -39,6 +39,51 @@ __global__ void decompress_init_kernel(batch_t b, int dtype)
     }
 }
 
+/* ghz_quant_decode for a block in the shared staging buffer: the fields are read as
+ * 32-bit words at any byte offset, each from two aligned loads and a funnel shift
+ * (consecutive planes share a load), where the byte reader needs four loads a word;
+ * the staging buffer has slack on both sides, so the words around the block are
+ * readable. Checks and integers are ghz_quant_rebuild's, as on the CPU. */
+__device__ __forceinline__ int read_and_rebuild(const uint8_t* p, unsigned code, unsigned m, int32_t q[32],
+                                                uint32_t* fmask)
+{
+    const unsigned w = code & GHZ_CODE_W_MASK, nb = ghz_q0_bytes((code >> 5) & 3u);
+    const uintptr_t a0 = (uintptr_t)p;
+    const uint32_t* const base = (const uint32_t*)(a0 & ~(uintptr_t)3);
+    const unsigned sh = (unsigned)(a0 & 3u) * 8u;
+    unsigned o = 0; /* word index of the next field, in base */
+    uint32_t mask = 0, zz, sign = 0, a[32], lo = base[0], hi;
+    if (code & GHZ_CODE_FILL_BIT) {
+        hi = base[1];
+        mask = __funnelshift_r(lo, hi, sh);
+        lo = hi;
+        o = 1;
+    }
+    /* zz: nb of 0, 1, 2 or 4 bytes; the fields after it start nb bytes further */
+    hi = base[o + 1];
+    zz = nb ? __funnelshift_r(lo, hi, sh) & (0xFFFFFFFFu >> (32u - 8u * nb)) : 0u;
+    const uintptr_t a1 = a0 + 4u * o + nb;
+    const uint32_t* const pb = (const uint32_t*)(a1 & ~(uintptr_t)3);
+    const unsigned sh1 = (unsigned)(a1 & 3u) * 8u;
+#pragma unroll
+    for (unsigned k = 0; k < 32u; ++k) a[k] = 0;
+    if (w) {
+        lo = pb[0];
+        hi = pb[1];
+        sign = __funnelshift_r(lo, hi, sh1);
+#pragma unroll
+        for (unsigned k = 0; k < GHZ_MAX_W; ++k) {
+            if (k >= w) break; /* a branch, not 30 predicated loads */
+            lo = hi;
+            hi = pb[k + 2];
+            a[k] = __funnelshift_r(lo, hi, sh1);
+        }
+    }
+    if (ghz_quant_rebuild(code, m, mask, zz, sign, a, q) != 0) return -1;
+    *fmask = mask;
+    return 0;
+}
+
 /* Decodes one block of m values with code byte `code` (its size already checked) from
  * p in shared memory into v[0..31], as the CPU's decode_block does; returns 0 when the
  * block is not canonical. */
@@ -47,15 +92,23 @@ __device__ __forceinline__ int decode_block(const ghz_quantizer_t& z, unsigned c
                                             const uint8_t* p, uint64_t fill_bits, U v[32])
 {
     if (code == GHZ_CODE_RAW || code == GHZ_CODE_CONST || code == GHZ_CODE_FILLED) {
-        const U one = code == GHZ_CODE_FILLED ? (U)fill_bits : (U)ghz_load_le(p, sizeof(U));
+        /* values at any byte offset, as words from aligned loads (read_and_rebuild) */
+        const uint32_t* const base = (const uint32_t*)((uintptr_t)p & ~(uintptr_t)3);
+        const unsigned sh = (unsigned)((uintptr_t)p & 3u) * 8u;
+        auto value = [&](unsigned i) -> U {
+            constexpr unsigned words = sizeof(U) / 4u;
+            U r = (U)__funnelshift_r(base[words * i], base[words * i + 1u], sh);
+            if (words == 2u) r |= (U)((uint64_t)__funnelshift_r(base[2u * i + 1u], base[2u * i + 2u], sh) << 32);
+            return r;
+        };
+        const U one = code == GHZ_CODE_FILLED ? (U)fill_bits : value(0);
 #pragma unroll
-        for (unsigned i = 0; i < 32u; ++i)
-            v[i] = code == GHZ_CODE_RAW && i < m ? (U)ghz_load_le(p + i * sizeof(U), sizeof(U)) : one;
+        for (unsigned i = 0; i < 32u; ++i) v[i] = code == GHZ_CODE_RAW && i < m ? value(i) : one;
         return 1;
     }
     int32_t q[32];
     uint32_t fmask;
-    if (ghz_quant_decode(p, code, m, q, &fmask) != 0) {
+    if (read_and_rebuild(p, code, m, q, &fmask) != 0) {
 #pragma unroll
         for (unsigned i = 0; i < 32u; ++i) v[i] = 0;
         return 0;
