@@ -278,8 +278,9 @@ GHZ_HD static inline uint32_t ghz_block_size(unsigned code, unsigned m, unsigned
 }
 
 /* The facts about one block from which FORMAT.md's choice of kind follows. The CPU
- * gathers them with loops, the GPU with ballots and reductions; both then choose with
- * ghz_block_choose, so the choice is written once. */
+ * encoder and the GPU library kernels (one thread per block) gather them value by
+ * value with ghz_facts_take, warp.cuh's warp-cooperative encoder with ballots and
+ * reductions; all choose with ghz_block_choose, so the choice is written once. */
 typedef struct {
     unsigned m;      /* values in the block, 1..32 */
     uint32_t fmask;  /* positions holding the fill value */
