@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ghz/types.h"
 
@@ -44,12 +45,39 @@ extern "C" {
 #  define GHZ_DADD(a, b) __dadd_rn((a), (b))
 #  define GHZ_DSUB(a, b) __dsub_rn((a), (b))
 #  define GHZ_TO_F32(a) __double2float_rn(a)
+#  define GHZ_FMUL(a, b) __fmul_rn((a), (b))
+#  define GHZ_FADD(a, b) __fadd_rn((a), (b))
+#  define GHZ_FSUB(a, b) __fsub_rn((a), (b))
 #else
 #  define GHZ_DMUL(a, b) ((a) * (b))
 #  define GHZ_DADD(a, b) ((a) + (b))
 #  define GHZ_DSUB(a, b) ((a) - (b))
 #  define GHZ_TO_F32(a) ((float)(a))
+#  define GHZ_FMUL(a, b) ((a) * (b))
+#  define GHZ_FADD(a, b) ((a) + (b))
+#  define GHZ_FSUB(a, b) ((a) - (b))
 #endif
+
+/* Loops over the 32 positions of a block are fully unrolled in device code, so that a
+ * thread's per-position arrays live in registers (a run-time index would put them in
+ * local memory). Host compilers decide for themselves. */
+#if defined(__CUDA_ARCH__)
+#  define GHZ_UNROLL _Pragma("unroll")
+#else
+#  define GHZ_UNROLL
+#endif
+
+/* The bit pattern of a float. */
+GHZ_HD static inline uint32_t ghz_f32_bits(float f)
+{
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(f);
+#else
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+#endif
+}
 
 /* The quantizer of one frame: E = eb_abs, Q the quantum, R = 1/Q. E == 0 means
  * lossless: nothing is quantizable.
@@ -146,7 +174,7 @@ GHZ_HD static inline int ghz_rel_eb(double rel, double vmin, double vmax, double
     return 0;
 }
 
-/* A float32 shortcut to ghz_quantize for f32 data, for speed (the GPU uses it): it
+/* A float32 shortcut to ghz_quantize for f32 data, for speed (both encoders use it): it
  * answers only where it can prove ghz_quantize's answer, and returns -1 otherwise.
  * Proof sketch, with t = x * rf in float and c = rint(t), d = |t - c|: rf and the
  * product each err by at most 2^-24 relatively, so |t - x/Q| <= |t| 2^-23 (+2^-53
@@ -154,18 +182,39 @@ GHZ_HD static inline int ghz_rel_eb(double rel, double vmin, double vmax, double
  * rint(x * R) is also c (it lies within 0.5 - margin of c), and
  * |x - recon(c)| <= Q (0.5 - m + |t| 2^-23) + Q |c| (2^-24 + 2^-53) < Q/2 <= E, so the
  * exact check accepts c, m being about 2.7 times the sum of those terms. Hence both
- * return q = c. NaN, Inf, near-ties and large |t|
- * fail the test and take the exact path. Requires z->fast (rf a normal float). */
+ * return q = c, provided recon(c) is finite (the |x| < 2^126 test). NaN, Inf, near-ties,
+ * large |t| and |x| fail the test and take the exact path. Requires z->fast (rf a normal float). */
 GHZ_HD static inline int ghz_quantize_f32_fast(const ghz_quantizer_t* z, float x, int32_t* q)
 {
-    const float t = x * z->rf;
-    const float c = rintf(t);
+    /* 1.5 * 2^23: for |t| <= 2^22 the sum t + M lies in [2^23, 2^24), where the float
+     * grid is the integers, so the sum rounds t to an integer (ties to even, as rintf)
+     * and its low bits are that integer plus 2^22. */
+    const float M = 12582912.0f;
+    const float t = GHZ_FMUL(x, z->rf);
+    const float s = GHZ_FADD(t, M);
+    const float c = GHZ_FSUB(s, M);
     const float a = fabsf(t);
-    if (a <= 2097152.0f && fabsf(t - c) <= 0.5f - (a + 1.0f) * 4.76837158203125e-07f) {
-        *q = (int32_t)c;
+    /* |x| < 2^126 keeps recon(c) (at most about 2|x|) below FLT_MAX: near it a
+     * float32 reconstruction overflows to Inf, which the exact path rejects. */
+    const float margin = GHZ_FSUB(0.5f, GHZ_FMUL(GHZ_FADD(a, 1.0f), 4.76837158203125e-07f));
+    /* & rather than &&: no branch per value in device code */
+    if ((a <= 2097152.0f) & (fabsf(x) < 8.50705917e+37f) & (fabsf(GHZ_FSUB(t, c)) <= margin)) {
+        *q = (int32_t)(ghz_f32_bits(s) - 0x4B400000u);
         return 1;
     }
     return -1;
+}
+
+/* Quantizes x (FORMAT.md, Quantization): through the float32 shortcut where it can
+ * answer (f32 data, z->fast), else the exact procedure; both give the same integer
+ * (test_fastpath), so the CPU and GPU encoders share this one entry point. */
+GHZ_HD static inline int ghz_quantize_value(const ghz_quantizer_t* z, double x, int32_t* q)
+{
+    if (z->fast) {
+        const int r = ghz_quantize_f32_fast(z, (float)x, q);
+        if (r >= 0) return r;
+    }
+    return ghz_quantize(z, x, q);
 }
 
 /* ---- code bytes and sizes ------------------------------------------------------ */
@@ -195,12 +244,16 @@ GHZ_HD static inline unsigned ghz_q0_bytes(unsigned cls)
 /* Bit length of v (0 for 0). */
 GHZ_HD static inline unsigned ghz_bit_width(uint32_t v)
 {
+#if defined(__CUDA_ARCH__)
+    return 32u - (unsigned)__clz(v);
+#else
     unsigned w = 0;
     while (v) {
         ++w;
         v >>= 1;
     }
     return w;
+#endif
 }
 
 GHZ_HD static inline unsigned ghz_code_quant(unsigned w, unsigned cls, int fill)
@@ -234,8 +287,9 @@ GHZ_HD static inline uint32_t ghz_block_size(unsigned code, unsigned m, unsigned
 }
 
 /* The facts about one block from which FORMAT.md's choice of kind follows. The CPU
- * gathers them with loops, the GPU with ballots and reductions; both then choose with
- * ghz_block_choose, so the choice is written once. */
+ * encoder and the GPU library kernels (one thread per block) gather them value by
+ * value with ghz_facts_take, warp.cuh's warp-cooperative encoder with ballots and
+ * reductions; all choose with ghz_block_choose, so the choice is written once. */
 typedef struct {
     unsigned m;      /* values in the block, 1..32 */
     uint32_t fmask;  /* positions holding the fill value */
@@ -275,11 +329,77 @@ GHZ_HD static inline unsigned ghz_delta_width(const int32_t q[32])
 {
     uint32_t any = 0;
     unsigned i;
+    GHZ_UNROLL
     for (i = 1; i < 32; ++i) {
         const int32_t d = q[i] - q[i - 1];
         any |= (uint32_t)(d < 0 ? -d : d);
     }
     return ghz_bit_width(any);
+}
+
+/* ---- one block's facts, gathered value by value (CPU and GPU encoders alike) ------ */
+
+/* Starts the facts of a block of m values (1..32). */
+GHZ_HD static inline void ghz_facts_begin(ghz_block_facts_t* f, unsigned m)
+{
+    f->m = m;
+    f->fmask = 0;
+    f->quantizable = 1;
+    f->all_same = 1;
+    f->w = 0;
+    f->q0 = 0;
+}
+
+/* Takes value i (< m) of the block: x, its bit pattern in the dtype, and bits0, the
+ * pattern of value 0. Fill positions are marked, not quantized; quantizing stops at
+ * the first value that cannot be (the block is then CONST or RAW). */
+GHZ_HD static inline void ghz_facts_take(ghz_block_facts_t* f, const ghz_quantizer_t* z, int has_fill,
+                                         uint64_t fill_bits, unsigned i, double x, uint64_t bits,
+                                         uint64_t bits0, int32_t* qi)
+{
+    if (has_fill && bits == fill_bits)
+        f->fmask |= 1u << i;
+    else if (f->quantizable)
+        f->quantizable = ghz_quantize_value(z, x, qi);
+    f->all_same &= bits == bits0;
+}
+
+/* After all m values are taken: gives every position without an integer of its own the
+ * one FORMAT.md assigns (a fill position or one past m repeats the nearest earlier
+ * value, leading fills the first non-fill one), records w and q0, and returns the code
+ * byte chosen by ghz_block_choose, with the payload bytes in *size. q[i] must hold the
+ * integers of the non-fill positions below m. Two passes of constant-indexed moves
+ * (forward: carry the last integer; backward: the first one into the leading fills)
+ * rather than a search, so that a GPU thread keeps q in registers. */
+GHZ_HD static inline unsigned ghz_facts_finish(ghz_block_facts_t* f, int32_t q[32], int has_fill,
+                                               unsigned elem, unsigned* size)
+{
+    const uint32_t used = f->m >= 32u ? 0xFFFFFFFFu : ((1u << f->m) - 1u);
+    const uint32_t live = used & ~f->fmask;
+    if (f->quantizable && live) {
+        if (live != 0xFFFFFFFFu) { /* a full block without fills needs nothing */
+            const uint32_t lead = (live & (0u - live)) - 1u; /* before the first live position */
+            int32_t carry = 0;
+            int i;
+            GHZ_UNROLL
+            for (i = 0; i < 32; ++i) {
+                if (live >> i & 1u)
+                    carry = q[i];
+                else
+                    q[i] = carry;
+            }
+            GHZ_UNROLL
+            for (i = 31; i >= 0; --i) {
+                if (live >> i & 1u)
+                    carry = q[i];
+                else if (lead >> i & 1u)
+                    q[i] = carry;
+            }
+        }
+        f->w = ghz_delta_width(q);
+        f->q0 = q[0];
+    }
+    return ghz_block_choose(f, has_fill, elem, size);
 }
 
 /* ---- little-endian byte access --------------------------------------------------- */
@@ -298,7 +418,32 @@ GHZ_HD static inline uint64_t ghz_load_le(const uint8_t* p, unsigned bytes)
     return v;
 }
 
-/* ---- one QUANT block, one thread (the reference; the GPU uses a warp) --------------- */
+/* ---- one QUANT block, one thread -------------------------------------------------- */
+
+/* Transposes the 32x32 bit matrix whose row r is a[r] (bit c = column c): afterwards
+ * bit c of a[r] is the old bit r of a[c]. Five stages, each swapping the off-diagonal
+ * halves of every diagonal sub-square (rows r and r+j exchange their high and low
+ * column halves): 80 masked swaps whatever the contents, where building the planes one
+ * bit at a time costs 31 steps per plane. Turns magnitudes into bit planes and back. */
+GHZ_HD static inline void ghz_transpose32(uint32_t a[32])
+{
+    int s, r;
+    GHZ_UNROLL
+    for (s = 0; s < 5; ++s) {
+        const int j = 16 >> s;
+        /* the low column of each pair of halves: 0x0000FFFF, 0x00FF00FF, ... 0x55555555 */
+        const uint32_t lo = 0xFFFFFFFFu / ((1u << j) + 1u);
+        GHZ_UNROLL
+        for (r = 0; r < 32; ++r) {
+            if (r & j) continue;
+            {
+                const uint32_t t = ((a[r] >> j) ^ a[r + j]) & lo;
+                a[r + j] ^= t;
+                a[r] ^= t << j;
+            }
+        }
+    }
+}
 
 /* Encodes the integers q[0..31] of a QUANT block (fill positions and positions >= m
  * already carry the values FORMAT.md assigns them) with fill mask `fmask` (0: none).
@@ -306,14 +451,15 @@ GHZ_HD static inline uint64_t ghz_load_le(const uint8_t* p, unsigned bytes)
 GHZ_HD static inline unsigned ghz_quant_encode(const int32_t q[32], uint32_t fmask,
                                                uint8_t* out)
 {
-    uint32_t mag[32], sign = 0, any = 0, zz = ghz_zigzag(q[0]);
-    unsigned i, k, w, cls = ghz_q0_class(zz), nb = ghz_q0_bytes(cls);
-    mag[0] = 0;
+    uint32_t a[32], sign = 0, any = 0, zz = ghz_zigzag(q[0]);
+    unsigned i, w, cls = ghz_q0_class(zz), nb = ghz_q0_bytes(cls);
+    a[0] = 0;
+    GHZ_UNROLL
     for (i = 1; i < 32; ++i) {
         int32_t d = q[i] - q[i - 1]; /* |d| < 2^30: no overflow */
-        mag[i] = (uint32_t)(d < 0 ? -d : d);
+        a[i] = (uint32_t)(d < 0 ? -d : d);
         sign |= (uint32_t)(d < 0) << i;
-        any |= mag[i];
+        any |= a[i];
     }
     w = ghz_bit_width(any);
     if (fmask) {
@@ -325,55 +471,82 @@ GHZ_HD static inline unsigned ghz_quant_encode(const int32_t q[32], uint32_t fma
     if (w) {
         ghz_store_le(out, sign, 4);
         out += 4;
-        for (k = 0; k < w; ++k) {
-            uint32_t plane = 0;
-            for (i = 1; i < 32; ++i) plane |= ((mag[i] >> k) & 1u) << i;
-            ghz_store_le(out + 4u * k, plane, 4);
+        ghz_transpose32(a); /* a[k]: magnitude plane k */
+        GHZ_UNROLL
+        for (i = 0; i < GHZ_MAX_W; ++i) {
+            if (i >= w) break; /* a branch, not 30 predicated stores */
+            ghz_store_le(out + 4u * i, a[i], 4);
         }
     }
     return ghz_code_quant(w, cls, fmask != 0);
 }
 
+/* The second half of decoding a QUANT block of m values with code byte `code`, once
+ * its fields are read (however the reader reaches the bytes): the mask (0 when the
+ * code has none), zz, the sign plane (0 when w = 0) and the magnitude planes a[0..w-1]
+ * with a[k] = 0 for k >= w. Checks that the block is canonical (FORMAT.md: bits that
+ * must be zero, top plane non-zero, class matching q0, |q| <= QMAX) and rebuilds
+ * q[0..31] (positions >= m repeat q[m-1]); a is overwritten. Returns 0, or -1 when a
+ * reader must reject the block as corrupt. */
+GHZ_HD static inline int ghz_quant_rebuild(unsigned code, unsigned m, uint32_t mask, uint32_t zz,
+                                           uint32_t sign, uint32_t a[32], int32_t q[32])
+{
+    const unsigned w = code & GHZ_CODE_W_MASK, cls = (code >> 5) & 3u;
+    const uint32_t used = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u);
+    uint32_t orbits = 0, any = 0;
+    int32_t v;
+    int bad;
+    unsigned i;
+    if ((code & GHZ_CODE_FILL_BIT) && (mask == 0 || (mask & ~used) || mask == used)) return -1;
+    if (ghz_q0_class(zz) != cls) return -1;
+    if (w) {
+        GHZ_UNROLL
+        for (i = 0; i < 32; ++i) orbits |= a[i];
+        /* lane 0 and lanes >= m carry no delta, fill lanes a zero one, no -0 */
+        if (((orbits | sign) & (~used | 1u | mask)) || (sign & ~orbits)) return -1;
+        ghz_transpose32(a); /* a[i]: |d_i| */
+        GHZ_UNROLL
+        for (i = 0; i < 32; ++i) any |= a[i];
+        if (ghz_bit_width(any) != w) return -1; /* the top plane is zero */
+    }
+    v = ghz_unzigzag(zz);
+    bad = v > GHZ_QMAX || v < -GHZ_QMAX;
+    q[0] = v;
+    /* Past m every delta is 0 (checked above), so running to 32 changes nothing. Sums
+     * wrap as unsigned: up to the first out-of-range q each one is exact (|q| <= QMAX
+     * and |d| < 2^30 fit an int32), and that one already condemns the block. */
+    GHZ_UNROLL
+    for (i = 1; i < 32; ++i) {
+        const uint32_t neg = 0u - ((sign >> i) & 1u);
+        v = (int32_t)((uint32_t)v + ((a[i] ^ neg) - neg));
+        bad |= (uint32_t)v + (uint32_t)GHZ_QMAX > 2u * (uint32_t)GHZ_QMAX;
+        q[i] = v;
+    }
+    return bad ? -1 : 0;
+}
+
 /* Decodes a QUANT block of m values with code byte `code` from p (ghz_block_size(code)
- * bytes, already bounds-checked) into q[0..m-1] and *fmask. Returns 0, or -1 when the
- * block is not canonical (FORMAT.md: bits that must be zero, top plane non-zero, class
- * matching q0, |q| <= QMAX): a reader rejects it as corrupt. */
+ * bytes, already bounds-checked) into q[0..31] and *fmask, reading byte by byte.
+ * Returns 0, or -1 when the block is not canonical (ghz_quant_rebuild). */
 GHZ_HD static inline int ghz_quant_decode(const uint8_t* p, unsigned code, unsigned m,
                                           int32_t q[32], uint32_t* fmask)
 {
-    unsigned w = code & GHZ_CODE_W_MASK, cls = (code >> 5) & 3u, i, k;
-    uint32_t used = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u);
-    uint32_t mask = 0, zz, sign = 0, orbits = 0, top = 0, mag[32];
-    int64_t v;
+    const unsigned w = code & GHZ_CODE_W_MASK, nb = ghz_q0_bytes((code >> 5) & 3u);
+    uint32_t mask = 0, zz, sign = 0, a[32];
+    unsigned i;
     if (code & GHZ_CODE_FILL_BIT) {
         mask = (uint32_t)ghz_load_le(p, 4);
         p += 4;
-        if (mask == 0 || (mask & ~used) || mask == used) return -1;
     }
-    zz = (uint32_t)ghz_load_le(p, ghz_q0_bytes(cls));
-    p += ghz_q0_bytes(cls);
-    if (ghz_q0_class(zz) != cls) return -1;
-    for (i = 0; i < 32; ++i) mag[i] = 0;
+    zz = (uint32_t)ghz_load_le(p, nb);
+    p += nb;
     if (w) {
         sign = (uint32_t)ghz_load_le(p, 4);
         p += 4;
-        for (k = 0; k < w; ++k) {
-            uint32_t plane = (uint32_t)ghz_load_le(p + 4u * k, 4);
-            orbits |= plane;
-            top = plane;
-            for (i = 0; i < 32; ++i) mag[i] |= ((plane >> i) & 1u) << k;
-        }
-        /* lane 0 and lanes >= m carry no delta, fill lanes a zero one, no -0, top plane set */
-        if (((orbits | sign) & (~used | 1u | mask)) || (sign & ~orbits) || top == 0) return -1;
     }
-    v = ghz_unzigzag(zz);
-    if (v > GHZ_QMAX || v < -GHZ_QMAX) return -1;
-    q[0] = (int32_t)v;
-    for (i = 1; i < m; ++i) {
-        v += (sign >> i) & 1u ? -(int64_t)mag[i] : (int64_t)mag[i];
-        if (v > GHZ_QMAX || v < -GHZ_QMAX) return -1;
-        q[i] = (int32_t)v;
-    }
+    GHZ_UNROLL
+    for (i = 0; i < 32; ++i) a[i] = i < w ? (uint32_t)ghz_load_le(p + 4u * i, 4) : 0u;
+    if (ghz_quant_rebuild(code, m, mask, zz, sign, a, q) != 0) return -1;
     *fmask = mask;
     return 0;
 }

@@ -14,41 +14,18 @@
 unsigned ghz_encode_block(const ghz_enc_params* e, const uint8_t* src, unsigned m,
                           uint8_t* out, uint32_t* size)
 {
-    double x[32];
-    uint64_t bits[32];
     int32_t q[32];
     ghz_block_facts_t f;
-    unsigned i, first = 32, code, sz;
+    uint64_t bits0, bits;
+    unsigned i, code, sz;
 
-    f.m = m;
-    f.fmask = 0;
-    f.quantizable = 1;
-    f.all_same = 1;
-    f.w = 0;
-    f.q0 = 0;
+    ghz_load_value(e, src, 0, &bits0);
+    ghz_facts_begin(&f, m);
     for (i = 0; i < m; ++i) {
-        x[i] = ghz_load_value(e, src, i, &bits[i]);
-        if (e->has_fill && bits[i] == e->fill_bits) f.fmask |= 1u << i;
-        f.all_same &= bits[i] == bits[0];
+        const double x = ghz_load_value(e, src, i, &bits);
+        ghz_facts_take(&f, &e->z, e->has_fill, e->fill_bits, i, x, bits, bits0, &q[i]);
     }
-    for (i = 0; i < m && f.quantizable; ++i) {
-        if (f.fmask >> i & 1u) continue;
-        f.quantizable = ghz_quantize(&e->z, x[i], &q[i]);
-        if (first == 32) first = i;
-    }
-    if (f.quantizable && first < 32) {
-        /* Fill positions repeat the previous q (leading ones the first non-fill q) and
-         * positions past m repeat q[m-1], so they add no delta. */
-        for (i = 0; i < 32; ++i) {
-            if (i < first)
-                q[i] = q[first];
-            else if (i >= m || (f.fmask >> i & 1u))
-                q[i] = q[i - 1];
-        }
-        f.w = ghz_delta_width(q);
-        f.q0 = q[0];
-    }
-    code = ghz_block_choose(&f, e->has_fill, e->elem, &sz);
+    code = ghz_facts_finish(&f, q, e->has_fill, e->elem, &sz);
     *size = sz;
     if (code == GHZ_CODE_RAW || code == GHZ_CODE_CONST)
         memcpy(out, src, sz);

@@ -2,8 +2,9 @@
  * value. Every function must be called by all 32 lanes of a warp (full mask) with
  * warp-uniform block arguments. They produce exactly the bytes of the one-thread
  * reference in block.h (FORMAT.md), so users can compress from their own kernels'
- * registers or decode inside their own kernels, and the library's kernels are built
- * on them.
+ * registers or decode inside their own kernels (test/gpu/warp_kernels.cu does). The
+ * library's kernels use one thread per block instead (ghz/codec/cuda/), which costs
+ * fewer instructions per block than a lane per value.
  *
  * Shape: lane i holds value i of the block. Bit planes come from __ballot_sync, the
  * delta width from a warp OR-reduction, the fill-in of fill positions from a ballot

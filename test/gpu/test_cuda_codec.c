@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ghz/codec/block.h"
 #include "ghz/codec/codec_cuda.h"
 #include "ghz/ghz.h"
 #include "gpu_testutil.h"
+#include "warp_kernels.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t rng(void)
@@ -71,7 +73,8 @@ static void* narrow(const double* x, size_t n, ghz_dtype_t t)
 
 /* Compresses host[0..n) on the CPU and on the GPU (source at element offset src_off,
  * destination at byte offset dst_off of their buffers) and asserts equal bytes; then
- * decodes the stream on the GPU and asserts the CPU's values bit for bit. */
+ * decodes the stream on the GPU (into an element offset src_off too) and asserts the
+ * CPU's values bit for bit. */
 static void check_identity(const ghz_params_t* p, const void* host, size_t n, size_t src_off, size_t dst_off)
 {
     const size_t elem = ghz_dtype_size(p->dtype), bound = ghz_compress_bound(n, p->dtype);
@@ -90,7 +93,7 @@ static void check_identity(const ghz_params_t* p, const void* host, size_t n, si
     ws += GHZ_CUDA_SCRATCH_BYTES;
     CK(cudaMalloc((void**)&d_src, (n + src_off) * elem + 16));
     CK(cudaMalloc((void**)&d_dst, bound + dst_off + 16));
-    CK(cudaMalloc((void**)&d_dec, n * elem + 16));
+    CK(cudaMalloc((void**)&d_dec, (n + src_off) * elem + 16));
     CK(cudaMalloc(&d_work, ws));
     CK(cudaMemcpy(d_src + src_off * elem, host, n * elem, cudaMemcpyHostToDevice));
     CK(cudaMemset(d_dst, 0xA5, bound + dst_off + 16)); /* poison */
@@ -105,11 +108,12 @@ static void check_identity(const ghz_params_t* p, const void* host, size_t n, si
                            n, p->dtype, p->eb_mode, p->eb, src_off, dst_off, i, gpu[i], cpu[i]);
 
     /* GPU decode of the (identical) stream, at an odd source offset too */
-    CK(cudaMemset(d_dec, 0x5A, n * elem + 16));
-    GK(ghz_cuda_decompress_sync(p->dtype, d_dst + dst_off, gpu_size, d_dec, n * elem, &gpu_n, d_work, ws, 0));
+    CK(cudaMemset(d_dec, 0x5A, (n + src_off) * elem + 16));
+    GK(ghz_cuda_decompress_sync(p->dtype, d_dst + dst_off, gpu_size, d_dec + src_off * elem, n * elem, &gpu_n,
+                                d_work, ws, 0));
     cr_assert_eq(gpu_n, n);
     GK(ghz_decompress(cpu, cpu_size, cpu_dec, n * elem, NULL));
-    CK(cudaMemcpy(gpu_dec, d_dec, n * elem, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(gpu_dec, d_dec + src_off * elem, n * elem, cudaMemcpyDeviceToHost));
     cr_assert(memcmp(gpu_dec, cpu_dec, n * elem) == 0, "n=%zu: GPU and CPU decodes differ", n);
 
     cudaFree(d_src);
@@ -158,7 +162,7 @@ Test(cuda_codec, identity_tiny_sizes)
 
 Test(cuda_codec, identity_odd_and_tile_sizes)
 {
-    static const size_t sizes[] = {2047, 2048, 2049, 4096 * 3 + 31, 1000003};
+    static const size_t sizes[] = {2047, 2048, 2049, 4095, 4096, 4097, 4096 * 3 + 31, 1000003};
     need_gpu();
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; ++i) {
         sweep(GHZ_F32, sizes[i], i % 4, (i * 3) % 16);
@@ -377,4 +381,85 @@ Test(cuda_codec, bad_arguments)
     cr_assert_eq(ghz_cuda_compress(&p, buf, n, buf, 100, (uint64_t*)buf, NULL, buf, ws, 0), GHZ_ERR_DST_TOO_SMALL);
     cr_assert_eq(ghz_cuda_compress(&p, buf, n, buf, 1 << 20, (uint64_t*)buf, NULL, buf, 1, 0), GHZ_ERR_INVALID_ARG);
     cr_assert_eq(ghz_cuda_decompress((ghz_dtype_t)7, buf, 64, buf, 64, NULL, NULL, buf, ws, 0), GHZ_ERR_INVALID_ARG);
+}
+
+/* warp.cuh, the public warp-cooperative block codec, used from a user's kernel
+ * (warp_kernels.cu, one warp per block): every block's code byte and payload equal the
+ * CPU encoder's, and decoding the payloads gives the CPU decoder's values bit for bit. */
+Test(cuda_codec, warp_api_matches_cpu)
+{
+    need_gpu();
+    const size_t n = 100003, nb = (n + 31) / 32, bound = ghz_compress_bound(n, GHZ_F32);
+    double* x = malloc(n * sizeof *x);
+    unsigned char* frame = malloc(bound);
+    unsigned char* codes = malloc(nb);
+    unsigned char* slots = malloc(nb * GHZ_TEST_SLOT);
+    unsigned* sizes = malloc(nb * sizeof *sizes);
+    uint32_t *cpu_dec = malloc(n * 4), *gpu_dec = malloc(n * 4), *d_x, *d_out;
+    uint8_t *d_codes, *d_slots;
+    unsigned* d_sizes;
+    int* d_bad;
+    const float fillf = -1e34f;
+    uint32_t fill;
+    memcpy(&fill, &fillf, 4);
+    CK(cudaMalloc((void**)&d_x, n * 4));
+    CK(cudaMalloc((void**)&d_out, n * 4));
+    CK(cudaMalloc((void**)&d_codes, nb));
+    CK(cudaMalloc((void**)&d_slots, nb * GHZ_TEST_SLOT));
+    CK(cudaMalloc((void**)&d_sizes, nb * sizeof *d_sizes));
+    CK(cudaMalloc((void**)&d_bad, sizeof *d_bad));
+    for (int k = 0; k < KINDS; ++k) {
+        ghz_params_t p = GHZ_PARAMS_INIT;
+        size_t size = 0, off = 0;
+        int bad = 0;
+        void* host;
+        make((enum kind)k, x, n);
+        host = narrow(x, n, GHZ_F32);
+        p.eb_mode = GHZ_EB_ABS;
+        p.eb = 1e-3;
+        p.has_fill = k == FILLED || k == SPECIALS;
+        p.fill = -1e34;
+        GK(ghz_compress(&p, host, n, frame, bound, &size));
+        GK(ghz_decompress(frame, size, cpu_dec, n * 4, NULL));
+
+        CK(cudaMemcpy(d_x, host, n * 4, cudaMemcpyHostToDevice));
+        CK(cudaMemset(d_slots, 0, nb * GHZ_TEST_SLOT));
+        cr_assert_eq(ghz_test_warp_encode(d_x, n, p.eb, p.has_fill, fill, d_codes, d_slots, d_sizes), 0);
+        CK(cudaMemcpy(codes, d_codes, nb, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(slots, d_slots, nb * GHZ_TEST_SLOT, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(sizes, d_sizes, nb * sizeof *sizes, cudaMemcpyDeviceToHost));
+        for (size_t b = 0; b < nb; ++b) {
+            const unsigned char* payload = frame + GHZ_HEADER_SIZE + (nb + 15) / 16 * 16;
+            const unsigned m = n - 32 * b < 32 ? (unsigned)(n - 32 * b) : 32u;
+            const uint32_t s = ghz_block_size(codes[b], m, 4, p.has_fill);
+            cr_assert_eq(codes[b], frame[GHZ_HEADER_SIZE + b], "kind %d block %zu: code %02x, CPU %02x", k, b,
+                         codes[b], frame[GHZ_HEADER_SIZE + b]);
+            cr_assert_eq(sizes[b], s, "kind %d block %zu: %u bytes, code says %u", k, b, sizes[b], s);
+            cr_assert(memcmp(slots + b * GHZ_TEST_SLOT, payload + off, s) == 0, "kind %d block %zu: payload differs",
+                      k, b);
+            off += s;
+        }
+        cr_assert_eq(GHZ_HEADER_SIZE + (nb + 15) / 16 * 16 + off, size, "kind %d: payload sizes", k);
+
+        CK(cudaMemset(d_bad, 0, sizeof *d_bad));
+        cr_assert_eq(ghz_test_warp_decode(d_codes, d_slots, n, p.eb, fill, d_out, d_bad), 0);
+        CK(cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(gpu_dec, d_out, n * 4, cudaMemcpyDeviceToHost));
+        cr_assert_eq(bad, 0, "kind %d: a valid block rejected", k);
+        cr_assert(memcmp(gpu_dec, cpu_dec, n * 4) == 0, "kind %d: warp decode differs from the CPU's", k);
+        free(host);
+    }
+    cudaFree(d_x);
+    cudaFree(d_out);
+    cudaFree(d_codes);
+    cudaFree(d_slots);
+    cudaFree(d_sizes);
+    cudaFree(d_bad);
+    free(x);
+    free(frame);
+    free(codes);
+    free(slots);
+    free(sizes);
+    free(cpu_dec);
+    free(gpu_dec);
 }

@@ -113,6 +113,24 @@ Test(block, quant_encode_decode)
         cr_assert_eq(ghz_quant_decode(b, code, m, back, &fm_back), 0, "iteration %d", it);
         cr_assert_eq(fm_back, fmask);
         for (i = 0; i < m; i++) cr_assert_eq(back[i], q[i], "iteration %d lane %u", it, i);
+        for (i = m; i < 32; i++) cr_assert_eq(back[i], q[m - 1], "iteration %d: lane %u past m", it, i);
+    }
+}
+
+/* ghz_transpose32 moves bit c of row r to bit r of row c, for every r and c. */
+Test(block, transpose32)
+{
+    tu_rng_t r;
+    int it;
+    tu_seed(&r, 11);
+    for (it = 0; it < 2000; it++) {
+        uint32_t a[32], t[32];
+        unsigned i, j;
+        for (i = 0; i < 32; i++) a[i] = t[i] = (uint32_t)tu_next(&r) & (it % 3 ? 0xFFFFFFFFu : 0x3FFu);
+        ghz_transpose32(t);
+        for (i = 0; i < 32; i++)
+            for (j = 0; j < 32; j++)
+                cr_assert_eq(t[j] >> i & 1u, a[i] >> j & 1u, "iteration %d: bit %u of row %u", it, j, i);
     }
 }
 

@@ -75,3 +75,21 @@ Test(fastpath, declines_what_it_cannot_prove)
     cr_assert_not(ghz_quantizer_make(1e39, 1).fast);
     cr_assert_not(ghz_quantizer_make(1e-3, 0).fast);
 }
+
+/* Near FLT_MAX with a huge bound, recon(c) = c * Q rounds to Inf in float32 and the
+ * exact path rejects the value, though t is small and far from a tie: found when the
+ * CPU encoder started to use the shortcut (the REL bound of a range spanning
+ * [-FLT_MAX, FLT_MAX]). The shortcut must decline, or agree. */
+Test(fastpath, declines_where_recon_overflows)
+{
+    ghz_quantizer_t z = ghz_quantizer_make(3.4029234663831889e+35, 1);
+    int32_t q;
+    cr_assert(z.fast);
+    cr_assert_eq(ghz_quantize(&z, 3.40282347e+38, &q), 0);
+    cr_assert_lt(ghz_quantize_f32_fast(&z, 3.40282347e+38f, &q), 0);
+    cr_assert_lt(ghz_quantize_f32_fast(&z, -3.40282347e+38f, &q), 0);
+    for (float x = 3.40282347e+38f; x > 1e37f; x *= 0.96875f) {
+        agree(&z, x);
+        agree(&z, -x);
+    }
+}

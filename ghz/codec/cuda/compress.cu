@@ -1,15 +1,17 @@
 /* ghz/codec/cuda/compress.cu: single-pass GPU compression (FORMAT.md).
  *
- * One CTA per tile of 64 blocks. Each warp analyses its 8 blocks with one lane per
- * value (ghz_warp_analyze: quantize, kind, width, size) and writes their code bytes;
- * the CTA sums the block sizes; warp 0 publishes the tile total and learns the tile's
- * payload offset through CUB's decoupled look-back; the warps then emit their blocks
- * into a shared staging buffer placed at the same 16-byte phase as the destination,
- * and the CTA stores it with 16-byte vectors (bytes at the two ends). The last tile
- * knows the payload size and writes the header and the code padding. */
+ * One CTA per tile of 128 blocks, one thread per block. The CTA loads its tile into
+ * shared memory with 16-byte loads; each thread reads its block's 32 values, quantizes
+ * them and chooses the kind with the CPU's own block code (block.h: ghz_facts_take,
+ * ghz_facts_finish), keeping the integers in registers, and writes its code byte; the
+ * CTA sums the block sizes; warp 0 publishes the tile total and learns the tile's
+ * payload offset through CUB's decoupled look-back; each thread then encodes its block
+ * (ghz_quant_encode, the CPU's) into a shared staging buffer placed at the same 16-byte
+ * phase as the destination, and the CTA stores it with 16-byte vectors (bytes at the
+ * two ends). The last tile knows the payload size and writes the header and the code
+ * padding. */
 #include "ghz/codec/cuda/kernels.cuh"
 #include "ghz/codec/detail/header.h"
-#include "ghz/codec/warp.cuh"
 
 namespace ghz {
 namespace detail {
@@ -28,48 +30,135 @@ __global__ void compress_init_kernel(batch_t b)
     }
 }
 
+/* Widens [lo, hi] by value u (bits of a T) unless it is not finite or is the fill. In
+ * the dtype itself: converting to double is exact and monotone, so the bounds equal
+ * the CPU's binary64 ones. */
 template <typename T, typename U>
-__device__ __forceinline__ double load_value(const uint8_t* src, uint64_t i, uint64_t* bits)
+__device__ __forceinline__ void range_take(U u, int has_fill, U fill, T& lo, T& hi)
 {
-    const U u = __ldg((const U*)src + i);
-    T v;
-    memcpy(&v, &u, sizeof v);
-    *bits = (uint64_t)u;
-    return (double)v;
+    T x;
+    memcpy(&x, &u, sizeof x);
+    if (isfinite(x) && !(has_fill && u == fill)) {
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+    }
 }
 
-template <typename U>
-__device__ __forceinline__ uint64_t load_bits(const uint8_t* src, uint64_t i)
-{
-    return (uint64_t)__ldg((const U*)src + i);
-}
-
+/* Minimum and maximum of the finite non-fill values of each chunk (REL bounds): a
+ * grid-stride pass with 16-byte loads, four in flight per thread, and the scalar head
+ * and tail around the 16-byte aligned middle. */
 template <typename T, typename U>
 __global__ void __launch_bounds__(kThreads) range_kernel(batch_t b, int has_fill, uint64_t fill_bits)
 {
+    constexpr unsigned per_vec = 16u / sizeof(T), kUnroll = 4;
     const chunk_t& c = b.c[blockIdx.y];
-    double lo = INFINITY, hi = -INFINITY;
     if (blockIdx.y >= (unsigned)b.k || !c.range) return;
-    for (uint64_t i = (uint64_t)blockIdx.x * kThreads + threadIdx.x; i < c.n;
-         i += (uint64_t)gridDim.x * kThreads) {
-        uint64_t bits;
-        double x = load_value<T, U>(c.src, i, &bits);
-        if (!isfinite(x) || (has_fill && bits == fill_bits)) continue;
-        lo = fmin(lo, x);
-        hi = fmax(hi, x);
+    const U* const src = (const U*)c.src;
+    const U fill = (U)fill_bits;
+    const uint64_t n = c.n, gid = (uint64_t)blockIdx.x * kThreads + threadIdx.x;
+    const uint64_t stride = (uint64_t)gridDim.x * kThreads;
+    uint64_t head = (16u - ((uintptr_t)src & 15u)) % 16u / sizeof(T);
+    if (head > n) head = n;
+    const uint64_t nvec = (n - head) / per_vec;
+    const uint4* const vec = (const uint4*)(src + head);
+    T lo = (T)INFINITY, hi = (T)-INFINITY;
+
+    if (gid < head) range_take<T, U>(__ldg(src + gid), has_fill, fill, lo, hi);
+    for (uint64_t k0 = gid; k0 < nvec; k0 += kUnroll * stride) {
+        uint4 r[kUnroll];
+#pragma unroll
+        for (unsigned j = 0; j < kUnroll; ++j)
+            if (k0 + j * stride < nvec) r[j] = __ldg(vec + k0 + j * stride);
+#pragma unroll
+        for (unsigned j = 0; j < kUnroll; ++j) {
+            if (k0 + j * stride < nvec) {
+                U u[per_vec];
+                memcpy(u, &r[j], sizeof r[j]);
+#pragma unroll
+                for (unsigned i = 0; i < per_vec; ++i) range_take<T, U>(u[i], has_fill, fill, lo, hi);
+            }
+        }
     }
+    if (head + nvec * per_vec + gid < n) range_take<T, U>(__ldg(src + head + nvec * per_vec + gid), has_fill, fill, lo, hi);
+
+    double dlo = (double)lo, dhi = (double)hi;
     for (int k = 16; k; k >>= 1) {
-        lo = fmin(lo, __shfl_xor_sync(0xFFFFFFFFu, lo, k));
-        hi = fmax(hi, __shfl_xor_sync(0xFFFFFFFFu, hi, k));
+        dlo = fmin(dlo, __shfl_xor_sync(0xFFFFFFFFu, dlo, k));
+        dhi = fmax(dhi, __shfl_xor_sync(0xFFFFFFFFu, dhi, k));
     }
-    if ((threadIdx.x & 31u) == 0 && lo <= hi) {
-        atomicMin(&c.range[0], order_key(lo));
-        atomicMax(&c.range[1], order_key(hi));
+    if ((threadIdx.x & 31u) == 0 && dlo <= dhi) {
+        atomicMin(&c.range[0], order_key(dlo));
+        atomicMax(&c.range[1], order_key(dhi));
     }
 }
 
+/* Thread t's block, values in the shared tile (swizzled layout): the facts and
+ * integers q, the code byte (returned) and the payload size. This is the CPU's
+ * encode_block, value for value. */
 template <typename T, typename U>
-__global__ void __launch_bounds__(kThreads, 3) compress_kernel(batch_t b, ghz_frame_info_t info)
+__device__ __forceinline__ unsigned analyse_block(const uint8_t* sbuf, unsigned t, unsigned m,
+                                                  const ghz_quantizer_t& z, int has_fill, uint64_t fill_bits,
+                                                  int32_t q[32], ghz_block_facts_t* f, unsigned* size)
+{
+    constexpr unsigned per_chunk = 16u / sizeof(T);
+    const uint64_t bits0 = *(const U*)(sbuf + swz_chunk<T>(t, 0));
+    ghz_facts_begin(f, m);
+#pragma unroll
+    for (unsigned c = 0; c < 32u / per_chunk; ++c) {
+        const uint4 v = *(const uint4*)(sbuf + swz_chunk<T>(t, c));
+        U u[per_chunk];
+        memcpy(u, &v, sizeof v);
+#pragma unroll
+        for (unsigned j = 0; j < per_chunk; ++j) {
+            const unsigned i = c * per_chunk + j;
+            T x;
+            memcpy(&x, &u[j], sizeof x);
+            if (i < m) ghz_facts_take(f, &z, has_fill, fill_bits, i, (double)x, (uint64_t)u[j], bits0, &q[i]);
+        }
+    }
+    return ghz_facts_finish(f, q, has_fill, (unsigned)sizeof(T), size);
+}
+
+/* The same for an f32 block whose non-fill values are all quantizable (the common
+ * case), shaped for a warp of such blocks: every value goes through the float shortcut
+ * without a branch, and only a value it declines (a near-tie: about 1 in 200 at REL
+ * 1e-4, so most warps meet a few) takes the exact procedure, alone. Returns 0 when some
+ * value is not quantizable at all, and the caller then runs analyse_block (which also
+ * answers CONST or RAW). Identical results: both paths are ghz_quantize_value's, and a
+ * quantizable block's kind does not depend on all_same. */
+__device__ __forceinline__ int analyse_block_fast(const uint8_t* sbuf, unsigned t, unsigned m,
+                                                  const ghz_quantizer_t& z, int has_fill, uint32_t fill_bits,
+                                                  int32_t q[32], ghz_block_facts_t* f, unsigned* size,
+                                                  unsigned* code)
+{
+    uint32_t fmask = 0;
+    bool ok = true;
+#pragma unroll
+    for (unsigned c = 0; c < 8u; ++c) {
+        const uint4 v = *(const uint4*)(sbuf + swz_chunk<float>(t, c));
+        const uint32_t u[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (unsigned j = 0; j < 4u; ++j) {
+            const unsigned i = c * 4u + j;
+            const float x = __uint_as_float(u[j]);
+            const bool fill = has_fill && u[j] == fill_bits;
+            bool quant = ghz_quantize_f32_fast(&z, x, &q[i]) > 0;
+            if (i < m && !fill && !quant) quant = ghz_quantize(&z, (double)x, &q[i]);
+            if (i < m) {
+                fmask |= (uint32_t)fill << i;
+                ok &= fill || quant;
+            }
+        }
+    }
+    if (!ok) return 0;
+    ghz_facts_begin(f, m);
+    f->fmask = fmask;
+    *code = ghz_facts_finish(f, q, has_fill, 4u, size);
+    return 1;
+}
+
+template <typename T, typename U>
+__global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch_t b, ghz_frame_info_t info)
 {
     __shared__ prefix_op_t::TempStorage lb;
     __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
@@ -79,54 +168,53 @@ __global__ void __launch_bounds__(kThreads, 3) compress_kernel(batch_t b, ghz_fr
     const int ci = chunk_of(b, blockIdx.x);
     const chunk_t& c = b.c[ci];
     const int tile = blockIdx.x - c.tile_begin;
-    const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    const unsigned t = threadIdx.x, warp = t >> 5, lane = t & 31u;
     const unsigned elem = sizeof(T);
     const uint64_t n = c.n, nb = ghz_blocks_of(n);
-    const uint64_t b_first = (uint64_t)tile * kTileBlocks + warp * kBlocksPerWarp;
+    const uint64_t e0 = (uint64_t)tile * kTileElems, blk = (uint64_t)tile * kTileBlocks + t;
+    const unsigned count = n > e0 ? (unsigned)(n - e0 < kTileElems ? n - e0 : kTileElems) : 0u;
     uint8_t* const payload = c.dst + GHZ_HEADER_SIZE + ghz_codes_bytes(nb);
+
+    /* The range keys (REL) and the tile are loaded together: one round trip, not two. */
+    const unsigned long long kmin = c.range ? c.range[0] : 0ull, kmax = c.range ? c.range[1] : 0ull;
+    tile_load_values<T, U>(buf, c.src + e0 * elem, count);
 
     /* The bound: given, or REL over this chunk's range (same arithmetic as the CPU). */
     double eb = info.eb_abs;
-    if (c.range && ghz_rel_eb(info.eb_user, order_value(c.range[0]), order_value(c.range[1]), &eb) != 0) {
+    if (c.range && ghz_rel_eb(info.eb_user, order_value(kmin), order_value(kmax), &eb) != 0) {
         report(b.d_status, GHZ_ERR_BAD_BOUND);
         eb = 0.0; /* keep going: the look-back must complete */
     }
     const ghz_quantizer_t z = ghz_quantizer_make(eb, elem == 4);
-
-    /* Phase A: load (8 independent loads in flight per lane), analyse. Block j's
-     * code, size and offset live in lane j (registers stay few: occupancy); each lane
-     * keeps its value's bits and integer for every block. */
-    uint64_t bits[kBlocksPerWarp];
-    int32_t q[kBlocksPerWarp];
-#pragma unroll
-    for (int j = 0; j < kBlocksPerWarp; ++j) {
-        const uint64_t e = (b_first + j) * 32u + lane;
-        bits[j] = e < n ? load_bits<U>(c.src, e) : 0;
-    }
-    unsigned mycode = 0, mysize = 0;
-#pragma unroll
-    for (int j = 0; j < kBlocksPerWarp; ++j) {
-        const uint64_t blk_id = b_first + j;
-        q[j] = 0;
-        if (blk_id < nb) {
-            const ghz_warp_block_t r = ghz_warp_analyze(&z, bits[j], blk_id * 32u + lane < n, info.has_fill,
-                                                        info.fill_bits, elem);
-            q[j] = r.q;
-            if (lane == (unsigned)j) {
-                mycode = r.code;
-                mysize = r.size;
-            }
-        }
-    }
-    if (lane < kBlocksPerWarp && b_first + lane < nb) c.dst[GHZ_HEADER_SIZE + b_first + lane] = (uint8_t)mycode;
-    /* exclusive offsets of the warp's blocks, and the warp total */
-    const unsigned myoff = warp_exclusive_offsets<kBlocksPerWarp>(mysize, &warp_total[warp]);
     __syncthreads();
+
+    /* Phase A: this thread's block, in registers: kind, size, integers. */
+    int32_t q[32];
+    ghz_block_facts_t f;
+    unsigned code = 0, size = 0;
+    if (blk < nb) {
+        const unsigned m = ghz_block_len(n, blk);
+        if (sizeof(T) != 4 || !z.fast ||
+            !analyse_block_fast(buf, t, m, z, info.has_fill, (uint32_t)info.fill_bits, q, &f, &size, &code))
+            code = analyse_block<T, U>(buf, t, m, z, info.has_fill, info.fill_bits, q, &f, &size);
+        c.dst[GHZ_HEADER_SIZE + blk] = (uint8_t)code;
+    }
+    /* exclusive offsets of the warp's blocks, and the warp total */
+    unsigned off = size;
+#pragma unroll
+    for (unsigned k = 1; k < 32; k <<= 1) {
+        const unsigned v = __shfl_up_sync(0xFFFFFFFFu, off, k);
+        if (lane >= k) off += v;
+    }
+    if (lane == 31) warp_total[warp] = off;
+    off -= size;
+    __syncthreads(); /* also: every thread has read its values; buf is free for the staging */
 
     /* Tile offset: the sum of all earlier tiles' payloads. */
     if (warp == 0) {
-        unsigned tile_total;
-        const offset_t excl = tile_exclusive(c.tiles, lb, tile, warp_total, warp_excl, &tile_total);
+        const unsigned tile_total = scan_warp_totals(warp_total, warp_excl);
+        tile_state_t ts = c.tiles;
+        const offset_t excl = lookback_exclusive(ts, lb, tile, tile_total);
         if (lane == 0) {
             s_tile_off = excl;
             warp_total[0] = tile_total; /* reuse: the tile total, for the store below */
@@ -137,20 +225,16 @@ __global__ void __launch_bounds__(kThreads, 3) compress_kernel(batch_t b, ghz_fr
     const unsigned tile_total = warp_total[0];
     const unsigned phase = (unsigned)(((uintptr_t)payload + tile_off) & 15u);
 
-    /* Phase B: emit into staging at the destination's 16-byte phase, then store. */
-    uint8_t* const wbuf = buf + phase + warp_excl[warp];
-#pragma unroll
-    for (int j = 0; j < kBlocksPerWarp; ++j) {
-        const uint64_t blk_id = b_first + j;
-        if (blk_id < nb) {
-            ghz_warp_block_t r;
-            r.code = __shfl_sync(0xFFFFFFFFu, mycode, j);
-            r.size = __shfl_sync(0xFFFFFFFFu, mysize, j);
-            r.q = q[j];
-            r.fmask = (r.code & GHZ_CODE_FILL_BIT)
-                          ? __ballot_sync(0xFFFFFFFFu, blk_id * 32u + lane < n && bits[j] == info.fill_bits)
-                          : 0u;
-            ghz_warp_emit(&r, bits[j], elem, wbuf + __shfl_sync(0xFFFFFFFFu, myoff, j));
+    /* Phase B: emit into staging at the destination's 16-byte phase, then store. RAW
+     * and CONST blocks copy their values from global memory again (the staging has
+     * overwritten the tile; such blocks are rare where speed matters). */
+    if (size) {
+        uint8_t* const o = buf + phase + warp_excl[warp] + off;
+        if (code == GHZ_CODE_RAW || code == GHZ_CODE_CONST) {
+            const U* const src = (const U*)c.src + blk * 32u;
+            for (unsigned i = 0; i < size / elem; ++i) ghz_store_le(o + i * elem, (uint64_t)__ldg(src + i), elem);
+        } else {
+            ghz_quant_encode(q, f.fmask, o);
         }
     }
     __syncthreads();
@@ -182,7 +266,7 @@ cudaError_t launch_compress(const batch_t& b, const ghz_frame_info_t& info, int 
         int dev = 0, sms = 132;
         cudaGetDevice(&dev);
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-        const dim3 grid((unsigned)((4 * sms + b.k - 1) / b.k), (unsigned)b.k);
+        const dim3 grid((unsigned)((8 * sms + b.k - 1) / b.k), (unsigned)b.k);
         range_kernel<T, U><<<grid, kThreads, 0, stream>>>(b, info.has_fill, info.fill_bits);
     }
     compress_kernel<T, U><<<total_tiles, kThreads, 0, stream>>>(b, info);

@@ -1,14 +1,18 @@
 /* ghz/codec/cuda/decompress.cu: single-pass GPU decompression (FORMAT.md).
  *
- * One CTA per tile of 64 blocks. Every CTA checks the header (the same inline checks
- * as the CPU reader); each warp reads its 8 code bytes and sizes its blocks; the CTA
- * sums them and warp 0 finds the tile's payload offset by CUB's decoupled look-back;
- * the CTA loads the tile's payload into shared memory with 16-byte vectors and each
- * warp decodes its blocks one lane per value, writing values with coalesced stores.
- * Any invalid byte sets *d_status; nothing is read outside the given source size. */
+ * One CTA per tile of 128 blocks, one thread per block. Every CTA reads the header
+ * the init kernel checked (the same inline checks as the CPU reader); each thread
+ * reads its block's code byte and size; the CTA sums them and warp 0 finds the tile's
+ * payload offset by CUB's decoupled look-back; the CTA loads the tile's payload into
+ * shared memory with 16-byte vectors; each thread decodes its block into registers
+ * with the CPU's own block decoder (block.h: ghz_quant_decode, ghz_recon), writes the
+ * values back into shared memory in the tile's swizzled layout, and the CTA stores
+ * them with 16-byte vectors. Any invalid byte sets *d_status; nothing is read outside
+ * the given source size. */
 #include "ghz/codec/cuda/kernels.cuh"
 #include "ghz/codec/detail/header.h"
-#include "ghz/codec/warp.cuh"
+
+#include <type_traits>
 
 namespace ghz {
 namespace detail {
@@ -35,25 +39,117 @@ __global__ void decompress_init_kernel(batch_t b, int dtype)
     }
 }
 
-template <typename T>
-__global__ void __launch_bounds__(kThreads) decompress_kernel(batch_t b)
+/* ghz_quant_decode for a block in the shared staging buffer: the fields are read as
+ * 32-bit words at any byte offset, each from two aligned loads and a funnel shift
+ * (consecutive planes share a load), where the byte reader needs four loads a word;
+ * the staging buffer has slack on both sides, so the words around the block are
+ * readable. Checks and integers are ghz_quant_rebuild's, as on the CPU. */
+__device__ __forceinline__ int read_and_rebuild(const uint8_t* p, unsigned code, unsigned m, int32_t q[32],
+                                                uint32_t* fmask)
 {
-    using shape = dec_shape<T>;
-    constexpr int BPW = shape::blocks_per_warp;
+    const unsigned w = code & GHZ_CODE_W_MASK, nb = ghz_q0_bytes((code >> 5) & 3u);
+    const uintptr_t a0 = (uintptr_t)p;
+    const uint32_t* const base = (const uint32_t*)(a0 & ~(uintptr_t)3);
+    const unsigned sh = (unsigned)(a0 & 3u) * 8u;
+    unsigned o = 0; /* word index of the next field, in base */
+    uint32_t mask = 0, zz, sign = 0, a[32], lo = base[0], hi;
+    if (code & GHZ_CODE_FILL_BIT) {
+        hi = base[1];
+        mask = __funnelshift_r(lo, hi, sh);
+        lo = hi;
+        o = 1;
+    }
+    /* zz: nb of 0, 1, 2 or 4 bytes; the fields after it start nb bytes further */
+    hi = base[o + 1];
+    zz = nb ? __funnelshift_r(lo, hi, sh) & (0xFFFFFFFFu >> (32u - 8u * nb)) : 0u;
+    const uintptr_t a1 = a0 + 4u * o + nb;
+    const uint32_t* const pb = (const uint32_t*)(a1 & ~(uintptr_t)3);
+    const unsigned sh1 = (unsigned)(a1 & 3u) * 8u;
+#pragma unroll
+    for (unsigned k = 0; k < 32u; ++k) a[k] = 0;
+    if (w) {
+        lo = pb[0];
+        hi = pb[1];
+        sign = __funnelshift_r(lo, hi, sh1);
+#pragma unroll
+        for (unsigned k = 0; k < GHZ_MAX_W; ++k) {
+            if (k >= w) break; /* a branch, not 30 predicated loads */
+            lo = hi;
+            hi = pb[k + 2];
+            a[k] = __funnelshift_r(lo, hi, sh1);
+        }
+    }
+    if (ghz_quant_rebuild(code, m, mask, zz, sign, a, q) != 0) return -1;
+    *fmask = mask;
+    return 0;
+}
+
+/* Decodes one block of m values with code byte `code` (its size already checked) from
+ * p in shared memory into v[0..31], as the CPU's decode_block does; returns 0 when the
+ * block is not canonical. */
+template <typename T, typename U>
+__device__ __forceinline__ int decode_block(const ghz_quantizer_t& z, unsigned code, unsigned m,
+                                            const uint8_t* p, uint64_t fill_bits, U v[32])
+{
+    if (code == GHZ_CODE_RAW || code == GHZ_CODE_CONST || code == GHZ_CODE_FILLED) {
+        /* values at any byte offset, as words from aligned loads (read_and_rebuild) */
+        const uint32_t* const base = (const uint32_t*)((uintptr_t)p & ~(uintptr_t)3);
+        const unsigned sh = (unsigned)((uintptr_t)p & 3u) * 8u;
+        auto value = [&](unsigned i) -> U {
+            constexpr unsigned words = sizeof(U) / 4u;
+            U r = (U)__funnelshift_r(base[words * i], base[words * i + 1u], sh);
+            if (words == 2u) r |= (U)((uint64_t)__funnelshift_r(base[2u * i + 1u], base[2u * i + 2u], sh) << 32);
+            return r;
+        };
+        const U one = code == GHZ_CODE_FILLED ? (U)fill_bits : value(0);
+#pragma unroll
+        for (unsigned i = 0; i < 32u; ++i) v[i] = code == GHZ_CODE_RAW && i < m ? value(i) : one;
+        return 1;
+    }
+    int32_t q[32];
+    uint32_t fmask;
+    if (read_and_rebuild(p, code, m, q, &fmask) != 0) {
+#pragma unroll
+        for (unsigned i = 0; i < 32u; ++i) v[i] = 0;
+        return 0;
+    }
+#pragma unroll
+    for (unsigned i = 0; i < 32u; ++i) {
+        const double r = ghz_recon(&z, q[i]);
+        U u;
+        if (sizeof(T) == 4) {
+            const float x = (float)r; /* exact: recon already rounded to float */
+            memcpy(&u, &x, sizeof u);
+        } else {
+            memcpy(&u, &r, sizeof u);
+        }
+        v[i] = fmask >> i & 1u ? (U)fill_bits : u;
+    }
+    return 1;
+}
+
+template <typename T, typename U>
+__global__ void __launch_bounds__(kThreads, kDecompressCtas) decompress_kernel(batch_t b)
+{
     __shared__ prefix_op_t::TempStorage lb;
     __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
     __shared__ offset_t s_tile_off;
     __shared__ ghz_frame_info_t s_info;
     __shared__ int s_ok;
-    __shared__ __align__(16) uint8_t buf[shape::buffer_bytes];
+    __shared__ __align__(16) uint8_t buf[tile_buffer_bytes<T>()];
 
     const int ci = chunk_of(b, blockIdx.x);
     const chunk_t& c = b.c[ci];
     const int tile = blockIdx.x - c.tile_begin;
-    const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    const unsigned t = threadIdx.x, warp = t >> 5, lane = t & 31u;
     const unsigned elem = sizeof(T);
 
-    if (threadIdx.x == 0) {
+    /* This thread's code byte, read together with the parsed header (one round trip):
+     * codes start right after the header, and a read inside the source is safe; whether
+     * the block exists is known once the header is. */
+    const uint64_t blk = (uint64_t)tile * kTileBlocks + t;
+    const unsigned code_read = GHZ_HEADER_SIZE + blk < c.n ? c.src[GHZ_HEADER_SIZE + blk] : 0u;
+    if (t == 0) {
         const int st = c.parsed->status;
         s_info = c.parsed->info;
         s_ok = st == GHZ_SUCCESS;
@@ -64,25 +160,34 @@ __global__ void __launch_bounds__(kThreads) decompress_kernel(batch_t b)
      * together, or none does: the look-back never waits on a tile that left. */
     if (!s_ok) return;
     const uint64_t n = s_info.n, nb = s_info.n_blocks;
-    const int tiles_needed = (int)((nb + shape::tile_blocks - 1) / shape::tile_blocks);
+    const int tiles_needed = (int)((nb + kTileBlocks - 1) / kTileBlocks);
     if (tile >= tiles_needed) return;
     const uint8_t* const codes = c.src + GHZ_HEADER_SIZE;
     const uint8_t* const payload = codes + ghz_codes_bytes(nb);
-    const uint64_t b_first = (uint64_t)tile * shape::tile_blocks + warp * BPW;
+    const uint64_t e0 = (uint64_t)tile * kTileElems;
+    const unsigned count = (unsigned)(n - e0 < kTileElems ? n - e0 : kTileElems);
     __syncthreads(); /* everyone has read s_ok before a warp may clear it */
 
-    /* Lane j: block j's code byte, size and offset within the warp. */
-    const bool mine = lane < (unsigned)BPW && b_first + lane < nb;
-    const unsigned mycode = mine ? codes[b_first + lane] : 0u;
-    unsigned mysize = 0;
+    /* This thread's block: code byte, size, offset within the warp. */
+    const bool mine = blk < nb;
+    const unsigned code = mine ? code_read : 0u;
+    const unsigned m = mine ? ghz_block_len(n, blk) : 0u;
+    unsigned size = 0;
     int bad = 0;
     if (mine) {
-        const uint32_t size = ghz_block_size(mycode, ghz_block_len(n, b_first + lane), elem, s_info.has_fill);
-        bad = size == GHZ_BLOCK_INVALID;
-        mysize = bad ? 0u : size;
+        const uint32_t sz = ghz_block_size(code, m, elem, s_info.has_fill);
+        bad = sz == GHZ_BLOCK_INVALID;
+        size = bad ? 0u : sz;
     }
-    const unsigned myoff = warp_exclusive_offsets<32>(mysize, &warp_total[warp]);
+    unsigned off = size;
+#pragma unroll
+    for (unsigned k = 1; k < 32; k <<= 1) {
+        const unsigned v = __shfl_up_sync(0xFFFFFFFFu, off, k);
+        if (lane >= k) off += v;
+    }
     const int any_bad = __any_sync(0xFFFFFFFFu, bad);
+    if (lane == 31) warp_total[warp] = off;
+    off -= size;
     if (lane == 0 && any_bad) {
         report(b.d_status, GHZ_ERR_CORRUPT);
         s_ok = 0; /* read by all after the next two barriers: a uniform exit */
@@ -90,8 +195,9 @@ __global__ void __launch_bounds__(kThreads) decompress_kernel(batch_t b)
     __syncthreads();
 
     if (warp == 0) {
-        unsigned tile_total;
-        const offset_t excl = tile_exclusive(c.tiles, lb, tile, warp_total, warp_excl, &tile_total);
+        const unsigned tile_total = scan_warp_totals(warp_total, warp_excl);
+        tile_state_t ts = c.tiles;
+        const offset_t excl = lookback_exclusive(ts, lb, tile, tile_total);
         if (lane == 0) {
             s_tile_off = excl;
             warp_total[0] = tile_total;
@@ -115,31 +221,22 @@ __global__ void __launch_bounds__(kThreads) decompress_kernel(batch_t b)
     __syncthreads();
 
     const ghz_quantizer_t z = ghz_quantizer_make(s_info.eb_abs, elem == 4);
-    const uint8_t* const wbuf = buf + phase + warp_excl[warp];
-    T* const out = (T*)c.dst;
+    U v[32];
     int ok = 1;
-#pragma unroll 4
-    for (int j = 0; j < BPW; ++j) {
-        const uint64_t blk_id = b_first + j;
-        const unsigned code = __shfl_sync(0xFFFFFFFFu, mycode, j);
-        const unsigned off = __shfl_sync(0xFFFFFFFFu, myoff, j);
-        if (blk_id < nb) {
-            uint64_t bits;
-            const unsigned m = ghz_block_len(n, blk_id);
-            ok &= ghz_warp_decode(&z, code, m, wbuf + off, s_info.fill_bits, elem, &bits);
-            if (lane < m) {
-                T v;
-                if (sizeof(T) == 4) {
-                    const uint32_t u = (uint32_t)bits;
-                    memcpy(&v, &u, sizeof v);
-                } else {
-                    memcpy(&v, &bits, sizeof v);
-                }
-                out[blk_id * 32u + lane] = v;
-            }
+    if (mine) ok = decode_block<T, U>(z, code, m, buf + phase + warp_excl[warp] + off, s_info.fill_bits, v);
+    __syncthreads(); /* every payload byte read: buf now takes the values */
+    if (mine) {
+        constexpr unsigned per_chunk = 16u / sizeof(T);
+#pragma unroll
+        for (unsigned k = 0; k < 32u / per_chunk; ++k) {
+            uint4 w;
+            memcpy(&w, &v[k * per_chunk], sizeof w);
+            *(uint4*)(buf + swz_chunk<T>(t, k)) = w;
         }
     }
-    if (!ok && lane == 0) report(b.d_status, GHZ_ERR_CORRUPT);
+    __syncthreads();
+    tile_store_values<T, U>(buf, c.dst + e0 * elem, count);
+    if (!ok) report(b.d_status, GHZ_ERR_CORRUPT);
 }
 
 template <typename T>
@@ -149,7 +246,8 @@ cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int 
     const dim3 init_grid((unsigned)((max_tiles + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
     decompress_init_kernel<T><<<init_grid, kThreads, 0, stream>>>(b, dtype);
     launch_checksum_verify(b, stream); /* errors surface in cudaGetLastError below */
-    decompress_kernel<T><<<total_tiles, kThreads, 0, stream>>>(b);
+    decompress_kernel<T, typename std::conditional<sizeof(T) == 4, uint32_t, unsigned long long>::type>
+        <<<total_tiles, kThreads, 0, stream>>>(b);
     return cudaGetLastError();
 }
 

@@ -12,14 +12,31 @@
 namespace ghz {
 namespace detail {
 
-/* A CTA of 8 warps handles a tile of 64 blocks (2048 values), 8 blocks per warp. */
-constexpr int kWarps = 8;
+/* Thread per block: a CTA of 4 warps handles a tile of 128 blocks (4096 values), each
+ * thread one block, in compression and decompression alike. A thread holds its block's
+ * 32 integers in registers; the tile travels through shared memory so that global
+ * accesses stay 16-byte and coalesced. 128 blocks keep the staging at 16 KB (f32) or
+ * 32 KB (f64) per CTA, so several CTAs share an SM and hide each other's latencies. */
+constexpr int kWarps = 4;
 constexpr int kThreads = kWarps * 32;
-constexpr int kBlocksPerWarp = 8;
+constexpr int kBlocksPerWarp = 32;
 constexpr int kTileBlocks = kWarps * kBlocksPerWarp;
 constexpr uint64_t kTileElems = 32u * kTileBlocks;
-/* Shared staging of one tile: every block raw, 16 bytes to align, 8 of slack for the
- * two-word unaligned loads. */
+/* CTAs per SM the compress and decompress kernels are built for (register caps of 72
+ * and 96 per thread): a CTA spends much of its life waiting (tile load, look-back,
+ * barriers), so more CTAs in flight help until the caps spill the hot paths. Measured
+ * on an H200 (REL 1e-4, three fields): compress 4/6/7 CTAs ~ 0.94/1.0/1.06, decompress
+ * 4/5/6/8 ~ 0.93/1.0/0.83/0.77 (spills). */
+#ifndef GHZ_CUDA_COMPRESS_CTAS /* overridable for tuning experiments only */
+#define GHZ_CUDA_COMPRESS_CTAS 7
+#endif
+#ifndef GHZ_CUDA_DECOMPRESS_CTAS
+#define GHZ_CUDA_DECOMPRESS_CTAS 5
+#endif
+constexpr int kCompressCtas = GHZ_CUDA_COMPRESS_CTAS;
+constexpr int kDecompressCtas = GHZ_CUDA_DECOMPRESS_CTAS;
+/* Shared staging of one tile: every block raw, 16 bytes to place it at the global
+ * 16-byte phase, 16 of slack. */
 template <typename T>
 __host__ __device__ constexpr int tile_buffer_bytes()
 {
@@ -32,15 +49,11 @@ inline int tiles_for(uint64_t n, uint64_t tile_elems = kTileElems)
     return t ? (int)t : 1;
 }
 
-/* Blocks per warp in decompression: 32 for f32 (lane j owns block j's code, size and
- * offset), 16 for f64 so the staging buffer stays at 32 KB. Bigger tiles than the
- * compressor's: decoding needs few registers, and each tile's fixed latencies (code
- * bytes, look-back, payload load) are paid once for more values. */
+/* The decompression tile: the compressor's. */
 template <typename T>
 struct dec_shape {
-    static constexpr int blocks_per_warp = sizeof(T) == 4 ? 32 : 16;
-    static constexpr int tile_blocks = kWarps * blocks_per_warp;
-    static constexpr int buffer_bytes = tile_blocks * 32 * (int)sizeof(T) + 32;
+    static constexpr int tile_blocks = kTileBlocks;
+    static constexpr int buffer_bytes = tile_buffer_bytes<T>();
 };
 
 /* Elements per decompression tile of a dtype; the smallest of them sizes workspaces. */
@@ -118,21 +131,93 @@ __device__ __forceinline__ void tile_store(const uint8_t* sbuf, uint8_t* g0, uns
     }
 }
 
-/* The reverse: global bytes [lo, hi) at g0 + s into the shared buffer at s. */
+/* The reverse: global bytes [lo, hi) at g0 + s into the shared buffer at s. Eight
+ * loads per thread are issued before any is waited for (a tile's payload is a few
+ * round trips of latency otherwise). */
 __device__ __forceinline__ void tile_load(uint8_t* sbuf, const uint8_t* g0, unsigned lo, unsigned hi)
 {
-    for (unsigned c = lo & ~15u; c < hi; c += 16u * kThreads) {
-        unsigned s = c + 16u * threadIdx.x;
-        if (s >= hi) break;
-        if (s >= lo && s + 16u <= hi) {
-            *(uint4*)(sbuf + s) = __ldg((const uint4*)(g0 + s));
-        } else {
-            for (unsigned i = s < lo ? lo : s; i < s + 16u && i < hi; ++i) sbuf[i] = g0[i];
+    constexpr unsigned kBatch = 8;
+    for (unsigned c0 = lo & ~15u; c0 < hi; c0 += 16u * kThreads * kBatch) {
+        uint4 r[kBatch];
+#pragma unroll
+        for (unsigned j = 0; j < kBatch; ++j) {
+            const unsigned s = c0 + 16u * (threadIdx.x + j * kThreads);
+            if (s >= lo && s + 16u <= hi) r[j] = __ldg((const uint4*)(g0 + s));
+        }
+#pragma unroll
+        for (unsigned j = 0; j < kBatch; ++j) {
+            const unsigned s = c0 + 16u * (threadIdx.x + j * kThreads);
+            if (s >= lo && s + 16u <= hi) {
+                *(uint4*)(sbuf + s) = r[j];
+            } else if (s < hi && s + 16u > lo) {
+                for (unsigned i = s < lo ? lo : s; i < s + 16u && i < hi; ++i) sbuf[i] = g0[i];
+            }
         }
     }
 }
 
-/* Inclusive scan over the 8 warp totals, by warp 0; returns the tile total in all
+/* The values of a tile in shared memory, block by block (block t at t * 32 * sizeof(T)),
+ * with the 16-byte chunks of block t permuted by c -> c ^ (t & 7). A thread reading its
+ * own block chunk by chunk then meets 8 different bank groups among the 8 threads that
+ * one 16-byte shared access serves at a time, and the CTA writing the tile in global
+ * order writes 8 consecutive chunks of one block to 8 different groups: both
+ * conflict-free, where the plain layout puts a warp's 32 blocks in one bank. */
+template <typename T>
+__device__ __forceinline__ unsigned swz_chunk(unsigned t, unsigned c)
+{
+    return t * 32u * (unsigned)sizeof(T) + 16u * (c ^ (t & 7u));
+}
+
+/* Byte offset of value e of the tile in that layout. */
+template <typename T>
+__device__ __forceinline__ unsigned swz_value(unsigned e)
+{
+    const unsigned b = (e & 31u) * (unsigned)sizeof(T);
+    return swz_chunk<T>(e >> 5, b >> 4) + (b & 15u);
+}
+
+/* Loads values [0, count) of the tile at g (global, T-aligned) into sbuf in the
+ * layout above: a full tile at a 16-byte aligned address with all its 16-byte loads
+ * in flight at once, otherwise value by value (still coalesced). */
+template <typename T, typename U>
+__device__ __forceinline__ void tile_load_values(uint8_t* sbuf, const uint8_t* g, unsigned count)
+{
+    constexpr unsigned per_block = 32u * sizeof(T) / 16u; /* chunks */
+    constexpr unsigned per_thread = (unsigned)kTileElems * sizeof(T) / 16u / kThreads;
+    if (count == kTileElems && ((uintptr_t)g & 15u) == 0) {
+        uint4 r[per_thread];
+#pragma unroll
+        for (unsigned j = 0; j < per_thread; ++j) r[j] = __ldg((const uint4*)g + threadIdx.x + j * kThreads);
+#pragma unroll
+        for (unsigned j = 0; j < per_thread; ++j) {
+            const unsigned k = threadIdx.x + j * kThreads;
+            *(uint4*)(sbuf + swz_chunk<T>(k / per_block, k % per_block)) = r[j];
+        }
+    } else {
+        for (unsigned e = threadIdx.x; e < count; e += kThreads)
+            *(U*)(sbuf + swz_value<T>(e)) = __ldg((const U*)g + e);
+    }
+}
+
+/* The reverse: values [0, count) from sbuf to g. */
+template <typename T, typename U>
+__device__ __forceinline__ void tile_store_values(const uint8_t* sbuf, uint8_t* g, unsigned count)
+{
+    constexpr unsigned per_block = 32u * sizeof(T) / 16u;
+    constexpr unsigned per_thread = (unsigned)kTileElems * sizeof(T) / 16u / kThreads;
+    if (count == kTileElems && ((uintptr_t)g & 15u) == 0) {
+#pragma unroll
+        for (unsigned j = 0; j < per_thread; ++j) {
+            const unsigned k = threadIdx.x + j * kThreads;
+            ((uint4*)g)[k] = *(const uint4*)(sbuf + swz_chunk<T>(k / per_block, k % per_block));
+        }
+    } else {
+        for (unsigned e = threadIdx.x; e < count; e += kThreads)
+            ((U*)g)[e] = *(const U*)(sbuf + swz_value<T>(e));
+    }
+}
+
+/* Inclusive scan over the kWarps warp totals, by warp 0; returns the tile total in all
  * lanes and leaves each warp's exclusive offset in excl[warp]. */
 __device__ __forceinline__ unsigned scan_warp_totals(const unsigned* totals, unsigned* excl)
 {

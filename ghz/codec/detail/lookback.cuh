@@ -22,7 +22,11 @@ namespace detail {
 
 using offset_t = unsigned long long;
 using tile_state_t = cub::ScanTileState<offset_t>;
-using prefix_op_t = cub::TilePrefixCallbackOp<offset_t, ::cuda::std::plus<offset_t>, tile_state_t>;
+/* No back-off: CUB's default for a primitive sleeps 450 ns before every look-back and
+ * 350 ns per retry, time that a codec CTA (a chain of memory round trips, a few
+ * microseconds long) spends holding its SM slot; a poll is an L2 round trip anyway. */
+using delay_t = cub::detail::no_delay_constructor_t<0>;
+using prefix_op_t = cub::TilePrefixCallbackOp<offset_t, ::cuda::std::plus<offset_t>, tile_state_t, delay_t>;
 
 /* Device bytes of the status array of num_tiles tiles. */
 inline size_t lookback_bytes(int num_tiles)

@@ -20,7 +20,7 @@ size_t align256(size_t v)
 /* Tiles for frames of max_elems elements, or 0 when too many for one launch. */
 int homo_tiles(size_t max_elems)
 {
-    if (max_elems / kTileElems > (uint64_t)(1 << 30)) return 0;
+    if (max_elems / kHomoTileElems > (uint64_t)(1 << 30)) return 0;
     return tiles_for(max_elems);
 }
 

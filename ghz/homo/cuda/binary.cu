@@ -68,7 +68,7 @@ __device__ __forceinline__ unsigned long long scan8_u64(unsigned long long v)
 {
     const unsigned lane = threadIdx.x & 31u;
 #pragma unroll
-    for (unsigned k = 1; k < kBlocksPerWarp; k <<= 1) {
+    for (unsigned k = 1; k < kHomoBlocksPerWarp; k <<= 1) {
         const unsigned long long t = __shfl_up_sync(0xFFFFFFFFu, v, k);
         if (lane >= k) v += t;
     }
@@ -95,8 +95,8 @@ __global__ void __launch_bounds__(kThreads) homo_binary_kernel(homo_args_t g)
     __shared__ unsigned s_out_total;
     __shared__ homo_parsed_t s_p;
     __shared__ int s_ok;
-    __shared__ __align__(16) uint8_t bufa[tile_buffer_bytes<T>()];
-    __shared__ __align__(16) uint8_t bufb[tile_buffer_bytes<T>()];
+    __shared__ __align__(16) uint8_t bufa[homo_buffer_bytes<T>()];
+    __shared__ __align__(16) uint8_t bufb[homo_buffer_bytes<T>()];
 
     const int tile = blockIdx.x;
     const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(kThreads) homo_binary_kernel(homo_args_t g)
     const homo_parsed_t& p = s_p;
     const uint64_t n = p.a.n, nb = p.a.n_blocks, cb = ghz_codes_bytes(nb);
     /* an empty frame still has one tile: it writes the header */
-    const int tiles_needed = nb ? (int)((nb + kTileBlocks - 1) / kTileBlocks) : 1;
+    const int tiles_needed = nb ? (int)((nb + kHomoTileBlocks - 1) / kHomoTileBlocks) : 1;
     const bool last = tile == tiles_needed - 1;
     if (tile >= tiles_needed) return;
     const uint8_t* const codes_a = g.a + GHZ_HEADER_SIZE;
@@ -122,11 +122,11 @@ __global__ void __launch_bounds__(kThreads) homo_binary_kernel(homo_args_t g)
     const uint8_t* const pay_b = codes_b + cb;
     uint8_t* const out_codes = g.out + GHZ_HEADER_SIZE;
     uint8_t* const out_pay = out_codes + cb;
-    const uint64_t b_first = (uint64_t)tile * kTileBlocks + warp * kBlocksPerWarp;
+    const uint64_t b_first = (uint64_t)tile * kHomoTileBlocks + warp * kHomoBlocksPerWarp;
     __syncthreads(); /* everyone has read s_ok before a warp may clear it */
 
     /* 1. code bytes and input sizes; lane j holds block j of the warp */
-    const bool mine = lane < (unsigned)kBlocksPerWarp && b_first + lane < nb;
+    const bool mine = lane < (unsigned)kHomoBlocksPerWarp && b_first + lane < nb;
     const unsigned ca = mine ? codes_a[b_first + lane] : 0u, cbb = mine ? codes_b[b_first + lane] : 0u;
     int bad = 0;
     unsigned long long mysz = 0;
@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(kThreads) homo_binary_kernel(homo_args_t g)
         mysz = bad ? 0ull : ((unsigned long long)sa | ((unsigned long long)sb << 32));
     }
     unsigned long long myin = scan8_u64(mysz);
-    if (lane == kBlocksPerWarp - 1) warp_in[warp] = myin;
+    if (lane == kHomoBlocksPerWarp - 1) warp_in[warp] = myin;
     myin -= mysz;
     if (__any_sync(0xFFFFFFFFu, bad) && lane == 0) {
         report(g.d_status, GHZ_ERR_CORRUPT);
@@ -188,13 +188,13 @@ __global__ void __launch_bounds__(kThreads) homo_binary_kernel(homo_args_t g)
     const ghz_quantizer_t z = ghz_quantizer_make(p.a.eb_abs, elem == 4);
     const uint8_t* const wa = bufa + ph_a + (unsigned)(warp_in_excl[warp] & 0xFFFFFFFFull);
     const uint8_t* const wb = bufb + ph_b + (unsigned)(warp_in_excl[warp] >> 32);
-    uint64_t rbits[kBlocksPerWarp];
-    int32_t rq[kBlocksPerWarp];
+    uint64_t rbits[kHomoBlocksPerWarp];
+    int32_t rq[kHomoBlocksPerWarp];
     unsigned mycode = 0, mysize = 0;
     uint32_t myfmask = 0;
     int dec_ok = 1;
 #pragma unroll
-    for (int j = 0; j < kBlocksPerWarp; ++j) {
+    for (int j = 0; j < kHomoBlocksPerWarp; ++j) {
         const uint64_t blk = b_first + j;
         rbits[j] = 0;
         rq[j] = 0;
@@ -264,7 +264,7 @@ __global__ void __launch_bounds__(kThreads) homo_binary_kernel(homo_args_t g)
     }
 
     /* 4. output offsets: within the warp, the tile, then across tiles */
-    const unsigned myoff = warp_exclusive_offsets<kBlocksPerWarp>(mysize, &warp_total[warp]);
+    const unsigned myoff = warp_exclusive_offsets<kHomoBlocksPerWarp>(mysize, &warp_total[warp]);
     __syncthreads(); /* also: every warp is done reading bufa */
     if (warp == 0) {
         unsigned tile_total;
@@ -282,7 +282,7 @@ __global__ void __launch_bounds__(kThreads) homo_binary_kernel(homo_args_t g)
     const unsigned phase = (unsigned)(((uintptr_t)out_pay + out_off) & 15u);
     uint8_t* const wout = bufa + phase + warp_excl[warp];
 #pragma unroll
-    for (int j = 0; j < kBlocksPerWarp; ++j) {
+    for (int j = 0; j < kHomoBlocksPerWarp; ++j) {
         if (b_first + j >= nb) continue;
         ghz_warp_block_t r;
         r.code = __shfl_sync(0xFFFFFFFFu, mycode, j);

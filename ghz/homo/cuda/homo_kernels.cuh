@@ -8,6 +8,19 @@
 namespace ghz {
 namespace detail {
 
+/* The fused kernel's tile: kThreads threads (tile.cuh's load, store and scan helpers
+ * assume that many) as kWarps warps, each warp one block at a time (warp.cuh's shape),
+ * 8 blocks per warp. Its own constants: the codec's kernels moved to one thread per
+ * block with 128-block tiles, which would not fit two staged inputs in shared memory. */
+constexpr int kHomoBlocksPerWarp = 8;
+constexpr int kHomoTileBlocks = kWarps * kHomoBlocksPerWarp;
+constexpr uint64_t kHomoTileElems = 32u * kHomoTileBlocks;
+template <typename T>
+__host__ __device__ constexpr int homo_buffer_bytes()
+{
+    return kHomoTileBlocks * 32 * (int)sizeof(T) + 16 + 16;
+}
+
 /* The two headers as the init kernel checked them, and what every tile needs. */
 struct homo_parsed_t {
     ghz_frame_info_t a, b;
@@ -32,7 +45,7 @@ struct homo_args_t {
     int dtype;
 };
 
-/* Enqueues init + the fused kernel on num_tiles tiles of kTileBlocks blocks. */
+/* Enqueues init + the fused kernel on num_tiles tiles of kHomoTileBlocks blocks. */
 template <typename T>
 cudaError_t launch_homo_binary(const homo_args_t& a, cudaStream_t stream);
 
