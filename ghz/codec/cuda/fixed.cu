@@ -90,7 +90,9 @@ __global__ void __launch_bounds__(kThreads)
                 }
                 cnt = E;
             } else { /* the valid values are a prefix; constant indices keep x in registers */
-                cnt = n - first < E ? (unsigned)(n - first) : E;
+                /* threads past the end of a partial last block have no value (n - first
+                 * would wrap: they read past the array and set the block's exponent) */
+                cnt = first >= n ? 0u : n - first < E ? (unsigned)(n - first) : E;
 #pragma unroll
                 for (unsigned j = 0; j < E; ++j) x[j] = j < cnt ? src[first + j] : (T)0;
             }

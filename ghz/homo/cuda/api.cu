@@ -21,7 +21,7 @@ size_t align256(size_t v)
 int homo_tiles(size_t max_elems)
 {
     if (max_elems / kHomoTileElems > (uint64_t)(1 << 30)) return 0;
-    return tiles_for(max_elems);
+    return tiles_for(max_elems, kHomoTileElems);
 }
 
 size_t homo_work_bytes(int tiles)
