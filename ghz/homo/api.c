@@ -36,6 +36,9 @@ ghz_status_t ghz_homo_bound(const void* src, size_t src_size, size_t* bound)
         ghz_status_t st = ghz_header_read(s + pos, src_size - pos, &info);
         if (st != GHZ_SUCCESS) return st;
         fb = ghz_compress_bound((size_t)info.n, info.dtype);
+        /* a checksummed input frame may be that much larger than the bound: in place,
+         * the output must never overtake the unread input (HOMO.md, In place) */
+        if (fb != 0 && info.has_checksum) fb += GHZ_CHECKSUM_SIZE;
         if (fb == 0 || fb > SIZE_MAX - total)
             return ghz_fail(GHZ_ERR_INVALID_ARG, "bound does not fit in size_t");
         total += fb;
@@ -117,6 +120,9 @@ ghz_status_t ghz_homo_binary_inplace(ghz_homo_op_t op, ghz_buf_t* a, const ghz_b
         return ghz_fail(GHZ_ERR_INVALID_ARG, "inputs must be initialised host ghz_buf_t");
     if (overlap(a->data, a->capacity, b->data, b->size))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "b overlaps a's memory");
+    if (a->size > a->capacity)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "a holds %zu bytes in a capacity of %zu", a->size,
+                        a->capacity);
     if ((st = ghz_homo_bound(a->data, a->size, &need)) != GHZ_SUCCESS) return st;
     if (a->capacity < need)
         return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "in place needs capacity %zu (ghz_homo_bound), "

@@ -38,8 +38,10 @@ typedef enum {
 #define GHZ_HOMO_MAX_FACTOR 16777216
 
 /* Bytes that always hold the result of an operation on streams shaped like src[0..
- * src_size): the sum over its frames of ghz_compress_bound(n_f). Also the capacity
- * that ghz_homo_binary_inplace needs. Validates the frame headers. */
+ * src_size): the sum over its frames of ghz_compress_bound(n_f), plus
+ * GHZ_CHECKSUM_SIZE for each frame that carries a checksum. Also the capacity that
+ * ghz_homo_binary_inplace needs. Validates the frame headers. Results are written
+ * without checksums (seal them with ghz_frame_add_checksum). */
 GHZ_API ghz_status_t ghz_homo_bound(const void* src, size_t src_size, size_t* bound);
 
 /* out = op(a, b), element-wise. */

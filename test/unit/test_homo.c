@@ -553,6 +553,46 @@ Test(homo, checksummed_inputs)
                  ghz_last_error_detail());
     cr_assert(o1.size == o0.size && memcmp(r0, r1, o0.size) == 0,
               "checksummed inputs give other bytes");
+    { /* in place over a checksummed stream of worst-case (RAW) frames, a 3-frame one */
+        static const spec_t r = {GHZ_F32, 1e-3, 0, 0.0};
+        size_t s1, s2, s3 = 0, s4 = 0, bound = 0, pos = 0, k;
+        unsigned char* x = make_stream(&r, TU_RANDOM, 4000, 3, 7, 0, &s1);
+        unsigned char* y = make_stream(&r, TU_RANDOM, 4000, 3, 8, 0, &s2);
+        unsigned char* xc = malloc(s1 + 3 * GHZ_CHECKSUM_SIZE);
+        unsigned char* ref = malloc(2 * s1 + 4096);
+        unsigned char* io;
+        for (k = 0; k < 3; ++k) { /* seal each frame */
+            ghz_frame_info_t fi;
+            size_t grown = 0;
+            cr_assert_eq(ghz_frame_info(x + pos, s1 - pos, &fi), GHZ_SUCCESS);
+            memcpy(xc + s3, x + pos, fi.frame_size);
+            cr_assert_eq(ghz_frame_add_checksum(xc + s3, fi.frame_size, fi.frame_size + 4, &grown),
+                         GHZ_SUCCESS);
+            s3 += grown;
+            pos += fi.frame_size;
+        }
+        cr_assert_eq(ghz_homo_bound(xc, s3, &bound), GHZ_SUCCESS);
+        cr_assert_geq(bound, s3, "the in-place capacity must hold the sealed input");
+        io = malloc(bound);
+        memcpy(io, xc, s3);
+        ba = buf_of(xc, s3, s3);
+        bb = buf_of(y, s2, s2);
+        o0 = buf_of(ref, 0, 2 * s1 + 4096);
+        cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUB, &ba, &bb, &o0), GHZ_SUCCESS, "%s",
+                     ghz_last_error_detail());
+        ba = buf_of(io, s3, bound);
+        cr_assert_eq(ghz_homo_binary_inplace(GHZ_HOMO_SUB, &ba, &bb), GHZ_SUCCESS, "%s",
+                     ghz_last_error_detail());
+        s4 = ba.size;
+        cr_assert(s4 == o0.size && memcmp(io, ref, s4) == 0, "in place differs");
+        free(x);
+        free(y);
+        free(xc);
+        free(ref);
+        free(io);
+    }
+    ba = buf_of(ac, ca, ca);
+    bb = buf_of(bc, cb, cb);
     for (i = 0; i < 3; ++i) { /* a flipped bit in the payload, the codes, the checksum */
         const size_t at[3] = {cb - 100, 64 + 3, cb - 1};
         bc[at[i]] ^= 0x10;
