@@ -4,7 +4,7 @@
 # (memcheck and racecheck, on a reduced set), then the benchmark. Logs and JSON go to
 # $OUT (the device tool's output folder) or ./gpu-out.
 #
-#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench|homo|fixed|gmres|sanitize-all]...
+#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench|homo|fixed|gmres|sanitize-all|profile]...
 #
 # sanitize-all (never part of `all`: it takes long) runs every GPU test binary, whole,
 # under memcheck, racecheck and synccheck (scripts/gpu_sanitize.sh).
@@ -93,6 +93,18 @@ fi
 if [[ " $steps " == *" sanitize-all "* ]]; then
     note "compute-sanitizer memcheck, racecheck, synccheck: every GPU test"
     GHZ_SAN_TIMEOUT=${GHZ_SAN_TIMEOUT:-$T} bash scripts/gpu_sanitize.sh build-gpu "$OUT" || status=1
+fi
+
+if [[ " $steps " == *" profile "* ]]; then
+    # Nsight Compute on the codec's kernels (one launch each, smooth2d tiled to 0.25 GiB,
+    # REL 1e-4): throughput, occupancy, warp stall reasons. Never part of `all`.
+    note "ncu: compress_kernel and decompress_kernel"
+    timeout $((2 * T)) ncu --section SpeedOfLight --section Occupancy --section WarpStateStats \
+        --section LaunchStats -k regex:'compress_kernel|decompress_kernel' -c 2 \
+        build-gpu/ghz/tools/bench/ghz-bench codec --gen smooth2d --rel 1e-4 --reps 1 --gib 0.25 \
+        --json /dev/null >"$OUT/ncu.txt" 2>&1 || status=1
+    grep -E "compress_kernel|Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Issued Warp" \
+        "$OUT/ncu.txt" | head -60
 fi
 
 if has bench; then
