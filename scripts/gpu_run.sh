@@ -99,11 +99,13 @@ if [[ " $steps " == *" profile "* ]]; then
     # Nsight Compute on the codec's kernels (one launch each, smooth2d tiled to 0.25 GiB,
     # REL 1e-4): throughput, occupancy, warp stall reasons. Never part of `all`.
     note "ncu: compress_kernel and decompress_kernel"
-    timeout $((2 * T)) ncu --section SpeedOfLight --section Occupancy --section WarpStateStats \
-        --section LaunchStats -k regex:'compress_kernel|decompress_kernel' -c 2 \
-        build-gpu/ghz/tools/bench/ghz-bench codec --gen smooth2d --rel 1e-4 --reps 1 --gib 0.25 \
-        --json /dev/null >"$OUT/ncu.txt" 2>&1 || status=1
-    grep -E "compress_kernel|Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Issued Warp" \
+    for k in compress_kernel decompress_kernel; do
+        timeout $((2 * T)) ncu --section SpeedOfLight --section Occupancy --section WarpStateStats \
+            --section LaunchStats -k regex:"^$k" -c 1 \
+            build-gpu/ghz/tools/bench/ghz-bench codec --gen smooth2d --rel 1e-4 --reps 1 --gib 0.25 \
+            --json /dev/null >>"$OUT/ncu.txt" 2>&1 || status=1
+    done
+    grep -E "_kernel|Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Issued Warp" \
         "$OUT/ncu.txt" | head -60
 fi
 
