@@ -127,41 +127,53 @@ static ghz_status_t cpu_binary(ghz_homo_op_t op, unsigned char* a, size_t sa, un
     return st;
 }
 
+/* Every op on frames of classes k (A) and kb (B), n values of dtype t: the GPU's bytes
+ * are the CPU's. */
+static void check_all_ops(ghz_dtype_t t, int k, int kb, size_t n)
+{
+    const double eb = k == NEAR_QMAX ? 1e-6 : 1e-3;
+    const size_t cap = ghz_compress_bound(n, t);
+    size_t sa, sb, sc, sg;
+    unsigned char* a = make_frame((enum kind)k, t, n, eb, &sa);
+    unsigned char* b;
+    unsigned char* c = malloc(cap);
+    if (kb == NEAR_QMAX || kb == QFILL || k == QFILL) kb = k; /* same bound and fill */
+    b = make_frame((enum kind)kb, t, n, eb, &sb);
+    for (int op = GHZ_HOMO_SUM; op <= GHZ_HOMO_MAX; ++op) {
+        unsigned char* g;
+        GK(cpu_binary((ghz_homo_op_t)op, a, sa, b, sb, c, cap, &sc));
+        int st = gpu_binary((ghz_homo_op_t)op, t, a, sa, b, sb, n + 5000, &g, &sg);
+        cr_assert_eq(st, GHZ_SUCCESS, "t=%d kind=%d n=%zu op=%d: GPU status %d", t, k, n, op, st);
+        cr_assert_eq(sg, sc, "t=%d kind=%d n=%zu op=%d: GPU %zu bytes, CPU %zu", t, k, n, op, sg, sc);
+        for (size_t i = 0; i < sc; ++i)
+            if (g[i] != c[i])
+                cr_assert_fail("t=%d kind=%d n=%zu op=%d: byte %zu differs (GPU %02x, CPU %02x)", t, k, n, op, i,
+                               g[i], c[i]);
+        free(g);
+    }
+    free(a);
+    free(b);
+    free(c);
+}
+
 Test(cuda_homo, equals_cpu_reference)
 {
     static const size_t sizes[] = {1, 31, 33, 2048, 2049, 100003, 1 << 20};
     need_gpu();
-    for (int ti = 0; ti < 2; ++ti) {
-        const ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
+    for (int ti = 0; ti < 2; ++ti)
         for (int k = 0; k < KINDS; ++k)
-            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
-                const size_t n = sizes[si];
-                const double eb = k == NEAR_QMAX ? 1e-6 : 1e-3;
-                size_t sa, sb, sc, sg;
-                unsigned char* a = make_frame((enum kind)k, t, n, eb, &sa);
-                int kb = (int)((k + si) % KINDS);
-                unsigned char* b;
-                if (kb == NEAR_QMAX || kb == QFILL || k == QFILL) kb = k; /* same bound and fill */
-                b = make_frame((enum kind)kb, t, n, eb, &sb);
-                const size_t cap = ghz_compress_bound(n, t);
-                unsigned char* c = malloc(cap);
-                for (int op = GHZ_HOMO_SUM; op <= GHZ_HOMO_MAX; ++op) {
-                    unsigned char* g;
-                    GK(cpu_binary((ghz_homo_op_t)op, a, sa, b, sb, c, cap, &sc));
-                    int st = gpu_binary((ghz_homo_op_t)op, t, a, sa, b, sb, n + 5000, &g, &sg);
-                    cr_assert_eq(st, GHZ_SUCCESS, "t=%d kind=%d n=%zu op=%d: GPU status %d", t, k, n, op, st);
-                    cr_assert_eq(sg, sc, "t=%d kind=%d n=%zu op=%d: GPU %zu bytes, CPU %zu", t, k, n, op, sg, sc);
-                    for (size_t i = 0; i < sc; ++i)
-                        if (g[i] != c[i])
-                            cr_assert_fail("t=%d kind=%d n=%zu op=%d: byte %zu differs (GPU %02x, CPU %02x)", t, k,
-                                           n, op, i, g[i], c[i]);
-                    free(g);
-                }
-                free(a);
-                free(b);
-                free(c);
-            }
-    }
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+                check_all_ops(ti ? GHZ_F64 : GHZ_F32, k, (int)((k + si) % KINDS), sizes[si]);
+}
+
+/* A few tiles of each dtype (4096 f32 or 2048 f64 values a tile) with a short last
+ * block, every class against another: small enough for compute-sanitizer
+ * (scripts/gpu_run.sh, step homo). */
+Test(cuda_homo, few_tiles_pairs_of_classes)
+{
+    need_gpu();
+    for (int ti = 0; ti < 2; ++ti)
+        for (int k = 0; k < KINDS; ++k) check_all_ops(ti ? GHZ_F64 : GHZ_F32, k, (k + 3) % KINDS, 9003);
 }
 
 Test(cuda_homo, empty_frame)

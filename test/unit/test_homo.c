@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ghz/homo/detail/homo_block.h"
 #include "testutil.h"
 
 enum { OP_SUM = GHZ_HOMO_SUM, OP_SUB, OP_MIN, OP_MAX, OP_NEG, OP_MUL, OP_SUMN };
@@ -607,4 +608,35 @@ Test(homo, checksummed_inputs)
     free(bc);
     free(r0);
     free(r1);
+}
+
+/* ghz_homo_acc_pair, the GPU kernel's fold of two integers in 32-bit arithmetic, gives
+ * the accumulator of ghz_homo_acc_first + ghz_homo_acc_next (the CPU engine's) for every
+ * binary operation: integers at and around the limits of the exactness test (2^20 and
+ * 2^21 for f32) and QMAX, with both signs, and random ones. */
+Test(homo, pair_accumulator_equals_fold)
+{
+    static const int32_t edge[] = {0, 1, 2, 3, (1 << 19) - 1, 1 << 19, (1 << 19) + 1, (1 << 20) - 1, 1 << 20,
+                                   (1 << 20) + 1, (1 << 21) - 1, 1 << 21, 1 << 28, GHZ_QMAX - 1, GHZ_QMAX};
+    enum { NE = sizeof edge / sizeof edge[0], NV = 2 * NE + 300 };
+    int32_t v[NV];
+    tu_rng_t r;
+    size_t i, j;
+    int op;
+    tu_seed(&r, 77);
+    for (i = 0; i < NE; ++i) {
+        v[2 * i] = edge[i];
+        v[2 * i + 1] = -edge[i];
+    }
+    for (i = 2 * NE; i < NV; ++i) v[i] = (int32_t)tu_below(&r, 2u * GHZ_QMAX + 1u) - GHZ_QMAX;
+    for (op = GHZ_HOMO_SUM; op <= GHZ_HOMO_MAX; ++op)
+        for (i = 0; i < NV; ++i)
+            for (j = 0; j < NV; ++j) {
+                ghz_homo_acc_t f = ghz_homo_acc_first(op, v[i], 0);
+                const ghz_homo_acc_t p = ghz_homo_acc_pair(op, v[i], v[j]);
+                ghz_homo_acc_next(op, &f, v[j]);
+                if (f.q != p.q || f.mag != p.mag)
+                    cr_assert_fail("op %d, %d and %d: fold (%lld, %lld), pair (%lld, %lld)", op, v[i], v[j],
+                                   (long long)f.q, (long long)f.mag, (long long)p.q, (long long)p.mag);
+            }
 }

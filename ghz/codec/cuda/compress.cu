@@ -11,6 +11,7 @@
  * two ends). The last tile knows the payload size and writes the header and the code
  * padding. */
 #include "ghz/codec/cuda/kernels.cuh"
+#include "ghz/codec/cuda/thread_block.cuh"
 #include "ghz/codec/detail/header.h"
 
 namespace ghz {
@@ -200,12 +201,7 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
         c.dst[GHZ_HEADER_SIZE + blk] = (uint8_t)code;
     }
     /* exclusive offsets of the warp's blocks, and the warp total */
-    unsigned off = size;
-#pragma unroll
-    for (unsigned k = 1; k < 32; k <<= 1) {
-        const unsigned v = __shfl_up_sync(0xFFFFFFFFu, off, k);
-        if (lane >= k) off += v;
-    }
+    unsigned off = warp_inclusive_scan(size);
     if (lane == 31) warp_total[warp] = off;
     off -= size;
     __syncthreads(); /* also: every thread has read its values; buf is free for the staging */
@@ -228,14 +224,10 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
     /* Phase B: emit into staging at the destination's 16-byte phase, then store. RAW
      * and CONST blocks copy their values from global memory again (the staging has
      * overwritten the tile; such blocks are rare where speed matters). */
-    if (size) {
-        uint8_t* const o = buf + phase + warp_excl[warp] + off;
-        if (code == GHZ_CODE_RAW || code == GHZ_CODE_CONST) {
-            const U* const src = (const U*)c.src + blk * 32u;
-            for (unsigned i = 0; i < size / elem; ++i) ghz_store_le(o + i * elem, (uint64_t)__ldg(src + i), elem);
-        } else {
-            ghz_quant_encode(q, f.fmask, o);
-        }
+    {
+        const U* const src = (const U*)c.src + blk * 32u;
+        emit_block<false>(code, size, q, f.fmask, elem, buf + phase + warp_excl[warp] + off,
+                   [&](unsigned i) { return (uint64_t)__ldg(src + i); });
     }
     __syncthreads();
     tile_store(buf, payload + tile_off - phase, phase, phase + tile_total);

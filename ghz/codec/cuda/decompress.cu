@@ -10,6 +10,7 @@
  * them with 16-byte vectors. Any invalid byte sets *d_status; nothing is read outside
  * the given source size. */
 #include "ghz/codec/cuda/kernels.cuh"
+#include "ghz/codec/cuda/thread_block.cuh"
 #include "ghz/codec/detail/header.h"
 
 #include <type_traits>
@@ -37,51 +38,6 @@ __global__ void decompress_init_kernel(batch_t b, int dtype)
         if (c.d_out) *c.d_out = st == GHZ_SUCCESS ? info.n : 0;
         if (blockIdx.y == 0 && b.d_status) *b.d_status = GHZ_SUCCESS;
     }
-}
-
-/* ghz_quant_decode for a block in the shared staging buffer: the fields are read as
- * 32-bit words at any byte offset, each from two aligned loads and a funnel shift
- * (consecutive planes share a load), where the byte reader needs four loads a word;
- * the staging buffer has slack on both sides, so the words around the block are
- * readable. Checks and integers are ghz_quant_rebuild's, as on the CPU. */
-__device__ __forceinline__ int read_and_rebuild(const uint8_t* p, unsigned code, unsigned m, int32_t q[32],
-                                                uint32_t* fmask)
-{
-    const unsigned w = code & GHZ_CODE_W_MASK, nb = ghz_q0_bytes((code >> 5) & 3u);
-    const uintptr_t a0 = (uintptr_t)p;
-    const uint32_t* const base = (const uint32_t*)(a0 & ~(uintptr_t)3);
-    const unsigned sh = (unsigned)(a0 & 3u) * 8u;
-    unsigned o = 0; /* word index of the next field, in base */
-    uint32_t mask = 0, zz, sign = 0, a[32], lo = base[0], hi;
-    if (code & GHZ_CODE_FILL_BIT) {
-        hi = base[1];
-        mask = __funnelshift_r(lo, hi, sh);
-        lo = hi;
-        o = 1;
-    }
-    /* zz: nb of 0, 1, 2 or 4 bytes; the fields after it start nb bytes further */
-    hi = base[o + 1];
-    zz = nb ? __funnelshift_r(lo, hi, sh) & (0xFFFFFFFFu >> (32u - 8u * nb)) : 0u;
-    const uintptr_t a1 = a0 + 4u * o + nb;
-    const uint32_t* const pb = (const uint32_t*)(a1 & ~(uintptr_t)3);
-    const unsigned sh1 = (unsigned)(a1 & 3u) * 8u;
-#pragma unroll
-    for (unsigned k = 0; k < 32u; ++k) a[k] = 0;
-    if (w) {
-        lo = pb[0];
-        hi = pb[1];
-        sign = __funnelshift_r(lo, hi, sh1);
-#pragma unroll
-        for (unsigned k = 0; k < GHZ_MAX_W; ++k) {
-            if (k >= w) break; /* a branch, not 30 predicated loads */
-            lo = hi;
-            hi = pb[k + 2];
-            a[k] = __funnelshift_r(lo, hi, sh1);
-        }
-    }
-    if (ghz_quant_rebuild(code, m, mask, zz, sign, a, q) != 0) return -1;
-    *fmask = mask;
-    return 0;
 }
 
 /* Decodes one block of m values with code byte `code` (its size already checked) from
@@ -114,17 +70,7 @@ __device__ __forceinline__ int decode_block(const ghz_quantizer_t& z, unsigned c
         return 0;
     }
 #pragma unroll
-    for (unsigned i = 0; i < 32u; ++i) {
-        const double r = ghz_recon(&z, q[i]);
-        U u;
-        if (sizeof(T) == 4) {
-            const float x = (float)r; /* exact: recon already rounded to float */
-            memcpy(&u, &x, sizeof u);
-        } else {
-            memcpy(&u, &r, sizeof u);
-        }
-        v[i] = fmask >> i & 1u ? (U)fill_bits : u;
-    }
+    for (unsigned i = 0; i < 32u; ++i) v[i] = fmask >> i & 1u ? (U)fill_bits : (U)recon_bits<T>(z, q[i]);
     return 1;
 }
 
@@ -179,12 +125,7 @@ __global__ void __launch_bounds__(kThreads, kDecompressCtas) decompress_kernel(b
         bad = sz == GHZ_BLOCK_INVALID;
         size = bad ? 0u : sz;
     }
-    unsigned off = size;
-#pragma unroll
-    for (unsigned k = 1; k < 32; k <<= 1) {
-        const unsigned v = __shfl_up_sync(0xFFFFFFFFu, off, k);
-        if (lane >= k) off += v;
-    }
+    unsigned off = warp_inclusive_scan(size);
     const int any_bad = __any_sync(0xFFFFFFFFu, bad);
     if (lane == 31) warp_total[warp] = off;
     off -= size;

@@ -117,10 +117,12 @@ __device__ __forceinline__ double order_value(unsigned long long k)
 
 /* Copies bytes [lo, hi) of a shared buffer to global memory, where shared offset s
  * lies at global address g0 + s and g0 is 16-byte aligned: whole 16-byte words as
- * vectors, the partial first and last words byte by byte. */
+ * vectors, the partial first and last words byte by byte. threads: the CTA's size
+ * (ghz/homo's fused kernel runs smaller CTAs than the codec's). */
+template <unsigned threads = kThreads>
 __device__ __forceinline__ void tile_store(const uint8_t* sbuf, uint8_t* g0, unsigned lo, unsigned hi)
 {
-    for (unsigned c = lo & ~15u; c < hi; c += 16u * kThreads) {
+    for (unsigned c = lo & ~15u; c < hi; c += 16u * threads) {
         unsigned s = c + 16u * threadIdx.x;
         if (s >= hi) break;
         if (s >= lo && s + 16u <= hi) {
@@ -131,28 +133,65 @@ __device__ __forceinline__ void tile_store(const uint8_t* sbuf, uint8_t* g0, uns
     }
 }
 
-/* The reverse: global bytes [lo, hi) at g0 + s into the shared buffer at s. Eight
- * loads per thread are issued before any is waited for (a tile's payload is a few
- * round trips of latency otherwise). */
-__device__ __forceinline__ void tile_load(uint8_t* sbuf, const uint8_t* g0, unsigned lo, unsigned hi)
-{
-    constexpr unsigned kBatch = 8;
-    for (unsigned c0 = lo & ~15u; c0 < hi; c0 += 16u * kThreads * kBatch) {
-        uint4 r[kBatch];
+/* One batch of the reverse copy: global bytes [lo, hi) at g0 + s into a shared buffer
+ * at s, for the `batch` 16-byte words of this thread from c0 on (c0 a multiple of 16).
+ * issue() starts the aligned 16-byte loads, finish() waits for them, stores them, and
+ * copies the partial words at the two ends byte by byte. */
+template <unsigned threads, unsigned batch>
+struct load_batch {
+    uint4 r[batch];
+    __device__ __forceinline__ void issue(const uint8_t* g0, unsigned c0, unsigned lo, unsigned hi)
+    {
 #pragma unroll
-        for (unsigned j = 0; j < kBatch; ++j) {
-            const unsigned s = c0 + 16u * (threadIdx.x + j * kThreads);
+        for (unsigned j = 0; j < batch; ++j) {
+            const unsigned s = c0 + 16u * (threadIdx.x + j * threads);
             if (s >= lo && s + 16u <= hi) r[j] = __ldg((const uint4*)(g0 + s));
         }
+    }
+    __device__ __forceinline__ void finish(uint8_t* sbuf, const uint8_t* g0, unsigned c0, unsigned lo, unsigned hi)
+    {
 #pragma unroll
-        for (unsigned j = 0; j < kBatch; ++j) {
-            const unsigned s = c0 + 16u * (threadIdx.x + j * kThreads);
+        for (unsigned j = 0; j < batch; ++j) {
+            const unsigned s = c0 + 16u * (threadIdx.x + j * threads);
             if (s >= lo && s + 16u <= hi) {
                 *(uint4*)(sbuf + s) = r[j];
             } else if (s < hi && s + 16u > lo) {
                 for (unsigned i = s < lo ? lo : s; i < s + 16u && i < hi; ++i) sbuf[i] = g0[i];
             }
         }
+    }
+};
+
+/* The reverse of tile_store: global bytes [lo, hi) at g0 + s into the shared buffer at
+ * s. Eight loads per thread are issued before any is waited for (a tile's payload is a
+ * few round trips of latency otherwise). */
+template <unsigned threads = kThreads>
+__device__ __forceinline__ void tile_load(uint8_t* sbuf, const uint8_t* g0, unsigned lo, unsigned hi)
+{
+    constexpr unsigned kBatch = 8;
+    for (unsigned c0 = lo & ~15u; c0 < hi; c0 += 16u * threads * kBatch) {
+        load_batch<threads, kBatch> b;
+        b.issue(g0, c0, lo, hi);
+        b.finish(sbuf, g0, c0, lo, hi);
+    }
+}
+
+/* tile_load of two ranges at once (ghz/homo's two inputs), both batches in flight
+ * before either is waited for: one round trip of latency where two loads in a row take
+ * two. Four words per thread and range a round (a compressed tile is mostly a few KB). */
+template <unsigned threads = kThreads>
+__device__ __forceinline__ void tile_load2(uint8_t* sa, const uint8_t* ga, unsigned loa, unsigned hia, uint8_t* sb,
+                                           const uint8_t* gb, unsigned lob, unsigned hib)
+{
+    constexpr unsigned kBatch = 4;
+    for (unsigned k = 0;; k += 16u * threads * kBatch) {
+        const unsigned ca = (loa & ~15u) + k, cb = (lob & ~15u) + k;
+        if (ca >= hia && cb >= hib) break;
+        load_batch<threads, kBatch> ba, bb;
+        ba.issue(ga, ca, loa, hia);
+        bb.issue(gb, cb, lob, hib);
+        ba.finish(sa, ga, ca, loa, hia);
+        bb.finish(sb, gb, cb, lob, hib);
     }
 }
 
@@ -217,18 +256,33 @@ __device__ __forceinline__ void tile_store_values(const uint8_t* sbuf, uint8_t* 
     }
 }
 
-/* Inclusive scan over the kWarps warp totals, by warp 0; returns the tile total in all
- * lanes and leaves each warp's exclusive offset in excl[warp]. */
-__device__ __forceinline__ unsigned scan_warp_totals(const unsigned* totals, unsigned* excl)
+/* Inclusive scan over the `warps` warp totals, by warp 0; returns the tile total in all
+ * lanes and leaves each warp's exclusive offset in excl[warp]. V: 32-bit sizes, or
+ * ghz/homo's pairs of them packed in 64 bits. */
+template <unsigned warps = kWarps, typename V = unsigned>
+__device__ __forceinline__ V scan_warp_totals(const V* totals, V* excl)
 {
     const unsigned lane = threadIdx.x & 31u;
-    unsigned v = lane < kWarps ? totals[lane] : 0u, incl = v;
-    for (unsigned k = 1; k < kWarps; k <<= 1) {
-        unsigned t = __shfl_up_sync(0xFFFFFFFFu, incl, k);
+    V v = lane < warps ? totals[lane] : V(0), incl = v;
+    for (unsigned k = 1; k < warps; k <<= 1) {
+        V t = __shfl_up_sync(0xFFFFFFFFu, incl, k);
         if (lane >= k) incl += t;
     }
-    if (lane < kWarps) excl[lane] = incl - v;
-    return __shfl_sync(0xFFFFFFFFu, incl, kWarps - 1);
+    if (lane < warps) excl[lane] = incl - v;
+    return __shfl_sync(0xFFFFFFFFu, incl, warps - 1);
+}
+
+/* Inclusive scan of v over the 32 lanes of a warp. */
+template <typename V>
+__device__ __forceinline__ V warp_inclusive_scan(V v)
+{
+    const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+    for (unsigned k = 1; k < 32; k <<= 1) {
+        const V t = __shfl_up_sync(0xFFFFFFFFu, v, k);
+        if (lane >= k) v += t;
+    }
+    return v;
 }
 
 /* Exclusive offsets of the sizes that lanes 0..count-1 of a warp hold (a shuffle
@@ -250,10 +304,11 @@ __device__ __forceinline__ unsigned warp_exclusive_offsets(unsigned size, unsign
 /* By warp 0: the tile's total over its warps' totals (each warp's offset to excl[])
  * and, through the look-back on ts, the sum of all earlier tiles' totals (returned
  * in every lane). */
+template <unsigned warps = kWarps>
 __device__ __forceinline__ offset_t tile_exclusive(tile_state_t ts, prefix_op_t::TempStorage& lb, int tile,
                                                    const unsigned* totals, unsigned* excl, unsigned* tile_total)
 {
-    *tile_total = scan_warp_totals(totals, excl);
+    *tile_total = scan_warp_totals<warps>(totals, excl);
     return lookback_exclusive(ts, lb, tile, *tile_total);
 }
 

@@ -1,109 +1,135 @@
 /* ghz/homo/cuda/binary.cu: the fused GPU kernel of ghz/homo's binary operations
- * (HOMO.md), byte-identical to the CPU reference (engine.c).
+ * (HOMO.md), byte-identical to the CPU reference (engine.c), in the codec kernels'
+ * shape: one thread per block.
  *
- * One CTA per tile of 64 blocks (8 warps x 8 blocks, the compressor's shape):
- *  1. lane j of each warp reads block j's code byte in A and in B and sizes both; one
- *     decoupled look-back on the packed pair (A's offset low, B's high 32 bits) gives
- *     the tile's payload offsets in both inputs;
- *  2. the CTA stages both tiles' payloads in shared memory with 16-byte loads (bytes
- *     at the two ends), and each warp decodes its blocks of A and B into registers, one
- *     lane per value: integers, fill masks and values (ghz_warp_decode_q);
- *  3. per block, the integer path of HOMO.md where every lane passes its test (the
- *     rules are detail/homo_block.h, shared with the CPU), else DOC's float value per
- *     lane and the codec's own analysis (ghz_warp_analyze); a block whose code byte is
- *     0 in both inputs (32 zero integers) is combined from the code bytes alone;
- *  4. a second look-back over the output sizes gives the tile's output offset; the
- *     warps emit into shared staging at the destination's 16-byte phase (the A buffer,
- *     free by then), stored with 16-byte vectors; the last tile writes the header.
- * Every tile publishes to both look-backs even when it found an error, so that no
- * tile waits forever; errors go to *d_status and the tile writes nothing. */
+ * One CTA per tile (128 blocks of f32, 64 of f64: two staged inputs must fit in 48 KB
+ * of shared memory), thread t owns block t of the tile:
+ *  1. the thread reads its block's code byte in A and in B and sizes both; one decoupled
+ *     look-back on the packed pair (A's offset low, B's high 32 bits) gives the tile's
+ *     payload offsets in both inputs, which are checked against the payload sizes;
+ *  2. the CTA stages both tiles' payloads in shared memory with 16-byte loads, those
+ *     of both inputs in flight together (tile_load2);
+ *  3. the thread decodes its block of A and of B into registers, integers and fill
+ *     masks (thread_block.cuh: the decompressor's reader, block.h's checks), then
+ *     takes HOMO.md's integer path if every position passes its test (the rules are
+ *     detail/homo_block.h, shared with the CPU), else DOC's float path: each position's
+ *     DOC value analysed with the compressor's own block functions (block.h:
+ *     ghz_facts_take, ghz_facts_finish). A block whose code byte is 0 in both inputs
+ *     (32 zero integers) gives code 0 without being decoded;
+ *  4. a second look-back over the output sizes gives the tile's output offset; each
+ *     thread emits its block (thread_block.cuh: emit_block, the compressor's) into
+ *     shared staging at the destination's 16-byte phase (the A buffer, free by then),
+ *     and the CTA stores it with 16-byte vectors; the last tile writes the header.
+ * Every tile that has a block publishes to both look-backs even when it found an
+ * error, so that no tile waits forever; errors go to *d_status and such a tile writes
+ * nothing. Nothing is read outside [a, a + a_size) and [b, b + b_size). */
+#include "ghz/codec/cuda/thread_block.cuh"
 #include "ghz/codec/detail/header.h"
-#include "ghz/codec/warp.cuh"
 #include "ghz/homo/cuda/homo_kernels.cuh"
-#include "ghz/homo/detail/homo_block.h"
 
 namespace ghz {
 namespace detail {
 
-__device__ __forceinline__ bool same_frame(const ghz_frame_info_t& a, const ghz_frame_info_t& b)
-{
-    return a.n == b.n && a.dtype == b.dtype && ghz_f64_bits(a.eb_abs) == ghz_f64_bits(b.eb_abs) &&
-           a.has_fill == b.has_fill && a.fill_bits == b.fill_bits;
-}
-
-/* Checks both headers once and initialises both look-backs. */
-__global__ void homo_init_kernel(homo_args_t g)
-{
-    lookback_init(g.in_tiles, g.num_tiles);
-    lookback_init(g.out_tiles, g.num_tiles);
-    if (blockIdx.x != 0 || threadIdx.x != 0) return;
-    homo_parsed_t p;
-    int why = 0;
-    int st = ghz_header_unpack(g.a, g.a_size, &p.a, &why);
-    if (st == GHZ_SUCCESS) st = ghz_header_unpack(g.b, g.b_size, &p.b, &why);
-    if (st == GHZ_SUCCESS && (p.a.dtype != g.dtype || !same_frame(p.a, p.b))) st = GHZ_ERR_MISMATCH;
-    if (st == GHZ_SUCCESS &&
-        (p.a.n > g.max_elems ||
-         g.out_capacity < GHZ_HEADER_SIZE + ghz_codes_bytes(p.a.n_blocks) + p.a.n * (g.dtype == GHZ_F32 ? 4u : 8u)))
-        st = GHZ_ERR_DST_TOO_SMALL;
-    p.status = st;
-    p.int_ok = 0;
-    p.has_qfill = 0;
-    p.qfill = 0;
-    if (st == GHZ_SUCCESS) {
-        const ghz_quantizer_t z = ghz_quantizer_make(p.a.eb_abs, g.dtype == GHZ_F32);
-        p.int_ok = p.a.eb_abs > 0.0 && ghz_homo_q_safe(z.q, z.is_f32);
-        if (p.int_ok && p.a.has_fill) {
-            const double fv = g.dtype == GHZ_F32 ? (double)__uint_as_float((uint32_t)p.a.fill_bits)
-                                                 : __longlong_as_double((long long)p.a.fill_bits);
-            p.has_qfill = ghz_quantize(&z, fv, &p.qfill);
-        }
-    }
-    *g.parsed = p;
-    if (g.d_status) *g.d_status = st;
-}
-
-/* Inclusive warp scan of 64-bit values over lanes 0..7 (lanes >= 8 carry 0). */
-__device__ __forceinline__ unsigned long long scan8_u64(unsigned long long v)
-{
-    const unsigned lane = threadIdx.x & 31u;
-#pragma unroll
-    for (unsigned k = 1; k < kHomoBlocksPerWarp; k <<= 1) {
-        const unsigned long long t = __shfl_up_sync(0xFFFFFFFFu, v, k);
-        if (lane >= k) v += t;
-    }
-    return v;
-}
-
-/* DOC's value at one position (HOMO.md, DOC step 2): fill when either input is. */
-__device__ __forceinline__ uint64_t doc_value(int op, uint64_t a, uint64_t b, const homo_parsed_t& p,
-                                              unsigned elem)
-{
-    if (p.a.has_fill && (a == p.a.fill_bits || b == p.a.fill_bits)) return p.a.fill_bits;
-    return elem == 4u ? (uint64_t)ghz_homo_apply32(op, (uint32_t)a, (uint32_t)b, 0)
-                      : ghz_homo_apply64(op, a, b, 0);
-}
-
+/* The tile of dtype T: as many threads as blocks. Two staged inputs of 128 blocks
+ * are 32 KB for f32; f64 takes 64 blocks for the same 32 KB. The register cap (CTAs
+ * per SM in __launch_bounds__) is 128 per thread for both: a thread holds two blocks'
+ * integers, 64 registers. */
 template <typename T>
-__global__ void __launch_bounds__(kThreads) homo_binary_kernel(homo_args_t g)
+struct homo_shape {
+    static constexpr unsigned warps = sizeof(T) == 4 ? 4u : 2u;
+    static constexpr unsigned threads = 32u * warps;
+    static constexpr unsigned tile_blocks = threads;
+    static constexpr uint64_t tile_elems = 32u * tile_blocks;
+    static constexpr unsigned buffer_bytes = tile_blocks * 32u * (unsigned)sizeof(T) + 16u + 16u;
+    static constexpr unsigned ctas = 512u / threads;
+};
+
+/* A block of one input as a thread holds it: QUANT (and code-0) blocks as integers
+ * with their fill mask, FILLED as zero integers with every position < m in the mask
+ * (as engine.c's integer path sees it), RAW and CONST as neither (their values stay in
+ * the payload). p is the payload: staged in shared memory (kStaged: read_and_rebuild,
+ * which reads the words around the block), or in global memory (ghz_quant_decode,
+ * byte by byte inside the block). The checks are block.h's either way. Returns 0 for
+ * a block that is not canonical. */
+template <bool kStaged>
+__device__ __forceinline__ int decode_q(unsigned code, unsigned m, const uint8_t* p, int32_t q[32],
+                                        uint32_t* fmask)
 {
+    *fmask = 0;
+    if ((code & GHZ_CODE_W_MASK) != GHZ_CODE_W_SPECIAL)
+        return (kStaged ? read_and_rebuild(p, code, m, q, fmask) : ghz_quant_decode(p, code, m, q, fmask)) == 0;
+#pragma unroll
+    for (unsigned i = 0; i < 32u; ++i) q[i] = 0;
+    if (code == GHZ_CODE_FILLED) *fmask = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u);
+    return 1;
+}
+
+/* Bit pattern of decoded value i (< m) of an input block held as decode_q leaves it:
+ * qi = q[i], p its payload (shared or global memory; read byte by byte, only inside
+ * the block). The codec's decoder gives the same values (decompress.cu). */
+template <typename T>
+__device__ __forceinline__ uint64_t input_value(const ghz_quantizer_t& z, unsigned code, uint32_t fmask,
+                                                const uint8_t* p, int32_t qi, unsigned i, uint64_t fill_bits)
+{
+    constexpr unsigned elem = sizeof(T);
+    if (code == GHZ_CODE_RAW) return ghz_load_le(p + i * elem, elem);
+    if (code == GHZ_CODE_CONST) return ghz_load_le(p, elem);
+    if (fmask >> i & 1u) return fill_bits; /* FILLED: every position */
+    return recon_bits<T>(z, qi);
+}
+
+/* The integer path of HOMO.md on one block (engine.c's int_path, position by
+ * position with homo_block.h's rules; ghz_homo_acc_pair is engine.c's fold of the two
+ * integers, which are within QMAX once decoded): writes q* into qb (qa stays) and
+ * returns 1 when every position < m passes; qb then holds the result's integers before
+ * the fill-in. */
+template <int Op>
+__device__ __forceinline__ int int_path(const homo_parsed_t& p, unsigned m, const int32_t qa[32], uint32_t fa,
+                                        int32_t qb[32], uint32_t fb, int is_f32)
+{
+    const uint32_t fm = fa | fb;
+    int pass = 1;
+#pragma unroll
+    for (unsigned i = 0; i < 32u; ++i) {
+        const ghz_homo_acc_t acc = ghz_homo_acc_pair(Op, qa[i], qb[i]);
+        /* as engine.c: an input integer equal to qfill (outside that input's own mask)
+         * or a result equal to it sends the block to the float path */
+        const bool collides = p.has_qfill && ((!(fa >> i & 1u) && qa[i] == p.qfill) ||
+                                              (!(fb >> i & 1u) && qb[i] == p.qfill));
+        const bool ok = i >= m || (!collides && ((fm >> i & 1u) || (ghz_homo_acc_exact(Op, &acc, 2, 0, is_f32) &&
+                                                                    !(p.has_qfill && acc.q == p.qfill))));
+        pass &= ok;
+        qb[i] = (int32_t)acc.q; /* |q*| <= 2 QMAX < 2^31 at every position */
+    }
+    return pass;
+}
+
+template <typename T, int Op>
+__global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) homo_binary_kernel(homo_args_t g)
+{
+    using S = homo_shape<T>;
+    constexpr unsigned elem = sizeof(T);
     __shared__ prefix_op_t::TempStorage lb;
-    __shared__ unsigned long long warp_in[kWarps], warp_in_excl[kWarps];
-    __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
+    __shared__ unsigned long long in_warp[S::warps], in_warp_excl[S::warps];
+    __shared__ unsigned out_warp[S::warps], out_warp_excl[S::warps];
     __shared__ offset_t s_in_off, s_out_off;
     __shared__ unsigned long long s_in_total;
     __shared__ unsigned s_out_total;
     __shared__ homo_parsed_t s_p;
-    __shared__ int s_ok;
-    __shared__ __align__(16) uint8_t bufa[homo_buffer_bytes<T>()];
-    __shared__ __align__(16) uint8_t bufb[homo_buffer_bytes<T>()];
+    __shared__ int s_ok, s_in_bad;
+    __shared__ __align__(16) uint8_t bufa[S::buffer_bytes];
+    __shared__ __align__(16) uint8_t bufb[S::buffer_bytes];
 
     const int tile = blockIdx.x;
-    const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31u;
-    const unsigned elem = sizeof(T);
-    const int op = g.op;
+    const unsigned t = threadIdx.x, warp = t >> 5, lane = t & 31u;
+    const uint64_t blk = (uint64_t)tile * S::tile_blocks + t;
 
-    if (threadIdx.x == 0) {
+    /* This thread's code bytes, read together with the parsed headers (one round
+     * trip): a read inside each source is safe, and whether the block exists is known
+     * once the header is. */
+    const unsigned code_read_a = GHZ_HEADER_SIZE + blk < g.a_size ? g.a[GHZ_HEADER_SIZE + blk] : 0u;
+    const unsigned code_read_b = GHZ_HEADER_SIZE + blk < g.b_size ? g.b[GHZ_HEADER_SIZE + blk] : 0u;
+    if (t == 0) {
         s_p = *g.parsed;
         s_ok = s_p.status == GHZ_SUCCESS;
     }
@@ -112,209 +138,183 @@ __global__ void __launch_bounds__(kThreads) homo_binary_kernel(homo_args_t g)
     if (!s_ok) return;
     const homo_parsed_t& p = s_p;
     const uint64_t n = p.a.n, nb = p.a.n_blocks, cb = ghz_codes_bytes(nb);
+    const int has_fill = p.a.has_fill;
+    const uint64_t fill_bits = p.a.fill_bits;
     /* an empty frame still has one tile: it writes the header */
-    const int tiles_needed = nb ? (int)((nb + kHomoTileBlocks - 1) / kHomoTileBlocks) : 1;
-    const bool last = tile == tiles_needed - 1;
-    if (tile >= tiles_needed) return;
+    const uint64_t tiles_needed = nb ? (nb + S::tile_blocks - 1u) / S::tile_blocks : 1u;
+    if ((uint64_t)tile >= tiles_needed) return; /* tiles past the last wait on nobody */
+    const bool last = (uint64_t)tile == tiles_needed - 1u;
     const uint8_t* const codes_a = g.a + GHZ_HEADER_SIZE;
     const uint8_t* const codes_b = g.b + GHZ_HEADER_SIZE;
     const uint8_t* const pay_a = codes_a + cb;
     const uint8_t* const pay_b = codes_b + cb;
     uint8_t* const out_codes = g.out + GHZ_HEADER_SIZE;
     uint8_t* const out_pay = out_codes + cb;
-    const uint64_t b_first = (uint64_t)tile * kHomoTileBlocks + warp * kHomoBlocksPerWarp;
-    __syncthreads(); /* everyone has read s_ok before a warp may clear it */
 
-    /* 1. code bytes and input sizes; lane j holds block j of the warp */
-    const bool mine = lane < (unsigned)kHomoBlocksPerWarp && b_first + lane < nb;
-    const unsigned ca = mine ? codes_a[b_first + lane] : 0u, cbb = mine ? codes_b[b_first + lane] : 0u;
+    /* 1. code bytes and sizes of this thread's block in both inputs; offsets in the
+     * warp, then the tile, then across tiles */
+    const bool mine = blk < nb;
+    const unsigned ca = mine ? code_read_a : 0u, cbb = mine ? code_read_b : 0u;
+    const unsigned m = mine ? ghz_block_len(n, blk) : 0u;
     int bad = 0;
-    unsigned long long mysz = 0;
+    unsigned long long in_size = 0;
     if (mine) {
-        const unsigned m = ghz_block_len(n, b_first + lane);
-        const uint32_t sa = ghz_block_size(ca, m, elem, p.a.has_fill);
-        const uint32_t sb = ghz_block_size(cbb, m, elem, p.a.has_fill);
+        const uint32_t sa = ghz_block_size(ca, m, elem, has_fill);
+        const uint32_t sb = ghz_block_size(cbb, m, elem, has_fill);
         bad = sa == GHZ_BLOCK_INVALID || sb == GHZ_BLOCK_INVALID;
-        mysz = bad ? 0ull : ((unsigned long long)sa | ((unsigned long long)sb << 32));
+        in_size = bad ? 0ull : ((unsigned long long)sa | ((unsigned long long)sb << 32));
+        if (bad) report(g.d_status, GHZ_ERR_CORRUPT);
     }
-    unsigned long long myin = scan8_u64(mysz);
-    if (lane == kHomoBlocksPerWarp - 1) warp_in[warp] = myin;
-    myin -= mysz;
-    if (__any_sync(0xFFFFFFFFu, bad) && lane == 0) {
-        report(g.d_status, GHZ_ERR_CORRUPT);
-        s_ok = 0;
-    }
-    __syncthreads();
+    unsigned long long in_off = warp_inclusive_scan(in_size);
+    if (lane == 31) in_warp[warp] = in_off;
+    in_off -= in_size;
+    const int sizes_bad = __syncthreads_or(bad);
     if (warp == 0) {
-        unsigned long long v = lane < kWarps ? warp_in[lane] : 0ull, incl = v;
-        for (unsigned k = 1; k < kWarps; k <<= 1) {
-            const unsigned long long t = __shfl_up_sync(0xFFFFFFFFu, incl, k);
-            if (lane >= k) incl += t;
-        }
-        if (lane < kWarps) warp_in_excl[lane] = incl - v;
-        const unsigned long long tile_in = __shfl_sync(0xFFFFFFFFu, incl, kWarps - 1);
+        const unsigned long long tile_in = scan_warp_totals<S::warps>(in_warp, in_warp_excl);
         tile_state_t ts = g.in_tiles;
         const offset_t excl = lookback_exclusive(ts, lb, tile, tile_in);
         if (lane == 0) {
             s_in_off = excl;
             s_in_total = tile_in;
-            const uint64_t ea = (excl & 0xFFFFFFFFull) + (tile_in & 0xFFFFFFFFull);
-            const uint64_t eb = (excl >> 32) + (tile_in >> 32);
-            if (ea > p.a.payload_size || eb > p.b.payload_size ||
-                (last && (ea != p.a.payload_size || eb != p.b.payload_size))) {
-                report(g.d_status, GHZ_ERR_CORRUPT);
-                s_ok = 0;
-            }
+            s_in_bad = inputs_outside(g.d_status, p, excl, tile_in, last) || sizes_bad;
         }
         if (last)
             for (uint64_t i = nb + lane; i < cb; i += 32)
                 if (codes_a[i] != 0 || codes_b[i] != 0) report(g.d_status, GHZ_ERR_CORRUPT);
     }
     __syncthreads();
-    const bool ok_in = s_ok != 0;
+    const bool ok_in = !s_in_bad;
 
     /* 2. stage both tiles' payloads (only when the offsets were sound) */
     const uint64_t off_a = s_in_off & 0xFFFFFFFFull, off_b = s_in_off >> 32;
     const unsigned tot_a = (unsigned)(s_in_total & 0xFFFFFFFFull), tot_b = (unsigned)(s_in_total >> 32);
     const unsigned ph_a = (unsigned)(((uintptr_t)pay_a + off_a) & 15u);
     const unsigned ph_b = (unsigned)(((uintptr_t)pay_b + off_b) & 15u);
-    if (ok_in) {
-        tile_load(bufa, pay_a + off_a - ph_a, ph_a, ph_a + tot_a);
-        tile_load(bufb, pay_b + off_b - ph_b, ph_b, ph_b + tot_b);
-    }
+    if (ok_in)
+        tile_load2<S::threads>(bufa, pay_a + off_a - ph_a, ph_a, ph_a + tot_a, bufb, pay_b + off_b - ph_b, ph_b,
+                               ph_b + tot_b);
     __syncthreads();
 
-    /* 3. decode and combine each block of the warp */
-    const ghz_quantizer_t z = ghz_quantizer_make(p.a.eb_abs, elem == 4);
-    const uint8_t* const wa = bufa + ph_a + (unsigned)(warp_in_excl[warp] & 0xFFFFFFFFull);
-    const uint8_t* const wb = bufb + ph_b + (unsigned)(warp_in_excl[warp] >> 32);
-    uint64_t rbits[kHomoBlocksPerWarp];
-    int32_t rq[kHomoBlocksPerWarp];
-    unsigned mycode = 0, mysize = 0;
-    uint32_t myfmask = 0;
+    /* 3. this thread's block: decode both, combine, choose the result's kind */
+    const unsigned long long my_in = in_warp_excl[warp] + in_off; /* both offsets in the tile */
+    const unsigned in_a = (unsigned)(my_in & 0xFFFFFFFFull), in_b = (unsigned)(my_in >> 32);
+    const uint8_t* const sa_p = bufa + ph_a + in_a;
+    const uint8_t* const sb_p = bufb + ph_b + in_b;
+    int32_t qa[32], qb[32];
+    uint32_t fa = 0, fb = 0, fmask = 0;
+    unsigned code = 0, size = 0;
+    /* a RAW or CONST result: its values are computed again when they are emitted, from
+     * the inputs */
+    bool recompute = false;
     int dec_ok = 1;
+    const bool zero_both = ca == 0u && cbb == 0u && p.int_ok && !(p.has_qfill && p.qfill == 0);
+    if (ok_in && mine && !zero_both) {
+        dec_ok = decode_q<true>(ca, m, sa_p, qa, &fa);
+        dec_ok &= decode_q<true>(cbb, m, sb_p, qb, &fb);
+        const bool special = ((ca & GHZ_CODE_W_MASK) == GHZ_CODE_W_SPECIAL && ca != GHZ_CODE_FILLED) ||
+                             ((cbb & GHZ_CODE_W_MASK) == GHZ_CODE_W_SPECIAL && cbb != GHZ_CODE_FILLED);
+        bool done = false;
+        if (dec_ok && p.int_ok && !special) {
+            if (int_path<Op>(p, m, qa, fa, qb, fb, elem == 4u)) {
+                ghz_block_facts_t f;
+                ghz_facts_begin(&f, m);
+                f.fmask = fa | fb;
+                code = ghz_facts_finish(&f, qb, has_fill, elem, &size);
+                fmask = f.fmask;
+                /* A QUANT result larger than RAW (possible only in a short last block):
+                 * engine.c then takes the float path, whose analysis finds the same
+                 * integers and mask (every position passed the test) and so RAW again,
+                 * holding DOC's values: emitted as such below. */
+                recompute = code == GHZ_CODE_RAW;
+                done = true;
+            } else {
+                dec_ok &= decode_q<true>(cbb, m, sb_p, qb, &fb); /* qb held q*: B's integers again */
+            }
+        }
+        if (dec_ok && !done) {
+            /* the float path: DOC's value at each position, analysed as the compressor
+             * does (value by value; the integers go to qb, each after B's is used) */
+            const ghz_quantizer_t z = ghz_quantizer_make(p.a.eb_abs, elem == 4u);
+            const uint64_t r0 = doc_value(Op, input_value<T>(z, ca, fa, sa_p, qa[0], 0, fill_bits),
+                                          input_value<T>(z, cbb, fb, sb_p, qb[0], 0, fill_bits), p, elem);
+            ghz_block_facts_t f;
+            ghz_facts_begin(&f, m);
 #pragma unroll
-    for (int j = 0; j < kHomoBlocksPerWarp; ++j) {
-        const uint64_t blk = b_first + j;
-        rbits[j] = 0;
-        rq[j] = 0;
-        if (!ok_in || blk >= nb) continue;
-        const unsigned m = ghz_block_len(n, blk);
-        const unsigned code_a = __shfl_sync(0xFFFFFFFFu, ca, j), code_b = __shfl_sync(0xFFFFFFFFu, cbb, j);
-        const unsigned long long o = __shfl_sync(0xFFFFFFFFu, myin, j);
-        ghz_warp_block_t r;
-        r.fmask = 0;
-        r.q = 0;
-        const bool zero_both = code_a == 0u && code_b == 0u && p.int_ok && !(p.has_qfill && p.qfill == 0);
-        if (zero_both) {
-            /* 32 zero integers in both: the result is 32 zero integers, code 0 */
-            r.code = 0u;
-            r.size = 0u;
-        } else {
-            uint64_t xa, xb;
-            int32_t qa, qb;
-            uint32_t ma, mb;
-            dec_ok &= ghz_warp_decode_q(&z, code_a, m, wa + (unsigned)(o & 0xFFFFFFFFull), p.a.fill_bits, elem,
-                                        &xa, &qa, &ma);
-            dec_ok &= ghz_warp_decode_q(&z, code_b, m, wb + (unsigned)(o >> 32), p.a.fill_bits, elem, &xb, &qb,
-                                        &mb);
-            const bool valid = lane < m;
-            const uint32_t vmask = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u);
-            const bool special_a = (code_a & GHZ_CODE_W_MASK) == GHZ_CODE_W_SPECIAL && code_a != GHZ_CODE_FILLED;
-            const bool special_b = (code_b & GHZ_CODE_W_MASK) == GHZ_CODE_W_SPECIAL && code_b != GHZ_CODE_FILLED;
-            bool done = false;
-            if (p.int_ok && !special_a && !special_b) {
-                const uint32_t fm = (ma | mb) & vmask;
-                ghz_homo_acc_t acc = ghz_homo_acc_first(op, qa, 0);
-                ghz_homo_acc_next(op, &acc, qb);
-                const bool isfill = (fm >> lane) & 1u;
-                /* as engine.c: an input integer equal to qfill (outside that input's own
-                 * mask) or a result equal to it sends the block to the float path */
-                const bool collides = p.has_qfill && ((!((ma >> lane) & 1u) && qa == p.qfill) ||
-                                                      (!((mb >> lane) & 1u) && qb == p.qfill));
-                const bool lane_ok =
-                    !valid || (!collides && (isfill || (ghz_homo_acc_exact(op, &acc, 2, 0, elem == 4u) &&
-                                                        !(p.has_qfill && acc.q == p.qfill))));
-                if (__all_sync(0xFFFFFFFFu, lane_ok)) {
-                    if (p.a.has_fill && fm == vmask) {
-                        r.code = GHZ_CODE_FILLED;
-                        r.size = 0u;
-                        done = true;
-                    } else {
-                        done = ghz_warp_quant_choose((int32_t)acc.q, vmask, fm, elem, &r) != 0;
-                    }
+            for (unsigned i = 0; i < 32u; ++i) {
+                if (i < m) {
+                    const uint64_t r =
+                        i == 0 ? r0
+                               : doc_value(Op, input_value<T>(z, ca, fa, sa_p, qa[i], i, fill_bits),
+                                           input_value<T>(z, cbb, fb, sb_p, qb[i], i, fill_bits), p, elem);
+                    ghz_facts_take(&f, &z, has_fill, fill_bits, i, value_of_bits<T>(r), r, r0, &qb[i]);
                 }
             }
-            if (!done) {
-                /* the float path: DOC's value per lane, the codec's analysis */
-                rbits[j] = valid ? doc_value(op, xa, xb, p, elem) : 0ull;
-                r = ghz_warp_analyze(&z, rbits[j], valid, p.a.has_fill, p.a.fill_bits, elem);
-            }
+            code = ghz_facts_finish(&f, qb, has_fill, elem, &size);
+            fmask = f.fmask;
+            recompute = code == GHZ_CODE_RAW || code == GHZ_CODE_CONST;
         }
-        rq[j] = r.q;
-        if (lane == (unsigned)j) {
-            mycode = r.code;
-            mysize = r.size;
-            myfmask = r.fmask;
+        if (!dec_ok) {
+            report(g.d_status, GHZ_ERR_CORRUPT);
+            code = 0;
+            size = 0;
+            recompute = false;
         }
-    }
-    if (!dec_ok && lane == 0) {
-        report(g.d_status, GHZ_ERR_CORRUPT);
-        s_ok = 0;
     }
 
-    /* 4. output offsets: within the warp, the tile, then across tiles */
-    const unsigned myoff = warp_exclusive_offsets<kHomoBlocksPerWarp>(mysize, &warp_total[warp]);
-    __syncthreads(); /* also: every warp is done reading bufa */
+    /* 4. output offsets: in the warp, the tile, then across tiles */
+    unsigned out_off = warp_inclusive_scan(size);
+    if (lane == 31) out_warp[warp] = out_off;
+    out_off -= size;
+    /* also: every thread is done reading bufa, which becomes the output staging */
+    const int dec_bad = __syncthreads_or(!dec_ok);
     if (warp == 0) {
         unsigned tile_total;
-        const offset_t excl = tile_exclusive(g.out_tiles, lb, tile, warp_total, warp_excl, &tile_total);
+        const offset_t excl = tile_exclusive<S::warps>(g.out_tiles, lb, tile, out_warp, out_warp_excl, &tile_total);
         if (lane == 0) {
             s_out_off = excl;
             s_out_total = tile_total;
         }
     }
     __syncthreads();
-    if (!s_ok) return;
-    if (mine) out_codes[b_first + lane] = (uint8_t)mycode;
-    const offset_t out_off = s_out_off;
+    if (!ok_in || dec_bad) return;
+    if (mine) out_codes[blk] = (uint8_t)code;
+    const offset_t out_base = s_out_off;
     const unsigned out_total = s_out_total;
-    const unsigned phase = (unsigned)(((uintptr_t)out_pay + out_off) & 15u);
-    uint8_t* const wout = bufa + phase + warp_excl[warp];
-#pragma unroll
-    for (int j = 0; j < kHomoBlocksPerWarp; ++j) {
-        if (b_first + j >= nb) continue;
-        ghz_warp_block_t r;
-        r.code = __shfl_sync(0xFFFFFFFFu, mycode, j);
-        r.size = __shfl_sync(0xFFFFFFFFu, mysize, j);
-        r.fmask = __shfl_sync(0xFFFFFFFFu, myfmask, j);
-        r.q = rq[j];
-        ghz_warp_emit(&r, rbits[j], elem, wout + __shfl_sync(0xFFFFFFFFu, myoff, j));
+    const unsigned phase = (unsigned)(((uintptr_t)out_pay + out_base) & 15u);
+    const uint8_t* const ga_p = pay_a + off_a + in_a;
+    const ghz_quantizer_t z = ghz_quantizer_make(p.a.eb_abs, elem == 4u); /* made where used: fewer live registers */
+    if (recompute) {
+        /* both inputs' integers again (qb holds the result's, and keeping qa through
+         * the look-back would cost 32 registers in every thread for a rare case): A's
+         * from global memory (its staging is the output's now), B's from its staging */
+        decode_q<false>(ca, m, ga_p, qa, &fa);
+        decode_q<true>(cbb, m, sb_p, qb, &fb);
     }
+    emit_block<true>(code, size, qb, fmask, elem, bufa + phase + out_warp_excl[warp] + out_off, [&](unsigned i) {
+        return doc_value(Op, input_value<T>(z, ca, fa, ga_p, qa[i], i, fill_bits),
+                         input_value<T>(z, cbb, fb, sb_p, qb[i], i, fill_bits), p, elem);
+    });
     __syncthreads();
-    tile_store(bufa, out_pay + out_off - phase, phase, phase + out_total);
+    tile_store<S::threads>(bufa, out_pay + out_base - phase, phase, phase + out_total);
 
-    if (last && threadIdx.x < 32) {
-        if (threadIdx.x == 0) {
-            uint8_t h[GHZ_HEADER_SIZE];
-            ghz_frame_info_t fi = p.a;
-            fi.eb_mode = p.a.eb_abs > 0.0 ? GHZ_EB_ABS : GHZ_EB_REL;
-            fi.eb_user = p.a.eb_abs > 0.0 ? p.a.eb_abs : p.a.eb_user;
-            fi.payload_size = out_off + out_total;
-            ghz_header_pack(h, &fi);
-            for (unsigned i = 0; i < GHZ_HEADER_SIZE; ++i) g.out[i] = h[i];
-            *g.d_out_size = GHZ_HEADER_SIZE + cb + fi.payload_size;
-        }
-        for (uint64_t i = nb + threadIdx.x; i < cb; i += 32) out_codes[i] = 0;
-    }
+    if (last && warp == 0) write_frame_end(g.out, g.d_out_size, p, nb, cb, out_base + out_total);
 }
 
 template <typename T>
 cudaError_t launch_homo_binary(const homo_args_t& a, cudaStream_t stream)
 {
-    const unsigned init_blocks = (unsigned)((a.num_tiles + 32 + kThreads - 1) / kThreads);
-    homo_init_kernel<<<init_blocks, kThreads, 0, stream>>>(a);
-    homo_binary_kernel<T><<<(unsigned)a.num_tiles, kThreads, 0, stream>>>(a);
+    using S = homo_shape<T>;
+    static_assert(S::tile_elems % kHomoTileElems == 0, "the workspace must hold this kernel's tiles");
+    homo_args_t g = a;
+    g.num_tiles = tiles_for(a.max_elems, S::tile_elems);
+    launch_homo_init(g, stream);
+    const unsigned grid = (unsigned)g.num_tiles;
+    switch (g.op) {
+    case GHZ_HOMO_SUM: homo_binary_kernel<T, GHZ_HOMO_SUM><<<grid, S::threads, 0, stream>>>(g); break;
+    case GHZ_HOMO_SUB: homo_binary_kernel<T, GHZ_HOMO_SUB><<<grid, S::threads, 0, stream>>>(g); break;
+    case GHZ_HOMO_MIN: homo_binary_kernel<T, GHZ_HOMO_MIN><<<grid, S::threads, 0, stream>>>(g); break;
+    default: homo_binary_kernel<T, GHZ_HOMO_MAX><<<grid, S::threads, 0, stream>>>(g); break;
+    }
     return cudaGetLastError();
 }
 

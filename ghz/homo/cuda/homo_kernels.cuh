@@ -1,25 +1,20 @@
 /* ghz/homo/cuda/homo_kernels.cuh (private): what the host API of ghz/homo/homo_cuda.h
- * hands to the fused kernel (binary.cu). */
+ * hands to the fused kernel (binary.cu; binary_warp.cu in builds that pick the first
+ * kernel) and its init kernel (init.cu). */
 #ifndef GHZ_HOMO_CUDA_HOMO_KERNELS_CUH
 #define GHZ_HOMO_CUDA_HOMO_KERNELS_CUH
 
 #include "ghz/codec/cuda/tile.cuh"
+#include "ghz/codec/detail/header.h"
+#include "ghz/homo/detail/homo_block.h"
 
 namespace ghz {
 namespace detail {
 
-/* The fused kernel's tile: kThreads threads (tile.cuh's load, store and scan helpers
- * assume that many) as kWarps warps, each warp one block at a time (warp.cuh's shape),
- * 8 blocks per warp. Its own constants: the codec's kernels moved to one thread per
- * block with 128-block tiles, which would not fit two staged inputs in shared memory. */
-constexpr int kHomoBlocksPerWarp = 8;
-constexpr int kHomoTileBlocks = kWarps * kHomoBlocksPerWarp;
-constexpr uint64_t kHomoTileElems = 32u * kHomoTileBlocks;
-template <typename T>
-__host__ __device__ constexpr int homo_buffer_bytes()
-{
-    return kHomoTileBlocks * 32 * (int)sizeof(T) + 16 + 16;
-}
+/* Elements per tile of the smallest tile either fused kernel runs (binary_warp.cu's
+ * 32 blocks; binary.cu's are 64 or 128 blocks): the workspace (two look-back status
+ * arrays) is sized by it, so one workspace query serves both kernels and both dtypes. */
+constexpr uint64_t kHomoTileElems = 32u * 32u;
 
 /* The two headers as the init kernel checked them, and what every tile needs. */
 struct homo_parsed_t {
@@ -45,9 +40,62 @@ struct homo_args_t {
     int dtype;
 };
 
-/* Enqueues init + the fused kernel on num_tiles tiles of kHomoTileBlocks blocks. */
+/* Enqueues the init kernel (init.cu): checks both headers once into *a.parsed and
+ * initialises both look-backs for a.num_tiles tiles. */
+void launch_homo_init(const homo_args_t& a, cudaStream_t stream);
+
+/* Enqueues init + the fused kernel. a.num_tiles counts tiles of kHomoTileElems
+ * elements (what the workspace holds); a kernel with larger tiles launches fewer. */
 template <typename T>
 cudaError_t launch_homo_binary(const homo_args_t& a, cudaStream_t stream);
+
+/* DOC's value at one position (HOMO.md, DOC step 2) from the decoded inputs' bit
+ * patterns a and b: the fill value when either is the fill value, else op(a, b) with
+ * the rules of detail/homo_block.h (the CPU reference's). */
+__device__ __forceinline__ uint64_t doc_value(int op, uint64_t a, uint64_t b, const homo_parsed_t& p,
+                                              unsigned elem)
+{
+    if (p.a.has_fill && (a == p.a.fill_bits || b == p.a.fill_bits)) return p.a.fill_bits;
+    return elem == 4u ? (uint64_t)ghz_homo_apply32(op, (uint32_t)a, (uint32_t)b, 0)
+                      : ghz_homo_apply64(op, a, b, 0);
+}
+
+/* By lane 0 of warp 0, after the inputs' look-back: 1 (and the error reported) when
+ * the tile's payload bytes, at the packed offsets excl (A low, B high 32 bits) with the
+ * packed sizes tile_in, do not lie inside both payloads, or the last tile does not end
+ * them exactly. Nothing is read from a tile before this check. */
+__device__ __forceinline__ bool inputs_outside(int* d_status, const homo_parsed_t& p, offset_t excl,
+                                               unsigned long long tile_in, bool last)
+{
+    const uint64_t ea = (excl & 0xFFFFFFFFull) + (tile_in & 0xFFFFFFFFull);
+    const uint64_t eb = (excl >> 32) + (tile_in >> 32);
+    const bool outside = ea > p.a.payload_size || eb > p.b.payload_size ||
+                         (last && (ea != p.a.payload_size || eb != p.b.payload_size));
+    if (outside) report(d_status, GHZ_ERR_CORRUPT);
+    return outside;
+}
+
+/* By warp 0 of the last tile, once the output's payload size is known (nb blocks, cb
+ * code bytes): the header of the frame at out (DOC's: ABS with the inputs' eb_abs, no checksum, as engine.c
+ * writes it), the zero code padding, and the frame size in *d_out_size. (Pointers, not
+ * the kernel's homo_args_t: a reference to a kernel parameter costs a local copy.) */
+__device__ __forceinline__ void write_frame_end(uint8_t* out, uint64_t* d_out_size, const homo_parsed_t& p,
+                                                uint64_t nb, uint64_t cb, uint64_t payload)
+{
+    const unsigned lane = threadIdx.x & 31u;
+    if (lane == 0) {
+        uint8_t h[GHZ_HEADER_SIZE];
+        ghz_frame_info_t fi = p.a;
+        fi.has_checksum = 0;
+        fi.eb_mode = p.a.eb_abs > 0.0 ? GHZ_EB_ABS : GHZ_EB_REL;
+        fi.eb_user = p.a.eb_abs > 0.0 ? p.a.eb_abs : p.a.eb_user;
+        fi.payload_size = payload;
+        ghz_header_pack(h, &fi);
+        for (unsigned i = 0; i < GHZ_HEADER_SIZE; ++i) out[i] = h[i];
+        *d_out_size = GHZ_HEADER_SIZE + cb + payload;
+    }
+    for (uint64_t i = nb + lane; i < cb; i += 32) out[GHZ_HEADER_SIZE + i] = 0;
+}
 
 } // namespace detail
 } // namespace ghz

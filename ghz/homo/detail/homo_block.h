@@ -126,6 +126,29 @@ GHZ_HD static inline void ghz_homo_acc_next(int op, ghz_homo_acc_t* a, int32_t q
     }
 }
 
+/* ghz_homo_acc_first(op, qa) then ghz_homo_acc_next(op, qb) for a binary operation
+ * (SUM, SUB, MIN, MAX), in 32-bit arithmetic: the same accumulator whenever |qa| and
+ * |qb| are at most GHZ_QMAX (every decoded integer), as q* and the magnitudes then stay
+ * below 2^30. For a GPU thread that tests a block's 32 positions at once, where 64-bit
+ * sums would nearly double its registers; test_homo checks the two against each other. */
+GHZ_HD static inline ghz_homo_acc_t ghz_homo_acc_pair(int op, int32_t qa, int32_t qb)
+{
+    const int32_t ma = qa < 0 ? -qa : qa, mb = qb < 0 ? -qb : qb;
+    int32_t q, mag;
+    switch (op) {
+    case GHZ_HOMO_SUB: q = qa - qb; mag = ma + mb; break;
+    case GHZ_HOMO_MIN: q = qb < qa ? qb : qa; mag = mb > ma ? mb : ma; break;
+    case GHZ_HOMO_MAX: q = qb > qa ? qb : qa; mag = mb > ma ? mb : ma; break;
+    default: q = qa + qb; mag = ma + mb; break;
+    }
+    {
+        ghz_homo_acc_t a;
+        a.q = q;
+        a.mag = mag;
+        return a;
+    }
+}
+
 /* 1 when the integer path's q* is DOC's integer at this position: its error units
  * U <= L (k inputs; f the MUL factor) and |q*| <= QMAX. Written so that nothing
  * overflows for k <= GHZ_HOMO_MAX_INPUTS and |f| <= GHZ_HOMO_MAX_FACTOR. */

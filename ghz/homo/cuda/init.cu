@@ -1,0 +1,55 @@
+/* ghz/homo/cuda/init.cu: the kernel that runs before either fused kernel of ghz/homo
+ * (binary.cu, binary_warp.cu): it checks both headers once, with the CPU reader's
+ * inline checks (detail/header.h) and HOMO.md's matching rules, derives what every tile
+ * needs (homo_parsed_t), and initialises both look-backs. */
+#include "ghz/codec/detail/header.h"
+#include "ghz/homo/cuda/homo_kernels.cuh"
+
+namespace ghz {
+namespace detail {
+
+__device__ __forceinline__ bool same_frame(const ghz_frame_info_t& a, const ghz_frame_info_t& b)
+{
+    return a.n == b.n && a.dtype == b.dtype && ghz_f64_bits(a.eb_abs) == ghz_f64_bits(b.eb_abs) &&
+           a.has_fill == b.has_fill && a.fill_bits == b.fill_bits;
+}
+
+__global__ void homo_init_kernel(homo_args_t g)
+{
+    lookback_init(g.in_tiles, g.num_tiles);
+    lookback_init(g.out_tiles, g.num_tiles);
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    homo_parsed_t p;
+    int why = 0;
+    int st = ghz_header_unpack(g.a, g.a_size, &p.a, &why);
+    if (st == GHZ_SUCCESS) st = ghz_header_unpack(g.b, g.b_size, &p.b, &why);
+    if (st == GHZ_SUCCESS && (p.a.dtype != g.dtype || !same_frame(p.a, p.b))) st = GHZ_ERR_MISMATCH;
+    if (st == GHZ_SUCCESS &&
+        (p.a.n > g.max_elems ||
+         g.out_capacity < GHZ_HEADER_SIZE + ghz_codes_bytes(p.a.n_blocks) + p.a.n * (g.dtype == GHZ_F32 ? 4u : 8u)))
+        st = GHZ_ERR_DST_TOO_SMALL;
+    p.status = st;
+    p.int_ok = 0;
+    p.has_qfill = 0;
+    p.qfill = 0;
+    if (st == GHZ_SUCCESS) {
+        const ghz_quantizer_t z = ghz_quantizer_make(p.a.eb_abs, g.dtype == GHZ_F32);
+        p.int_ok = p.a.eb_abs > 0.0 && ghz_homo_q_safe(z.q, z.is_f32);
+        if (p.int_ok && p.a.has_fill) {
+            const double fv = g.dtype == GHZ_F32 ? (double)__uint_as_float((uint32_t)p.a.fill_bits)
+                                                 : __longlong_as_double((long long)p.a.fill_bits);
+            p.has_qfill = ghz_quantize(&z, fv, &p.qfill);
+        }
+    }
+    *g.parsed = p;
+    if (g.d_status) *g.d_status = st;
+}
+
+void launch_homo_init(const homo_args_t& a, cudaStream_t stream)
+{
+    const unsigned blocks = (unsigned)((a.num_tiles + 32 + kThreads - 1) / kThreads);
+    homo_init_kernel<<<blocks, kThreads, 0, stream>>>(a);
+}
+
+} // namespace detail
+} // namespace ghz
