@@ -30,7 +30,9 @@ GHZ_API ghz_status_t ghz_cuda_homo_workspace(size_t max_elems, size_t* bytes);
  * least ghz_compress_bound(n, dtype) and max_elems (as given to the workspace call) at
  * least n, else *d_status = GHZ_ERR_DST_TOO_SMALL. *d_out_size (device) receives the
  * output frame's size; *d_status (device, may be NULL) GHZ_SUCCESS or the error
- * (GHZ_ERR_MISMATCH, GHZ_ERR_CORRUPT, ...), in which case the output is unspecified. */
+ * (GHZ_ERR_MISMATCH, GHZ_ERR_CORRUPT, ...), in which case the output is unspecified.
+ * Frames sealed with a checksum get GHZ_ERR_UNSUPPORTED (the GPU does not verify them
+ * yet; the CPU's ghz_homo_binary does). The output frame carries no checksum. */
 GHZ_API ghz_status_t ghz_cuda_homo_binary(ghz_homo_op_t op, ghz_dtype_t dtype, const void* d_a,
                                           size_t a_size, const void* d_b, size_t b_size,
                                           void* d_out, size_t out_capacity, size_t max_elems,

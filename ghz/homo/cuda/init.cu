@@ -24,6 +24,9 @@ __global__ void homo_init_kernel(homo_args_t g)
     int st = ghz_header_unpack(g.a, g.a_size, &p.a, &why);
     if (st == GHZ_SUCCESS) st = ghz_header_unpack(g.b, g.b_size, &p.b, &why);
     if (st == GHZ_SUCCESS && (p.a.dtype != g.dtype || !same_frame(p.a, p.b))) st = GHZ_ERR_MISMATCH;
+    /* a checksummed input would be used unverified here (the CPU verifies, ghz/homo
+     * engine.c): refuse rather than trust it; verify on the host or strip the seal */
+    if (st == GHZ_SUCCESS && (p.a.has_checksum || p.b.has_checksum)) st = GHZ_ERR_UNSUPPORTED;
     if (st == GHZ_SUCCESS &&
         (p.a.n > g.max_elems ||
          g.out_capacity < GHZ_HEADER_SIZE + ghz_codes_bytes(p.a.n_blocks) + p.a.n * (g.dtype == GHZ_F32 ? 4u : 8u)))
