@@ -4,11 +4,11 @@
 # (memcheck and racecheck, on a reduced set), then the benchmark. Logs and JSON go to
 # $OUT (the device tool's output folder) or ./gpu-out.
 #
-#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench|homo|fixed|gmres|sanitize-all|profile|homo-warp]...
+#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench|homo|fixed|gmres|sanitize-all|profile]...
 #
 # sanitize-all (never part of `all`: it takes long) runs every GPU test binary, whole,
-# under memcheck, racecheck and synccheck (scripts/gpu_sanitize.sh). homo-warp (not
-# in `all` either) benchmarks ghz/homo's first fused kernel, built apart, to compare.
+# under memcheck, racecheck and synccheck (scripts/gpu_sanitize.sh). profile (not in
+# `all` either) runs Nsight Compute on the codec's kernels.
 #
 # Criterion and pkg-config are not on the GPU machine: the session carries their
 # Debian packages in .device-carry/debs (see scripts/fetch_device_debs.sh) and this
@@ -165,20 +165,6 @@ if has fixed; then
     [ -d build-gpu/datasets ] && gen=(--gen wave3d --gen smooth2d --gen noisy2d --gen ocean2d)
     timeout $((2 * T)) build-gpu/ghz/tools/bench/ghz-bench fixed --json "$OUT/bench_fixed.json" ${GHZ_BENCH_FIXED_ARGS:-} \
         "${gen[@]}" 2>&1 | tee "$OUT/bench_fixed.txt"
-    [ "${PIPESTATUS[0]}" = 0 ] || status=1
-fi
-
-if [[ " $steps " == *" homo-warp "* ]]; then
-    # ghz/homo's first fused kernel (warp per block), built apart, benchmarked the same
-    # way: the comparison for the thread-per-block rewrite (never part of `all`).
-    note "ghz-bench homo, first kernel (-DGHZ_HOMO_WARP_KERNEL=ON)"
-    cmake -S . -B build-gpu-warp -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-        -DGHZ_HOMO_WARP_KERNEL=ON -DGHZ_BUILD_TESTS=OFF ${PKG_CONFIG:+-DPKG_CONFIG_EXECUTABLE=$PKG_CONFIG} \
-        >"$OUT/configure-warp.log" 2>&1 &&
-        cmake --build build-gpu-warp -j"$(nproc)" --target ghz-bench >"$OUT/build-warp.log" 2>&1 ||
-        { grep -E "error|Error" "$OUT/build-warp.log" | head -30; status=1; }
-    timeout $((2 * T)) build-gpu-warp/ghz/tools/bench/ghz-bench homo --json "$OUT/bench_homo_warp.json" \
-        ${GHZ_BENCH_HOMO_ARGS:-} 2>&1 | tee "$OUT/bench_homo_warp.txt"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 

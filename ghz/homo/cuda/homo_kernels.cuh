@@ -1,6 +1,5 @@
 /* ghz/homo/cuda/homo_kernels.cuh (private): what the host API of ghz/homo/homo_cuda.h
- * hands to the fused kernel (binary.cu; binary_warp.cu in builds that pick the first
- * kernel) and its init kernel (init.cu). */
+ * hands to the fused kernel (binary.cu) and its init kernel (init.cu). */
 #ifndef GHZ_HOMO_CUDA_HOMO_KERNELS_CUH
 #define GHZ_HOMO_CUDA_HOMO_KERNELS_CUH
 
@@ -11,9 +10,9 @@
 namespace ghz {
 namespace detail {
 
-/* Elements per tile of the smallest tile either fused kernel runs (binary_warp.cu's
- * 32 blocks; binary.cu's are 64 or 128 blocks): the workspace (two look-back status
- * arrays) is sized by it, so one workspace query serves both kernels and both dtypes. */
+/* Elements per tile the workspace (two look-back status arrays) is sized for: 32
+ * blocks, fewer than binary.cu's 64 (f64) or 128 (f32), so one workspace query
+ * serves both dtypes (and the workspaces sized by earlier versions). */
 constexpr uint64_t kHomoTileElems = 32u * 32u;
 
 /* The two headers as the init kernel checked them, and what every tile needs. */

@@ -1,5 +1,5 @@
 /* ghz/homo/cuda/init.cu: the kernel that runs before either fused kernel of ghz/homo
- * (binary.cu, binary_warp.cu): it checks both headers once, with the CPU reader's
+ * (binary.cu): it checks both headers once, with the CPU reader's
  * inline checks (detail/header.h) and HOMO.md's matching rules, derives what every tile
  * needs (homo_parsed_t), and initialises both look-backs. */
 #include "ghz/codec/detail/header.h"
