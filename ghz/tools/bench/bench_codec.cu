@@ -95,22 +95,11 @@ static void usage(void)
 int bench_codec(int argc, char** argv)
 {
     bench_opts o;
-    std::vector<double> rels = {1e-2, 1e-3, 1e-4};
     std::vector<field> fields;
     o.json = "bench_codec.json";
-    for (int i = 2; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "--rel") {
-            rels = bench_list(bench_next(argc, argv, i));
-        } else if (a == "-h" || a == "--help") {
-            usage();
-            return 0;
-        } else if (!bench_common_arg(argc, argv, i, o)) {
-            fprintf(stderr, "ghz-bench: unknown argument %s\n", a.c_str());
-            return 2;
-        }
-    }
+    if (int rc = bench_parse(argc, argv, o, usage); rc >= 0) return rc;
     if (int rc = bench_load_fields(o, fields)) return rc;
+    const std::vector<double>& rels = o.rels;
     const int reps = o.reps;
     const double gib = o.gib;
     const char* json_path = o.json;

@@ -53,6 +53,7 @@ bool bench_common_arg(int argc, char** argv, int& i, bench_opts& o)
     else if (a == "--json") o.json = bench_next(argc, argv, i);
     else if (a == "--gen") o.gens.push_back(bench_next(argc, argv, i));
     else if (a == "--raw") o.raws.push_back(bench_next(argc, argv, i));
+    else if (a == "--rel") o.rels = bench_list(bench_next(argc, argv, i));
     else return false;
     return true;
 }
@@ -153,4 +154,20 @@ std::vector<double> bench_list(const std::string& l)
         p = c == std::string::npos ? l.size() : c + 1;
     }
     return v;
+}
+
+int bench_parse(int argc, char** argv, bench_opts& o, void (*usage)())
+{
+    for (int i = 2; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "-h" || a == "--help") {
+            usage();
+            return 0;
+        }
+        if (!bench_common_arg(argc, argv, i, o)) {
+            fprintf(stderr, "ghz-bench: unknown argument %s\n", a.c_str());
+            return 2;
+        }
+    }
+    return -1;
 }

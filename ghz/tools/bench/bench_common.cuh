@@ -47,6 +47,7 @@ struct bench_opts {
     const char* json = nullptr;
     std::vector<std::string> gens; /* --gen NAME */
     std::vector<std::string> raws; /* --raw NAME:PATH[:FILL] */
+    std::vector<double> rels = {1e-2, 1e-3, 1e-4}; /* --rel a,b,c (codec and homo) */
 };
 
 #define GHZ_BENCH_COMMON_USAGE \
@@ -56,6 +57,9 @@ struct bench_opts {
 const char* bench_next(int argc, char** argv, int& i);
 /* Consumes a common option at argv[i]; false when argv[i] is not one. */
 bool bench_common_arg(int argc, char** argv, int& i, bench_opts& o);
+/* Parses a subcommand's arguments (argv[2..]) into o: -1 to go on, else the exit status
+ * (0 after printing usage() for -h/--help, 2 for an unknown argument). */
+int bench_parse(int argc, char** argv, bench_opts& o, void (*usage)());
 /* Loads --raw files and generates --gen fields (all four generated ones when neither
  * is given); 0 or an exit status. */
 int bench_load_fields(const bench_opts& o, std::vector<field>& fields);

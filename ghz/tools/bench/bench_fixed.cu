@@ -173,17 +173,7 @@ int bench_fixed(int argc, char** argv)
     bench_opts o;
     std::vector<field> fields;
     o.json = "bench_fixed.json";
-    for (int i = 2; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "-h" || a == "--help") {
-            usage();
-            return 0;
-        }
-        if (!bench_common_arg(argc, argv, i, o)) {
-            fprintf(stderr, "ghz-bench: unknown argument %s\n", a.c_str());
-            return 2;
-        }
-    }
+    if (int rc = bench_parse(argc, argv, o, usage); rc >= 0) return rc;
     if (int rc = bench_load_fields(o, fields)) return rc;
 
     cudaDeviceProp prop;

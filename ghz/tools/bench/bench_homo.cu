@@ -68,22 +68,11 @@ ghz_params_t abs_params_of_rel(const field& f, double rel, double* eb_abs)
 int bench_homo(int argc, char** argv)
 {
     bench_opts o;
-    std::vector<double> rels = {1e-2, 1e-3, 1e-4};
     std::vector<field> fields;
     o.json = "bench_homo.json";
-    for (int i = 2; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--rel") {
-            rels = bench_list(bench_next(argc, argv, i));
-        } else if (a == "-h" || a == "--help") {
-            usage_homo();
-            return 0;
-        } else if (!bench_common_arg(argc, argv, i, o)) {
-            fprintf(stderr, "ghz-bench: unknown argument %s\n", a.c_str());
-            return 2;
-        }
-    }
+    if (int rc = bench_parse(argc, argv, o, usage_homo); rc >= 0) return rc;
     if (int rc = bench_load_fields(o, fields)) return rc;
+    const std::vector<double>& rels = o.rels;
     const double gib = o.gib;
     const int reps = std::max(10, o.reps); /* median of at least 10 */
 
