@@ -104,15 +104,10 @@ int bench_codec(int argc, char** argv)
     const double gib = o.gib;
     const char* json_path = o.json;
 
-    cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    cudaEvent_t ea, eb;
-    CUDA_OK(cudaEventCreate(&ea));
-    CUDA_OK(cudaEventCreate(&eb));
-
-    const double copy_gbs = bench_copy_gbs(reps, ea, eb, prop);
-    printf("device: %s, %d SMs; copy kernel %.0f GB/s (bytes read + written)\n", prop.name,
-           prop.multiProcessorCount, copy_gbs);
+    const bench_env env = bench_start(reps);
+    const cudaDeviceProp& prop = env.prop;
+    cudaEvent_t ea = env.ea, eb = env.eb;
+    const double copy_gbs = env.copy_gbs;
     printf("codec: ghz %s, format %u, f32, REL bounds; GB/s = uncompressed GB per second, median of %d\n\n",
            GHZ_VERSION_STRING, ghz_format_version(), reps);
     printf("%-14s %10s %7s %8s %8s %9s %8s %7s %8s %7s %9s %6s\n", "field", "GiB(tiled)", "REL", "ratio",

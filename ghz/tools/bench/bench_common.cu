@@ -171,3 +171,15 @@ int bench_parse(int argc, char** argv, bench_opts& o, void (*usage)())
     }
     return -1;
 }
+
+bench_env bench_start(int reps)
+{
+    bench_env v;
+    CUDA_OK(cudaGetDeviceProperties(&v.prop, 0));
+    CUDA_OK(cudaEventCreate(&v.ea));
+    CUDA_OK(cudaEventCreate(&v.eb));
+    v.copy_gbs = bench_copy_gbs(reps, v.ea, v.eb, v.prop);
+    printf("device: %s, %d SMs; copy kernel %.0f GB/s (bytes read + written)\n", v.prop.name,
+           v.prop.multiProcessorCount, v.copy_gbs);
+    return v;
+}

@@ -71,6 +71,15 @@ double bench_read_gbs(int reps, cudaEvent_t a, cudaEvent_t b, const cudaDevicePr
 
 double bench_median(std::vector<float> v);
 
+/* What every subcommand measures first: device 0, two timing events and the copy
+ * roofline of this run; prints the "device:" line the tables start with. */
+struct bench_env {
+    cudaDeviceProp prop;
+    cudaEvent_t ea, eb;
+    double copy_gbs;
+};
+bench_env bench_start(int reps);
+
 /* "a,b,c" as numbers (--rel lists). */
 std::vector<double> bench_list(const std::string& l);
 

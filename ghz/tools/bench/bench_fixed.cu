@@ -176,15 +176,12 @@ int bench_fixed(int argc, char** argv)
     if (int rc = bench_parse(argc, argv, o, usage); rc >= 0) return rc;
     if (int rc = bench_load_fields(o, fields)) return rc;
 
-    cudaDeviceProp prop;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    cudaEvent_t ea, eb;
-    CUDA_OK(cudaEventCreate(&ea));
-    CUDA_OK(cudaEventCreate(&eb));
-    const double copy_gbs = bench_copy_gbs(o.reps, ea, eb, prop);
+    const bench_env env = bench_start(o.reps);
+    const cudaDeviceProp& prop = env.prop;
+    cudaEvent_t ea = env.ea, eb = env.eb;
+    const double copy_gbs = env.copy_gbs;
     const double read_gbs = bench_read_gbs(o.reps, ea, eb, prop);
-    printf("device: %s, %d SMs; copy kernel %.0f GB/s (read + written), read-only kernel %.0f GB/s\n",
-           prop.name, prop.multiProcessorCount, copy_gbs, read_gbs);
+    printf("read-only kernel %.0f GB/s (bytes read)\n", read_gbs);
     printf("codec: ghz %s fixed-rate mode (FIXED.md); GB/s = uncompressed GB per second, median of %d;\n"
            "bound: |x - x'| <= 2^(1-l) M (1 + 2^(1-l)) per block maximum M; worst = max |x - x'| / (2^(1-l) M)\n"
            "targets: decode in registers >= 90 %% of the read-only roofline, encode >= 80 %% of the copy roofline\n\n",

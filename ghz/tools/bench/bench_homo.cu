@@ -76,14 +76,10 @@ int bench_homo(int argc, char** argv)
     const double gib = o.gib;
     const int reps = std::max(10, o.reps); /* median of at least 10 */
 
-    cudaDeviceProp prop;
-    cudaEvent_t ea, eb;
-    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-    CUDA_OK(cudaEventCreate(&ea));
-    CUDA_OK(cudaEventCreate(&eb));
-    const double copy_gbs = bench_copy_gbs(reps, ea, eb, prop);
-    printf("device: %s, %d SMs; copy kernel %.0f GB/s (bytes read + written)\n", prop.name,
-           prop.multiProcessorCount, copy_gbs);
+    const bench_env env = bench_start(reps);
+    const cudaDeviceProp& prop = env.prop;
+    cudaEvent_t ea = env.ea, eb = env.eb;
+    const double copy_gbs = env.copy_gbs;
     printf("ghz %s, f32, SUM of two compressed arrays (B = A rotated by n/3), ABS eb = REL * range;\n"
            "GB/s = uncompressed bytes of the result (4 n) per second, median of %d; DOC = GPU decompress x2 +\n"
            "add + GPU compress; roof = (compressed A + B + result) / copy bandwidth\n\n",
