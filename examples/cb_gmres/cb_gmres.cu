@@ -6,8 +6,8 @@
  * -lap(u) + c . grad(u) on the unit cube with N^3 interior points (default N = 100:
  * 10^6 unknowns), central differences, zero Dirichlet boundary, scaled by h^2; b = 1,
  * x0 = 0. Only the Krylov basis is stored in the format under test: float64, float32,
- * or fixed rate l = 32 / l = 16 (FIXED.md) read element-wise through fixed.h's
- * accessor inside the kernels. Everything else (SpMV on CSR with our own kernel, the
+ * or fixed rate l = 32 / l = 16 (FIXED.md), which the kernels read 16-byte chunk by
+ * chunk and decode in registers (fixed.cuh), as they read the float formats. Everything else (SpMV on CSR with our own kernel, the
  * vector being orthogonalised, the Hessenberg matrix, x) is float64. Orthogonalisation
  * is classical Gram-Schmidt with one re-orthogonalisation when the norm drops below
  * 1/sqrt(2) of its value before (as in Ginkgo's CB-GMRES). A restart solves the
@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "ghz/codec/fixed.cuh"
 #include "ghz/codec/fixed_cuda.h"
 #include "ghz/ghz.h"
 
@@ -143,36 +144,96 @@ __global__ void to_f32_kernel(size_t n, const double* x, float* y)
 
 /* ---- the Krylov basis in four storage formats ------------------------------------ */
 
+/* Each format hands out 16-byte chunks of a basis vector: fetch(i, ch) loads chunk ch
+ * of vector i (one 16-byte load, plus the block word for fixed rate), values() decodes
+ * it into kElems doubles. The kernels fetch several chunks before they decode the first,
+ * so the loads overlap (fixed.cuh). Vectors are kElems-aligned: float64 and float32
+ * vectors lie `ld` elements apart (n rounded up to 32), fixed-rate frames frame_bytes. */
 struct basis_f64 {
+    static constexpr unsigned kElems = 2;
+    using raw = double2;
     double* p;
-    size_t n;
-    __device__ double load(int i, size_t r) const { return p[(size_t)i * n + r]; }
-};
-struct basis_f32 {
-    float* p;
-    size_t n;
-    __device__ double load(int i, size_t r) const { return p[(size_t)i * n + r]; }
-};
-/* m fixed-rate frames of float64 vectors, frame_bytes apart */
-struct basis_fixed {
-    uint8_t* p;
-    size_t n, frame_bytes;
-    unsigned bits;
-    __device__ double load(int i, size_t r) const
+    size_t n, ld;
+    __device__ raw fetch(int i, size_t ch) const { return __ldg(reinterpret_cast<const double2*>(p + (size_t)i * ld) + ch); }
+    __device__ static void values(const raw& r, double (&y)[kElems])
     {
-        const ghz_fixed_view_t v = ghz_fixed_view_make(p + (size_t)i * frame_bytes, GHZ_F64, bits, n);
-        return ghz_fixed_load(&v, r);
+        y[0] = r.x;
+        y[1] = r.y;
     }
 };
+struct basis_f32 {
+    static constexpr unsigned kElems = 4;
+    using raw = float4;
+    float* p;
+    size_t n, ld;
+    __device__ raw fetch(int i, size_t ch) const { return __ldg(reinterpret_cast<const float4*>(p + (size_t)i * ld) + ch); }
+    __device__ static void values(const raw& r, double (&y)[kElems])
+    {
+        y[0] = r.x;
+        y[1] = r.y;
+        y[2] = r.z;
+        y[3] = r.w;
+    }
+};
+/* m fixed-rate frames of float64 vectors at BITS bits, frame_bytes apart */
+template <unsigned BITS>
+struct basis_fixed {
+    static constexpr unsigned kElems = ghz::fixed_chunk<BITS>::elems;
+    using raw = ghz::fixed_raw;
+    uint8_t* p;
+    size_t n, frame_bytes;
+    __device__ raw fetch(int i, size_t ch) const
+    {
+        const ghz_fixed_view_t v = ghz_fixed_view_make(p + (size_t)i * frame_bytes, GHZ_F64, BITS, n);
+        return ghz::fixed_chunk_fetch<BITS>(v, ch);
+    }
+    __device__ static void values(const raw& r, double (&y)[kElems]) { ghz::fixed_chunk_values<double, BITS>(r, y); }
+};
+
+/* Basis chunks fetched ahead of their use in the kernels below. */
+constexpr int kAhead = 4;
+
+/* The kElems entries of w at chunk ch (those past n read as 0). */
+template <unsigned E>
+__device__ void chunk_of(const double* __restrict__ w, size_t n, size_t ch, double (&y)[E])
+{
+    const size_t r0 = ch * E;
+    if (r0 + E <= n) {
+#pragma unroll
+        for (unsigned j = 0; j < E; j += 2) {
+            const double2 t = __ldg(reinterpret_cast<const double2*>(w + r0 + j));
+            y[j] = t.x;
+            y[j + 1] = t.y;
+        }
+    } else {
+#pragma unroll
+        for (unsigned j = 0; j < E; ++j) y[j] = r0 + j < n ? w[r0 + j] : 0.0;
+    }
+}
 
 /* h[i] += V_i . w for i < k (h zeroed by the caller) */
 template <class B>
 __global__ void multi_dot_kernel(B V, int k, size_t n, const double* __restrict__ w, double* h)
 {
+    constexpr unsigned E = B::kElems;
+    const size_t chunks = (n + E - 1) / E, stride = (size_t)gridDim.x * blockDim.x;
     for (int i = 0; i < k; ++i) {
         double s = 0;
-        for (size_t r = blockIdx.x * (size_t)blockDim.x + threadIdx.x; r < n; r += (size_t)gridDim.x * blockDim.x)
-            s += V.load(i, r) * w[r];
+        for (size_t c0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c0 < chunks; c0 += kAhead * stride) {
+            typename B::raw r[kAhead];
+#pragma unroll
+            for (int a = 0; a < kAhead; ++a)
+                if (c0 + a * stride < chunks) r[a] = V.fetch(i, c0 + a * stride);
+#pragma unroll
+            for (int a = 0; a < kAhead; ++a) {
+                if (c0 + a * stride >= chunks) break;
+                double y[E], x[E];
+                B::values(r[a], y);
+                chunk_of<E>(w, n, c0 + a * stride, x);
+#pragma unroll
+                for (unsigned j = 0; j < E; ++j) s += y[j] * x[j]; /* x is 0 past n */
+            }
+        }
         s = block_sum(s);
         if (threadIdx.x == 0) atomicAdd(&h[i], s);
     }
@@ -182,13 +243,32 @@ __global__ void multi_dot_kernel(B V, int k, size_t n, const double* __restrict_
 template <class B>
 __global__ void combine_kernel(B V, int k, size_t n, const double* __restrict__ c, double* w)
 {
+    constexpr unsigned E = B::kElems;
     __shared__ double cs[1024];
     for (int i = threadIdx.x; i < k; i += blockDim.x) cs[i] = c[i];
     __syncthreads();
-    for (size_t r = blockIdx.x * (size_t)blockDim.x + threadIdx.x; r < n; r += (size_t)gridDim.x * blockDim.x) {
-        double s = w[r];
-        for (int i = 0; i < k; ++i) s -= cs[i] * V.load(i, r);
-        w[r] = s;
+    const size_t chunks = (n + E - 1) / E;
+    for (size_t ch = blockIdx.x * (size_t)blockDim.x + threadIdx.x; ch < chunks; ch += (size_t)gridDim.x * blockDim.x) {
+        double s[E];
+        chunk_of<E>(w, n, ch, s);
+        for (int i0 = 0; i0 < k; i0 += kAhead) {
+            typename B::raw r[kAhead];
+#pragma unroll
+            for (int a = 0; a < kAhead; ++a)
+                if (i0 + a < k) r[a] = V.fetch(i0 + a, ch);
+#pragma unroll
+            for (int a = 0; a < kAhead; ++a) {
+                if (i0 + a >= k) break;
+                double y[E];
+                B::values(r[a], y);
+#pragma unroll
+                for (unsigned j = 0; j < E; ++j) s[j] -= cs[i0 + a] * y[j];
+            }
+        }
+        const size_t r0 = ch * E;
+#pragma unroll
+        for (unsigned j = 0; j < E; ++j)
+            if (r0 + j < n) w[r0 + j] = s[j];
     }
 }
 
@@ -224,17 +304,17 @@ void store(const B& V, int i, const double* v);
 template <>
 void store(const basis_f64& V, int i, const double* v)
 {
-    CUDA_OK(cudaMemcpyAsync(V.p + (size_t)i * V.n, v, V.n * sizeof(double), cudaMemcpyDeviceToDevice));
+    CUDA_OK(cudaMemcpyAsync(V.p + (size_t)i * V.ld, v, V.n * sizeof(double), cudaMemcpyDeviceToDevice));
 }
 template <>
 void store(const basis_f32& V, int i, const double* v)
 {
-    to_f32_kernel<<<g_grid, kThreads>>>(V.n, v, V.p + (size_t)i * V.n);
+    to_f32_kernel<<<g_grid, kThreads>>>(V.n, v, V.p + (size_t)i * V.ld);
 }
-template <>
-void store(const basis_fixed& V, int i, const double* v)
+template <unsigned BITS>
+void store(const basis_fixed<BITS>& V, int i, const double* v)
 {
-    ghz_status_t st = ghz_fixed_compress_cuda(GHZ_F64, V.bits, v, V.n, V.p + (size_t)i * V.frame_bytes,
+    ghz_status_t st = ghz_fixed_compress_cuda(GHZ_F64, BITS, v, V.n, V.p + (size_t)i * V.frame_bytes,
                                               V.frame_bytes, 0);
     if (st != GHZ_SUCCESS) {
         fprintf(stderr, "cb_gmres: ghz_fixed_compress_cuda: %s (%s)\n", ghz_status_string(st),
@@ -377,7 +457,7 @@ int main(int argc, char** argv)
     g_grid = prop.multiProcessorCount * 4;
 
     const csr A = make_problem(N, conv);
-    const size_t n = A.n;
+    const size_t n = A.n, ld = (n + 31) / 32 * 32;
     workspace ws;
     for (double** p : {&ws.b, &ws.x, &ws.r, &ws.w, &ws.cur}) CUDA_OK(cudaMalloc(p, n * sizeof(double)));
     CUDA_OK(cudaMalloc(&ws.d_h, (m + 1) * sizeof(double)));
@@ -399,24 +479,25 @@ int main(int argc, char** argv)
         outcome o;
         size_t bytes;
         if (c == 0) {
-            bytes = (size_t)m * n * sizeof(double);
-            basis_f64 V{nullptr, n};
+            basis_f64 V{nullptr, n, ld};
+            bytes = (size_t)m * ld * sizeof(double);
             CUDA_OK(cudaMalloc(&V.p, bytes));
             o = gmres(A, V, m, tol, maxit, ws);
             CUDA_OK(cudaFree(V.p));
         } else if (c == 1) {
-            bytes = (size_t)m * n * sizeof(float);
-            basis_f32 V{nullptr, n};
+            basis_f32 V{nullptr, n, ld};
+            bytes = (size_t)m * ld * sizeof(float);
             CUDA_OK(cudaMalloc(&V.p, bytes));
             o = gmres(A, V, m, tol, maxit, ws);
             CUDA_OK(cudaFree(V.p));
         } else {
             const unsigned bits = c == 2 ? 32u : 16u;
-            basis_fixed V{nullptr, n, ghz_fixed_size(n, bits), bits};
-            bytes = (size_t)m * V.frame_bytes;
-            CUDA_OK(cudaMalloc(&V.p, bytes));
-            o = gmres(A, V, m, tol, maxit, ws);
-            CUDA_OK(cudaFree(V.p));
+            bytes = (size_t)m * ghz_fixed_size(n, bits);
+            uint8_t* p;
+            CUDA_OK(cudaMalloc(&p, bytes));
+            if (bits == 32) o = gmres(A, basis_fixed<32>{p, n, ghz_fixed_size(n, bits)}, m, tol, maxit, ws);
+            else o = gmres(A, basis_fixed<16>{p, n, ghz_fixed_size(n, bits)}, m, tol, maxit, ws);
+            CUDA_OK(cudaFree(p));
         }
         CUDA_OK(cudaGetLastError());
         failures += !o.converged;

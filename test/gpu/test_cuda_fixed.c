@@ -193,6 +193,41 @@ Test(cuda_fixed, bad_frames_reported)
     free(c);
 }
 
+/* The decoder checks a whole chunk of a marker-free block on its packed words at once
+ * (fixed.cuh): a marker at ANY position of a chunk, and a nonzero code at any position
+ * of a zero block, must still be found, for every l and dtype. */
+Test(cuda_fixed, bad_code_found_at_every_position)
+{
+    const size_t n = 640; /* 20 blocks */
+    size_t d, j, p;
+    need_gpu();
+    for (d = 0; d < 2; d++)
+        for (j = 0; j < 3; j++) {
+            ghz_dtype_t t = dtypes[d];
+            unsigned bits = bits_all[j], cb = bits / 8;
+            size_t elem = ghz_dtype_size(t), size = ghz_fixed_size(n, bits), i;
+            size_t codes = 64 + (2 * (n / 32) + 15) / 16 * 16;
+            unsigned char* x = make(SMOOTH, t, n);
+            unsigned char *f = malloc(size), *c = malloc(size);
+            memset(x + 3 * 32 * elem, 0, 32 * elem); /* block 3: all zero (B = 0) */
+            GK(ghz_fixed_compress(t, bits, x, n, f, size, &size));
+            cr_assert_eq(gpu_status(f, size, t, bits, n), GHZ_SUCCESS);
+            for (p = 0; p < 32; p++) {
+                memcpy(c, f, size); /* block 10, element p: the marker -2^(l-1) (K = 0) */
+                for (i = 0; i < cb; i++) c[codes + (10 * 32 + p) * cb + i] = i + 1 == cb ? 0x80 : 0x00;
+                cr_assert_eq(gpu_status(c, size, t, bits, n), GHZ_ERR_CORRUPT, "l=%u dtype %d marker at %zu",
+                             bits, (int)t, p);
+                memcpy(c, f, size); /* block 3 (zero), element p: code -1 */
+                for (i = 0; i < cb; i++) c[codes + (3 * 32 + p) * cb + i] = 0xFF;
+                cr_assert_eq(gpu_status(c, size, t, bits, n), GHZ_ERR_CORRUPT, "l=%u dtype %d zero block, %zu",
+                             bits, (int)t, p);
+            }
+            free(x);
+            free(f);
+            free(c);
+        }
+}
+
 Test(cuda_fixed, accessor_in_a_kernel_equals_cpu)
 {
     size_t d, j;
