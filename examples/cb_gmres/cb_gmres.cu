@@ -211,32 +211,40 @@ __device__ void chunk_of(const double* __restrict__ w, size_t n, size_t ch, doub
     }
 }
 
-/* h[i] += V_i . w for i < k (h zeroed by the caller) */
+/* h[i] += V_i . w for i < k (h zeroed by the caller): CTA (x, i) takes slice x of
+ * vector i, so all k dot products run at once rather than one after another. */
 template <class B>
-__global__ void multi_dot_kernel(B V, int k, size_t n, const double* __restrict__ w, double* h)
+__global__ void multi_dot_kernel(B V, size_t n, const double* __restrict__ w, double* h)
 {
     constexpr unsigned E = B::kElems;
+    const int i = blockIdx.y;
     const size_t chunks = (n + E - 1) / E, stride = (size_t)gridDim.x * blockDim.x;
-    for (int i = 0; i < k; ++i) {
-        double s = 0;
-        for (size_t c0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c0 < chunks; c0 += kAhead * stride) {
-            typename B::raw r[kAhead];
+    double s = 0;
+    for (size_t c0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c0 < chunks; c0 += kAhead * stride) {
+        typename B::raw r[kAhead];
 #pragma unroll
-            for (int a = 0; a < kAhead; ++a)
-                if (c0 + a * stride < chunks) r[a] = V.fetch(i, c0 + a * stride);
+        for (int a = 0; a < kAhead; ++a)
+            if (c0 + a * stride < chunks) r[a] = V.fetch(i, c0 + a * stride);
 #pragma unroll
-            for (int a = 0; a < kAhead; ++a) {
-                if (c0 + a * stride >= chunks) break;
-                double y[E], x[E];
-                B::values(r[a], y);
-                chunk_of<E>(w, n, c0 + a * stride, x);
+        for (int a = 0; a < kAhead; ++a) {
+            if (c0 + a * stride >= chunks) break;
+            double y[E], x[E];
+            B::values(r[a], y);
+            chunk_of<E>(w, n, c0 + a * stride, x);
 #pragma unroll
-                for (unsigned j = 0; j < E; ++j) s += y[j] * x[j]; /* x is 0 past n */
-            }
+            for (unsigned j = 0; j < E; ++j) s += y[j] * x[j]; /* x is 0 past n */
         }
-        s = block_sum(s);
-        if (threadIdx.x == 0) atomicAdd(&h[i], s);
     }
+    s = block_sum(s);
+    if (threadIdx.x == 0) atomicAdd(&h[i], s);
+}
+
+/* Slices per vector for multi_dot_kernel: each thread about two rounds of kAhead chunks. */
+template <class B>
+unsigned dot_slices(size_t n)
+{
+    const size_t chunks = (n + B::kElems - 1) / B::kElems, per_cta = (size_t)kThreads * kAhead * 2;
+    return (unsigned)((chunks + per_cta - 1) / per_cta);
 }
 
 /* w -= sum_i c[i] V_i for i < k (k <= 1024) */
@@ -328,7 +336,7 @@ template <class B>
 void project(const B& V, int k, size_t n, workspace& ws, double* h)
 {
     CUDA_OK(cudaMemset(ws.d_h, 0, k * sizeof(double)));
-    multi_dot_kernel<<<g_grid, kThreads>>>(V, k, n, ws.w, ws.d_h);
+    multi_dot_kernel<<<dim3(dot_slices<B>(n), (unsigned)k), kThreads>>>(V, n, ws.w, ws.d_h);
     combine_kernel<<<g_grid, kThreads>>>(V, k, n, ws.d_h, ws.w);
     CUDA_OK(cudaMemcpy(h, ws.d_h, k * sizeof(double), cudaMemcpyDeviceToHost));
 }

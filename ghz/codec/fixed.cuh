@@ -81,7 +81,8 @@ __device__ __forceinline__ uint32_t fixed_biased(const uint32_t (&w)[4], unsigne
 
 /* The values of a chunk (T = float or double), exactly as ghz_fixed_load for a valid
  * frame. The common case (no marker in the block, l <= 16 for float, a normal scale)
- * costs one byte permute and one FMA per value: with t the float 2^23 + b (b the
+ * costs one byte permute and one FMA per value (an add and a multiply for float blocks
+ * above 2^104, such as a -1e34 fill): with t the float 2^23 + b (b the
  * biased code, placed in the significand by bits), fma(t, 2^k, -(2^23 + 2^(l-1)) 2^k)
  * is the exact code * 2^k rounded once, which is what FIXED.md's decoding gives (for
  * double: t = 2^52 + b). Elements past v.n decode as whatever their codes say (0 in a
@@ -94,12 +95,20 @@ __device__ __forceinline__ void fixed_chunk_values(const fixed_raw& r, T (&out)[
     const int k = ghz_fixed_unit_exp(word, BITS);
     const uint32_t w[4] = {r.q.x ^ C::bias, r.q.y ^ C::bias, r.q.z ^ C::bias, r.q.w ^ C::bias};
     if (ghz_fixed_word_k(word) == 0u) {
-        if (sizeof(T) == 4 && BITS <= 16u && k >= -126 && k <= 104) {
+        if (sizeof(T) == 4 && BITS <= 16u && k >= -126 && k <= 127) {
             const float s = __uint_as_float((uint32_t)(k + 127) << 23);
-            const float off = __uint_as_float(0x80000000u | ((uint32_t)(k + 150) << 23) | (1u << (BITS - 1u)));
+            if (k <= 104) {
+                const float off = __uint_as_float(0x80000000u | ((uint32_t)(k + 150) << 23) | (1u << (BITS - 1u)));
 #pragma unroll
-            for (unsigned j = 0; j < C::elems; ++j)
-                out[j] = (T)__fmaf_rn(__uint_as_float(fixed_biased<BITS>(w, j, 0x4B000000u)), s, off);
+                for (unsigned j = 0; j < C::elems; ++j)
+                    out[j] = (T)__fmaf_rn(__uint_as_float(fixed_biased<BITS>(w, j, 0x4B000000u)), s, off);
+            } else { /* the offset would overflow: subtract first (exact), then scale (exact:
+                      * |code| 2^k < 2^e <= 2^128, and a code has at most 15 bits) */
+                const float c0 = 8388608.0f + (float)(1u << (BITS - 1u));
+#pragma unroll
+                for (unsigned j = 0; j < C::elems; ++j)
+                    out[j] = (T)__fmul_rn(__fsub_rn(__uint_as_float(fixed_biased<BITS>(w, j, 0x4B000000u)), c0), s);
+            }
             return;
         }
         if (k >= -1074 && k <= 971) {

@@ -233,6 +233,82 @@ GHZ_HD static inline int32_t ghz_fixed_code_f32(uint32_t u, int e, unsigned bits
     return (u >> 31) ? -(int32_t)mag : (int32_t)mag;
 }
 
+/* Fused multiply-add with one rounding (the shortcuts below rely on it). */
+#if defined(__CUDA_ARCH__)
+#  define GHZ_FIXED_FMA(a, b, c) __fma_rn((a), (b), (c))
+#  define GHZ_FIXED_FMAF(a, b, c) __fmaf_rn((a), (b), (c))
+#else
+#  define GHZ_FIXED_FMA(a, b, c) fma((a), (b), (c))
+#  define GHZ_FIXED_FMAF(a, b, c) fmaf((a), (b), (c))
+#endif
+
+/* Floating-point encode shortcuts (the GPU encoder's: the integer functions above cost
+ * ~40 integer instructions per value, and integer issue limited the encoder to ~1.2
+ * TB/s on an H100). For a block with exponent e and p = l - 1 - e, the code of a finite
+ * x is clamp(rne(x 2^p)), and with m = 1.5 * 2^q (q = 23 or 52), fma(x, 2^p, m) is
+ * rne(x 2^p) + m exactly: the product is not rounded, |x 2^p| < 2^(l-1) <= 2^31 keeps the
+ * sum in [2^q, 2^(q+1)) where the spacing is 1, and the one rounding is to nearest even,
+ * symmetric as the reference's sign * rne(|x| / u). The code is then the sum's bit
+ * pattern minus m's. Valid when 2^p is a normal number (float32 also needs l <= 16, so
+ * that the code is below 2^22); fast = 0 sends the caller to ghz_fixed_code. A zero
+ * block (e = GHZ_FIXED_NO_TOP, all finite values +-0) takes s = 0. test_fixed compares
+ * them with ghz_fixed_code. Needs subnormal inputs kept (no -ftz). */
+typedef struct {
+    float s; /* 2^p */
+    int fast;
+} ghz_fixed_enc_f32_t;
+
+typedef struct {
+    double s; /* 2^p */
+    int fast;
+} ghz_fixed_enc_f64_t;
+
+GHZ_HD static inline ghz_fixed_enc_f32_t ghz_fixed_enc_f32_make(int e, unsigned bits)
+{
+    ghz_fixed_enc_f32_t sc;
+    int p = (int)bits - 1 - e;
+    uint32_t u = e == GHZ_FIXED_NO_TOP ? 0u : (uint32_t)(p + 127) << 23;
+    sc.fast = bits <= 16u && (e == GHZ_FIXED_NO_TOP || (p >= -126 && p <= 127));
+    if (!sc.fast) u = 0u;
+    memcpy(&sc.s, &u, sizeof sc.s);
+    return sc;
+}
+
+GHZ_HD static inline ghz_fixed_enc_f64_t ghz_fixed_enc_f64_make(int e, unsigned bits)
+{
+    ghz_fixed_enc_f64_t sc;
+    int p = (int)bits - 1 - e;
+    uint64_t u = e == GHZ_FIXED_NO_TOP ? 0u : (uint64_t)(p + 1023) << 52;
+    sc.fast = e == GHZ_FIXED_NO_TOP || (p >= -1022 && p <= 1023);
+    if (!sc.fast) u = 0u;
+    memcpy(&sc.s, &u, sizeof sc.s);
+    return sc;
+}
+
+/* The code of the finite float x by the shortcut (sc.fast). */
+GHZ_HD static inline int32_t ghz_fixed_code_f32_fast(ghz_fixed_enc_f32_t sc, float x, unsigned bits)
+{
+    int32_t cmax = (int32_t)((1u << (bits - 1u)) - 1u), c;
+    float t = GHZ_FIXED_FMAF(x, sc.s, 12582912.0f); /* 1.5 * 2^23 */
+    uint32_t u;
+    memcpy(&u, &t, sizeof u);
+    c = (int32_t)(u - 0x4B400000u);
+    return c > cmax ? cmax : c < -cmax ? -cmax : c;
+}
+
+/* The code of the finite double x by the shortcut (sc.fast). |rne| <= 2^31, so the low
+ * word is the code except at +-2^31 (l = 32), told apart by the high word. */
+GHZ_HD static inline int32_t ghz_fixed_code_f64_fast(ghz_fixed_enc_f64_t sc, double x, unsigned bits)
+{
+    int32_t cmax = (int32_t)((((uint64_t)1) << (bits - 1u)) - 1u), c;
+    double t = GHZ_FIXED_FMA(x, sc.s, 6755399441055744.0); /* 1.5 * 2^52 */
+    uint64_t u;
+    memcpy(&u, &t, sizeof u);
+    if (bits == 32u && (uint32_t)u == 0x80000000u) return (uint32_t)(u >> 32) == 0x43380000u ? cmax : -cmax;
+    c = (int32_t)(uint32_t)u;
+    return c > cmax ? cmax : c < -cmax ? -cmax : c;
+}
+
 /* 2^k as a double, for -1022 <= k <= 1023 (built from bits: exact). */
 GHZ_HD static inline double ghz_fixed_pow2(int k)
 {
@@ -250,14 +326,6 @@ typedef struct {
     double s1, s2;
 } ghz_fixed_scale_t;
 
-/* Fused multiply-add with one rounding (the shortcuts below rely on it). */
-#if defined(__CUDA_ARCH__)
-#  define GHZ_FIXED_FMA(a, b, c) __fma_rn((a), (b), (c))
-#  define GHZ_FIXED_FMAF(a, b, c) __fmaf_rn((a), (b), (c))
-#else
-#  define GHZ_FIXED_FMA(a, b, c) fma((a), (b), (c))
-#  define GHZ_FIXED_FMAF(a, b, c) fmaf((a), (b), (c))
-#endif
 
 /* The exponent k of a block's unit u = 2^k (FIXED.md, Decoding); 0 for a zero
  * block, whose codes are 0 or markers. */

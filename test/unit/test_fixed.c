@@ -682,3 +682,79 @@ Test(fixed, fma_shortcut_equals_reference)
     }
     cr_assert(fast > 3 * 2000, "%ld words took the shortcut", fast);
 }
+
+/* The GPU encoder's floating-point shortcuts (one FMA per value) give the integer
+ * reference's code for every finite value against every block exponent at or above its
+ * top, float32 at l = 8, 16 and float64 at every l: random bit patterns (subnormals
+ * included), exact ties c + 1/2 in units of the block, values just below 2^e (which
+ * saturate), and the zero block. */
+Test(fixed, fma_encode_shortcuts_equal_reference)
+{
+    tu_rng_t r;
+    long k, fast32 = 0, fast64 = 0;
+    tu_seed(&r, 4242);
+    for (k = 0; k < 2000000; k++) {
+        unsigned bits = bits_all[k % 3];
+        int sat = 0, e;
+        int32_t cmax = (int32_t)((((int64_t)1) << (bits - 1)) - 1);
+        if (bits <= 16) { /* float32 */
+            uint32_t u = (uint32_t)tu_next(&r) & 0xFF7FFFFFu; /* exponent below 0xFF: finite */
+            float x;
+            ghz_fixed_split_t s;
+            ghz_fixed_enc_f32_t sc;
+            if (k % 7 == 0) u &= 0x807FFFFFu; /* subnormal or zero */
+            memcpy(&x, &u, 4);
+            s = ghz_fixed_split_f32(x);
+            e = (s.top == GHZ_FIXED_NO_TOP ? -148 : s.top) + (int)tu_below(&r, 40);
+            if (k % 5 == 0) { /* a tie or the top of the range, in units 2^(e-l+1) of a normal block */
+                int32_t c = (int32_t)tu_below(&r, 2 * (uint64_t)cmax + 2) - cmax - 1;
+                e = (int)tu_below(&r, 197) - 70; /* <= 126: 2^e and c 2^(e-l+1) finite */
+                x = ldexpf((float)c + (k % 10 == 0 ? 0.5f : 0.0f), e - (int)bits + 1);
+                if ((k / 3) % 3 == 0) x = nextafterf(ldexpf(1.0f, e), 0.0f) * (k % 2 ? -1.0f : 1.0f);
+                s = ghz_fixed_split_f32(x);
+            }
+            if (e > 128) e = 128;
+            if (s.top != GHZ_FIXED_NO_TOP && e < s.top) continue;
+            sc = ghz_fixed_enc_f32_make(e, bits);
+            if (!sc.fast) continue;
+            fast32++;
+            cr_assert(ghz_fixed_code_f32_fast(sc, x, bits) == ghz_fixed_code(&s, e, bits, &sat),
+                      "f32 %a at e=%d l=%u: %d vs %d", (double)x, e, bits, ghz_fixed_code_f32_fast(sc, x, bits),
+                      ghz_fixed_code(&s, e, bits, &sat));
+        }
+        { /* float64 */
+            uint64_t u = tu_next(&r) & 0xFFEFFFFFFFFFFFFFull;
+            double x;
+            ghz_fixed_split_t s;
+            ghz_fixed_enc_f64_t sc;
+            if (k % 7 == 0) u &= 0x800FFFFFFFFFFFFFull;
+            memcpy(&x, &u, 8);
+            s = ghz_fixed_split_f64(x);
+            e = (s.top == GHZ_FIXED_NO_TOP ? -1073 : s.top) + (int)tu_below(&r, 80);
+            if (k % 5 == 0) {
+                int32_t c = (int32_t)((int64_t)tu_below(&r, 2 * (uint64_t)cmax + 2) - cmax - 1);
+                e = (int)tu_below(&r, 1200) - 600;
+                x = ldexp((double)c + (k % 10 == 0 ? 0.5 : 0.0), e - (int)bits + 1);
+                if ((k / 3) % 3 == 0) x = nextafter(ldexp(1.0, e), 0.0) * (k % 2 ? -1.0 : 1.0);
+                s = ghz_fixed_split_f64(x);
+            }
+            if (e > 1024) e = 1024;
+            if (s.top != GHZ_FIXED_NO_TOP && e < s.top) continue;
+            sc = ghz_fixed_enc_f64_make(e, bits);
+            if (!sc.fast) continue;
+            fast64++;
+            cr_assert(ghz_fixed_code_f64_fast(sc, x, bits) == ghz_fixed_code(&s, e, bits, &sat),
+                      "f64 %a at e=%d l=%u: %d vs %d", x, e, bits, ghz_fixed_code_f64_fast(sc, x, bits),
+                      ghz_fixed_code(&s, e, bits, &sat));
+        }
+    }
+    { /* the zero block */
+        ghz_fixed_split_t z = ghz_fixed_split_f32(-0.0f);
+        int sat = 0;
+        cr_assert(ghz_fixed_enc_f32_make(GHZ_FIXED_NO_TOP, 8).fast);
+        cr_assert_eq(ghz_fixed_code_f32_fast(ghz_fixed_enc_f32_make(GHZ_FIXED_NO_TOP, 8), -0.0f, 8),
+                     ghz_fixed_code(&z, GHZ_FIXED_NO_TOP, 8, &sat));
+        cr_assert_eq(ghz_fixed_code_f64_fast(ghz_fixed_enc_f64_make(GHZ_FIXED_NO_TOP, 32), 0.0, 32), 0);
+    }
+    cr_assert(fast32 > 800000 && fast64 > 1500000, "%ld / %ld values took the shortcuts", fast32, fast64);
+}

@@ -8,6 +8,9 @@
  * memory: the work is a pure stream, so the only goal is full-width coalesced
  * accesses. All value logic is fixed.h's, so the bytes equal the CPU reference's. */
 #include <stdint.h>
+#include <string.h>
+
+#include <type_traits>
 
 #include "ghz/codec/fixed.cuh"
 #include "ghz/codec/fixed_cuda.h"
@@ -44,13 +47,6 @@ __device__ __forceinline__ void store_bytes(uint8_t* dst, const uint32_t (&p)[4]
     if (NB == 16) *reinterpret_cast<uint4*>(dst) = make_uint4(p[0], p[1], p[2], p[3]);
 }
 
-template <typename T>
-__device__ __forceinline__ ghz_fixed_split_t split(T x)
-{
-    if (sizeof(T) == 4) return ghz_fixed_split_f32((float)x);
-    return ghz_fixed_split_f64((double)x);
-}
-
 /* Loads the values of encoder item t (E values from element `first`; those past n are
  * 0 and not counted); returns how many are elements. */
 template <typename T, bool VEC>
@@ -81,9 +77,20 @@ __device__ __forceinline__ unsigned load_item(const T* __restrict__ src, uint64_
     return cnt;
 }
 
+/* The class bit of a non-finite value from its magnitude bits a (>= the infinity's)
+ * and sign. */
+__device__ __forceinline__ unsigned nonfinite_bit(bool nan, bool neg)
+{
+    return 1u << (nan ? GHZ_FIXED_NAN : neg ? GHZ_FIXED_NINF : GHZ_FIXED_PINF);
+}
+
 /* Encodes item t (its values x, cnt of them elements): the G lanes of a block reduce
  * its exponent and classes, the first writes the word, each stores its codes. Called
- * by every lane of the warp (the shuffles); lanes with t >= items only take part. */
+ * by every lane of the warp (the shuffles); lanes with t >= items only take part.
+ * The block exponent is the top of the largest finite magnitude (top is monotone in
+ * it), so each thread takes one top of its values' maximum; codes come from fixed.h's
+ * FMA shortcuts, the integer functions where those do not apply (float32 at l = 32, and
+ * blocks whose 2^(l-1-e) is not a normal number). */
 template <typename T, unsigned BITS>
 __device__ __forceinline__ void encode_item(const T (&x)[16u / sizeof(T)], unsigned cnt, uint64_t t,
                                             uint64_t items, uint16_t* __restrict__ words,
@@ -92,24 +99,27 @@ __device__ __forceinline__ void encode_item(const T (&x)[16u / sizeof(T)], unsig
     constexpr unsigned E = 16u / sizeof(T); /* values per thread */
     constexpr unsigned G = 32u / E;         /* threads per block of 32 */
     constexpr unsigned NB = E * BITS / 8u;  /* code bytes per thread */
-    ghz_fixed_split_t s[E];
+    constexpr bool F32 = sizeof(T) == 4;
+    using U = typename std::conditional<F32, uint32_t, unsigned long long>::type;
+    constexpr U kSign = (U)1 << (8 * sizeof(T) - 1);
+    constexpr U kInf = F32 ? (U)0x7F800000u : (U)0x7FF0000000000000ull;
+    U bits[E], amax = 0;
     unsigned mask = 0;
-    int top = GHZ_FIXED_NO_TOP;
 #pragma unroll
     for (unsigned j = 0; j < E; ++j) {
+        memcpy(&bits[j], &x[j], sizeof(T));
+        const U a = bits[j] & ~kSign;
         if (j < cnt) {
-            unsigned cb;
-            int tj;
-            if (sizeof(T) == 4) { /* 32-bit shortcut, same result */
-                tj = ghz_fixed_top_f32(__float_as_uint((float)x[j]), &cb);
-            } else {
-                s[j] = split(x[j]);
-                tj = s[j].top;
-                cb = ghz_fixed_class_bit(s[j].cls);
-            }
-            top = tj > top ? tj : top;
-            mask |= cb;
+            if (a >= kInf) mask |= nonfinite_bit(a > kInf, (bits[j] & kSign) != 0);
+            else amax = a > amax ? a : amax;
         }
+    }
+    int top;
+    if (F32) {
+        unsigned cb;
+        top = ghz_fixed_top_f32((uint32_t)amax, &cb);
+    } else {
+        top = ghz_fixed_split_bits((uint64_t)amax, 52, 11).top;
     }
 #pragma unroll
     for (unsigned off = G / 2u; off > 0; off >>= 1) {
@@ -119,22 +129,41 @@ __device__ __forceinline__ void encode_item(const T (&x)[16u / sizeof(T)], unsig
     }
     if (t >= items) return;
     if (t % G == 0) words[t / G] = ghz_fixed_word(top, mask);
-    uint32_t packed[4] = {0, 0, 0, 0};
-    int sat = 0;
+    int32_t c[E];
+    bool fast;
+    if (F32) {
+        const ghz_fixed_enc_f32_t sc = ghz_fixed_enc_f32_make(top, BITS);
+        fast = sc.fast;
+        if (fast) {
 #pragma unroll
-    for (unsigned j = 0; j < E; ++j) {
-        int32_t c = 0;
-        if (j < cnt) {
-            if (sizeof(T) == 4) {
-                const uint32_t u = __float_as_uint((float)x[j]);
-                c = (u & 0x7F800000u) == 0x7F800000u ? ghz_fixed_marker(BITS)
-                                                     : ghz_fixed_code_f32(u, top, BITS, &sat);
+            for (unsigned j = 0; j < E; ++j) c[j] = ghz_fixed_code_f32_fast(sc, (float)x[j], BITS);
+        }
+    } else {
+        const ghz_fixed_enc_f64_t sc = ghz_fixed_enc_f64_make(top, BITS);
+        fast = sc.fast;
+        if (fast) {
+#pragma unroll
+            for (unsigned j = 0; j < E; ++j) c[j] = ghz_fixed_code_f64_fast(sc, (double)x[j], BITS);
+        }
+    }
+    if (!fast) {
+        int sat = 0;
+#pragma unroll
+        for (unsigned j = 0; j < E; ++j) {
+            if (F32) {
+                c[j] = ghz_fixed_code_f32((uint32_t)bits[j], top, BITS, &sat);
             } else {
-                c = s[j].cls != GHZ_FIXED_FINITE ? ghz_fixed_marker(BITS)
-                                                 : ghz_fixed_code(&s[j], top, BITS, &sat);
+                const ghz_fixed_split_t sp = ghz_fixed_split_bits((uint64_t)bits[j], 52, 11);
+                c[j] = ghz_fixed_code(&sp, top, BITS, &sat);
             }
         }
-        const uint32_t u = BITS == 32u ? (uint32_t)c : (uint32_t)c & ((1u << (BITS % 32u)) - 1u);
+    }
+    uint32_t packed[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (unsigned j = 0; j < E; ++j) {
+        /* past n: 0; not finite: the marker (the finite-value codes ignored it) */
+        const int32_t cj = j >= cnt ? 0 : (bits[j] & ~kSign) >= kInf ? ghz_fixed_marker(BITS) : c[j];
+        const uint32_t u = BITS == 32u ? (uint32_t)cj : (uint32_t)cj & ((1u << (BITS % 32u)) - 1u);
         packed[j * BITS / 32u] |= u << ((j * BITS) % 32u);
     }
     store_bytes<NB>(codes + t * NB, packed);
@@ -191,39 +220,64 @@ __global__ void fixed_header_kernel(const uint8_t* src, uint64_t src_size, int d
 /* Chunks a decoding thread fetches before it decodes the first (see kEncodeUnroll). */
 constexpr unsigned kDecodeUnroll = 4;
 
+/* Writes a warp's 32 consecutive chunks of decoded values (lane L holds chunk L's V
+ * values in y) to dst with 16-byte stores that are contiguous across the warp: each
+ * lane's values go through the warp's shared staging area, NV 16-byte vectors per
+ * lane, vector q of lane L in slot q ^ (L mod NV) so that neither the writes by lane
+ * nor the reads in address order meet bank conflicts (NV >= 8) or meet two-way ones
+ * (NV = 2). A lane storing its own V values directly would make every store
+ * instruction of the warp touch 32 separate 16-byte pieces, which ran at 29-54 % of
+ * the copy roofline on an H100 where the values outnumber the codes. */
+template <typename T, unsigned V>
+__device__ __forceinline__ void warp_store(const T (&y)[V], uint4* stage, T* __restrict__ dst)
+{
+    constexpr unsigned NV = V * sizeof(T) / 16u; /* 16-byte vectors per lane */
+    const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+    for (unsigned q = 0; q < NV; ++q) {
+        uint4 u;
+        memcpy(&u, &y[q * 16u / sizeof(T)], 16);
+        stage[lane * NV + (q ^ (lane % NV))] = u;
+    }
+    __syncwarp();
+#pragma unroll
+    for (unsigned r = 0; r < NV; ++r) {
+        const unsigned vi = r * 32u + lane, owner = vi / NV, q = vi % NV;
+        reinterpret_cast<uint4*>(dst)[vi] = stage[owner * NV + (q ^ (owner % NV))];
+    }
+    __syncwarp(); /* the next round overwrites the stage */
+}
+
 template <typename T, unsigned BITS, bool VEC>
 __global__ void __launch_bounds__(kThreads)
     fixed_decode_kernel(ghz_fixed_view_t v, T* __restrict__ out, int* d_status)
 {
     using C = ghz::fixed_chunk<BITS>;
-    constexpr unsigned V = C::elems, U = kDecodeUnroll;
+    constexpr unsigned V = C::elems, U = kDecodeUnroll, NV = V * sizeof(T) / 16u;
+    __shared__ uint4 stage[kThreads / 32][32 * NV];
     const uint64_t chunks = C::count(v.n / 32u + (v.n % 32u != 0));
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    const unsigned lane = threadIdx.x & 31u;
     int bad = 0;
-    for (uint64_t c0 = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; c0 < chunks; c0 += U * stride) {
+    /* warp-uniform rounds: the warp's chunks are base + lane + j * stride */
+    for (uint64_t base = (uint64_t)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base < chunks;
+         base += U * stride) {
         ghz::fixed_raw r[U];
 #pragma unroll
         for (unsigned j = 0; j < U; ++j)
-            if (c0 + j * stride < chunks) r[j] = ghz::fixed_chunk_fetch<BITS>(v, c0 + j * stride);
+            if (base + j * stride + lane < chunks) r[j] = ghz::fixed_chunk_fetch<BITS>(v, base + j * stride + lane);
 #pragma unroll
         for (unsigned j = 0; j < U; ++j) {
-            const uint64_t chunk = c0 + j * stride, first = chunk * V;
-            if (chunk >= chunks) break;
-            const unsigned valid = first + V <= v.n ? V : (unsigned)(v.n - first);
-            bad |= ghz::fixed_chunk_check<BITS>(r[j], valid, sizeof(T) == 4);
+            const uint64_t wbase = base + j * stride, chunk = wbase + lane, first = chunk * V;
+            if (wbase >= chunks) break;
+            const unsigned valid = chunk >= chunks ? 0u : first + V <= v.n ? V : (unsigned)(v.n - first);
             T y[V];
-            ghz::fixed_chunk_values<T, BITS>(r[j], y);
-            if (VEC && valid == V) {
-                if (sizeof(T) == 4) {
-#pragma unroll
-                    for (unsigned i = 0; i < V; i += 4)
-                        *reinterpret_cast<float4*>(out + first + i) =
-                            make_float4((float)y[i], (float)y[i + 1], (float)y[i + 2], (float)y[i + 3]);
-                } else {
-#pragma unroll
-                    for (unsigned i = 0; i < V; i += 2)
-                        *reinterpret_cast<double2*>(out + first + i) = make_double2((double)y[i], (double)y[i + 1]);
-                }
+            if (valid) {
+                bad |= ghz::fixed_chunk_check<BITS>(r[j], valid, sizeof(T) == 4);
+                ghz::fixed_chunk_values<T, BITS>(r[j], y);
+            }
+            if (VEC && (wbase + 32u) * V <= v.n) { /* all 32 chunks whole: warp-uniform */
+                warp_store<T, V>(y, stage[threadIdx.x / 32u], out + wbase * V);
             } else {
 #pragma unroll
                 for (unsigned i = 0; i < V; ++i)
