@@ -194,8 +194,9 @@ Test(cuda_fixed, bad_frames_reported)
 }
 
 /* The decoder checks a whole chunk of a marker-free block on its packed words at once
- * (fixed.cuh): a marker at ANY position of a chunk, and a nonzero code at any position
- * of a zero block, must still be found, for every l and dtype. */
+ * (fixed.cuh): a marker at ANY position of a chunk, a nonzero code at any position of a
+ * zero block, and a nonzero padding code anywhere past n must still be found, for every
+ * l and dtype. */
 Test(cuda_fixed, bad_code_found_at_every_position)
 {
     const size_t n = 640; /* 20 blocks */
@@ -207,8 +208,8 @@ Test(cuda_fixed, bad_code_found_at_every_position)
             unsigned bits = bits_all[j], cb = bits / 8;
             size_t elem = ghz_dtype_size(t), size = ghz_fixed_size(n, bits), i;
             size_t codes = 64 + (2 * (n / 32) + 15) / 16 * 16;
-            unsigned char* x = make(SMOOTH, t, n);
-            unsigned char *f = malloc(size), *c = malloc(size);
+            unsigned char* x = make(SMOOTH, t, 650); /* 640 for the first frame, 650 below */
+            unsigned char *f = malloc(ghz_fixed_size(650, bits)), *c = malloc(ghz_fixed_size(650, bits));
             memset(x + 3 * 32 * elem, 0, 32 * elem); /* block 3: all zero (B = 0) */
             GK(ghz_fixed_compress(t, bits, x, n, f, size, &size));
             cr_assert_eq(gpu_status(f, size, t, bits, n), GHZ_SUCCESS);
@@ -220,6 +221,18 @@ Test(cuda_fixed, bad_code_found_at_every_position)
                 memcpy(c, f, size); /* block 3 (zero), element p: code -1 */
                 for (i = 0; i < cb; i++) c[codes + (3 * 32 + p) * cb + i] = 0xFF;
                 cr_assert_eq(gpu_status(c, size, t, bits, n), GHZ_ERR_CORRUPT, "l=%u dtype %d zero block, %zu",
+                             bits, (int)t, p);
+            }
+            /* the first 650 values: block 20 holds 10 elements and 22 padding codes, in a
+             * partial chunk and (l < 32) whole padding chunks; each must be 0 */
+            size = ghz_fixed_size(650, bits);
+            codes = 64 + (2 * 21 + 15) / 16 * 16;
+            GK(ghz_fixed_compress(t, bits, x, 650, f, size, &size));
+            cr_assert_eq(gpu_status(f, size, t, bits, 650), GHZ_SUCCESS);
+            for (p = 10; p < 32; p++) {
+                memcpy(c, f, size);
+                c[codes + (20 * 32 + p) * cb] = 1;
+                cr_assert_eq(gpu_status(c, size, t, bits, 650), GHZ_ERR_CORRUPT, "l=%u dtype %d padding at %zu",
                              bits, (int)t, p);
             }
             free(x);

@@ -270,9 +270,11 @@ __global__ void __launch_bounds__(kThreads)
         for (unsigned j = 0; j < U; ++j) {
             const uint64_t wbase = base + j * stride, chunk = wbase + lane, first = chunk * V;
             if (wbase >= chunks) break;
-            const unsigned valid = chunk >= chunks ? 0u : first + V <= v.n ? V : (unsigned)(v.n - first);
+            /* elements of this chunk below n: V, fewer in the last block's chunks, and
+             * none in its padding chunks, whose codes must still be checked (all 0) */
+            const unsigned valid = first >= v.n ? 0u : first + V <= v.n ? V : (unsigned)(v.n - first);
             T y[V];
-            if (valid) {
+            if (chunk < chunks) {
                 bad |= ghz::fixed_chunk_check<BITS>(r[j], valid, sizeof(T) == 4);
                 ghz::fixed_chunk_values<T, BITS>(r[j], y);
             }
