@@ -10,20 +10,38 @@
 
 namespace {
 
+/* The roofline kernels keep kDepth 16-byte loads in flight per thread (a loop with one
+ * load per iteration waits for each before the next: on an H100 that read-only kernel
+ * reached 2.59 TB/s, below the copy kernel's 2.83 TB/s of bytes read and written). */
+constexpr unsigned kDepth = 4;
+
 __global__ void copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, size_t n16)
 {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x)
-        dst[i] = src[i];
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += kDepth * stride) {
+        uint4 q[kDepth];
+#pragma unroll
+        for (unsigned j = 0; j < kDepth; ++j)
+            if (i + j * stride < n16) q[j] = __ldg(src + i + j * stride);
+#pragma unroll
+        for (unsigned j = 0; j < kDepth; ++j)
+            if (i + j * stride < n16) dst[i + j * stride] = q[j];
+    }
 }
 
 /* Reads every 16-byte word once and folds it into one value, written only when it
  * matches an unlikely pattern, so the loads cannot be dropped. */
 __global__ void read_kernel(const uint4* __restrict__ src, size_t n16, unsigned* sink)
 {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
     unsigned acc = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += (size_t)gridDim.x * blockDim.x) {
-        const uint4 q = __ldg(src + i);
-        acc ^= q.x + q.y + q.z + q.w;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16; i += kDepth * stride) {
+        uint4 q[kDepth];
+#pragma unroll
+        for (unsigned j = 0; j < kDepth; ++j)
+            q[j] = i + j * stride < n16 ? __ldg(src + i + j * stride) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+        for (unsigned j = 0; j < kDepth; ++j) acc ^= q[j].x + q[j].y + q[j].z + q[j].w;
     }
     if (acc == 0x9E3779B9u) *sink = acc;
 }
