@@ -154,12 +154,16 @@ if has fixed; then
     note "fixed-rate GPU tests (FIXED.md)"
     timeout $T build-gpu/test/gpu/test_cuda_fixed --jobs 1 --verbose 2>&1 | tee "$OUT/test-fixed.log" | tail -12
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
-    note "compute-sanitizer memcheck, fixed-rate"
-    timeout $T compute-sanitizer --tool memcheck --error-exitcode 9 build-gpu/test/gpu/test_cuda_fixed --jobs 1 \
-        --filter 'cuda_fixed/@(bad_frames_reported|bad_code_found_at_every_position|accessor_in_a_kernel_equals_cpu)' >"$OUT/sanitize-fixed.log" 2>&1
-    rc=$?
-    tail -4 "$OUT/sanitize-fixed.log"
-    [ $rc = 0 ] || { status=1; echo "memcheck: exit $rc"; }
+    # the decoder stages each warp's values in shared memory: racecheck and synccheck too
+    for tool in memcheck racecheck synccheck; do
+        note "compute-sanitizer $tool, fixed-rate"
+        timeout $T compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/test/gpu/test_cuda_fixed --jobs 1 \
+            --filter 'cuda_fixed/@(bad_frames_reported|bad_code_found_at_every_position|accessor_in_a_kernel_equals_cpu)' \
+            >"$OUT/sanitize-fixed-$tool.log" 2>&1
+        rc=$?
+        tail -4 "$OUT/sanitize-fixed-$tool.log"
+        [ $rc = 0 ] || { status=1; echo "$tool: exit $rc"; }
+    done
     note "ghz-bench fixed"
     gen=()
     [ -d build-gpu/datasets ] && gen=(--gen wave3d --gen smooth2d --gen noisy2d --gen ocean2d)
