@@ -28,22 +28,34 @@
 
 namespace {
 
+/* Fetches the U chunks c0 + j * stride that exist. */
+template <unsigned BITS, unsigned U>
+__device__ __forceinline__ void fetch_round(const ghz_fixed_view_t& v, uint64_t c0, uint64_t stride, uint64_t chunks,
+                                            ghz::fixed_raw (&r)[U])
+{
+#pragma unroll
+    for (unsigned j = 0; j < U; ++j)
+        if (c0 + j * stride < chunks) r[j] = ghz::fixed_chunk_fetch<BITS>(v, c0 + j * stride);
+}
+
 /* Decodes every value and sums them, as a solver consuming a compressed vector does:
- * each thread fetches 4 chunks (fixed.cuh) before it decodes the first, and sums into
- * two accumulators so that the additions do not form one serial chain. */
+ * each thread keeps U chunks in flight (fixed.cuh's fetch/decode split), fetching the
+ * next round's before it decodes this round's, so that its loads never stop while it
+ * computes; two accumulators keep the additions from forming one serial chain. */
 template <typename T, unsigned BITS>
-__global__ void decode_reduce_kernel(ghz_fixed_view_t v, T* sink)
+__global__ void __launch_bounds__(256) decode_reduce_kernel(ghz_fixed_view_t v, T* sink)
 {
     using C = ghz::fixed_chunk<BITS>;
-    constexpr unsigned U = 4;
+    constexpr unsigned U = BITS == 8 ? 2 : 4; /* 32 values per round at l = 8, and registers for 3 CTAs */
     const uint64_t chunks = C::count(v.n / 32u + (v.n % 32u != 0));
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     T acc[2] = {0, 0};
-    for (uint64_t c0 = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; c0 < chunks; c0 += U * stride) {
-        ghz::fixed_raw r[U];
-#pragma unroll
-        for (unsigned j = 0; j < U; ++j)
-            if (c0 + j * stride < chunks) r[j] = ghz::fixed_chunk_fetch<BITS>(v, c0 + j * stride);
+    uint64_t c0 = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+    ghz::fixed_raw r[U];
+    fetch_round<BITS, U>(v, c0, stride, chunks, r);
+    for (; c0 < chunks; c0 += U * stride) {
+        ghz::fixed_raw next[U];
+        fetch_round<BITS, U>(v, c0 + U * stride, stride, chunks, next);
 #pragma unroll
         for (unsigned j = 0; j < U; ++j) {
             if (c0 + j * stride >= chunks) break;
@@ -52,6 +64,8 @@ __global__ void decode_reduce_kernel(ghz_fixed_view_t v, T* sink)
 #pragma unroll
             for (unsigned i = 0; i < C::elems; ++i) acc[i & 1u] += y[i];
         }
+#pragma unroll
+        for (unsigned j = 0; j < U; ++j) r[j] = next[j];
     }
     if (acc[0] + acc[1] == (T)1.2345e-30) *sink = acc[0]; /* keeps the loads alive */
 }
