@@ -18,11 +18,9 @@ size_t align256(size_t v)
 }
 
 /* Workspace of one chunk: 256 bytes for the range keys (compress) or the parsed
- * header (decompress), then the look-back status array. Chunk 0's slot also holds the
- * batch's tile counter (batch_t::next_tile), at kCounterAt. */
-constexpr size_t kAuxBytes = 256, kCounterAt = 192;
-static_assert(sizeof(parsed_t) <= kCounterAt && 2 * sizeof(unsigned long long) <= kCounterAt,
-              "parsed header and range keys must leave the tile counter its place");
+ * header (decompress), then the look-back status array. */
+constexpr size_t kAuxBytes = 256;
+static_assert(sizeof(parsed_t) <= kAuxBytes, "parsed header must fit its slot");
 
 size_t chunk_work_bytes(uint64_t tiles)
 {
@@ -130,8 +128,6 @@ extern "C" ghz_status_t ghz_cuda_compress_batch(const ghz_params_t* p, int k, co
     }
     b.k = k;
     b.d_status = d_status;
-    b.total_tiles = total_tiles;
-    b.next_tile = (unsigned*)((char*)d_work + kCounterAt);
 
     cudaError_t e = q.dtype == GHZ_F32
                         ? launch_compress<float, uint32_t>(b, info, total_tiles, max_tiles, need_range, stream)
@@ -193,8 +189,6 @@ extern "C" ghz_status_t ghz_cuda_decompress_batch(ghz_dtype_t dtype, int k, cons
     }
     b.k = k;
     b.d_status = d_status;
-    b.total_tiles = total_tiles;
-    b.next_tile = (unsigned*)((char*)d_work + kCounterAt);
     cudaError_t e = dtype == GHZ_F32 ? launch_decompress<float>(b, (int)dtype, total_tiles, max_tiles, stream)
                                      : launch_decompress<double>(b, (int)dtype, total_tiles, max_tiles, stream);
     return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "decompress launch");

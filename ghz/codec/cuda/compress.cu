@@ -1,8 +1,7 @@
 /* ghz/codec/cuda/compress.cu: single-pass GPU compression (FORMAT.md).
  *
- * Tiles of 128 blocks, one thread per block; persistent CTAs take the tiles in order
- * and prefetch the next tile while encoding one (compress_kernel). A CTA loads its tile
- * into shared memory with 16-byte copies; each thread reads its block's 32 values, quantizes
+ * One CTA per tile of 128 blocks, one thread per block. The CTA loads its tile into
+ * shared memory with 16-byte loads; each thread reads its block's 32 values, quantizes
  * them and chooses the kind with the CPU's own block code (block.h: ghz_facts_take,
  * ghz_facts_finish), keeping the integers in registers, and writes its code byte; the
  * CTA sums the block sizes; warp 0 publishes the tile total and learns the tile's
@@ -29,7 +28,6 @@ __global__ void compress_init_kernel(batch_t b)
             c.range[1] = 0ull;  /* max key */
         }
         if (blockIdx.y == 0 && b.d_status) *b.d_status = GHZ_SUCCESS;
-        if (blockIdx.y == 0) *b.next_tile = 0;
     }
 }
 
@@ -160,44 +158,81 @@ __device__ __forceinline__ int analyse_block_fast(const uint8_t* sbuf, unsigned 
     return 1;
 }
 
-/* Tile buffers of a compress CTA: two for f32, so that the next tile's values arrive
- * (cp.async) while this one is encoded; one for f64, whose tile is twice as large (two
- * would halve the CTAs an SM holds), which therefore loads each tile when it needs it. */
-template <typename T>
-__host__ __device__ constexpr int compress_stages()
+template <typename T, typename U>
+__global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch_t b, ghz_frame_info_t info)
 {
-    return sizeof(T) == 4 ? 2 : 1;
-}
+    __shared__ prefix_op_t::TempStorage lb;
+    __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
+    __shared__ offset_t s_tile_off;
+    __shared__ __align__(16) uint8_t buf[tile_buffer_bytes<T>()];
 
-/* Starts loading global tile g of the batch into buf (tile_prefetch_values); a tile
- * past the end commits an empty group. Returns whether the copy was started. */
-template <typename T>
-__device__ __forceinline__ int compress_prefetch(const batch_t& b, int g, uint8_t* buf)
-{
-    const uint8_t* src = nullptr;
-    unsigned count = 0;
-    if (g < b.total_tiles) {
-        const chunk_t& c = b.c[chunk_of(b, g)];
-        const uint64_t e0 = (uint64_t)(g - c.tile_begin) * kTileElems;
-        count = c.n > e0 ? (unsigned)(c.n - e0 < kTileElems ? c.n - e0 : kTileElems) : 0u;
-        src = c.src + e0 * sizeof(T);
-    }
-    return tile_prefetch_values<T>(buf, src, count);
-}
-
-/* After a tile's emit: stores the staging of global tile g (its payload of tile_total
- * bytes at tile_off) and, for a chunk's last tile, the header (with bound eb), the code
- * padding and the frame size. */
-__device__ __forceinline__ void compress_tile_tail(const batch_t& b, const ghz_frame_info_t& info, int g,
-                                                   const uint8_t* buf, offset_t tile_off, unsigned tile_total,
-                                                   double eb)
-{
-    const chunk_t& c = b.c[chunk_of(b, g)];
-    const int tile = g - c.tile_begin;
+    const int ci = chunk_of(b, blockIdx.x);
+    const chunk_t& c = b.c[ci];
+    const int tile = blockIdx.x - c.tile_begin;
+    const unsigned t = threadIdx.x, warp = t >> 5, lane = t & 31u;
+    const unsigned elem = sizeof(T);
     const uint64_t n = c.n, nb = ghz_blocks_of(n);
+    const uint64_t e0 = (uint64_t)tile * kTileElems, blk = (uint64_t)tile * kTileBlocks + t;
+    const unsigned count = n > e0 ? (unsigned)(n - e0 < kTileElems ? n - e0 : kTileElems) : 0u;
     uint8_t* const payload = c.dst + GHZ_HEADER_SIZE + ghz_codes_bytes(nb);
+
+    /* The range keys (REL) and the tile are loaded together: one round trip, not two. */
+    const unsigned long long kmin = c.range ? c.range[0] : 0ull, kmax = c.range ? c.range[1] : 0ull;
+    tile_load_values<T, U>(buf, c.src + e0 * elem, count);
+
+    /* The bound: given, or REL over this chunk's range (same arithmetic as the CPU). */
+    double eb = info.eb_abs;
+    if (c.range && ghz_rel_eb(info.eb_user, order_value(kmin), order_value(kmax), &eb) != 0) {
+        report(b.d_status, GHZ_ERR_BAD_BOUND);
+        eb = 0.0; /* keep going: the look-back must complete */
+    }
+    const ghz_quantizer_t z = ghz_quantizer_make(eb, elem == 4);
+    __syncthreads();
+
+    /* Phase A: this thread's block, in registers: kind, size, integers. */
+    int32_t q[32];
+    ghz_block_facts_t f;
+    unsigned code = 0, size = 0;
+    if (blk < nb) {
+        const unsigned m = ghz_block_len(n, blk);
+        if (sizeof(T) != 4 || !z.fast ||
+            !analyse_block_fast(buf, t, m, z, info.has_fill, (uint32_t)info.fill_bits, q, &f, &size, &code))
+            code = analyse_block<T, U>(buf, t, m, z, info.has_fill, info.fill_bits, q, &f, &size);
+        c.dst[GHZ_HEADER_SIZE + blk] = (uint8_t)code;
+    }
+    /* exclusive offsets of the warp's blocks, and the warp total */
+    unsigned off = warp_inclusive_scan(size);
+    if (lane == 31) warp_total[warp] = off;
+    off -= size;
+    __syncthreads(); /* also: every thread has read its values; buf is free for the staging */
+
+    /* Tile offset: the sum of all earlier tiles' payloads. */
+    if (warp == 0) {
+        const unsigned tile_total = scan_warp_totals(warp_total, warp_excl);
+        tile_state_t ts = c.tiles;
+        const offset_t excl = lookback_exclusive(ts, lb, tile, tile_total);
+        if (lane == 0) {
+            s_tile_off = excl;
+            warp_total[0] = tile_total; /* reuse: the tile total, for the store below */
+        }
+    }
+    __syncthreads();
+    const offset_t tile_off = s_tile_off;
+    const unsigned tile_total = warp_total[0];
     const unsigned phase = (unsigned)(((uintptr_t)payload + tile_off) & 15u);
+
+    /* Phase B: emit into staging at the destination's 16-byte phase, then store. RAW
+     * and CONST blocks copy their values from global memory again (the staging has
+     * overwritten the tile; such blocks are rare where speed matters). */
+    {
+        const U* const src = (const U*)c.src + blk * 32u;
+        emit_block<false>(code, size, q, f.fmask, elem, buf + phase + warp_excl[warp] + off,
+                   [&](unsigned i) { return (uint64_t)__ldg(src + i); });
+    }
+    __syncthreads();
     tile_store(buf, payload + tile_off - phase, phase, phase + tile_total);
+
+    /* The last tile: header, code padding, frame size. */
     if (tile == c.num_tiles - 1 && threadIdx.x < 32) {
         if (threadIdx.x == 0) {
             uint8_t h[GHZ_HEADER_SIZE];
@@ -213,131 +248,20 @@ __device__ __forceinline__ void compress_tile_tail(const batch_t& b, const ghz_f
     }
 }
 
-/* Persistent CTAs: each takes tiles in order from b.next_tile (see batch_t) and, while
- * it encodes one, the next one's values are already on their way into the other
- * buffer: the load latency, a fifth of a CTA's life when every tile waited for its
- * own, overlaps the encoding. */
-template <typename T, typename U>
-__global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch_t b, ghz_frame_info_t info)
-{
-    constexpr int kStages = compress_stages<T>();
-    __shared__ prefix_op_t::TempStorage lb;
-    __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
-    __shared__ offset_t s_tile_off;
-    __shared__ unsigned s_take;
-    __shared__ double s_eb;
-    __shared__ __align__(16) uint8_t bufs[kStages][tile_buffer_bytes<T>()];
-
-    const unsigned t = threadIdx.x, warp = t >> 5, lane = t & 31u;
-    const unsigned elem = sizeof(T);
-    const int total = b.total_tiles;
-
-    /* two tiles to start with: the first to encode, the second to prefetch */
-    if (t == 0) s_take = atomicAdd(b.next_tile, 2u);
-    __syncthreads();
-    int cur = (int)s_take, nxt = cur + 1, s = 0;
-    int issued = kStages == 2 ? compress_prefetch<T>(b, cur, bufs[0]) : 0;
-
-    while (cur < total) {
-        /* the tile after nxt, asked for now and needed only at the end of this one */
-        unsigned take = (unsigned)total;
-        if (t == 0 && nxt < total) take = atomicAdd(b.next_tile, 1u);
-        uint8_t* const buf = bufs[s];
-        const chunk_t& c = b.c[chunk_of(b, cur)];
-        const int tile = cur - c.tile_begin;
-        const uint64_t n = c.n, nb = ghz_blocks_of(n);
-        const uint64_t e0 = (uint64_t)tile * kTileElems, blk = (uint64_t)tile * kTileBlocks + t;
-        const unsigned count = n > e0 ? (unsigned)(n - e0 < kTileElems ? n - e0 : kTileElems) : 0u;
-        uint8_t* const payload = c.dst + GHZ_HEADER_SIZE + ghz_codes_bytes(nb);
-
-        /* The range keys (REL) are loaded while the tile arrives. */
-        const unsigned long long kmin = c.range ? c.range[0] : 0ull, kmax = c.range ? c.range[1] : 0ull;
-        if (kStages == 1) {
-            __syncthreads(); /* the previous tile's store has read the buffer */
-            issued = compress_prefetch<T>(b, cur, buf);
-        }
-        __pipeline_wait_prior(0);
-        if (!issued) tile_load_values<T, U>(buf, c.src + e0 * elem, count);
-
-        /* The bound: given, or REL over this chunk's range (same arithmetic as the CPU). */
-        double eb = info.eb_abs;
-        if (c.range && ghz_rel_eb(info.eb_user, order_value(kmin), order_value(kmax), &eb) != 0) {
-            report(b.d_status, GHZ_ERR_BAD_BOUND);
-            eb = 0.0; /* keep going: the look-back must complete */
-        }
-        const ghz_quantizer_t z = ghz_quantizer_make(eb, elem == 4);
-        if (t == 0) s_eb = eb; /* for the header, read by this thread in the tail */
-        __syncthreads(); /* the tile is in buf; the other buffer's last store is done */
-        if (kStages == 2) issued = compress_prefetch<T>(b, nxt, bufs[s ^ 1]);
-        if (t == 0) s_take = take; /* everyone read the last value before the barrier above */
-
-        /* Phase A: this thread's block, in registers: kind, size, integers. */
-        int32_t q[32];
-        ghz_block_facts_t f;
-        unsigned code = 0, size = 0;
-        if (blk < nb) {
-            const unsigned m = ghz_block_len(n, blk);
-            if (sizeof(T) != 4 || !z.fast ||
-                !analyse_block_fast(buf, t, m, z, info.has_fill, (uint32_t)info.fill_bits, q, &f, &size, &code))
-                code = analyse_block<T, U>(buf, t, m, z, info.has_fill, info.fill_bits, q, &f, &size);
-            c.dst[GHZ_HEADER_SIZE + blk] = (uint8_t)code;
-        }
-        /* exclusive offsets of the warp's blocks, and the warp total */
-        unsigned off = warp_inclusive_scan(size);
-        if (lane == 31) warp_total[warp] = off;
-        off -= size;
-        __syncthreads(); /* also: every thread has read its values; buf is free for the staging */
-
-        /* Tile offset: the sum of all earlier tiles' payloads. */
-        if (warp == 0) {
-            const unsigned tile_total = scan_warp_totals(warp_total, warp_excl);
-            tile_state_t ts = c.tiles;
-            const offset_t excl = lookback_exclusive(ts, lb, tile, tile_total);
-            if (lane == 0) {
-                s_tile_off = excl;
-                warp_total[0] = tile_total; /* reuse: the tile total, for the store below */
-            }
-        }
-        __syncthreads();
-        const offset_t tile_off = s_tile_off;
-        const unsigned phase = (unsigned)(((uintptr_t)payload + tile_off) & 15u);
-
-        /* Phase B: emit into staging at the destination's 16-byte phase. RAW
-         * and CONST blocks copy their values from global memory again (the staging has
-         * overwritten the tile; such blocks are rare where speed matters). */
-        {
-            const U* const src = (const U*)c.src + blk * 32u;
-            emit_block<false>(code, size, q, f.fmask, elem, buf + phase + warp_excl[warp] + off,
-                              [&](unsigned i) { return (uint64_t)__ldg(src + i); });
-        }
-        __syncthreads();
-        /* Store and close the tile from `cur` and shared memory alone: whatever else the
-         * tile computed is dead by now, which keeps the encoder's registers free (the
-         * emit is where they run short). */
-        compress_tile_tail(b, info, cur, buf, s_tile_off, warp_total[0], s_eb);
-        cur = nxt;
-        nxt = (int)s_take;
-        s ^= kStages - 1;
-    }
-}
-
 template <typename T, typename U>
 cudaError_t launch_compress(const batch_t& b, const ghz_frame_info_t& info, int total_tiles,
                             int max_tiles, bool need_range, cudaStream_t stream)
 {
     const dim3 init_grid((unsigned)((max_tiles + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
     compress_init_kernel<<<init_grid, kThreads, 0, stream>>>(b);
-    int dev = 0, sms = 132, per_sm = kCompressCtas;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (need_range) {
+        int dev = 0, sms = 132;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
         const dim3 grid((unsigned)((8 * sms + b.k - 1) / b.k), (unsigned)b.k);
         range_kernel<T, U><<<grid, kThreads, 0, stream>>>(b, info.has_fill, info.fill_bits);
     }
-    /* one resident wave of persistent CTAs (fewer when there are fewer tiles) */
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, compress_kernel<T, U>, kThreads, 0);
-    const long long wave = (long long)sms * (per_sm > 0 ? per_sm : 1);
-    compress_kernel<T, U><<<(unsigned)(total_tiles < wave ? total_tiles : wave), kThreads, 0, stream>>>(b, info);
+    compress_kernel<T, U><<<total_tiles, kThreads, 0, stream>>>(b, info);
     return cudaGetLastError();
 }
 

@@ -4,7 +4,6 @@
 #ifndef GHZ_CODEC_CUDA_TILE_CUH
 #define GHZ_CODEC_CUDA_TILE_CUH
 
-#include <cuda_pipeline.h>
 #include <stdint.h>
 
 #include "ghz/codec/codec_cuda.h"
@@ -87,14 +86,7 @@ struct chunk_t {
 struct batch_t {
     chunk_t c[GHZ_CUDA_MAX_BATCH];
     int k;
-    int total_tiles;
     int* d_status;
-    /* The next tile of the batch not yet taken by a CTA (reset by the init kernel): the
-     * compress kernel's CTAs are persistent and take tiles in order from it. A tile is
-     * only ever taken by a running CTA, which finishes its tiles in the order it took
-     * them, so the lowest unfinished tile always has a running owner whose look-back
-     * waits on finished tiles only: no deadlock, whatever the grid. */
-    unsigned* next_tile;
 };
 
 /* The chunk CTA blockIdx.x belongs to (chunks are few: a linear search). */
@@ -244,28 +236,6 @@ __device__ __forceinline__ void tile_load_values(uint8_t* sbuf, const uint8_t* g
         for (unsigned e = threadIdx.x; e < count; e += kThreads)
             *(U*)(sbuf + swz_value<T>(e)) = __ldg((const U*)g + e);
     }
-}
-
-/* Starts copying a tile as tile_load_values would, without waiting: a full tile at a
- * 16-byte aligned address goes in with cp.async (shared memory written by the copy
- * engine, no registers held), and the function returns 1; any other tile is left to
- * tile_load_values, and it returns 0. Always commits one cp.async group (possibly
- * empty), so the caller's __pipeline_wait_prior counts are the same in every thread. */
-template <typename T>
-__device__ __forceinline__ int tile_prefetch_values(uint8_t* sbuf, const uint8_t* g, unsigned count)
-{
-    constexpr unsigned per_block = 32u * sizeof(T) / 16u;
-    constexpr unsigned per_thread = (unsigned)kTileElems * sizeof(T) / 16u / kThreads;
-    const int whole = count == kTileElems && ((uintptr_t)g & 15u) == 0;
-    if (whole) {
-#pragma unroll
-        for (unsigned j = 0; j < per_thread; ++j) {
-            const unsigned k = threadIdx.x + j * kThreads;
-            __pipeline_memcpy_async(sbuf + swz_chunk<T>(k / per_block, k % per_block), (const uint4*)g + k, 16);
-        }
-    }
-    __pipeline_commit();
-    return whole;
 }
 
 /* The reverse: values [0, count) from sbuf to g. */
