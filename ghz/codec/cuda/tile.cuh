@@ -17,7 +17,9 @@ namespace detail {
  * 32 integers in registers; the tile travels through shared memory so that global
  * accesses stay 16-byte and coalesced. 128 blocks keep the staging at 16 KB (f32) or
  * 32 KB (f64) per CTA, so several CTAs share an SM and hide each other's latencies. */
-#ifndef GHZ_CUDA_TILE_WARPS /* overridable for tuning experiments only */
+/* Warps per CTA and tile: a tuning experiment only (1 = barriers within one warp, four
+ * times the look-back tiles); only 4 has been through the GPU tests and sanitizers. */
+#ifndef GHZ_CUDA_TILE_WARPS
 #define GHZ_CUDA_TILE_WARPS 4
 #endif
 constexpr int kWarps = GHZ_CUDA_TILE_WARPS;
