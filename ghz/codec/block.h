@@ -420,27 +420,97 @@ GHZ_HD static inline uint64_t ghz_load_le(const uint8_t* p, unsigned bytes)
 
 /* ---- one QUANT block, one thread -------------------------------------------------- */
 
+/* One stage of a 32x32 bit-matrix transpose on rows [r0, r0 + rows): rows r and r+j
+ * (r & j == 0) exchange their high and low column halves of every 2j-column group,
+ * i.e. bit b = log2(j) of the row index trades places with bit b of the column index.
+ * The five stages touch different index bits, so they commute: any order transposes. */
+GHZ_HD static inline void ghz_transpose_stage(uint32_t a[32], int j, int r0, int rows)
+{
+    /* the low column of each pair of halves: 0x0000FFFF, 0x00FF00FF, ... 0x55555555 */
+    const uint32_t lo = 0xFFFFFFFFu / ((1u << j) + 1u);
+    int r;
+    GHZ_UNROLL
+    for (r = r0; r < r0 + rows; ++r) {
+        if (r & j) continue;
+        {
+            const uint32_t t = ((a[r] >> j) ^ a[r + j]) & lo;
+            a[r + j] ^= t;
+            a[r] ^= t << j;
+        }
+    }
+}
+
 /* Transposes the 32x32 bit matrix whose row r is a[r] (bit c = column c): afterwards
- * bit c of a[r] is the old bit r of a[c]. Five stages, each swapping the off-diagonal
- * halves of every diagonal sub-square (rows r and r+j exchange their high and low
- * column halves): 80 masked swaps whatever the contents, where building the planes one
- * bit at a time costs 31 steps per plane. Turns magnitudes into bit planes and back. */
+ * bit c of a[r] is the old bit r of a[c]. Five stages of 16 masked swaps whatever the
+ * contents, where building the planes one bit at a time costs 31 steps per plane. */
 GHZ_HD static inline void ghz_transpose32(uint32_t a[32])
 {
-    int s, r;
+    int s;
     GHZ_UNROLL
-    for (s = 0; s < 5; ++s) {
-        const int j = 16 >> s;
-        /* the low column of each pair of halves: 0x0000FFFF, 0x00FF00FF, ... 0x55555555 */
-        const uint32_t lo = 0xFFFFFFFFu / ((1u << j) + 1u);
+    for (s = 0; s < 5; ++s) ghz_transpose_stage(a, 16 >> s, 0, 32);
+}
+
+/* The transpose of 32 values below 2^w into bit planes, done only as far as planes
+ * 0..w-1 need it (a[k] for k >= w is left undefined): a block's magnitudes are mostly
+ * a few bits wide, and the full transpose is the encoder's largest cost (a third of a
+ * GPU thread's instructions per block). With every value below 2^16, stage 16 only
+ * merges row r+16 into the empty high half of row r (one shift and or) and rows 16..31
+ * are not needed any more; below 2^8 stage 8 likewise, leaving 3 stages on 8 rows. The
+ * cases nest (shared code first), so a GPU warp whose blocks differ in width pays
+ * little more than its widest one. */
+GHZ_HD static inline void ghz_planes_of(uint32_t a[32], unsigned w)
+{
+    int r, s;
+    if (w > 16u) {
+        ghz_transpose_stage(a, 16, 0, 32);
+    } else {
         GHZ_UNROLL
-        for (r = 0; r < 32; ++r) {
-            if (r & j) continue;
-            {
-                const uint32_t t = ((a[r] >> j) ^ a[r + j]) & lo;
-                a[r + j] ^= t;
-                a[r] ^= t << j;
-            }
+        for (r = 0; r < 16; ++r) a[r] |= a[r + 16] << 16;
+    }
+    if (w <= 8u) {
+        GHZ_UNROLL
+        for (r = 0; r < 8; ++r) a[r] |= a[r + 8] << 8;
+        GHZ_UNROLL
+        for (s = 0; s < 3; ++s) ghz_transpose_stage(a, 4 >> s, 0, 8);
+        return;
+    }
+    GHZ_UNROLL
+    for (s = 0; s < 4; ++s) ghz_transpose_stage(a, 8 >> s, 0, 16);
+    if (w > 16u) {
+        GHZ_UNROLL
+        for (s = 0; s < 4; ++s) ghz_transpose_stage(a, 8 >> s, 16, 16);
+    }
+}
+
+/* The reverse, for the decoder: planes a[0..w-1] (a[k] for k >= w must be 0) into the
+ * 32 values, all of them. The same stages in the opposite order: the swaps among the
+ * rows that hold planes first, then stages 8 and 16 only split rows into empty ones. */
+GHZ_HD static inline void ghz_values_of_planes(uint32_t a[32], unsigned w)
+{
+    int r, s;
+    if (w <= 8u) {
+        GHZ_UNROLL
+        for (s = 0; s < 3; ++s) ghz_transpose_stage(a, 1 << s, 0, 8);
+        GHZ_UNROLL
+        for (r = 0; r < 8; ++r) {
+            a[r + 8] = (a[r] >> 8) & 0x00FF00FFu;
+            a[r] &= 0x00FF00FFu;
+        }
+    } else {
+        GHZ_UNROLL
+        for (s = 0; s < 4; ++s) ghz_transpose_stage(a, 1 << s, 0, 16);
+        if (w > 16u) {
+            GHZ_UNROLL
+            for (s = 0; s < 4; ++s) ghz_transpose_stage(a, 1 << s, 16, 16);
+        }
+    }
+    if (w > 16u) {
+        ghz_transpose_stage(a, 16, 0, 32);
+    } else {
+        GHZ_UNROLL
+        for (r = 0; r < 16; ++r) {
+            a[r + 16] = a[r] >> 16;
+            a[r] &= 0xFFFFu;
         }
     }
 }
@@ -471,7 +541,7 @@ GHZ_HD static inline unsigned ghz_quant_encode(const int32_t q[32], uint32_t fma
     if (w) {
         ghz_store_le(out, sign, 4);
         out += 4;
-        ghz_transpose32(a); /* a[k]: magnitude plane k */
+        ghz_planes_of(a, w); /* a[k]: magnitude plane k */
         GHZ_UNROLL
         for (i = 0; i < GHZ_MAX_W; ++i) {
             if (i >= w) break; /* a branch, not 30 predicated stores */
@@ -504,7 +574,7 @@ GHZ_HD static inline int ghz_quant_rebuild(unsigned code, unsigned m, uint32_t m
         for (i = 0; i < 32; ++i) orbits |= a[i];
         /* lane 0 and lanes >= m carry no delta, fill lanes a zero one, no -0 */
         if (((orbits | sign) & (~used | 1u | mask)) || (sign & ~orbits)) return -1;
-        ghz_transpose32(a); /* a[i]: |d_i| */
+        ghz_values_of_planes(a, w); /* a[i]: |d_i| */
         GHZ_UNROLL
         for (i = 0; i < 32; ++i) any |= a[i];
         if (ghz_bit_width(any) != w) return -1; /* the top plane is zero */

@@ -134,6 +134,29 @@ Test(block, transpose32)
     }
 }
 
+/* The narrow transposes agree with the full one: ghz_planes_of on values below 2^w
+ * gives planes 0..w-1 exactly, ghz_values_of_planes gives all 32 values back, for
+ * every w (each of the nested cases and their edges). */
+Test(block, narrow_transposes)
+{
+    tu_rng_t r;
+    int it;
+    tu_seed(&r, 13);
+    for (it = 0; it < 3300; it++) {
+        const unsigned w = (unsigned)it % 33u;
+        const uint32_t lim = w == 32u ? 0xFFFFFFFFu : (1u << w) - 1u;
+        uint32_t a[32], full[32], p[32];
+        unsigned i;
+        for (i = 0; i < 32; i++) a[i] = full[i] = p[i] = (uint32_t)tu_next(&r) & lim;
+        ghz_transpose32(full);
+        ghz_planes_of(p, w);
+        for (i = 0; i < w; i++) cr_assert_eq(p[i], full[i], "w %u: plane %u", w, i);
+        for (i = w; i < 32; i++) p[i] = 0;
+        ghz_values_of_planes(p, w);
+        for (i = 0; i < 32; i++) cr_assert_eq(p[i], a[i], "w %u: value %u", w, i);
+    }
+}
+
 Test(block, quantizer_matches_spec)
 {
     static const double ebs[] = {0.5, 1e-3, 0.3, 1.0 / 3.0, 1e-7, 1e-12, 1e30, 1e-30, 3e-5};

@@ -48,16 +48,18 @@ __device__ __forceinline__ void range_take(U u, int has_fill, U fill, T& lo, T& 
 /* Minimum and maximum of the finite non-fill values of each chunk (REL bounds): a
  * grid-stride pass with 16-byte loads, four in flight per thread, and the scalar head
  * and tail around the 16-byte aligned middle. */
+constexpr unsigned kRangeThreads = 128; /* the range pass's CTAs: a plain streaming read */
+
 template <typename T, typename U>
-__global__ void __launch_bounds__(kThreads) range_kernel(batch_t b, int has_fill, uint64_t fill_bits)
+__global__ void __launch_bounds__(kRangeThreads) range_kernel(batch_t b, int has_fill, uint64_t fill_bits)
 {
     constexpr unsigned per_vec = 16u / sizeof(T), kUnroll = 4;
     const chunk_t& c = b.c[blockIdx.y];
     if (blockIdx.y >= (unsigned)b.k || !c.range) return;
     const U* const src = (const U*)c.src;
     const U fill = (U)fill_bits;
-    const uint64_t n = c.n, gid = (uint64_t)blockIdx.x * kThreads + threadIdx.x;
-    const uint64_t stride = (uint64_t)gridDim.x * kThreads;
+    const uint64_t n = c.n, gid = (uint64_t)blockIdx.x * kRangeThreads + threadIdx.x;
+    const uint64_t stride = (uint64_t)gridDim.x * kRangeThreads;
     uint64_t head = (16u - ((uintptr_t)src & 15u)) % 16u / sizeof(T);
     if (head > n) head = n;
     const uint64_t nvec = (n - head) / per_vec;
@@ -259,7 +261,7 @@ cudaError_t launch_compress(const batch_t& b, const ghz_frame_info_t& info, int 
         cudaGetDevice(&dev);
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
         const dim3 grid((unsigned)((8 * sms + b.k - 1) / b.k), (unsigned)b.k);
-        range_kernel<T, U><<<grid, kThreads, 0, stream>>>(b, info.has_fill, info.fill_bits);
+        range_kernel<T, U><<<grid, kRangeThreads, 0, stream>>>(b, info.has_fill, info.fill_bits);
     }
     compress_kernel<T, U><<<total_tiles, kThreads, 0, stream>>>(b, info);
     return cudaGetLastError();

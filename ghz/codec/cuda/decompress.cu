@@ -75,14 +75,22 @@ __device__ __forceinline__ int decode_block(const ghz_quantizer_t& z, unsigned c
 }
 
 template <typename T, typename U>
-__global__ void __launch_bounds__(kThreads, kDecompressCtas) decompress_kernel(batch_t b)
+__global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 : kDecompressCtas)
+    decompress_kernel(batch_t b)
 {
     __shared__ prefix_op_t::TempStorage lb;
     __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
     __shared__ offset_t s_tile_off;
     __shared__ ghz_frame_info_t s_info;
-    __shared__ int s_ok;
+    __shared__ int s_ok, s_bad;
     __shared__ __align__(16) uint8_t buf[tile_buffer_bytes<T>()];
+    /* f32: the decoded values get a buffer of their own, so a thread writes its block's
+     * values as soon as it has them, with no barrier between reading the payload and
+     * writing the values (16 KB more still leaves room for six CTAs per SM); f64's 32 KB
+     * tile would cost occupancy, and its values overwrite the payload after a barrier. */
+    constexpr bool kOwnValues = sizeof(T) == 4;
+    __shared__ __align__(16) uint8_t own_values[kOwnValues ? kTileElems * sizeof(T) : 16];
+    uint8_t* const vbuf = kOwnValues ? own_values : buf;
 
     const int ci = chunk_of(b, blockIdx.x);
     const chunk_t& c = b.c[ci];
@@ -99,6 +107,7 @@ __global__ void __launch_bounds__(kThreads, kDecompressCtas) decompress_kernel(b
         const int st = c.parsed->status;
         s_info = c.parsed->info;
         s_ok = st == GHZ_SUCCESS;
+        s_bad = 0; /* a flag of its own: s_ok is read once, and never cleared */
         if (tile == 0 && st != GHZ_SUCCESS) report(b.d_status, st);
     }
     __syncthreads();
@@ -112,7 +121,6 @@ __global__ void __launch_bounds__(kThreads, kDecompressCtas) decompress_kernel(b
     const uint8_t* const payload = codes + ghz_codes_bytes(nb);
     const uint64_t e0 = (uint64_t)tile * kTileElems;
     const unsigned count = (unsigned)(n - e0 < kTileElems ? n - e0 : kTileElems);
-    __syncthreads(); /* everyone has read s_ok before a warp may clear it */
 
     /* This thread's block: code byte, size, offset within the warp. */
     const bool mine = blk < nb;
@@ -131,7 +139,7 @@ __global__ void __launch_bounds__(kThreads, kDecompressCtas) decompress_kernel(b
     off -= size;
     if (lane == 0 && any_bad) {
         report(b.d_status, GHZ_ERR_CORRUPT);
-        s_ok = 0; /* read by all after the next two barriers: a uniform exit */
+        s_bad = 1; /* read by all after the next two barriers: a uniform exit */
     }
     __syncthreads();
 
@@ -146,7 +154,7 @@ __global__ void __launch_bounds__(kThreads, kDecompressCtas) decompress_kernel(b
             if (excl + tile_total > s_info.payload_size ||
                 (tile == tiles_needed - 1 && excl + tile_total != s_info.payload_size)) {
                 report(b.d_status, GHZ_ERR_CORRUPT);
-                s_ok = 0;
+                s_bad = 1;
             }
         }
         if (tile == tiles_needed - 1)
@@ -154,7 +162,7 @@ __global__ void __launch_bounds__(kThreads, kDecompressCtas) decompress_kernel(b
                 if (codes[i] != 0) report(b.d_status, GHZ_ERR_CORRUPT);
     }
     __syncthreads();
-    if (!s_ok) return;
+    if (s_bad) return;
     const offset_t tile_off = s_tile_off;
     const unsigned tile_total = warp_total[0];
     const unsigned phase = (unsigned)(((uintptr_t)payload + tile_off) & 15u);
@@ -165,18 +173,18 @@ __global__ void __launch_bounds__(kThreads, kDecompressCtas) decompress_kernel(b
     U v[32];
     int ok = 1;
     if (mine) ok = decode_block<T, U>(z, code, m, buf + phase + warp_excl[warp] + off, s_info.fill_bits, v);
-    __syncthreads(); /* every payload byte read: buf now takes the values */
+    if (!kOwnValues) __syncthreads(); /* every payload byte read: buf now takes the values */
     if (mine) {
         constexpr unsigned per_chunk = 16u / sizeof(T);
 #pragma unroll
         for (unsigned k = 0; k < 32u / per_chunk; ++k) {
             uint4 w;
             memcpy(&w, &v[k * per_chunk], sizeof w);
-            *(uint4*)(buf + swz_chunk<T>(t, k)) = w;
+            *(uint4*)(vbuf + swz_chunk<T>(t, k)) = w;
         }
     }
     __syncthreads();
-    tile_store_values<T, U>(buf, c.dst + e0 * elem, count);
+    tile_store_values<T, U>(vbuf, c.dst + e0 * elem, count);
     if (!ok) report(b.d_status, GHZ_ERR_CORRUPT);
 }
 

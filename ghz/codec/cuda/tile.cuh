@@ -17,7 +17,12 @@ namespace detail {
  * 32 integers in registers; the tile travels through shared memory so that global
  * accesses stay 16-byte and coalesced. 128 blocks keep the staging at 16 KB (f32) or
  * 32 KB (f64) per CTA, so several CTAs share an SM and hide each other's latencies. */
-constexpr int kWarps = 4;
+/* Warps per CTA and tile: a tuning experiment only (1 = barriers within one warp, four
+ * times the look-back tiles); only 4 has been through the GPU tests and sanitizers. */
+#ifndef GHZ_CUDA_TILE_WARPS
+#define GHZ_CUDA_TILE_WARPS 4
+#endif
+constexpr int kWarps = GHZ_CUDA_TILE_WARPS;
 constexpr int kThreads = kWarps * 32;
 constexpr int kBlocksPerWarp = 32;
 constexpr int kTileBlocks = kWarps * kBlocksPerWarp;
@@ -33,8 +38,17 @@ constexpr uint64_t kTileElems = 32u * kTileBlocks;
 #ifndef GHZ_CUDA_DECOMPRESS_CTAS
 #define GHZ_CUDA_DECOMPRESS_CTAS 5
 #endif
-constexpr int kCompressCtas = GHZ_CUDA_COMPRESS_CTAS;
-constexpr int kDecompressCtas = GHZ_CUDA_DECOMPRESS_CTAS;
+/* f32 decompression: 6 CTAs (80 registers, no spills) since the narrow transposes
+ * (block.h) and the values' own buffer (decompress.cu); on an H100 at REL 1e-4 they
+ * decode 7-9 % faster than 5 (five fields, same run). f64 stays at 5 (6 spills). */
+#ifndef GHZ_CUDA_DECOMPRESS_CTAS_F32
+#define GHZ_CUDA_DECOMPRESS_CTAS_F32 6
+#endif
+/* The counts are for CTAs of 4 warps; smaller tiles scale them, so that the register
+ * caps stay the same. */
+constexpr int kCompressCtas = GHZ_CUDA_COMPRESS_CTAS * 4 / kWarps;
+constexpr int kDecompressCtas = GHZ_CUDA_DECOMPRESS_CTAS * 4 / kWarps;
+constexpr int kDecompressCtasF32 = GHZ_CUDA_DECOMPRESS_CTAS_F32 * 4 / kWarps;
 /* Shared staging of one tile: every block raw, 16 bytes to place it at the global
  * 16-byte phase, 16 of slack. */
 template <typename T>
