@@ -1,6 +1,7 @@
 /* test/fuzz/fuzz_cli_reader.c: libFuzzer target of ghz-cli's file reader
  * (ghz/tools/cli/frames.c): the input is a .ghz file, read frame by frame as
- * `ghz-cli decompress` and `info` do, each frame decoded by ghz_decompress. Twice: as
+ * `ghz-cli decompress` and `info` do, each frame decoded by ghz_decompress (or
+ * ghz_fixed_decompress for a fixed-rate frame, FIXED.md). Twice: as
  * a regular file of known size (the reader refuses frames longer than the file before
  * allocating) and as a pipe (it grows its buffer only as bytes arrive). The reader
  * must stop with a report, never crash, over-read or allocate what a damaged header
@@ -31,7 +32,7 @@ static void read_all(const uint8_t* data, size_t size, int regular)
 {
     cli_in in;
     cli_frame_reader r;
-    ghz_frame_info_t info;
+    cli_frame_info info;
     uint64_t frames = 0;
     int rc;
 
@@ -49,8 +50,8 @@ static void read_all(const uint8_t* data, size_t size, int regular)
         FUZZ_CHECK(elem != 0 && info.n <= 32u * info.frame_size);
         out = malloc((size_t)info.n * elem + 1);
         FUZZ_CHECK(out != NULL);
-        if (ghz_decompress(r.buf, (size_t)info.frame_size, out, (size_t)info.n * elem, &n) ==
-            GHZ_SUCCESS)
+        if ((info.fixed ? ghz_fixed_decompress : ghz_decompress)(
+                r.buf, (size_t)info.frame_size, out, (size_t)info.n * elem, &n) == GHZ_SUCCESS)
             FUZZ_CHECK(n == info.n);
         free(out);
         frames++;

@@ -16,7 +16,7 @@
 
 static const char* const opt_names[CLI_OPT_COUNT] = {
     "-i", "-z", "-o", "-t", "-M/-E", "--fill", "-1/-2/-3", "-n", "-x", "--frame-elems", "-s",
-    "--no-checksum"};
+    "--no-checksum", "--fixed"};
 
 const char* cli_opt_name(unsigned bit)
 {
@@ -212,6 +212,12 @@ static int parse_option(cli_opts* o, cursor* c, const char* arg)
         if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
         o->eb_mode = GHZ_EB_REL;
         return set_bound(o, v, arg);
+    } else if (IS("--fixed")) {
+        if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
+        if (!parse_u64(v, 8, 32, &u) || (u != 8 && u != 16 && u != 32))
+            return cli_usage_error("--fixed '%s': the rate l is 8, 16 or 32 bits per value", v);
+        o->fixed_bits = (unsigned)u;
+        o->seen |= CLI_OPT_FIXED;
     } else if (IS("--fill")) {
         char* end;
         if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
@@ -328,6 +334,7 @@ void cli_print_help(void)
     fputs(
 "Usage:\n"
 "  ghz-cli compress   -i RAW -z OUT.ghz -t f32|f64 -M ABS|REL -E BOUND [options]\n"
+"  ghz-cli compress   -i RAW -z OUT.ghz -t f32|f64 --fixed 8|16|32 [options]\n"
 "  ghz-cli decompress -z IN.ghz -o RAW [options]\n"
 "  ghz-cli roundtrip  -i RAW -z OUT.ghz -o DEC -t ... -M ... -E ... [-s]\n"
 "  ghz-cli stat       -i RAW -t f32|f64 -M ABS|REL -E BOUND [options]\n"
@@ -342,12 +349,21 @@ void cli_print_help(void)
 "(REL).\n"
 "NaN, Inf and the fill value come back bit for bit.\n"
 "\n"
+"Fixed-rate mode (--fixed L, FIXED.md) instead stores every value in l = 8, 16\n"
+"or 32 bits plus 16 bits per block of 32 values (the block's exponent), so the\n"
+"size depends only on n and l. The error is relative to each block's largest\n"
+"magnitude M: |x - x'| <= 2^(1-l) * M / (1 - 2^-l) (about 2^-7, 2^-15, 2^-31 of\n"
+"M). NaN stays NaN, an Inf comes back as itself (as NaN in a block that mixes\n"
+"kinds). compress, roundtrip and stat take --fixed; decompress and info read\n"
+"either mode, even mixed in one stream.\n"
+"\n"
 "Commands:\n"
 "  compress     raw values (-i) -> ghz stream (-z, or -o)\n"
 "  decompress   ghz stream (-z, or -i) -> raw values of the stream's type (-o)\n"
 "  roundtrip    compress to -z and decompress to -o in one pass\n"
 "  stat         compress and decompress in memory, report ratio, bits/value, max\n"
-"               error, max error/bound (eb_abs of the frame headers), PSNR, NRMSE\n"
+"               error, max error/bound (eb_abs of the frame headers; --fixed: the\n"
+"               bound of each value's block), PSNR, NRMSE\n"
 "               (over the finite non-fill values; range = their max - min) and\n"
 "               compress/decompress speed in GB/s of uncompressed data (time in\n"
 "               the codec calls only, REL's range pass included; no file I/O;\n"
@@ -361,7 +377,8 @@ void cli_print_help(void)
 "               decompress, operate, compress -M ABS -E eb_abs would write; a\n"
 "               value that is fill in A or B is fill in the output. A and B\n"
 "               must match frame by frame: type, values, eb_abs and fill value\n"
-"               (compress both with -M ABS and the same bound)\n"
+"               (compress both with -M ABS and the same bound); fixed-rate\n"
+"               frames are refused (ghz/homo is defined for the bounded mode)\n"
 "\n",
         stdout);
     fputs(
@@ -377,6 +394,10 @@ void cli_print_help(void)
 "  -E, --bound BOUND       ABS: the absolute error; REL: a fraction of the range\n"
 "  -A, -a BOUND            -M ABS -E BOUND (-a as in zfp)\n"
 "  -R BOUND                -M REL -E BOUND\n"
+"  --fixed L               fixed-rate frames of l = 8, 16 or 32 bits per value\n"
+"                          instead of an error bound; excludes -M/-E/-A/-R,\n"
+"                          --fill and --checksum (the fixed-rate format has no\n"
+"                          bound, fill value or checksum); one CPU thread\n"
 "  --fill VALUE            values bit-identical to VALUE (in the type) are kept\n"
 "                          exactly and left out of the REL range (_FillValue);\n"
 "                          fill-only blocks cost nothing\n"
@@ -400,7 +421,10 @@ void cli_print_help(void)
 "                          and, when decompressing too, the decoded values\n"
 "  --no-checksum           write frames without their CRC-32C (by default every\n"
 "                          frame ends with one, 4 bytes, which every reader checks\n"
-"                          before decoding; a damaged file is reported, not decoded)\n"
+"                          before decoding; a damaged file is reported, not decoded).\n"
+"                          Fixed-rate frames have no checksum: readers check their\n"
+"                          header and block words, but a changed code byte decodes\n"
+"                          to another value unnoticed\n"
 "\n"
 "Output:\n"
 "  -s, --report            roundtrip: also print stat's report (stdout, or stderr\n"
@@ -432,6 +456,7 @@ void cli_print_help(void)
 "  ghz-cli -i t.f32 -z t.ghz -o t.out -t f32 -M ABS -E 0.01 -s\n"
 "  ghz-cli stat -i t.f64 -d -M REL 1e-3 --fill -9999\n"
 "  ghz-cli stat -i t.f32 -f -A 0.01 -x cuda\n"
+"  ghz-cli compress -i t.f64 -z t.ghz -d --fixed 16 && ghz-cli info t.ghz\n"
 "  cat t.f32 | ghz-cli compress -t f32 -A 0.5 | ghz-cli decompress > t.out\n",
         stdout);
 }

@@ -62,9 +62,25 @@ ghz_status_t cli_backend_compress(cli_backend* b, const ghz_params_t* p, const v
     return b->ops->compress(b, p, src, n, dst, cap, size);
 }
 
+ghz_status_t cli_backend_compress_fixed(cli_backend* b, ghz_dtype_t dtype, unsigned bits,
+                                        const void* src, size_t n, void* dst, size_t cap,
+                                        size_t* size)
+{
+    b->detail[0] = '\0';
+    return b->ops->compress_fixed(b, dtype, bits, src, n, dst, cap, size);
+}
+
 ghz_status_t cli_backend_decompress(cli_backend* b, const void* frame, size_t frame_size,
                                     void* dst, size_t cap, size_t* n)
 {
     b->detail[0] = '\0';
+    /* The mode is byte 9 in both formats; the header is validated (again: the frame
+     * reader did it once) before a backend is handed the frame. */
+    if (frame_size > 9 && ((const unsigned char*)frame)[9] == GHZ_FIXED_MODE) {
+        ghz_fixed_info_t info;
+        ghz_status_t st = ghz_fixed_info(frame, frame_size, &info);
+        if (st != GHZ_SUCCESS) return cli_backend_lib_error(b, st);
+        return b->ops->decompress_fixed(b, frame, frame_size, &info, dst, cap, n);
+    }
     return b->ops->decompress(b, frame, frame_size, dst, cap, n);
 }

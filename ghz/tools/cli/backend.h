@@ -1,8 +1,11 @@
 /* ghz/tools/cli/backend.h: where ghz-cli runs the codec (-x cpu|cuda). Every command
  * compresses and decompresses through one of these, host buffer to host buffer, so
- * the pipeline, decompress and info do not care which backend they drive:
- *  - cpu:  ghz_compress / ghz_decompress_mt on the calling thread(s);
- *  - cuda: the CUDA codec (ghz/codec/codec_cuda.h) on the current CUDA device, with
+ * the pipeline, decompress and info do not care which backend they drive, nor (when
+ * decompressing) which mode a frame has:
+ *  - cpu:  ghz_compress / ghz_decompress_mt on the calling thread(s), and the
+ *          fixed-rate ghz_fixed_compress / ghz_fixed_decompress (one thread);
+ *  - cuda: the CUDA codec (ghz/codec/codec_cuda.h, ghz/codec/fixed_cuda.h) on the
+ *          current CUDA device, with
  *          device buffers, a workspace and a stream owned by the backend, allocated
  *          once and grown only when a larger frame arrives; each call copies its
  *          input to the device, runs the codec and copies the result back.
@@ -13,6 +16,7 @@
 #include <stddef.h>
 
 #include "ghz/codec/codec.h"
+#include "ghz/codec/fixed.h"
 
 typedef struct cli_backend cli_backend;
 
@@ -34,6 +38,17 @@ typedef struct {
      * *n receives the number of values, of the frame's dtype. */
     ghz_status_t (*decompress)(cli_backend* b, const void* frame, size_t frame_size, void* dst,
                                size_t cap, size_t* n);
+    /* One fixed-rate frame (FIXED.md) of n values of dtype at l = bits into dst (cap
+     * bytes; ghz_fixed_size(n, bits) is exactly what it takes). */
+    ghz_status_t (*compress_fixed)(cli_backend* b, ghz_dtype_t dtype, unsigned bits,
+                                   const void* src, size_t n, void* dst, size_t cap,
+                                   size_t* size);
+    /* The fixed-rate frame frame[0..frame_size), whose header ghz_fixed_info accepted
+     * as *info, into dst (cap bytes); *n receives the number of values. The backend
+     * still validates every block before trusting the frame. */
+    ghz_status_t (*decompress_fixed)(cli_backend* b, const void* frame, size_t frame_size,
+                                     const ghz_fixed_info_t* info, void* dst, size_t cap,
+                                     size_t* n);
 } cli_backend_ops;
 
 struct cli_backend {
@@ -67,6 +82,11 @@ void cli_backend_close(cli_backend* b);
 ghz_status_t cli_backend_prepare(cli_backend* b, ghz_dtype_t dtype, size_t n);
 ghz_status_t cli_backend_compress(cli_backend* b, const ghz_params_t* p, const void* src, size_t n,
                                   void* dst, size_t cap, size_t* size);
+ghz_status_t cli_backend_compress_fixed(cli_backend* b, ghz_dtype_t dtype, unsigned bits,
+                                        const void* src, size_t n, void* dst, size_t cap,
+                                        size_t* size);
+/* Decodes one frame of either mode: a fixed-rate frame (byte 9 = 3) goes to
+ * decompress_fixed after ghz_fixed_info, any other to decompress. */
 ghz_status_t cli_backend_decompress(cli_backend* b, const void* frame, size_t frame_size,
                                     void* dst, size_t cap, size_t* n);
 

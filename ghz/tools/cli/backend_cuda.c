@@ -1,5 +1,5 @@
-/* ghz/tools/cli/backend_cuda.c: the CUDA backend (-x cuda): the CUDA codec of
- * ghz/codec/codec_cuda.h driven from host buffers, through the CUDA runtime's C API
+/* ghz/tools/cli/backend_cuda.c: the CUDA backend (-x cuda): the CUDA codecs of
+ * ghz/codec/codec_cuda.h and ghz/codec/fixed_cuda.h driven from host buffers, through the CUDA runtime's C API
  * (no device code here). Built only when the library has the CUDA codec
  * (GHZ_WITH_CUDA, a public compile definition of ghz::codec); otherwise
  * cli_backend_cuda_ops() is NULL and -x cuda fails with "CUDA backend not built".
@@ -7,15 +7,19 @@
  * The backend owns, on the current CUDA device:
  *  - d_raw:  the values (compression input, decompression output);
  *  - d_cmp:  one frame (compression output, decompression input), sized by
- *            ghz_compress_bound of the largest frame seen, so equal or smaller
- *            frames never grow it;
+ *            ghz_compress_bound (+ checksum) or the fixed-rate size at l = 32,
+ *            whichever is larger, of the largest frame seen, so equal or smaller
+ *            frames of either mode never grow it; cudaMalloc's alignment is the
+ *            16 bytes fixed-rate frames need;
  *  - d_work: the codec's workspace, enough for compressing and for decompressing
  *            the largest frame seen, plus GHZ_CUDA_SCRATCH_BYTES for the *_sync
  *            calls' results;
+ *  - d_status: the fixed-rate decoder's verdict (an int);
  *  - a non-blocking stream all work is ordered on.
  * Buffers are allocated on the first frame and grown only when a larger frame
  * arrives, never per frame. Each call copies its input to the device, runs the
- * blocking ghz_cuda_*_sync call, copies the result back and synchronises the
+ * blocking ghz_cuda_*_sync call (or enqueues the stream-ordered fixed-rate call),
+ * copies the result back and synchronises the
  * stream, so host buffers are free again when it returns. Host memory is the
  * caller's (pageable); no pinned staging. */
 #include <stdint.h>
@@ -29,6 +33,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ghz/codec/codec_cuda.h"
+#include "ghz/codec/fixed_cuda.h"
 
 typedef struct {
     cudaStream_t stream;
@@ -39,6 +44,8 @@ typedef struct {
     size_t cmp_cap;
     void* d_work;
     size_t work_cap;
+    void* d_status;
+    size_t status_cap;
 } cuda_state;
 
 /* Records a CUDA runtime failure in b->detail; returns GHZ_ERR_CUDA. */
@@ -91,13 +98,16 @@ static ghz_status_t cuda_prepare(cli_backend* b, ghz_dtype_t dtype, size_t n)
 {
     cuda_state* s = (cuda_state*)b->state;
     size_t elem = ghz_dtype_size(dtype), bound = ghz_compress_bound(n, dtype);
+    size_t fixed = ghz_fixed_size(n, 32); /* the largest fixed-rate frame of n values */
     ghz_status_t st;
-    if (elem == 0 || bound == 0 || n > SIZE_MAX / elem) {
+    if (elem == 0 || bound == 0 || fixed == 0 || n > SIZE_MAX / elem) {
         snprintf(b->detail, sizeof b->detail, "%zu values of dtype %d", n, (int)dtype);
         return GHZ_ERR_INVALID_ARG;
     }
+    bound += GHZ_CHECKSUM_SIZE;
+    if (fixed > bound) bound = fixed;
     if ((st = reserve(b, &s->d_raw, &s->raw_cap, n * elem, "values")) != GHZ_SUCCESS ||
-        (st = reserve(b, &s->d_cmp, &s->cmp_cap, bound + GHZ_CHECKSUM_SIZE, "frame")) != GHZ_SUCCESS)
+        (st = reserve(b, &s->d_cmp, &s->cmp_cap, bound, "frame")) != GHZ_SUCCESS)
         return st;
     return reserve_work(b, s, n);
 }
@@ -198,6 +208,90 @@ static ghz_status_t cuda_decompress(cli_backend* b, const void* frame, size_t fr
     return GHZ_SUCCESS;
 }
 
+/* The fixed-rate encoder on the GPU; the frame is copied back whole. */
+static ghz_status_t cuda_compress_fixed(cli_backend* b, ghz_dtype_t dtype, unsigned bits,
+                                        const void* src, size_t n, void* dst, size_t cap,
+                                        size_t* size)
+{
+    cuda_state* s = (cuda_state*)b->state;
+    size_t elem = ghz_dtype_size(dtype), need = ghz_fixed_size(n, bits);
+    ghz_status_t st;
+    cudaError_t e;
+
+    if ((st = cuda_prepare(b, dtype, n)) != GHZ_SUCCESS) return st;
+    if (need == 0) {
+        snprintf(b->detail, sizeof b->detail, "fixed-rate l = %u: 8, 16 or 32", bits);
+        return GHZ_ERR_UNSUPPORTED;
+    }
+    if (need > cap) {
+        snprintf(b->detail, sizeof b->detail, "frame of %zu bytes, %zu bytes of room", need, cap);
+        return GHZ_ERR_DST_TOO_SMALL;
+    }
+    if (n) {
+        e = cudaMemcpyAsync(s->d_raw, src, n * elem, cudaMemcpyHostToDevice, s->stream);
+        if (e != cudaSuccess) return cuda_error(b, e, "copying the values to the GPU");
+    }
+    st = ghz_fixed_compress_cuda(dtype, bits, s->d_raw, n, s->d_cmp, s->cmp_cap, s->stream);
+    if (st != GHZ_SUCCESS) return cli_backend_lib_error(b, st);
+    e = cudaMemcpyAsync(dst, s->d_cmp, need, cudaMemcpyDeviceToHost, s->stream);
+    if (e != cudaSuccess) return cuda_error(b, e, "copying the frame from the GPU");
+    if ((st = sync_stream(b, s, "fixed-rate encode on the GPU")) != GHZ_SUCCESS) return st;
+    *size = need;
+    return GHZ_SUCCESS;
+}
+
+/* The fixed-rate decoder on the GPU: the host checks the sizes (the header says
+ * dtype, l and n), the GPU checks the header against them and every block, and its
+ * verdict comes back with the values, in one synchronisation. */
+static ghz_status_t cuda_decompress_fixed(cli_backend* b, const void* frame, size_t frame_size,
+                                          const ghz_fixed_info_t* info, void* dst, size_t cap,
+                                          size_t* n)
+{
+    cuda_state* s = (cuda_state*)b->state;
+    size_t elem = ghz_dtype_size(info->dtype), bytes;
+    int verdict = GHZ_ERR_CUDA;
+    ghz_status_t st;
+    cudaError_t e;
+
+    if (info->frame_size != frame_size) {
+        snprintf(b->detail, sizeof b->detail,
+                 "%zu bytes given, the frame has %llu: the CUDA backend decodes one frame per call",
+                 frame_size, (unsigned long long)info->frame_size);
+        return GHZ_ERR_INVALID_ARG;
+    }
+    if (elem == 0 || info->n > SIZE_MAX / elem) {
+        snprintf(b->detail, sizeof b->detail, "frame of %llu values", (unsigned long long)info->n);
+        return GHZ_ERR_CORRUPT;
+    }
+    bytes = (size_t)info->n * elem;
+    if (bytes > cap) {
+        snprintf(b->detail, sizeof b->detail, "frame of %llu values needs %zu bytes, %zu given",
+                 (unsigned long long)info->n, bytes, cap);
+        return GHZ_ERR_DST_TOO_SMALL;
+    }
+    /* d_cmp holds ghz_fixed_size(n, 32) >= frame_size bytes after this. */
+    if ((st = cuda_prepare(b, info->dtype, (size_t)info->n)) != GHZ_SUCCESS) return st;
+    e = cudaMemcpyAsync(s->d_cmp, frame, frame_size, cudaMemcpyHostToDevice, s->stream);
+    if (e != cudaSuccess) return cuda_error(b, e, "copying the frame to the GPU");
+    st = ghz_fixed_decompress_cuda(s->d_cmp, frame_size, info->dtype, info->bits, (size_t)info->n,
+                                   s->d_raw, s->raw_cap, (int*)s->d_status, s->stream);
+    if (st != GHZ_SUCCESS) return cli_backend_lib_error(b, st);
+    e = cudaMemcpyAsync(&verdict, s->d_status, sizeof verdict, cudaMemcpyDeviceToHost, s->stream);
+    if (e != cudaSuccess) return cuda_error(b, e, "copying the GPU's verdict");
+    if (bytes) {
+        e = cudaMemcpyAsync(dst, s->d_raw, bytes, cudaMemcpyDeviceToHost, s->stream);
+        if (e != cudaSuccess) return cuda_error(b, e, "copying the values from the GPU");
+    }
+    if ((st = sync_stream(b, s, "fixed-rate decode on the GPU")) != GHZ_SUCCESS) return st;
+    if (verdict != GHZ_SUCCESS) {
+        snprintf(b->detail, sizeof b->detail,
+                 "the GPU's check of the fixed-rate frame (FIXED.md, Validation) failed");
+        return (ghz_status_t)verdict;
+    }
+    *n = (size_t)info->n;
+    return GHZ_SUCCESS;
+}
+
 /* One small frame of each dtype through both directions: loads the kernels (lazy
  * module loading) before anything is timed, and makes a GPU whose architecture the
  * library was not built for fail here, clearly, before any file is touched. */
@@ -216,10 +310,21 @@ static ghz_status_t warm_up(cli_backend* b)
     p.eb = 1.0;
     p.exec = GHZ_EXEC_CUDA;
     for (i = 0; i < 2; ++i) {
+        ghz_fixed_info_t info;
+        unsigned bits;
         p.dtype = i ? GHZ_F64 : GHZ_F32;
         if ((st = cuda_compress(b, &p, zeros, 64, frame, sizeof frame, &size)) != GHZ_SUCCESS ||
             (st = cuda_decompress(b, frame, size, back, sizeof back, &n)) != GHZ_SUCCESS)
             return st;
+        /* The fixed-rate kernels too: one per dtype and l, each direction. */
+        for (bits = 8; bits <= 32; bits *= 2) {
+            st = cuda_compress_fixed(b, p.dtype, bits, zeros, 64, frame, sizeof frame, &size);
+            if (st == GHZ_SUCCESS && (st = ghz_fixed_info(frame, size, &info)) != GHZ_SUCCESS)
+                return cli_backend_lib_error(b, st);
+            if (st == GHZ_SUCCESS)
+                st = cuda_decompress_fixed(b, frame, size, &info, back, sizeof back, &n);
+            if (st != GHZ_SUCCESS) return st;
+        }
     }
     return GHZ_SUCCESS;
 }
@@ -232,6 +337,7 @@ static void cuda_fini(cli_backend* b)
     if (s->d_raw) (void)cudaFree(s->d_raw);
     if (s->d_cmp) (void)cudaFree(s->d_cmp);
     if (s->d_work) (void)cudaFree(s->d_work);
+    if (s->d_status) (void)cudaFree(s->d_status);
     if (s->has_stream) (void)cudaStreamDestroy(s->stream);
     (void)cudaGetLastError();
     memset(s, 0, sizeof *s);
@@ -266,12 +372,20 @@ static ghz_status_t cuda_init(cli_backend* b)
     if ((e = cudaStreamCreateWithFlags(&state.stream, cudaStreamNonBlocking)) != cudaSuccess)
         return cuda_error(b, e, "cudaStreamCreate");
     state.has_stream = 1;
+    st = reserve(b, &state.d_status, &state.status_cap, sizeof(int), "fixed-rate verdict");
+    if (st != GHZ_SUCCESS) return st;
     if ((st = warm_up(b)) != GHZ_SUCCESS) return st;
     return GHZ_SUCCESS;
 }
 
-static const cli_backend_ops cuda_ops = {"cuda",        cuda_init,     cuda_fini,
-                                         cuda_prepare,  cuda_compress, cuda_decompress};
+static const cli_backend_ops cuda_ops = {"cuda",
+                                         cuda_init,
+                                         cuda_fini,
+                                         cuda_prepare,
+                                         cuda_compress,
+                                         cuda_decompress,
+                                         cuda_compress_fixed,
+                                         cuda_decompress_fixed};
 
 const cli_backend_ops* cli_backend_cuda_ops(void)
 {

@@ -29,7 +29,8 @@ enum {
     CLI_OPT_FRAME = 1u << 9,   /* --frame-elems */
     CLI_OPT_REPORT = 1u << 10, /* -s */
     CLI_OPT_CHECKSUM = 1u << 11, /* --checksum --no-checksum */
-    CLI_OPT_COUNT = 12
+    CLI_OPT_FIXED = 1u << 12,  /* --fixed */
+    CLI_OPT_COUNT = 13
 };
 
 /* The command line, parsed but not yet interpreted by a command. */
@@ -54,6 +55,8 @@ typedef struct {
     int verbosity;           /* 0 -q, 1 default, 2 -v */
     int progress;            /* -1 auto, 0 --no-progress, 1 --progress */
     int checksum;            /* frames written carry a CRC-32C (default 1; --no-checksum) */
+    unsigned fixed_bits;     /* --fixed L: fixed-rate frames of l = 8, 16 or 32 bits per
+                                value (FIXED.md); 0 = the error-bounded mode */
     unsigned seen;           /* CLI_OPT_* bits of the options given */
 } cli_opts;
 
@@ -80,7 +83,10 @@ int cli_cmd_max(const cli_opts* o);
 
 /* Shared checks of the compressing commands (cmd_compress.c): fills *p from the
  * options (nthreads_default when -n is absent) and validates it with the library
- * before any file is touched, so a bad bound fails early. The commands then open
+ * before any file is touched, so a bad bound fails early. With --fixed, p carries
+ * only the dtype, threads and exec (the rate is o->fixed_bits), and the error-bound
+ * options, --fill and --checksum are usage errors: the fixed-rate format has no
+ * bound, fill value or checksum (FIXED.md). The commands then open
  * the backend of p->exec (backend.h), also before touching a file, so that a
  * missing CUDA backend or GPU fails early too. */
 int cli_make_params(const cli_opts* o, const char* what, int nthreads_default, ghz_params_t* p);

@@ -12,6 +12,30 @@
 #include "pipeline.h"
 #include "report.h"
 
+/* --fixed: the options that belong to the error-bounded format are refused, not
+ * ignored, so that nobody believes a bound, a fill value or a checksum is kept. */
+static int fixed_params(const cli_opts* o, const char* what, ghz_params_t* p)
+{
+    if (o->seen & CLI_OPT_BOUND)
+        return cli_usage_error("%s: --fixed and the error-bound options (-M/-E/-A/-R) are "
+                               "mutually exclusive: a fixed-rate frame has no error bound, its "
+                               "error is set by l relative to each block's maximum (FIXED.md)",
+                               what);
+    if (o->seen & CLI_OPT_FILL)
+        return cli_usage_error("%s: --fill does not apply to --fixed: the fixed-rate format "
+                               "keeps no fill value (FIXED.md)", what);
+    if ((o->seen & CLI_OPT_CHECKSUM) && o->checksum)
+        return cli_usage_error("%s: --checksum does not apply to --fixed: the fixed-rate format "
+                               "has no checksum field (FIXED.md), so its frames are written "
+                               "without one", what);
+    ghz_params_init(p);
+    p->dtype = o->dtype;
+    p->nthreads = 1; /* the CPU's fixed-rate codec runs on one thread */
+    p->exec = o->exec;
+    p->checksum = 0;
+    return 0;
+}
+
 int cli_make_params(const cli_opts* o, const char* what, int nthreads_default, ghz_params_t* p)
 {
     unsigned char probe[GHZ_HEADER_SIZE + 16 + GHZ_CHECKSUM_SIZE];
@@ -20,6 +44,7 @@ int cli_make_params(const cli_opts* o, const char* what, int nthreads_default, g
     ghz_status_t st;
 
     if (!o->dtype) return cli_usage_error("%s: give the type of the raw values: -t f32|f64", what);
+    if (o->fixed_bits) return fixed_params(o, what, p);
     if (!o->eb_mode) return cli_usage_error("%s: give the error-bound mode: -M ABS|REL", what);
     if (!o->has_eb) return cli_usage_error("%s: give the error bound: -E BOUND", what);
     if (o->has_fill && o->dtype == GHZ_F32 && isfinite(o->fill) && !isfinite((float)o->fill))
@@ -53,13 +78,18 @@ static int want_summary(const cli_opts* o)
 static void summary(const cli_pipeline* pl)
 {
     uint64_t raw = pl->n * ghz_dtype_size(pl->params.dtype);
+    char mode[48];
+    if (pl->fixed_bits)
+        snprintf(mode, sizeof mode, "fixed rate l = %u", pl->fixed_bits);
+    else
+        snprintf(mode, sizeof mode, "eb_abs %.6g", pl->eb_abs_max);
     cli_note("%s: %llu %s values, %llu -> %llu bytes (ratio %.4g, %.4g bits/value), "
-             "%llu frame%s, eb_abs %.6g, %.3g GB/s",
+             "%llu frame%s, %s, %.3g GB/s",
              pl->in->name, (unsigned long long)pl->n, cli_dtype_name(pl->params.dtype),
              (unsigned long long)raw, (unsigned long long)pl->cmp_bytes,
              pl->cmp_bytes ? (double)raw / (double)pl->cmp_bytes : 0.0,
              pl->n ? 8.0 * (double)pl->cmp_bytes / (double)pl->n : 0.0,
-             (unsigned long long)pl->frames, pl->frames == 1 ? "" : "s", pl->eb_abs_max,
+             (unsigned long long)pl->frames, pl->frames == 1 ? "" : "s", mode,
              pl->t_compress > 0 ? (double)raw / pl->t_compress / 1e9 : 0.0);
 }
 
@@ -68,6 +98,7 @@ static void setup(cli_pipeline* pl, const cli_opts* o, const ghz_params_t* p, cl
 {
     memset(pl, 0, sizeof *pl);
     pl->params = *p;
+    pl->fixed_bits = o->fixed_bits;
     pl->backend = be;
     pl->frame_elems = o->frame_elems;
     pl->progress = o->progress;

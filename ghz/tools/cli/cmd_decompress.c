@@ -20,7 +20,7 @@ int cli_cmd_decompress(const cli_opts* o)
     int nthreads = o->nthreads >= 0 ? o->nthreads : 0;
     cli_backend be;
     cli_frame_reader r;
-    ghz_frame_info_t info;
+    cli_frame_info info;
     cli_progress prog;
     cli_in in;
     cli_out out;

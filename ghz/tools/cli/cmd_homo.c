@@ -11,13 +11,23 @@
 #include "frames.h"
 #include "io.h"
 
+/* ghz/homo computes on error-bounded frames only: a fixed-rate frame (mode 3) has
+ * no bound to keep, so an operation on it is refused, not approximated. */
+static int refuse_fixed(const char* name, const cli_in* in, uint64_t index)
+{
+    return cli_fail(GHZ_ERR_UNSUPPORTED,
+                    "add, sub, min and max work on error-bounded frames; this is a fixed-rate "
+                    "frame (mode 3, FIXED.md): decompress it and compute on the values",
+                    "%s %s: frame %llu", name, in->name, (unsigned long long)index);
+}
+
 /* Combines the frame pairs of a and b into out, each output frame with a checksum when
  * `checksum` (as every frame ghz-cli writes). Returns an exit code. */
 static int combine(ghz_homo_op_t op, const char* name, cli_in* a, cli_in* b, cli_out* out,
                    int checksum)
 {
     cli_frame_reader ra, rb;
-    ghz_frame_info_t fa, fb;
+    cli_frame_info fa, fb;
     unsigned char* obuf = NULL;
     size_t ocap = 0;
     int rc = 0, ga, gb;
@@ -29,8 +39,16 @@ static int combine(ghz_homo_op_t op, const char* name, cli_in* a, cli_in* b, cli
         size_t need;
         ga = cli_frames_next(&ra, &fa);
         if (ga < 0) break;
+        if (ga == 1 && fa.fixed) {
+            rc = refuse_fixed(name, a, ra.index - 1);
+            break;
+        }
         gb = cli_frames_next(&rb, &fb);
         if (gb < 0) break;
+        if (gb == 1 && fb.fixed) {
+            rc = refuse_fixed(name, b, rb.index - 1);
+            break;
+        }
         if (ga == 0 && gb == 0) break;
         if (ga != gb) {
             rc = cli_fail(GHZ_ERR_MISMATCH, "the streams have different frame counts",

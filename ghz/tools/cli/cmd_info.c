@@ -36,24 +36,33 @@ static double ratio(uint64_t raw, uint64_t cmp)
     return cmp ? (double)raw / (double)cmp : 0.0;
 }
 
-static void print_row(const ghz_frame_info_t* f, uint64_t index, uint64_t offset)
+/* One line per frame. A fixed-rate frame has no bound nor fill: its mode column says
+ * FIXED and the eb_user column its rate l. */
+static void print_row(const cli_frame_info* f, uint64_t index, uint64_t offset)
 {
+    const ghz_frame_info_t* e = &f->eb;
     uint64_t raw = f->n * ghz_dtype_size(f->dtype);
-    char fill[32];
-    if (f->has_fill)
-        snprintf(fill, sizeof fill, "%.6g", fill_value(f));
+    char fill[32], eb_user[32], eb_abs[32];
+    if (f->fixed) {
+        snprintf(eb_user, sizeof eb_user, "l=%u", f->fx.bits);
+        snprintf(eb_abs, sizeof eb_abs, "-");
+    } else {
+        snprintf(eb_user, sizeof eb_user, "%.4g", e->eb_user);
+        snprintf(eb_abs, sizeof eb_abs, "%.6g", e->eb_abs);
+    }
+    if (!f->fixed && e->has_fill)
+        snprintf(fill, sizeof fill, "%.6g", fill_value(e));
     else
         snprintf(fill, sizeof fill, "-");
-    printf("%6llu %12llu %12llu %-4s %-4s %11.4g %12.6g %11s %12llu %8.3f\n",
+    printf("%6llu %12llu %12llu %-4s %-5s %11s %12s %11s %12llu %8.3f\n",
            (unsigned long long)index, (unsigned long long)offset, (unsigned long long)f->n,
-           cli_dtype_name(f->dtype), mode_name(f->eb_mode), f->eb_user, f->eb_abs, fill,
-           (unsigned long long)f->frame_size, ratio(raw, f->frame_size));
+           cli_dtype_name(f->dtype), f->fixed ? "FIXED" : mode_name(e->eb_mode), eb_user, eb_abs,
+           fill, (unsigned long long)f->frame_size, ratio(raw, f->frame_size));
 }
 
-static void print_fields(const ghz_frame_info_t* f, uint64_t index, uint64_t offset)
+/* The fields only an error-bounded header has. */
+static void print_eb_fields(const ghz_frame_info_t* f)
 {
-    uint64_t raw = f->n * ghz_dtype_size(f->dtype);
-    printf("frame %llu at byte %llu\n", (unsigned long long)index, (unsigned long long)offset);
     printf("  format_version  %u\n", f->format_version);
     printf("  dtype           %s\n", cli_dtype_name(f->dtype));
     printf("  eb_mode         %s\n", mode_name(f->eb_mode));
@@ -64,10 +73,36 @@ static void print_fields(const ghz_frame_info_t* f, uint64_t index, uint64_t off
                f->dtype == GHZ_F32 ? 8 : 16, (unsigned long long)f->fill_bits);
     else
         printf("  fill            none\n");
+}
+
+/* The fields only a fixed-rate header has (FIXED.md; its version is the one readers
+ * accept, which ghz_fixed_info checked). */
+static void print_fixed_fields(const ghz_fixed_info_t* f)
+{
+    printf("  format_version  %u\n", ghz_format_version());
+    printf("  dtype           %s\n", cli_dtype_name(f->dtype));
+    printf("  mode            FIXED (fixed rate, FIXED.md)\n");
+    printf("  l               %u bits/value\n", f->bits);
+    printf("  bound           |x - x'| <= 2^%d * M / (1 - 2^-%u), M = max |x| of the block\n",
+           1 - (int)f->bits, f->bits);
+}
+
+static void print_fields(const cli_frame_info* f, uint64_t index, uint64_t offset)
+{
+    uint64_t raw = f->n * ghz_dtype_size(f->dtype);
+    printf("frame %llu at byte %llu\n", (unsigned long long)index, (unsigned long long)offset);
+    if (f->fixed)
+        print_fixed_fields(&f->fx);
+    else
+        print_eb_fields(&f->eb);
     printf("  n               %llu\n", (unsigned long long)f->n);
-    printf("  n_blocks        %llu\n", (unsigned long long)f->n_blocks);
-    printf("  payload_size    %llu\n", (unsigned long long)f->payload_size);
-    printf("  checksum        %s\n", f->has_checksum ? "crc32c" : "none");
+    printf("  n_blocks        %llu\n",
+           (unsigned long long)(f->fixed ? f->fx.n_blocks : f->eb.n_blocks));
+    printf("  payload_size    %llu\n",
+           (unsigned long long)(f->fixed ? f->fx.payload_size : f->eb.payload_size));
+    printf("  checksum        %s\n", f->fixed          ? "none (the fixed-rate format has none)"
+                                     : f->eb.has_checksum ? "crc32c"
+                                                          : "none");
     printf("  frame_size      %llu\n", (unsigned long long)f->frame_size);
     printf("  ratio           %.4f (%.4f bits/value)\n", ratio(raw, f->frame_size),
            f->n ? 8.0 * (double)f->frame_size / (double)f->n : 0.0);
@@ -78,7 +113,7 @@ static int info_one(const cli_opts* o, const char* path, cli_backend* be, int se
 {
     cli_in in;
     cli_frame_reader r;
-    ghz_frame_info_t f;
+    cli_frame_info f;
     cli_progress prog;
     unsigned char* scratch = NULL;
     size_t cap = 0;
@@ -88,7 +123,7 @@ static int info_one(const cli_opts* o, const char* path, cli_backend* be, int se
     if ((rc = cli_in_open(&in, path)) != 0) return rc;
     if (several) printf("%s\n", in.name);
     if (o->verbosity < 2)
-        printf("%6s %12s %12s %-4s %-4s %11s %12s %11s %12s %8s\n", "frame", "offset", "values",
+        printf("%6s %12s %12s %-4s %-5s %11s %12s %11s %12s %8s\n", "frame", "offset", "values",
                "type", "mode", "eb_user", "eb_abs", "fill", "bytes", "ratio");
     cli_frames_init(&r, &in);
     cli_progress_start(&prog, o->progress, "info", in.size);

@@ -32,6 +32,7 @@ int cli_cmd_stat(const cli_opts* o)
     }
     memset(&pl, 0, sizeof pl);
     pl.params = p;
+    pl.fixed_bits = o->fixed_bits;
     pl.backend = &be;
     pl.frame_elems = o->frame_elems;
     pl.progress = o->progress;

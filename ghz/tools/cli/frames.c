@@ -10,7 +10,9 @@
  *     GHZ_COMPRESS_BOUND(n, elem), so a damaged header cannot ask for terabytes;
  *  3. reads the rest of the frame, growing the buffer only as bytes arrive (and not
  *     at all when a regular file is too short for the announced size);
- *  4. calls ghz_frame_info on the complete frame, which must agree. */
+ *  4. calls ghz_frame_info on the complete frame, which must agree.
+ * A fixed-rate frame (FIXED.md: byte 9, the mode, is 3) goes the same way with
+ * ghz_fixed_info, whose size is exact: 64 + payload_size, checked against n and l. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,35 @@ static uint64_t announced_size(const unsigned char* h)
     return GHZ_HEADER_SIZE + codes + payload + tail;
 }
 
+/* Exact size of the fixed-rate frame whose header passed every check but the size
+ * one: payload_size then agrees with n and l, and 64 + it cannot overflow. */
+static uint64_t announced_fixed_size(const unsigned char* h)
+{
+    return GHZ_HEADER_SIZE + load_le64(h + 32);
+}
+
+/* Judges the frame at h[0..got) with the reader of its mode and fills *f. Both
+ * formats share the magic, version and dtype offsets, so byte 9 picks the reader;
+ * a foreign or damaged header is then reported by either. */
+static ghz_status_t judge(const unsigned char* h, size_t got, cli_frame_info* f)
+{
+    ghz_status_t st;
+    memset(f, 0, sizeof *f);
+    f->fixed = got > 9 && h[9] == GHZ_FIXED_MODE;
+    if (f->fixed) {
+        st = ghz_fixed_info(h, got, &f->fx);
+        f->dtype = f->fx.dtype;
+        f->n = f->fx.n;
+        f->frame_size = f->fx.frame_size;
+    } else {
+        st = ghz_frame_info(h, got, &f->eb);
+        f->dtype = f->eb.dtype;
+        f->n = f->eb.n;
+        f->frame_size = f->eb.frame_size;
+    }
+    return st;
+}
+
 /* Reports a problem of the current frame; returns -1. */
 static int frame_fail(const cli_frame_reader* r, ghz_status_t st, const char* why)
 {
@@ -63,7 +94,7 @@ static int frame_fail(const cli_frame_reader* r, ghz_status_t st, const char* wh
     return -1;
 }
 
-int cli_frames_next(cli_frame_reader* r, ghz_frame_info_t* info)
+int cli_frames_next(cli_frame_reader* r, cli_frame_info* info)
 {
     cli_in* in = r->in;
     uint64_t size;
@@ -83,11 +114,11 @@ int cli_frames_next(cli_frame_reader* r, ghz_frame_info_t* info)
         cli_fail(GHZ_ERR_TRUNCATED, "empty input holds no frame", "%s", in->name);
         return -1;
     }
-    st = ghz_frame_info(r->buf, got, info);
+    st = judge(r->buf, got, info);
     if (st == GHZ_ERR_TRUNCATED && got == GHZ_HEADER_SIZE) {
         size_t want;
         char why[160];
-        size = announced_size(r->buf);
+        size = info->fixed ? announced_fixed_size(r->buf) : announced_size(r->buf);
         if (size == 0)
             return frame_fail(r, GHZ_ERR_CORRUPT, "frame size beyond the worst case of its n");
         if (size > SIZE_MAX) return frame_fail(r, GHZ_ERR_NOMEM, "frame beyond the address space");
@@ -104,7 +135,7 @@ int cli_frames_next(cli_frame_reader* r, ghz_frame_info_t* info)
                      (unsigned long long)size, (unsigned long long)(GHZ_HEADER_SIZE + got));
             return frame_fail(r, GHZ_ERR_TRUNCATED, why);
         }
-        st = ghz_frame_info(r->buf, (size_t)size, info);
+        st = judge(r->buf, (size_t)size, info);
         if (st == GHZ_SUCCESS && info->frame_size != size)
             return frame_fail(r, GHZ_ERR_CORRUPT, "frame size disagrees with the header");
     }

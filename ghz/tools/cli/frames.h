@@ -6,7 +6,20 @@
 #include <stdint.h>
 
 #include "ghz/codec/codec.h"
+#include "ghz/codec/fixed.h"
 #include "io.h"
+
+/* A validated frame header of either mode; a stream may hold frames of both (each
+ * frame is self-describing: FIXED.md's byte 9 is FORMAT.md's eb_mode). */
+typedef struct {
+    int fixed;            /* 1: a fixed-rate frame (FIXED.md, mode 3), described by fx;
+                             0: an error-bounded frame (FORMAT.md), described by eb */
+    ghz_dtype_t dtype;    /* what both modes share */
+    uint64_t n;
+    uint64_t frame_size;
+    ghz_frame_info_t eb;
+    ghz_fixed_info_t fx;
+} cli_frame_info;
 
 typedef struct {
     cli_in* in;
@@ -20,11 +33,13 @@ typedef struct {
 void cli_frames_init(cli_frame_reader* r, cli_in* in);
 void cli_frames_free(cli_frame_reader* r);
 
-/* Reads the next frame into r->buf and its validated header into *info.
+/* Reads the next frame (of either mode) into r->buf and its validated header into
+ * *info.
  * Returns 1 for a frame, 0 at the clean end of the stream (after at least one
  * frame), or -1 after reporting the error: empty input, truncated or corrupted
  * frame, foreign data, a change of dtype, or a read error. The frame's code bytes
- * and payload are checked by ghz_decompress, not here. */
-int cli_frames_next(cli_frame_reader* r, ghz_frame_info_t* info);
+ * and payload (error-bounded) or blocks (fixed-rate) are checked by the decoder,
+ * not here. */
+int cli_frames_next(cli_frame_reader* r, cli_frame_info* info);
 
 #endif

@@ -14,7 +14,8 @@ typedef struct {
     size_t max_operands;   /* positional arguments after the command word */
 } cli_command;
 
-#define RAW_OPTS (CLI_OPT_TYPE | CLI_OPT_BOUND | CLI_OPT_FILL | CLI_OPT_DIMS | CLI_OPT_FRAME)
+#define RAW_OPTS \
+    (CLI_OPT_TYPE | CLI_OPT_BOUND | CLI_OPT_FIXED | CLI_OPT_FILL | CLI_OPT_DIMS | CLI_OPT_FRAME)
 #define WRITE_OPTS (RAW_OPTS | CLI_OPT_CHECKSUM)
 #define RUN_OPTS (CLI_OPT_THREADS | CLI_OPT_EXEC)
 

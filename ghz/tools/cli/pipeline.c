@@ -99,18 +99,30 @@ static int global_range(cli_pipeline* pl, size_t chunk_bytes, unsigned char** me
     return rc;
 }
 
+/* The frame's bytes at most: exact for fixed rate; 0 beyond size_t. */
+static size_t frame_bound(const cli_pipeline* pl, size_t n)
+{
+    size_t bound;
+    if (pl->fixed_bits) return ghz_fixed_size(n, pl->fixed_bits);
+    bound = ghz_compress_bound(n, pl->params.dtype);
+    return bound && bound <= SIZE_MAX - GHZ_CHECKSUM_SIZE ? bound + GHZ_CHECKSUM_SIZE : 0;
+}
+
 /* Compresses one chunk of n values, writes the frame and, when asked, decompresses
  * and compares it. */
 static int one_frame(cli_pipeline* pl, const unsigned char* src, size_t n, unsigned char** cbuf,
                      size_t* ccap, unsigned char** dbuf, size_t* dcap)
 {
     size_t elem = ghz_dtype_size(pl->params.dtype), csize = 0, nout = 0;
-    size_t bound = ghz_compress_bound(n, pl->params.dtype) + GHZ_CHECKSUM_SIZE;
+    size_t bound = frame_bound(pl, n);
     ghz_frame_info_t info;
     ghz_status_t st;
     double t;
     int rc;
 
+    if (bound == 0)
+        return cli_fail(GHZ_ERR_NOMEM, "frame larger than the address space", "%s: frame %llu",
+                        pl->in->name, (unsigned long long)pl->frames);
     if ((rc = reserve(cbuf, ccap, bound, "compression buffer")) != 0) return rc;
     /* The backend's own buffers (GPU memory) grow here, outside the timed calls. */
     st = cli_backend_prepare(pl->backend, pl->params.dtype, n);
@@ -118,13 +130,17 @@ static int one_frame(cli_pipeline* pl, const unsigned char* src, size_t n, unsig
         return cli_fail(st, pl->backend->detail, "%s: frame %llu", pl->in->name,
                         (unsigned long long)pl->frames);
     t = cli_now();
-    st = cli_backend_compress(pl->backend, &pl->params, src, n, *cbuf, *ccap, &csize);
+    if (pl->fixed_bits)
+        st = cli_backend_compress_fixed(pl->backend, pl->params.dtype, pl->fixed_bits, src, n,
+                                        *cbuf, *ccap, &csize);
+    else
+        st = cli_backend_compress(pl->backend, &pl->params, src, n, *cbuf, *ccap, &csize);
     pl->t_compress += cli_now() - t;
     if (st != GHZ_SUCCESS)
         return cli_fail(st, pl->backend->detail, "%s: compress frame %llu", pl->in->name,
                         (unsigned long long)pl->frames);
-    st = ghz_frame_info(*cbuf, csize, &info);
-    if (st != GHZ_SUCCESS)
+    memset(&info, 0, sizeof info); /* a fixed-rate frame has no bound nor fill */
+    if (!pl->fixed_bits && (st = ghz_frame_info(*cbuf, csize, &info)) != GHZ_SUCCESS)
         return cli_fail_lib(st, "%s: frame %llu", pl->in->name, (unsigned long long)pl->frames);
     if (pl->frames == 0 || info.eb_abs < pl->eb_abs_min) pl->eb_abs_min = info.eb_abs;
     if (pl->frames == 0 || info.eb_abs > pl->eb_abs_max) pl->eb_abs_max = info.eb_abs;
@@ -143,7 +159,9 @@ static int one_frame(cli_pipeline* pl, const unsigned char* src, size_t n, unsig
     if (nout != n)
         return cli_fail(GHZ_ERR_CORRUPT, "decoded value count differs", "%s: frame %llu",
                         pl->in->name, (unsigned long long)(pl->frames - 1));
-    if (pl->metrics)
+    if (pl->metrics && pl->fixed_bits)
+        cli_metrics_add_fixed(pl->metrics, pl->params.dtype, pl->fixed_bits, src, *dbuf, n);
+    else if (pl->metrics)
         cli_metrics_add(pl->metrics, pl->params.dtype, src, *dbuf, n, info.has_fill,
                         info.fill_bits, info.eb_abs);
     if (pl->dec && (rc = cli_out_write(pl->dec, *dbuf, n * elem)) != 0) return rc;
@@ -171,7 +189,7 @@ int cli_pipeline_run(cli_pipeline* pl)
         if (total % elem) return not_whole_values(pl, total);
         if (pl->has_dims && total / elem != pl->dims_n) return wrong_count(pl, total / elem);
     }
-    if (pl->params.eb_mode == GHZ_EB_REL) {
+    if (!pl->fixed_bits && pl->params.eb_mode == GHZ_EB_REL) {
         if ((rc = global_range(pl, chunk_bytes, &mem, &mem_size)) != 0) goto done;
         if (pl->whole_in_memory) total = mem_size;
     }

@@ -1,6 +1,7 @@
 /* ghz/tools/cli/pipeline.h: the chunked compression loop that compress, roundtrip
  * and stat share. The raw input is cut into chunks of frame_elems values; each chunk
- * becomes one frame (compressed by the backend: ghz_compress, or the CUDA codec),
+ * becomes one frame (compressed by the backend: ghz_compress, or the CUDA codec;
+ * with fixed_bits, a fixed-rate frame of FIXED.md),
  * which goes to an optional output, and is optionally decompressed again (by the
  * same backend) to an output and/or compared with the chunk. Memory stays bounded
  * by a few chunks, except for REL input from a pipe (see below). */
@@ -17,6 +18,8 @@
 typedef struct {
     /* Set by the caller. */
     ghz_params_t params;  /* validated by cli_make_params; has_range is set here */
+    unsigned fixed_bits;  /* 0: error-bounded frames of params; else fixed-rate frames
+                             of params.dtype at l = fixed_bits (params' bound unused) */
     cli_backend* backend; /* runs the codec (cli_backend_open'ed by the caller) */
     uint64_t frame_elems; /* values per frame */
     int progress;         /* -1 auto, 0 off, 1 on */
@@ -33,7 +36,7 @@ typedef struct {
     uint64_t frames;        /* frames written (an empty input gives one empty frame) */
     uint64_t cmp_bytes;     /* bytes of all frames */
     double eb_abs_min;      /* eb_abs of the frame headers (equal for one stream, */
-    double eb_abs_max;      /* since REL uses one global range) */
+    double eb_abs_max;      /* since REL uses one global range); 0 for fixed rate */
     double range_min, range_max; /* REL: the global value range (NaN when empty) */
     double t_compress;      /* seconds spent in the backend's compress calls (cuda:
                                the host<->device copies included) and, for REL, in

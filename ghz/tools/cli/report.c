@@ -30,7 +30,7 @@ void cli_report_print(FILE* f, const cli_pipeline* pl, const cli_metrics* m)
     double ratio = pl->cmp_bytes ? (double)raw / (double)pl->cmp_bytes : NAN;
     double bpv = pl->n ? 8.0 * (double)pl->cmp_bytes / (double)pl->n : NAN;
     double psnr = cli_metrics_psnr(m);
-    int threads = p->nthreads;
+    int threads = p->nthreads; /* 1 for fixed rate (cli_make_params) */
     const char* gpu = pl->backend && pl->backend->exec == GHZ_EXEC_CUDA
                           ? "GPU, incl. host<->device copies"
                           : NULL;
@@ -40,11 +40,16 @@ void cli_report_print(FILE* f, const cli_pipeline* pl, const cli_metrics* m)
             cli_dtype_name(p->dtype), (unsigned long long)raw);
     fprintf(f, "frames           : %llu of up to %llu values\n", (unsigned long long)pl->frames,
             (unsigned long long)pl->frame_elems);
-    fprintf(f, "error bound      : %s %.6g", p->eb_mode == GHZ_EB_ABS ? "ABS" : "REL", p->eb);
-    if (pl->eb_abs_min == pl->eb_abs_max)
-        fprintf(f, " -> eb_abs %.9g\n", pl->eb_abs_min);
+    if (pl->fixed_bits)
+        fprintf(f, "error bound      : fixed rate, l = %u: |x - x'| <= 2^%d * M / (1 - 2^-%u), M = "
+                "max |x| of each 32-value block (FIXED.md)\n",
+                pl->fixed_bits, 1 - (int)pl->fixed_bits, pl->fixed_bits);
+    else if (pl->eb_abs_min == pl->eb_abs_max)
+        fprintf(f, "error bound      : %s %.6g -> eb_abs %.9g\n",
+                p->eb_mode == GHZ_EB_ABS ? "ABS" : "REL", p->eb, pl->eb_abs_min);
     else
-        fprintf(f, " -> eb_abs %.9g .. %.9g\n", pl->eb_abs_min, pl->eb_abs_max);
+        fprintf(f, "error bound      : %s %.6g -> eb_abs %.9g .. %.9g\n",
+                p->eb_mode == GHZ_EB_ABS ? "ABS" : "REL", p->eb, pl->eb_abs_min, pl->eb_abs_max);
     fprintf(f, "compressed       : %llu bytes\n", (unsigned long long)pl->cmp_bytes);
     fprintf(f, "ratio            : %s\n", num(a, sizeof a, ratio));
     fprintf(f, "bits/value       : %s\n", num(a, sizeof a, bpv));
@@ -91,13 +96,15 @@ int cli_report_verdict(const cli_pipeline* pl, const cli_metrics* m)
 {
     char why[200];
     if (m->over_bound) {
-        snprintf(why, sizeof why, "%llu values off by more than eb_abs (max error/bound %.6g)",
-                 (unsigned long long)m->over_bound, m->max_ratio);
+        snprintf(why, sizeof why, "%llu values off by more than %s (max error/bound %.6g)",
+                 (unsigned long long)m->over_bound,
+                 pl->fixed_bits ? "the bound of their block" : "eb_abs", m->max_ratio);
         return cli_fail(GHZ_ERR_CORRUPT, why, "%s: error bound violated", pl->in->name);
     }
     if (m->not_exact) {
-        snprintf(why, sizeof why, "%llu NaN, Inf or fill values not restored bit for bit",
-                 (unsigned long long)m->not_exact);
+        snprintf(why, sizeof why, "%llu %s", (unsigned long long)m->not_exact,
+                 pl->fixed_bits ? "NaN or Inf values decoded as a finite value or another kind"
+                                : "NaN, Inf or fill values not restored bit for bit");
         return cli_fail(GHZ_ERR_CORRUPT, why, "%s: exactness violated", pl->in->name);
     }
     return 0;

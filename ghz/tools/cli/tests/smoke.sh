@@ -155,12 +155,19 @@ save('trail.ghz', d + b'\1\2')
 n5, nb5, pl5 = struct.unpack_from('<QQQ', d, f5 + 16)
 c = bytearray(d); c[f5 + 64 + (nb5 + 15) // 16 * 16 + pl5 // 2] ^= 0x10; save('crc.ghz', c)
 PYEOF
-for f in code hdr huge magic trunc trunchdr trail crc; do
-    expect 1 "decompress $f.ghz" -- "$CLI" decompress -z $f.ghz -o bad.out
-    [ ! -e bad.out ] && ok "  no output left" || { bad "  output left"; rm -f bad.out; }
-    expect 1 "  same from a pipe" -- sh -c "cat $f.ghz | '$CLI' decompress > /dev/null"
-    expect 1 "  info" -- "$CLI" info $f.ghz
-done
+# rejected NAME...: each damaged NAME.ghz fails (exit 1) in decompress, with a message
+# naming the frame and no output left, from a pipe, and in info.
+rejected() {
+    local f
+    for f in "$@"; do
+        expect 1 "decompress $f.ghz" -- "$CLI" decompress -z $f.ghz -o bad.out
+        grep -q '^ghz-cli: .*frame' last.err && ok "  says which frame" || bad "  no message"
+        [ ! -e bad.out ] && ok "  no output left" || { bad "  output left"; rm -f bad.out; }
+        expect 1 "  same from a pipe" -- sh -c "cat $f.ghz | '$CLI' decompress > /dev/null"
+        expect 1 "  info" -- "$CLI" info $f.ghz
+    done
+}
+rejected code hdr huge magic trunc trunchdr trail crc
 expect 1 "corrupt code byte" -- "$CLI" decompress -z code.ghz -o bad.out
 says "corrupted input"
 expect 1 "truncated" -- "$CLI" decompress -z trunc.ghz -o bad.out
@@ -316,6 +323,178 @@ expect 2 "add with one operand" -- "$CLI" add ha.ghz -o bad.ghz
 expect 2 "add without -o" -- "$CLI" add ha.ghz hb.ghz
 expect 2 "add over an input" -- "$CLI" add ha.ghz hb.ghz -o hb.ghz
 expect 2 "add with a bound option" -- "$CLI" add ha.ghz hb.ghz -o bad.ghz -E 1
+no_temp
+
+echo "# fixed rate (--fixed L, FIXED.md)"
+# fixcheck.py ORIG DEC TYPE L [FRAME]: FIXED.md's bound, checked here independently of
+# ghz-cli: per 32-value block (blocks start anew in each frame of FRAME values) |x - x'| <= 2^(1-l) M / (1 - 2^-l) (+ 2^-24 M for f32 at l = 32,
+# the rounding of a 31-bit code to a float), and globally <= 2^(1-l) max|x| (1 + 2^(1-l))
+# (+ the same f32 term); NaN stays NaN, Inf stays Inf or becomes NaN.
+cat > fixcheck.py <<'PYEOF'
+import array, math, sys
+orig, dec, t, l = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+fe = int(sys.argv[5]) if len(sys.argv) > 5 else 1 << 26
+a = array.array(t); a.frombytes(open(orig, 'rb').read())
+b = array.array(t); b.frombytes(open(dec, 'rb').read())
+if len(a) != len(b): sys.exit("length %d != %d" % (len(a), len(b)))
+f32l32 = 2.0 ** -24 if (t == 'f' and l == 32) else 0.0
+pad = 1 + 2.0 ** -40  # the roundings of this check, not of the codec
+gmax = max((abs(x) for x in a if math.isfinite(x)), default=0.0)
+gbound = (2.0 ** (1 - l) * gmax * (1 + 2.0 ** (1 - l)) + f32l32 * gmax) * pad
+starts = [f + k for f in range(0, len(a), fe) for k in range(0, min(fe, len(a) - f), 32)]
+for s in starts:
+    e = min(s + 32, (s // fe + 1) * fe, len(a))
+    blk = a[s:e]
+    m = max((abs(x) for x in blk if math.isfinite(x)), default=0.0)
+    bound = (2.0 ** (1 - l) * m / (1 - 2.0 ** -l) + f32l32 * m) * pad + 2.0 ** -148
+    for i, (x, y) in enumerate(zip(blk, b[s:e])):
+        if math.isnan(x):
+            if not math.isnan(y): sys.exit("NaN at %d lost" % (s + i))
+        elif math.isinf(x):
+            if not (math.isnan(y) or y == x): sys.exit("Inf at %d lost" % (s + i))
+        elif abs(x - y) > bound or abs(x - y) > gbound:
+            sys.exit("value %d: |%r - %r| > %r (block) or %r (global)" % (s + i, x, y, bound, gbound))
+PYEOF
+# fixsize.py N L FRAME: bytes of N values in frames of FRAME values (FIXED.md, Frame).
+cat > fixsize.py <<'PYEOF'
+import sys
+n, l, fe = map(int, sys.argv[1:4])
+def size(k):
+    nb = (k + 31) // 32
+    return 64 + (2 * nb + 15) // 16 * 16 + nb * 4 * l
+print(sum(size(min(fe, n - s)) for s in range(0, n, fe)) if n else size(0))
+PYEOF
+# statcheck.py L TYPE: stat's report (last.out) within the global bound, and max
+# error/bound (per block) <= 1.
+cat > statcheck.py <<'PYEOF'
+import re, sys
+l, t = int(sys.argv[1]), sys.argv[2]
+r = open('last.out').read()
+err = float(re.search(r'^max abs error *: (\S+)', r, re.M).group(1))
+ratio = float(re.search(r'^max error/bound *: (\S+)', r, re.M).group(1))
+lo, hi = map(float, re.search(r'^value range *: \S+ \(min (\S+), max ([^;]+);', r, re.M).groups())
+gmax = max(abs(lo), abs(hi))
+bound = 2.0 ** (1 - l) * gmax * (1 + 2.0 ** (1 - l)) + (2.0 ** -24 * gmax if t == 'f32' and l == 32 else 0)
+if not (err <= bound * (1 + 1e-5)): sys.exit("max abs error %r > global bound %r" % (err, bound))
+if not (ratio <= 1): sys.exit("max error/bound %r > 1" % ratio)
+print("max abs error %.6g <= %.6g, max error/bound %.6g" % (err, bound, ratio))
+PYEOF
+expect 2 "--fixed with -M/-E" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 --fixed 16 -M REL -E 1e-3
+says "mutually exclusive"
+expect 2 "--fixed with -A" -- "$CLI" stat -i a.f32 -t f32 -A 1 --fixed 8
+says "mutually exclusive"
+expect 2 "--fixed with --checksum" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 --fixed 16 --checksum
+says "no checksum"
+expect 2 "--fixed with --fill" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 --fixed 16 --fill 0
+expect 2 "--fixed 12" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 --fixed 12
+says "8, 16 or 32"
+expect 2 "--fixed without -t" -- "$CLI" compress -i a.f32 -z x.ghz --fixed 16
+expect 2 "--fixed with decompress" -- "$CLI" decompress -z a.ghz -o x.out --fixed 16
+[ ! -e x.ghz ] && ok "  no output left" || bad "  output left behind"
+for t in f32 f64; do
+    py=f; [ $t = f64 ] && py=d
+    n=$("$PY" -c "import os; print(os.path.getsize('a.$t') * 8 // ${t#f})")
+    for l in 8 16 32; do
+        fx=fx_${t}_$l
+        expect 0 "compress $t --fixed $l (frames of 10000)" -- \
+            "$CLI" compress -i a.$t -z $fx.ghz -t $t --fixed $l --frame-elems 10000
+        [ "$(wc -c < $fx.ghz)" = "$("$PY" fixsize.py $n $l 10000)" ] && ok "  size as FIXED.md says" \
+            || bad "  size $(wc -c < $fx.ghz), FIXED.md says $("$PY" fixsize.py $n $l 10000)"
+        expect 0 "  decompress" -- "$CLI" decompress -z $fx.ghz -o $fx.out
+        "$PY" fixcheck.py a.$t $fx.out $py $l 10000 && ok "  within FIXED.md's bound (per block and global)" \
+            || bad "  $fx: bound violated"
+        expect 0 "  roundtrip" -- "$CLI" roundtrip -i a.$t -z ${fx}_r.ghz -o ${fx}_r.out -t $t \
+            --fixed $l --frame-elems 10000
+        cmp -s $fx.ghz ${fx}_r.ghz && cmp -s $fx.out ${fx}_r.out \
+            && ok "  same bytes as compress + decompress" || bad "  roundtrip differs"
+        expect 0 "  stat" -- "$CLI" stat -i a.$t -t $t --fixed $l
+        grep -q "^error bound *: fixed rate, l = $l" last.out && ok "  stat names the rate" \
+            || bad "  stat lacks the rate"
+        "$PY" statcheck.py $l $t > stat.msg && ok "  stat: $(cat stat.msg)" \
+            || bad "  stat's figures break the bound"
+        expect 0 "  info" -- "$CLI" info $fx.ghz
+        awk 'NR == 2 { exit !($5 == "FIXED" && $6 == "l='$l'") }' last.out \
+            && ok "  info rows say FIXED l=$l" || bad "  info row: $(sed -n 2p last.out)"
+        grep -q "^total: $(( (n + 9999) / 10000 )) frames, $n $t values" last.out \
+            && ok "  info totals" || bad "  info totals: $(tail -1 last.out)"
+    done
+done
+expect 0 "info -v of a fixed-rate frame" -- "$CLI" info -v fx_f64_16.ghz
+for k in 'mode *FIXED' 'l *16 bits/value' 'dtype *f64' 'checksum *none' 'n *10000'; do
+    grep -q "^  $k" last.out && ok "  shows $k" || bad "  info -v lacks '$k'"
+done
+expect 0 "specials, --fixed 16" -- "$CLI" -i sp.f32 -z fx_sp.ghz -o fx_sp.out -f --fixed 16 -s
+"$PY" fixcheck.py sp.f32 fx_sp.out f 16 && ok "  NaN/Inf kept as FIXED.md says, bound held" \
+    || bad "  specials"
+expect 0 "empty input --fixed 8" -- "$CLI" compress -i empty.f32 -z fx_e.ghz -t f32 --fixed 8
+[ "$(wc -c < fx_e.ghz)" = 64 ] && ok "  one empty frame (64 bytes)" || bad "  empty frame size"
+expect 0 "  decompresses to nothing" -- "$CLI" decompress -z fx_e.ghz -o fx_e.out
+[ -f fx_e.out ] && [ ! -s fx_e.out ] && ok "  empty output" || bad "  empty output expected"
+cat a.ghz fx_f32_16.ghz > mix.ghz
+expect 0 "a stream mixing both modes" -- "$CLI" decompress -z mix.ghz -o mix.out
+cat a.out fx_f32_16.out | cmp -s - mix.out && ok "  decodes to the concatenation" || bad "  mixed stream"
+expect 0 "  info" -- "$CLI" info mix.ghz
+"$CLI" compress -t f32 --fixed 16 --frame-elems 10000 < a.f32 | "$CLI" decompress > fx_p.out
+cmp -s fx_p.out fx_f32_16.out && ok "fixed rate through pipes" || bad "fixed rate through pipes"
+expect 1 "decompress -t f64 of an f32 fixed-rate stream" -- \
+    "$CLI" decompress -z fx_f32_16.ghz -o x.out -t f64
+expect 1 "add on fixed-rate frames" -- "$CLI" add fx_f32_16.ghz fx_f32_16.ghz -o bad.ghz
+says "fixed-rate frame (mode 3"
+expect 1 "sub, error-bounded and fixed-rate" -- "$CLI" sub ha.ghz fx_f32_16.ghz -o bad.ghz
+says "not supported"
+[ ! -e bad.ghz ] && ok "  no output left" || bad "  output left behind"
+
+# Damaged fixed-rate frames: the format has no checksum, so what a reader can
+# catch is the header, the block words, markers where K says none, and padding.
+"$PY" - <<'PYEOF'
+d = bytearray(open('fx_f32_16.ghz', 'rb').read())
+fs = 64 + (2 * 313 + 15) // 16 * 16 + 313 * 64   # a frame of 10000 values at l = 16
+f3 = 3 * fs
+last = 20 * fs                                      # the last frame: 3 values, 1 block
+assert len(d) == last + 64 + 16 + 64
+def save(name, b): open(name, 'wb').write(bytes(b))
+c = bytearray(d); c[f3 + 12] = 1; save('fxhdr.ghz', c)               # reserved byte
+c = bytearray(d); c[f3 + 11] = 12; save('fxbits.ghz', c)             # l = 12
+c = bytearray(d); c[f3 + 64 + 2 * 5 + 1] |= 0x80; save('fxword.ghz', c)  # word bit 15
+codes = f3 + 64 + (2 * 313 + 15) // 16 * 16
+c = bytearray(d); c[codes + 2 * 7:codes + 2 * 7 + 2] = b'\x00\x80'; save('fxmark.ghz', c)  # marker, K = 0
+c = bytearray(d); c[last + 64 + 16 + 2 * 5] = 1; save('fxpad.ghz', c)  # code past n
+c = bytearray(d); c[f3 + 17] ^= 0x40; save('fxn.ghz', c)             # n disagrees with n_blocks
+save('fxtrunc.ghz', d[:-10])
+save('fxtrail.ghz', d + b'\1\2')
+PYEOF
+rejected fxhdr fxbits fxword fxmark fxpad fxn fxtrunc fxtrail
+expect 1 "fixed-rate block word with bit 15" -- "$CLI" decompress -z fxword.ghz -o bad.out
+says "corrupted input"
+expect 1 "fixed-rate marker in a block without one" -- "$CLI" info fxmark.ghz
+says "corrupted input"
+expect 1 "truncated fixed-rate stream" -- "$CLI" decompress -z fxtrunc.ghz -o bad.out
+says "truncated input"
+
+if [ "$cuda_rc" = 0 ]; then
+    for t in f32 f64; do
+        for l in 8 16 32; do
+            expect 0 "-x cuda compress $t --fixed $l" -- "$CLI" compress -i a.$t -z cu_fx.ghz \
+                -t $t --fixed $l --frame-elems 10000 -x cuda
+            same_out "fixed-rate stream" cu_fx.ghz fx_${t}_$l.ghz
+            expect 0 "  -x cuda decompress" -- "$CLI" decompress -z fx_${t}_$l.ghz -o cu_fx.out -x cuda
+            same_out "fixed-rate values" cu_fx.out fx_${t}_$l.out
+        done
+    done
+    expect 0 "-x cuda stat --fixed 16" -- "$CLI" stat -i a.f32 -t f32 --fixed 16 -x cuda
+    "$PY" statcheck.py 16 f32 > /dev/null && ok "  within the bound" || bad "  -x cuda stat --fixed"
+    expect 0 "-x cuda mixed stream" -- "$CLI" decompress -z mix.ghz -o cu_mix.out -x cuda
+    same_out "mixed stream" cu_mix.out mix.out
+    for f in fxhdr fxbits fxword fxmark fxpad fxn fxtrunc fxtrail; do
+        expect 1 "-x cuda decompress $f.ghz" -- "$CLI" decompress -z $f.ghz -o bad.out -x cuda
+        [ ! -e bad.out ] && ok "  no output left" || { bad "  output left"; rm -f bad.out; }
+    done
+else
+    expect 1 "-x cuda compress --fixed 16 without a usable GPU" -- \
+        "$CLI" compress -i a.f32 -z cu_fx.ghz -t f32 --fixed 16 -x cuda
+    says "$cuda_why"
+    [ ! -e cu_fx.ghz ] && ok "  no output left" || bad "  output left behind"
+fi
 no_temp
 
 echo "# $fails failure(s)"
