@@ -28,6 +28,10 @@
 
 namespace {
 
+/* CTA size of the in-register decode kernel: at ~70 registers, CTAs of 128 threads
+ * leave 28 warps resident per SM where CTAs of 256 leave 24. */
+constexpr int kReduceThreads = 128;
+
 /* Fetches the U chunks c0 + j * stride that exist. */
 template <unsigned BITS, unsigned U>
 __device__ __forceinline__ void fetch_round(const ghz_fixed_view_t& v, uint64_t c0, uint64_t stride, uint64_t chunks,
@@ -44,7 +48,7 @@ __device__ __forceinline__ void fetch_round(const ghz_fixed_view_t& v, uint64_t 
  * computes; four accumulators keep the additions from forming one serial chain (two
  * left the float64 l = 8 case at 87-90 % on an H100). */
 template <typename T, unsigned BITS>
-__global__ void __launch_bounds__(256) decode_reduce_kernel(ghz_fixed_view_t v, T* sink)
+__global__ void __launch_bounds__(kReduceThreads) decode_reduce_kernel(ghz_fixed_view_t v, T* sink)
 {
     using C = ghz::fixed_chunk<BITS>;
     constexpr unsigned U = BITS == 8 ? 2 : 4; /* 32 values per round at l = 8, and registers for 3 CTAs */
@@ -114,8 +118,8 @@ void launch_decode_reduce_bits(const ghz_fixed_view_t& v, void* sink, int sms)
 {
     const auto kernel = decode_reduce_kernel<T, BITS>;
     int per_sm = 1;
-    CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, 0));
-    kernel<<<sms * per_sm, 256>>>(v, (T*)sink);
+    CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kReduceThreads, 0));
+    kernel<<<sms * per_sm, kReduceThreads>>>(v, (T*)sink);
 }
 
 template <typename T>
