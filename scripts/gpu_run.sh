@@ -101,13 +101,16 @@ if [[ " $steps " == *" profile "* ]]; then
     # REL 1e-4): throughput, occupancy, warp stall reasons. Never part of `all`.
     note "ncu: compress_kernel and decompress_kernel"
     for k in compress_kernel decompress_kernel; do
+        # plus each stall reason in warp cycles per issued instruction (what the
+        # WarpStateStats section shows only as a chart)
         timeout $((2 * T)) ncu --section SpeedOfLight --section Occupancy --section WarpStateStats \
-            --section LaunchStats -k regex:"^$k" -c 1 \
+            --section LaunchStats --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+            -k regex:"^$k" -c 1 \
             build-gpu/ghz/tools/bench/ghz-bench codec --gen smooth2d --rel 1e-4 --reps 1 --gib 0.25 \
             --json /dev/null >>"$OUT/ncu.txt" 2>&1 || status=1
     done
-    grep -E "_kernel|Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Issued Warp" \
-        "$OUT/ncu.txt" | head -60
+    grep -E "_kernel|Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Issued Warp|stalled_" \
+        "$OUT/ncu.txt" | head -90
 fi
 
 if has bench; then
