@@ -7,7 +7,8 @@
  *
  * The streams cover both dtypes, both bound modes, fill values, checksums, every block
  * kind (QUANT with and without mask, RAW, CONST, FILLED), short last blocks, empty
- * frames and multi-frame streams, each under 4 KiB so the fuzzer mutates them fast. */
+ * frames and multi-frame streams, and (for the CLI's reader) fixed-rate frames alone
+ * and after an error-bounded one, each under 4 KiB so the fuzzer mutates them fast. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ghz/codec/fixed.h"
 #include "ghz/ghz.h"
 
 static const char* g_out;
@@ -117,6 +119,26 @@ int main(int argc, char** argv)
         memcpy(z[0] + sz[0] + sz[1], z[2], sz[2]);
         put("decode", z[0], sz[0] + sz[1] + sz[2], NULL, 0);
         put("cli_reader", z[0], sz[0] + sz[1] + sz[2], NULL, 0);
+
+        /* Fixed-rate frames (FIXED.md) for the CLI's reader, which takes both modes: one
+         * alone (each l and dtype, sizes from ns), and one after an error-bounded frame. */
+        {
+            static const unsigned ls[] = {8, 16, 32};
+            static float vf[300];
+            const unsigned l = ls[cfg % 3];
+            const size_t nf = ns[cfg % 5];
+            size_t fsz = 0, j;
+            values(v, nf, cfg + 70, -9999.0);
+            for (j = 0; j < nf; ++j) vf[j] = (float)v[j];
+            if (ghz_fixed_compress(p.dtype, l, p.dtype == GHZ_F32 ? (const void*)vf : (const void*)v, nf, z[1],
+                                   sizeof z[1], &fsz) != GHZ_SUCCESS) {
+                fprintf(stderr, "make_seeds: ghz_fixed_compress failed\n");
+                exit(1);
+            }
+            put("cli_reader", z[1], fsz, NULL, 0);
+            sz[0] = frame(&p, v, nf, z[0], sizeof z[0]);
+            put("cli_reader", z[0], sz[0], z[1], fsz);
+        }
 
         /* Homomorphic operands: two frames of the same shape and bound, and a pair
          * that differs in length. Input: op, length of A (u32 LE), A, B. */
