@@ -99,7 +99,7 @@ fi
 if [[ " $steps " == *" profile "* ]]; then
     # Nsight Compute on the codec's kernels (one launch each, smooth2d tiled to 0.25 GiB,
     # REL 1e-4): throughput, occupancy, warp stall reasons. Never part of `all`.
-    note "ncu: compress_kernel and decompress_kernel"
+    note "ncu: compress_kernel, decompress_kernel, homo_binary_kernel"
     for k in compress_kernel decompress_kernel; do
         # plus each stall reason in warp cycles per issued instruction (what the
         # WarpStateStats section shows only as a chart)
@@ -109,8 +109,15 @@ if [[ " $steps " == *" profile "* ]]; then
             build-gpu/ghz/tools/bench/ghz-bench codec --gen smooth2d --rel 1e-4 --reps 1 --gib 0.25 \
             --json /dev/null >>"$OUT/ncu.txt" 2>&1 || status=1
     done
+    # ghz/homo's fused kernel, the same way (its SASS is 358-380 KB per instantiation:
+    # look at "no_instruction" first)
+    timeout $((2 * T)) ncu --section SpeedOfLight --section Occupancy --section WarpStateStats \
+        --section LaunchStats --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+        -k regex:"homo_binary_kernel" -c 1 \
+        build-gpu/ghz/tools/bench/ghz-bench homo --gen smooth2d --rel 1e-4 --reps 1 --gib 0.25 \
+        --json /dev/null >>"$OUT/ncu.txt" 2>&1 || status=1
     grep -E "_kernel|Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Issued Warp|stalled_" \
-        "$OUT/ncu.txt" | head -90
+        "$OUT/ncu.txt" | head -140
 fi
 
 if has bench; then
