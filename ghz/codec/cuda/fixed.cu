@@ -77,8 +77,8 @@ __device__ __forceinline__ unsigned load_item(const T* __restrict__ src, uint64_
     return cnt;
 }
 
-/* The class bit of a non-finite value from its magnitude bits a (>= the infinity's)
- * and sign. */
+/* The class bit (as ghz_fixed_class_bit) of a non-finite value: NaN, or an infinity
+ * of the value's sign. */
 __device__ __forceinline__ unsigned nonfinite_bit(bool nan, bool neg)
 {
     return 1u << (nan ? GHZ_FIXED_NAN : neg ? GHZ_FIXED_NINF : GHZ_FIXED_PINF);
