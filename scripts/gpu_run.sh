@@ -25,6 +25,16 @@ note() { printf '\n=== %s ===\n' "$*"; }
 # whole device call.
 T=${GHZ_STEP_TIMEOUT:-240}
 
+# sanitize TOOL TEST FILTER LOG: the GPU test binary build-gpu/test/gpu/TEST, only the
+# tests FILTER matches, under compute-sanitizer TOOL; the log in $OUT/LOG, its tail here.
+sanitize() {
+    timeout $T compute-sanitizer --tool "$1" --error-exitcode 9 "build-gpu/test/gpu/$2" --jobs 1 \
+        --filter "$3" >"$OUT/$4" 2>&1
+    local rc=$?
+    tail -4 "$OUT/$4"
+    [ $rc = 0 ] || { status=1; echo "$1 ($2): exit $rc"; }
+}
+
 deps=/tmp/ghz-deps
 if [ -d .device-carry/debs ] && ! pkg-config --exists criterion 2>/dev/null; then
     mkdir -p $deps
@@ -61,15 +71,11 @@ if has test; then
 fi
 
 if has sanitize; then
-    t=build-gpu/test/gpu/test_cuda_codec
     for tool in memcheck racecheck synccheck; do
         note "compute-sanitizer $tool"
-        timeout $T compute-sanitizer --tool $tool --error-exitcode 9 $t --jobs 1 \
-            --filter 'cuda_codec/@(identity_tiny_sizes|batch_equals_single|corrupt_streams_reported|graph_capture)' \
-            >"$OUT/sanitize-$tool.log" 2>&1
-        rc=$?
-        tail -4 "$OUT/sanitize-$tool.log"
-        [ $rc = 0 ] || { status=1; echo "$tool: exit $rc"; }
+        sanitize $tool test_cuda_codec \
+            'cuda_codec/@(identity_tiny_sizes|batch_equals_single|corrupt_streams_reported|graph_capture)' \
+            "sanitize-$tool.log"
         # the checksum verifier and the bad-input statuses (small frames only)
         timeout $T compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/test/gpu/test_cuda_checksum \
             --jobs 1 --filter 'cuda_checksum/@(changed_byte_refused_before_decoding|batch_refuses_only_the_damaged_frame)' \
@@ -147,12 +153,9 @@ if has homo; then
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
     for tool in memcheck racecheck; do
         note "compute-sanitizer $tool (ghz/homo)"
-        timeout $T compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/test/gpu/test_cuda_homo --jobs 1 \
-            --filter 'cuda_homo/@(empty_frame|mismatch_and_corruption_reported|few_tiles_pairs_of_classes)' \
-            >"$OUT/sanitize-homo-$tool.log" 2>&1
-        rc=$?
-        tail -4 "$OUT/sanitize-homo-$tool.log"
-        [ $rc = 0 ] || { status=1; echo "$tool: exit $rc"; }
+        sanitize $tool test_cuda_homo \
+            'cuda_homo/@(empty_frame|mismatch_and_corruption_reported|few_tiles_pairs_of_classes)' \
+            "sanitize-homo-$tool.log"
     done
     note "ghz-bench homo"
     timeout $((2 * T)) build-gpu/ghz/tools/bench/ghz-bench homo --json "$OUT/bench_homo.json" ${GHZ_BENCH_HOMO_ARGS:-} \
@@ -167,12 +170,9 @@ if has fixed; then
     # the decoder stages each warp's values in shared memory: racecheck and synccheck too
     for tool in memcheck racecheck synccheck; do
         note "compute-sanitizer $tool, fixed-rate"
-        timeout $T compute-sanitizer --tool $tool --error-exitcode 9 build-gpu/test/gpu/test_cuda_fixed --jobs 1 \
-            --filter 'cuda_fixed/@(bad_frames_reported|bad_code_found_at_every_position|accessor_in_a_kernel_equals_cpu)' \
-            >"$OUT/sanitize-fixed-$tool.log" 2>&1
-        rc=$?
-        tail -4 "$OUT/sanitize-fixed-$tool.log"
-        [ $rc = 0 ] || { status=1; echo "$tool: exit $rc"; }
+        sanitize $tool test_cuda_fixed \
+            'cuda_fixed/@(bad_frames_reported|bad_code_found_at_every_position|accessor_in_a_kernel_equals_cpu)' \
+            "sanitize-fixed-$tool.log"
     done
     note "ghz-bench fixed"
     gen=()
