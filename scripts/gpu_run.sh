@@ -4,7 +4,7 @@
 # (memcheck and racecheck, on a reduced set), then the benchmark. Logs and JSON go to
 # $OUT (the device tool's output folder) or ./gpu-out.
 #
-#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench|homo|fixed|gmres|sanitize-all|profile]...
+#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench|homo|fixed|gmres|sanitize-all|profile|sass]...
 #
 # sanitize-all (never part of `all`: it takes long) runs every GPU test binary, whole,
 # under memcheck, racecheck and synccheck (scripts/gpu_sanitize.sh). profile (not in
@@ -124,6 +124,24 @@ if [[ " $steps " == *" profile "* ]]; then
         --json /dev/null >>"$OUT/ncu.txt" 2>&1 || status=1
     grep -E "_kernel|Throughput|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|Issued Warp|stalled_" \
         "$OUT/ncu.txt" | head -140
+fi
+
+if [[ " $steps " == *" sass "* ]]; then
+    # The kernels' SASS and, per SASS instruction, executed counts and warp-stall
+    # samples (ncu SourceCounters), for reading where the instructions and the waits
+    # go offline. Build with GHZ_CMAKE_ARGS=-DCMAKE_CUDA_FLAGS=-lineinfo for source lines.
+    note "SASS and per-instruction counters"
+    cuobjdump -sass build-gpu/ghz/tools/bench/ghz-bench | gzip >"$OUT/sass.txt.gz" || status=1
+    for k in compress_kernel decompress_kernel homo_binary_kernel; do
+        mode=codec
+        [ $k = homo_binary_kernel ] && mode=homo
+        timeout $((2 * T)) ncu --section SourceCounters --section InstructionStats --section WarpStateStats \
+            -k regex:"^$k" -c 1 -f -o "$OUT/src-$k" \
+            build-gpu/ghz/tools/bench/ghz-bench $mode --gen smooth2d --rel 1e-4 --reps 1 --gib 0.25 \
+            --json /dev/null >"$OUT/src-$k.log" 2>&1 || { status=1; tail -5 "$OUT/src-$k.log"; }
+        ncu -i "$OUT/src-$k.ncu-rep" --page source --csv --print-source sass 2>&1 | gzip >"$OUT/src-$k.csv.gz"
+        ncu -i "$OUT/src-$k.ncu-rep" --page details 2>&1 | grep -E "Executed Ipc|Issue Slots|Instructions|Warp Cycles|Duration" | head -12
+    done
 fi
 
 if has bench; then

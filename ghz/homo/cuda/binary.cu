@@ -16,10 +16,11 @@
  *     DOC value analysed with the compressor's own block functions (block.h:
  *     ghz_facts_take, ghz_facts_finish). A block whose code byte is 0 in both inputs
  *     (32 zero integers) gives code 0 without being decoded;
- *  4. a second look-back over the output sizes gives the tile's output offset; each
- *     thread emits its block (thread_block.cuh: emit_block, the compressor's) into
- *     shared staging at the destination's 16-byte phase (the A buffer, free by then),
- *     and the CTA stores it with 16-byte vectors; the last tile writes the header.
+ *  4. the tile publishes its output total to a second look-back; each thread emits
+ *     its block (thread_block.cuh: emit_block, the compressor's) into shared staging
+ *     (the A buffer, free by then); then the look-back gives the tile's output offset
+ *     and the CTA stores the staging there with 16-byte vectors (tile_store_shifted);
+ *     the last tile writes the header.
  * Every tile that has a block publishes to both look-backs even when it found an
  * error, so that no tile waits forever; errors go to *d_status and such a tile writes
  * nothing. Nothing is read outside [a, a + a_size) and [b, b + b_size). */
@@ -111,10 +112,9 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     constexpr unsigned elem = sizeof(T);
     __shared__ prefix_op_t::TempStorage lb;
     __shared__ unsigned long long in_warp[S::warps], in_warp_excl[S::warps];
-    __shared__ unsigned out_warp[S::warps], out_warp_excl[S::warps];
+    __shared__ unsigned out_warp[S::warps];
     __shared__ offset_t s_in_off, s_out_off;
     __shared__ unsigned long long s_in_total;
-    __shared__ unsigned s_out_total;
     __shared__ homo_parsed_t s_p;
     __shared__ int s_ok, s_in_bad;
     __shared__ __align__(16) uint8_t bufa[S::buffer_bytes];
@@ -267,35 +267,42 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     out_off -= size;
     /* also: every thread is done reading bufa, which becomes the output staging */
     const int dec_bad = __syncthreads_or(!dec_ok);
-    if (warp == 0) {
-        unsigned tile_total;
-        const offset_t excl = tile_exclusive<S::warps>(g.out_tiles, lb, tile, out_warp, out_warp_excl, &tile_total);
-        if (lane == 0) {
-            s_out_off = excl;
-            s_out_total = tile_total;
-        }
+    unsigned out_total;
+    const unsigned warp_off = warp_offset_in_tile<S::warps>(out_warp, &out_total);
+    /* The tile's output total is published at once and the output staged (from offset
+     * 0) before the tile waits for the earlier tiles' totals, as in compress.cu. */
+    if (t == 0) {
+        tile_state_t ts = g.out_tiles;
+        lookback_publish(ts, tile, out_total);
     }
-    __syncthreads();
-    if (!ok_in || dec_bad) return;
-    if (mine) out_codes[blk] = (uint8_t)code;
-    const offset_t out_base = s_out_off;
-    const unsigned out_total = s_out_total;
-    const unsigned phase = (unsigned)(((uintptr_t)out_pay + out_base) & 15u);
+    const bool write = ok_in && !dec_bad;
     const uint8_t* const ga_p = pay_a + off_a + in_a;
     const ghz_quantizer_t z = ghz_quantizer_make(p.a.eb_abs, elem == 4u); /* made where used: fewer live registers */
-    if (recompute) {
-        /* both inputs' integers again (qb holds the result's, and keeping qa through
-         * the look-back would cost 32 registers in every thread for a rare case): A's
-         * from global memory (its staging is the output's now), B's from its staging */
-        decode_q<false>(ca, m, ga_p, qa, &fa);
-        decode_q<true>(cbb, m, sb_p, qb, &fb);
+    if (write) {
+        if (mine) out_codes[blk] = (uint8_t)code;
+        if (recompute) {
+            /* both inputs' integers again (qb holds the result's, and keeping qa
+             * through the look-back would cost 32 registers in every thread for a rare
+             * case): A's from global memory (its staging is the output's now), B's from
+             * its staging */
+            decode_q<false>(ca, m, ga_p, qa, &fa);
+            decode_q<true>(cbb, m, sb_p, qb, &fb);
+        }
+        emit_block<true>(code, size, qb, fmask, elem, bufa + warp_off + out_off, [&](unsigned i) {
+            return doc_value(Op, input_value<T>(z, ca, fa, ga_p, qa[i], i, fill_bits),
+                             input_value<T>(z, cbb, fb, sb_p, qb[i], i, fill_bits), p, elem);
+        });
     }
-    emit_block<true>(code, size, qb, fmask, elem, bufa + phase + out_warp_excl[warp] + out_off, [&](unsigned i) {
-        return doc_value(Op, input_value<T>(z, ca, fa, ga_p, qa[i], i, fill_bits),
-                         input_value<T>(z, cbb, fb, sb_p, qb[i], i, fill_bits), p, elem);
-    });
     __syncthreads();
-    tile_store<S::threads>(bufa, out_pay + out_base - phase, phase, phase + out_total);
+    if (warp == 0) {
+        tile_state_t ts = g.out_tiles;
+        const offset_t excl = lookback_exclusive(ts, lb, tile, out_total);
+        if (lane == 0) s_out_off = excl;
+    }
+    __syncthreads();
+    if (!write) return;
+    const offset_t out_base = s_out_off;
+    tile_store_shifted<S::threads>(bufa, out_pay + out_base, out_total);
 
     if (last && warp == 0) write_frame_end(g.out, g.d_out_size, p, nb, cb, out_base + out_total);
 }
