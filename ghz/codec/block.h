@@ -96,7 +96,7 @@ typedef struct {
     double r;    /* R */
     int is_f32;  /* reconstruct in float32 */
     float rf;    /* R rounded to float, for ghz_quantize_f32_fast */
-    int fast;    /* rf is a normal float: the fast path may be used */
+    int fast;    /* 2^-100 <= rf <= FLT_MAX: the fast path may be used */
 } ghz_quantizer_t;
 
 GHZ_HD static inline ghz_quantizer_t ghz_quantizer_make(double eb_abs, int is_f32)
@@ -107,7 +107,9 @@ GHZ_HD static inline ghz_quantizer_t ghz_quantizer_make(double eb_abs, int is_f3
     z.r = eb_abs > 0.0 ? 1.0 / z.q : 0.0;
     z.is_f32 = is_f32;
     z.rf = GHZ_TO_F32(z.r);
-    z.fast = is_f32 && eb_abs > 0.0 && z.rf >= 1.17549435e-38f && z.rf <= 3.40282347e+38f;
+    /* rf >= 2^-100 lets the shortcut's |t| <= 2^21 imply |x| < 2^126 (see there); a
+     * quantum above 2^99 takes the exact path */
+    z.fast = is_f32 && eb_abs > 0.0 && z.rf >= 7.88860905e-31f && z.rf <= 3.40282347e+38f;
     return z;
 }
 
@@ -182,8 +184,12 @@ GHZ_HD static inline int ghz_rel_eb(double rel, double vmin, double vmax, double
  * rint(x * R) is also c (it lies within 0.5 - margin of c), and
  * |x - recon(c)| <= Q (0.5 - m + |t| 2^-23) + Q |c| (2^-24 + 2^-53) < Q/2 <= E, so the
  * exact check accepts c, m being about 2.7 times the sum of those terms. Hence both
- * return q = c, provided recon(c) is finite (the |x| < 2^126 test). NaN, Inf, near-ties,
- * large |t| and |x| fail the test and take the exact path. Requires z->fast (rf a normal float). */
+ * return q = c, provided recon(c) is finite: |x| < 2^126 keeps recon(c) (at most
+ * about 2|x|) below FLT_MAX, where a float32 reconstruction would overflow to Inf, and
+ * z->fast (rf >= 2^-100) makes |t| <= 2^21 imply |x| <= 2^121 (1 + 2^-24). NaN, Inf,
+ * near-ties and large |t| fail the test and take the exact path. Any sound margin gives
+ * the same streams (an accepted value gets ghz_quantize's integer): the device
+ * computes it with one FMA, the host in three roundings. Requires z->fast. */
 GHZ_HD static inline int ghz_quantize_f32_fast(const ghz_quantizer_t* z, float x, int32_t* q)
 {
     /* 1.5 * 2^23: for |t| <= 2^22 the sum t + M lies in [2^23, 2^24), where the float
@@ -194,11 +200,13 @@ GHZ_HD static inline int ghz_quantize_f32_fast(const ghz_quantizer_t* z, float x
     const float s = GHZ_FADD(t, M);
     const float c = GHZ_FSUB(s, M);
     const float a = fabsf(t);
-    /* |x| < 2^126 keeps recon(c) (at most about 2|x|) below FLT_MAX: near it a
-     * float32 reconstruction overflows to Inf, which the exact path rejects. */
+#if defined(__CUDA_ARCH__)
+    const float margin = __fmaf_rn(a, -4.76837158203125e-07f, 0.499999523162841796875f); /* 0.5 - 2^-21 */
+#else
     const float margin = GHZ_FSUB(0.5f, GHZ_FMUL(GHZ_FADD(a, 1.0f), 4.76837158203125e-07f));
+#endif
     /* & rather than &&: no branch per value in device code */
-    if ((a <= 2097152.0f) & (fabsf(x) < 8.50705917e+37f) & (fabsf(GHZ_FSUB(t, c)) <= margin)) {
+    if ((a <= 2097152.0f) & (fabsf(GHZ_FSUB(t, c)) <= margin)) {
         *q = (int32_t)(ghz_f32_bits(s) - 0x4B400000u);
         return 1;
     }

@@ -79,16 +79,22 @@ Test(fastpath, declines_what_it_cannot_prove)
 /* Near FLT_MAX with a huge bound, recon(c) = c * Q rounds to Inf in float32 and the
  * exact path rejects the value, though t is small and far from a tie: found when the
  * CPU encoder started to use the shortcut (the REL bound of a range spanning
- * [-FLT_MAX, FLT_MAX]). The shortcut must decline, or agree. */
+ * [-FLT_MAX, FLT_MAX]). The shortcut used to test |x| < 2^126 for it; now the
+ * quantizer offers no shortcut where R < 2^-100 (|t| <= 2^21 then no longer keeps |x|
+ * below 2^126), so such a bound takes the exact path, and just inside the limit the
+ * shortcut must decline or agree all the way up to FLT_MAX. */
 Test(fastpath, declines_where_recon_overflows)
 {
     ghz_quantizer_t z = ghz_quantizer_make(3.4029234663831889e+35, 1);
     int32_t q;
-    cr_assert(z.fast);
+    cr_assert_not(z.fast);
     cr_assert_eq(ghz_quantize(&z, 3.40282347e+38, &q), 0);
+    z = ghz_quantizer_make(ldexp(1.0, 98), 1); /* R = 1 / (2^98 * 1.9921875), above 2^-100 */
+    cr_assert(z.fast);
+    cr_assert_not(ghz_quantizer_make(ldexp(1.0, 100), 1).fast);
     cr_assert_lt(ghz_quantize_f32_fast(&z, 3.40282347e+38f, &q), 0);
     cr_assert_lt(ghz_quantize_f32_fast(&z, -3.40282347e+38f, &q), 0);
-    for (float x = 3.40282347e+38f; x > 1e37f; x *= 0.96875f) {
+    for (float x = 3.40282347e+38f; x > 1e25f; x *= 0.96875f) {
         agree(&z, x);
         agree(&z, -x);
     }

@@ -18,13 +18,14 @@ size_t align256(size_t v)
 }
 
 /* Workspace of one chunk: 256 bytes for the range keys (compress) or the parsed
- * header (decompress), then the look-back status array. */
+ * header (decompress), then the look-back status array, then (decompress) each
+ * tile's payload offset. */
 constexpr size_t kAuxBytes = 256;
 static_assert(sizeof(parsed_t) <= kAuxBytes, "parsed header must fit its slot");
 
-size_t chunk_work_bytes(uint64_t tiles)
+size_t chunk_work_bytes(uint64_t tiles, bool offsets)
 {
-    return kAuxBytes + align256(lookback_bytes((int)tiles));
+    return kAuxBytes + align256(lookback_bytes((int)tiles)) + (offsets ? align256(tiles * sizeof(offset_t)) : 0u);
 }
 
 ghz_status_t cuda_fail(cudaError_t e, const char* what)
@@ -33,7 +34,7 @@ ghz_status_t cuda_fail(cudaError_t e, const char* what)
     return ghz_fail(GHZ_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
 }
 
-ghz_status_t workspace_for(int k, const size_t* counts, uint64_t tile_elems, size_t* bytes)
+ghz_status_t workspace_for(int k, const size_t* counts, uint64_t tile_elems, bool offsets, size_t* bytes)
 {
     size_t total = 0;
     if (k < 1 || k > GHZ_CUDA_MAX_BATCH || !counts || !bytes)
@@ -44,7 +45,7 @@ ghz_status_t workspace_for(int k, const size_t* counts, uint64_t tile_elems, siz
         if (elems / kTileElems > (uint64_t)(1 << 30))
             return ghz_fail(GHZ_ERR_INVALID_ARG, "chunk %d: %llu elements is too many for one frame", i,
                             (unsigned long long)elems);
-        total += chunk_work_bytes((uint64_t)tiles_for(elems, tile_elems));
+        total += chunk_work_bytes((uint64_t)tiles_for(elems, tile_elems), offsets);
     }
     *bytes = total;
     return GHZ_SUCCESS;
@@ -55,13 +56,13 @@ ghz_status_t workspace_for(int k, const size_t* counts, uint64_t tile_elems, siz
 extern "C" ghz_status_t ghz_cuda_compress_workspace(int k, const size_t* ns, size_t* bytes)
 {
     ghz_clear_detail();
-    return workspace_for(k, ns, kTileElems, bytes);
+    return workspace_for(k, ns, kTileElems, false, bytes);
 }
 
 extern "C" ghz_status_t ghz_cuda_decompress_workspace(int k, const size_t* max_elems, size_t* bytes)
 {
     ghz_clear_detail();
-    return workspace_for(k, max_elems, dec_tile_elems(GHZ_F64), bytes);
+    return workspace_for(k, max_elems, dec_tile_elems(GHZ_F64), true, bytes);
 }
 
 extern "C" ghz_status_t ghz_cuda_compress_batch(const ghz_params_t* p, int k, const void* const* d_srcs,
@@ -83,7 +84,7 @@ extern "C" ghz_status_t ghz_cuda_compress_batch(const ghz_params_t* p, int k, co
     if (q.checksum) /* the GPU verifies checksums (checksum.cu) but does not write them yet */
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "checksum on the GPU: compress without it, then "
                                              "ghz_frame_add_checksum on the host");
-    if ((st = workspace_for(k, ns, kTileElems, &need)) != GHZ_SUCCESS) return st;
+    if ((st = workspace_for(k, ns, kTileElems, false, &need)) != GHZ_SUCCESS) return st;
     if (!d_srcs || !d_dsts || !dst_capacities || !d_sizes)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL array");
     if (!d_work || work_bytes < need)
@@ -122,7 +123,7 @@ extern "C" ghz_status_t ghz_cuda_compress_batch(const ghz_params_t* p, int k, co
         c.tiles = lookback_state((char*)d_work + used + kAuxBytes, tiles);
         c.tile_begin = total_tiles;
         c.num_tiles = tiles;
-        used += chunk_work_bytes((uint64_t)tiles);
+        used += chunk_work_bytes((uint64_t)tiles, false);
         total_tiles += tiles;
         if (tiles > max_tiles) max_tiles = tiles;
     }
@@ -162,7 +163,7 @@ extern "C" ghz_status_t ghz_cuda_decompress_batch(ghz_dtype_t dtype, int k, cons
         return ghz_fail(GHZ_ERR_INVALID_ARG, "k = %d chunks (1..%d) and non-NULL arrays needed", k,
                         GHZ_CUDA_MAX_BATCH);
     for (int i = 0; i < k; ++i) elems[i] = dst_capacities[i] / elem;
-    if ((st = workspace_for(k, elems, dec_tile_elems(dtype), &need)) != GHZ_SUCCESS) return st;
+    if ((st = workspace_for(k, elems, dec_tile_elems(dtype), true, &need)) != GHZ_SUCCESS) return st;
     if (!d_work || work_bytes < need)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "workspace of %zu bytes, %zu needed", work_bytes, need);
 
@@ -181,9 +182,10 @@ extern "C" ghz_status_t ghz_cuda_decompress_batch(ghz_dtype_t dtype, int k, cons
         c.d_out = d_ns ? d_ns + i : nullptr;
         c.parsed = (parsed_t*)((char*)d_work + used);
         c.tiles = lookback_state((char*)d_work + used + kAuxBytes, tiles);
+        c.offsets = (offset_t*)((char*)d_work + used + kAuxBytes + align256(lookback_bytes(tiles)));
         c.tile_begin = total_tiles;
         c.num_tiles = tiles;
-        used += chunk_work_bytes((uint64_t)tiles);
+        used += chunk_work_bytes((uint64_t)tiles, true);
         total_tiles += tiles;
         if (tiles > max_tiles) max_tiles = tiles;
     }

@@ -1,14 +1,21 @@
-/* ghz/codec/cuda/decompress.cu: single-pass GPU decompression (FORMAT.md).
+/* ghz/codec/cuda/decompress.cu: GPU decompression (FORMAT.md).
  *
- * One CTA per tile of 128 blocks, one thread per block. Every CTA reads the header
- * the init kernel checked (the same inline checks as the CPU reader); each thread
- * reads its block's code byte and size; the CTA sums them and warp 0 finds the tile's
- * payload offset by CUB's decoupled look-back; the CTA loads the tile's payload into
- * shared memory with 16-byte vectors; each thread decodes its block into registers
- * with the CPU's own block decoder (block.h: ghz_quant_decode, ghz_recon), writes the
- * values back into shared memory in the tile's swizzled layout, and the CTA stores
- * them with 16-byte vectors. Any invalid byte sets *d_status; nothing is read outside
- * the given source size. */
+ * Three kernels in stream order: init (checks each chunk's header once), offsets (a
+ * single-pass scan of the block sizes that the code bytes give, by CUB's decoupled
+ * look-back over groups of 16 tiles, writing every tile's payload offset to the
+ * workspace), and decode: one CTA per tile of 128 blocks, one thread per block. Each
+ * thread reads its block's code byte and size, together with its tile's offset; the
+ * CTA sums the sizes, loads the tile's payload into shared memory with 16-byte
+ * vectors; each thread decodes its block into registers with the CPU's own block
+ * decoder (block.h: ghz_quant_decode, ghz_recon), writes the values back into shared
+ * memory in the tile's swizzled layout, and the CTA stores them with 16-byte vectors.
+ *
+ * Why the offsets get a pass of their own (it reads only the code bytes, 1/128 of an
+ * f32 frame's decoded size): inside the decode kernel the look-back sat between
+ * reading the code bytes and loading the payload, and three of a CTA's four warps
+ * waited at a barrier for it: 29 % of the decode kernel's stall samples on an H100
+ * (Nsight Compute), the largest single cause. Any invalid byte sets *d_status;
+ * nothing is read outside the given source size. */
 #include "ghz/codec/cuda/kernels.cuh"
 #include "ghz/codec/cuda/thread_block.cuh"
 #include "ghz/codec/detail/header.h"
@@ -38,6 +45,60 @@ __global__ void decompress_init_kernel(batch_t b, int dtype)
         if (c.d_out) *c.d_out = st == GHZ_SUCCESS ? info.n : 0;
         if (blockIdx.y == 0 && b.d_status) *b.d_status = GHZ_SUCCESS;
     }
+}
+
+/* Tiles per CTA of the offsets kernel: thread t sizes blocks [16t, 16t + 16) of a
+ * group of 16 decode tiles (2048 blocks), so one look-back serves 16 tiles. */
+constexpr unsigned kOffsetTiles = 16;
+constexpr unsigned kOffsetBlocksPerThread = kOffsetTiles * kTileBlocks / kThreads;
+static_assert(kOffsetBlocksPerThread * kThreads == kOffsetTiles * kTileBlocks, "whole tiles per CTA");
+constexpr unsigned kThreadsPerTile = kTileBlocks / kOffsetBlocksPerThread; /* lanes summing one tile */
+
+/* Grid (groups, chunks). Writes c.offsets[j], the payload offset of decode tile j,
+ * for every tile of a chunk whose header init accepted. An invalid code byte counts
+ * as size 0 here: the decode kernel, which sizes every block again, reports it. */
+template <typename T>
+__global__ void __launch_bounds__(kThreads) decompress_offsets_kernel(batch_t b)
+{
+    __shared__ prefix_op_t::TempStorage lb;
+    __shared__ unsigned warp_total[kWarps];
+    __shared__ offset_t s_base;
+    if (blockIdx.y >= (unsigned)b.k) return;
+    const chunk_t& c = b.c[blockIdx.y];
+    const parsed_t* const parsed = c.parsed;
+    if (parsed->status != GHZ_SUCCESS) return; /* every CTA of the chunk alike */
+    const uint64_t n = parsed->info.n, nb = parsed->info.n_blocks;
+    const int has_fill = parsed->info.has_fill;
+    const int group = blockIdx.x;
+    const uint64_t tiles = (nb + kTileBlocks - 1) / kTileBlocks;
+    if ((uint64_t)group * kOffsetTiles >= tiles) return;
+    const unsigned t = threadIdx.x, warp = t >> 5, lane = t & 31u;
+
+    const uint64_t b0 = (uint64_t)group * kOffsetTiles * kTileBlocks + (uint64_t)t * kOffsetBlocksPerThread;
+    const uint8_t* const codes = c.src + GHZ_HEADER_SIZE;
+    unsigned sum = 0;
+#pragma unroll
+    for (unsigned i = 0; i < kOffsetBlocksPerThread; ++i) {
+        const uint64_t blk = b0 + i;
+        if (blk < nb) { /* inside the source: init checked the frame size */
+            const uint32_t sz = ghz_block_size(codes[blk], ghz_block_len(n, blk), (unsigned)sizeof(T), has_fill);
+            sum += sz == GHZ_BLOCK_INVALID ? 0u : sz;
+        }
+    }
+    unsigned excl = warp_inclusive_scan(sum);
+    if (lane == 31) warp_total[warp] = excl;
+    excl -= sum;
+    __syncthreads();
+    unsigned total;
+    excl += warp_offset_in_tile(warp_total, &total);
+    if (warp == 0) {
+        tile_state_t ts = c.tiles;
+        const offset_t base = lookback_exclusive(ts, lb, group, total);
+        if (lane == 0) s_base = base;
+    }
+    __syncthreads();
+    const uint64_t tile = (uint64_t)group * kOffsetTiles + t / kThreadsPerTile;
+    if (t % kThreadsPerTile == 0 && tile < tiles) c.offsets[tile] = s_base + excl;
 }
 
 /* Decodes one block of m values with code byte `code` (its size already checked) from
@@ -78,8 +139,7 @@ template <typename T, typename U>
 __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 : kDecompressCtas)
     decompress_kernel(batch_t b)
 {
-    __shared__ prefix_op_t::TempStorage lb;
-    __shared__ unsigned warp_total[kWarps], warp_excl[kWarps];
+    __shared__ unsigned warp_total[kWarps];
     __shared__ offset_t s_tile_off;
     __shared__ ghz_frame_info_t s_info;
     __shared__ int s_ok, s_bad;
@@ -98,13 +158,15 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     const unsigned t = threadIdx.x, warp = t >> 5, lane = t & 31u;
     const unsigned elem = sizeof(T);
 
-    /* This thread's code byte, read together with the parsed header (one round trip):
-     * codes start right after the header, and a read inside the source is safe; whether
-     * the block exists is known once the header is. */
+    /* This thread's code byte, read together with the parsed header and the tile's
+     * offset (one round trip): codes start right after the header, and a read inside
+     * the source is safe; whether the block exists is known once the header is (the
+     * offset is written for every tile that exists). */
     const uint64_t blk = (uint64_t)tile * kTileBlocks + t;
     const unsigned code_read = GHZ_HEADER_SIZE + blk < c.n ? c.src[GHZ_HEADER_SIZE + blk] : 0u;
     if (t == 0) {
         const int st = c.parsed->status;
+        s_tile_off = c.offsets[tile];
         s_info = c.parsed->info;
         s_ok = st == GHZ_SUCCESS;
         s_bad = 0; /* a flag of its own: s_ok is read once, and never cleared */
@@ -112,7 +174,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     }
     __syncthreads();
     /* Every CTA of a chunk reads the same verdict, so all of its tiles leave here
-     * together, or none does: the look-back never waits on a tile that left. */
+     * together, or none does. */
     if (!s_ok) return;
     const uint64_t n = s_info.n, nb = s_info.n_blocks;
     const int tiles_needed = (int)((nb + kTileBlocks - 1) / kTileBlocks);
@@ -139,32 +201,22 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     off -= size;
     if (lane == 0 && any_bad) {
         report(b.d_status, GHZ_ERR_CORRUPT);
-        s_bad = 1; /* read by all after the next two barriers: a uniform exit */
+        s_bad = 1; /* read by all after the next barrier: a uniform exit */
     }
     __syncthreads();
-
-    if (warp == 0) {
-        const unsigned tile_total = scan_warp_totals(warp_total, warp_excl);
-        tile_state_t ts = c.tiles;
-        const offset_t excl = lookback_exclusive(ts, lb, tile, tile_total);
-        if (lane == 0) {
-            s_tile_off = excl;
-            warp_total[0] = tile_total;
-            /* the payload must hold this tile; the last tile must end it exactly */
-            if (excl + tile_total > s_info.payload_size ||
-                (tile == tiles_needed - 1 && excl + tile_total != s_info.payload_size)) {
-                report(b.d_status, GHZ_ERR_CORRUPT);
-                s_bad = 1;
-            }
-        }
-        if (tile == tiles_needed - 1)
-            for (uint64_t i = nb + lane; i < ghz_codes_bytes(nb); i += 32)
-                if (codes[i] != 0) report(b.d_status, GHZ_ERR_CORRUPT);
-    }
-    __syncthreads();
-    if (s_bad) return;
+    unsigned tile_total;
+    off += warp_offset_in_tile(warp_total, &tile_total);
     const offset_t tile_off = s_tile_off;
-    const unsigned tile_total = warp_total[0];
+    /* the payload must hold this tile; the last tile must end it exactly (the same
+     * values in every thread: a uniform exit) */
+    const bool last = tile == tiles_needed - 1;
+    const bool outside = tile_off + tile_total > s_info.payload_size ||
+                         (last && tile_off + tile_total != s_info.payload_size);
+    if (t == 0 && outside) report(b.d_status, GHZ_ERR_CORRUPT);
+    if (last && warp == 0)
+        for (uint64_t i = nb + lane; i < ghz_codes_bytes(nb); i += 32)
+            if (codes[i] != 0) report(b.d_status, GHZ_ERR_CORRUPT);
+    if (s_bad || outside) return;
     const unsigned phase = (unsigned)(((uintptr_t)payload + tile_off) & 15u);
     tile_load(buf, payload + tile_off - phase, phase, phase + tile_total);
     __syncthreads();
@@ -172,7 +224,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     const ghz_quantizer_t z = ghz_quantizer_make(s_info.eb_abs, elem == 4);
     U v[32];
     int ok = 1;
-    if (mine) ok = decode_block<T, U>(z, code, m, buf + phase + warp_excl[warp] + off, s_info.fill_bits, v);
+    if (mine) ok = decode_block<T, U>(z, code, m, buf + phase + off, s_info.fill_bits, v);
     if (!kOwnValues) __syncthreads(); /* every payload byte read: buf now takes the values */
     if (mine) {
         constexpr unsigned per_chunk = 16u / sizeof(T);
@@ -195,6 +247,8 @@ cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int 
     const dim3 init_grid((unsigned)((max_tiles + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
     decompress_init_kernel<T><<<init_grid, kThreads, 0, stream>>>(b, dtype);
     launch_checksum_verify(b, stream); /* errors surface in cudaGetLastError below */
+    const dim3 offsets_grid((unsigned)((max_tiles + kOffsetTiles - 1) / kOffsetTiles), (unsigned)b.k);
+    decompress_offsets_kernel<T><<<offsets_grid, kThreads, 0, stream>>>(b);
     decompress_kernel<T, typename std::conditional<sizeof(T) == 4, uint32_t, unsigned long long>::type>
         <<<total_tiles, kThreads, 0, stream>>>(b);
     return cudaGetLastError();

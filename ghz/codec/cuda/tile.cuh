@@ -93,6 +93,7 @@ struct chunk_t {
     tile_state_t tiles;  /* this chunk's look-back status array */
     unsigned long long* range; /* compress REL: ordered-key min and max */
     struct parsed_t* parsed;   /* decompress: the header as the init kernel checked it */
+    offset_t* offsets;         /* decompress: each tile's payload offset (decompress.cu) */
     int tile_begin;
     int num_tiles;
 };
