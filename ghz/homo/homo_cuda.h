@@ -8,9 +8,8 @@
  * knows (output size, status) go to device memory.
  *
  * Scope of this version: binary operations on ONE frame of each input per call (call
- * once per frame pair of a multi-frame stream); frames of less than 4 GiB of values
- * (max_elems * element size; both inputs' payload offsets share one 64-bit look-back
- * value); not in place (the CPU reference has ghz_homo_binary_inplace). */
+ * once per frame pair of a multi-frame stream); not in place (the CPU reference has
+ * ghz_homo_binary_inplace). */
 #ifndef GHZ_HOMO_HOMO_CUDA_H
 #define GHZ_HOMO_HOMO_CUDA_H
 

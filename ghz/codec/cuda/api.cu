@@ -25,7 +25,7 @@ static_assert(sizeof(parsed_t) <= kAuxBytes, "parsed header must fit its slot");
 
 size_t chunk_work_bytes(uint64_t tiles, bool offsets)
 {
-    return kAuxBytes + align256(lookback_bytes((int)tiles)) + (offsets ? align256(tiles * sizeof(offset_t)) : 0u);
+    return kAuxBytes + align256(lookback_bytes((int)tiles)) + (offsets ? align256((tiles + 1) * sizeof(offset_t)) : 0u);
 }
 
 ghz_status_t cuda_fail(cudaError_t e, const char* what)

@@ -10,14 +10,12 @@
  * decoder (block.h: ghz_quant_decode, ghz_recon), writes the values back into shared
  * memory in the tile's swizzled layout, and the CTA stores them with 16-byte vectors.
  *
- * Why the offsets get a pass of their own (it reads only the code bytes, 1/128 of an
- * f32 frame's decoded size): inside the decode kernel the look-back sat between
- * reading the code bytes and loading the payload, and three of a CTA's four warps
- * waited at a barrier for it: 29 % of the decode kernel's stall samples on an H100
- * (Nsight Compute), the largest single cause. Any invalid byte sets *d_status;
- * nothing is read outside the given source size. */
+ * The offsets pass reads only the code bytes (1/128 of an f32 frame's decoded size);
+ * tile_offsets.cuh says why it is a pass of its own. Any invalid byte sets
+ * *d_status; nothing is read outside the given source size. */
 #include "ghz/codec/cuda/kernels.cuh"
 #include "ghz/codec/cuda/thread_block.cuh"
+#include "ghz/codec/cuda/tile_offsets.cuh"
 #include "ghz/codec/detail/header.h"
 
 #include <type_traits>
@@ -47,58 +45,18 @@ __global__ void decompress_init_kernel(batch_t b, int dtype)
     }
 }
 
-/* Tiles per CTA of the offsets kernel: thread t sizes blocks [16t, 16t + 16) of a
- * group of 16 decode tiles (2048 blocks), so one look-back serves 16 tiles. */
-constexpr unsigned kOffsetTiles = 16;
-constexpr unsigned kOffsetBlocksPerThread = kOffsetTiles * kTileBlocks / kThreads;
-static_assert(kOffsetBlocksPerThread * kThreads == kOffsetTiles * kTileBlocks, "whole tiles per CTA");
-constexpr unsigned kThreadsPerTile = kTileBlocks / kOffsetBlocksPerThread; /* lanes summing one tile */
-
-/* Grid (groups, chunks). Writes c.offsets[j], the payload offset of decode tile j,
- * for every tile of a chunk whose header init accepted. An invalid code byte counts
- * as size 0 here: the decode kernel, which sizes every block again, reports it. */
+/* Grid (groups, chunks): every tile's payload offset (tile_offsets.cuh) for each
+ * chunk whose header init accepted. */
 template <typename T>
 __global__ void __launch_bounds__(kThreads) decompress_offsets_kernel(batch_t b)
 {
-    __shared__ prefix_op_t::TempStorage lb;
-    __shared__ unsigned warp_total[kWarps];
-    __shared__ offset_t s_base;
+    __shared__ tile_offsets_smem sm;
     if (blockIdx.y >= (unsigned)b.k) return;
     const chunk_t& c = b.c[blockIdx.y];
     const parsed_t* const parsed = c.parsed;
     if (parsed->status != GHZ_SUCCESS) return; /* every CTA of the chunk alike */
-    const uint64_t n = parsed->info.n, nb = parsed->info.n_blocks;
-    const int has_fill = parsed->info.has_fill;
-    const int group = blockIdx.x;
-    const uint64_t tiles = (nb + kTileBlocks - 1) / kTileBlocks;
-    if ((uint64_t)group * kOffsetTiles >= tiles) return;
-    const unsigned t = threadIdx.x, warp = t >> 5, lane = t & 31u;
-
-    const uint64_t b0 = (uint64_t)group * kOffsetTiles * kTileBlocks + (uint64_t)t * kOffsetBlocksPerThread;
-    const uint8_t* const codes = c.src + GHZ_HEADER_SIZE;
-    unsigned sum = 0;
-#pragma unroll
-    for (unsigned i = 0; i < kOffsetBlocksPerThread; ++i) {
-        const uint64_t blk = b0 + i;
-        if (blk < nb) { /* inside the source: init checked the frame size */
-            const uint32_t sz = ghz_block_size(codes[blk], ghz_block_len(n, blk), (unsigned)sizeof(T), has_fill);
-            sum += sz == GHZ_BLOCK_INVALID ? 0u : sz;
-        }
-    }
-    unsigned excl = warp_inclusive_scan(sum);
-    if (lane == 31) warp_total[warp] = excl;
-    excl -= sum;
-    __syncthreads();
-    unsigned total;
-    excl += warp_offset_in_tile(warp_total, &total);
-    if (warp == 0) {
-        tile_state_t ts = c.tiles;
-        const offset_t base = lookback_exclusive(ts, lb, group, total);
-        if (lane == 0) s_base = base;
-    }
-    __syncthreads();
-    const uint64_t tile = (uint64_t)group * kOffsetTiles + t / kThreadsPerTile;
-    if (t % kThreadsPerTile == 0 && tile < tiles) c.offsets[tile] = s_base + excl;
+    frame_tile_offsets<kTileBlocks>(sm, c.src + GHZ_HEADER_SIZE, parsed->info.n, parsed->info.n_blocks,
+                                    parsed->info.has_fill, (unsigned)sizeof(T), blockIdx.x, c.tiles, c.offsets);
 }
 
 /* Decodes one block of m values with code byte `code` (its size already checked) from
@@ -184,6 +142,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     const uint64_t e0 = (uint64_t)tile * kTileElems;
     const unsigned count = (unsigned)(n - e0 < kTileElems ? n - e0 : kTileElems);
 
+
     /* This thread's block: code byte, size, offset within the warp. */
     const bool mine = blk < nb;
     const unsigned code = mine ? code_read : 0u;
@@ -208,7 +167,9 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     off += warp_offset_in_tile(warp_total, &tile_total);
     const offset_t tile_off = s_tile_off;
     /* the payload must hold this tile; the last tile must end it exactly (the same
-     * values in every thread: a uniform exit) */
+     * values in every thread: a uniform exit). Loading the payload before the code
+     * bytes had arrived (its range is known from the offsets alone) measured 2-9 %
+     * slower on an H100: 32 more live registers per thread through the scan. */
     const bool last = tile == tiles_needed - 1;
     const bool outside = tile_off + tile_total > s_info.payload_size ||
                          (last && tile_off + tile_total != s_info.payload_size);
@@ -247,7 +208,7 @@ cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int 
     const dim3 init_grid((unsigned)((max_tiles + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
     decompress_init_kernel<T><<<init_grid, kThreads, 0, stream>>>(b, dtype);
     launch_checksum_verify(b, stream); /* errors surface in cudaGetLastError below */
-    const dim3 offsets_grid((unsigned)((max_tiles + kOffsetTiles - 1) / kOffsetTiles), (unsigned)b.k);
+    const dim3 offsets_grid(tile_offset_groups(max_tiles), (unsigned)b.k);
     decompress_offsets_kernel<T><<<offsets_grid, kThreads, 0, stream>>>(b);
     decompress_kernel<T, typename std::conditional<sizeof(T) == 4, uint32_t, unsigned long long>::type>
         <<<total_tiles, kThreads, 0, stream>>>(b);

@@ -93,7 +93,7 @@ struct chunk_t {
     tile_state_t tiles;  /* this chunk's look-back status array */
     unsigned long long* range; /* compress REL: ordered-key min and max */
     struct parsed_t* parsed;   /* decompress: the header as the init kernel checked it */
-    offset_t* offsets;         /* decompress: each tile's payload offset (decompress.cu) */
+    offset_t* offsets;         /* decompress: each tile's payload offset, then the end (decompress.cu) */
     int tile_begin;
     int num_tiles;
 };
@@ -285,34 +285,19 @@ __device__ __forceinline__ void tile_store_values(const uint8_t* sbuf, uint8_t* 
     }
 }
 
-/* Inclusive scan over the `warps` warp totals, by warp 0; returns the tile total in all
- * lanes and leaves each warp's exclusive offset in excl[warp]. V: 32-bit sizes, or
- * ghz/homo's pairs of them packed in 64 bits. */
-template <unsigned warps = kWarps, typename V = unsigned>
-__device__ __forceinline__ V scan_warp_totals(const V* totals, V* excl)
-{
-    const unsigned lane = threadIdx.x & 31u;
-    V v = lane < warps ? totals[lane] : V(0), incl = v;
-    for (unsigned k = 1; k < warps; k <<= 1) {
-        V t = __shfl_up_sync(0xFFFFFFFFu, incl, k);
-        if (lane >= k) incl += t;
-    }
-    if (lane < warps) excl[lane] = incl - v;
-    return __shfl_sync(0xFFFFFFFFu, incl, warps - 1);
-}
-
 /* From the `warps` warp totals in shared memory, by every thread: the offset of its
  * own warp's blocks in the tile (returned) and the tile total (*total). Four loads
- * from shared memory instead of a scan by warp 0 and another barrier. */
-template <unsigned warps = kWarps>
-__device__ __forceinline__ unsigned warp_offset_in_tile(const unsigned* totals, unsigned* total)
+ * from shared memory instead of a scan by warp 0 and another barrier. V: 32-bit
+ * sizes, or ghz/homo's pairs of them packed in 64 bits. */
+template <unsigned warps = kWarps, typename V = unsigned>
+__device__ __forceinline__ V warp_offset_in_tile(const V* totals, V* total)
 {
     const unsigned warp = threadIdx.x >> 5;
-    unsigned off = 0, sum = 0;
+    V off = 0, sum = 0;
 #pragma unroll
     for (unsigned w = 0; w < warps; ++w) {
-        const unsigned v = totals[w];
-        off += w < warp ? v : 0u;
+        const V v = totals[w];
+        off += w < warp ? v : V(0);
         sum += v;
     }
     *total = sum;

@@ -1,5 +1,6 @@
 /* ghz/homo/cuda/api.cu: the host API of ghz/homo/homo_cuda.h: argument checks,
- * workspace carving (the parsed headers, then the two look-back status arrays),
+ * workspace carving (the parsed headers, three look-back status arrays, the inputs'
+ * tile offsets),
  * launch. Nothing here allocates, copies or synchronises. */
 #include "ghz/detail/error.h"
 #include "ghz/homo/cuda/homo_kernels.cuh"
@@ -24,9 +25,11 @@ int homo_tiles(size_t max_elems)
     return tiles_for(max_elems, kHomoTileElems);
 }
 
+/* The parsed headers, three look-back status arrays (A's and B's tile offsets, the
+ * output's), A's and B's tile offsets. */
 size_t homo_work_bytes(int tiles)
 {
-    return kParsedBytes + 2 * align256(lookback_bytes(tiles));
+    return kParsedBytes + 3 * align256(lookback_bytes(tiles)) + 2 * align256(((size_t)tiles + 1) * sizeof(offset_t));
 }
 
 } // namespace
@@ -56,12 +59,6 @@ extern "C" ghz_status_t ghz_cuda_homo_binary(ghz_homo_op_t op, ghz_dtype_t dtype
     if (work_bytes < homo_work_bytes(tiles))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "workspace of %zu bytes, %zu needed", work_bytes,
                         homo_work_bytes(tiles));
-    /* The inputs' payload offsets share one 64-bit look-back value, 32 bits each: the
-     * sum of any input's block sizes must stay below 2^32 even for a corrupt stream
-     * (each block is at most its raw size, and the kernel refuses n > max_elems). */
-    if (max_elems > (0xFFFFFFFFull - 4096u) / ghz_dtype_size(dtype))
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "frames of %zu elements: at most 4 GiB of values per frame on the GPU",
-                        max_elems);
 
     homo_args_t g{};
     g.a = (const uint8_t*)d_a;
@@ -74,8 +71,13 @@ extern "C" ghz_status_t ghz_cuda_homo_binary(ghz_homo_op_t op, ghz_dtype_t dtype
     g.d_out_size = d_out_size;
     g.d_status = d_status;
     g.parsed = (homo_parsed_t*)d_work;
-    g.in_tiles = lookback_state((char*)d_work + kParsedBytes, tiles);
-    g.out_tiles = lookback_state((char*)d_work + kParsedBytes + align256(lookback_bytes(tiles)), tiles);
+    char* w = (char*)d_work + kParsedBytes;
+    const size_t lb = align256(lookback_bytes(tiles)), ob = align256(((size_t)tiles + 1) * sizeof(offset_t));
+    g.in_tiles_a = lookback_state(w, tiles);
+    g.in_tiles_b = lookback_state(w + lb, tiles);
+    g.out_tiles = lookback_state(w + 2 * lb, tiles);
+    g.off_a = (offset_t*)(w + 3 * lb);
+    g.off_b = (offset_t*)(w + 3 * lb + ob);
     g.num_tiles = tiles;
     g.op = (int)op;
     g.dtype = (int)dtype;

@@ -4,9 +4,10 @@
  *
  * One CTA per tile (128 blocks of f32, 64 of f64: two staged inputs must fit in 48 KB
  * of shared memory), thread t owns block t of the tile:
- *  1. the thread reads its block's code byte in A and in B and sizes both; one decoupled
- *     look-back on the packed pair (A's offset low, B's high 32 bits) gives the tile's
- *     payload offsets in both inputs, which are checked against the payload sizes;
+ *  0. a kernel of its own (homo_offsets_kernel, tile_offsets.cuh) finds the payload
+ *     offset of every tile of A and of B from their code bytes;
+ *  1. the thread reads its block's code byte in A and in B and sizes both; the tile's
+ *     sizes are checked against those offsets and the payload sizes;
  *  2. the CTA stages both tiles' payloads in shared memory with 16-byte loads, those
  *     of both inputs in flight together (tile_load2);
  *  3. the thread decodes its block of A and of B into registers, integers and fill
@@ -25,6 +26,7 @@
  * error, so that no tile waits forever; errors go to *d_status and such a tile writes
  * nothing. Nothing is read outside [a, a + a_size) and [b, b + b_size). */
 #include "ghz/codec/cuda/thread_block.cuh"
+#include "ghz/codec/cuda/tile_offsets.cuh"
 #include "ghz/codec/detail/header.h"
 #include "ghz/homo/cuda/homo_kernels.cuh"
 
@@ -111,12 +113,11 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     using S = homo_shape<T>;
     constexpr unsigned elem = sizeof(T);
     __shared__ prefix_op_t::TempStorage lb;
-    __shared__ unsigned long long in_warp[S::warps], in_warp_excl[S::warps];
+    __shared__ unsigned long long in_warp[S::warps];
     __shared__ unsigned out_warp[S::warps];
-    __shared__ offset_t s_in_off, s_out_off;
-    __shared__ unsigned long long s_in_total;
+    __shared__ offset_t s_in_off[4], s_out_off; /* A's tile offset and end, B's */
     __shared__ homo_parsed_t s_p;
-    __shared__ int s_ok, s_in_bad;
+    __shared__ int s_ok;
     __shared__ __align__(16) uint8_t bufa[S::buffer_bytes];
     __shared__ __align__(16) uint8_t bufb[S::buffer_bytes];
 
@@ -132,6 +133,10 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     if (t == 0) {
         s_p = *g.parsed;
         s_ok = s_p.status == GHZ_SUCCESS;
+        s_in_off[0] = g.off_a[tile];
+        s_in_off[1] = g.off_a[tile + 1];
+        s_in_off[2] = g.off_b[tile];
+        s_in_off[3] = g.off_b[tile + 1];
     }
     __syncthreads();
     /* every CTA reads the same verdict: all leave here together, or none does */
@@ -169,25 +174,16 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     if (lane == 31) in_warp[warp] = in_off;
     in_off -= in_size;
     const int sizes_bad = __syncthreads_or(bad);
-    if (warp == 0) {
-        const unsigned long long tile_in = scan_warp_totals<S::warps>(in_warp, in_warp_excl);
-        tile_state_t ts = g.in_tiles;
-        const offset_t excl = lookback_exclusive(ts, lb, tile, tile_in);
-        if (lane == 0) {
-            s_in_off = excl;
-            s_in_total = tile_in;
-            s_in_bad = inputs_outside(g.d_status, p, excl, tile_in, last) || sizes_bad;
-        }
-        if (last)
-            for (uint64_t i = nb + lane; i < cb; i += 32)
-                if (codes_a[i] != 0 || codes_b[i] != 0) report(g.d_status, GHZ_ERR_CORRUPT);
-    }
-    __syncthreads();
-    const bool ok_in = !s_in_bad;
+    unsigned long long tile_in;
+    in_off += warp_offset_in_tile<S::warps>(in_warp, &tile_in);
+    const unsigned tot_a = (unsigned)(tile_in & 0xFFFFFFFFull), tot_b = (unsigned)(tile_in >> 32);
+    const bool ok_in = !inputs_outside(g.d_status, p, s_in_off, tot_a, tot_b, last) && !sizes_bad;
+    if (last && warp == 0)
+        for (uint64_t i = nb + lane; i < cb; i += 32)
+            if (codes_a[i] != 0 || codes_b[i] != 0) report(g.d_status, GHZ_ERR_CORRUPT);
 
     /* 2. stage both tiles' payloads (only when the offsets were sound) */
-    const uint64_t off_a = s_in_off & 0xFFFFFFFFull, off_b = s_in_off >> 32;
-    const unsigned tot_a = (unsigned)(s_in_total & 0xFFFFFFFFull), tot_b = (unsigned)(s_in_total >> 32);
+    const uint64_t off_a = s_in_off[0], off_b = s_in_off[2];
     const unsigned ph_a = (unsigned)(((uintptr_t)pay_a + off_a) & 15u);
     const unsigned ph_b = (unsigned)(((uintptr_t)pay_b + off_b) & 15u);
     if (ok_in)
@@ -196,8 +192,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     __syncthreads();
 
     /* 3. this thread's block: decode both, combine, choose the result's kind */
-    const unsigned long long my_in = in_warp_excl[warp] + in_off; /* both offsets in the tile */
-    const unsigned in_a = (unsigned)(my_in & 0xFFFFFFFFull), in_b = (unsigned)(my_in >> 32);
+    const unsigned in_a = (unsigned)(in_off & 0xFFFFFFFFull), in_b = (unsigned)(in_off >> 32); /* in the tile */
     const uint8_t* const sa_p = bufa + ph_a + in_a;
     const uint8_t* const sb_p = bufb + ph_b + in_b;
     int32_t qa[32], qb[32];
@@ -307,6 +302,21 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     if (last && warp == 0) write_frame_end(g.out, g.d_out_size, p, nb, cb, out_base + out_total);
 }
 
+/* Grid (groups, 2): the tile offsets of A (y = 0) and B (y = 1), in tiles of the
+ * fused kernel's size, when init accepted the headers. */
+template <typename T>
+__global__ void __launch_bounds__(kThreads) homo_offsets_kernel(homo_args_t g)
+{
+    __shared__ tile_offsets_smem sm;
+    const homo_parsed_t* const p = g.parsed;
+    if (p->status != GHZ_SUCCESS) return;
+    const bool is_b = blockIdx.y != 0;
+    const ghz_frame_info_t& f = is_b ? p->b : p->a;
+    frame_tile_offsets<homo_shape<T>::tile_blocks>(sm, (is_b ? g.b : g.a) + GHZ_HEADER_SIZE, f.n, f.n_blocks,
+                                                   f.has_fill, (unsigned)sizeof(T), blockIdx.x,
+                                                   is_b ? g.in_tiles_b : g.in_tiles_a, is_b ? g.off_b : g.off_a);
+}
+
 template <typename T>
 cudaError_t launch_homo_binary(const homo_args_t& a, cudaStream_t stream)
 {
@@ -315,6 +325,7 @@ cudaError_t launch_homo_binary(const homo_args_t& a, cudaStream_t stream)
     homo_args_t g = a;
     g.num_tiles = tiles_for(a.max_elems, S::tile_elems);
     launch_homo_init(g, stream);
+    homo_offsets_kernel<T><<<dim3(tile_offset_groups(g.num_tiles), 2), kThreads, 0, stream>>>(g);
     const unsigned grid = (unsigned)g.num_tiles;
     switch (g.op) {
     case GHZ_HOMO_SUM: homo_binary_kernel<T, GHZ_HOMO_SUM><<<grid, S::threads, 0, stream>>>(g); break;

@@ -10,9 +10,9 @@
 namespace ghz {
 namespace detail {
 
-/* Elements per tile the workspace (two look-back status arrays) is sized for: 32
- * blocks, fewer than binary.cu's 64 (f64) or 128 (f32), so one workspace query
- * serves both dtypes (and the workspaces sized by earlier versions). */
+/* Elements per tile the workspace (look-back status and offset arrays) is sized for:
+ * 32 blocks, fewer than binary.cu's 64 (f64) or 128 (f32), so one workspace query
+ * serves both dtypes. */
 constexpr uint64_t kHomoTileElems = 32u * 32u;
 
 /* The two headers as the init kernel checked them, and what every tile needs. */
@@ -32,8 +32,10 @@ struct homo_args_t {
     uint64_t* d_out_size;
     int* d_status;
     homo_parsed_t* parsed;
-    tile_state_t in_tiles;  /* look-back of the inputs' payload offsets (A low, B high 32 bits) */
-    tile_state_t out_tiles; /* look-back of the output's payload offsets */
+    tile_state_t in_tiles_a, in_tiles_b; /* look-backs of the inputs' tile offsets (tile_offsets.cuh) */
+    offset_t* off_a;                     /* payload offset of each tile of A, then A's payload size */
+    offset_t* off_b;                     /* the same for B */
+    tile_state_t out_tiles;              /* look-back of the output's payload offsets */
     int num_tiles;
     int op;
     int dtype;
@@ -59,18 +61,17 @@ __device__ __forceinline__ uint64_t doc_value(int op, uint64_t a, uint64_t b, co
                       : ghz_homo_apply64(op, a, b, 0);
 }
 
-/* By lane 0 of warp 0, after the inputs' look-back: 1 (and the error reported) when
- * the tile's payload bytes, at the packed offsets excl (A low, B high 32 bits) with the
- * packed sizes tile_in, do not lie inside both payloads, or the last tile does not end
- * them exactly. Nothing is read from a tile before this check. */
-__device__ __forceinline__ bool inputs_outside(int* d_status, const homo_parsed_t& p, offset_t excl,
-                                               unsigned long long tile_in, bool last)
+/* 1 (and the error reported, by thread 0) when a tile's payload bytes, [off, end) of
+ * each input as the offsets pass found them, do not hold the tot bytes that the tile's
+ * own code bytes give, do not lie inside both payloads, or, in the last tile, do not
+ * end them exactly. Nothing is read from a tile before this check. */
+__device__ __forceinline__ bool inputs_outside(int* d_status, const homo_parsed_t& p, const offset_t off[4],
+                                               uint64_t tot_a, uint64_t tot_b, bool last)
 {
-    const uint64_t ea = (excl & 0xFFFFFFFFull) + (tile_in & 0xFFFFFFFFull);
-    const uint64_t eb = (excl >> 32) + (tile_in >> 32);
-    const bool outside = ea > p.a.payload_size || eb > p.b.payload_size ||
-                         (last && (ea != p.a.payload_size || eb != p.b.payload_size));
-    if (outside) report(d_status, GHZ_ERR_CORRUPT);
+    const bool outside = off[0] + tot_a != off[1] || off[1] > p.a.payload_size || off[2] + tot_b != off[3] ||
+                         off[3] > p.b.payload_size ||
+                         (last && (off[1] != p.a.payload_size || off[3] != p.b.payload_size));
+    if (outside && threadIdx.x == 0) report(d_status, GHZ_ERR_CORRUPT);
     return outside;
 }
 

@@ -1,7 +1,7 @@
 /* ghz/homo/cuda/init.cu: the kernel that runs before either fused kernel of ghz/homo
  * (binary.cu): it checks both headers once, with the CPU reader's
  * inline checks (detail/header.h) and HOMO.md's matching rules, derives what every tile
- * needs (homo_parsed_t), and initialises both look-backs. */
+ * needs (homo_parsed_t), and initialises the three look-backs. */
 #include "ghz/codec/detail/header.h"
 #include "ghz/homo/cuda/homo_kernels.cuh"
 
@@ -16,7 +16,8 @@ __device__ __forceinline__ bool same_frame(const ghz_frame_info_t& a, const ghz_
 
 __global__ void homo_init_kernel(homo_args_t g)
 {
-    lookback_init(g.in_tiles, g.num_tiles);
+    lookback_init(g.in_tiles_a, g.num_tiles);
+    lookback_init(g.in_tiles_b, g.num_tiles);
     lookback_init(g.out_tiles, g.num_tiles);
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
     homo_parsed_t p;
