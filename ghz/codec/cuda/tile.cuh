@@ -31,7 +31,9 @@ constexpr uint64_t kTileElems = 32u * kTileBlocks;
  * and 96 per thread): a CTA spends much of its life waiting (tile load, look-back,
  * barriers), so more CTAs in flight help until the caps spill the hot paths. Measured
  * on an H200 (REL 1e-4, three fields): compress 4/6/7 CTAs ~ 0.94/1.0/1.06, decompress
- * 4/5/6/8 ~ 0.93/1.0/0.83/0.77 (spills). */
+ * 4/5/6/8 ~ 0.93/1.0/0.83/0.77 (spills). On an H100 at 263b6bf (REL 1e-4, ten fields,
+ * range given) 8 compress CTAs (64 registers, 460 bytes of spills) ran 2-10 % slower
+ * than 7. */
 #ifndef GHZ_CUDA_COMPRESS_CTAS /* overridable for tuning experiments only */
 #define GHZ_CUDA_COMPRESS_CTAS 7
 #endif
