@@ -319,22 +319,6 @@ __device__ __forceinline__ V warp_inclusive_scan(V v)
     return v;
 }
 
-/* Exclusive offsets of the sizes that lanes 0..count-1 of a warp hold (a shuffle
- * scan); lane count-1 stores the warp's total to *total. */
-template <unsigned count>
-__device__ __forceinline__ unsigned warp_exclusive_offsets(unsigned size, unsigned* total)
-{
-    const unsigned lane = threadIdx.x & 31u;
-    unsigned v = size;
-#pragma unroll
-    for (unsigned k = 1; k < count; k <<= 1) {
-        const unsigned t = __shfl_up_sync(0xFFFFFFFFu, v, k);
-        if (lane >= k) v += t;
-    }
-    if (lane == count - 1) *total = v;
-    return v - size;
-}
-
 } // namespace detail
 } // namespace ghz
 
