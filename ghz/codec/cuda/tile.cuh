@@ -40,11 +40,11 @@ constexpr uint64_t kTileElems = 32u * kTileBlocks;
 #ifndef GHZ_CUDA_DECOMPRESS_CTAS
 #define GHZ_CUDA_DECOMPRESS_CTAS 5
 #endif
-/* f32 decompression: 6 CTAs (80 registers, no spills) since the narrow transposes
- * (block.h) and the values' own buffer (decompress.cu); on an H100 at REL 1e-4 they
- * decode 7-9 % faster than 5 (five fields, same run). f64 stays at 5 (6 spills). */
+/* f32 decompression: 8 CTAs (64 registers), the values sharing the payload's buffer
+ * (decompress.cu): on an H100 at REL 1e-4 (four fields, range given) 4-7 % faster than
+ * 6 CTAs with a values buffer of their own, and 7 CTAs +4-5 %. f64 stays at 5. */
 #ifndef GHZ_CUDA_DECOMPRESS_CTAS_F32
-#define GHZ_CUDA_DECOMPRESS_CTAS_F32 6
+#define GHZ_CUDA_DECOMPRESS_CTAS_F32 8
 #endif
 /* The counts are for CTAs of 4 warps; smaller tiles scale them, so that the register
  * caps stay the same. */
