@@ -186,10 +186,13 @@ GHZ_HD static inline int ghz_rel_eb(double rel, double vmin, double vmax, double
  * exact check accepts c, m being about 2.7 times the sum of those terms. Hence both
  * return q = c, provided recon(c) is finite: |x| < 2^126 keeps recon(c) (at most
  * about 2|x|) below FLT_MAX, where a float32 reconstruction would overflow to Inf, and
- * z->fast (rf >= 2^-100) makes |t| <= 2^21 imply |x| <= 2^121 (1 + 2^-24). NaN, Inf,
- * near-ties and large |t| fail the test and take the exact path. Any sound margin gives
- * the same streams (an accepted value gets ghz_quantize's integer): the device
- * computes it with one FMA, the host in three roundings. Requires z->fast. */
+ * z->fast (rf >= 2^-100) makes |t| <= 2^21 imply |x| <= 2^121 (1 + 2^-24). The test
+ * d <= 0.5 - m needs no |t| <= 2^21 of its own: from |t| >= 2^20 - 1 on, m >= 0.5 and
+ * no d >= 0 passes (both computations of the margin round a non-positive value to a
+ * non-positive one). NaN, Inf, near-ties and large |t| fail the test and take the
+ * exact path. Any sound margin gives the same streams (an accepted value gets
+ * ghz_quantize's integer): the device computes it with one FMA, the host in three
+ * roundings. Requires z->fast. */
 GHZ_HD static inline int ghz_quantize_f32_fast(const ghz_quantizer_t* z, float x, int32_t* q)
 {
     /* 1.5 * 2^23: for |t| <= 2^22 the sum t + M lies in [2^23, 2^24), where the float
@@ -205,8 +208,7 @@ GHZ_HD static inline int ghz_quantize_f32_fast(const ghz_quantizer_t* z, float x
 #else
     const float margin = GHZ_FSUB(0.5f, GHZ_FMUL(GHZ_FADD(a, 1.0f), 4.76837158203125e-07f));
 #endif
-    /* & rather than &&: no branch per value in device code */
-    if ((a <= 2097152.0f) & (fabsf(GHZ_FSUB(t, c)) <= margin)) {
+    if (fabsf(GHZ_FSUB(t, c)) <= margin) { /* false for NaN */
         *q = (int32_t)(ghz_f32_bits(s) - 0x4B400000u);
         return 1;
     }

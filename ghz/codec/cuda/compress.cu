@@ -151,12 +151,14 @@ __device__ __forceinline__ int analyse_block_fast(uint8_t* sbuf, unsigned t, uns
             const unsigned i = c * 4u + j;
             const bool fill = has_fill && u[j] == fill_bits;
             const bool quant = ghz_quantize_f32_fast(&z, __uint_as_float(u[j]), &q[i]) > 0;
-            if (i < m) {
-                fmask |= (uint32_t)fill << i;
-                declined |= (uint32_t)(!fill && !quant) << i;
-            }
+            fmask |= (uint32_t)fill << i;
+            declined |= (uint32_t)(!fill && !quant) << i;
         }
     }
+    /* positions past m (a short last block) are masked once, not tested per value */
+    const uint32_t used = m >= 32u ? 0xFFFFFFFFu : (1u << m) - 1u;
+    fmask &= used;
+    declined &= used;
     uint32_t fixed = 0;
     int ok = 1;
     while (__any_sync(0xFFFFFFFFu, declined)) { /* rare: the exact procedure, value by value */

@@ -60,16 +60,16 @@ __global__ void __launch_bounds__(kThreads) decompress_offsets_kernel(batch_t b)
 }
 
 /* Decodes one block of m values with code byte `code` (its size already checked) from
- * p in shared memory into v[0..31], as the CPU's decode_block does; returns 0 when the
+ * byte off of the shared buffer sw into v[0..31], as the CPU's decode_block does; returns 0 when the
  * block is not canonical. */
 template <typename T, typename U>
 __device__ __forceinline__ int decode_block(const ghz_quantizer_t& z, unsigned code, unsigned m,
-                                            const uint8_t* p, uint64_t fill_bits, U v[32])
+                                            const uint32_t* sw, unsigned off, uint64_t fill_bits, U v[32])
 {
     if (code == GHZ_CODE_RAW || code == GHZ_CODE_CONST || code == GHZ_CODE_FILLED) {
         /* values at any byte offset, as words from aligned loads (read_and_rebuild) */
-        const uint32_t* const base = (const uint32_t*)((uintptr_t)p & ~(uintptr_t)3);
-        const unsigned sh = (unsigned)((uintptr_t)p & 3u) * 8u;
+        const uint32_t* const base = sw + (off >> 2);
+        const unsigned sh = (off & 3u) * 8u;
         auto value = [&](unsigned i) -> U {
             constexpr unsigned words = sizeof(U) / 4u;
             U r = (U)__funnelshift_r(base[words * i], base[words * i + 1u], sh);
@@ -83,7 +83,7 @@ __device__ __forceinline__ int decode_block(const ghz_quantizer_t& z, unsigned c
     }
     int32_t q[32];
     uint32_t fmask;
-    if (read_and_rebuild(p, code, m, q, &fmask) != 0) {
+    if (read_and_rebuild(sw, off, code, m, q, &fmask) != 0) {
 #pragma unroll
         for (unsigned i = 0; i < 32u; ++i) v[i] = 0;
         return 0;
@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     const ghz_quantizer_t z = ghz_quantizer_make(s_info.eb_abs, elem == 4);
     U v[32];
     int ok = 1;
-    if (mine) ok = decode_block<T, U>(z, code, m, buf + phase + off, s_info.fill_bits, v);
+    if (mine) ok = decode_block<T, U>(z, code, m, (const uint32_t*)buf, phase + off, s_info.fill_bits, v);
     __syncthreads(); /* every payload byte read: buf now takes the values */
     if (mine) {
         constexpr unsigned per_chunk = 16u / sizeof(T);

@@ -14,46 +14,54 @@
 namespace ghz {
 namespace detail {
 
-/* ghz_quant_decode for a block in a shared staging buffer: the fields are read as
- * 32-bit words at any byte offset, each from two aligned loads and a funnel shift
- * (consecutive planes share a load), where the byte reader needs four loads a word;
- * the staging buffer has slack on both sides, so the words around the block are
- * readable (which a block in global memory does not promise: use ghz_quant_decode
- * there). Checks and integers are ghz_quant_rebuild's, as on the CPU. Returns 0, or
- * -1 for a block that is not canonical. */
-__device__ __forceinline__ int read_and_rebuild(const uint8_t* p, unsigned code, unsigned m, int32_t q[32],
-                                                uint32_t* fmask)
+/* Planes k0 <= k < k1 of a block (k < w only, 0 above), where `prev` holds field
+ * word k0 (the sign word being word 0, plane k word k + 1) of the fields that start
+ * sh1 / 8 bytes into shared word o1. Each word is two aligned loads and a funnel
+ * shift; the loads are predicated, not branched around: a branch per plane made the
+ * compiler zero the planes not yet read at every exit (15 instructions a plane). */
+template <unsigned k0, unsigned k1>
+__device__ __forceinline__ void read_planes(const uint32_t* sw, unsigned o1, unsigned sh1, unsigned w,
+                                            uint32_t& prev, uint32_t a[32])
+{
+#pragma unroll
+    for (unsigned k = k0; k < k1; ++k) {
+        const uint32_t next = k < w ? sw[o1 + k + 2u] : 0u;
+        a[k] = k < w ? __funnelshift_r(prev, next, sh1) : 0u;
+        prev = next;
+    }
+}
+
+/* ghz_quant_decode for a block staged in shared memory at byte `off` of the 4-byte
+ * aligned shared buffer sw: the fields are read as 32-bit words at any byte offset,
+ * each from two aligned loads and a funnel shift (consecutive words share a load),
+ * where the byte reader needs four loads a word. Indexing the shared array itself
+ * (not a pointer rebuilt from an integer) keeps the loads shared-memory ones with
+ * 32-bit addresses. The buffer needs 8 readable bytes after the payload (the words
+ * around the block). Checks and integers are ghz_quant_rebuild's, as on the CPU.
+ * Returns 0, or -1 for a block that is not canonical. */
+__device__ __forceinline__ int read_and_rebuild(const uint32_t* sw, unsigned off, unsigned code, unsigned m,
+                                                int32_t q[32], uint32_t* fmask)
 {
     const unsigned w = code & GHZ_CODE_W_MASK, nb = ghz_q0_bytes((code >> 5) & 3u);
-    const uintptr_t a0 = (uintptr_t)p;
-    const uint32_t* const base = (const uint32_t*)(a0 & ~(uintptr_t)3);
-    const unsigned sh = (unsigned)(a0 & 3u) * 8u;
-    unsigned o = 0; /* word index of the next field, in base */
-    uint32_t mask = 0, zz, sign = 0, a[32], lo = base[0], hi;
-    if (code & GHZ_CODE_FILL_BIT) {
-        hi = base[1];
-        mask = __funnelshift_r(lo, hi, sh);
-        lo = hi;
-        o = 1;
-    }
-    /* zz: nb of 0, 1, 2 or 4 bytes; the fields after it start nb bytes further */
-    hi = base[o + 1];
-    zz = nb ? __funnelshift_r(lo, hi, sh) & (0xFFFFFFFFu >> (32u - 8u * nb)) : 0u;
-    const uintptr_t a1 = a0 + 4u * o + nb;
-    const uint32_t* const pb = (const uint32_t*)(a1 & ~(uintptr_t)3);
-    const unsigned sh1 = (unsigned)(a1 & 3u) * 8u;
+    const unsigned fill = (code & GHZ_CODE_FILL_BIT) ? 1u : 0u;
+    const unsigned o = off >> 2, sh = (off & 3u) * 8u;
+    const uint32_t w0 = sw[o], w1 = sw[o + 1u], w2 = fill ? sw[o + 2u] : 0u;
+    const uint32_t mask = fill ? __funnelshift_r(w0, w1, sh) : 0u;
+    /* zz: nb of 0, 1, 2 or 4 bytes, after the mask when there is one */
+    const uint32_t zword = fill ? __funnelshift_r(w1, w2, sh) : __funnelshift_r(w0, w1, sh);
+    const uint32_t zz = nb ? zword & (0xFFFFFFFFu >> (32u - 8u * nb)) : 0u;
+    const unsigned off1 = off + 4u * fill + nb, o1 = off1 >> 2, sh1 = (off1 & 3u) * 8u;
+    uint32_t sign = 0, a[32];
 #pragma unroll
     for (unsigned k = 0; k < 32u; ++k) a[k] = 0;
     if (w) {
-        lo = pb[0];
-        hi = pb[1];
-        sign = __funnelshift_r(lo, hi, sh1);
-#pragma unroll
-        for (unsigned k = 0; k < GHZ_MAX_W; ++k) {
-            if (k >= w) break; /* a branch, not 30 predicated loads */
-            lo = hi;
-            hi = pb[k + 2];
-            a[k] = __funnelshift_r(lo, hi, sh1);
+        /* three tiers (8, 16, 30 planes): a warp reads as far as its widest block */
+        uint32_t prev = sw[o1 + 1u];
+        sign = __funnelshift_r(sw[o1], prev, sh1);
+        read_planes<0, 8>(sw, o1, sh1, w, prev, a);
+        if (w > 8u) {
+            read_planes<8, 16>(sw, o1, sh1, w, prev, a);
+            if (w > 16u) read_planes<16, GHZ_MAX_W>(sw, o1, sh1, w, prev, a);
         }
     }
     if (ghz_quant_rebuild(code, m, mask, zz, sign, a, q) != 0) return -1;

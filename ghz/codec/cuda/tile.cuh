@@ -164,34 +164,50 @@ __device__ __forceinline__ void tile_store_shifted(const uint8_t* s, uint8_t* g,
     if (tail + threadIdx.x < hi) g0[tail + threadIdx.x] = s[tail - p + threadIdx.x];
 }
 
-/* One batch of tile_load: global bytes [lo, hi) at g0 + s into a shared buffer
- * at s, for the `batch` 16-byte words of this thread from c0 on (c0 a multiple of 16).
- * issue() starts the aligned 16-byte loads, finish() waits for them, stores them, and
- * copies the partial words at the two ends byte by byte. */
+/* The bytes of [lo, hi) outside its whole 16-byte words [lo16, hi16) (at most 15 at
+ * each end; lo16 = lo rounded up, hi16 = hi rounded down, hi16 < lo16 when no word is
+ * whole): one byte per thread, from global g0 + s to shared sbuf + s. */
+template <unsigned threads>
+__device__ __forceinline__ void load_partial_words(uint8_t* sbuf, const uint8_t* g0, unsigned lo, unsigned hi)
+{
+    static_assert(threads >= 32, "up to 30 bytes, one per thread");
+    const unsigned lo16 = (lo + 15u) & ~15u, hi16 = hi & ~15u;
+    const unsigned head_end = lo16 < hi ? lo16 : hi, tail = hi16 > head_end ? hi16 : head_end;
+    const unsigned t = threadIdx.x;
+    if (lo + t < head_end) sbuf[lo + t] = g0[lo + t];
+    if (t >= 16u && tail + (t - 16u) < hi) sbuf[tail + t - 16u] = g0[tail + t - 16u];
+}
+
+/* One batch of tile_load's whole 16-byte words: word j of this thread is at byte
+ * lo16 + 16 (threadIdx.x + j threads) of g0 and of the shared buffer, and is copied
+ * when it lies below hi16. issue() starts the loads, finish() waits for them and
+ * stores them: per word one compare against a bound known before the loop, a load and
+ * a store with constant offsets (the partial words at the two ends are
+ * load_partial_words'). */
 template <unsigned threads, unsigned batch>
 struct load_batch {
     uint4 r[batch];
-    __device__ __forceinline__ void issue(const uint8_t* g0, unsigned c0, unsigned lo, unsigned hi)
+    __device__ __forceinline__ void issue(const uint8_t* g, int room)
     {
 #pragma unroll
-        for (unsigned j = 0; j < batch; ++j) {
-            const unsigned s = c0 + 16u * (threadIdx.x + j * threads);
-            if (s >= lo && s + 16u <= hi) r[j] = __ldg((const uint4*)(g0 + s));
-        }
+        for (unsigned j = 0; j < batch; ++j)
+            if ((int)(16u * j * threads) < room) r[j] = __ldg((const uint4*)(g + 16u * j * threads));
     }
-    __device__ __forceinline__ void finish(uint8_t* sbuf, const uint8_t* g0, unsigned c0, unsigned lo, unsigned hi)
+    __device__ __forceinline__ void finish(uint8_t* s, int room)
     {
 #pragma unroll
-        for (unsigned j = 0; j < batch; ++j) {
-            const unsigned s = c0 + 16u * (threadIdx.x + j * threads);
-            if (s >= lo && s + 16u <= hi) {
-                *(uint4*)(sbuf + s) = r[j];
-            } else if (s < hi && s + 16u > lo) {
-                for (unsigned i = s < lo ? lo : s; i < s + 16u && i < hi; ++i) sbuf[i] = g0[i];
-            }
-        }
+        for (unsigned j = 0; j < batch; ++j)
+            if ((int)(16u * j * threads) < room) *(uint4*)(s + 16u * j * threads) = r[j];
     }
 };
+
+/* This thread's first whole word of a batch starting at word-aligned byte c, and the
+ * bytes left from it to hi16 (<= 0: none). */
+template <unsigned threads>
+__device__ __forceinline__ int batch_room(unsigned c, unsigned hi16)
+{
+    return (int)hi16 - (int)(c + 16u * threadIdx.x);
+}
 
 /* Global bytes [lo, hi) at g0 + s into the shared buffer at s, where g0 is 16-byte
  * aligned. Eight loads per thread are issued before any is waited for (a tile's payload is a
@@ -200,11 +216,15 @@ template <unsigned threads = kThreads>
 __device__ __forceinline__ void tile_load(uint8_t* sbuf, const uint8_t* g0, unsigned lo, unsigned hi)
 {
     constexpr unsigned kBatch = 8;
-    for (unsigned c0 = lo & ~15u; c0 < hi; c0 += 16u * threads * kBatch) {
+    const unsigned lo16 = (lo + 15u) & ~15u, hi16 = hi & ~15u;
+    for (unsigned c = lo16; c < hi16; c += 16u * threads * kBatch) {
+        const int room = batch_room<threads>(c, hi16);
+        const unsigned o = c + 16u * threadIdx.x;
         load_batch<threads, kBatch> b;
-        b.issue(g0, c0, lo, hi);
-        b.finish(sbuf, g0, c0, lo, hi);
+        b.issue(g0 + o, room);
+        b.finish(sbuf + o, room);
     }
+    load_partial_words<threads>(sbuf, g0, lo, hi);
 }
 
 /* tile_load of two ranges at once (ghz/homo's two inputs), both batches in flight
@@ -215,15 +235,20 @@ __device__ __forceinline__ void tile_load2(uint8_t* sa, const uint8_t* ga, unsig
                                            const uint8_t* gb, unsigned lob, unsigned hib)
 {
     constexpr unsigned kBatch = 4;
+    const unsigned la = (loa + 15u) & ~15u, ha = hia & ~15u, lb = (lob + 15u) & ~15u, hb = hib & ~15u;
     for (unsigned k = 0;; k += 16u * threads * kBatch) {
-        const unsigned ca = (loa & ~15u) + k, cb = (lob & ~15u) + k;
-        if (ca >= hia && cb >= hib) break;
+        const unsigned ca = la + k, cb = lb + k;
+        if (ca >= ha && cb >= hb) break;
+        const int room_a = batch_room<threads>(ca, ha), room_b = batch_room<threads>(cb, hb);
+        const unsigned oa = ca + 16u * threadIdx.x, ob = cb + 16u * threadIdx.x;
         load_batch<threads, kBatch> ba, bb;
-        ba.issue(ga, ca, loa, hia);
-        bb.issue(gb, cb, lob, hib);
-        ba.finish(sa, ga, ca, loa, hia);
-        bb.finish(sb, gb, cb, lob, hib);
+        ba.issue(ga + oa, room_a);
+        bb.issue(gb + ob, room_b);
+        ba.finish(sa + oa, room_a);
+        bb.finish(sb + ob, room_b);
     }
+    load_partial_words<threads>(sa, ga, loa, hia);
+    load_partial_words<threads>(sb, gb, lob, hib);
 }
 
 /* The values of a tile in shared memory, block by block (block t at t * 32 * sizeof(T)),

@@ -51,16 +51,16 @@ struct homo_shape {
  * with their fill mask, FILLED as zero integers with every position < m in the mask
  * (as engine.c's integer path sees it), RAW and CONST as neither (their values stay in
  * the payload). p is the payload: staged in shared memory (kStaged: read_and_rebuild,
- * which reads the words around the block), or in global memory (ghz_quant_decode,
- * byte by byte inside the block). The checks are block.h's either way. Returns 0 for
- * a block that is not canonical. */
+ * at byte off of the shared buffer sw, reading the words around the block), or in
+ * global memory (ghz_quant_decode, byte by byte inside the block). The checks are
+ * block.h's either way. Returns 0 for a block that is not canonical. */
 template <bool kStaged>
-__device__ __forceinline__ int decode_q(unsigned code, unsigned m, const uint8_t* p, int32_t q[32],
-                                        uint32_t* fmask)
+__device__ __forceinline__ int decode_q(unsigned code, unsigned m, const uint8_t* p, const uint32_t* sw, unsigned off,
+                                        int32_t q[32], uint32_t* fmask)
 {
     *fmask = 0;
     if ((code & GHZ_CODE_W_MASK) != GHZ_CODE_W_SPECIAL)
-        return (kStaged ? read_and_rebuild(p, code, m, q, fmask) : ghz_quant_decode(p, code, m, q, fmask)) == 0;
+        return (kStaged ? read_and_rebuild(sw, off, code, m, q, fmask) : ghz_quant_decode(p, code, m, q, fmask)) == 0;
 #pragma unroll
     for (unsigned i = 0; i < 32u; ++i) q[i] = 0;
     if (code == GHZ_CODE_FILLED) *fmask = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u);
@@ -204,8 +204,8 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     int dec_ok = 1;
     const bool zero_both = ca == 0u && cbb == 0u && p.int_ok && !(p.has_qfill && p.qfill == 0);
     if (ok_in && mine && !zero_both) {
-        dec_ok = decode_q<true>(ca, m, sa_p, qa, &fa);
-        dec_ok &= decode_q<true>(cbb, m, sb_p, qb, &fb);
+        dec_ok = decode_q<true>(ca, m, sa_p, (const uint32_t*)bufa, ph_a + in_a, qa, &fa);
+        dec_ok &= decode_q<true>(cbb, m, sb_p, (const uint32_t*)bufb, ph_b + in_b, qb, &fb);
         const bool special = ((ca & GHZ_CODE_W_MASK) == GHZ_CODE_W_SPECIAL && ca != GHZ_CODE_FILLED) ||
                              ((cbb & GHZ_CODE_W_MASK) == GHZ_CODE_W_SPECIAL && cbb != GHZ_CODE_FILLED);
         bool done = false;
@@ -223,7 +223,8 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
                 recompute = code == GHZ_CODE_RAW;
                 done = true;
             } else {
-                dec_ok &= decode_q<true>(cbb, m, sb_p, qb, &fb); /* qb held q*: B's integers again */
+                /* qb held q*: B's integers again */
+                dec_ok &= decode_q<true>(cbb, m, sb_p, (const uint32_t*)bufb, ph_b + in_b, qb, &fb);
             }
         }
         if (dec_ok && !done) {
@@ -280,8 +281,8 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
              * through the look-back would cost 32 registers in every thread for a rare
              * case): A's from global memory (its staging is the output's now), B's from
              * its staging */
-            decode_q<false>(ca, m, ga_p, qa, &fa);
-            decode_q<true>(cbb, m, sb_p, qb, &fb);
+            decode_q<false>(ca, m, ga_p, nullptr, 0u, qa, &fa);
+            decode_q<true>(cbb, m, sb_p, (const uint32_t*)bufb, ph_b + in_b, qb, &fb);
         }
         emit_block<true>(code, size, qb, fmask, elem, bufa + warp_off + out_off, [&](unsigned i) {
             return doc_value(Op, input_value<T>(z, ca, fa, ga_p, qa[i], i, fill_bits),
