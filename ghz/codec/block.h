@@ -334,17 +334,30 @@ GHZ_HD static inline unsigned ghz_block_choose(const ghz_block_facts_t* f, int h
     return GHZ_CODE_RAW;
 }
 
-/* Bit width of the largest |q[i] - q[i-1]|, i = 1..31. */
-GHZ_HD static inline unsigned ghz_delta_width(const int32_t q[32])
+/* The deltas of a block's integers as the format stores them: a[0] = 0, a[i] =
+ * |q[i] - q[i-1]| (< 2^30: no overflow), bit i of *sign set where q[i] < q[i-1].
+ * Returns the OR of the a[i], whose bit width is the block's w. */
+GHZ_HD static inline uint32_t ghz_deltas(const int32_t q[32], uint32_t a[32], uint32_t* sign)
 {
-    uint32_t any = 0;
+    uint32_t any = 0, s = 0;
     unsigned i;
+    a[0] = 0;
     GHZ_UNROLL
     for (i = 1; i < 32; ++i) {
         const int32_t d = q[i] - q[i - 1];
-        any |= (uint32_t)(d < 0 ? -d : d);
+        a[i] = (uint32_t)(d < 0 ? -d : d);
+        s |= (uint32_t)(d < 0) << i;
+        any |= a[i];
     }
-    return ghz_bit_width(any);
+    *sign = s;
+    return any;
+}
+
+/* Bit width of the largest |q[i] - q[i-1]|, i = 1..31. */
+GHZ_HD static inline unsigned ghz_delta_width(const int32_t q[32])
+{
+    uint32_t a[32], sign;
+    return ghz_bit_width(ghz_deltas(q, a, &sign));
 }
 
 /* ---- one block's facts, gathered value by value (CPU and GPU encoders alike) ------ */
@@ -380,9 +393,12 @@ GHZ_HD static inline void ghz_facts_take(ghz_block_facts_t* f, const ghz_quantiz
  * byte chosen by ghz_block_choose, with the payload bytes in *size. q[i] must hold the
  * integers of the non-fill positions below m. Two passes of constant-indexed moves
  * (forward: carry the last integer; backward: the first one into the leading fills)
- * rather than a search, so that a GPU thread keeps q in registers. */
-GHZ_HD static inline unsigned ghz_facts_finish(ghz_block_facts_t* f, int32_t q[32], int has_fill,
-                                               unsigned elem, unsigned* size)
+ * rather than a search, so that a GPU thread keeps q in registers. A quantizable block
+ * also leaves its deltas in a and *sign (ghz_deltas), which ghz_quant_emit encodes:
+ * the encoders compute them once, not again to encode. */
+GHZ_HD static inline unsigned ghz_facts_finish_deltas(ghz_block_facts_t* f, int32_t q[32], int has_fill,
+                                                      unsigned elem, unsigned* size, uint32_t a[32],
+                                                      uint32_t* sign)
 {
     const uint32_t used = f->m >= 32u ? 0xFFFFFFFFu : ((1u << f->m) - 1u);
     const uint32_t live = used & ~f->fmask;
@@ -406,10 +422,18 @@ GHZ_HD static inline unsigned ghz_facts_finish(ghz_block_facts_t* f, int32_t q[3
                     q[i] = carry;
             }
         }
-        f->w = ghz_delta_width(q);
+        f->w = ghz_bit_width(ghz_deltas(q, a, sign));
         f->q0 = q[0];
     }
     return ghz_block_choose(f, has_fill, elem, size);
+}
+
+/* ghz_facts_finish_deltas for a caller that encodes from q (ghz_quant_encode). */
+GHZ_HD static inline unsigned ghz_facts_finish(ghz_block_facts_t* f, int32_t q[32], int has_fill,
+                                               unsigned elem, unsigned* size)
+{
+    uint32_t a[32], sign;
+    return ghz_facts_finish_deltas(f, q, has_fill, elem, size, a, &sign);
 }
 
 /* ---- little-endian byte access --------------------------------------------------- */
@@ -525,23 +549,16 @@ GHZ_HD static inline void ghz_values_of_planes(uint32_t a[32], unsigned w)
     }
 }
 
-/* Encodes the integers q[0..31] of a QUANT block (fill positions and positions >= m
- * already carry the values FORMAT.md assigns them) with fill mask `fmask` (0: none).
- * Writes ghz_quant_size() bytes to out and returns the code byte. */
-GHZ_HD static inline unsigned ghz_quant_encode(const int32_t q[32], uint32_t fmask,
-                                               uint8_t* out)
+/* Writes the payload of a QUANT block from its first integer q0, its deltas a (a[0]
+ * = 0; overwritten) and signs, and their width w (ghz_deltas; fill positions and
+ * positions >= m already carry the integers FORMAT.md assigns them), with fill mask
+ * `fmask` (0: none): ghz_quant_size() bytes to out. Returns the code byte. */
+GHZ_HD static inline unsigned ghz_quant_emit(int32_t q0, uint32_t a[32], uint32_t sign, unsigned w,
+                                             uint32_t fmask, uint8_t* out)
 {
-    uint32_t a[32], sign = 0, any = 0, zz = ghz_zigzag(q[0]);
-    unsigned i, w, cls = ghz_q0_class(zz), nb = ghz_q0_bytes(cls);
-    a[0] = 0;
-    GHZ_UNROLL
-    for (i = 1; i < 32; ++i) {
-        int32_t d = q[i] - q[i - 1]; /* |d| < 2^30: no overflow */
-        a[i] = (uint32_t)(d < 0 ? -d : d);
-        sign |= (uint32_t)(d < 0) << i;
-        any |= a[i];
-    }
-    w = ghz_bit_width(any);
+    const uint32_t zz = ghz_zigzag(q0);
+    const unsigned cls = ghz_q0_class(zz), nb = ghz_q0_bytes(cls);
+    unsigned i;
     if (fmask) {
         ghz_store_le(out, fmask, 4);
         out += 4;
@@ -559,6 +576,17 @@ GHZ_HD static inline unsigned ghz_quant_encode(const int32_t q[32], uint32_t fma
         }
     }
     return ghz_code_quant(w, cls, fmask != 0);
+}
+
+/* Encodes the integers q[0..31] of a QUANT block (fill positions and positions >= m
+ * already carry the values FORMAT.md assigns them) with fill mask `fmask` (0: none).
+ * Writes ghz_quant_size() bytes to out and returns the code byte. */
+GHZ_HD static inline unsigned ghz_quant_encode(const int32_t q[32], uint32_t fmask,
+                                               uint8_t* out)
+{
+    uint32_t a[32], sign;
+    const unsigned w = ghz_bit_width(ghz_deltas(q, a, &sign));
+    return ghz_quant_emit(q[0], a, sign, w, fmask, out);
 }
 
 /* The second half of decoding a QUANT block of m values with code byte `code`, once

@@ -15,6 +15,7 @@ unsigned ghz_encode_block(const ghz_enc_params* e, const uint8_t* src, unsigned 
                           uint8_t* out, uint32_t* size)
 {
     int32_t q[32];
+    uint32_t a[32], sign;
     ghz_block_facts_t f;
     uint64_t bits0, bits;
     unsigned i, code, sz;
@@ -25,12 +26,12 @@ unsigned ghz_encode_block(const ghz_enc_params* e, const uint8_t* src, unsigned 
         const double x = ghz_load_value(e, src, i, &bits);
         ghz_facts_take(&f, &e->z, e->has_fill, e->fill_bits, i, x, bits, bits0, &q[i]);
     }
-    code = ghz_facts_finish(&f, q, e->has_fill, e->elem, &sz);
+    code = ghz_facts_finish_deltas(&f, q, e->has_fill, e->elem, &sz, a, &sign);
     *size = sz;
     if (code == GHZ_CODE_RAW || code == GHZ_CODE_CONST)
         memcpy(out, src, sz);
     else if (code != GHZ_CODE_FILLED)
-        ghz_quant_encode(q, f.fmask, out);
+        ghz_quant_emit(f.q0, a, sign, f.w, f.fmask, out);
     return code;
 }
 

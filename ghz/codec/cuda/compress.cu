@@ -3,9 +3,9 @@
  * One CTA per tile of 128 blocks, one thread per block. The CTA loads its tile into
  * shared memory with 16-byte loads; each thread reads its block's 32 values, quantizes
  * them and chooses the kind with the CPU's own block code (block.h: ghz_facts_take,
- * ghz_facts_finish), keeping the integers in registers, and writes its code byte; the
- * CTA sums the block sizes and publishes the tile total for the decoupled look-back
- * (CUB's); each thread encodes its block (ghz_quant_encode, the CPU's) into a shared
+ * ghz_facts_finish_deltas), keeping the deltas in registers, and writes its code byte;
+ * the CTA sums the block sizes and publishes the tile total for the decoupled look-back
+ * (CUB's); each thread encodes its block (ghz_quant_emit, the CPU's) into a shared
  * staging buffer; then warp 0 learns the tile's payload offset from the look-back and
  * the CTA stores the staging there with 16-byte vectors (bytes at the two ends). The
  * last tile knows the payload size and writes the header and the code padding. */
@@ -94,13 +94,14 @@ __global__ void __launch_bounds__(kRangeThreads) range_kernel(batch_t b, int has
     }
 }
 
-/* Thread t's block, values in the shared tile (swizzled layout): the facts and
- * integers q, the code byte (returned) and the payload size. This is the CPU's
- * encode_block, value for value. */
+/* Thread t's block, values in the shared tile (swizzled layout): the facts, the
+ * deltas a and their signs (ghz_facts_finish_deltas; q is scratch), the code byte
+ * (returned) and the payload size. This is the CPU's encode_block, value for value. */
 template <typename T, typename U>
 __device__ __forceinline__ unsigned analyse_block(const uint8_t* sbuf, unsigned t, unsigned m,
                                                   const ghz_quantizer_t& z, int has_fill, uint64_t fill_bits,
-                                                  int32_t q[32], ghz_block_facts_t* f, unsigned* size)
+                                                  int32_t q[32], uint32_t a[32], uint32_t* sign,
+                                                  ghz_block_facts_t* f, unsigned* size)
 {
     constexpr unsigned per_chunk = 16u / sizeof(T);
     const uint64_t bits0 = *(const U*)(sbuf + swz_chunk<T>(t, 0));
@@ -118,7 +119,7 @@ __device__ __forceinline__ unsigned analyse_block(const uint8_t* sbuf, unsigned 
             if (i < m) ghz_facts_take(f, &z, has_fill, fill_bits, i, (double)x, (uint64_t)u[j], bits0, &q[i]);
         }
     }
-    return ghz_facts_finish(f, q, has_fill, (unsigned)sizeof(T), size);
+    return ghz_facts_finish_deltas(f, q, has_fill, (unsigned)sizeof(T), size, a, sign);
 }
 
 /* The same for an f32 block, shaped for a warp of such blocks: every value goes
@@ -139,7 +140,8 @@ __device__ __forceinline__ unsigned analyse_block(const uint8_t* sbuf, unsigned 
  * of a 32-way select per declined value. */
 __device__ __forceinline__ int analyse_block_fast(uint8_t* sbuf, unsigned t, unsigned m, const ghz_quantizer_t& z,
                                                   int has_fill, uint32_t fill_bits, int32_t q[32],
-                                                  ghz_block_facts_t* f, unsigned* size, unsigned* code)
+                                                  uint32_t a[32], uint32_t* sign, ghz_block_facts_t* f,
+                                                  unsigned* size, unsigned* code)
 {
     uint32_t fmask = 0, declined = 0;
 #pragma unroll
@@ -185,7 +187,7 @@ __device__ __forceinline__ int analyse_block_fast(uint8_t* sbuf, unsigned t, uns
     }
     ghz_facts_begin(f, m);
     f->fmask = fmask;
-    *code = ghz_facts_finish(f, q, has_fill, 4u, size);
+    *code = ghz_facts_finish_deltas(f, q, has_fill, 4u, size, a, sign);
     return 1;
 }
 
@@ -236,18 +238,22 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
     const ghz_quantizer_t z = ghz_quantizer_make(eb, elem == 4);
     __syncthreads();
 
-    /* Phase A: this thread's block, in registers: kind, size, integers. */
+    /* Phase A: this thread's block, in registers: kind, size, deltas (from integers q
+     * that die there: the deltas are computed once, for the kind and the payload). */
     int32_t q[32];
+    uint32_t a[32], sign = 0;
     ghz_block_facts_t f;
     unsigned code = 0, size = 0;
     const bool mine = blk < nb;
     const unsigned m = mine ? ghz_block_len(n, blk) : 0u;
     const U* const src = (const U*)c.src + blk * 32u;
     if (sizeof(T) == 4 && z.fast) { /* the whole warp: the f32 shortcut */
-        if (!analyse_block_fast(buf, t, m, z, info.has_fill, (uint32_t)info.fill_bits, q, &f, &size, &code) && mine)
+        if (!analyse_block_fast(buf, t, m, z, info.has_fill, (uint32_t)info.fill_bits, q, a, &sign, &f, &size,
+                                &code) &&
+            mine)
             code = lossless_kind<U>(src, m, &f, info.has_fill, &size);
     } else if (mine) {
-        code = analyse_block<T, U>(buf, t, m, z, info.has_fill, info.fill_bits, q, &f, &size);
+        code = analyse_block<T, U>(buf, t, m, z, info.has_fill, info.fill_bits, q, a, &sign, &f, &size);
     }
     if (mine)
         c.dst[GHZ_HEADER_SIZE + blk] = (uint8_t)code;
@@ -273,8 +279,9 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
     /* RAW and CONST blocks copy their values from global memory again (the tile in
      * shared memory has been overwritten; such blocks are rare where speed matters). */
     uint8_t* const stage = buf;
-    emit_block<false>(code, size, q, f.fmask, elem, stage + warp_off + off,
-                      [&](unsigned i) { return (uint64_t)__ldg(src + i); });
+    emit_block<false>(
+        code, size, elem, stage + warp_off + off, [&](unsigned i) { return (uint64_t)__ldg(src + i); },
+        [&](uint8_t* o) { ghz_quant_emit(f.q0, a, sign, f.w, f.fmask, o); });
     __syncthreads();
 
     /* Tile offset: the sum of all earlier tiles' payloads. */

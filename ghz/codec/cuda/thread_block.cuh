@@ -87,15 +87,15 @@ __device__ __forceinline__ double value_of_bits(uint64_t bits)
 }
 
 /* Writes the payload of a block whose code byte and size the encoder chose (block.h:
- * ghz_facts_finish) to o: QUANT from its integers q and fill mask (ghz_quant_encode),
- * RAW and CONST from value(i), the bit pattern of value i (size / elem values; the
- * caller knows where they are), FILLED nothing. kUnrolled: the value loop is unrolled,
- * for a value() that reads a thread's register arrays (a run-time index would move
- * them to local memory); a plain loop otherwise, which costs the compressor, whose
- * values come from memory, no registers. */
-template <bool kUnrolled, typename ValueAt>
-__device__ __forceinline__ void emit_block(unsigned code, unsigned size, const int32_t q[32], uint32_t fmask,
-                                           unsigned elem, uint8_t* o, ValueAt value)
+ * ghz_facts_finish) to o: QUANT by quant(o) (ghz_quant_emit from the deltas, or
+ * ghz_quant_encode from the integers), RAW and CONST from value(i), the bit pattern of
+ * value i (size / elem values; the caller knows where they are), FILLED nothing.
+ * kUnrolled: the value loop is unrolled, for a value() that reads a thread's register
+ * arrays (a run-time index would move them to local memory); a plain loop otherwise,
+ * which costs the compressor, whose values come from memory, no registers. */
+template <bool kUnrolled, typename ValueAt, typename Quant>
+__device__ __forceinline__ void emit_block(unsigned code, unsigned size, unsigned elem, uint8_t* o, ValueAt value,
+                                           Quant quant)
 {
     if (!size) return;
     if (code == GHZ_CODE_RAW || code == GHZ_CODE_CONST) {
@@ -108,7 +108,7 @@ __device__ __forceinline__ void emit_block(unsigned code, unsigned size, const i
             for (unsigned i = 0; i < count; ++i) ghz_store_le(o + i * elem, value(i), elem);
         }
     } else {
-        ghz_quant_encode(q, fmask, o);
+        quant(o);
     }
 }
 

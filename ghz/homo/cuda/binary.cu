@@ -284,10 +284,13 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
             decode_q<false>(ca, m, ga_p, nullptr, 0u, qa, &fa);
             decode_q<true>(cbb, m, sb_p, (const uint32_t*)bufb, ph_b + in_b, qb, &fb);
         }
-        emit_block<true>(code, size, qb, fmask, elem, bufa + warp_off + out_off, [&](unsigned i) {
-            return doc_value(Op, input_value<T>(z, ca, fa, ga_p, qa[i], i, fill_bits),
-                             input_value<T>(z, cbb, fb, sb_p, qb[i], i, fill_bits), p, elem);
-        });
+        emit_block<true>(
+            code, size, elem, bufa + warp_off + out_off,
+            [&](unsigned i) {
+                return doc_value(Op, input_value<T>(z, ca, fa, ga_p, qa[i], i, fill_bits),
+                                 input_value<T>(z, cbb, fb, sb_p, qb[i], i, fill_bits), p, elem);
+            },
+            [&](uint8_t* o) { ghz_quant_encode(qb, fmask, o); });
     }
     __syncthreads();
     if (warp == 0) {
