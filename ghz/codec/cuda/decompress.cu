@@ -88,15 +88,8 @@ __device__ __forceinline__ int decode_block(const ghz_quantizer_t& z, unsigned c
         for (unsigned i = 0; i < 32u; ++i) v[i] = 0;
         return 0;
     }
-    /* every position reconstructed (a fill position holds a carried integer), then the
-     * rare fill positions overwritten: no per-value test where a block has none */
 #pragma unroll
-    for (unsigned i = 0; i < 32u; ++i) v[i] = (U)recon_bits<T>(z, q[i]);
-    if (fmask) {
-#pragma unroll
-        for (unsigned i = 0; i < 32u; ++i)
-            if (fmask >> i & 1u) v[i] = (U)fill_bits;
-    }
+    for (unsigned i = 0; i < 32u; ++i) v[i] = fmask >> i & 1u ? (U)fill_bits : (U)recon_bits<T>(z, q[i]);
     return 1;
 }
 
