@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     decompress_kernel(batch_t b)
 {
     __shared__ unsigned warp_total[kWarps];
-    __shared__ offset_t s_tile_off;
+    __shared__ offset_t s_tile_off, s_tile_end;
     __shared__ ghz_frame_info_t s_info;
     __shared__ int s_ok, s_bad;
     __shared__ __align__(16) uint8_t buf[tile_buffer_bytes<T>()];
@@ -114,14 +114,15 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     const unsigned elem = sizeof(T);
 
     /* This thread's code byte, read together with the parsed header and the tile's
-     * offset (one round trip): codes start right after the header, and a read inside
-     * the source is safe; whether the block exists is known once the header is (the
-     * offset is written for every tile that exists). */
+     * payload range (one round trip): codes start right after the header, and a read
+     * inside the source is safe; whether the block exists is known once the header is
+     * (offsets[tile] and offsets[tile + 1] are written for every tile that exists). */
     const uint64_t blk = (uint64_t)tile * kTileBlocks + t;
     const unsigned code_read = GHZ_HEADER_SIZE + blk < c.n ? c.src[GHZ_HEADER_SIZE + blk] : 0u;
     if (t == 0) {
         const int st = c.parsed->status;
         s_tile_off = c.offsets[tile];
+        s_tile_end = c.offsets[tile + 1];
         s_info = c.parsed->info;
         s_ok = st == GHZ_SUCCESS;
         s_bad = 0; /* a flag of its own: s_ok is read once, and never cleared */
@@ -139,6 +140,21 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     const uint64_t e0 = (uint64_t)tile * kTileElems;
     const unsigned count = (unsigned)(n - e0 < kTileElems ? n - e0 : kTileElems);
 
+    /* The payload starts on its way at once, as asynchronous copies into shared
+     * memory, while the code bytes are scanned: its range is the offsets pass's,
+     * checked against the payload (and, below, against the sizes this tile's code bytes
+     * give) before a byte of it is read. Loading it only after the scan, its round trip
+     * followed the code bytes' one; loading it into registers (an earlier try) cost 32
+     * live registers through the scan and was slower. */
+    const bool last = tile == tiles_needed - 1;
+    const offset_t tile_off = s_tile_off, tile_end = s_tile_end;
+    const bool range_ok = tile_off <= tile_end && tile_end <= s_info.payload_size &&
+                          tile_end - tile_off <= (offset_t)kTileBlocks * 32u * elem &&
+                          (!last || tile_end == s_info.payload_size);
+    const unsigned span = range_ok ? (unsigned)(tile_end - tile_off) : 0u;
+    const unsigned phase = (unsigned)(((uintptr_t)payload + tile_off) & 15u);
+    const uint8_t* const g0 = payload + tile_off - phase;
+    if (range_ok) tile_load_async(buf, g0, phase, phase + span);
 
     /* This thread's block: code byte, size, offset within the warp. */
     const bool mine = blk < nb;
@@ -162,21 +178,16 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     __syncthreads();
     unsigned tile_total;
     off += warp_offset_in_tile(warp_total, &tile_total);
-    const offset_t tile_off = s_tile_off;
-    /* the payload must hold this tile; the last tile must end it exactly (the same
-     * values in every thread: a uniform exit). Loading the payload before the code
-     * bytes had arrived (its range is known from the offsets alone) measured 2-9 %
-     * slower on an H100: 32 more live registers per thread through the scan. */
-    const bool last = tile == tiles_needed - 1;
-    const bool outside = tile_off + tile_total > s_info.payload_size ||
-                         (last && tile_off + tile_total != s_info.payload_size);
+    /* the payload range must hold exactly this tile's blocks (the same values in every
+     * thread: a uniform exit) */
+    const bool outside = !range_ok || tile_total != span;
     if (t == 0 && outside) report(b.d_status, GHZ_ERR_CORRUPT);
     if (last && warp == 0)
         for (uint64_t i = nb + lane; i < ghz_codes_bytes(nb); i += 32)
             if (codes[i] != 0) report(b.d_status, GHZ_ERR_CORRUPT);
+    if (range_ok) load_partial_words<kThreads>(buf, g0, phase, phase + span);
+    tile_load_async_wait(); /* no copy outstanding when a CTA leaves */
     if (s_bad || outside) return;
-    const unsigned phase = (unsigned)(((uintptr_t)payload + tile_off) & 15u);
-    tile_load(buf, payload + tile_off - phase, phase, phase + tile_total);
     __syncthreads();
 
     const ghz_quantizer_t z = ghz_quantizer_make(s_info.eb_abs, elem == 4);

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include <cuda_pipeline.h>
+
 #include "ghz/codec/codec_cuda.h"
 #include "ghz/codec/detail/lookback.cuh"
 
@@ -225,6 +227,24 @@ __device__ __forceinline__ void tile_load(uint8_t* sbuf, const uint8_t* g0, unsi
         b.finish(sbuf + o, room);
     }
     load_partial_words<threads>(sbuf, g0, lo, hi);
+}
+
+/* tile_load's whole words, as asynchronous copies (cp.async: global to shared without
+ * registers), for a kernel that has other work to do while they travel: the caller
+ * copies the partial words (load_partial_words) and then waits with
+ * tile_load_async_wait before the barrier that publishes the bytes. */
+template <unsigned threads = kThreads>
+__device__ __forceinline__ void tile_load_async(uint8_t* sbuf, const uint8_t* g0, unsigned lo, unsigned hi)
+{
+    const unsigned lo16 = (lo + 15u) & ~15u, hi16 = hi & ~15u;
+    for (unsigned c = lo16 + 16u * threadIdx.x; c < hi16; c += 16u * threads)
+        __pipeline_memcpy_async(sbuf + c, g0 + c, 16);
+    __pipeline_commit();
+}
+
+__device__ __forceinline__ void tile_load_async_wait()
+{
+    __pipeline_wait_prior(0);
 }
 
 /* tile_load of two ranges at once (ghz/homo's two inputs), both batches in flight
