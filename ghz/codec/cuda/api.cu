@@ -81,7 +81,7 @@ extern "C" ghz_status_t ghz_cuda_compress_batch(const ghz_params_t* p, int k, co
 
     ghz_clear_detail();
     if ((st = ghz_params_read(p, &q)) != GHZ_SUCCESS) return st;
-    if (q.checksum) /* the GPU verifies checksums (checksum.cu) but does not write them yet */
+    if (q.checksum) /* the GPU verifies checksums (checksum.cuh) but does not write them yet */
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "checksum on the GPU: compress without it, then "
                                              "ghz_frame_add_checksum on the host");
     if ((st = workspace_for(k, ns, kTileElems, false, &need)) != GHZ_SUCCESS) return st;

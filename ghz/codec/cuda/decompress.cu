@@ -2,17 +2,19 @@
  *
  * Three kernels in stream order: init (checks each chunk's header once), offsets (a
  * single-pass scan of the block sizes that the code bytes give, by CUB's decoupled
- * look-back over groups of 16 tiles, writing every tile's payload offset to the
- * workspace), and decode: one CTA per tile of 128 blocks, one thread per block. Each
- * thread reads its block's code byte and size, together with its tile's offset; the
- * CTA sums the sizes, loads the tile's payload into shared memory with 16-byte
- * vectors; each thread decodes its block into registers with the CPU's own block
+ * look-back over groups of 128 tiles, writing every tile's payload offset to the
+ * workspace; its last CTAs verify checksums, checksum.cuh), and decode: one CTA per
+ * tile of 128 blocks, one thread per block. Each thread reads its block's code byte
+ * and size, together with its tile's payload range; the CTA copies the payload into
+ * shared memory (cp.async) while it sums the sizes and checks them against the range;
+ * each thread decodes its block into registers with the CPU's own block
  * decoder (block.h: ghz_quant_decode, ghz_recon), writes the values back into shared
  * memory in the tile's swizzled layout, and the CTA stores them with 16-byte vectors.
  *
  * The offsets pass reads only the code bytes (1/128 of an f32 frame's decoded size);
  * tile_offsets.cuh says why it is a pass of its own. Any invalid byte sets
  * *d_status; nothing is read outside the given source size. */
+#include "ghz/codec/cuda/checksum.cuh"
 #include "ghz/codec/cuda/kernels.cuh"
 #include "ghz/codec/cuda/thread_block.cuh"
 #include "ghz/codec/cuda/tile_offsets.cuh"
@@ -40,19 +42,28 @@ __global__ void decompress_init_kernel(batch_t b, int dtype)
             st = GHZ_ERR_DST_TOO_SMALL;
         c.parsed->info = info;
         c.parsed->status = st;
+        c.parsed->crc = 0u;
+        c.parsed->crc_done = 0u;
+        c.parsed->crc_status = GHZ_SUCCESS;
         if (c.d_out) *c.d_out = st == GHZ_SUCCESS ? info.n : 0;
         if (blockIdx.y == 0 && b.d_status) *b.d_status = GHZ_SUCCESS;
     }
 }
 
-/* Grid (groups, chunks): every tile's payload offset (tile_offsets.cuh) for each
- * chunk whose header init accepted. */
+/* Grid (groups + checksum CTAs, chunks): every tile's payload offset
+ * (tile_offsets.cuh) for each chunk whose header init accepted, and after the groups
+ * the verification of the chunks' checksums (checksum.cuh), in the same launch. */
 template <typename T>
-__global__ void __launch_bounds__(kThreads) decompress_offsets_kernel(batch_t b)
+__global__ void __launch_bounds__(kThreads) decompress_offsets_kernel(batch_t b, unsigned groups)
 {
     __shared__ tile_offsets_smem sm;
+    __shared__ uint32_t crc_table[256];
     if (blockIdx.y >= (unsigned)b.k) return;
     const chunk_t& c = b.c[blockIdx.y];
+    if (blockIdx.x >= groups) {
+        checksum_part(c, blockIdx.x - groups, gridDim.x - groups, crc_table);
+        return;
+    }
     const parsed_t* const parsed = c.parsed;
     if (parsed->status != GHZ_SUCCESS) return; /* every CTA of the chunk alike */
     frame_tile_offsets<kTileBlocks>(sm, c.src + GHZ_HEADER_SIZE, parsed->info.n, parsed->info.n_blocks,
@@ -120,7 +131,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     const uint64_t blk = (uint64_t)tile * kTileBlocks + t;
     const unsigned code_read = GHZ_HEADER_SIZE + blk < c.n ? c.src[GHZ_HEADER_SIZE + blk] : 0u;
     if (t == 0) {
-        const int st = c.parsed->status;
+        const int st = c.parsed->status != GHZ_SUCCESS ? c.parsed->status : c.parsed->crc_status;
         s_tile_off = c.offsets[tile];
         s_tile_end = c.offsets[tile + 1];
         s_info = c.parsed->info;
@@ -215,9 +226,9 @@ cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int 
 {
     const dim3 init_grid((unsigned)((max_tiles + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
     decompress_init_kernel<T><<<init_grid, kThreads, 0, stream>>>(b, dtype);
-    launch_checksum_verify(b, stream); /* errors surface in cudaGetLastError below */
-    const dim3 offsets_grid(tile_offset_groups(max_tiles), (unsigned)b.k);
-    decompress_offsets_kernel<T><<<offsets_grid, kThreads, 0, stream>>>(b);
+    const unsigned groups = tile_offset_groups(max_tiles);
+    const dim3 offsets_grid(groups + checksum_ctas(b), (unsigned)b.k);
+    decompress_offsets_kernel<T><<<offsets_grid, kThreads, 0, stream>>>(b, groups);
     decompress_kernel<T, typename std::conditional<sizeof(T) == 4, uint32_t, unsigned long long>::type>
         <<<total_tiles, kThreads, 0, stream>>>(b);
     return cudaGetLastError();

@@ -13,11 +13,7 @@ template <typename T, typename U>
 cudaError_t launch_compress(const batch_t& b, const ghz_frame_info_t& info, int total_tiles,
                             int max_tiles, bool need_range, cudaStream_t stream);
 
-/* Enqueues the checksum verification of frames that carry one (checksum.cu): after
- * the init kernel, before the decode kernel, which a mismatch stops. */
-cudaError_t launch_checksum_verify(const batch_t& b, cudaStream_t stream);
-
-/* Enqueues init + checksum verification + decompress. */
+/* Enqueues init + offsets (with the checksum verification, checksum.cuh) + decode. */
 template <typename T>
 cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int max_tiles,
                               cudaStream_t stream);

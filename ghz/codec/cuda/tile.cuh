@@ -84,7 +84,9 @@ inline uint64_t dec_tile_elems(ghz_dtype_t t)
 struct parsed_t {
     ghz_frame_info_t info;
     int status;
-    unsigned crc; /* checksum.cu: the XOR of the segments' shares of the raw CRC */
+    unsigned crc;      /* checksum.cuh: the XOR of the segments' shares of the raw CRC */
+    unsigned crc_done; /* checksum.cuh: checksum CTAs done */
+    int crc_status;    /* checksum.cuh: GHZ_ERR_CORRUPT on a mismatch */
 };
 
 /* One chunk of a batched call; tile_begin is its first CTA in the grid. */
