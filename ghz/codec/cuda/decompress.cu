@@ -32,7 +32,7 @@ __global__ void decompress_init_kernel(batch_t b, int dtype)
 {
     if (blockIdx.y >= (unsigned)b.k) return;
     chunk_t& c = b.c[blockIdx.y];
-    lookback_init(c.tiles, c.num_tiles);
+    lookback_init(c.tiles, (int)tile_offset_groups(c.num_tiles)); /* the offsets pass's groups */
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         ghz_frame_info_t info;
         int why = 0, st = ghz_header_unpack(c.src, c.n, &info, &why);
@@ -224,7 +224,7 @@ template <typename T>
 cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int max_tiles,
                               cudaStream_t stream)
 {
-    const dim3 init_grid((unsigned)((max_tiles + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
+    const dim3 init_grid((unsigned)((tile_offset_groups(max_tiles) + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
     decompress_init_kernel<T><<<init_grid, kThreads, 0, stream>>>(b, dtype);
     const unsigned groups = tile_offset_groups(max_tiles);
     const dim3 offsets_grid(groups + checksum_ctas(b), (unsigned)b.k);

@@ -100,7 +100,7 @@ __device__ __forceinline__ void frame_tile_offsets(tile_offsets_smem& sm, const 
 }
 
 /* CTAs of frame_tile_offsets for frames of up to `tiles` tiles. */
-inline unsigned tile_offset_groups(int tiles)
+__host__ __device__ inline unsigned tile_offset_groups(int tiles)
 {
     return (unsigned)((tiles + kOffsetTiles - 1) / kOffsetTiles);
 }
