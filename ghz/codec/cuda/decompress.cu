@@ -71,8 +71,8 @@ __global__ void __launch_bounds__(kThreads) decompress_offsets_kernel(batch_t b,
 }
 
 /* Decodes one block of m values with code byte `code` (its size already checked) from
- * byte off of the shared buffer sw into v[0..31], as the CPU's decode_block does; returns 0 when the
- * block is not canonical. */
+ * byte off of the shared buffer sw into v[0..31], as the CPU's decode_block does;
+ * returns 0 when the block is not canonical. */
 template <typename T, typename U>
 __device__ __forceinline__ int decode_block(const ghz_quantizer_t& z, unsigned code, unsigned m,
                                             const uint32_t* sw, unsigned off, uint64_t fill_bits, U v[32])

@@ -182,12 +182,12 @@ __device__ __forceinline__ void load_partial_words(uint8_t* sbuf, const uint8_t*
     if (t >= 16u && tail + (t - 16u) < hi) sbuf[tail + t - 16u] = g0[tail + t - 16u];
 }
 
-/* One batch of tile_load's whole 16-byte words: word j of this thread is at byte
- * lo16 + 16 (threadIdx.x + j threads) of g0 and of the shared buffer, and is copied
- * when it lies below hi16. issue() starts the loads, finish() waits for them and
- * stores them: per word one compare against a bound known before the loop, a load and
- * a store with constant offsets (the partial words at the two ends are
- * load_partial_words'). */
+/* One batch of a range's whole 16-byte words (tile_load2): word j of this thread is
+ * at byte 16 j threads of g (global) and s (shared), and is copied when it lies below
+ * the range's last whole word, `room` bytes ahead. issue() starts the loads, finish()
+ * waits for them and stores them: per word one compare against a bound known before
+ * the loop, a load and a store with constant offsets (the partial words at the two
+ * ends are load_partial_words'). */
 template <unsigned threads, unsigned batch>
 struct load_batch {
     uint4 r[batch];
@@ -205,34 +205,17 @@ struct load_batch {
     }
 };
 
-/* This thread's first whole word of a batch starting at word-aligned byte c, and the
- * bytes left from it to hi16 (<= 0: none). */
+/* For a batch starting at word-aligned byte c: the bytes from this thread's first
+ * word to hi16, the end of the whole words (<= 0: none). */
 template <unsigned threads>
 __device__ __forceinline__ int batch_room(unsigned c, unsigned hi16)
 {
     return (int)hi16 - (int)(c + 16u * threadIdx.x);
 }
 
-/* Global bytes [lo, hi) at g0 + s into the shared buffer at s, where g0 is 16-byte
- * aligned. Eight loads per thread are issued before any is waited for (a tile's payload is a
- * few round trips of latency otherwise). */
-template <unsigned threads = kThreads>
-__device__ __forceinline__ void tile_load(uint8_t* sbuf, const uint8_t* g0, unsigned lo, unsigned hi)
-{
-    constexpr unsigned kBatch = 8;
-    const unsigned lo16 = (lo + 15u) & ~15u, hi16 = hi & ~15u;
-    for (unsigned c = lo16; c < hi16; c += 16u * threads * kBatch) {
-        const int room = batch_room<threads>(c, hi16);
-        const unsigned o = c + 16u * threadIdx.x;
-        load_batch<threads, kBatch> b;
-        b.issue(g0 + o, room);
-        b.finish(sbuf + o, room);
-    }
-    load_partial_words<threads>(sbuf, g0, lo, hi);
-}
-
-/* tile_load's whole words, as asynchronous copies (cp.async: global to shared without
- * registers), for a kernel that has other work to do while they travel: the caller
+/* Global bytes [lo, hi) at g0 + s into the shared buffer at s (g0 16-byte aligned):
+ * the whole words as asynchronous copies (cp.async: global to shared without
+ * registers), for a kernel that has other work to do while they travel; the caller
  * copies the partial words (load_partial_words) and then waits with
  * tile_load_async_wait before the barrier that publishes the bytes. */
 template <unsigned threads = kThreads>
@@ -249,7 +232,7 @@ __device__ __forceinline__ void tile_load_async_wait()
     __pipeline_wait_prior(0);
 }
 
-/* tile_load of two ranges at once (ghz/homo's two inputs), both batches in flight
+/* Two ranges at once (ghz/homo's two inputs) into shared memory, both batches in flight
  * before either is waited for: one round trip of latency where two loads in a row take
  * two. Four words per thread and range a round (a compressed tile is mostly a few KB). */
 template <unsigned threads = kThreads>
