@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# scripts/sass_local.sh: static SASS statistics of one CUDA source's kernels, without a
+# GPU: compiles FILE for sm_90 with the library's flags into a cubin and prints, for
+# each kernel whose name matches REGEX, its instruction count and the instructions
+# that usually tell a story (register-array zeroing CS2R, generic loads LD.E that lost
+# the shared address space, shared loads, local-memory spills, branches), plus ptxas's
+# register and spill report. Device time is scarce: count here before measuring there.
+#
+#   bash scripts/sass_local.sh FILE REGEX [extra nvcc flags, e.g. -DGHZ_CUDA_COMPRESS_CTAS=8]
+#
+# Needs nvcc and cuobjdump (CUDA toolkit; without the full toolkit the pip wheel
+# nvidia-cuda-cuobjdump has it: set CUOBJDUMP=/path/to/cuobjdump) and a configured
+# build/ (for build/include). The SASS of each kernel goes to $SASS_OUT (default
+# /tmp/ghz-sass/KERNEL.txt) for reading.
+set -euo pipefail
+[ $# -ge 2 ] || { sed -n 2,14p "$0"; exit 2; }
+cd "$(dirname "$0")/.."
+file=$1 regex=$2
+shift 2
+out=${SASS_OUT:-/tmp/ghz-sass}
+mkdir -p "$out"
+cuobjdump=${CUOBJDUMP:-$(command -v cuobjdump || true)}
+[ -n "$cuobjdump" ] || { echo "sass_local.sh: no cuobjdump (set CUOBJDUMP)" >&2; exit 1; }
+[ -d build/include ] || { echo "sass_local.sh: configure build/ first (scripts/setup.sh)" >&2; exit 1; }
+nvcc -DGHZ_WITH_CUDA=1 -I. -Ibuild/include -O3 -DNDEBUG -arch=sm_90 --fmad=false -std=c++17 -cubin \
+    -Xptxas -v "$@" -o "$out/out.cubin" "$file" 2>"$out/ptxas.txt"
+grep -A3 -E "Compiling entry function '[^']*($regex)" "$out/ptxas.txt" | grep -E "Function properties|Compiling|spill|registers" || true
+"$cuobjdump" -sass "$out/out.cubin" >"$out/all.sass"
+python3 - "$regex" "$out" <<'EOF'
+import re, sys
+regex, out = sys.argv[1], sys.argv[2]
+funcs, cur = {}, None
+for line in open(out + "/all.sass"):
+    m = re.match(r"\s+Function : (\S+)", line)
+    if m:
+        cur = m.group(1)
+        funcs[cur] = []
+    elif cur and re.search(r"/\*[0-9a-f]{4,}\*/", line):
+        op = re.sub(r"^\s*/\*[0-9a-f]+\*/\s*", "", line).split(";")[0].strip()
+        if op:
+            funcs[cur].append(op)
+pats = [("CS2R", r"CS2R"), ("LD.E", r"(^|\s)LD\.E"), ("LDS", r"LDS"), ("STL", r"STL"), ("LDL", r"LDL"),
+        ("BRA", r"BRA")]
+for name, ops in funcs.items():
+    if not re.search(regex, name):
+        continue
+    open("%s/%s.txt" % (out, name[:80]), "w").write("\n".join(ops) + "\n")
+    counts = " ".join("%s=%d" % (n, sum(1 for o in ops if re.search(p, o))) for n, p in pats)
+    print("%s instructions=%d %s" % (name[:90], len(ops), counts))
+EOF
