@@ -208,7 +208,8 @@ __device__ __forceinline__ unsigned lossless_kind(const U* src, unsigned m, ghz_
 }
 
 template <typename T, typename U>
-__global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch_t b, ghz_frame_info_t info)
+__global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch_t b, ghz_frame_info_t info,
+                                                                          unsigned ahead)
 {
     __shared__ prefix_op_t::TempStorage lb;
     __shared__ unsigned warp_total[kWarps];
@@ -224,6 +225,10 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
     const uint64_t e0 = (uint64_t)tile * kTileElems, blk = (uint64_t)tile * kTileBlocks + t;
     const unsigned count = n > e0 ? (unsigned)(n - e0 < kTileElems ? n - e0 : kTileElems) : 0u;
     uint8_t* const payload = c.dst + GHZ_HEADER_SIZE + ghz_codes_bytes(nb);
+
+    /* The tile `ahead` tiles on (ahead: the CTAs the GPU holds at once) goes to L2 now. */
+    const uint64_t pe0 = e0 + (uint64_t)ahead * kTileElems;
+    if (pe0 < n) prefetch_l2(c.src + pe0 * elem, (n - pe0 < kTileElems ? n - pe0 : kTileElems) * elem);
 
     /* The range keys (REL) and the tile are loaded together: one round trip, not two. */
     const unsigned long long kmin = c.range ? c.range[0] : 0ull, kmax = c.range ? c.range[1] : 0ull;
@@ -316,14 +321,14 @@ cudaError_t launch_compress(const batch_t& b, const ghz_frame_info_t& info, int 
 {
     const dim3 init_grid((unsigned)((max_tiles + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
     compress_init_kernel<<<init_grid, kThreads, 0, stream>>>(b);
+    int dev = 0, sms = 132;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (need_range) {
-        int dev = 0, sms = 132;
-        cudaGetDevice(&dev);
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
         const dim3 grid((unsigned)((8 * sms + b.k - 1) / b.k), (unsigned)b.k);
         range_kernel<T, U><<<grid, kRangeThreads, 0, stream>>>(b, info.has_fill, info.fill_bits);
     }
-    compress_kernel<T, U><<<total_tiles, kThreads, 0, stream>>>(b, info);
+    compress_kernel<T, U><<<total_tiles, kThreads, 0, stream>>>(b, info, (unsigned)(sms * kCompressCtas));
     return cudaGetLastError();
 }
 

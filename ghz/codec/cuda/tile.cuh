@@ -213,6 +213,21 @@ __device__ __forceinline__ int batch_room(unsigned c, unsigned hi16)
     return (int)hi16 - (int)(c + 16u * threadIdx.x);
 }
 
+/* Asks L2 for the bytes [g, g + bytes) of global memory, one 128-byte line per thread
+ * and round, without waiting (prefetch.global.L2: no data comes back to the SM). A
+ * kernel whose CTAs each load a tile calls it for the tile that will take its slot,
+ * about the CTAs in flight ahead of its own: that load then finds its lines in L2
+ * instead of queueing behind every other CTA's at DRAM, and its latency (which the
+ * tiles' look-back waits for, across 32 predecessors) becomes short and even. */
+template <unsigned threads = kThreads>
+__device__ __forceinline__ void prefetch_l2(const uint8_t* g, uint64_t bytes)
+{
+    const uint8_t* const line0 = (const uint8_t*)((uintptr_t)g & ~(uintptr_t)127);
+    const uint64_t span = (uint64_t)(g - line0) + bytes;
+    for (uint64_t o = 128u * threadIdx.x; o < span; o += 128u * threads)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(line0 + o));
+}
+
 /* Global bytes [lo, hi) at g0 + s into the shared buffer at s (g0 16-byte aligned):
  * the whole words as asynchronous copies (cp.async: global to shared without
  * registers), for a kernel that has other work to do while they travel; the caller
