@@ -317,7 +317,7 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
 
 /* How far ahead a compress CTA prefetches, in percent of the CTAs the GPU holds at
  * once (overridable for tuning experiments only). H100, REL 1e-4, range given, five
- * fields, one run: 0 % (its own tile) etopo5 1495 / wave3d 1508 GB/s; 25-65 % a plateau
+ * fields, two runs: 0 % (its own tile) etopo5 1495 / wave3d 1508 GB/s; 25-65 % a plateau
  * 4-6 % higher (50 %: 1555 / 1607, navy_uwnd 1540, smooth2d 1565); 100 % back at 1489 /
  * 1482; 200 % 1133 / 1124 (the lines leave L2 before their tile comes). */
 #ifndef GHZ_CUDA_PREFETCH_AHEAD_PCT
