@@ -353,13 +353,6 @@ GHZ_HD static inline uint32_t ghz_deltas(const int32_t q[32], uint32_t a[32], ui
     return any;
 }
 
-/* Bit width of the largest |q[i] - q[i-1]|, i = 1..31. */
-GHZ_HD static inline unsigned ghz_delta_width(const int32_t q[32])
-{
-    uint32_t a[32], sign;
-    return ghz_bit_width(ghz_deltas(q, a, &sign));
-}
-
 /* ---- one block's facts, gathered value by value (CPU and GPU encoders alike) ------ */
 
 /* Starts the facts of a block of m values (1..32). */

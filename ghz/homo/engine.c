@@ -47,8 +47,8 @@ static int int_path(const frame_ctx* c, const in_state* s, uint64_t b, unsigned 
     ghz_homo_acc_t acc[32];
     ghz_block_facts_t fx;
     int32_t q[32], qo[32];
-    uint32_t fm = 0, imask;
-    unsigned i, j, first = 32;
+    uint32_t a[32], sign, fm = 0, imask;
+    unsigned j;
     size_t in;
 
     for (in = 0; in < c->k; ++in) {
@@ -78,28 +78,14 @@ static int int_path(const frame_ctx* c, const in_state* s, uint64_t b, unsigned 
         if (!ghz_homo_acc_exact(op, &acc[j], c->k, f, c->e.z.is_f32)) return PATH_FLOAT;
         if (c->has_qfill && acc[j].q == c->qfill) return PATH_FLOAT;
         qo[j] = (int32_t)acc[j].q;
-        if (first == 32) first = j;
     }
-    fx.m = m;
+    /* the encoder's own finish: FORMAT.md's fill-in rule, w, q0, the kind, and the
+     * deltas that ghz_quant_emit writes */
+    ghz_facts_begin(&fx, m);
     fx.fmask = fm;
-    fx.quantizable = 1;
-    fx.all_same = 0;
-    fx.w = 0;
-    fx.q0 = 0;
-    if (first < 32) {
-        /* FORMAT.md's fill-in rule, as the encoder applies it */
-        for (i = 0; i < 32; ++i) {
-            if (i < first)
-                qo[i] = qo[first];
-            else if (i >= m || (fm >> i & 1u))
-                qo[i] = qo[i - 1];
-        }
-        fx.w = ghz_delta_width(qo);
-        fx.q0 = qo[0];
-    }
-    *code = ghz_block_choose(&fx, c->e.has_fill, c->e.elem, size);
+    *code = ghz_facts_finish_deltas(&fx, qo, c->e.has_fill, c->e.elem, size, a, &sign);
     if (*code == GHZ_CODE_RAW) return PATH_FLOAT; /* RAW stores DOC's floats */
-    if (*code != GHZ_CODE_FILLED) ghz_quant_encode(qo, fm, tmp);
+    if (*code != GHZ_CODE_FILLED) ghz_quant_emit(fx.q0, a, sign, fx.w, fm, tmp);
     return PATH_DONE;
 }
 
