@@ -331,9 +331,7 @@ cudaError_t launch_compress(const batch_t& b, const ghz_frame_info_t& info, int 
 {
     const dim3 init_grid((unsigned)((max_tiles + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
     compress_init_kernel<<<init_grid, kThreads, 0, stream>>>(b);
-    int dev = 0, sms = 132;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    const int sms = sm_count();
     if (need_range) {
         const dim3 grid((unsigned)((8 * sms + b.k - 1) / b.k), (unsigned)b.k);
         range_kernel<T, U><<<grid, kRangeThreads, 0, stream>>>(b, info.has_fill, info.fill_bits);

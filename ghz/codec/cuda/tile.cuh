@@ -61,6 +61,17 @@ __host__ __device__ constexpr int tile_buffer_bytes()
     return kTileBlocks * 32 * (int)sizeof(T) + 16 + 16;
 }
 
+/* Streaming multiprocessors of the current device (132, an H100's, if the query fails):
+ * the range pass's grid and the compressor's prefetch distance. */
+inline int sm_count()
+{
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms < 1)
+        sms = 132;
+    return sms;
+}
+
 inline int tiles_for(uint64_t n, uint64_t tile_elems = kTileElems)
 {
     uint64_t t = (n + tile_elems - 1) / tile_elems;
