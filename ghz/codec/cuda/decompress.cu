@@ -106,10 +106,10 @@ __device__ __forceinline__ int decode_block(const ghz_quantizer_t& z, unsigned c
 
 template <typename T, typename U>
 __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 : kDecompressCtas)
-    decompress_kernel(batch_t b, unsigned ahead)
+    decompress_kernel(batch_t b)
 {
     __shared__ unsigned warp_total[kWarps];
-    __shared__ offset_t s_tile_off, s_tile_end, s_next_off, s_next_end;
+    __shared__ offset_t s_tile_off, s_tile_end;
     __shared__ ghz_frame_info_t s_info;
     __shared__ int s_ok, s_bad;
     __shared__ __align__(16) uint8_t buf[tile_buffer_bytes<T>()];
@@ -134,10 +134,6 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
         const int st = c.parsed->status != GHZ_SUCCESS ? c.parsed->status : c.parsed->crc_status;
         s_tile_off = c.offsets[tile];
         s_tile_end = c.offsets[tile + 1];
-        /* the range of the tile `ahead` on (written when that tile exists, checked below) */
-        const bool has_next = ahead && (unsigned)tile + ahead < (unsigned)c.num_tiles;
-        s_next_off = has_next ? c.offsets[tile + ahead] : 0;
-        s_next_end = has_next ? c.offsets[tile + ahead + 1] : 0;
         s_info = c.parsed->info;
         s_ok = st == GHZ_SUCCESS;
         s_bad = 0; /* a flag of its own: s_ok is read once, and never cleared */
@@ -161,14 +157,6 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
      * give) before a byte of it is read. Loading it only after the scan, its round trip
      * followed the code bytes' one; loading it into registers (an earlier try) cost 32
      * live registers through the scan and was slower. */
-    /* The code bytes and payload of the tile `ahead` tiles on go to L2 now (tile.cuh
-     * prefetch_l2; 0: none). */
-    if (ahead && (uint64_t)tile + ahead < (uint64_t)tiles_needed) {
-        const uint64_t nb0 = ((uint64_t)tile + ahead) * kTileBlocks;
-        prefetch_l2(codes + nb0, nb - nb0 < kTileBlocks ? nb - nb0 : kTileBlocks);
-        const offset_t po = s_next_off, pe = s_next_end;
-        if (po <= pe && pe <= s_info.payload_size) prefetch_l2(payload + po, pe - po);
-    }
     const bool last = tile == tiles_needed - 1;
     const offset_t tile_off = s_tile_off, tile_end = s_tile_end;
     const bool range_ok = tile_off <= tile_end && tile_end <= s_info.payload_size &&
@@ -232,15 +220,6 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     if (!ok) report(b.d_status, GHZ_ERR_CORRUPT);
 }
 
-/* How far ahead a decode CTA prefetches a successor's code bytes and payload into L2,
- * in percent of the CTAs the GPU holds at once (0: no prefetch, the default). A tuning
- * experiment: 100 % measured 3-8 % slower on an H100 (8a5a1a4 vs e7e4cbb); the
- * compressor's plateau was 25-65 % (scripts/gpu_ab.sh GHZ_CUDA_DEC_PREFETCH_AHEAD_PCT). */
-#ifndef GHZ_CUDA_DEC_PREFETCH_AHEAD_PCT
-#define GHZ_CUDA_DEC_PREFETCH_AHEAD_PCT 0
-#endif
-constexpr int kDecPrefetchAheadPct = GHZ_CUDA_DEC_PREFETCH_AHEAD_PCT;
-
 template <typename T>
 cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int max_tiles,
                               cudaStream_t stream)
@@ -249,11 +228,9 @@ cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int 
     decompress_init_kernel<T><<<init_grid, kThreads, 0, stream>>>(b, dtype);
     const unsigned groups = tile_offset_groups(max_tiles);
     const dim3 offsets_grid(groups + checksum_ctas(b), (unsigned)b.k);
-    const unsigned ahead = kDecPrefetchAheadPct == 0 ? 0u
-        : (unsigned)(sm_count() * (sizeof(T) == 4 ? kDecompressCtasF32 : kDecompressCtas) * kDecPrefetchAheadPct / 100);
     decompress_offsets_kernel<T><<<offsets_grid, kThreads, 0, stream>>>(b, groups);
     decompress_kernel<T, typename std::conditional<sizeof(T) == 4, uint32_t, unsigned long long>::type>
-        <<<total_tiles, kThreads, 0, stream>>>(b, ahead);
+        <<<total_tiles, kThreads, 0, stream>>>(b);
     return cudaGetLastError();
 }
 
