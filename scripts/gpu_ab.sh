@@ -33,7 +33,7 @@ done
 wait
 echo "built in $SECONDS s"
 for v in $values; do
-    echo "== $macro=$v (field REL ratio comp+rng decomp identical bad)"
+    echo "== $macro=$v (field REL ratio comp-rg decomp identical bad)"
     "/tmp/ghz-ab-$v/ghz/tools/bench/ghz-bench" codec --json /dev/null "${args[@]}" 2>&1 |
         awk '/^[a-z0-9_]+ +[0-9.]+ +[0-9.e-]+ +[0-9.]+ / {print $1, $3, $4, $9, $11, $13, $14}'
 done

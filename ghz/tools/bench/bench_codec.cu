@@ -10,7 +10,7 @@
  * 10) after warm-up, timed with CUDA events, and the median reported as GB/s of
  * uncompressed data. The same run measures a copy kernel (bytes read + written per
  * second) and gives each operation's roofline: (bytes read + bytes written) / copy
- * bandwidth. "comp" includes the REL range pass over the input (min/max); "comp+rng"
+ * bandwidth. "comp" includes the REL range pass over the input (min/max); "comp-rg"
  * is the same compression with the range given (ghz_params_t has_range, as a caller
  * that knows it passes), which skips that pass. Each result is checked: max error / bound over the tiled array on the
  * GPU, fill values exact, and the GPU stream of the untiled field byte-identical to the
@@ -113,7 +113,7 @@ int bench_codec(int argc, char** argv)
     printf("codec: ghz %s, format %u, f32, REL bounds; GB/s = uncompressed GB per second, median of %d\n\n",
            GHZ_VERSION_STRING, ghz_format_version(), reps);
     printf("%-14s %10s %7s %8s %8s %9s %8s %7s %8s %7s %8s %7s %9s %6s\n", "field", "GiB(tiled)", "REL", "ratio",
-           "cuSZp2*", "maxerr/eb", "comp", "%roof", "comp+rng", "%roof", "decomp", "%roof", "identical", "bad");
+           "cuSZp2*", "maxerr/eb", "comp", "%roof", "comp-rg", "%roof", "decomp", "%roof", "identical", "bad");
 
     FILE* js = fopen(json_path, "w");
     if (js) fprintf(js, "{\"device\":\"%s\",\"copy_gbs\":%.1f,\"results\":[\n", prop.name, copy_gbs);
@@ -231,7 +231,9 @@ int bench_codec(int argc, char** argv)
         fprintf(js, "\n]}\n");
         fclose(js);
     }
-    printf("\n%%roof = time the copy roofline needs for the bytes read and written / measured time.\n"
+    printf("\ncomp = compress with the REL range pass (min/max over the input first); comp-rg = compress with\n"
+           "the range given (has_range: no range pass).\n"
+           "%%roof = time the copy roofline needs for the bytes read and written / measured time.\n"
            "cuSZp2* = ratio of a model of cuSZp2's outlier-mode encoding at the same bound (see source).\n");
     if (failures) printf("FAILED: %d result(s) broke the bound, the status or CPU==GPU identity\n", failures);
     return failures ? 1 : 0;
