@@ -157,6 +157,55 @@ Test(block, narrow_transposes)
     }
 }
 
+/* ghz_pick32 returns q[i] for every i; ghz_facts_finish_deltas fills in exactly as
+ * FORMAT.md says (a fill position, or one past m, repeats the nearest earlier non-fill
+ * integer; leading ones take the first non-fill one), written here as the obvious
+ * search, over random fill masks and block lengths (leading, trailing, single and
+ * alternating fills, one live position, none), and its deltas are those of the
+ * filled-in integers. */
+Test(block, fill_in_rule)
+{
+    tu_rng_t r;
+    int it;
+    tu_seed(&r, 17);
+    for (it = 0; it < 20000; it++) {
+        const unsigned m = it % 4 ? 32u : 1u + (unsigned)tu_below(&r, 32);
+        const uint32_t used = m == 32u ? 0xFFFFFFFFu : (1u << m) - 1u;
+        static const uint32_t shapes[] = {0x0u, 0x1u, 0x80000000u, 0x0000FFFFu, 0xFFFF0000u, 0x55555555u,
+                                          0xAAAAAAAAu, 0xFFFFFFFEu, 0x7FFFFFFFu, 0x00F0F000u};
+        const uint32_t fmask = (it % 3 ? (uint32_t)tu_next(&r) : shapes[it % 10]) & used;
+        int32_t q[32], want[32];
+        uint32_t a[32], sign = 0;
+        unsigned i, size;
+        ghz_block_facts_t f;
+        for (i = 0; i < 32; i++) q[i] = (int32_t)tu_below(&r, 2001) - 1000;
+        for (i = 0; i < 32; i++) cr_assert_eq(ghz_pick32(q, i), q[i]);
+        memcpy(want, q, sizeof q);
+        if ((used & ~fmask) != 0)
+            for (i = 0; i < 32; i++) {
+                int j = (int)i;
+                if (i < m && !(fmask >> i & 1u)) continue;
+                while (j >= 0 && !((unsigned)j < m && !(fmask >> j & 1u))) --j; /* nearest earlier live */
+                if (j < 0)
+                    for (j = 0; !((unsigned)j < m && !(fmask >> j & 1u)); ++j) /* else the first live */
+                        ;
+                want[i] = q[j];
+            }
+        ghz_facts_begin(&f, m);
+        f.fmask = fmask;
+        ghz_facts_finish_deltas(&f, q, 1, 4, &size, a, &sign);
+        if ((used & ~fmask) == 0) continue; /* FILLED: no integers */
+        for (i = 0; i < 32; i++)
+            cr_assert_eq(q[i], want[i], "iteration %d: m %u mask %08x: position %u", it, m, fmask, i);
+        cr_assert_eq(f.q0, want[0]);
+        for (i = 1; i < 32; i++) {
+            const int32_t d = want[i] - want[i - 1];
+            cr_assert_eq(a[i], (uint32_t)(d < 0 ? -d : d));
+            cr_assert_eq(sign >> i & 1u, (uint32_t)(d < 0));
+        }
+    }
+}
+
 Test(block, quantizer_matches_spec)
 {
     static const double ebs[] = {0.5, 1e-3, 0.3, 1.0 / 3.0, 1e-7, 1e-12, 1e30, 1e-30, 3e-5};
