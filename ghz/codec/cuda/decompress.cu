@@ -220,6 +220,177 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     if (!ok) report(b.d_status, GHZ_ERR_CORRUPT);
 }
 
+/* ---- EXPERIMENT: a pipelined f32 decoder ------------------------------------------
+ * A CTA per SM slot (6 per SM: two 16.5 KB buffers each) walks the tiles g, g + G, ...
+ * (G = its grid) and has the next tile's code bytes, offsets and payload (cp.async
+ * into its other buffer) in flight while it decodes the current one, so that the two
+ * dependent round trips the one-tile kernel waits for at its start are hidden behind
+ * a tile's decode. Every exit of the one-tile kernel becomes "skip this tile", taken
+ * by the whole CTA (its conditions are in shared memory), so that barriers and the
+ * pipeline stay uniform. */
+#ifndef GHZ_CUDA_DEC_PIPELINE
+#define GHZ_CUDA_DEC_PIPELINE 0
+#endif
+#ifndef GHZ_CUDA_DEC_PIPE_CTAS
+#define GHZ_CUDA_DEC_PIPE_CTAS 6
+#endif
+constexpr int kDecPipeCtas = GHZ_CUDA_DEC_PIPE_CTAS * 4 / kWarps;
+
+/* What a CTA knows of one tile before its payload arrives (written by thread 0). */
+struct pipe_tile_t {
+    offset_t off, end;
+    ghz_frame_info_t info;
+    int ci, tile, ok; /* ok: the chunk's header and checksum were accepted and the tile exists */
+};
+
+/* Thread 0: the facts of global tile g (or ok = 0 past the grid's tiles). */
+__device__ __forceinline__ void pipe_fetch(const batch_t& b, int g, int total_tiles, pipe_tile_t& m)
+{
+    m.ok = 0;
+    if (g >= total_tiles) return;
+    const int ci = chunk_of(b, g);
+    const chunk_t& c = b.c[ci];
+    const int tile = g - c.tile_begin;
+    const int st = c.parsed->status != GHZ_SUCCESS ? c.parsed->status : c.parsed->crc_status;
+    m.ci = ci;
+    m.tile = tile;
+    if (tile == 0 && st != GHZ_SUCCESS) report(b.d_status, st);
+    if (st != GHZ_SUCCESS) return;
+    m.info = c.parsed->info;
+    const uint64_t nb = m.info.n_blocks;
+    if ((uint64_t)tile * kTileBlocks >= nb) return; /* a tile the frame does not need */
+    m.off = c.offsets[tile];
+    m.end = c.offsets[tile + 1];
+    m.ok = 1;
+}
+
+/* This thread's code byte of global tile g (0 where there is none). */
+__device__ __forceinline__ unsigned pipe_code(const batch_t& b, int g, int total_tiles)
+{
+    if (g >= total_tiles) return 0u;
+    const chunk_t& c = b.c[chunk_of(b, g)];
+    const uint64_t blk = (uint64_t)(g - c.tile_begin) * kTileBlocks + threadIdx.x;
+    return GHZ_HEADER_SIZE + blk < c.n ? c.src[GHZ_HEADER_SIZE + blk] : 0u;
+}
+
+/* The payload range of a tile, checked against its frame (as the one-tile kernel). */
+__device__ __forceinline__ bool pipe_range_ok(const pipe_tile_t& m, unsigned elem)
+{
+    const uint64_t nb = m.info.n_blocks;
+    const bool last = (uint64_t)(m.tile + 1) * kTileBlocks >= nb;
+    return m.ok && m.off <= m.end && m.end <= m.info.payload_size &&
+           m.end - m.off <= (offset_t)kTileBlocks * 32u * elem && (!last || m.end == m.info.payload_size);
+}
+
+/* Starts the payload copy of the tile m describes into sbuf (when its range is sound). */
+__device__ __forceinline__ void pipe_issue(const batch_t& b, const pipe_tile_t& m, uint8_t* sbuf, unsigned elem)
+{
+    if (!pipe_range_ok(m, elem)) return;
+    const uint8_t* const payload = b.c[m.ci].src + GHZ_HEADER_SIZE + ghz_codes_bytes(m.info.n_blocks);
+    const unsigned phase = (unsigned)(((uintptr_t)payload + m.off) & 15u);
+    tile_load_async(sbuf, payload + m.off - phase, phase, phase + (unsigned)(m.end - m.off));
+}
+
+__global__ void __launch_bounds__(kThreads, kDecPipeCtas) decompress_pipe_kernel(batch_t b, int total_tiles)
+{
+    typedef float T;
+    typedef uint32_t U;
+    __shared__ unsigned warp_total[kWarps];
+    __shared__ pipe_tile_t meta[2];
+    __shared__ int s_bad; /* the last tile (g) found corrupt */
+    __shared__ __align__(16) uint8_t bufs[2][tile_buffer_bytes<T>()];
+    const unsigned t = threadIdx.x, warp = t >> 5, lane = t & 31u;
+    const unsigned elem = sizeof(T);
+
+    /* prologue: the first tile's facts, code bytes and payload */
+    int g = blockIdx.x;
+    if (t == 0) {
+        pipe_fetch(b, g, total_tiles, meta[0]);
+        s_bad = -1;
+    }
+    unsigned code_cur = pipe_code(b, g, total_tiles);
+    __syncthreads();
+    pipe_issue(b, meta[0], bufs[0], elem);
+
+    /* Shared state and the iteration that may reuse it: barrier A (top) ends every read
+     * of the previous iteration (meta[cur ^ 1], warp_total, its buffer) before thread 0
+     * fetches into meta[cur ^ 1] and the scan writes warp_total; s_bad holds the tile
+     * index of the last corrupt tile, so it needs no reset between tiles. */
+    for (unsigned cur = 0; g < total_tiles; g += gridDim.x, cur ^= 1u) {
+        const int gn = g + (int)gridDim.x;
+        __syncthreads(); /* A */
+        if (t == 0) pipe_fetch(b, gn, total_tiles, meta[cur ^ 1u]);
+        const unsigned code_next = pipe_code(b, gn, total_tiles);
+
+        const pipe_tile_t& m = meta[cur];
+        uint8_t* const buf = bufs[cur];
+        const chunk_t& c = b.c[m.ok ? m.ci : 0];
+        const uint64_t n = m.info.n, nb = m.info.n_blocks;
+        const uint64_t blk = (uint64_t)m.tile * kTileBlocks + t;
+        const bool live = m.ok != 0; /* the same in every thread */
+        const bool mine = live && blk < nb;
+        const unsigned code = mine ? code_cur : 0u;
+        const unsigned m_len = mine ? ghz_block_len(n, blk) : 0u;
+        unsigned size = 0;
+        int bad = 0;
+        if (mine) {
+            const uint32_t sz = ghz_block_size(code, m_len, elem, m.info.has_fill);
+            bad = sz == GHZ_BLOCK_INVALID;
+            size = bad ? 0u : sz;
+        }
+        unsigned off = warp_inclusive_scan(size);
+        const int any_bad = __any_sync(0xFFFFFFFFu, bad);
+        if (lane == 31) warp_total[warp] = off;
+        off -= size;
+        if (lane == 0 && any_bad) {
+            report(b.d_status, GHZ_ERR_CORRUPT);
+            s_bad = g;
+        }
+        __syncthreads(); /* B */
+        unsigned tile_total;
+        off += warp_offset_in_tile(warp_total, &tile_total);
+        const bool range_ok = pipe_range_ok(m, elem);
+        const unsigned span = range_ok ? (unsigned)(m.end - m.off) : 0u;
+        const bool outside = live && (!range_ok || tile_total != span);
+        if (t == 0 && outside) report(b.d_status, GHZ_ERR_CORRUPT);
+        const uint8_t* const codes = c.src + GHZ_HEADER_SIZE;
+        const bool last = live && (uint64_t)(m.tile + 1) * kTileBlocks >= nb;
+        if (last && warp == 0)
+            for (uint64_t i = nb + lane; i < ghz_codes_bytes(nb); i += 32)
+                if (codes[i] != 0) report(b.d_status, GHZ_ERR_CORRUPT);
+        const uint8_t* const payload = codes + ghz_codes_bytes(nb);
+        const unsigned phase = range_ok ? (unsigned)(((uintptr_t)payload + m.off) & 15u) : 0u;
+        if (range_ok) load_partial_words<kThreads>(buf, payload + m.off - phase, phase, phase + span);
+        tile_load_async_wait(); /* this tile's copy (the only one outstanding) */
+        __syncthreads(); /* C: the payload visible, and the next tile's facts */
+        pipe_issue(b, meta[cur ^ 1u], bufs[cur ^ 1u], elem);
+        const bool go = live && s_bad != g && !outside; /* uniform */
+
+        if (go) {
+            const ghz_quantizer_t z = ghz_quantizer_make(m.info.eb_abs, 1);
+            U v[32];
+            int ok = 1;
+            if (mine) ok = decode_block<T, U>(z, code, m_len, (const uint32_t*)buf, phase + off, m.info.fill_bits, v);
+            __syncthreads(); /* every payload byte read: buf now takes the values */
+            if (mine) {
+#pragma unroll
+                for (unsigned k = 0; k < 8u; ++k) {
+                    uint4 w;
+                    memcpy(&w, &v[k * 4u], sizeof w);
+                    *(uint4*)(buf + swz_chunk<T>(t, k)) = w;
+                }
+            }
+            __syncthreads();
+            const uint64_t e0 = (uint64_t)m.tile * kTileElems;
+            const unsigned count = (unsigned)(n - e0 < kTileElems ? n - e0 : kTileElems);
+            tile_store_values<T, U>(buf, c.dst + e0 * elem, count);
+            if (!ok) report(b.d_status, GHZ_ERR_CORRUPT);
+        }
+        code_cur = code_next;
+    }
+    tile_load_async_wait(); /* no copy outstanding when the CTA leaves */
+}
+
 template <typename T>
 cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int max_tiles,
                               cudaStream_t stream)
@@ -229,6 +400,11 @@ cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int 
     const unsigned groups = tile_offset_groups(max_tiles);
     const dim3 offsets_grid(groups + checksum_ctas(b), (unsigned)b.k);
     decompress_offsets_kernel<T><<<offsets_grid, kThreads, 0, stream>>>(b, groups);
+    if (GHZ_CUDA_DEC_PIPELINE && sizeof(T) == 4) {
+        const int slots = sm_count() * kDecPipeCtas;
+        decompress_pipe_kernel<<<total_tiles < slots ? total_tiles : slots, kThreads, 0, stream>>>(b, total_tiles);
+        return cudaGetLastError();
+    }
     decompress_kernel<T, typename std::conditional<sizeof(T) == 4, uint32_t, unsigned long long>::type>
         <<<total_tiles, kThreads, 0, stream>>>(b);
     return cudaGetLastError();
