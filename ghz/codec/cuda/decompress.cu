@@ -236,30 +236,32 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
 #endif
 constexpr int kDecPipeCtas = GHZ_CUDA_DEC_PIPE_CTAS * 4 / kWarps;
 
-/* What a CTA knows of one tile before its payload arrives: its chunk's parsed header
- * and its payload range, copied by cp.async (no thread waits on them: they arrive
- * while the CTA decodes earlier tiles). */
-struct __align__(16) pipe_meta_t {
-    parsed_t p;
-    offset_t off[2];
+/* What a CTA knows of one tile before its payload arrives (written by thread 0). */
+struct pipe_tile_t {
+    offset_t off, end;
+    ghz_frame_info_t info;
+    int ci, tile, ok; /* ok: the chunk's header and checksum were accepted and the tile exists */
 };
-constexpr unsigned kParsedWords = sizeof(parsed_t) / 4u;
-static_assert(sizeof(parsed_t) % 4u == 0 && kParsedWords + 2u <= kThreads, "one word per thread");
 
-/* Starts the copy of global tile g's facts into m (nothing past the grid's tiles);
- * every thread commits a group, so that the groups count alike in all threads. */
-__device__ __forceinline__ void pipe_fetch(const batch_t& b, int g, int total_tiles, pipe_meta_t& m)
+/* Thread 0: the facts of global tile g (or ok = 0 past the grid's tiles). */
+__device__ __forceinline__ void pipe_fetch(const batch_t& b, int g, int total_tiles, pipe_tile_t& m)
 {
-    const unsigned t = threadIdx.x;
-    if (g < total_tiles) {
-        const chunk_t& c = b.c[chunk_of(b, g)];
-        const int tile = g - c.tile_begin;
-        if (t < kParsedWords)
-            __pipeline_memcpy_async((uint32_t*)&m.p + t, (const uint32_t*)c.parsed + t, 4);
-        else if (t < kParsedWords + 2u)
-            __pipeline_memcpy_async(&m.off[t - kParsedWords], c.offsets + tile + (t - kParsedWords), 8);
-    }
-    __pipeline_commit();
+    m.ok = 0;
+    if (g >= total_tiles) return;
+    const int ci = chunk_of(b, g);
+    const chunk_t& c = b.c[ci];
+    const int tile = g - c.tile_begin;
+    const int st = c.parsed->status != GHZ_SUCCESS ? c.parsed->status : c.parsed->crc_status;
+    m.ci = ci;
+    m.tile = tile;
+    if (tile == 0 && st != GHZ_SUCCESS) report(b.d_status, st);
+    if (st != GHZ_SUCCESS) return;
+    m.info = c.parsed->info;
+    const uint64_t nb = m.info.n_blocks;
+    if ((uint64_t)tile * kTileBlocks >= nb) return; /* a tile the frame does not need */
+    m.off = c.offsets[tile];
+    m.end = c.offsets[tile + 1];
+    m.ok = 1;
 }
 
 /* This thread's code byte of global tile g (0 where there is none). */
@@ -271,41 +273,22 @@ __device__ __forceinline__ unsigned pipe_code(const batch_t& b, int g, int total
     return GHZ_HEADER_SIZE + blk < c.n ? c.src[GHZ_HEADER_SIZE + blk] : 0u;
 }
 
-/* Whether tile `tile` of a chunk with facts m is decoded: header and checksum
- * accepted, and the frame needs the tile. */
-__device__ __forceinline__ bool pipe_live(const pipe_meta_t& m, int tile)
+/* The payload range of a tile, checked against its frame (as the one-tile kernel). */
+__device__ __forceinline__ bool pipe_range_ok(const pipe_tile_t& m, unsigned elem)
 {
-    return m.p.status == GHZ_SUCCESS && m.p.crc_status == GHZ_SUCCESS &&
-           (uint64_t)tile * kTileBlocks < m.p.info.n_blocks;
+    const uint64_t nb = m.info.n_blocks;
+    const bool last = (uint64_t)(m.tile + 1) * kTileBlocks >= nb;
+    return m.ok && m.off <= m.end && m.end <= m.info.payload_size &&
+           m.end - m.off <= (offset_t)kTileBlocks * 32u * elem && (!last || m.end == m.info.payload_size);
 }
 
-/* The payload range of a live tile, checked against its frame (as the one-tile kernel). */
-__device__ __forceinline__ bool pipe_range_ok(const pipe_meta_t& m, int tile, unsigned elem)
+/* Starts the payload copy of the tile m describes into sbuf (when its range is sound). */
+__device__ __forceinline__ void pipe_issue(const batch_t& b, const pipe_tile_t& m, uint8_t* sbuf, unsigned elem)
 {
-    const bool last = (uint64_t)(tile + 1) * kTileBlocks >= m.p.info.n_blocks;
-    return m.off[0] <= m.off[1] && m.off[1] <= m.p.info.payload_size &&
-           m.off[1] - m.off[0] <= (offset_t)kTileBlocks * 32u * elem && (!last || m.off[1] == m.p.info.payload_size);
-}
-
-/* Starts the payload copy of global tile g (facts m) into sbuf when it is live and its
- * range sound; commits a group either way. */
-__device__ __forceinline__ void pipe_issue(const batch_t& b, int g, int total_tiles, const pipe_meta_t& m,
-                                           uint8_t* sbuf, unsigned elem)
-{
-    if (g < total_tiles) {
-        const chunk_t& c = b.c[chunk_of(b, g)];
-        const int tile = g - c.tile_begin;
-        if (pipe_live(m, tile) && pipe_range_ok(m, tile, elem)) {
-            const uint8_t* const payload = c.src + GHZ_HEADER_SIZE + ghz_codes_bytes(m.p.info.n_blocks);
-            const unsigned phase = (unsigned)(((uintptr_t)payload + m.off[0]) & 15u);
-            const unsigned lo = phase, hi = phase + (unsigned)(m.off[1] - m.off[0]);
-            const unsigned lo16 = (lo + 15u) & ~15u, hi16 = hi & ~15u;
-            const uint8_t* const g0 = payload + m.off[0] - phase;
-            for (unsigned k = lo16 + 16u * threadIdx.x; k < hi16; k += 16u * kThreads)
-                __pipeline_memcpy_async(sbuf + k, g0 + k, 16);
-        }
-    }
-    __pipeline_commit();
+    if (!pipe_range_ok(m, elem)) return;
+    const uint8_t* const payload = b.c[m.ci].src + GHZ_HEADER_SIZE + ghz_codes_bytes(m.info.n_blocks);
+    const unsigned phase = (unsigned)(((uintptr_t)payload + m.off) & 15u);
+    tile_load_async(sbuf, payload + m.off - phase, phase, phase + (unsigned)(m.end - m.off));
 }
 
 __global__ void __launch_bounds__(kThreads, kDecPipeCtas) decompress_pipe_kernel(batch_t b, int total_tiles)
@@ -313,55 +296,45 @@ __global__ void __launch_bounds__(kThreads, kDecPipeCtas) decompress_pipe_kernel
     typedef float T;
     typedef uint32_t U;
     __shared__ unsigned warp_total[kWarps];
-    __shared__ pipe_meta_t meta[3];
+    __shared__ pipe_tile_t meta[2];
     __shared__ int s_bad; /* the last tile (g) found corrupt */
     __shared__ __align__(16) uint8_t bufs[2][tile_buffer_bytes<T>()];
     const unsigned t = threadIdx.x, warp = t >> 5, lane = t & 31u;
     const unsigned elem = sizeof(T);
-    const int G = (int)gridDim.x;
 
-    /* Prologue: the first tile's facts, then its payload and the second tile's facts.
-     * Commit groups per thread, in order: M(g0), P(g0), M(g0+G); then per iteration i
-     * (tile g): M(g+2G) at the top, P(g+G) after barrier C. Before C each thread waits
-     * for all but its newest group: P(g) and M(g+G) are then complete. */
+    /* prologue: the first tile's facts, code bytes and payload */
     int g = blockIdx.x;
-    if (t == 0) s_bad = -1;
-    pipe_fetch(b, g, total_tiles, meta[0]);
+    if (t == 0) {
+        pipe_fetch(b, g, total_tiles, meta[0]);
+        s_bad = -1;
+    }
     unsigned code_cur = pipe_code(b, g, total_tiles);
-    __pipeline_wait_prior(0);
     __syncthreads();
-    pipe_issue(b, g, total_tiles, meta[0], bufs[0], elem);
-    pipe_fetch(b, g + G, total_tiles, meta[1]);
+    pipe_issue(b, meta[0], bufs[0], elem);
 
     /* Shared state and the iteration that may reuse it: barrier A (top) ends every read
-     * of the previous iteration (its meta slot, warp_total, its buffer) before this one
-     * fetches into that slot and the scan writes warp_total; s_bad holds the index of
-     * the last corrupt tile, so it needs no reset between tiles. */
-    for (unsigned i = 0; g < total_tiles; g += G, ++i) {
-        const unsigned cur = i & 1u, slot = i % 3u;
+     * of the previous iteration (meta[cur ^ 1], warp_total, its buffer) before thread 0
+     * fetches into meta[cur ^ 1] and the scan writes warp_total; s_bad holds the tile
+     * index of the last corrupt tile, so it needs no reset between tiles. */
+    for (unsigned cur = 0; g < total_tiles; g += gridDim.x, cur ^= 1u) {
+        const int gn = g + (int)gridDim.x;
         __syncthreads(); /* A */
-        pipe_fetch(b, g + 2 * G, total_tiles, meta[(i + 2u) % 3u]);
-        const unsigned code_next = pipe_code(b, g + G, total_tiles);
+        if (t == 0) pipe_fetch(b, gn, total_tiles, meta[cur ^ 1u]);
+        const unsigned code_next = pipe_code(b, gn, total_tiles);
 
-        const pipe_meta_t& m = meta[slot];
-        const int ci = chunk_of(b, g);
-        const chunk_t& c = b.c[ci];
-        const int tile = g - c.tile_begin;
+        const pipe_tile_t& m = meta[cur];
         uint8_t* const buf = bufs[cur];
-        const bool live = pipe_live(m, tile); /* the same in every thread */
-        if (t == 0 && tile == 0) {
-            const int st = m.p.status != GHZ_SUCCESS ? m.p.status : m.p.crc_status;
-            if (st != GHZ_SUCCESS) report(b.d_status, st);
-        }
-        const uint64_t n = m.p.info.n, nb = m.p.info.n_blocks;
-        const uint64_t blk = (uint64_t)tile * kTileBlocks + t;
+        const chunk_t& c = b.c[m.ok ? m.ci : 0];
+        const uint64_t n = m.info.n, nb = m.info.n_blocks;
+        const uint64_t blk = (uint64_t)m.tile * kTileBlocks + t;
+        const bool live = m.ok != 0; /* the same in every thread */
         const bool mine = live && blk < nb;
         const unsigned code = mine ? code_cur : 0u;
         const unsigned m_len = mine ? ghz_block_len(n, blk) : 0u;
         unsigned size = 0;
         int bad = 0;
         if (mine) {
-            const uint32_t sz = ghz_block_size(code, m_len, elem, m.p.info.has_fill);
+            const uint32_t sz = ghz_block_size(code, m_len, elem, m.info.has_fill);
             bad = sz == GHZ_BLOCK_INVALID;
             size = bad ? 0u : sz;
         }
@@ -376,28 +349,28 @@ __global__ void __launch_bounds__(kThreads, kDecPipeCtas) decompress_pipe_kernel
         __syncthreads(); /* B */
         unsigned tile_total;
         off += warp_offset_in_tile(warp_total, &tile_total);
-        const bool range_ok = live && pipe_range_ok(m, tile, elem);
-        const unsigned span = range_ok ? (unsigned)(m.off[1] - m.off[0]) : 0u;
+        const bool range_ok = pipe_range_ok(m, elem);
+        const unsigned span = range_ok ? (unsigned)(m.end - m.off) : 0u;
         const bool outside = live && (!range_ok || tile_total != span);
         if (t == 0 && outside) report(b.d_status, GHZ_ERR_CORRUPT);
         const uint8_t* const codes = c.src + GHZ_HEADER_SIZE;
-        const bool last = live && (uint64_t)(tile + 1) * kTileBlocks >= nb;
+        const bool last = live && (uint64_t)(m.tile + 1) * kTileBlocks >= nb;
         if (last && warp == 0)
-            for (uint64_t k = nb + lane; k < ghz_codes_bytes(nb); k += 32)
-                if (codes[k] != 0) report(b.d_status, GHZ_ERR_CORRUPT);
+            for (uint64_t i = nb + lane; i < ghz_codes_bytes(nb); i += 32)
+                if (codes[i] != 0) report(b.d_status, GHZ_ERR_CORRUPT);
         const uint8_t* const payload = codes + ghz_codes_bytes(nb);
-        const unsigned phase = range_ok ? (unsigned)(((uintptr_t)payload + m.off[0]) & 15u) : 0u;
-        if (range_ok) load_partial_words<kThreads>(buf, payload + m.off[0] - phase, phase, phase + span);
-        __pipeline_wait_prior(1); /* P(g) and M(g + G); M(g + 2G) may still travel */
-        __syncthreads(); /* C: this tile's payload and the next tile's facts visible */
-        pipe_issue(b, g + G, total_tiles, meta[(i + 1u) % 3u], bufs[cur ^ 1u], elem);
+        const unsigned phase = range_ok ? (unsigned)(((uintptr_t)payload + m.off) & 15u) : 0u;
+        if (range_ok) load_partial_words<kThreads>(buf, payload + m.off - phase, phase, phase + span);
+        tile_load_async_wait(); /* this tile's copy (the only one outstanding) */
+        __syncthreads(); /* C: the payload visible, and the next tile's facts */
+        pipe_issue(b, meta[cur ^ 1u], bufs[cur ^ 1u], elem);
         const bool go = live && s_bad != g && !outside; /* uniform */
 
         if (go) {
-            const ghz_quantizer_t z = ghz_quantizer_make(m.p.info.eb_abs, 1);
+            const ghz_quantizer_t z = ghz_quantizer_make(m.info.eb_abs, 1);
             U v[32];
             int ok = 1;
-            if (mine) ok = decode_block<T, U>(z, code, m_len, (const uint32_t*)buf, phase + off, m.p.info.fill_bits, v);
+            if (mine) ok = decode_block<T, U>(z, code, m_len, (const uint32_t*)buf, phase + off, m.info.fill_bits, v);
             __syncthreads(); /* every payload byte read: buf now takes the values */
             if (mine) {
 #pragma unroll
@@ -408,14 +381,14 @@ __global__ void __launch_bounds__(kThreads, kDecPipeCtas) decompress_pipe_kernel
                 }
             }
             __syncthreads();
-            const uint64_t e0 = (uint64_t)tile * kTileElems;
+            const uint64_t e0 = (uint64_t)m.tile * kTileElems;
             const unsigned count = (unsigned)(n - e0 < kTileElems ? n - e0 : kTileElems);
             tile_store_values<T, U>(buf, c.dst + e0 * elem, count);
             if (!ok) report(b.d_status, GHZ_ERR_CORRUPT);
         }
         code_cur = code_next;
     }
-    __pipeline_wait_prior(0); /* no copy outstanding when the CTA leaves */
+    tile_load_async_wait(); /* no copy outstanding when the CTA leaves */
 }
 
 template <typename T>
