@@ -555,6 +555,18 @@ GHZ_HD static inline void ghz_values_of_planes(uint32_t a[32], unsigned w)
     }
 }
 
+/* All ones where bit i of x is set, else 0. On the GPU two shifts (the bit moved to the
+ * top, then an arithmetic shift spreads it) where the portable form takes three
+ * instructions; the decoders' rebuild runs it 31 times per block. */
+GHZ_HD static inline uint32_t ghz_bit_mask(uint32_t x, unsigned i)
+{
+#if defined(__CUDA_ARCH__)
+    return (uint32_t)((int32_t)(x << (31u - i)) >> 31);
+#else
+    return 0u - ((x >> i) & 1u);
+#endif
+}
+
 /* Writes the payload of a QUANT block from its first integer q0, its deltas a (a[0]
  * = 0; overwritten) and signs, and their width w (ghz_deltas; fill positions and
  * positions >= m already carry the integers FORMAT.md assigns them), with fill mask
@@ -635,7 +647,7 @@ GHZ_HD static inline int ghz_quant_rebuild(unsigned code, unsigned m, uint32_t m
     if (!bad && (uint64_t)(v < 0 ? -(int64_t)v : v) + 31u * ((UINT64_C(1) << w) - 1u) <= GHZ_QMAX) {
         GHZ_UNROLL
         for (i = 1; i < 32; ++i) {
-            const uint32_t neg = 0u - ((sign >> i) & 1u);
+            const uint32_t neg = ghz_bit_mask(sign, i);
             v = (int32_t)((uint32_t)v + ((a[i] ^ neg) - neg));
             q[i] = v;
         }
@@ -643,7 +655,7 @@ GHZ_HD static inline int ghz_quant_rebuild(unsigned code, unsigned m, uint32_t m
     }
     GHZ_UNROLL
     for (i = 1; i < 32; ++i) {
-        const uint32_t neg = 0u - ((sign >> i) & 1u);
+        const uint32_t neg = ghz_bit_mask(sign, i);
         v = (int32_t)((uint32_t)v + ((a[i] ^ neg) - neg));
         bad |= (uint32_t)v + (uint32_t)GHZ_QMAX > 2u * (uint32_t)GHZ_QMAX;
         q[i] = v;
