@@ -26,6 +26,7 @@ const char* ghz_status_string(ghz_status_t status)
     case GHZ_ERR_NO_DEVICE: return "no usable CUDA device";
     case GHZ_ERR_MPI: return "MPI error";
     case GHZ_ERR_NCCL: return "NCCL error";
+    case GHZ_ERR_PEER: return "failed on another rank";
     }
     return "unknown status";
 }

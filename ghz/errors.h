@@ -27,8 +27,9 @@ typedef enum {
     GHZ_ERR_IO = 12,           /* file read or write failed */
     GHZ_ERR_CUDA = 13,         /* a CUDA call failed (detail has cudaGetErrorString) */
     GHZ_ERR_NO_DEVICE = 14,    /* CUDA asked for but no usable GPU */
-    GHZ_ERR_MPI = 15,
-    GHZ_ERR_NCCL = 16
+    GHZ_ERR_MPI = 15,          /* an MPI call failed (detail has MPI_Error_string) */
+    GHZ_ERR_NCCL = 16,
+    GHZ_ERR_PEER = 17          /* a collective failed on another rank (detail names it) */
 } ghz_status_t;
 
 /* A short, static, English description of a status code ("unknown status" for

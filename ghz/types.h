@@ -27,8 +27,21 @@
 extern "C" {
 #endif
 
-/* Element type of the uncompressed data. Values are stored in the stream header. */
-typedef enum { GHZ_F32 = 1, GHZ_F64 = 2 } ghz_dtype_t;
+/* Element type of uncompressed data. The codec and ghz/homo take GHZ_F32 and GHZ_F64
+ * (the values stored in the stream header); the collective library (ghz/coll) also
+ * takes the integer types, for its exact reductions. Values are pinned. */
+typedef enum {
+    GHZ_F32 = 1,
+    GHZ_F64 = 2,
+    GHZ_I8 = 3,
+    GHZ_U8 = 4,
+    GHZ_I16 = 5,
+    GHZ_U16 = 6,
+    GHZ_I32 = 7,
+    GHZ_U32 = 8,
+    GHZ_I64 = 9,
+    GHZ_U64 = 10
+} ghz_dtype_t;
 
 /* How the error bound is given. ABS: |x - x'| <= eb. REL: |x - x'| <= eb * (max - min)
  * over the finite values that are not the fill value. */
@@ -42,6 +55,19 @@ typedef enum { GHZ_MEM_HOST = 0, GHZ_MEM_DEVICE = 1 } ghz_mem_t;
 
 /* Size in bytes of one element of dtype, 0 for an unknown dtype. */
 static inline size_t ghz_dtype_size(ghz_dtype_t t)
+{
+    switch (t) {
+    case GHZ_I8: case GHZ_U8: return 1u;
+    case GHZ_I16: case GHZ_U16: return 2u;
+    case GHZ_F32: case GHZ_I32: case GHZ_U32: return 4u;
+    case GHZ_F64: case GHZ_I64: case GHZ_U64: return 8u;
+    default: return 0u;
+    }
+}
+
+/* Size in bytes of one element of a floating-point dtype (the codec's element types),
+ * 0 for any other value: what the codec and ghz/homo validate a dtype with. */
+static inline size_t ghz_float_size(ghz_dtype_t t)
 {
     return t == GHZ_F32 ? 4u : t == GHZ_F64 ? 8u : 0u;
 }

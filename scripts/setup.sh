@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/setup.sh: installs what building and testing ghz needs, when it is missing:
 # cmake, make (or ninja), a C compiler, pkg-config, Criterion (libcriterion-dev),
-# python3 and clang (libFuzzer, for scripts/fuzz.sh). Debian/Ubuntu (apt-get) only; uses sudo when not root. Idempotent: when
+# OpenMPI (openmpi-bin, libopenmpi-dev: mpicc and mpirun, for ghz/coll), python3 and clang (libFuzzer, for scripts/fuzz.sh). Debian/Ubuntu (apt-get) only; uses sudo when not root. Idempotent: when
 # everything is present it installs nothing. OpenMP comes with GCC (libgomp).
 # CUDA is optional and never installed here: the CUDA codec is built when nvcc is found
 # (scripts/test.sh also looks in /usr/local/cuda/bin).
@@ -18,11 +18,14 @@ if ! have pkg-config || ! pkg-config --exists criterion; then
     missing+=(libcriterion-dev)
 fi
 have python3 || missing+=(python3)
+# OpenMPI for the collective library ghz/coll and its MPI tests
+have mpicc || missing+=(libopenmpi-dev)
+have mpirun || missing+=(openmpi-bin)
 # clang with libFuzzer, for scripts/fuzz.sh (part of scripts/test.sh)
 have clang-14 || have clang || missing+=(clang)
 
 if [ ${#missing[@]} -eq 0 ]; then
-    echo "setup: all dependencies present (cmake, make/ninja, C compiler, pkg-config, criterion, python3, clang)"
+    echo "setup: all dependencies present (cmake, make/ninja, C compiler, pkg-config, criterion, OpenMPI, python3, clang)"
     exit 0
 fi
 
@@ -48,7 +51,8 @@ echo "setup: apt-get install -y --no-install-recommends ${missing[*]}"
 
 # Check again: a package that installed but does not provide what we need is an error.
 have cmake && { have make || have ninja; } && { have cc || have gcc; } && have pkg-config &&
-    pkg-config --exists criterion && have python3 && { have clang-14 || have clang; } || {
+    pkg-config --exists criterion && have python3 && { have clang-14 || have clang; } &&
+    have mpicc && have mpirun || {
     echo "setup: dependencies still missing after apt-get install" >&2
     exit 1
 }

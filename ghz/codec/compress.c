@@ -111,7 +111,7 @@ ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n, void
 
     memset(&e, 0, sizeof e);
     e.dtype = q.dtype;
-    e.elem = (unsigned)ghz_dtype_size(q.dtype);
+    e.elem = (unsigned)ghz_float_size(q.dtype);
     e.has_fill = q.has_fill != 0;
     e.fill_bits = e.has_fill ? ghz_fill_bits(q.dtype, q.fill) : 0;
     if (q.eb_mode == GHZ_EB_ABS) {

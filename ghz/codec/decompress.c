@@ -88,7 +88,7 @@ static ghz_status_t decode_frame(const uint8_t* frame, const ghz_frame_info_t* i
 
     memset(&e, 0, sizeof e);
     e.dtype = info->dtype;
-    e.elem = (unsigned)ghz_dtype_size(info->dtype);
+    e.elem = (unsigned)ghz_float_size(info->dtype);
     e.has_fill = info->has_fill;
     e.fill_bits = info->fill_bits;
     e.z = ghz_quantizer_make(info->eb_abs, info->dtype == GHZ_F32);
@@ -183,7 +183,7 @@ static ghz_status_t decompress_all(const void* src, size_t src_size, void* dst,
         if (frames && info.dtype != t)
             return ghz_fail(GHZ_ERR_CORRUPT, "frame %llu changes the dtype", (unsigned long long)frames);
         t = info.dtype;
-        elem = ghz_dtype_size(t);
+        elem = ghz_float_size(t);
         if (info.n > (dst_capacity - written) / elem)
             return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "frame %llu needs %llu more bytes of output",
                             (unsigned long long)frames, (unsigned long long)(info.n * elem));

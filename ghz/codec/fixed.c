@@ -44,7 +44,7 @@ static void get_codes(int32_t* codes, const uint8_t* src, unsigned bits)
 ghz_status_t ghz_fixed_compress(ghz_dtype_t dtype, unsigned bits, const void* src, size_t n,
                                 void* dst, size_t dst_capacity, size_t* dst_size)
 {
-    size_t need, elem = ghz_dtype_size(dtype);
+    size_t need, elem = ghz_float_size(dtype);
     uint64_t nb, b;
     uint8_t *out = (uint8_t*)dst, *codes;
     ghz_clear_detail();
@@ -126,7 +126,7 @@ ghz_status_t ghz_fixed_decompress(const void* src, size_t src_size, void* dst,
     if (src_size != info.frame_size)
         return ghz_fail(GHZ_ERR_CORRUPT, "%zu bytes after the fixed-rate frame (one frame per stream)",
                         src_size - (size_t)info.frame_size);
-    elem = ghz_dtype_size(info.dtype);
+    elem = ghz_float_size(info.dtype);
     if (info.n && !dst) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL dst");
     if (info.n > dst_capacity / elem)
         return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "%llu elements need %llu bytes, capacity %zu",

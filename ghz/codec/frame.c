@@ -63,7 +63,7 @@ ghz_status_t ghz_codes_check(const uint8_t* codes, const ghz_frame_info_t* info,
                              uint64_t* starts, uint64_t stride)
 {
     uint64_t b, total = 0, nb = info->n_blocks;
-    unsigned elem = (unsigned)ghz_dtype_size(info->dtype);
+    unsigned elem = (unsigned)ghz_float_size(info->dtype);
     for (b = 0; b < nb; ++b) {
         uint32_t size = ghz_block_size(codes[b], ghz_block_len(info->n, b), elem, info->has_fill);
         if (size == GHZ_BLOCK_INVALID)

@@ -29,7 +29,7 @@ unsigned ghz_format_version(void)
 
 size_t ghz_compress_bound(size_t n, ghz_dtype_t dtype)
 {
-    size_t elem = ghz_dtype_size(dtype);
+    size_t elem = ghz_float_size(dtype);
     uint64_t codes;
     if (elem == 0 || n > (SIZE_MAX - 4096) / elem) return 0;
     codes = ghz_codes_bytes(ghz_blocks_of(n));
@@ -99,7 +99,7 @@ ghz_status_t ghz_value_range(const ghz_params_t* p, const void* src, size_t n, d
     if ((n && !src) || !vmin || !vmax) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
     memset(&e, 0, sizeof e);
     e.dtype = q.dtype;
-    e.elem = (unsigned)ghz_dtype_size(q.dtype);
+    e.elem = (unsigned)ghz_float_size(q.dtype);
     e.has_fill = q.has_fill != 0;
     e.fill_bits = e.has_fill ? ghz_fill_bits(q.dtype, q.fill) : 0;
     return ghz_range_scan(&e, src, n, q.nthreads, vmin, vmax, count);

@@ -195,7 +195,7 @@ ghz_status_t ghz_homo_decode_scaled(const ghz_buf_t* a, double scale, void* dst,
         ghz_frame_info_t info;
         size_t elem;
         if ((st = ghz_header_read(s + pos, a->size - pos, &info)) != GHZ_SUCCESS) return st;
-        elem = ghz_dtype_size(info.dtype);
+        elem = ghz_float_size(info.dtype);
         for (j = 0; j < (size_t)info.n; ++j, ++at) {
             uint64_t bits = ghz_load_le(d + at * elem, (unsigned)elem);
             if (info.has_fill && bits == info.fill_bits) continue;

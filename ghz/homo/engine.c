@@ -189,7 +189,7 @@ static ghz_status_t open_frames(size_t k, const uint8_t* const* in, const size_t
 static void make_ctx(frame_ctx* c, const ghz_frame_info_t* info)
 {
     c->e.dtype = info->dtype;
-    c->e.elem = (unsigned)ghz_dtype_size(info->dtype);
+    c->e.elem = (unsigned)ghz_float_size(info->dtype);
     c->e.has_fill = info->has_fill;
     c->e.fill_bits = info->fill_bits;
     c->e.z = ghz_quantizer_make(info->eb_abs, info->dtype == GHZ_F32);

@@ -152,7 +152,7 @@ extern "C" ghz_status_t ghz_cuda_decompress_batch(ghz_dtype_t dtype, int k, cons
                                                   cudaStream_t stream)
 {
     size_t elems[GHZ_CUDA_MAX_BATCH], need = 0, used = 0;
-    const size_t elem = ghz_dtype_size(dtype);
+    const size_t elem = ghz_float_size(dtype);
     ghz_status_t st;
     batch_t b;
     int total_tiles = 0, max_tiles = 1;

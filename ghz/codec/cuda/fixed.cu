@@ -344,7 +344,7 @@ struct decode_launch {
 ghz_status_t check_common(ghz_dtype_t dtype, unsigned bits, size_t n, const void* frame,
                           const void* values, size_t* need)
 {
-    const size_t elem = ghz_dtype_size(dtype);
+    const size_t elem = ghz_float_size(dtype);
     if (!elem) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)dtype);
     if (!ghz_fixed_bits_ok(bits))
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "fixed-rate bits %u: 8, 16 or 32 are supported", bits);
@@ -396,9 +396,9 @@ extern "C" ghz_status_t ghz_fixed_decompress_cuda(const void* d_src, size_t src_
         return ghz_fail(GHZ_ERR_MISMATCH,
                         "a frame of %zu values at %u bits has %zu bytes, src_size is %zu", n, bits,
                         need, src_size);
-    if (n > dst_capacity / ghz_dtype_size(dtype))
+    if (n > dst_capacity / ghz_float_size(dtype))
         return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "%zu values need %zu bytes, capacity %zu", n,
-                        n * ghz_dtype_size(dtype), dst_capacity);
+                        n * ghz_float_size(dtype), dst_capacity);
     if (d_status) {
         fixed_header_kernel<<<1, 1, 0, stream>>>(static_cast<const uint8_t*>(d_src), src_size,
                                                  (int)dtype, bits, n, d_status);

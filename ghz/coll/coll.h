@@ -1,0 +1,192 @@
+/* ghz/coll/coll.h: the collective library (libghzcoll, CMake target ghz::coll).
+ *
+ * MPI-like reductions over an MPI communicator, exact for every numeric type and op,
+ * and lossy for f32/f64 SUM, AVG, MIN and MAX with a guaranteed bound on the error of
+ * the FINAL result: every element of the result satisfies |result - exact| <= bound,
+ * where exact is the reduction of the inputs in real arithmetic. ghz/coll/COLL.md
+ * states the guarantee, proves it and lists its limits.
+ *
+ * Contracts common to every function here:
+ *  - Every function returns a ghz_status_t (ghz/errors.h); ghz_last_error_detail()
+ *    says more, in the calling thread.
+ *  - Collective calls are made by every rank of the communicator, in the same order.
+ *    Arguments that must agree (count, dtype, op, root, the accuracy) are checked
+ *    across ranks before any data moves (ghz_comm_config_t.check_args, on by
+ *    default): a rank with bad arguments returns its own error and every other rank
+ *    returns GHZ_ERR_PEER (or GHZ_ERR_MISMATCH when the ranks disagree), and no rank
+ *    hangs. The output buffers are not written when a call fails this check.
+ *  - The communicator owns every buffer it needs, allocated once by ghz_comm_init;
+ *    calls allocate nothing (large calls are processed in rounds that fit its pool).
+ *  - One call at a time per communicator (like an MPI communicator in
+ *    MPI_THREAD_SERIALIZED use). Different communicators are independent.
+ *  - The stream argument is a cudaStream_t for the CUDA backend; the CPU backend
+ *    takes NULL and returns when the call has completed.
+ *  - In place: pass MPI_IN_PLACE as sendbuf (MPI's convention, the input is then
+ *    read from recvbuf), or sendbuf == recvbuf (NCCL's; for reduce_scatter the NCCL
+ *    form is recvbuf == sendbuf + rank * recvcount elements).
+ * Usable from C99/C11 and C++; needs <mpi.h>.
+ */
+#ifndef GHZ_COLL_COLL_H
+#define GHZ_COLL_COLL_H
+
+#include <mpi.h>
+
+#include "ghz/types.h"
+#include "ghz/errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A CUDA stream without including CUDA: the same type as cudaStream_t. */
+struct CUstream_st;
+typedef struct CUstream_st* ghz_stream_t;
+
+/* Opaque communicator. */
+typedef struct ghz_comm ghz_comm_t;
+
+/* Reduction operators. The first five have NCCL's names and values (ncclRedOp_t), so
+ * mapping is 1:1; the rest are MPI's. Values are pinned. */
+typedef enum {
+    GHZ_OP_SUM = 0,
+    GHZ_OP_PROD = 1,
+    GHZ_OP_MAX = 2,
+    GHZ_OP_MIN = 3,
+    GHZ_OP_AVG = 4,  /* SUM divided by the rank count; f32 and f64 only */
+    GHZ_OP_LAND = 5, /* logical and, or, xor: the result is 0 or 1; integer types only */
+    GHZ_OP_LOR = 6,
+    GHZ_OP_LXOR = 7,
+    GHZ_OP_BAND = 8, /* bitwise and, or, xor: integer types only */
+    GHZ_OP_BOR = 9,
+    GHZ_OP_BXOR = 10
+} ghz_op_t;
+
+/* Algorithms. Values are pinned. Which collective takes which: COLL.md, Algorithms. */
+typedef enum {
+    GHZ_ALGO_AUTO = 0,               /* chosen per call by size, rank count and ratio */
+    GHZ_ALGO_RING = 1,               /* allreduce: ring reduce-scatter + ring allgather;
+                                        reduce_scatter: ring */
+    GHZ_ALGO_RECURSIVE_DOUBLING = 2, /* allreduce; non-powers of two fold in first */
+    GHZ_ALGO_PAIRWISE = 3,           /* reduce_scatter: pairwise exchange, one n-ary
+                                        combine; allreduce: that + ring allgather */
+    GHZ_ALGO_BINOMIAL = 4            /* reduce: binomial tree */
+} ghz_algo_t;
+
+/* How a lossy reduction combines compressed data. Values are pinned. */
+typedef enum {
+    GHZ_PATH_AUTO = 0, /* the algorithm's natural form (COLL.md) */
+    GHZ_PATH_HOMO = 1, /* compress once, combine compressed data with ghz/homo,
+                          decompress once (ghZCCL) */
+    GHZ_PATH_DOC = 2   /* decompress, operate, recompress at each step (gZCCL) */
+} ghz_path_t;
+
+/* The accuracy of a lossy collective: a bound on the error of the FINAL result.
+ * Pass NULL instead for the exact (uncompressed) path. Initialise with
+ * GHZ_ACCURACY_INIT; fields are only ever appended (struct_size). */
+typedef struct {
+    size_t struct_size; /* sizeof(ghz_accuracy_t) as the caller compiled it */
+    ghz_eb_mode_t mode; /* GHZ_EB_ABS: |result - exact| <= bound, element by element.
+                           GHZ_EB_REL: <= bound * (max - min), max and min over the
+                           finite values of every rank's input */
+    double bound;       /* finite, > 0; the same on every rank */
+    ghz_path_t path;    /* GHZ_PATH_AUTO, HOMO or DOC */
+} ghz_accuracy_t;
+
+#define GHZ_ACCURACY_INIT { sizeof(ghz_accuracy_t), GHZ_EB_REL, 1e-4, GHZ_PATH_AUTO }
+
+/* Communicator configuration. Initialise with GHZ_COMM_CONFIG_INIT or
+ * ghz_comm_config_init(); fields are only ever appended (struct_size). */
+typedef struct {
+    size_t struct_size;             /* sizeof(ghz_comm_config_t) as compiled */
+    ghz_exec_t backend;             /* where compute runs: GHZ_EXEC_CPU (host buffers) or
+                                       GHZ_EXEC_CUDA (device buffers; CUDA builds) */
+    ghz_algo_t allreduce_algo;      /* GHZ_ALGO_AUTO or a named algorithm */
+    ghz_algo_t reduce_scatter_algo;
+    ghz_algo_t reduce_algo;
+    size_t pool_bytes;              /* workspace allocated once by ghz_comm_init;
+                                       0 = the default (64 MiB). Calls larger than it
+                                       fits run in rounds. */
+    size_t chunk_bytes;             /* pipeline chunk in uncompressed bytes: messages are
+                                       at most this large so transfers and compute
+                                       overlap; 0 = the default (1 MiB) */
+    int check_args;                 /* nonzero (default): agree on every call's arguments
+                                       across ranks before moving data (COLL.md, Errors,
+                                       says what it costs). Lossy calls always agree. */
+    int nthreads;                   /* CPU backend compute threads (OpenMP builds):
+                                       0 = all, 1 = serial (default) */
+} ghz_comm_config_t;
+
+#define GHZ_COMM_CONFIG_INIT                                                         \
+    { sizeof(ghz_comm_config_t), GHZ_EXEC_CPU, GHZ_ALGO_AUTO, GHZ_ALGO_AUTO,         \
+      GHZ_ALGO_AUTO, 0, 0, 1, 1 }
+
+/* Fills *config with the defaults of GHZ_COMM_CONFIG_INIT. */
+GHZ_API void ghz_comm_config_init(ghz_comm_config_t* config);
+
+/* Creates a communicator over the ranks of mpi_comm (collective over it). The MPI
+ * communicator is duplicated, so ghz traffic never matches the caller's messages; MPI
+ * must be initialised (MPI_THREAD_SERIALIZED or more when several threads make MPI
+ * calls). config may be NULL (defaults). Every buffer the communicator will use is
+ * allocated here. */
+GHZ_API ghz_status_t ghz_comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config,
+                                   ghz_comm_t** comm);
+
+/* Releases a communicator (collective over its ranks); NULL is accepted. */
+GHZ_API ghz_status_t ghz_comm_destroy(ghz_comm_t* comm);
+
+/* This rank and the rank count of comm. */
+GHZ_API ghz_status_t ghz_comm_rank(const ghz_comm_t* comm, int* rank);
+GHZ_API ghz_status_t ghz_comm_size(const ghz_comm_t* comm, int* size);
+
+/* recvbuf[i] = op over ranks of sendbuf[i], i < count, on every rank. Exact when acc is
+ * NULL; lossy (f32/f64 with SUM, AVG, MIN, MAX) within acc's bound otherwise. Every rank
+ * receives the same bits. */
+GHZ_API ghz_status_t ghz_allreduce(const void* sendbuf, void* recvbuf, size_t count,
+                                   ghz_dtype_t dtype, ghz_op_t op, const ghz_accuracy_t* acc,
+                                   ghz_comm_t* comm, ghz_stream_t stream);
+
+/* As ghz_allreduce, the result on root only (recvbuf is ignored on other ranks and may
+ * be NULL there). */
+GHZ_API ghz_status_t ghz_reduce(const void* sendbuf, void* recvbuf, size_t count,
+                                ghz_dtype_t dtype, ghz_op_t op, int root,
+                                const ghz_accuracy_t* acc, ghz_comm_t* comm,
+                                ghz_stream_t stream);
+
+/* sendbuf holds size * recvcount elements; rank r receives elements
+ * [r * recvcount, (r + 1) * recvcount) of the reduction in recvbuf. */
+GHZ_API ghz_status_t ghz_reduce_scatter(const void* sendbuf, void* recvbuf, size_t recvcount,
+                                        ghz_dtype_t dtype, ghz_op_t op,
+                                        const ghz_accuracy_t* acc, ghz_comm_t* comm,
+                                        ghz_stream_t stream);
+
+/* What the last successful collective call on comm did, and totals since ghz_comm_init.
+ * Initialise struct_size (GHZ_COLL_INFO_INIT). */
+typedef struct {
+    size_t struct_size;
+    ghz_algo_t algo;        /* the algorithm that ran */
+    ghz_path_t path;        /* GHZ_PATH_HOMO or DOC for a lossy call; AUTO for exact */
+    int lossy;              /* nonzero when the call was lossy */
+    double bound_abs;       /* the final-result bound in absolute units (REL resolved) */
+    double eb_abs;          /* the absolute bound each compression used */
+    double error_terms;     /* K of COLL.md: bound_abs >= K * eb_abs + rounding */
+    uint64_t logical_bytes; /* uncompressed bytes this rank sent (counted as if exact) */
+    uint64_t wire_bytes;    /* bytes this rank actually sent */
+    uint64_t rounds;        /* rounds the call took to fit the pool */
+    uint64_t allocations;   /* buffers allocated by the communicator since init: calls
+                               add none (tested) */
+} ghz_coll_info_t;
+
+#define GHZ_COLL_INFO_INIT { sizeof(ghz_coll_info_t), GHZ_ALGO_AUTO, GHZ_PATH_AUTO, 0, 0.0, \
+                             0.0, 0.0, 0, 0, 0, 0 }
+
+GHZ_API ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info);
+
+/* Static names, never NULL ("unknown" for values this version does not know). */
+GHZ_API const char* ghz_op_name(ghz_op_t op);
+GHZ_API const char* ghz_algo_name(ghz_algo_t algo);
+GHZ_API const char* ghz_dtype_name(ghz_dtype_t dtype);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
