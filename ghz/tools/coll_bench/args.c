@@ -162,6 +162,20 @@ static void defaults(cb_args_t* a)
     a->raw_type = (ghz_dtype_t)0;
 }
 
+/* Every option but -h and --raw takes one value. */
+static int known(const char* o)
+{
+    static const char* const names[] = {
+        "-b", "--minbytes", "-e", "--maxbytes", "-i", "--stepbytes", "-f", "--stepfactor",
+        "-n", "--iters", "-w", "--warmup_iters", "-c", "--check", "-o", "--op", "-d",
+        "--datatype", "-r", "--root", "-a", "--average", "--coll", "--algo", "--rel", "--abs",
+        "--paths", "--pool", "--chunk", "--threads", "--json", "--raw-type"};
+    size_t i;
+    for (i = 0; i < sizeof names / sizeof names[0]; ++i)
+        if (strcmp(o, names[i]) == 0) return 1;
+    return 0;
+}
+
 #define USAGE_ERR(...)                                                           \
     do {                                                                         \
         if (speak) {                                                             \
@@ -211,6 +225,7 @@ int cb_parse_args(int argc, char** argv, int speak, cb_args_t* a)
             continue;
         }
         if (o[0] != '-') USAGE_ERR("unexpected argument: %s", o);
+        if (!known(o)) USAGE_ERR("unknown option: %s", o);
         if (i + 1 >= argc) USAGE_ERR("%s needs a value", o);
         v = argv[++i];
         if (!strcmp(o, "-b") || !strcmp(o, "--minbytes")) {

@@ -7,7 +7,7 @@
  * accident. S is a fixed polynomial of the reduced phase built from + - * and floor
  * alone, so every rank computes the same bits whatever libm it links: the reference
  * regenerates the other ranks' input and must match it exactly. Integer types take
- * the field scaled to most of their range (so sums and products wrap, as they may). */
+ * the field scaled (store_int). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,14 +45,20 @@ static double field(int rank, size_t i)
            0.02 * noise(rank, i);
 }
 
-/* The field as an integer of dtype: v * scale + offset, rounded (|field| < 1.6). */
-static void store_int(double v, ghz_dtype_t t, void* out, size_t j)
+/* The field as an integer of dtype. 8- and 16-bit types take 1/n of their range per
+ * rank, so that a SUM over the n ranks never overflows: MPI leaves overflow undefined
+ * and Open MPI 4.1's AVX reductions saturate 8- and 16-bit sums where ghz wraps
+ * (open-mpi/ompi#8045), which would make the MPI rows disagree for a reason that is
+ * not a bug. 32- and 64-bit types use most of their range, so their sums and products
+ * do wrap, the same way in ghz and in MPI. |field| < 1.6. */
+static void store_int(double v, ghz_dtype_t t, int nranks, void* out, size_t j)
 {
+    double u = (v + 1.1) / 2.7, n = nranks; /* u in (0, 1) */
     switch (t) {
-    case GHZ_I8: ((int8_t*)out)[j] = (int8_t)floor(v * 60.0 + 0.5); break;
-    case GHZ_U8: ((uint8_t*)out)[j] = (uint8_t)floor(v * 60.0 + 100.5); break;
-    case GHZ_I16: ((int16_t*)out)[j] = (int16_t)floor(v * 12000.0 + 0.5); break;
-    case GHZ_U16: ((uint16_t*)out)[j] = (uint16_t)floor(v * 12000.0 + 30000.5); break;
+    case GHZ_I8: ((int8_t*)out)[j] = (int8_t)floor((2.0 * u - 1.0) * (127.0 / n)); break;
+    case GHZ_U8: ((uint8_t*)out)[j] = (uint8_t)floor(u * (255.0 / n)); break;
+    case GHZ_I16: ((int16_t*)out)[j] = (int16_t)floor((2.0 * u - 1.0) * (32767.0 / n)); break;
+    case GHZ_U16: ((uint16_t*)out)[j] = (uint16_t)floor(u * (65535.0 / n)); break;
     case GHZ_I32: ((int32_t*)out)[j] = (int32_t)floor(v * 5e8 + 0.5); break;
     case GHZ_U32: ((uint32_t*)out)[j] = (uint32_t)floor(v * 5e8 + 1.5e9 + 0.5); break;
     case GHZ_I64: ((int64_t*)out)[j] = (int64_t)floor(v * 1e15 + 0.5); break;
@@ -87,7 +93,7 @@ void cb_data_fill(const cb_data_t* d, int rank, size_t first, size_t n, ghz_dtyp
         double v = field(rank, first + j);
         if (dtype == GHZ_F32) ((float*)out)[j] = (float)v;
         else if (dtype == GHZ_F64) ((double*)out)[j] = v;
-        else store_int(v, dtype, out, j);
+        else store_int(v, dtype, d->nranks, out, j);
     }
 }
 
@@ -129,11 +135,12 @@ static int load_file(cb_data_t* d, int f, size_t max_elems, char* err, size_t er
     return 0;
 }
 
-int cb_data_open(cb_data_t* d, const cb_args_t* a, int rank, int need_all, size_t max_elems,
-                 char* err, size_t errlen)
+int cb_data_open(cb_data_t* d, const cb_args_t* a, int rank, int nranks, int need_all,
+                 size_t max_elems, char* err, size_t errlen)
 {
     int f;
     memset(d, 0, sizeof *d);
+    d->nranks = nranks;
     if (a->nraw == 0) return 0;
     if (!host_little_endian()) {
         snprintf(err, errlen, "--raw reads little-endian files; this host is big-endian");

@@ -7,6 +7,7 @@
 #include "bench.h"
 
 typedef struct {
+    int nranks;            /* the synthetic integers depend on it (data.c, store_int) */
     int nfiles;            /* 0: synthetic */
     const char** names;
     ghz_dtype_t file_type; /* GHZ_F32 or GHZ_F64, little-endian */
@@ -19,8 +20,8 @@ typedef struct {
  * rank mod k) or, when need_all is set (checking), every file: a reference needs
  * every rank's input. At most max_elems values per file are kept (what the largest
  * size uses). Returns 0, or -1 with a message in err. */
-int cb_data_open(cb_data_t* d, const cb_args_t* a, int rank, int need_all, size_t max_elems,
-                 char* err, size_t errlen);
+int cb_data_open(cb_data_t* d, const cb_args_t* a, int rank, int nranks, int need_all,
+                 size_t max_elems, char* err, size_t errlen);
 void cb_data_close(cb_data_t* d);
 
 /* out[j] = element first + j of rank's input as dtype, j < n. Files are tiled: element

@@ -234,7 +234,8 @@ static int setup(bench_t* b, size_t max_in)
     ghz_status_t st;
     char msg[512];
     size_t bytes = (max_in ? max_in : 1) * ghz_dtype_size(a->dtype);
-    int ok = cb_data_open(&b->data, a, b->rank, a->check, max_in, msg, sizeof msg) == 0;
+    int ok = cb_data_open(&b->data, a, b->rank, b->nranks, a->check, max_in, msg,
+                          sizeof msg) == 0;
     if (!all_ok(b, ok, msg)) return 0;
     b->send = malloc(bytes);
     b->recv = malloc(bytes);
