@@ -282,7 +282,9 @@ ghz_status_t ghz_homo_run(const ghz_homo_job* job, size_t k, const uint8_t* cons
             codes0 = nc;
             codes0_cap = (size_t)cb;
         }
-        memcpy(codes0, in[0] + s[0].pos + GHZ_HEADER_SIZE, (size_t)cb);
+        /* An empty frame has no code bytes, and codes0 may still be NULL: memcpy
+         * must not see a NULL pointer even for 0 bytes (C11 7.24.1). */
+        if (cb) memcpy(codes0, in[0] + s[0].pos + GHZ_HEADER_SIZE, (size_t)cb);
         for (i = 0; i < k; ++i) {
             s[i].codes = i == 0 ? codes0 : in[i] + s[i].pos + GHZ_HEADER_SIZE;
             s[i].p = in[i] + s[i].pos + GHZ_HEADER_SIZE + cb;

@@ -277,6 +277,37 @@ Test(homo, unary_and_nary_equal_doc)
         }
 }
 
+/* Streams that open with an empty frame (n = 0): it has no code bytes, so nothing
+ * of it may be copied (the engine once passed a NULL buffer to memcpy here, which an
+ * UBSan build reports); empty combines into empty, and the frames after it as DOC. */
+Test(homo, empty_first_frame)
+{
+    spec_t s = {GHZ_F32, 1e-2, 1, -1e34};
+    unsigned char* in[2];
+    size_t sz[2], empty[2], i;
+    for (i = 0; i < 2; ++i) {
+        size_t se, sr;
+        unsigned char* e = make_stream(&s, TU_SMOOTH, 0, 1, 3 + i, 0, &se);
+        unsigned char* r = make_stream(&s, TU_NOISY, 100, 2, 5 + i, 1, &sr);
+        in[i] = malloc(se + sr);
+        memcpy(in[i], e, se);
+        memcpy(in[i] + se, r, sr);
+        sz[i] = se + sr;
+        empty[i] = se;
+        free(e);
+        free(r);
+    }
+    expect_doc(OP_SUM, 0, in, sz, 2, "empty first frame, sum");
+    expect_doc(OP_SUB, 0, in, sz, 2, "empty first frame, sub");
+    expect_doc(OP_MIN, 0, in, sz, 2, "empty first frame, min");
+    expect_doc(OP_MAX, 0, in, sz, 2, "empty first frame, max");
+    expect_doc(OP_NEG, 0, in, sz, 1, "empty first frame, negate");
+    /* a stream of one empty frame gives one empty frame */
+    expect_doc(OP_SUM, 0, in, empty, 2, "empty stream, sum");
+    free(in[0]);
+    free(in[1]);
+}
+
 /* f32 with integers near QMAX: values of magnitude ~1e3 at E = 1e-6 quantize to
  * |q| ~ 5e8, so sums leave QMAX or the proven range; every block takes the float
  * path and must still be DOC. */
