@@ -78,8 +78,8 @@ typedef struct {
     double eb_user;        /* the bound as the user gave it */
     double eb_abs;         /* the absolute bound every element satisfies */
     int has_fill;
-    int has_checksum;      /* the frame ends with a CRC-32C (added in 0.2 where the
-                              padding after has_fill was: no other offset moved) */
+    int has_checksum;      /* the frame ends with a CRC-32C (this field took the
+                              padding after has_fill, so no other offset moved) */
     uint64_t fill_bits;    /* bit pattern of the fill value in dtype */
     uint64_t n;            /* elements in this frame */
     uint64_t n_blocks;
