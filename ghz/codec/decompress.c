@@ -244,9 +244,11 @@ static ghz_status_t decompress_all(const void* src, size_t src_size, void* dst,
             return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "frame %llu needs %llu more bytes of output",
                             (unsigned long long)frames, (unsigned long long)(info.n * elem));
         /* The checksum first: a damaged frame is reported as such, and no byte of
-         * it is decoded. */
+         * it is decoded. Its place is said only when the input holds other frames:
+         * a caller that passes one frame (ghz-cli) names the place itself. */
         if ((st = ghz_checksum_check(s + pos, &info)) != GHZ_SUCCESS) {
             char why[256];
+            if (frames == 0 && info.frame_size == src_size - pos) return st;
             snprintf(why, sizeof why, "%s", ghz_last_error_detail());
             return ghz_fail(st, "frame %llu at byte %zu: %s", (unsigned long long)frames, pos, why);
         }

@@ -308,6 +308,44 @@ Test(homo, empty_first_frame)
     free(in[1]);
 }
 
+/* A damaged checksummed input is named once: by input alone when it is one frame
+ * (the caller, e.g. ghz-cli, knows which frame it passed), by input and frame when
+ * the input holds several. */
+Test(homo, checksum_detail_names_place_once)
+{
+    spec_t s = {GHZ_F32, 1e-2, 0, 0.0};
+    size_t sa, sb, so = 1 << 16, grown = 0;
+    unsigned char* a = make_stream(&s, TU_NOISY, 100, 1, 1, 0, &sa);
+    unsigned char* b = make_stream(&s, TU_NOISY, 100, 1, 2, 0, &sb);
+    unsigned char* a2 = malloc(2 * (sa + GHZ_CHECKSUM_SIZE));
+    unsigned char* o = malloc(so);
+    ghz_buf_t ab, bb, ob = buf_of(o, 0, so);
+    a = realloc(a, sa + GHZ_CHECKSUM_SIZE);
+    cr_assert_eq(ghz_frame_add_checksum(a, sa, sa + GHZ_CHECKSUM_SIZE, &grown), GHZ_SUCCESS);
+    sa = grown;
+    memcpy(a2, a, sa);
+    memcpy(a2 + sa, a, sa);
+    a[sa - 10] ^= 1;
+    ab = buf_of(a, sa, sa);
+    bb = buf_of(b, sb, sb);
+    cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &bb, &ab, &ob), GHZ_ERR_CORRUPT);
+    cr_assert(strncmp(ghz_last_error_detail(), "input 1: checksum mismatch", 26) == 0, "%s",
+              ghz_last_error_detail());
+    a2[2 * sa - 10] ^= 1; /* the second frame of a two-frame input */
+    memcpy(o, b, sb);
+    memcpy(o + sb, b, sb);
+    ab = buf_of(a2, 2 * sa, 2 * sa);
+    bb = buf_of(o, 2 * sb, 2 * sb);
+    ob = buf_of(o + 2 * sb, 0, so - 2 * sb);
+    cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &ab, &bb, &ob), GHZ_ERR_CORRUPT);
+    cr_assert(strncmp(ghz_last_error_detail(), "input 0, frame 1: checksum mismatch", 35) == 0,
+              "%s", ghz_last_error_detail());
+    free(a);
+    free(a2);
+    free(b);
+    free(o);
+}
+
 /* f32 with integers near QMAX: values of magnitude ~1e3 at E = 1e-6 quantize to
  * |q| ~ 5e8, so sums leave QMAX or the proven range; every block takes the float
  * path and must still be DOC. */
