@@ -59,6 +59,8 @@ void cb_report_header(FILE* f, const cb_args_t* a, const cb_header_t* h)
             chunk, a->threads);
     fprintf(f, "# timing: -n %d -w %d; time(us) is %s (-a %d), min/avg/max over ranks follow\n",
             a->iters, a->warmup, time_mode_name(a->time_mode), (int)a->time_mode);
+    fprintf(f, "# in place: the input is reloaded before every call, the reloads timed apart and "
+               "taken out\n");
     fprintf(f, "# algbw, busbw in GB/s of LOGICAL (uncompressed) bytes, nccl-tests' factors\n");
     if (a->check)
         fprintf(f,
