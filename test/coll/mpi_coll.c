@@ -550,6 +550,20 @@ static int run_edge(void)
             break;
         }
     ghz_comm_destroy(c);
+
+    /* the defaults (NULL configuration) work */
+    c = NULL;
+    st = ghz_comm_init(MPI_COMM_WORLD, NULL, &c);
+    CHECK(st == GHZ_SUCCESS, "NULL config: %s", ghz_status_string(st));
+    for (i = 0; i < n; i++) x[i] = (float)(i % 7);
+    if (c) st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_SUCCESS, "NULL config allreduce: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
+    for (i = 0; i < n; i++)
+        if (y[i] != (float)(i % 7) * (float)g_size) {
+            CHECK(0, "NULL config: element %zu", i);
+            break;
+        }
+    ghz_comm_destroy(c);
     free(x);
     free(y);
     free(z);
