@@ -28,13 +28,12 @@ static void* host_alloc(ghz_comm_t* c, size_t bytes)
 static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* out)
 {
     ghz_comm_config_init(out);
-    if (!in) return GHZ_SUCCESS;
-    if (in->struct_size < offsetof(ghz_comm_config_t, nthreads) + sizeof(int) ||
-        in->struct_size > (size_t)1 << 16)
+    if (in && (in->struct_size < offsetof(ghz_comm_config_t, nthreads) + sizeof(int) ||
+        in->struct_size > (size_t)1 << 16))
         return ghz_fail(GHZ_ERR_INVALID_ARG,
                         "ghz_comm_config_t.struct_size %zu: initialise with GHZ_COMM_CONFIG_INIT",
                         in->struct_size);
-    memcpy(out, in, sizeof *out < in->struct_size ? sizeof *out : in->struct_size);
+    if (in) memcpy(out, in, sizeof *out < in->struct_size ? sizeof *out : in->struct_size);
     out->struct_size = sizeof *out;
     if (out->backend != GHZ_EXEC_CPU && out->backend != GHZ_EXEC_CUDA)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown backend %d", (int)out->backend);
