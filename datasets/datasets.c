@@ -892,10 +892,12 @@ static const field_def_t FIELDS[] = {
      "smooth2d plus white noise (sd = 2% of its range)"},
     {"ocean2d", {1440, 720, 1}, gen_ocean,
      "sea-surface-temperature-like field in deg C, ~30% land = -1e34f (fill)"},
+    {"frames", {512, 512, 16}, ghz_ds_internal_frames,
+     "nz astronomical frames of one scene (stars, galaxies, sky), noise, jitter, hot pixels, ADU"},
 };
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
-static const char* const NAMES[] = {"wave3d", "smooth2d", "noisy2d", "ocean2d", NULL};
+static const char* const NAMES[] = {"wave3d", "smooth2d", "noisy2d", "ocean2d", "frames", NULL};
 
 static const field_def_t* find_field(const char* name)
 {

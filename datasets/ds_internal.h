@@ -14,6 +14,9 @@
  * CMake target passes -ffp-contract=off anyway). */
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
+/* The "frames" field (frames.c): nz frames of the default stack. */
+int ghz_ds_internal_frames(size_t nx, size_t ny, size_t nz, uint64_t seed, sink_t out);
+
 #endif
 
 /* ---- PRNG: splitmix64 (Steele, Lea, Flood 2014), the same on every platform ---- */
@@ -184,5 +187,8 @@ static inline void sink_row(sink_t s, size_t off, const double* row, size_t n)
         memcpy(s.d + off, row, n * sizeof *row);
     }
 }
+
+/* The "frames" field (frames.c): nz frames of the default stack. */
+int ghz_ds_internal_frames(size_t nx, size_t ny, size_t nz, uint64_t seed, sink_t out);
 
 #endif
