@@ -413,12 +413,22 @@ static void expose(const model_t* m, const frame_draw_t* f, double* sig, float* 
 
 /* ---- the public functions --------------------------------------------------------- */
 
-static int check_dims(size_t w, size_t h)
+/* Checks the dimensions, builds the scene model and allocates a w x h image of
+ * doubles; on failure nothing is left allocated. */
+static int model_open(size_t w, size_t h, uint64_t seed, const ghz_ds_frames_params_t* params,
+                      model_t* m, double** img)
 {
-    if (w == 0 || h == 0)
+    *img = NULL;
+    if (w == 0 || h == 0 || h > SIZE_MAX / w || w * h > SIZE_MAX / sizeof(double))
         return GHZ_DS_ERR_DIMS;
-    if (h > SIZE_MAX / w || w * h > SIZE_MAX / sizeof(double))
-        return GHZ_DS_ERR_DIMS;
+    int rc = model_init(m, w, h, seed, params);
+    if (rc != GHZ_DS_OK)
+        return rc;
+    *img = malloc(w * h * sizeof **img);
+    if (!*img) {
+        model_free(m);
+        return GHZ_DS_ERR_NOMEM;
+    }
     return GHZ_DS_OK;
 }
 
@@ -428,17 +438,11 @@ int ghz_ds_frames_scene(size_t width, size_t height, uint64_t seed,
 {
     if (!out || !(fabs(dx) <= 1e6) || !(fabs(dy) <= 1e6))
         return GHZ_DS_ERR_ARG;
-    int rc = check_dims(width, height);
+    model_t m;
+    double* img;
+    int rc = model_open(width, height, seed, params, &m, &img);
     if (rc != GHZ_DS_OK)
         return rc;
-    model_t m;
-    if ((rc = model_init(&m, width, height, seed, params)) != GHZ_DS_OK)
-        return rc;
-    double* img = malloc(width * height * sizeof *img);
-    if (!img) {
-        model_free(&m);
-        return GHZ_DS_ERR_NOMEM;
-    }
     render_scene(&m, dx, dy, 1.0, img);
     for (size_t i = 0; i < width * height; i++)
         out[i] = (float)(img[i] / m.p.gain);
@@ -469,17 +473,11 @@ static int make_frame(const float* scene, size_t w, size_t h, uint64_t seed,
 {
     if (!out)
         return GHZ_DS_ERR_ARG;
-    int rc = check_dims(w, h);
+    model_t m;
+    double* sig;
+    int rc = model_open(w, h, seed, params, &m, &sig);
     if (rc != GHZ_DS_OK)
         return rc;
-    model_t m;
-    if ((rc = model_init(&m, w, h, seed, params)) != GHZ_DS_OK)
-        return rc;
-    double* sig = malloc(w * h * sizeof *sig);
-    if (!sig) {
-        model_free(&m);
-        return GHZ_DS_ERR_NOMEM;
-    }
     frame_draw_t f = frame_draw(seed, &m.p, index);
     if (!scene) {
         render_scene(&m, f.dx, f.dy, f.scale, sig);
