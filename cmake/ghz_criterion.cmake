@@ -21,3 +21,16 @@ else()
   target_link_libraries(ghz_criterion INTERFACE ${GHZ_CRITERION_LIBRARY})
   add_library(ghz::criterion ALIAS ghz_criterion)
 endif()
+
+# ghz_criterion_test(<test> <target> <label>): registers the Criterion executable
+# <target> (C11) as the CTest test <test> with label <label>: Criterion's default
+# verbosity (quiet when passing, file:line of each failure), two jobs, 5 minutes.
+function(ghz_criterion_test test target label)
+  set_target_properties(${target} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON
+                                             C_EXTENSIONS OFF)
+  add_test(NAME ${test} COMMAND ${target} --short-filename --color=never)
+  set_tests_properties(${test} PROPERTIES
+    LABELS ${label}
+    ENVIRONMENT CRITERION_JOBS=2
+    TIMEOUT 300)
+endfunction()
