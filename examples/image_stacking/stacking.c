@@ -419,11 +419,13 @@ int main(int argc, char** argv)
         if (isfinite(cm.psnr))
             snprintf(psnr_json, sizeof psnr_json, "%.4f", cm.psnr);
         if (o.json)
-            printf("{\"app\":\"image_stacking\",\"frames\":%zu,\"width\":%zu,\"height\":%zu,"
+            printf("{\"app\":\"image_stacking\",\"coll\":\"allreduce\",\"size\":%zu,"
+                   "\"frames\":%zu,\"width\":%zu,\"height\":%zu,"
                    "\"nranks\":%d,\"algo\":\"%s\",\"path\":\"%s\",\"bound_abs\":%.9g,"
                    "\"maxerr\":%.9g,\"psnr\":%s,\"nrmse\":%.6g,\"ratio\":%.4f,"
                    "\"time_exact_us\":%.3f,\"time_us\":%.3f,\"held\":%s}\n",
-                   fl.total, fl.width, fl.height, size, ghz_algo_name(info.algo),
+                   n * sizeof(float), fl.total, fl.width, fl.height, size,
+                   ghz_algo_name(info.algo),
                    path_name(&info)[0] == 'e' ? "exact" : path_name(&info), mean_bound,
                    cm.maxerr, psnr_json, cm.nrmse, ratio,
                    t_exact * 1e6, t_lossy * 1e6, all_held ? "true" : "false");
