@@ -19,10 +19,11 @@ the measured one (model / measured). Without matplotlib the plots are skipped.
 """
 
 import argparse
-import json
 import math
 import os
 import sys
+
+from bench_json import json_lines
 
 GB = 1e9
 
@@ -212,22 +213,10 @@ def ratio_for(target, coll, S, p, net, c, overlap):
 
 def read_points(paths):
     pts = []
-    for path in paths:
-        with open(path) as f:
-            for ln, line in enumerate(f, 1):
-                line = line.strip()
-                if not line.startswith("{"):
-                    continue
-                try:
-                    o = json.loads(line)
-                except json.JSONDecodeError:
-                    print(f"coll_model: {path}:{ln}: not JSON, skipped", file=sys.stderr)
-                    continue
-                if not all(k in o for k in ("size", "nranks", "coll", "path", "time_us")):
-                    continue
-                pts.append(dict(o))
-                if "time_exact_us" in o:  # ghz-image-stacking: its exact run too
-                    pts.append(dict(o, path="exact", time_us=o["time_exact_us"]))
+    for _, _, o in json_lines(paths):
+        pts.append(dict(o))
+        if "time_exact_us" in o:  # ghz-image-stacking: its exact run too
+            pts.append(dict(o, path="exact", time_us=o["time_exact_us"]))
     return pts
 
 

@@ -20,12 +20,11 @@ Plots need matplotlib (Debian python3-matplotlib); the table does not.
 """
 
 import argparse
-import json
 import os
 import sys
 from collections import defaultdict
 
-REQUIRED = ("size", "nranks", "coll", "path", "time_us")
+from bench_json import json_lines
 
 
 def bus_factor(coll, n):
@@ -42,21 +41,10 @@ def bus_factor(coll, n):
 
 def load(paths):
     best = {}
-    for path in paths:
-        with open(path) as f:
-            for line in f:
-                line = line.strip()
-                if not line.startswith("{"):
-                    continue
-                try:
-                    o = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if not isinstance(o, dict) or not all(k in o for k in REQUIRED):
-                    continue
-                key = (o["coll"], int(o["nranks"]), int(o["size"]), str(o["path"]))
-                if key not in best or float(o["time_us"]) < float(best[key]["time_us"]):
-                    best[key] = o
+    for _, _, o in json_lines(paths):
+        key = (o["coll"], int(o["nranks"]), int(o["size"]), str(o["path"]))
+        if key not in best or float(o["time_us"]) < float(best[key]["time_us"]):
+            best[key] = o
     return best
 
 
