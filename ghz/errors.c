@@ -27,6 +27,7 @@ const char* ghz_status_string(ghz_status_t status)
     case GHZ_ERR_MPI: return "MPI error";
     case GHZ_ERR_NCCL: return "NCCL error";
     case GHZ_ERR_PEER: return "failed on another rank";
+    case GHZ_ERR_LIMIT: return "frame larger than the reader's limit";
     }
     return "unknown status";
 }

@@ -29,7 +29,9 @@ typedef enum {
     GHZ_ERR_NO_DEVICE = 14,    /* CUDA asked for but no usable GPU */
     GHZ_ERR_MPI = 15,          /* an MPI call failed (detail has MPI_Error_string) */
     GHZ_ERR_NCCL = 16,
-    GHZ_ERR_PEER = 17          /* a collective failed on another rank (detail names it) */
+    GHZ_ERR_PEER = 17,         /* a collective failed on another rank (detail names it) */
+    GHZ_ERR_LIMIT = 18         /* a valid frame larger than the reader's limit
+                                  (ghz_dparams_t.max_frame_bytes) */
 } ghz_status_t;
 
 /* A short, static, English description of a status code ("unknown status" for

@@ -5,13 +5,14 @@
 #
 #  1. scripts/setup.sh (installs missing build dependencies with apt-get)
 #  2. Release build in build/, with the CUDA codec when nvcc is found
-#     (GHZ_ENABLE_CUDA=AUTO); ctest -L cpu (the GPU tests run on GPU machines only)
+#     (GHZ_ENABLE_CUDA=AUTO); ctest -L cpu (the GPU tests run on GPU machines only),
+#     then ctest -L mpi: the collective library's tests under mpirun on 1 to 8 ranks
 #  3. install into a temporary prefix; build and run test/consumer against it through
 #     find_package(ghz CONFIG) (from a C project, and from a C++-only one when a C++
 #     compiler exists) and through pkg-config, for the default (static) libghz and for
 #     a shared one
 #  4. AddressSanitizer + UndefinedBehaviorSanitizer Debug build of the CPU reference in
-#     build-asan/, ctest -L cpu there too (which replays the fuzz seeds and
+#     build-asan/, ctest -L cpu and -L mpi there too (which replays the fuzz seeds and
 #     test/fuzz/regress/ under the sanitizers)
 #  5. scripts/fuzz.sh: every libFuzzer target for GHZ_FUZZ_SECONDS (default 60) with
 #     clang, ASan and UBSan, the corpus kept in fuzz-corpus/ (GHZ_FUZZ_SECONDS=0 skips)
@@ -34,6 +35,20 @@ if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
     echo "test.sh: using /usr/local/cuda/bin/nvcc"
 fi
 
+# Runs the tests labelled mpi (ghz/coll under mpirun) in build dir $1. Open MPI's own
+# allocations outlive MPI_Finalize, so LeakSanitizer is off for them; every other
+# sanitizer check stays on. Several ranks share the 2 cores of CI: one test at a time.
+run_mpi_ctest() {
+    local dir=$1 n_mpi
+    n_mpi=$(ctest --test-dir "$dir" -N -L mpi | sed -n 's/^Total Tests: //p')
+    if [ "${n_mpi:-0}" -eq 0 ]; then
+        echo "test.sh: no MPI tests in $dir (ghz/coll not built: is MPI installed?)" >&2
+        return 1
+    fi
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        ctest --test-dir "$dir" --output-on-failure -j 1 -L mpi
+}
+
 # Runs the tests labelled cpu in build dir $1; plain ctest when no test has labels.
 run_ctest() {
     local dir=$1 n_cpu
@@ -52,6 +67,7 @@ cmake --build build -j "$jobs"
 
 step "unit and CLI tests (build/)"
 run_ctest build
+run_mpi_ctest build
 
 # ---- the installed package ---------------------------------------------------------
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ghz-test.XXXXXX")
@@ -119,6 +135,7 @@ step "unit and CLI tests under ASan+UBSan (build-asan/)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 run_ctest build-asan
+run_mpi_ctest build-asan
 
 if [ "${GHZ_FUZZ_SECONDS:-60}" != 0 ]; then
     step "fuzzing (scripts/fuzz.sh, ${GHZ_FUZZ_SECONDS:-60} s per target)"

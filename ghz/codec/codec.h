@@ -78,8 +78,8 @@ typedef struct {
     double eb_user;        /* the bound as the user gave it */
     double eb_abs;         /* the absolute bound every element satisfies */
     int has_fill;
-    int has_checksum;      /* the frame ends with a CRC-32C (added in 0.2 where the
-                              padding after has_fill was: no other offset moved) */
+    int has_checksum;      /* the frame ends with a CRC-32C (this field took the
+                              padding after has_fill, so no other offset moved) */
     uint64_t fill_bits;    /* bit pattern of the fill value in dtype */
     uint64_t n;            /* elements in this frame */
     uint64_t n_blocks;
@@ -105,6 +105,30 @@ typedef struct {
 /* Bytes of the fields of version 1 of ghz_buf_t: the least struct_size accepted. */
 #define GHZ_BUF_V1_SIZE (offsetof(ghz_buf_t, device) + sizeof(int))
 
+/* The reader limit (zstd's window limit, for ghz): the largest frame, in decoded
+ * bytes (n times the element size), that a reader accepts unless told otherwise.
+ * Readers that size their memory from frame headers (ghz_frame_header,
+ * ghz_decompress_ex, ghz-cli) check it before they allocate or buffer anything, so
+ * a header announcing 2^34 values, or a small valid frame of constant blocks that
+ * decodes to gigabytes, is refused with GHZ_ERR_LIMIT instead of exhausting memory.
+ * 1 GiB: twice the largest frame ghz-cli writes by default (2^26 f64 values). */
+#define GHZ_FRAME_LIMIT_DEFAULT ((uint64_t)1 << 30)
+
+/* Decompression options. Initialise with GHZ_DPARAMS_INIT or ghz_dparams_init();
+ * fields are only appended (struct_size as in ghz_params_t). */
+typedef struct {
+    size_t struct_size;       /* sizeof(ghz_dparams_t) as the caller compiled it */
+    int nthreads;             /* CPU threads (OpenMP builds): 0 = all, 1 = serial */
+    uint64_t max_frame_bytes; /* largest frame accepted, in decoded bytes (n times
+                                 the element size); 0 = no limit. Default
+                                 GHZ_FRAME_LIMIT_DEFAULT */
+} ghz_dparams_t;
+
+#define GHZ_DPARAMS_INIT { sizeof(ghz_dparams_t), 1, GHZ_FRAME_LIMIT_DEFAULT }
+
+/* Fills *d with the defaults of GHZ_DPARAMS_INIT. */
+GHZ_API void ghz_dparams_init(ghz_dparams_t* d);
+
 /* Runtime versions: GHZ_VERSION_NUMBER and GHZ_FORMAT_VERSION of the library linked. */
 GHZ_API unsigned ghz_version_number(void);
 GHZ_API unsigned ghz_format_version(void);
@@ -129,6 +153,17 @@ GHZ_API ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t
 GHZ_API ghz_status_t ghz_frame_info(const void* src, size_t src_size,
                                     ghz_frame_info_t* info);
 
+/* Parses and validates the 64 header bytes at src, for readers that see a frame's
+ * header before the rest of it (streams, files): src_size >= GHZ_HEADER_SIZE is
+ * enough, and the frame may go on past src_size. info->frame_size says how many bytes
+ * the whole frame takes, info->n how many values it decodes to. A frame of more than
+ * d->max_frame_bytes decoded bytes is refused with GHZ_ERR_LIMIT (d NULL: the
+ * defaults of GHZ_DPARAMS_INIT), so a reader can check the announced size before it
+ * allocates or reads the rest. The code bytes, payload and checksum are checked by
+ * the decoder, not here. */
+GHZ_API ghz_status_t ghz_frame_header(const ghz_dparams_t* d, const void* src, size_t src_size,
+                                      ghz_frame_info_t* info);
+
 /* Walks all frames of a stream, validating headers and sizes: total element count,
  * frame count and the common dtype. Fails with GHZ_ERR_CORRUPT when frames mix
  * dtypes or trailing bytes do not form a frame. */
@@ -148,6 +183,13 @@ GHZ_API ghz_status_t ghz_decompress(const void* src, size_t src_size, void* dst,
 /* ghz_decompress on nthreads CPU threads (OpenMP builds; 0 = all): same output. */
 GHZ_API ghz_status_t ghz_decompress_mt(const void* src, size_t src_size, void* dst,
                                        size_t dst_capacity, size_t* n_out, int nthreads);
+
+/* ghz_decompress with options (d NULL: GHZ_DPARAMS_INIT): d->nthreads threads, and
+ * every frame's header checked against d->max_frame_bytes before the frame is
+ * decoded (GHZ_ERR_LIMIT; the frames before it are decoded). ghz_decompress and
+ * ghz_decompress_mt set no limit: they write only into memory the caller sized. */
+GHZ_API ghz_status_t ghz_decompress_ex(const ghz_dparams_t* d, const void* src, size_t src_size,
+                                       void* dst, size_t dst_capacity, size_t* n_out);
 
 /* Adds a checksum to the single frame frame[0..frame_size) that has none (e.g. one
  * the CUDA compressor wrote): validates its header, sets the checksum flag and writes

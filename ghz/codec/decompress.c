@@ -123,6 +123,60 @@ static ghz_status_t decode_frame(const uint8_t* frame, const ghz_frame_info_t* i
     return GHZ_SUCCESS;
 }
 
+void ghz_dparams_init(ghz_dparams_t* d)
+{
+    ghz_dparams_t x = GHZ_DPARAMS_INIT;
+    if (d) *d = x;
+}
+
+/* Copies the fields of *d that the caller knows over the defaults (NULL: all
+ * defaults). */
+static ghz_status_t dparams_read(const ghz_dparams_t* d, ghz_dparams_t* out)
+{
+    ghz_dparams_init(out);
+    if (!d) return GHZ_SUCCESS;
+    if (d->struct_size < sizeof *out || d->struct_size > (1u << 16))
+        return ghz_fail(GHZ_ERR_INVALID_ARG,
+                        "dparams.struct_size %zu: initialise with GHZ_DPARAMS_INIT", d->struct_size);
+    memcpy(out, d, sizeof *out);
+    if (out->nthreads < 0) return ghz_fail(GHZ_ERR_INVALID_ARG, "nthreads %d < 0", out->nthreads);
+    return GHZ_SUCCESS;
+}
+
+/* GHZ_ERR_LIMIT when the parsed frame decodes to more than max bytes (0: no limit). */
+static ghz_status_t check_limit(const ghz_frame_info_t* info, uint64_t max)
+{
+    uint64_t elem = ghz_float_size(info->dtype);
+    if (max == 0 || info->n <= max / elem) return GHZ_SUCCESS;
+    return ghz_fail(GHZ_ERR_LIMIT,
+                    "frame of %llu values (%llu bytes decoded) exceeds the reader's limit of "
+                    "%llu bytes (ghz_dparams_t.max_frame_bytes)",
+                    (unsigned long long)info->n,
+                    (unsigned long long)(info->n > UINT64_MAX / elem ? UINT64_MAX : info->n * elem),
+                    (unsigned long long)max);
+}
+
+ghz_status_t ghz_frame_header(const ghz_dparams_t* d, const void* src, size_t src_size,
+                              ghz_frame_info_t* info)
+{
+    /* Any frame that fits in half the address space: its size cannot wrap. */
+    const size_t room = SIZE_MAX >> 1;
+    ghz_dparams_t q;
+    ghz_status_t st;
+    ghz_clear_detail();
+    if ((st = dparams_read(d, &q)) != GHZ_SUCCESS) return st;
+    if (!src || !info) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
+    /* Fewer than 64 bytes: the full check says why (magic, version, truncation). */
+    if (src_size < GHZ_HEADER_SIZE) return ghz_header_read((const uint8_t*)src, src_size, info);
+    /* The header alone: the frame is judged against `room` bytes, of which only the
+     * 64 header bytes are read (ghz_header_unpack reads nothing past them). */
+    st = ghz_header_read((const uint8_t*)src, room, info);
+    if (st == GHZ_ERR_TRUNCATED)
+        return ghz_fail(GHZ_ERR_CORRUPT, "frame size beyond %zu bytes", room);
+    if (st != GHZ_SUCCESS) return st;
+    return check_limit(info, q.max_frame_bytes);
+}
+
 ghz_status_t ghz_frame_info(const void* src, size_t src_size, ghz_frame_info_t* info)
 {
     ghz_clear_detail();
@@ -164,7 +218,8 @@ ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t* n_total
 }
 
 static ghz_status_t decompress_all(const void* src, size_t src_size, void* dst,
-                                   size_t dst_capacity, size_t* n_out, int nthreads)
+                                   size_t dst_capacity, size_t* n_out, int nthreads,
+                                   uint64_t max_frame_bytes)
 {
     const uint8_t* s = (const uint8_t*)src;
     uint8_t* out = (uint8_t*)dst;
@@ -179,6 +234,7 @@ static ghz_status_t decompress_all(const void* src, size_t src_size, void* dst,
         ghz_frame_info_t info;
         ghz_status_t st = ghz_header_read(s + pos, src_size - pos, &info);
         size_t elem;
+        if (st == GHZ_SUCCESS) st = check_limit(&info, max_frame_bytes);
         if (st != GHZ_SUCCESS) return st;
         if (frames && info.dtype != t)
             return ghz_fail(GHZ_ERR_CORRUPT, "frame %llu changes the dtype", (unsigned long long)frames);
@@ -188,9 +244,11 @@ static ghz_status_t decompress_all(const void* src, size_t src_size, void* dst,
             return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "frame %llu needs %llu more bytes of output",
                             (unsigned long long)frames, (unsigned long long)(info.n * elem));
         /* The checksum first: a damaged frame is reported as such, and no byte of
-         * it is decoded. */
+         * it is decoded. Its place is said only when the input holds other frames:
+         * a caller that passes one frame (ghz-cli) names the place itself. */
         if ((st = ghz_checksum_check(s + pos, &info)) != GHZ_SUCCESS) {
             char why[256];
+            if (frames == 0 && info.frame_size == src_size - pos) return st;
             snprintf(why, sizeof why, "%s", ghz_last_error_detail());
             return ghz_fail(st, "frame %llu at byte %zu: %s", (unsigned long long)frames, pos, why);
         }
@@ -207,14 +265,25 @@ static ghz_status_t decompress_all(const void* src, size_t src_size, void* dst,
 ghz_status_t ghz_decompress(const void* src, size_t src_size, void* dst, size_t dst_capacity,
                             size_t* n_out)
 {
-    return decompress_all(src, src_size, dst, dst_capacity, n_out, 1);
+    return decompress_all(src, src_size, dst, dst_capacity, n_out, 1, 0);
 }
 
 ghz_status_t ghz_decompress_mt(const void* src, size_t src_size, void* dst, size_t dst_capacity,
                                size_t* n_out, int nthreads)
 {
     if (nthreads < 0) return ghz_fail(GHZ_ERR_INVALID_ARG, "nthreads %d < 0", nthreads);
-    return decompress_all(src, src_size, dst, dst_capacity, n_out, nthreads);
+    return decompress_all(src, src_size, dst, dst_capacity, n_out, nthreads, 0);
+}
+
+ghz_status_t ghz_decompress_ex(const ghz_dparams_t* d, const void* src, size_t src_size,
+                               void* dst, size_t dst_capacity, size_t* n_out)
+{
+    ghz_dparams_t q;
+    ghz_status_t st;
+    ghz_clear_detail();
+    if (n_out) *n_out = 0;
+    if ((st = dparams_read(d, &q)) != GHZ_SUCCESS) return st;
+    return decompress_all(src, src_size, dst, dst_capacity, n_out, q.nthreads, q.max_frame_bytes);
 }
 
 ghz_status_t ghz_compress_buf(const ghz_params_t* p, const void* src, size_t n, ghz_buf_t* out)

@@ -8,8 +8,9 @@
 #include "ghz/codec/detail/frame.h"
 #include "ghz/detail/error.h"
 
-/* has_checksum took the padding after has_fill (0.2): the fields around it keep their
- * offsets, so programs built against 0.1 still read ghz_frame_info_t right. */
+/* has_checksum took the padding after has_fill: the fields around it keep the
+ * offsets they had before it existed, so older programs still read
+ * ghz_frame_info_t right. */
 _Static_assert(sizeof(void*) != 8 || (offsetof(ghz_frame_info_t, fill_bits) == 40 &&
                                       sizeof(ghz_frame_info_t) == 80),
                "ghz_frame_info_t layout of 0.1 changed");

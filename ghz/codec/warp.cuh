@@ -75,8 +75,8 @@ static __device__ __forceinline__ uint32_t ghz_warp_transpose32(uint32_t x)
 /* The QUANT half of FORMAT.md's choice, from integers: lane i brings its q (used only
  * where vmask has i and fmask does not). Applies the fill-in rule, finds the width and
  * class, and returns 1 with *r filled when the QUANT payload fits in RAW's m*elem
- * bytes; 0 otherwise (the block is RAW). Shared by ghz_warp_analyze and by kernels that
- * compute the integers themselves (ghz/homo). */
+ * bytes; 0 otherwise (the block is RAW). Used by ghz_warp_analyze, and callable by a
+ * user's kernel that computes the integers itself. */
 static __device__ __forceinline__ int ghz_warp_quant_choose(int32_t q, uint32_t vmask, uint32_t fmask,
                                                             unsigned elem, ghz_warp_block_t* r)
 {

@@ -158,11 +158,12 @@ static ghz_status_t open_frames(size_t k, const uint8_t* const* in, const size_t
     size_t i;
     for (i = 0; i < k; ++i) {
         ghz_status_t st;
-        int why;
+        int why, hdr_ok;
         if (s[i].pos >= in_size[i])
             return ghz_fail(GHZ_ERR_MISMATCH, "input %zu has %llu frames, input 0 has more", i,
                             (unsigned long long)frame);
         st = ghz_header_read(in[i] + s[i].pos, in_size[i] - s[i].pos, &s[i].info);
+        hdr_ok = st == GHZ_SUCCESS;
         if (st == GHZ_SUCCESS)
             st = ghz_codes_check(in[i] + s[i].pos + GHZ_HEADER_SIZE, &s[i].info, NULL, 1);
         if (st == GHZ_SUCCESS) st = ghz_checksum_check(in[i] + s[i].pos, &s[i].info);
@@ -170,6 +171,10 @@ static ghz_status_t open_frames(size_t k, const uint8_t* const* in, const size_t
             char why_s[200];
             strncpy(why_s, ghz_last_error_detail(), sizeof why_s - 1);
             why_s[sizeof why_s - 1] = '\0';
+            /* the frame is named only when the input holds others (a caller that
+             * passes one frame at a time, as ghz-cli does, names it itself) */
+            if (frame == 0 && hdr_ok && s[i].info.frame_size == in_size[i] - s[i].pos)
+                return ghz_fail(st, "input %zu: %s", i, why_s);
             return ghz_fail(st, "input %zu, frame %llu: %s", i, (unsigned long long)frame, why_s);
         }
         why = frame_mismatch(&s[i].info, &s[0].info);
@@ -282,7 +287,9 @@ ghz_status_t ghz_homo_run(const ghz_homo_job* job, size_t k, const uint8_t* cons
             codes0 = nc;
             codes0_cap = (size_t)cb;
         }
-        memcpy(codes0, in[0] + s[0].pos + GHZ_HEADER_SIZE, (size_t)cb);
+        /* An empty frame has no code bytes, and codes0 may still be NULL: memcpy
+         * must not see a NULL pointer even for 0 bytes (C11 7.24.1). */
+        if (cb) memcpy(codes0, in[0] + s[0].pos + GHZ_HEADER_SIZE, (size_t)cb);
         for (i = 0; i < k; ++i) {
             s[i].codes = i == 0 ? codes0 : in[i] + s[i].pos + GHZ_HEADER_SIZE;
             s[i].p = in[i] + s[i].pos + GHZ_HEADER_SIZE + cb;

@@ -1,6 +1,6 @@
 /* test/gpu/warp_kernels.cu: kernels that use warp.cuh (the public warp-cooperative
  * block codec) the way a user's kernel would, one warp per block of f32 values, with
- * C launchers for test_warp_api.c. The library's own kernels no longer use warp.cuh,
+ * C launchers for test_cuda_codec.c. The library's own kernels no longer use warp.cuh,
  * so this is what keeps it compiled and checked against the CPU reference. */
 #include <stddef.h>
 #include <stdint.h>

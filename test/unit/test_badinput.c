@@ -176,22 +176,22 @@ Test(badinput, foreign_input)
 
 Test(badinput, status_strings)
 {
-    const char* s[18];
+    const char* s[19];
     int i, j;
-    for (i = 0; i <= 17; i++) {
+    for (i = 0; i <= 18; i++) {
         s[i] = ghz_status_string((ghz_status_t)i);
         cr_assert(s[i] != NULL && s[i][0] != '\0', "status %d has no string", i);
     }
-    for (i = 0; i <= 17; i++)
-        for (j = i + 1; j <= 17; j++)
+    for (i = 0; i <= 18; i++)
+        for (j = i + 1; j <= 18; j++)
             cr_assert(strcmp(s[i], s[j]) != 0, "status %d and %d share \"%s\"", i, j, s[i]);
     {
-        const char* u1 = ghz_status_string((ghz_status_t)18);
+        const char* u1 = ghz_status_string((ghz_status_t)19);
         const char* u2 = ghz_status_string((ghz_status_t)-1);
         const char* u3 = ghz_status_string((ghz_status_t)1000000);
         cr_assert(u1 != NULL && u2 != NULL && u3 != NULL);
         cr_assert(strcmp(u1, u2) == 0 && strcmp(u1, u3) == 0, "unknown codes differ");
-        for (i = 0; i <= 17; i++)
+        for (i = 0; i <= 18; i++)
             cr_assert(strcmp(u1, s[i]) != 0, "unknown code reads like status %d", i);
     }
 }
@@ -304,4 +304,69 @@ Test(badinput, buffer_descriptors)
     b.where = GHZ_MEM_HOST;
     b.size = b.capacity + 1;
     cr_assert_eq(ghz_decompress_buf(&b, out, sizeof out, &n_out), GHZ_ERR_INVALID_ARG);
+}
+
+static void put_le64(unsigned char* p, uint64_t v)
+{
+    int i;
+    for (i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* The reader limit: a header announcing 2^34 values is judged (and refused) from its
+ * 64 bytes alone; a valid frame above the limit is refused before it is decoded, and
+ * the limit can be raised or lifted. */
+Test(badinput, reader_limit)
+{
+    ghz_params_t p = tu_params(GHZ_F32, GHZ_EB_ABS, 1e-3);
+    ghz_dparams_t d = GHZ_DPARAMS_INIT, bad = GHZ_DPARAMS_INIT;
+    ghz_frame_info_t fi, whole;
+    unsigned char hdr[GHZ_HEADER_SIZE];
+    float out[1000];
+    size_t size = 0, n = 0;
+    const uint64_t huge = (uint64_t)1 << 34;
+
+    cr_assert_eq(ghz_compress(&p, src, 1000, dst, sizeof dst, &size), GHZ_SUCCESS);
+    /* header only: the same facts as the whole frame gives */
+    cr_assert_eq(ghz_frame_header(NULL, dst, GHZ_HEADER_SIZE, &fi), GHZ_SUCCESS, "%s",
+                 ghz_last_error_detail());
+    cr_assert_eq(ghz_frame_info(dst, size, &whole), GHZ_SUCCESS);
+    cr_assert(fi.n == 1000 && fi.frame_size == size && fi.payload_size == whole.payload_size);
+    cr_assert_eq(ghz_frame_header(NULL, dst, 10, &fi), GHZ_ERR_TRUNCATED);
+    cr_assert_eq(ghz_frame_header(NULL, src, GHZ_HEADER_SIZE, &fi), GHZ_ERR_NOT_GHZ);
+    cr_assert_eq(ghz_frame_header(NULL, NULL, GHZ_HEADER_SIZE, &fi), GHZ_ERR_INVALID_ARG);
+
+    /* 2^34 values (64 GiB of f32) announced by a 64-byte header */
+    memcpy(hdr, dst, sizeof hdr);
+    put_le64(hdr + 16, huge);
+    put_le64(hdr + 24, huge / 32);
+    cr_assert_eq(ghz_frame_header(NULL, hdr, sizeof hdr, &fi), GHZ_ERR_LIMIT);
+    cr_assert(strstr(ghz_last_error_detail(), "max_frame_bytes") != NULL, "%s",
+              ghz_last_error_detail());
+    d.max_frame_bytes = 0; /* no limit: the header is valid, the frame just long */
+    cr_assert_eq(ghz_frame_header(&d, hdr, sizeof hdr, &fi), GHZ_SUCCESS, "%s",
+                 ghz_last_error_detail());
+    cr_assert(fi.n == huge && fi.frame_size == GHZ_HEADER_SIZE + huge / 32 + whole.payload_size);
+    cr_assert_eq(ghz_frame_info(hdr, sizeof hdr, &fi), GHZ_ERR_TRUNCATED);
+
+    /* the limit is inclusive: exactly n * 4 bytes pass, one less does not */
+    d.max_frame_bytes = 4000;
+    cr_assert_eq(ghz_frame_header(&d, dst, size, &fi), GHZ_SUCCESS);
+    cr_assert_eq(ghz_decompress_ex(&d, dst, size, out, sizeof out, &n), GHZ_SUCCESS);
+    cr_assert_eq(n, 1000);
+    d.max_frame_bytes = 3999;
+    cr_assert_eq(ghz_frame_header(&d, dst, size, &fi), GHZ_ERR_LIMIT);
+    cr_assert_eq(ghz_decompress_ex(&d, dst, size, out, sizeof out, &n), GHZ_ERR_LIMIT);
+    cr_assert_eq(n, 0);
+    /* the default accepts it; the calls without options take no limit */
+    cr_assert_eq(ghz_decompress_ex(NULL, dst, size, out, sizeof out, &n), GHZ_SUCCESS);
+    cr_assert_eq(ghz_decompress(dst, size, out, sizeof out, &n), GHZ_SUCCESS);
+    bad.struct_size = 4;
+    cr_assert_eq(ghz_decompress_ex(&bad, dst, size, out, sizeof out, &n), GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_frame_header(&bad, dst, size, &fi), GHZ_ERR_INVALID_ARG);
+    bad = d;
+    bad.nthreads = -1;
+    cr_assert_eq(ghz_decompress_ex(&bad, dst, size, out, sizeof out, &n), GHZ_ERR_INVALID_ARG);
+    ghz_dparams_init(&bad);
+    cr_assert(bad.max_frame_bytes == GHZ_FRAME_LIMIT_DEFAULT && bad.nthreads == 1 &&
+              bad.struct_size == sizeof bad);
 }

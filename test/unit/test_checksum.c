@@ -89,7 +89,8 @@ Test(checksum, every_changed_byte_is_reported)
                 ghz_status_t st = mt ? ghz_decompress_mt(f, size, out, sizeof out, &got, 2)
                                      : ghz_decompress(f, size, out, sizeof out, &got);
                 cr_assert_eq(st, GHZ_ERR_CORRUPT, "byte %zu bit %d: %s", i, bit, ghz_status_string(st));
-                cr_assert(strstr(ghz_last_error_detail(), "checksum mismatch") != NULL,
+                /* one frame: the detail does not name a place the caller knows */
+                cr_assert(strncmp(ghz_last_error_detail(), "checksum mismatch", 17) == 0,
                           "byte %zu: detail '%s'", i, ghz_last_error_detail());
                 cr_assert_eq(got, 0, "no value reported decoded");
             }
@@ -164,7 +165,7 @@ Test(checksum, mixed_stream)
     s[s1 + s0 + GHZ_HEADER_SIZE + 20] ^= 4;
     size_t got;
     cr_assert_eq(ghz_decompress(s, 2 * s1 + s0, b, 3 * n * 4, &got), GHZ_ERR_CORRUPT);
-    cr_assert(strstr(ghz_last_error_detail(), "frame 2") != NULL, "%s", ghz_last_error_detail());
+    cr_assert(strstr(ghz_last_error_detail(), "frame 2 at byte") != NULL, "%s", ghz_last_error_detail());
     free(a), free(b), free(f0), free(f1), free(s);
 }
 

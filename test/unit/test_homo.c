@@ -277,6 +277,75 @@ Test(homo, unary_and_nary_equal_doc)
         }
 }
 
+/* Streams that open with an empty frame (n = 0): it has no code bytes, so nothing
+ * of it may be copied (the engine once passed a NULL buffer to memcpy here, which an
+ * UBSan build reports); empty combines into empty, and the frames after it as DOC. */
+Test(homo, empty_first_frame)
+{
+    spec_t s = {GHZ_F32, 1e-2, 1, -1e34};
+    unsigned char* in[2];
+    size_t sz[2], empty[2], i;
+    for (i = 0; i < 2; ++i) {
+        size_t se, sr;
+        unsigned char* e = make_stream(&s, TU_SMOOTH, 0, 1, 3 + i, 0, &se);
+        unsigned char* r = make_stream(&s, TU_NOISY, 100, 2, 5 + i, 1, &sr);
+        in[i] = malloc(se + sr);
+        memcpy(in[i], e, se);
+        memcpy(in[i] + se, r, sr);
+        sz[i] = se + sr;
+        empty[i] = se;
+        free(e);
+        free(r);
+    }
+    expect_doc(OP_SUM, 0, in, sz, 2, "empty first frame, sum");
+    expect_doc(OP_SUB, 0, in, sz, 2, "empty first frame, sub");
+    expect_doc(OP_MIN, 0, in, sz, 2, "empty first frame, min");
+    expect_doc(OP_MAX, 0, in, sz, 2, "empty first frame, max");
+    expect_doc(OP_NEG, 0, in, sz, 1, "empty first frame, negate");
+    /* a stream of one empty frame gives one empty frame */
+    expect_doc(OP_SUM, 0, in, empty, 2, "empty stream, sum");
+    free(in[0]);
+    free(in[1]);
+}
+
+/* A damaged checksummed input is named once: by input alone when it is one frame
+ * (the caller, e.g. ghz-cli, knows which frame it passed), by input and frame when
+ * the input holds several. */
+Test(homo, checksum_detail_names_place_once)
+{
+    spec_t s = {GHZ_F32, 1e-2, 0, 0.0};
+    size_t sa, sb, so = 1 << 16, grown = 0;
+    unsigned char* a = make_stream(&s, TU_NOISY, 100, 1, 1, 0, &sa);
+    unsigned char* b = make_stream(&s, TU_NOISY, 100, 1, 2, 0, &sb);
+    unsigned char* a2 = malloc(2 * (sa + GHZ_CHECKSUM_SIZE));
+    unsigned char* o = malloc(so);
+    ghz_buf_t ab, bb, ob = buf_of(o, 0, so);
+    a = realloc(a, sa + GHZ_CHECKSUM_SIZE);
+    cr_assert_eq(ghz_frame_add_checksum(a, sa, sa + GHZ_CHECKSUM_SIZE, &grown), GHZ_SUCCESS);
+    sa = grown;
+    memcpy(a2, a, sa);
+    memcpy(a2 + sa, a, sa);
+    a[sa - 10] ^= 1;
+    ab = buf_of(a, sa, sa);
+    bb = buf_of(b, sb, sb);
+    cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &bb, &ab, &ob), GHZ_ERR_CORRUPT);
+    cr_assert(strncmp(ghz_last_error_detail(), "input 1: checksum mismatch", 26) == 0, "%s",
+              ghz_last_error_detail());
+    a2[2 * sa - 10] ^= 1; /* the second frame of a two-frame input */
+    memcpy(o, b, sb);
+    memcpy(o + sb, b, sb);
+    ab = buf_of(a2, 2 * sa, 2 * sa);
+    bb = buf_of(o, 2 * sb, 2 * sb);
+    ob = buf_of(o + 2 * sb, 0, so - 2 * sb);
+    cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &ab, &bb, &ob), GHZ_ERR_CORRUPT);
+    cr_assert(strncmp(ghz_last_error_detail(), "input 0, frame 1: checksum mismatch", 35) == 0,
+              "%s", ghz_last_error_detail());
+    free(a);
+    free(a2);
+    free(b);
+    free(o);
+}
+
 /* f32 with integers near QMAX: values of magnitude ~1e3 at E = 1e-6 quantize to
  * |q| ~ 5e8, so sums leave QMAX or the proven range; every block takes the float
  * path and must still be DOC. */

@@ -16,7 +16,7 @@
 
 static const char* const opt_names[CLI_OPT_COUNT] = {
     "-i", "-z", "-o", "-t", "-M/-E", "--fill", "-1/-2/-3", "-n", "-x", "--frame-elems", "-s",
-    "--no-checksum", "--fixed"};
+    "--no-checksum", "--fixed", "--max-frame-bytes"};
 
 const char* cli_opt_name(unsigned bit)
 {
@@ -59,6 +59,26 @@ static int parse_u64(const char* s, uint64_t lo, uint64_t hi, uint64_t* v)
     return 1;
 }
 
+/* A byte count: a decimal integer with an optional binary suffix K, M, G or T
+ * (KiB...), as zstd's --memory takes it. */
+static int parse_bytes(const char* s, uint64_t* v)
+{
+    static const char units[] = "KMGT";
+    char digits[32];
+    size_t len = strlen(s), shift = 0;
+    const char* u;
+    uint64_t x;
+    if (len == 0 || len >= sizeof digits) return 0;
+    memcpy(digits, s, len + 1);
+    if ((u = strchr(units, toupper((unsigned char)digits[len - 1]))) != NULL && *u) {
+        shift = 10 * (size_t)(u - units + 1);
+        digits[--len] = '\0';
+    }
+    if (!parse_u64(digits, 0, UINT64_MAX >> shift, &x)) return 0;
+    *v = x << shift;
+    return 1;
+}
+
 /* Does s look like a number (for the optional bound after -M)? */
 static int looks_numeric(const char* s)
 {
@@ -90,36 +110,85 @@ static const char* take_value(cursor* c, const char* opt)
     return c->argv[++c->i];
 }
 
-static int set_mode(cli_opts* o, const char* s)
+/* A setting given twice with different values is a usage error, not "the last one
+ * wins": "-M ABS -E 1 -R 1e-3" or "-t f32 ... -t f64" most likely hides a mistake.
+ * The same value twice is harmless and accepted. */
+static int conflict(const char* what, const char* opt)
 {
-    if (eq_nocase(s, "ABS"))
-        o->eb_mode = GHZ_EB_ABS;
-    else if (eq_nocase(s, "REL") || eq_nocase(s, "VR_REL"))
-        o->eb_mode = GHZ_EB_REL;
-    else
-        return cli_usage_error("unknown error-bound mode '%s' (ghz has ABS and REL)", s);
+    return cli_usage_error("conflicting options: %s is given twice with different values "
+                           "(the second time by %s)", what, opt);
+}
+
+static const char* mode_name(ghz_eb_mode_t m)
+{
+    return m == GHZ_EB_ABS ? "ABS" : "REL";
+}
+
+static int put_mode(cli_opts* o, ghz_eb_mode_t m, const char* opt)
+{
+    if (o->eb_mode && o->eb_mode != m) {
+        char what[64];
+        snprintf(what, sizeof what, "the error-bound mode (%s, then %s)", mode_name(o->eb_mode),
+                 mode_name(m));
+        return conflict(what, opt);
+    }
+    o->eb_mode = m;
     o->seen |= CLI_OPT_BOUND;
     return 0;
 }
 
+static int set_mode(cli_opts* o, const char* s, const char* opt)
+{
+    if (eq_nocase(s, "ABS")) return put_mode(o, GHZ_EB_ABS, opt);
+    if (eq_nocase(s, "REL") || eq_nocase(s, "VR_REL")) return put_mode(o, GHZ_EB_REL, opt);
+    return cli_usage_error("unknown error-bound mode '%s' (ghz has ABS and REL)", s);
+}
+
 static int set_bound(cli_opts* o, const char* s, const char* opt)
 {
-    if (!parse_bound(s, &o->eb))
+    double v;
+    if (!parse_bound(s, &v))
         return cli_usage_error("%s '%s': the bound must be a finite number > 0", opt, s);
+    if (o->has_eb && v != o->eb) {
+        char what[96];
+        snprintf(what, sizeof what, "the error bound (%g, then %g)", o->eb, v);
+        return conflict(what, opt);
+    }
+    o->eb = v;
     o->has_eb = 1;
     o->seen |= CLI_OPT_BOUND;
     return 0;
 }
 
-static int set_type(cli_opts* o, const char* s)
+static int set_type(cli_opts* o, const char* s, const char* opt)
 {
+    ghz_dtype_t t;
     if (eq_nocase(s, "f32") || eq_nocase(s, "float") || eq_nocase(s, "float32"))
-        o->dtype = GHZ_F32;
+        t = GHZ_F32;
     else if (eq_nocase(s, "f64") || eq_nocase(s, "double") || eq_nocase(s, "float64"))
-        o->dtype = GHZ_F64;
+        t = GHZ_F64;
     else
         return cli_usage_error("unknown type '%s' (f32 or f64)", s);
+    if (o->dtype && o->dtype != t) return conflict("the type (-t/-f/-d)", opt);
+    o->dtype = t;
     o->seen |= CLI_OPT_TYPE;
+    return 0;
+}
+
+/* A file option (-i, -z, -o): a second, different path conflicts. */
+static int set_path(const char** slot, const char* v, const char* opt)
+{
+    if (*slot && strcmp(*slot, v) != 0) return conflict(opt, opt);
+    *slot = v;
+    return 0;
+}
+
+/* An unsigned setting of group `bit`: given again with another value conflicts. */
+static int set_u64(cli_opts* o, unsigned bit, uint64_t* slot, uint64_t v, const char* opt)
+{
+    if ((o->seen & bit) && *slot != v) return conflict(cli_opt_name(bit), opt);
+    *slot = v;
+    o->seen |= bit;
     return 0;
 }
 
@@ -137,6 +206,7 @@ static int set_dims(cli_opts* o, cursor* c, int k, const char* opt)
         if (prod > UINT64_MAX / v) return cli_usage_error("%s: the dimensions overflow", opt);
         prod *= v;
     }
+    if (o->has_dims && o->dims_n != prod) return conflict("the dimensions (-1/-2/-3)", opt);
     o->dims_n = prod;
     o->has_dims = 1;
     o->seen |= CLI_OPT_DIMS;
@@ -159,6 +229,8 @@ static int parse_option(cli_opts* o, cursor* c, const char* arg)
     const char* v;
     const char* eq = NULL;
     uint64_t u;
+    double d;
+    ghz_exec_t x;
 
     /* Split "--long=value". */
     if (arg[1] == '-' && (eq = strchr(arg, '=')) != NULL) {
@@ -180,24 +252,24 @@ static int parse_option(cli_opts* o, cursor* c, const char* arg)
         return -1;
     }
     if (IS2("-i", "--input")) {
-        if (!(o->in = take_value(c, arg))) return CLI_ERR_USAGE;
+        if (!(v = take_value(c, arg)) || set_path(&o->in, v, arg)) return CLI_ERR_USAGE;
         o->seen |= CLI_OPT_IN;
     } else if (IS2("-z", "--compressed")) {
-        if (!(o->cmp = take_value(c, arg))) return CLI_ERR_USAGE;
+        if (!(v = take_value(c, arg)) || set_path(&o->cmp, v, arg)) return CLI_ERR_USAGE;
         o->seen |= CLI_OPT_CMP;
     } else if (IS2("-o", "--output")) {
-        if (!(o->out = take_value(c, arg))) return CLI_ERR_USAGE;
+        if (!(v = take_value(c, arg)) || set_path(&o->out, v, arg)) return CLI_ERR_USAGE;
         o->seen |= CLI_OPT_OUT;
     } else if (IS2("-t", "--type")) {
         if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
-        return set_type(o, v);
+        return set_type(o, v, arg);
     } else if (IS("-f")) {
-        return set_type(o, "f32");
+        return set_type(o, "f32", arg);
     } else if (IS("-d")) {
-        return set_type(o, "f64");
+        return set_type(o, "f64", arg);
     } else if (IS2("-M", "--mode")) {
         if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
-        if (set_mode(o, v)) return CLI_ERR_USAGE;
+        if (set_mode(o, v, arg)) return CLI_ERR_USAGE;
         /* SZ3 form "-M ABS 1e-3": an optional bound right after the mode. */
         if (c->i + 1 < c->argc && looks_numeric(c->argv[c->i + 1]))
             return set_bound(o, c->argv[++c->i], arg);
@@ -205,24 +277,31 @@ static int parse_option(cli_opts* o, cursor* c, const char* arg)
         if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
         return set_bound(o, v, arg);
     } else if (IS2("-A", "--abs") || IS("-a")) {
-        if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
-        o->eb_mode = GHZ_EB_ABS;
+        if (!(v = take_value(c, arg)) || put_mode(o, GHZ_EB_ABS, arg)) return CLI_ERR_USAGE;
         return set_bound(o, v, arg);
     } else if (IS2("-R", "--rel")) {
-        if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
-        o->eb_mode = GHZ_EB_REL;
+        if (!(v = take_value(c, arg)) || put_mode(o, GHZ_EB_REL, arg)) return CLI_ERR_USAGE;
         return set_bound(o, v, arg);
     } else if (IS("--fixed")) {
         if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
         if (!parse_u64(v, 8, 32, &u) || (u != 8 && u != 16 && u != 32))
             return cli_usage_error("--fixed '%s': the rate l is 8, 16 or 32 bits per value", v);
+        if ((o->seen & CLI_OPT_FIXED) && o->fixed_bits != u) return conflict("--fixed", arg);
         o->fixed_bits = (unsigned)u;
         o->seen |= CLI_OPT_FIXED;
+    } else if (IS("--max-frame-bytes")) {
+        if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
+        if (!parse_bytes(v, &u))
+            return cli_usage_error("--max-frame-bytes '%s': a byte count, with an optional "
+                                   "K, M, G or T (binary) suffix; 0 = no limit", v);
+        return set_u64(o, CLI_OPT_LIMIT, &o->max_frame_bytes, u, arg);
     } else if (IS("--fill")) {
         char* end;
         if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
-        o->fill = strtod(v, &end);
+        d = strtod(v, &end);
         if (end == v || *end != '\0') return cli_usage_error("--fill '%s' is not a number", v);
+        if (o->has_fill && memcmp(&d, &o->fill, sizeof d) != 0) return conflict("--fill", arg);
+        o->fill = d;
         o->has_fill = 1;
         o->seen |= CLI_OPT_FILL;
     } else if (IS("-1") || IS("-2") || IS("-3")) {
@@ -231,23 +310,25 @@ static int parse_option(cli_opts* o, cursor* c, const char* arg)
         if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
         if (!parse_u64(v, 0, 4096, &u))
             return cli_usage_error("%s '%s': threads must be an integer 0..4096 (0 = all)", arg, v);
+        if ((o->seen & CLI_OPT_THREADS) && (uint64_t)o->nthreads != u) return conflict("-n", arg);
         o->nthreads = (int)u;
         o->seen |= CLI_OPT_THREADS;
     } else if (IS2("-x", "--exec")) {
         if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
         if (eq_nocase(v, "cpu"))
-            o->exec = GHZ_EXEC_CPU;
+            x = GHZ_EXEC_CPU;
         else if (eq_nocase(v, "cuda"))
-            o->exec = GHZ_EXEC_CUDA;
+            x = GHZ_EXEC_CUDA;
         else
             return cli_usage_error("%s '%s': the execution policy is cpu or cuda", arg, v);
+        if ((o->seen & CLI_OPT_EXEC) && o->exec != x) return conflict("-x", arg);
+        o->exec = x;
         o->seen |= CLI_OPT_EXEC;
     } else if (IS("--frame-elems")) {
         if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
         if (!parse_u64(v, 1, MAX_FRAME_ELEMS, &u))
             return cli_usage_error("--frame-elems '%s': an integer from 1 to 2^40", v);
-        o->frame_elems = u;
-        o->seen |= CLI_OPT_FRAME;
+        return set_u64(o, CLI_OPT_FRAME, &o->frame_elems, u, arg);
     } else if (IS2("-s", "--report")) {
         o->seen |= CLI_OPT_REPORT;
     } else if (IS2("-v", "--verbose")) {
@@ -258,11 +339,11 @@ static int parse_option(cli_opts* o, cursor* c, const char* arg)
         o->progress = 1;
     } else if (IS("--no-progress")) {
         o->progress = 0;
-    } else if (IS("--no-checksum")) {
-        o->checksum = 0;
-        o->seen |= CLI_OPT_CHECKSUM;
-    } else if (IS("--checksum")) {
-        o->checksum = 1;
+    } else if (IS("--no-checksum") || IS("--checksum")) {
+        int want = IS("--checksum");
+        if ((o->seen & CLI_OPT_CHECKSUM) && o->checksum != want)
+            return conflict("--checksum / --no-checksum", arg);
+        o->checksum = want;
         o->seen |= CLI_OPT_CHECKSUM;
     } else if (IS("--info")) {
         /* zstd-style "--info FILE" = "info FILE". */
@@ -289,6 +370,7 @@ int cli_parse_args(int argc, char** argv, cli_opts* o)
     o->nthreads = -1;
     o->exec = GHZ_EXEC_CPU;
     o->frame_elems = CLI_DEFAULT_FRAME_ELEMS;
+    o->max_frame_bytes = GHZ_FRAME_LIMIT_DEFAULT;
     o->verbosity = 1;
     o->progress = -1;
     o->checksum = 1;
@@ -419,6 +501,12 @@ void cli_print_help(void)
 "  --frame-elems N         values per frame (default 67108864 = 2^26); memory use\n"
 "                          is about N values for the input, the compressed frame\n"
 "                          and, when decompressing too, the decoded values\n"
+"  --max-frame-bytes N     readers (decompress, info, add/sub/min/max): refuse a\n"
+"                          frame that decodes to more than N bytes, judged on its\n"
+"                          header before anything is read or allocated (default\n"
+"                          1G = 1 GiB; K, M, G, T are binary; 0 = no limit). A\n"
+"                          small file can announce gigabytes: raise it only for\n"
+"                          input you trust\n"
 "  --no-checksum           write frames without their CRC-32C (by default every\n"
 "                          frame ends with one, 4 bytes, which every reader checks\n"
 "                          before decoding; a damaged file is reported, not decoded).\n"
@@ -443,12 +531,16 @@ void cli_print_help(void)
 "Memory: files are processed frame by frame in bounded memory, except REL input\n"
 "that is not a regular file (a pipe): REL needs the range of the whole input\n"
 "before the first frame, so such input is read into memory whole (a regular file\n"
-"is read twice instead). Output files are written under a temporary name in the\n"
-"same directory and renamed at the end; on failure nothing is left behind.\n"
+"is read twice instead). Readers hold one frame at a time and refuse a frame\n"
+"above --max-frame-bytes from its header. Output files are written under a\n"
+"temporary name in the same directory (the target's, through a symbolic link),\n"
+"synced and renamed at the end; on failure nothing is left behind.\n"
 "\n"
 "Exit status: 0 success, 1 runtime or data error (unreadable, truncated or\n"
-"corrupted input, I/O error, bound violated in stat, -x cuda without a CUDA\n"
-"build or a usable GPU, a CUDA error), 2 usage error.\n"
+"corrupted input, a frame above --max-frame-bytes, an input file that changed\n"
+"size while read, I/O error, bound violated in stat, -x cuda without a CUDA\n"
+"build or a usable GPU, a CUDA error), 2 usage error (an option given twice\n"
+"with different values, a bound that cannot be used, REL's included).\n"
 "\n"
 "Examples:\n"
 "  ghz-cli compress -i t.f32 -z t.ghz -t f32 -M REL -E 1e-4\n"

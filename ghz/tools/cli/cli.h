@@ -30,7 +30,8 @@ enum {
     CLI_OPT_REPORT = 1u << 10, /* -s */
     CLI_OPT_CHECKSUM = 1u << 11, /* --checksum --no-checksum */
     CLI_OPT_FIXED = 1u << 12,  /* --fixed */
-    CLI_OPT_COUNT = 13
+    CLI_OPT_LIMIT = 1u << 13,  /* --max-frame-bytes */
+    CLI_OPT_COUNT = 14
 };
 
 /* The command line, parsed but not yet interpreted by a command. */
@@ -55,6 +56,8 @@ typedef struct {
     int verbosity;           /* 0 -q, 1 default, 2 -v */
     int progress;            /* -1 auto, 0 --no-progress, 1 --progress */
     int checksum;            /* frames written carry a CRC-32C (default 1; --no-checksum) */
+    uint64_t max_frame_bytes; /* --max-frame-bytes: the readers' limit, in decoded bytes
+                                 per frame (0 = none; GHZ_FRAME_LIMIT_DEFAULT) */
     unsigned fixed_bits;     /* --fixed L: fixed-rate frames of l = 8, 16 or 32 bits per
                                 value (FIXED.md); 0 = the error-bounded mode */
     unsigned seen;           /* CLI_OPT_* bits of the options given */

@@ -60,10 +60,14 @@ int cli_make_params(const cli_opts* o, const char* what, int nthreads_default, g
     p->checksum = o->checksum;
     /* Let the library judge the parameters on an empty frame, before any file is
      * touched: a bound it cannot use fails here. The probe runs on the CPU reference
-     * (ghz_compress takes no other policy); the backend is checked when opened. */
+     * (ghz_compress takes no other policy); the backend is checked when opened. What
+     * it refuses came from the command line, so it is a usage error (exit 2), like
+     * every other bad bound. */
     q = *p;
     q.exec = GHZ_EXEC_CPU;
     st = ghz_compress(&q, probe, 0, probe, sizeof probe, &size);
+    if (st == GHZ_ERR_BAD_BOUND || st == GHZ_ERR_INVALID_ARG)
+        return cli_usage_error("%s: %s (%s)", what, ghz_status_string(st), ghz_last_error_detail());
     if (st != GHZ_SUCCESS) return cli_fail_lib(st, "%s", what);
     return 0;
 }

@@ -45,6 +45,7 @@ int cli_cmd_decompress(const cli_opts* o)
         return rc;
     }
     cli_frames_init(&r, &in);
+    r.max_frame_bytes = o->max_frame_bytes;
     cli_progress_start(&prog, o->progress, "decompress", in.size);
     while ((got = cli_frames_next(&r, &info)) == 1) {
         size_t elem = ghz_dtype_size(info.dtype), nout = 0, bytes;

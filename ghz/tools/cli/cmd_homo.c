@@ -22,9 +22,9 @@ static int refuse_fixed(const char* name, const cli_in* in, uint64_t index)
 }
 
 /* Combines the frame pairs of a and b into out, each output frame with a checksum when
- * `checksum` (as every frame ghz-cli writes). Returns an exit code. */
+ * o->checksum (as every frame ghz-cli writes). Returns an exit code. */
 static int combine(ghz_homo_op_t op, const char* name, cli_in* a, cli_in* b, cli_out* out,
-                   int checksum)
+                   const cli_opts* o)
 {
     cli_frame_reader ra, rb;
     cli_frame_info fa, fb;
@@ -33,6 +33,7 @@ static int combine(ghz_homo_op_t op, const char* name, cli_in* a, cli_in* b, cli
     int rc = 0, ga, gb;
     cli_frames_init(&ra, a);
     cli_frames_init(&rb, b);
+    ra.max_frame_bytes = rb.max_frame_bytes = o->max_frame_bytes;
     for (;;) {
         ghz_buf_t ia = GHZ_BUF_INIT, ib = GHZ_BUF_INIT, ob = GHZ_BUF_INIT;
         ghz_status_t st;
@@ -83,7 +84,7 @@ static int combine(ghz_homo_op_t op, const char* name, cli_in* a, cli_in* b, cli
                               (unsigned long long)(ra.index - 1));
             break;
         }
-        if (checksum && (st = ghz_frame_add_checksum(obuf, ob.size, ocap, &ob.size)) != GHZ_SUCCESS) {
+        if (o->checksum && (st = ghz_frame_add_checksum(obuf, ob.size, ocap, &ob.size)) != GHZ_SUCCESS) {
             rc = cli_fail_lib(st, "%s: checksum of frame %llu", name, (unsigned long long)(ra.index - 1));
             break;
         }
@@ -115,7 +116,7 @@ static int run_homo(const cli_opts* o, ghz_homo_op_t op, const char* name)
         return rc;
     }
     if ((rc = cli_out_open(&out, o->out)) == 0) {
-        rc = combine(op, name, &a, &b, &out, o->checksum);
+        rc = combine(op, name, &a, &b, &out, o);
         if (rc == 0)
             rc = cli_out_commit(&out);
         else

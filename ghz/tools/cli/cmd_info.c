@@ -126,6 +126,7 @@ static int info_one(const cli_opts* o, const char* path, cli_backend* be, int se
         printf("%6s %12s %12s %-4s %-5s %11s %12s %11s %12s %8s\n", "frame", "offset", "values",
                "type", "mode", "eb_user", "eb_abs", "fill", "bytes", "ratio");
     cli_frames_init(&r, &in);
+    r.max_frame_bytes = o->max_frame_bytes;
     cli_progress_start(&prog, o->progress, "info", in.size);
     while ((got = cli_frames_next(&r, &f)) == 1) {
         size_t elem = ghz_dtype_size(f.dtype), bytes, nout;

@@ -4,13 +4,14 @@
  * it cannot tell the size from the 64 header bytes alone. The reader therefore:
  *  1. reads 64 bytes and lets ghz_frame_info judge them: any verdict but "truncated"
  *     (foreign magic, unknown version, a corrupt field) is final;
- *  2. computes frame_size = 64 + round_up(n_blocks, 16) + payload_size (+ 4 for a
- *     checksum) from the
- *     little-endian fields, overflow-checked, and caps it by the worst case
- *     GHZ_COMPRESS_BOUND(n, elem), so a damaged header cannot ask for terabytes;
- *  3. reads the rest of the frame, growing the buffer only as bytes arrive (and not
+ *  2. refuses a frame that decodes to more than the reader limit (n and dtype are
+ *     at the same offsets in both modes), so that neither a damaged header nor a
+ *     small valid frame of constant blocks makes it buffer or allocate gigabytes;
+ *  3. learns frame_size from the header alone (ghz_frame_header), which also caps
+ *     the payload by the worst case of n;
+ *  4. reads the rest of the frame, growing the buffer only as bytes arrive (and not
  *     at all when a regular file is too short for the announced size);
- *  4. calls ghz_frame_info on the complete frame, which must agree.
+ *  5. calls ghz_frame_info on the complete frame, which must agree.
  * A fixed-rate frame (FIXED.md: byte 9, the mode, is 3) goes the same way with
  * ghz_fixed_info, whose size is exact: 64 + payload_size, checked against n and l. */
 #include <stdio.h>
@@ -33,6 +34,7 @@ void cli_frames_init(cli_frame_reader* r, cli_in* in)
 {
     memset(r, 0, sizeof *r);
     r->in = in;
+    r->max_frame_bytes = GHZ_FRAME_LIMIT_DEFAULT;
 }
 
 void cli_frames_free(cli_frame_reader* r)
@@ -42,19 +44,20 @@ void cli_frames_free(cli_frame_reader* r)
     r->cap = 0;
 }
 
-/* Frame size announced by a header that passed every check but the size one, or 0
- * when it exceeds what n elements can ever take (GHZ_COMPRESS_BOUND). */
-static uint64_t announced_size(const unsigned char* h)
+/* Frame size announced by an error-bounded header that passed every check but the
+ * size one, or 0 after reporting (ghz_frame_header refuses a payload beyond the
+ * worst case of n). The limit was checked before: none is applied here. */
+static uint64_t announced_size(const cli_frame_reader* r, const unsigned char* h)
 {
-    uint64_t n = load_le64(h + 16), nb = load_le64(h + 24), payload = load_le64(h + 32);
-    uint64_t elem = h[8] == GHZ_F64 ? 8 : 4, codes, worst;
-    uint64_t tail = (h[11] & 0x02u) ? GHZ_CHECKSUM_SIZE : 0; /* flag bit 1: checksum */
-    if (n > (UINT64_MAX - 4096) / elem) return 0;
-    if (nb != n / 32 + (n % 32 != 0)) return 0;
-    codes = (nb + 15) & ~(uint64_t)15;
-    worst = GHZ_HEADER_SIZE + codes + n * elem;
-    if (payload > worst - GHZ_HEADER_SIZE - codes) return 0;
-    return GHZ_HEADER_SIZE + codes + payload + tail;
+    ghz_dparams_t d = GHZ_DPARAMS_INIT;
+    ghz_frame_info_t info;
+    ghz_status_t st;
+    d.max_frame_bytes = 0;
+    st = ghz_frame_header(&d, h, GHZ_HEADER_SIZE, &info);
+    if (st == GHZ_SUCCESS) return info.frame_size;
+    cli_fail_lib(st, "%s: frame %llu at byte %llu", r->in->name, (unsigned long long)r->index,
+                 (unsigned long long)r->offset);
+    return 0;
 }
 
 /* Exact size of the fixed-rate frame whose header passed every check but the size
@@ -94,6 +97,23 @@ static int frame_fail(const cli_frame_reader* r, ghz_status_t st, const char* wh
     return -1;
 }
 
+/* 0 when the frame whose header is h (dtype and n checked: both modes keep them at
+ * bytes 8 and 16) decodes to at most the reader limit; else -1 after reporting, with
+ * the option that raises the limit. */
+static int check_limit(const cli_frame_reader* r, const unsigned char* h)
+{
+    uint64_t n = load_le64(h + 16), elem = h[8] == GHZ_F64 ? 8 : 4, max = r->max_frame_bytes;
+    char why[256];
+    if (max == 0 || n <= max / elem) return 0;
+    snprintf(why, sizeof why,
+             "%llu values, %s%llu bytes decoded; the limit is %llu bytes: raise it with "
+             "--max-frame-bytes (0 = no limit) if the input is trusted",
+             (unsigned long long)n, n > UINT64_MAX / elem ? "over " : "",
+             (unsigned long long)(n > UINT64_MAX / elem ? UINT64_MAX : n * elem),
+             (unsigned long long)max);
+    return frame_fail(r, GHZ_ERR_LIMIT, why);
+}
+
 int cli_frames_next(cli_frame_reader* r, cli_frame_info* info)
 {
     cli_in* in = r->in;
@@ -118,9 +138,9 @@ int cli_frames_next(cli_frame_reader* r, cli_frame_info* info)
     if (st == GHZ_ERR_TRUNCATED && got == GHZ_HEADER_SIZE) {
         size_t want;
         char why[160];
-        size = info->fixed ? announced_fixed_size(r->buf) : announced_size(r->buf);
-        if (size == 0)
-            return frame_fail(r, GHZ_ERR_CORRUPT, "frame size beyond the worst case of its n");
+        if (check_limit(r, r->buf) != 0) return -1;
+        size = info->fixed ? announced_fixed_size(r->buf) : announced_size(r, r->buf);
+        if (size == 0) return -1;
         if (size > SIZE_MAX) return frame_fail(r, GHZ_ERR_NOMEM, "frame beyond the address space");
         want = (size_t)(size - GHZ_HEADER_SIZE);
         if (in->regular && in->pos <= in->size && want > in->size - in->pos) {

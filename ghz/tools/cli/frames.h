@@ -1,5 +1,6 @@
 /* ghz/tools/cli/frames.h: reads a ghz stream one frame at a time, in memory bounded
- * by the largest frame, validating each header before trusting its sizes. */
+ * by the reader limit (max_frame_bytes: no frame that decodes to more is buffered),
+ * validating each header before trusting its sizes. */
 #ifndef GHZ_TOOLS_CLI_FRAMES_H
 #define GHZ_TOOLS_CLI_FRAMES_H
 
@@ -28,6 +29,8 @@ typedef struct {
     uint64_t index;     /* frames returned so far: the current one is index - 1 */
     uint64_t offset;    /* byte offset of the current frame in the input */
     ghz_dtype_t dtype;  /* the stream's dtype, once a frame was read */
+    uint64_t max_frame_bytes; /* the reader limit: largest frame accepted, in decoded
+                                 bytes (0 = none); GHZ_FRAME_LIMIT_DEFAULT after init */
 } cli_frame_reader;
 
 void cli_frames_init(cli_frame_reader* r, cli_in* in);
@@ -37,7 +40,8 @@ void cli_frames_free(cli_frame_reader* r);
  * *info.
  * Returns 1 for a frame, 0 at the clean end of the stream (after at least one
  * frame), or -1 after reporting the error: empty input, truncated or corrupted
- * frame, foreign data, a change of dtype, or a read error. The frame's code bytes
+ * frame, foreign data, a change of dtype, a frame above the reader limit (judged on
+ * its 64 header bytes, before the rest is read), or a read error. The frame's code bytes
  * and payload (error-bounded) or blocks (fixed-rate) are checked by the decoder,
  * not here. */
 int cli_frames_next(cli_frame_reader* r, cli_frame_info* info);

@@ -1,5 +1,6 @@
 /* ghz/tools/cli/io.c: files, stdin/stdout, temporary outputs (POSIX). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -153,6 +154,27 @@ int cli_in_read_grow(cli_in* in, unsigned char** buf, size_t* cap, size_t off, s
     return 0;
 }
 
+int cli_in_check_whole(cli_in* in)
+{
+    struct stat st;
+    char why[160];
+    if (!in->regular) return 0;
+    if (fstat(fileno(in->f), &st) != 0) return cli_fail_errno("cannot stat %s", in->name);
+    /* One more byte past the size read means the file grew (or, like the files of
+     * /proc, never had the size it reported). */
+    if (in->pos == in->size && (uint64_t)st.st_size == (uint64_t)in->start + in->size &&
+        fgetc(in->f) == EOF && !ferror(in->f))
+        return 0;
+    if (in->pos == in->size)
+        snprintf(why, sizeof why, "%llu bytes when opened, more now",
+                 (unsigned long long)in->size);
+    else
+        snprintf(why, sizeof why, "%llu bytes when opened, %llu read, %llu now",
+                 (unsigned long long)in->size, (unsigned long long)in->pos,
+                 (unsigned long long)(st.st_size > in->start ? st.st_size - in->start : 0));
+    return cli_fail(GHZ_ERR_IO, why, "%s changed size while it was read", in->name);
+}
+
 int cli_in_rewind(cli_in* in)
 {
     if (!in->regular || fseeko(in->f, in->start, SEEK_SET) != 0)
@@ -169,18 +191,60 @@ void cli_in_close(cli_in* in)
 
 /* ---- output ---------------------------------------------------------------------- */
 
-/* "<dir>/.<base>.ghz-tmp-XXXXXX" for mkstemp. */
+/* Longest file name component (POSIX NAME_MAX on the usual file systems). */
+#define NAME_LEN_MAX 255
+
+/* "<dir>/.<base>.ghz-tmp-XXXXXX" for mkstemp, with <base> cut short so that the
+ * name stays a valid component even when the final name is 255 bytes long. */
 static char* temp_template(const char* final_path)
 {
+    static const char suffix[] = ".ghz-tmp-XXXXXX";
     const char* slash = strrchr(final_path, '/');
     size_t dir_len = slash ? (size_t)(slash - final_path) + 1 : 0;
     const char* base = final_path + dir_len;
-    size_t len = dir_len + 1 + strlen(base) + sizeof ".ghz-tmp-XXXXXX";
-    char* t = (char*)malloc(len);
+    size_t keep = strlen(base), most = NAME_LEN_MAX - 1 - (sizeof suffix - 1);
+    size_t len;
+    char* t;
+    if (keep > most) keep = most;
+    len = dir_len + 1 + keep + sizeof suffix;
+    t = (char*)malloc(len);
     if (!t) return NULL;
     memcpy(t, final_path, dir_len);
-    snprintf(t + dir_len, len - dir_len, ".%s.ghz-tmp-XXXXXX", base);
+    snprintf(t + dir_len, len - dir_len, ".%.*s%s", (int)keep, base, suffix);
     return t;
+}
+
+/* The file a chain of symbolic links ending in a missing name would create (malloc'd),
+ * or NULL with errno set. Relative targets are taken from the link's directory. */
+static char* dangling_target(const char* path)
+{
+    char* cur = strdup(path);
+    int hops;
+    for (hops = 0; cur && hops < 40; ++hops) {
+        struct stat st;
+        char target[PATH_MAX];
+        ssize_t k;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur; /* the missing end */
+        k = readlink(cur, target, sizeof target - 1);
+        if (k < 0) break;
+        target[k] = '\0';
+        if (target[0] != '/') {
+            const char* slash = strrchr(cur, '/');
+            size_t dir = slash ? (size_t)(slash - cur) + 1 : 0;
+            char* next = (char*)malloc(dir + (size_t)k + 1);
+            if (!next) break;
+            memcpy(next, cur, dir);
+            memcpy(next + dir, target, (size_t)k + 1);
+            free(cur);
+            cur = next;
+        } else {
+            free(cur);
+            cur = strdup(target);
+        }
+    }
+    if (cur && hops >= 40) errno = ELOOP;
+    free(cur);
+    return NULL;
 }
 
 int cli_out_open(cli_out* out, const char* path)
@@ -203,17 +267,22 @@ int cli_out_open(cli_out* out, const char* path)
     exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode))
         return cli_fail(GHZ_ERR_IO, "Is a directory", "cannot write %s", path);
-    if ((exists && !S_ISREG(st.st_mode)) ||
-        (!exists && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))) {
-        /* A device or FIFO (/dev/null, a named pipe) cannot be replaced; a dangling
-         * symbolic link should create its target: write to them directly. */
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* A device or FIFO (/dev/null, a named pipe) cannot be replaced: write to it
+         * directly. */
         out->f = fopen(path, "wb");
         if (!out->f) return cli_fail_errno("cannot open %s", path);
         return 0;
     }
     /* A symbolic link is followed, so that the file it names is replaced, not the
-     * link. */
-    out->final_path = exists ? realpath(path, NULL) : NULL;
+     * link; a dangling one gets its target created, through a temporary file in the
+     * target's directory like any other output. */
+    if (exists) {
+        out->final_path = realpath(path, NULL);
+    } else if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        out->final_path = dangling_target(path);
+        if (!out->final_path) return cli_fail_errno("cannot follow the link %s", path);
+    }
     if (!out->final_path) out->final_path = strdup(path);
     if (!out->final_path) return cli_fail(GHZ_ERR_NOMEM, NULL, "cannot write %s", path);
     out->tmp_path = temp_template(out->final_path);
@@ -256,6 +325,23 @@ int cli_out_write(cli_out* out, const void* data, size_t n)
     return 0;
 }
 
+/* Makes a rename in the directory of path durable (best effort: some file systems
+ * refuse fsync on a directory, and the data itself is already on disk). */
+static void sync_dir(const char* path)
+{
+    const char* slash = strrchr(path, '/');
+    char* dir = slash ? strdup(path) : strdup(".");
+    int fd;
+    if (!dir) return;
+    if (slash) dir[slash == path ? 1 : (size_t)(slash - path)] = '\0';
+    fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
 int cli_out_commit(cli_out* out)
 {
     int bad;
@@ -265,7 +351,12 @@ int cli_out_commit(cli_out* out)
         if (fflush(stdout) != 0 || ferror(stdout)) return cli_fail_errno("write %s", out->name);
         return 0;
     }
+    /* On disk before the rename: a crash then leaves the old file or the whole new
+     * one under the final name, never a renamed but empty one. A device or FIFO
+     * written directly may not support fsync (EINVAL): that is no failure. */
     bad = fflush(out->f) != 0 || ferror(out->f);
+    if (!bad && fsync(fileno(out->f)) != 0 && errno != EINVAL && errno != ENOTSUP)
+        bad = 1;
     bad |= fclose(out->f) != 0;
     out->f = NULL;
     if (bad) {
@@ -283,6 +374,7 @@ int cli_out_commit(cli_out* out)
         out->slot = 0;
         free(out->tmp_path);
         out->tmp_path = NULL;
+        sync_dir(out->final_path);
     }
     free(out->final_path);
     out->final_path = NULL;

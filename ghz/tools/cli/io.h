@@ -37,6 +37,12 @@ int cli_in_read(cli_in* in, void* buf, size_t want, size_t* got);
 int cli_in_read_grow(cli_in* in, unsigned char** buf, size_t* cap, size_t off, size_t max,
                      size_t* got);
 
+/* After reading a regular file to its end: 0 when exactly the size it had at open was
+ * read, it still has that size and holds no byte more; else CLI_ERR_RUNTIME after reporting that the file
+ * changed while it was read (a file cut short must not compress silently into a
+ * shorter stream). 0 for other inputs. */
+int cli_in_check_whole(cli_in* in);
+
 /* Goes back to the start position (regular files only). Returns 0 or an exit code. */
 int cli_in_rewind(cli_in* in);
 

@@ -24,15 +24,15 @@ typedef struct {
 static const cli_command commands[] = {
     {"compress", cli_cmd_compress, CLI_OPT_IN | CLI_OPT_CMP | CLI_OPT_OUT | WRITE_OPTS | RUN_OPTS, 1},
     {"decompress", cli_cmd_decompress,
-     CLI_OPT_IN | CLI_OPT_CMP | CLI_OPT_OUT | CLI_OPT_TYPE | CLI_OPT_DIMS | RUN_OPTS, 1},
+     CLI_OPT_IN | CLI_OPT_CMP | CLI_OPT_OUT | CLI_OPT_TYPE | CLI_OPT_DIMS | RUN_OPTS | CLI_OPT_LIMIT, 1},
     {"roundtrip", cli_cmd_roundtrip,
      CLI_OPT_IN | CLI_OPT_CMP | CLI_OPT_OUT | WRITE_OPTS | RUN_OPTS | CLI_OPT_REPORT, 1},
     {"stat", cli_cmd_stat, CLI_OPT_IN | RAW_OPTS | RUN_OPTS, 1},
-    {"info", cli_cmd_info, CLI_OPT_IN | CLI_OPT_CMP | RUN_OPTS, (size_t)-1},
-    {"add", cli_cmd_add, CLI_OPT_OUT | CLI_OPT_CHECKSUM, 2},
-    {"sub", cli_cmd_sub, CLI_OPT_OUT | CLI_OPT_CHECKSUM, 2},
-    {"min", cli_cmd_min, CLI_OPT_OUT | CLI_OPT_CHECKSUM, 2},
-    {"max", cli_cmd_max, CLI_OPT_OUT | CLI_OPT_CHECKSUM, 2},
+    {"info", cli_cmd_info, CLI_OPT_IN | CLI_OPT_CMP | RUN_OPTS | CLI_OPT_LIMIT, (size_t)-1},
+    {"add", cli_cmd_add, CLI_OPT_OUT | CLI_OPT_CHECKSUM | CLI_OPT_LIMIT, 2},
+    {"sub", cli_cmd_sub, CLI_OPT_OUT | CLI_OPT_CHECKSUM | CLI_OPT_LIMIT, 2},
+    {"min", cli_cmd_min, CLI_OPT_OUT | CLI_OPT_CHECKSUM | CLI_OPT_LIMIT, 2},
+    {"max", cli_cmd_max, CLI_OPT_OUT | CLI_OPT_CHECKSUM | CLI_OPT_LIMIT, 2},
 };
 
 static const cli_command* find_command(const char* name)

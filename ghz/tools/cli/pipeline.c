@@ -80,6 +80,7 @@ static int global_range(cli_pipeline* pl, size_t chunk_bytes, unsigned char** me
         }
         cli_progress_end(&prog);
         free(buf);
+        if (rc == 0) rc = cli_in_check_whole(pl->in);
         if (rc == 0) rc = cli_in_rewind(pl->in);
     } else {
         size_t off;
@@ -136,9 +137,13 @@ static int one_frame(cli_pipeline* pl, const unsigned char* src, size_t n, unsig
     else
         st = cli_backend_compress(pl->backend, &pl->params, src, n, *cbuf, *ccap, &csize);
     pl->t_compress += cli_now() - t;
-    if (st != GHZ_SUCCESS)
-        return cli_fail(st, pl->backend->detail, "%s: compress frame %llu", pl->in->name,
-                        (unsigned long long)pl->frames);
+    if (st != GHZ_SUCCESS) {
+        rc = cli_fail(st, pl->backend->detail, "%s: compress frame %llu", pl->in->name,
+                      (unsigned long long)pl->frames);
+        /* A REL bound too large for the data's range is still the bound the user gave:
+         * a usage error, as every other bad bound is. */
+        return st == GHZ_ERR_BAD_BOUND ? CLI_ERR_USAGE : rc;
+    }
     memset(&info, 0, sizeof info); /* a fixed-rate frame has no bound nor fill */
     if (!pl->fixed_bits && (st = ghz_frame_info(*cbuf, csize, &info)) != GHZ_SUCCESS)
         return cli_fail_lib(st, "%s: frame %llu", pl->in->name, (unsigned long long)pl->frames);
@@ -219,6 +224,7 @@ int cli_pipeline_run(cli_pipeline* pl)
         if (got < chunk_bytes) break;
     }
     cli_progress_end(&prog);
+    if (rc == 0 && !pl->whole_in_memory) rc = cli_in_check_whole(pl->in);
     if (rc == 0 && pl->has_dims && pl->n != pl->dims_n) rc = wrong_count(pl, pl->n);
 done:
     free(mem);

@@ -6,27 +6,7 @@
 set -u
 CLI=$1
 PY=${2:-python3}
-T=$(mktemp -d "${TMPDIR:-/tmp}/ghz-cli-smoke.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-fails=0
-
-ok() { echo "ok   - $*"; }
-bad() { echo "FAIL - $*"; fails=$((fails + 1)); }
-# expect RC DESCRIPTION -- COMMAND...: run, compare the exit status.
-expect() {
-    local want=$1 what=$2
-    shift 3
-    "$@" > last.out 2> last.err
-    local rc=$?
-    if [ "$rc" = "$want" ]; then ok "$what (exit $rc)"; else
-        bad "$what: exit $rc, expected $want"; sed 's/^/     /' last.err; fi
-}
-# stderr of the last command must contain TEXT.
-says() { if grep -qF -- "$1" last.err; then ok "  says '$1'"; else
-    bad "  stderr lacks '$1'"; sed 's/^/     /' last.err; fi; }
-no_temp() { if ls -a | grep -q 'ghz-tmp-'; then bad "temporary file left behind"; else
-    ok "no temporary file left"; fi; }
+. "$(dirname "$0")/lib.sh"
 
 "$PY" - <<'PYEOF' || exit 1
 import array, math, random

@@ -1,0 +1,109 @@
+/* ghz/coll/algo_binomial.c: binomial-tree reduce (lg N steps to the root).
+ *
+ * With v = (rank - root) mod N, rank v receives from v + 1, v + 2, v + 4, ... (those
+ * below N) while v has no bit of the mask set, combining its own partial on the LEFT
+ * (the lower v), then sends its partial to v - mask and is done. The root (v = 0) ends
+ * with the whole reduction. HOMO: every rank compresses its values once and partials
+ * travel and combine compressed; the root decodes once. DOC: a rank folds the decoded
+ * partials of its children into its own raw values, and compresses once, to send. */
+#include "ghz/coll/detail/algo.h"
+
+size_t coll_binomial_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
+{
+    const size_t B = coll_seg_wire_cap(m, t, window, piece) + 16, raw = window * ghz_dtype_size(t) + 16;
+    (void)c;
+    if (m == COLL_EXACT) return B + raw;
+    return 3 * B + raw + piece * ghz_dtype_size(t) + 16;
+}
+
+void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool)
+{
+    ghz_comm_t* c = r->comm;
+    coll_backend_t* be = &c->be;
+    const int N = c->size, me = c->rank, v = (me - r->root + N) % N;
+    const size_t n = r->count, kp = coll_pieces(n, r->piece), e = r->elem,
+                 B = coll_seg_wire_cap(r->mode, r->dtype, n, r->piece);
+    unsigned char *rb = coll_pool_take(pool, B), *acc = NULL, *fa = NULL, *fb = NULL, *dec = NULL;
+    size_t *sa = c->wire_size, *sb = c->wire_size + COLL_MAX_PIECES, j;
+    int mask;
+
+    /* acc: raw values (EXACT, DOC; the root's is the output) or frames (HOMO, in fa) */
+    if (r->mode != COLL_HOMO) {
+        acc = v == 0 ? r->out : coll_pool_take(pool, n * e);
+        if (acc && acc != r->in) {
+            ghz_status_t st = be->copy(be, acc, r->in, n * e);
+            if (st != GHZ_SUCCESS) coll_fail(r, st);
+        }
+    }
+    if (r->mode != COLL_EXACT) {
+        fa = coll_pool_take(pool, B);
+        fb = coll_pool_take(pool, B);
+        dec = coll_pool_take(pool, r->piece * e);
+    }
+    if (!rb || (r->mode != COLL_HOMO && !acc) || (r->mode != COLL_EXACT && !dec))
+        coll_fail(r, GHZ_ERR_NOMEM);
+    if (r->mode == COLL_HOMO)
+        for (j = 0; j < kp; j++) {
+            size_t pc = coll_piece_n(r, n, j);
+            sa[j] = pc ? coll_encode(r, r->in + j * r->piece * e, pc, fa + coll_piece_wire_off(r, j),
+                                     coll_piece_cap(r, n, j))
+                       : 0;
+        }
+
+    for (mask = 1; mask < N; mask <<= 1) {
+        if (v & mask) {
+            int parent = (v - mask + r->root) % N;
+            for (j = 0; j < kp; j++) {
+                size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j), sz = pc * e;
+                const unsigned char* w = acc ? acc + j * r->piece * e : NULL;
+                if (r->mode == COLL_DOC) {
+                    sz = pc ? coll_encode(r, w, pc, fa + off, coll_piece_cap(r, n, j)) : 0;
+                    w = fa + off;
+                } else if (r->mode == COLL_HOMO) {
+                    sz = pc ? sa[j] : 0;
+                    w = fa + off;
+                }
+                coll_send(r, w, sz, parent, &c->sreq[j]);
+            }
+            coll_wait_all(r, c->sreq, kp);
+            return;
+        }
+        if (v + mask < N) {
+            int child = (v + mask + r->root) % N;
+            for (j = 0; j < kp; j++)
+                coll_recv(r, rb + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j), child, &c->rreq[j]);
+            for (j = 0; j < kp; j++) {
+                size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
+                size_t got = coll_wait_recv(r, &c->rreq[j]);
+                unsigned char* a = acc ? acc + j * r->piece * e : NULL;
+                if (pc == 0) {
+                    sb[j] = 0;
+                    continue;
+                }
+                if (r->mode == COLL_EXACT) {
+                    coll_expect(r, got, pc * e);
+                    coll_reduce(r, a, a, rb + off, pc);
+                } else if (r->mode == COLL_DOC) {
+                    coll_decode(r, rb + off, got, dec, pc);
+                    coll_reduce(r, a, a, dec, pc);
+                } else {
+                    sb[j] = coll_homo(r, fa + off, sa[j], rb + off, got, fb + off, coll_piece_cap(r, n, j));
+                }
+            }
+            if (r->mode == COLL_HOMO) {
+                unsigned char* t = fa;
+                size_t* ts = sa;
+                fa = fb;
+                fb = t;
+                sa = sb;
+                sb = ts;
+            }
+        }
+    }
+    /* the root */
+    if (r->mode == COLL_HOMO && r->st == GHZ_SUCCESS)
+        for (j = 0; j < kp; j++) {
+            size_t pc = coll_piece_n(r, n, j);
+            if (pc) coll_decode(r, fa + coll_piece_wire_off(r, j), sa[j], r->out + j * r->piece * e, pc);
+        }
+}

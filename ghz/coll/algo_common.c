@@ -1,0 +1,154 @@
+/* ghz/coll/algo_common.c: what every algorithm uses: the pool, wire sizes, messages
+ * that carry the round's status, and the mode-generic piece operations. */
+#include <string.h>
+
+#include "ghz/codec/codec.h"
+#include "ghz/coll/detail/algo.h"
+
+void* coll_pool_take(coll_pool_t* p, size_t bytes)
+{
+    size_t at = (p->used + 15u) & ~(size_t)15u;
+    if (at > p->cap || bytes > p->cap - at) return NULL;
+    p->used = at + bytes;
+    return p->base + at;
+}
+
+size_t coll_wire_cap(coll_mode_t m, ghz_dtype_t dtype, size_t n)
+{
+    return m == COLL_EXACT ? n * ghz_dtype_size(dtype) : ghz_compress_bound(n, dtype);
+}
+
+size_t coll_pieces(size_t n, size_t piece)
+{
+    return n == 0 ? 1 : (n + piece - 1) / piece;
+}
+
+size_t coll_seg_wire_cap(coll_mode_t m, ghz_dtype_t dtype, size_t n, size_t piece)
+{
+    size_t k = coll_pieces(n, piece), full = n / piece, rest = n - full * piece;
+    if (n == 0) return coll_wire_cap(m, dtype, 0);
+    return full * coll_wire_cap(m, dtype, piece) +
+           (k > full ? coll_wire_cap(m, dtype, rest) : 0);
+}
+
+void coll_fail(coll_round_t* r, ghz_status_t st)
+{
+    if (r->st == GHZ_SUCCESS) r->st = st;
+}
+
+void coll_send(coll_round_t* r, const void* buf, size_t bytes, int peer, coll_req_t* req)
+{
+    coll_transport_t* tp = &r->comm->tp;
+    int poison = r->st != GHZ_SUCCESS;
+    ghz_status_t st = tp->isend(tp, poison ? NULL : buf, poison ? 0 : bytes, peer, poison, req);
+    if (st != GHZ_SUCCESS) coll_fail(r, st);
+    else if (!poison) r->wire_bytes += bytes;
+}
+
+void coll_recv(coll_round_t* r, void* buf, size_t capacity, int peer, coll_req_t* req)
+{
+    coll_transport_t* tp = &r->comm->tp;
+    ghz_status_t st = tp->irecv(tp, buf, capacity, peer, req);
+    if (st != GHZ_SUCCESS) coll_fail(r, st);
+}
+
+size_t coll_wait_recv(coll_round_t* r, coll_req_t* req)
+{
+    coll_transport_t* tp = &r->comm->tp;
+    size_t bytes = 0;
+    int poison = 0;
+    ghz_status_t st = tp->wait(tp, req, &bytes, &poison);
+    if (st != GHZ_SUCCESS) {
+        coll_fail(r, st);
+        return 0;
+    }
+    if (poison) {
+        coll_fail(r, GHZ_ERR_PEER);
+        return 0;
+    }
+    return bytes;
+}
+
+void coll_wait_send(coll_round_t* r, coll_req_t* req)
+{
+    coll_transport_t* tp = &r->comm->tp;
+    ghz_status_t st = tp->wait(tp, req, NULL, NULL);
+    if (st != GHZ_SUCCESS) coll_fail(r, st);
+}
+
+void coll_wait_all(coll_round_t* r, coll_req_t* req, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) coll_wait_send(r, &req[i]);
+}
+
+size_t coll_encode(coll_round_t* r, const void* raw, size_t n, void* wire, size_t cap)
+{
+    coll_backend_t* be = &r->comm->be;
+    size_t size = 0;
+    ghz_status_t st;
+    if (r->st != GHZ_SUCCESS) return 0;
+    if (r->mode == COLL_EXACT) {
+        st = be->copy(be, wire, raw, n * r->elem);
+        size = n * r->elem;
+    } else {
+        st = be->compress(be, raw, n, r->dtype, r->eb, wire, cap, &size);
+    }
+    if (st != GHZ_SUCCESS) coll_fail(r, st);
+    return size;
+}
+
+void coll_decode(coll_round_t* r, const void* wire, size_t size, void* raw, size_t n)
+{
+    coll_backend_t* be = &r->comm->be;
+    ghz_status_t st;
+    if (r->st != GHZ_SUCCESS) return;
+    if (r->mode == COLL_EXACT) {
+        st = size == n * r->elem ? be->copy(be, raw, wire, size) : GHZ_ERR_CORRUPT;
+    } else {
+        st = be->decompress(be, wire, size, raw, n, r->dtype);
+    }
+    if (st != GHZ_SUCCESS) coll_fail(r, st);
+}
+
+void coll_reduce(coll_round_t* r, void* out, const void* a, const void* b, size_t n)
+{
+    coll_backend_t* be = &r->comm->be;
+    ghz_status_t st;
+    if (r->st != GHZ_SUCCESS) return;
+    st = be->reduce(be, out, a, b, n, r->dtype, r->op);
+    if (st != GHZ_SUCCESS) coll_fail(r, st);
+}
+
+size_t coll_homo(coll_round_t* r, const void* a, size_t a_size, const void* b, size_t b_size,
+                 void* out, size_t cap)
+{
+    coll_backend_t* be = &r->comm->be;
+    size_t size = 0;
+    ghz_status_t st;
+    if (r->st != GHZ_SUCCESS) return 0;
+    st = be->homo_binary(be, r->op, a, a_size, b, b_size, out, cap, &size);
+    if (st != GHZ_SUCCESS) coll_fail(r, st);
+    return size;
+}
+
+size_t coll_piece_n(const coll_round_t* r, size_t n, size_t j)
+{
+    size_t at = j * r->piece;
+    return at >= n ? 0 : n - at < r->piece ? n - at : r->piece;
+}
+
+size_t coll_piece_cap(const coll_round_t* r, size_t n, size_t j)
+{
+    return coll_wire_cap(r->mode, r->dtype, coll_piece_n(r, n, j));
+}
+
+size_t coll_piece_wire_off(const coll_round_t* r, size_t j)
+{
+    return j * coll_wire_cap(r->mode, r->dtype, r->piece);
+}
+
+void coll_expect(coll_round_t* r, size_t got, size_t want)
+{
+    if (r->st == GHZ_SUCCESS && got != want) coll_fail(r, GHZ_ERR_CORRUPT);
+}

@@ -1,0 +1,428 @@
+/* ghz/coll/collectives.c: ghz_allreduce, ghz_reduce and ghz_reduce_scatter.
+ *
+ * Every call: check this rank's arguments; for a lossy call, scan the local value
+ * range; agree with every rank in one small allreduce (agree.c); derive the
+ * per-compression bound E (bound.c); choose the algorithm and mode; run it in rounds
+ * that fit the pool; scale for AVG. */
+#include <math.h>
+#include <string.h>
+
+#include "ghz/codec/codec.h"
+#include "ghz/coll/detail/agree.h"
+#include "ghz/coll/detail/bound.h"
+#include "ghz/coll/detail/reduce_ops.h"
+#include "ghz/detail/error.h"
+
+typedef enum { KIND_ALLREDUCE = 1, KIND_REDUCE = 2, KIND_REDUCE_SCATTER = 3 } coll_kind_t;
+
+typedef struct {
+    coll_kind_t kind;
+    const void* sendbuf;
+    void* recvbuf;
+    size_t count;          /* allreduce, reduce: elements; reduce_scatter: per rank */
+    ghz_dtype_t dtype;
+    ghz_op_t op;
+    int root;
+    const ghz_accuracy_t* acc;
+    /* resolved */
+    const unsigned char* in;
+    unsigned char* out;
+    size_t total;          /* elements of the input */
+    ghz_accuracy_t a;      /* the accuracy, read through struct_size */
+} call_t;
+
+/* Below this many bytes per rank a lossy call with GHZ_PATH_AUTO runs exact: the
+ * compression's fixed costs outweigh what it saves (COLL.md, Choices). */
+#define AUTO_LOSSY_MIN_BYTES ((size_t)64 << 10)
+/* Exact allreduce: recursive doubling below this many bytes per rank, ring above. */
+#define AUTO_RECDBL_MAX_BYTES ((size_t)32 << 10)
+/* Lossy calls whose agreed previous ratio is below this run exact, except every
+ * RATIO_RETRY-th call, which measures again. */
+#define AUTO_MIN_RATIO 1.15
+#define RATIO_RETRY 8
+
+static ghz_status_t read_accuracy(call_t* k)
+{
+    const ghz_accuracy_t* acc = k->acc;
+    ghz_accuracy_t d = GHZ_ACCURACY_INIT;
+    if (acc->struct_size < offsetof(ghz_accuracy_t, path) + sizeof(ghz_path_t) ||
+        acc->struct_size > (size_t)1 << 16)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_accuracy_t.struct_size %zu: use GHZ_ACCURACY_INIT",
+                        acc->struct_size);
+    memcpy(&d, acc, sizeof d < acc->struct_size ? sizeof d : acc->struct_size);
+    k->a = d;
+    if (d.mode != GHZ_EB_ABS && d.mode != GHZ_EB_REL)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown accuracy mode %d", (int)d.mode);
+    if (!(d.bound > 0.0) || !isfinite(d.bound))
+        return ghz_fail(GHZ_ERR_BAD_BOUND, "accuracy bound %g: must be finite and > 0", d.bound);
+    if ((unsigned)d.path > GHZ_PATH_DOC)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown path %d", (int)d.path);
+    if (k->dtype != GHZ_F32 && k->dtype != GHZ_F64)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes float32 or float64, not %s",
+                        ghz_dtype_name(k->dtype));
+    if (k->op != GHZ_OP_SUM && k->op != GHZ_OP_AVG && k->op != GHZ_OP_MIN && k->op != GHZ_OP_MAX)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes sum, avg, min or max, not %s",
+                        ghz_op_name(k->op));
+    return GHZ_SUCCESS;
+}
+
+/* This rank's own checks, and where input and output are. */
+static ghz_status_t check_local(const ghz_comm_t* c, call_t* k)
+{
+    const size_t elem = ghz_dtype_size(k->dtype);
+    const int in_place_mpi = k->sendbuf == MPI_IN_PLACE ||
+                             (k->sendbuf == k->recvbuf && k->kind != KIND_REDUCE_SCATTER);
+    const int needs_out = k->kind != KIND_REDUCE || c->rank == k->root;
+    ghz_status_t st;
+    if (!elem) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
+    st = ghz_coll_op_check(k->dtype, k->op);
+    if (st != GHZ_SUCCESS) return st;
+    if (k->acc && (st = read_accuracy(k)) != GHZ_SUCCESS) return st;
+    if (k->kind == KIND_REDUCE && (k->root < 0 || k->root >= c->size))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
+    k->total = k->count;
+    if (k->kind == KIND_REDUCE_SCATTER) {
+        if (k->count > SIZE_MAX / (size_t)c->size)
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "recvcount %zu times %d ranks overflows", k->count,
+                            c->size);
+        k->total = k->count * (size_t)c->size;
+    }
+    if (k->total > SIZE_MAX / elem) return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu too large", k->total);
+    if (k->count == 0) return GHZ_SUCCESS;
+    if (needs_out && !k->recvbuf) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
+    if (!k->sendbuf) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
+    if (k->sendbuf == MPI_IN_PLACE && !needs_out)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a reduce");
+    k->out = (unsigned char*)k->recvbuf;
+    k->in = in_place_mpi && needs_out ? (const unsigned char*)k->recvbuf
+                                      : (const unsigned char*)k->sendbuf;
+    return GHZ_SUCCESS;
+}
+
+/* The largest window (elements per segment) whose buffers fit the pool. */
+typedef size_t (*need_fn)(const ghz_comm_t*, coll_mode_t, ghz_dtype_t, size_t, size_t);
+
+static size_t fit_window(const ghz_comm_t* c, need_fn need, need_fn need2, coll_mode_t m,
+                         ghz_dtype_t t, size_t piece)
+{
+    size_t lo = 0, hi = COLL_MAX_PIECES * piece;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo + 1) / 2;
+        size_t bytes = need(c, m, t, mid, piece) + (need2 ? need2(c, m, t, mid, piece) : 0);
+        if (bytes <= c->pool_bytes) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+static ghz_algo_t choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
+{
+    const size_t bytes = k->total * ghz_dtype_size(k->dtype);
+    switch (k->kind) {
+    case KIND_ALLREDUCE:
+        if (c->cfg.allreduce_algo != GHZ_ALGO_AUTO) return c->cfg.allreduce_algo;
+        if (m == COLL_EXACT) return bytes <= AUTO_RECDBL_MAX_BYTES ? GHZ_ALGO_RECURSIVE_DOUBLING : GHZ_ALGO_RING;
+        /* lossy: pairwise recompresses once (K = N+1 against the ring's 2N-1 for HOMO) */
+        return c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
+    case KIND_REDUCE_SCATTER:
+        if (c->cfg.reduce_scatter_algo != GHZ_ALGO_AUTO) return c->cfg.reduce_scatter_algo;
+        return m != COLL_EXACT && c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
+    case KIND_REDUCE:
+        return c->cfg.reduce_algo != GHZ_ALGO_AUTO ? c->cfg.reduce_algo : GHZ_ALGO_BINOMIAL;
+    }
+    return GHZ_ALGO_AUTO;
+}
+
+static ghz_status_t check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t a, coll_mode_t m)
+{
+    int ok = 0;
+    switch (k->kind) {
+    case KIND_ALLREDUCE:
+        ok = a == GHZ_ALGO_RING || a == GHZ_ALGO_RECURSIVE_DOUBLING || a == GHZ_ALGO_PAIRWISE;
+        break;
+    case KIND_REDUCE_SCATTER: ok = a == GHZ_ALGO_RING || a == GHZ_ALGO_PAIRWISE; break;
+    case KIND_REDUCE: ok = a == GHZ_ALGO_BINOMIAL; break;
+    }
+    if (!ok)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "algorithm %s does not implement this collective",
+                        ghz_algo_name(a));
+    if (a == GHZ_ALGO_PAIRWISE && m == COLL_HOMO && c->size > COLL_SUM_N_MAX)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "pairwise homomorphic sums take at most %d ranks",
+                        COLL_SUM_N_MAX);
+    return GHZ_SUCCESS;
+}
+
+/* Splits n elements into the communicator's segments, balanced. */
+static void split(ghz_comm_t* c, size_t base, size_t n)
+{
+    const size_t N = (size_t)c->size, q = n / N, rem = n % N;
+    size_t s, at = base;
+    for (s = 0; s < N; s++) {
+        c->seg_off[s] = at;
+        c->seg_cnt[s] = q + (s < rem);
+        at += c->seg_cnt[s];
+    }
+}
+
+static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* proto, ghz_algo_t algo,
+                               uint64_t* rounds)
+{
+    const size_t N = (size_t)c->size, e = proto->elem;
+    need_fn need, need2 = NULL;
+    size_t window, off = 0;
+    switch (algo) {
+    case GHZ_ALGO_RING: need = coll_ring_need; break;
+    case GHZ_ALGO_PAIRWISE: need = coll_pairwise_need; break;
+    case GHZ_ALGO_RECURSIVE_DOUBLING: need = coll_recdbl_need; break;
+    default: need = coll_binomial_need; break;
+    }
+    if (k->kind == KIND_ALLREDUCE && (algo == GHZ_ALGO_RING || algo == GHZ_ALGO_PAIRWISE))
+        need2 = coll_allgather_need;
+    window = fit_window(c, need, need2, proto->mode, k->dtype, proto->piece);
+    if (window == 0)
+        return ghz_fail(GHZ_ERR_NOMEM,
+                        "pool_bytes %zu cannot hold one round of %s on %d ranks: configure a "
+                        "larger pool",
+                        c->pool_bytes, ghz_algo_name(algo), c->size);
+    *rounds = 0;
+    do {
+        coll_round_t r = *proto;
+        coll_pool_t pool = {c->pool, 0, c->pool_bytes};
+        size_t w;
+        r.wire_bytes = 0; /* per round; summed into proto below */
+        r.logical_bytes = 0;
+        r.fin_sizes = c->wire_size + N * COLL_MAX_PIECES; /* rows < N: pieces per rank */
+        if (k->kind == KIND_REDUCE_SCATTER) {
+            size_t s;
+            w = k->count - off < window ? k->count - off : window;
+            for (s = 0; s < N; s++) {
+                c->seg_off[s] = s * k->count + off;
+                c->seg_cnt[s] = w;
+            }
+            if (algo == GHZ_ALGO_RING) coll_ring_reduce_scatter(&r, &pool, k->out + off * e);
+            else coll_pairwise_reduce_scatter(&r, &pool, k->out + off * e);
+            r.logical_bytes = (N - 1) * w * e;
+        } else if (algo == GHZ_ALGO_RING || algo == GHZ_ALGO_PAIRWISE) {
+            w = k->count - off < window * N ? k->count - off : window * N;
+            split(c, off, w);
+            r.out = k->out;
+            if (algo == GHZ_ALGO_RING) coll_ring_reduce_scatter(&r, &pool, k->out + c->seg_off[c->rank] * e);
+            else coll_pairwise_reduce_scatter(&r, &pool, k->out + c->seg_off[c->rank] * e);
+            coll_ring_allgather(&r, &pool);
+            r.logical_bytes = 2 * (w - c->seg_cnt[c->rank]) * e;
+        } else {
+            w = k->count - off < window ? k->count - off : window;
+            r.in = k->in + off * e;
+            r.out = k->out ? k->out + off * e : NULL;
+            r.count = w;
+            if (algo == GHZ_ALGO_RECURSIVE_DOUBLING) {
+                int steps = 0, P = 1;
+                while (P * 2 <= c->size) {
+                    P *= 2;
+                    steps++;
+                }
+                coll_recdbl_allreduce(&r, &pool);
+                r.logical_bytes = (uint64_t)(steps + (c->rank < 2 * (c->size - P))) * w * e;
+            } else {
+                coll_binomial_reduce(&r, &pool);
+                r.logical_bytes = c->rank == k->root ? 0 : w * e;
+            }
+        }
+        proto->wire_bytes += r.wire_bytes;
+        proto->logical_bytes += r.logical_bytes;
+        ++*rounds;
+        if (r.st != GHZ_SUCCESS) {
+            if (r.st == GHZ_ERR_PEER)
+                return ghz_fail(GHZ_ERR_PEER, "another rank failed during the %s", ghz_algo_name(algo));
+            return r.st; /* detail set where it failed */
+        }
+        off += w;
+    } while (off < k->count);
+    return GHZ_SUCCESS;
+}
+
+static ghz_status_t run(ghz_comm_t* c, call_t* k)
+{
+    ghz_status_t st = GHZ_SUCCESS;
+    coll_call_t mine;
+    coll_agreed_t all;
+    coll_budget_t budget = {0.0, 0.0, 0.0, 1};
+    coll_mode_t mode = COLL_EXACT;
+    ghz_algo_t algo;
+    coll_round_t proto;
+    ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+    uint64_t rounds = 0;
+    const size_t elem = ghz_dtype_size(k->dtype);
+    int lossy;
+
+    ghz_clear_detail();
+    if (!c) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL communicator");
+    memset(&mine, 0, sizeof mine);
+    st = check_local(c, k);
+    lossy = k->acc != NULL;
+    if (st == GHZ_SUCCESS && lossy && k->count > 0) {
+        /* reduce_scatter's input is every rank's whole buffer */
+        double lo = NAN, hi = NAN;
+        st = c->be.range(&c->be, k->in, k->total, k->dtype, &lo, &hi, &mine.nonfinite);
+        mine.have_range = !isnan(lo);
+        mine.vmin = lo;
+        mine.vmax = hi;
+    }
+    mine.status = st;
+    mine.ratio_seen = c->last_ratio;
+    mine.field[AGREE_KIND] = k->kind;
+    mine.field[AGREE_COUNT] = (int64_t)k->count;
+    mine.field[AGREE_DTYPE] = k->dtype;
+    mine.field[AGREE_OP] = k->op;
+    mine.field[AGREE_ROOT] = k->kind == KIND_REDUCE ? k->root : 0;
+    mine.field[AGREE_LOSSY] = lossy;
+    if (lossy && st == GHZ_SUCCESS) {
+        mine.field[AGREE_MODE] = k->a.mode;
+        memcpy(&mine.field[AGREE_BOUND], &k->a.bound, sizeof(double));
+        mine.field[AGREE_PATH] = k->a.path;
+    }
+    memset(&all, 0, sizeof all);
+    if (lossy || c->cfg.check_args) {
+        st = coll_agree(c, &mine, &all);
+    } else if (st != GHZ_SUCCESS) {
+        return st; /* unchecked: peers may wait (COLL.md, Errors) */
+    }
+    if (st != GHZ_SUCCESS) return st;
+
+    if (lossy) {
+        /* mode: what the path asks for, or exact where compressing cannot pay */
+        size_t bytes = k->total * elem;
+        mode = k->a.path == GHZ_PATH_DOC ? COLL_DOC : COLL_HOMO;
+        if (k->a.path == GHZ_PATH_AUTO &&
+            (bytes < AUTO_LOSSY_MIN_BYTES ||
+             (all.ratio_seen > 0.0 && all.ratio_seen < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0)))
+            mode = COLL_EXACT;
+    }
+    algo = choose_algo(c, k, mode);
+    st = check_algo(c, k, algo, mode);
+    if (st == GHZ_SUCCESS && lossy) {
+        coll_budget_in_t bi;
+        bi.dtype = k->dtype;
+        bi.op = k->op;
+        bi.nranks = c->size;
+        bi.mode = k->a.mode;
+        bi.bound = k->a.bound;
+        bi.have_range = all.have_range;
+        bi.vmin = all.vmin;
+        bi.vmax = all.vmax;
+        bi.terms = mode == COLL_EXACT ? 0.0
+                                      : coll_error_terms(algo, mode, k->op, c->size,
+                                                         k->kind == KIND_ALLREDUCE);
+        /* Exact still has to fit: its rounding is inside the same allowance. */
+        st = coll_derive_eb(&bi, &budget);
+        if (st == GHZ_SUCCESS && mode == COLL_EXACT) budget.exact = 1;
+        if (st == GHZ_SUCCESS && budget.exact) mode = COLL_EXACT;
+        info.bound_abs = budget.bound_abs;
+        info.eb_abs = mode == COLL_EXACT ? 0.0 : budget.eb;
+        info.error_terms = mode == COLL_EXACT ? 0.0 : bi.terms;
+    }
+    /* Every input of these decisions was agreed, so every rank decided alike. */
+    if (st != GHZ_SUCCESS) return st;
+    if (k->count == 0) {
+        info.algo = algo;
+        c->info = info;
+        return GHZ_SUCCESS;
+    }
+    if (c->size == 1) {
+        /* One rank: the result is the input (AVG: divided by 1, exactly). */
+        if (k->out && k->out != k->in) memmove(k->out, k->in, k->count * elem);
+        /* (reduce_scatter with MPI_IN_PLACE: the block is already in place) */
+        info.algo = algo;
+        info.lossy = lossy;
+        c->info = info;
+        return GHZ_SUCCESS;
+    }
+
+    memset(&proto, 0, sizeof proto);
+    proto.comm = c;
+    proto.mode = mode;
+    proto.dtype = k->dtype;
+    proto.op = k->op == GHZ_OP_AVG ? GHZ_OP_SUM : k->op;
+    proto.elem = elem;
+    proto.eb = budget.eb;
+    proto.piece = c->cfg.chunk_bytes / elem;
+    if (mode != COLL_EXACT && proto.piece >= GHZ_BLOCK_SIZE) proto.piece -= proto.piece % GHZ_BLOCK_SIZE;
+    if (proto.piece == 0) proto.piece = 1;
+    proto.in = k->in;
+    proto.out = k->out;
+    proto.seg_off = c->seg_off;
+    proto.seg_cnt = c->seg_cnt;
+    proto.final_wire = k->kind == KIND_ALLREDUCE;
+    proto.root = k->root;
+    st = run_rounds(c, k, &proto, algo, &rounds);
+    if (st == GHZ_SUCCESS && k->op == GHZ_OP_AVG && (k->kind != KIND_REDUCE || c->rank == k->root))
+        st = c->be.scale(&c->be, k->out, k->count, k->dtype, 1.0 / c->size);
+    if (st != GHZ_SUCCESS) return st;
+    info.algo = algo;
+    info.lossy = lossy;
+    info.path = mode == COLL_HOMO ? GHZ_PATH_HOMO : mode == COLL_DOC ? GHZ_PATH_DOC : GHZ_PATH_AUTO;
+    info.logical_bytes = proto.logical_bytes;
+    info.wire_bytes = proto.wire_bytes;
+    info.rounds = rounds;
+    c->info = info;
+    if (lossy) {
+        c->lossy_calls++;
+        if (mode != COLL_EXACT && proto.wire_bytes > 0)
+            c->last_ratio = (double)proto.logical_bytes / (double)proto.wire_bytes;
+    }
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_allreduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                           ghz_op_t op, const ghz_accuracy_t* acc, ghz_comm_t* comm,
+                           ghz_stream_t stream)
+{
+    call_t k;
+    memset(&k, 0, sizeof k);
+    (void)stream;
+    k.kind = KIND_ALLREDUCE;
+    k.sendbuf = sendbuf;
+    k.recvbuf = recvbuf;
+    k.count = count;
+    k.dtype = dtype;
+    k.op = op;
+    k.acc = acc;
+    return run(comm, &k);
+}
+
+ghz_status_t ghz_reduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                        ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_comm_t* comm,
+                        ghz_stream_t stream)
+{
+    call_t k;
+    memset(&k, 0, sizeof k);
+    (void)stream;
+    k.kind = KIND_REDUCE;
+    k.sendbuf = sendbuf;
+    k.recvbuf = recvbuf;
+    k.count = count;
+    k.dtype = dtype;
+    k.op = op;
+    k.root = root;
+    k.acc = acc;
+    return run(comm, &k);
+}
+
+ghz_status_t ghz_reduce_scatter(const void* sendbuf, void* recvbuf, size_t recvcount,
+                                ghz_dtype_t dtype, ghz_op_t op, const ghz_accuracy_t* acc,
+                                ghz_comm_t* comm, ghz_stream_t stream)
+{
+    call_t k;
+    memset(&k, 0, sizeof k);
+    (void)stream;
+    k.kind = KIND_REDUCE_SCATTER;
+    /* NCCL's in place (recvbuf inside sendbuf at this rank's block) needs nothing: the
+     * algorithms write the result only after their last send of the input. */
+    k.sendbuf = sendbuf;
+    k.recvbuf = recvbuf;
+    k.count = recvcount;
+    k.dtype = dtype;
+    k.op = op;
+    k.acc = acc;
+    return run(comm, &k);
+}

@@ -1,0 +1,174 @@
+/* ghz/coll/comm.c: the communicator: configuration, the pool, the per-call arrays.
+ * Everything a call needs is allocated here, once; calls allocate nothing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghz/coll/detail/agree.h"
+#include "ghz/coll/detail/algo.h"
+#include "ghz/detail/error.h"
+
+#define DEFAULT_POOL ((size_t)64 << 20)
+#define DEFAULT_CHUNK ((size_t)1 << 20)
+#define MIN_POOL ((size_t)1 << 16)
+#define MAX_CHUNK ((size_t)1 << 30)
+
+void ghz_comm_config_init(ghz_comm_config_t* config)
+{
+    ghz_comm_config_t d = GHZ_COMM_CONFIG_INIT;
+    if (config) *config = d;
+}
+
+/* Host allocations of the communicator: counted (ghz_coll_info_t.allocations). */
+static void* host_alloc(ghz_comm_t* c, size_t bytes)
+{
+    c->allocations++;
+    return calloc(1, bytes ? bytes : 1);
+}
+
+static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* out)
+{
+    ghz_comm_config_init(out);
+    if (in && (in->struct_size < offsetof(ghz_comm_config_t, nthreads) + sizeof(int) ||
+        in->struct_size > (size_t)1 << 16))
+        return ghz_fail(GHZ_ERR_INVALID_ARG,
+                        "ghz_comm_config_t.struct_size %zu: initialise with GHZ_COMM_CONFIG_INIT",
+                        in->struct_size);
+    if (in) memcpy(out, in, sizeof *out < in->struct_size ? sizeof *out : in->struct_size);
+    out->struct_size = sizeof *out;
+    if (out->backend != GHZ_EXEC_CPU && out->backend != GHZ_EXEC_CUDA)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown backend %d", (int)out->backend);
+    if (out->backend == GHZ_EXEC_CUDA)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the CUDA backend of ghz/coll is not built yet");
+    if ((unsigned)out->allreduce_algo > GHZ_ALGO_BINOMIAL ||
+        (unsigned)out->reduce_scatter_algo > GHZ_ALGO_BINOMIAL ||
+        (unsigned)out->reduce_algo > GHZ_ALGO_BINOMIAL)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown algorithm in the configuration");
+    if (out->pool_bytes == 0) out->pool_bytes = DEFAULT_POOL;
+    if (out->chunk_bytes == 0) out->chunk_bytes = DEFAULT_CHUNK;
+    if (out->pool_bytes < MIN_POOL)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "pool_bytes %zu: at least %zu", out->pool_bytes,
+                        (size_t)MIN_POOL);
+    if (out->chunk_bytes > MAX_CHUNK || out->chunk_bytes < 256)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "chunk_bytes %zu: 256 to %zu", out->chunk_bytes,
+                        (size_t)MAX_CHUNK);
+    if (out->nthreads < 0) return ghz_fail(GHZ_ERR_INVALID_ARG, "nthreads %d", out->nthreads);
+    return GHZ_SUCCESS;
+}
+
+static void release(ghz_comm_t* c)
+{
+    if (c->pool) c->be.release(&c->be, c->pool);
+    if (c->be.destroy) c->be.destroy(&c->be);
+    if (c->tp.destroy) c->tp.destroy(&c->tp);
+    free(c->seg_off);
+    free(c->seg_cnt);
+    free(c->wire_size);
+    free(c->wire_tmp);
+    free((void*)c->wire_ptr);
+    free(c->sreq);
+    free(c->rreq);
+    if (c->mpi != MPI_COMM_NULL) MPI_Comm_free(&c->mpi);
+    free(c);
+}
+
+ghz_status_t ghz_comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, ghz_comm_t** comm)
+{
+    ghz_comm_t* c;
+    ghz_status_t st;
+    int rc, flag = 0;
+    size_t n;
+
+    ghz_clear_detail();
+    if (!comm) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm");
+    *comm = NULL;
+    MPI_Initialized(&flag);
+    if (!flag) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI is not initialised");
+    if (mpi_comm == MPI_COMM_NULL) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_COMM_NULL");
+    c = (ghz_comm_t*)calloc(1, sizeof *c);
+    if (!c) return ghz_fail(GHZ_ERR_NOMEM, "communicator");
+    c->mpi = MPI_COMM_NULL;
+    c->allocations = 1;
+    rc = MPI_Comm_dup(mpi_comm, &c->mpi);
+    if (rc != MPI_SUCCESS) {
+        free(c);
+        return ghz_coll_mpi_fail(rc, "MPI_Comm_dup");
+    }
+    /* Errors come back to us as codes instead of aborting the job. */
+    MPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(c->mpi, &c->rank);
+    MPI_Comm_size(c->mpi, &c->size);
+
+    st = read_config(config, &c->cfg);
+    if (st == GHZ_SUCCESS) st = ghz_coll_backend_cpu(c->cfg.nthreads, &c->be);
+    if (st == GHZ_SUCCESS) st = ghz_coll_transport_mpi(&c->mpi, &c->tp);
+    if (st == GHZ_SUCCESS) {
+        n = (size_t)c->size;
+        c->max_reqs = 2 * n * COLL_MAX_PIECES;
+        c->seg_off = (size_t*)host_alloc(c, n * sizeof *c->seg_off);
+        c->seg_cnt = (size_t*)host_alloc(c, n * sizeof *c->seg_cnt);
+        c->wire_size = (size_t*)host_alloc(c, (n + 2) * COLL_MAX_PIECES * sizeof *c->wire_size);
+        c->wire_tmp = (size_t*)host_alloc(c, n * sizeof *c->wire_tmp);
+        c->wire_ptr = (const void**)host_alloc(c, n * sizeof *c->wire_ptr);
+        c->sreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->sreq);
+        c->rreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->rreq);
+        c->pool_bytes = c->cfg.pool_bytes;
+        c->pool = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes);
+        c->allocations++;
+        if (!c->seg_off || !c->seg_cnt || !c->wire_size || !c->wire_tmp || !c->wire_ptr ||
+            !c->sreq || !c->rreq || !c->pool)
+            st = ghz_fail(GHZ_ERR_NOMEM, "communicator buffers (pool %zu bytes)", c->pool_bytes);
+    }
+    /* Every rank learns whether every other one succeeded and configured alike. */
+    st = coll_agree_config(c->mpi, &c->cfg, st);
+    if (st != GHZ_SUCCESS) {
+        char keep[256];
+        strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
+        keep[sizeof keep - 1] = '\0';
+        release(c);
+        return ghz_fail(st, "%s", keep);
+    }
+    {
+        ghz_coll_info_t i0 = GHZ_COLL_INFO_INIT;
+        c->info = i0;
+    }
+    *comm = c;
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_comm_destroy(ghz_comm_t* comm)
+{
+    ghz_clear_detail();
+    if (comm) release(comm);
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_comm_rank(const ghz_comm_t* comm, int* rank)
+{
+    if (!comm || !rank) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or rank");
+    *rank = comm->rank;
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_comm_size(const ghz_comm_t* comm, int* size)
+{
+    if (!comm || !size) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or size");
+    *size = comm->size;
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info)
+{
+    size_t n;
+    if (!comm || !info) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or info");
+    if (info->struct_size < offsetof(ghz_coll_info_t, allocations) + sizeof(uint64_t))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_info_t.struct_size %zu: use GHZ_COLL_INFO_INIT",
+                        info->struct_size);
+    n = info->struct_size < sizeof *info ? info->struct_size : sizeof *info;
+    {
+        ghz_coll_info_t cur = comm->info;
+        cur.struct_size = info->struct_size;
+        cur.allocations = comm->allocations;
+        memcpy(info, &cur, n);
+    }
+    return GHZ_SUCCESS;
+}

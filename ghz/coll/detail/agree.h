@@ -1,0 +1,47 @@
+/* ghz/coll/detail/agree.h: the call agreement (agree.c; COLL.md, Errors). */
+#ifndef GHZ_COLL_DETAIL_AGREE_H
+#define GHZ_COLL_DETAIL_AGREE_H
+
+#include "ghz/coll/detail/comm.h"
+
+/* Fields every rank must pass alike. */
+enum {
+    AGREE_KIND,
+    AGREE_COUNT,
+    AGREE_DTYPE,
+    AGREE_OP,
+    AGREE_ROOT,
+    AGREE_LOSSY,
+    AGREE_MODE,
+    AGREE_BOUND,   /* the bound's bit pattern */
+    AGREE_PATH,
+    AGREE_NFIELDS
+};
+
+typedef struct {
+    int64_t field[AGREE_NFIELDS];
+    ghz_status_t status;   /* this rank's own validation */
+    int have_range;        /* this rank has a finite value (lossy) */
+    double vmin, vmax;
+    int nonfinite;
+    double ratio_seen;     /* the last lossy call's ratio on this rank (0: none) */
+} coll_call_t;
+
+typedef struct {
+    int have_range;        /* over every rank */
+    double vmin, vmax;
+    int nonfinite;         /* some rank has a NaN or infinity */
+    double ratio_seen;     /* the smallest over ranks */
+} coll_agreed_t;
+
+/* One MPI_Allreduce of a few integers: every rank learns whether any rank failed its
+ * own checks (GHZ_ERR_PEER on the others, naming the lowest such rank), whether the
+ * ranks disagree on a field (GHZ_ERR_MISMATCH everywhere, naming the field and the
+ * values' range), and the global value range. A rank whose own check failed returns its
+ * own status. */
+ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* all);
+
+/* The same for the configuration at ghz_comm_init. */
+ghz_status_t coll_agree_config(MPI_Comm mpi, const ghz_comm_config_t* cfg, ghz_status_t mine);
+
+#endif

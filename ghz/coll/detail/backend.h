@@ -1,0 +1,61 @@
+/* ghz/coll/detail/backend.h: where a collective's compute runs (private).
+ *
+ * The algorithms (algo_*.c) are written once against this table and the transport's
+ * (transport.h). The CPU backend (backend_cpu.c) calls the codec's and ghz/homo's
+ * public host API and the exact reductions of reduce_ops.h; the CUDA backend (next)
+ * implements the same entries with the CUDA codec and kernels on device buffers, on
+ * the communicator's stream, and synchronises only in `sync` (before the transport
+ * hands bytes to a host-side library) and where a size must reach the host.
+ *
+ * Every pointer given to an entry is a buffer of the backend's memory kind (host for
+ * the CPU backend, device for CUDA). Sizes are host values. */
+#ifndef GHZ_COLL_DETAIL_BACKEND_H
+#define GHZ_COLL_DETAIL_BACKEND_H
+
+#include "ghz/coll/coll.h"
+
+typedef struct coll_backend coll_backend_t;
+
+struct coll_backend {
+    const char* name;
+    ghz_exec_t exec;
+    int nthreads;
+    /* Memory of the backend's kind; alloc returns NULL on failure. */
+    void* (*alloc)(coll_backend_t* be, size_t bytes);
+    void (*release)(coll_backend_t* be, void* p);
+    /* dst[0..bytes) = src[0..bytes); the ranges may overlap. */
+    ghz_status_t (*copy)(coll_backend_t* be, void* dst, const void* src, size_t bytes);
+    /* out = op(a, b) element-wise (a is the left operand, reduce_ops.h); out may be a
+     * or b. */
+    ghz_status_t (*reduce)(coll_backend_t* be, void* out, const void* a, const void* b, size_t n,
+                           ghz_dtype_t dtype, ghz_op_t op);
+    /* buf = dtype(double(buf) * s), floats: AVG's final division. */
+    ghz_status_t (*scale)(coll_backend_t* be, void* buf, size_t n, ghz_dtype_t dtype, double s);
+    /* min and max over the finite values of src, and whether any value is not finite;
+     * *vmin = *vmax = NaN when there is no finite value. */
+    ghz_status_t (*range)(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype,
+                          double* vmin, double* vmax, int* nonfinite);
+    /* One frame of n values under ABS eb_abs, no fill, no checksum; *size its bytes. */
+    ghz_status_t (*compress)(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype,
+                             double eb_abs, void* dst, size_t capacity, size_t* size);
+    /* Decodes the one frame src[0..size) of exactly n values into dst. */
+    ghz_status_t (*decompress)(coll_backend_t* be, const void* src, size_t size, void* dst,
+                               size_t n, ghz_dtype_t dtype);
+    /* out = op(a, b) on frames (ghz/homo, byte-identical to decompress-op-compress);
+     * op is SUM, MIN or MAX. out must not overlap a or b. */
+    ghz_status_t (*homo_binary)(coll_backend_t* be, ghz_op_t op, const void* a, size_t a_size,
+                                const void* b, size_t b_size, void* out, size_t capacity,
+                                size_t* out_size);
+    /* out = in[0] + ... + in[k-1] (left to right) on frames, one pass. */
+    ghz_status_t (*homo_sum_n)(coll_backend_t* be, const void* const* in, const size_t* sizes,
+                               size_t k, void* out, size_t capacity, size_t* out_size);
+    /* Waits for the backend's queued work (no-op on the CPU). */
+    ghz_status_t (*sync)(coll_backend_t* be);
+    void (*destroy)(coll_backend_t* be);
+    void* state;
+};
+
+/* The CPU backend (host buffers). */
+ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be);
+
+#endif

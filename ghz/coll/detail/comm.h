@@ -1,0 +1,34 @@
+/* ghz/coll/detail/comm.h: the communicator (private). */
+#ifndef GHZ_COLL_DETAIL_COMM_H
+#define GHZ_COLL_DETAIL_COMM_H
+
+#include "ghz/coll/detail/backend.h"
+#include "ghz/coll/detail/transport.h"
+
+/* Where allocations are counted: every buffer the communicator owns comes from
+ * comm_alloc (comm.c), so ghz_coll_info_t.allocations proves calls allocate nothing. */
+struct ghz_comm {
+    MPI_Comm mpi;            /* private duplicate of the user's communicator */
+    int rank, size;
+    ghz_comm_config_t cfg;   /* with defaults resolved */
+    coll_backend_t be;
+    coll_transport_t tp;
+    /* The pool: one backend buffer, carved by each call (algo.h, coll_pool_*). */
+    unsigned char* pool;
+    size_t pool_bytes;
+    /* Host arrays of `size` entries that algorithms need per call. */
+    size_t* seg_off;         /* element offset of each segment in the input */
+    size_t* seg_cnt;
+    size_t* wire_size;       /* size * COLL_MAX_PIECES piece sizes */
+    size_t* wire_tmp;        /* size entries */
+    const void** wire_ptr;   /* size entries */
+    coll_req_t* sreq;        /* 2 * size * max_pieces outstanding sends and receives */
+    coll_req_t* rreq;
+    size_t max_reqs;         /* entries of sreq and rreq */
+    ghz_coll_info_t info;
+    uint64_t allocations;
+    double last_ratio;       /* compression ratio of the last lossy call (auto choice) */
+    uint64_t lossy_calls;    /* lossy calls so far (the same on every rank) */
+};
+
+#endif

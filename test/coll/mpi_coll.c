@@ -1,0 +1,688 @@
+/* test/coll/mpi_coll.c: the collectives against exact references, on N ranks.
+ *
+ *   mpirun -np N test_coll_mpi exact|lossy|edge|errors
+ *
+ * exact:  every algorithm x op x dtype, counts 0, 1, N-1, N+1, 1001 and one that needs
+ *         several rounds, in and out of place; integers and MIN/MAX bit for bit against
+ *         a reference computed here (every rank can generate every rank's input), float
+ *         SUM/PROD/AVG within the rounding of N-1 operations; every rank the same bits.
+ * lossy:  f32/f64 x SUM/AVG/MIN/MAX x HOMO/DOC x algorithms x ABS/REL on real-like
+ *         fields (a different field and seed per rank): every element within the
+ *         stated bound, every rank the same bits, compression really happened;
+ *         recursive doubling gives the same bits on HOMO and DOC (HOMO.md).
+ * edge:   NaN/Inf inputs, a bound too small for the rounding, reuse of buffers across
+ *         calls without allocation, REL over a constant field.
+ * errors: one rank passes a different count, dtype, op, bound or root, or a NULL
+ *         buffer, or a lossy op the path cannot do: every rank returns an error, no
+ *         rank hangs (CTest's timeout fails a hang).
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghz/coll/coll.h"
+#include "datasets.h"
+#include "mpi_check.h"
+
+static int g_rank, g_size;
+static uint64_t g_max_rounds; /* the most rounds any call took (the round loop is exercised) */
+
+/* ---- inputs ------------------------------------------------------------------------ */
+
+/* xorshift64*: deterministic per (rank, count, salt) */
+static uint64_t rng_next(uint64_t* s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 2685821657736338717ull;
+}
+
+/* Rank r's input for the exact tests: nonzero values (no -0/+0 ties in MIN/MAX),
+ * small enough that integer PROD wraps deterministically and float PROD stays finite. */
+static void fill_exact(void* buf, size_t n, ghz_dtype_t t, ghz_op_t op, int r, uint64_t salt)
+{
+    uint64_t s = 0x9E3779B97F4A7C15ull ^ ((uint64_t)r * 1000003u + salt * 7919u + n);
+    size_t i;
+    for (i = 0; i < n; i++) {
+        uint64_t v = rng_next(&s);
+        int64_t small = (int64_t)(v % 200) - 100;
+        if (op == GHZ_OP_PROD) small = (int64_t)(v % 3) + 1 - (int64_t)((v >> 8) % 2) * 4; /* -3..3 */
+        if (small == 0) small = 1;
+        switch (t) {
+        case GHZ_F32: ((float*)buf)[i] = op == GHZ_OP_PROD ? (float)small * 0.5f
+                                                           : (float)((double)(v >> 11) * 0x1p-53 * 200 - 100 + 1e-3); break;
+        case GHZ_F64: ((double*)buf)[i] = op == GHZ_OP_PROD ? (double)small * 0.5
+                                                            : (double)(v >> 11) * 0x1p-53 * 200 - 100 + 1e-9; break;
+        case GHZ_I8: ((int8_t*)buf)[i] = (int8_t)(op == GHZ_OP_PROD || op == GHZ_OP_SUM ? small : (int64_t)v); break;
+        case GHZ_U8: ((uint8_t*)buf)[i] = (uint8_t)v; break;
+        case GHZ_I16: ((int16_t*)buf)[i] = (int16_t)v; break;
+        case GHZ_U16: ((uint16_t*)buf)[i] = (uint16_t)v; break;
+        case GHZ_I32: ((int32_t*)buf)[i] = (int32_t)v; break;
+        case GHZ_U32: ((uint32_t*)buf)[i] = (uint32_t)v; break;
+        case GHZ_I64: ((int64_t*)buf)[i] = (int64_t)v; break;
+        case GHZ_U64: ((uint64_t*)buf)[i] = v; break;
+        }
+        if ((op == GHZ_OP_LAND || op == GHZ_OP_LOR || op == GHZ_OP_LXOR) && (v >> 60) < 6) {
+            /* make zeros frequent so that logical results vary */
+            memset((unsigned char*)buf + i * ghz_dtype_size(t), 0, ghz_dtype_size(t));
+        }
+    }
+}
+
+/* Reference of element i over all ranks, in rank order: integers exactly (wrapping
+ * through uint64), floats in long double. Returns the value as long double and, for
+ * integers, the exact bits in *bits. */
+static long double ref_fold(void* const* in, int N, size_t i, ghz_dtype_t t, ghz_op_t op, uint64_t* bits,
+                            long double* absum)
+{
+    int q;
+    long double acc = 0, a = 0;
+    uint64_t u = 0;
+    int64_t sacc = 0;
+    *absum = 0;
+    for (q = 0; q < N; q++) {
+        uint64_t x = 0;
+        int64_t sx = 0;
+        long double f = 0;
+        switch (t) {
+        case GHZ_F32: f = ((float*)in[q])[i]; break;
+        case GHZ_F64: f = ((double*)in[q])[i]; break;
+        case GHZ_I8: sx = ((int8_t*)in[q])[i]; x = (uint64_t)sx; break;
+        case GHZ_U8: x = ((uint8_t*)in[q])[i]; sx = (int64_t)x; break;
+        case GHZ_I16: sx = ((int16_t*)in[q])[i]; x = (uint64_t)sx; break;
+        case GHZ_U16: x = ((uint16_t*)in[q])[i]; sx = (int64_t)x; break;
+        case GHZ_I32: sx = ((int32_t*)in[q])[i]; x = (uint64_t)sx; break;
+        case GHZ_U32: x = ((uint32_t*)in[q])[i]; sx = (int64_t)x; break;
+        case GHZ_I64: sx = ((int64_t*)in[q])[i]; x = (uint64_t)sx; break;
+        case GHZ_U64: x = ((uint64_t*)in[q])[i]; sx = (int64_t)x; break;
+        }
+        *absum += fabsl(f);
+        if (q == 0) {
+            acc = f;
+            u = x;
+            sacc = sx;
+            a = f;
+            continue;
+        }
+        (void)a;
+        switch (op) {
+        case GHZ_OP_SUM: case GHZ_OP_AVG: acc += f; u += x; break;
+        case GHZ_OP_PROD: acc *= f; u *= x; break;
+        case GHZ_OP_MIN:
+            if (f < acc) acc = f;
+            if (t == GHZ_U8 || t == GHZ_U16 || t == GHZ_U32 || t == GHZ_U64) { if (x < u) u = x; }
+            else if (sx < sacc) { sacc = sx; u = x; }
+            break;
+        case GHZ_OP_MAX:
+            if (f > acc) acc = f;
+            if (t == GHZ_U8 || t == GHZ_U16 || t == GHZ_U32 || t == GHZ_U64) { if (x > u) u = x; }
+            else if (sx > sacc) { sacc = sx; u = x; }
+            break;
+        case GHZ_OP_LAND: u = (u != 0) & (x != 0); break;
+        case GHZ_OP_LOR: u = (u != 0) | (x != 0); break;
+        case GHZ_OP_LXOR: u = (u != 0) ^ (x != 0); break;
+        case GHZ_OP_BAND: u &= x; break;
+        case GHZ_OP_BOR: u |= x; break;
+        case GHZ_OP_BXOR: u ^= x; break;
+        }
+        if (t != GHZ_F32 && t != GHZ_F64 && (op == GHZ_OP_MIN || op == GHZ_OP_MAX)) sacc = (int64_t)u;
+    }
+    /* (one rank: the input comes back unchanged, as MPI does, also for LAND/LOR/LXOR) */
+    *bits = u;
+    if (op == GHZ_OP_AVG) acc /= N;
+    return acc;
+}
+
+static double get_f(const void* b, size_t i, ghz_dtype_t t)
+{
+    return t == GHZ_F32 ? ((const float*)b)[i] : ((const double*)b)[i];
+}
+
+/* Every rank's result of an allreduce (or reduce-scatter block) has the same bits:
+ * compare a checksum of the bytes over ranks. */
+static int same_everywhere(const void* buf, size_t bytes)
+{
+    uint64_t h = 1469598103934665603ull, hmin, hmax;
+    size_t i;
+    for (i = 0; i < bytes; i++) h = (h ^ ((const unsigned char*)buf)[i]) * 1099511628211ull;
+    MPI_Allreduce(&h, &hmin, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&h, &hmax, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return hmin == hmax;
+}
+
+static ghz_comm_t* make_comm(ghz_algo_t ar, ghz_algo_t rs, size_t pool, size_t chunk)
+{
+    ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
+    ghz_comm_t* c = NULL;
+    ghz_status_t st;
+    cfg.allreduce_algo = ar;
+    cfg.reduce_scatter_algo = rs;
+    cfg.pool_bytes = pool;
+    cfg.chunk_bytes = chunk;
+    st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &c);
+    CHECK(st == GHZ_SUCCESS, "ghz_comm_init: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
+    return c;
+}
+
+/* ---- exact ------------------------------------------------------------------------- */
+
+static const ghz_dtype_t all_types[] = {GHZ_F32, GHZ_F64, GHZ_I8, GHZ_U8, GHZ_I16,
+                                        GHZ_U16, GHZ_I32, GHZ_U32, GHZ_I64, GHZ_U64};
+static const ghz_op_t all_ops[] = {GHZ_OP_SUM, GHZ_OP_PROD, GHZ_OP_MAX, GHZ_OP_MIN,
+                                   GHZ_OP_AVG, GHZ_OP_LAND, GHZ_OP_LOR, GHZ_OP_LXOR,
+                                   GHZ_OP_BAND, GHZ_OP_BOR, GHZ_OP_BXOR};
+
+static int is_float(ghz_dtype_t t)
+{
+    return t == GHZ_F32 || t == GHZ_F64;
+}
+
+static int op_defined(ghz_dtype_t t, ghz_op_t op)
+{
+    if (op == GHZ_OP_AVG) return is_float(t);
+    if (op >= GHZ_OP_LAND) return !is_float(t);
+    return 1;
+}
+
+/* Checks one result element against the reference. */
+static int check_elem(const void* got, size_t gi, void* const* in, size_t ri, ghz_dtype_t t, ghz_op_t op,
+                      const char* what)
+{
+    uint64_t bits = 0;
+    long double absum, ref = ref_fold(in, g_size, ri, t, op, &bits, &absum);
+    size_t e = ghz_dtype_size(t);
+    if (!is_float(t)) {
+        uint64_t v = 0;
+        memcpy(&v, (const unsigned char*)got + gi * e, e);
+        if (e < 8) bits &= (((uint64_t)1 << (8 * e)) - 1);
+        if (v != bits) {
+            CHECK(0, "%s: element %zu: got %llu want %llu", what, gi, (unsigned long long)v,
+                  (unsigned long long)bits);
+            return 0;
+        }
+        return 1;
+    }
+    {
+        double v = get_f(got, gi, t), u = t == GHZ_F32 ? 0x1p-24 : 0x1p-53;
+        long double tol;
+        if (op == GHZ_OP_MIN || op == GHZ_OP_MAX) tol = 0;
+        else if (op == GHZ_OP_PROD) tol = fabsl(ref) * (g_size + 1) * u * 2;
+        else tol = (absum * (g_size + 1) * u) / (op == GHZ_OP_AVG ? g_size : 1) + fabsl(ref) * u * 2;
+        if (!(fabsl((long double)v - ref) <= tol)) {
+            CHECK(0, "%s: element %zu: got %.17g want %.17Lg (tol %.3Lg)", what, gi, v, ref, tol);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void test_exact_case(ghz_comm_t* c, int kind, ghz_dtype_t t, ghz_op_t op, size_t count, int in_place,
+                            void** in, unsigned char* send, unsigned char* recv)
+{
+    const size_t e = ghz_dtype_size(t);
+    const size_t total = kind == 2 ? count * (size_t)g_size : count;
+    char what[160];
+    int q, root = g_size > 2 ? 2 : 0;
+    size_t i, bad = 0;
+    ghz_status_t st;
+    ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+    for (q = 0; q < g_size; q++) fill_exact(in[q], total, t, op, q, (uint64_t)kind);
+    memcpy(send, in[g_rank], total * e);
+    memset(recv, 0xA5, total * e + 64);
+    if (in_place) memcpy(recv, send, total * e);
+    snprintf(what, sizeof what, "%s %s %s count %zu%s",
+             kind == 0 ? "allreduce" : kind == 1 ? "reduce" : "reduce_scatter", ghz_dtype_name(t),
+             ghz_op_name(op), count, in_place ? " in place" : "");
+    if (kind == 0) st = ghz_allreduce(in_place ? MPI_IN_PLACE : send, recv, count, t, op, NULL, c, NULL);
+    else if (kind == 1)
+        st = ghz_reduce(in_place && g_rank == root ? MPI_IN_PLACE : send, recv, count, t, op, root, NULL, c, NULL);
+    else st = ghz_reduce_scatter(in_place ? MPI_IN_PLACE : send, recv, count, t, op, NULL, c, NULL);
+    CHECK(st == GHZ_SUCCESS, "%s: %s (%s)", what, ghz_status_string(st), ghz_last_error_detail());
+    if (st != GHZ_SUCCESS) return;
+    ghz_comm_info(c, &info);
+    if (info.rounds > g_max_rounds) g_max_rounds = info.rounds;
+    if (kind == 0 || (kind == 1 && g_rank == root)) {
+        for (i = 0; i < count && bad < 3; i++) bad += !check_elem(recv, i, in, i, t, op, what);
+        if (kind == 0) CHECK(same_everywhere(recv, count * e), "%s: ranks differ", what);
+    } else if (kind == 2) {
+        for (i = 0; i < count && bad < 3; i++)
+            bad += !check_elem(recv, i, in, (size_t)g_rank * count + i, t, op, what);
+    }
+    /* nothing written past the result */
+    if (kind != 1 || g_rank == root) {
+        size_t n = kind == 2 && !in_place ? count : total;
+        unsigned char guard[64];
+        memset(guard, 0xA5, sizeof guard);
+        if (!in_place) CHECK(memcmp(recv + n * e, guard, 64) == 0, "%s: wrote past the output", what);
+    }
+}
+
+static int run_exact(void)
+{
+    static const ghz_algo_t ar_algos[] = {GHZ_ALGO_RING, GHZ_ALGO_RECURSIVE_DOUBLING, GHZ_ALGO_PAIRWISE};
+    const size_t N = (size_t)g_size;
+    /* counts: empty, one, fewer than N, not divisible by N, and (with a 64 KiB pool and
+     * 256-byte chunks) many pieces and several rounds */
+    size_t counts[6];
+    const size_t maxc = 9001 * N + 64;
+    void* in[64];
+    unsigned char *send = malloc(maxc * 8 + 64), *recv = malloc(maxc * 8 + 128);
+    size_t a, ti, oi, ci, q;
+    counts[0] = 0;
+    counts[1] = 1;
+    counts[2] = N > 1 ? N - 1 : 2;
+    counts[3] = N + 1;
+    counts[4] = 1001;
+    counts[5] = 9001;
+    for (q = 0; q < N; q++) in[q] = malloc(maxc * 8 + 64);
+    for (a = 0; a < 3; a++) {
+        ghz_comm_t* c = make_comm(ar_algos[a], a == 2 ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING, 1 << 16, 256);
+        ghz_coll_info_t i0 = GHZ_COLL_INFO_INIT, i1 = GHZ_COLL_INFO_INIT;
+        if (!c) break;
+        ghz_comm_info(c, &i0);
+        for (ti = 0; ti < sizeof all_types / sizeof all_types[0]; ti++)
+            for (oi = 0; oi < sizeof all_ops / sizeof all_ops[0]; oi++)
+                for (ci = 0; ci < 6; ci++) {
+                    ghz_dtype_t t = all_types[ti];
+                    ghz_op_t op = all_ops[oi];
+                    int kind, ip;
+                    if (!op_defined(t, op)) continue;
+                    /* the large count on a few pairs only (time) */
+                    if (ci == 5 && !((t == GHZ_F32 && (op == GHZ_OP_SUM || op == GHZ_OP_MAX)) ||
+                                     (t == GHZ_I64 && op == GHZ_OP_BXOR) || (t == GHZ_U8 && op == GHZ_OP_SUM) ||
+                                     (t == GHZ_F64 && op == GHZ_OP_AVG)))
+                        continue;
+                    for (kind = 0; kind < 3; kind++) {
+                        if (kind == 1 && a != 0) continue; /* reduce has one algorithm */
+                        if (kind == 2 && a == 1) continue; /* reduce_scatter: ring, pairwise */
+                        for (ip = 0; ip < 2; ip++)
+                            test_exact_case(c, kind, t, op, counts[ci], ip, in, send, recv);
+                    }
+                }
+        ghz_comm_info(c, &i1);
+        CHECK(i1.allocations == i0.allocations, "calls allocated: %llu -> %llu",
+              (unsigned long long)i0.allocations, (unsigned long long)i1.allocations);
+        CHECK(g_max_rounds > 1 || g_size == 1, "no call took more than one round: the round loop is untested");
+        g_max_rounds = 0;
+        ghz_comm_destroy(c);
+    }
+    for (q = 0; q < N; q++) free(in[q]);
+    free(send);
+    free(recv);
+    return mpi_check_finish("exact");
+}
+
+/* ---- lossy ------------------------------------------------------------------------- */
+
+/* Rank r's field: a different generated field and seed per rank (smooth2d, wave3d,
+ * noisy2d, ...), tiled to n. Generated once per rank and kept. */
+static double* field_cache[64];
+static size_t field_len[64];
+
+static const double* field_of(int r, size_t* m)
+{
+    static const char* const names[] = {"smooth2d", "wave3d", "noisy2d"};
+    if (!field_cache[r]) {
+        const char* name = names[r % 3];
+        size_t nx = 128, ny = 128, nz = strcmp(name, "wave3d") == 0 ? 4 : 1;
+        int rc;
+        field_len[r] = nx * ny * nz;
+        field_cache[r] = malloc(field_len[r] * sizeof(double));
+        rc = ghz_ds_generate_f64(name, nx, ny, nz, (uint64_t)r + 1, field_cache[r]);
+        CHECK(rc == 0, "ghz_ds_generate_f64 %s: %d", name, rc);
+    }
+    *m = field_len[r];
+    return field_cache[r];
+}
+
+static void fill_field(void* buf, size_t n, ghz_dtype_t t, int r)
+{
+    size_t m, i;
+    const double* f = field_of(r, &m);
+    for (i = 0; i < n; i++) {
+        double v = f[(i + (size_t)r * 977) % m] * (1.0 + 0.1 * r);
+        if (t == GHZ_F32) ((float*)buf)[i] = (float)v;
+        else ((double*)buf)[i] = v;
+    }
+}
+
+/* An ABS bound that means the same on every field: a fraction of rank 0's range. */
+static double abs_bound(double frac)
+{
+    size_t m, i;
+    const double* f = field_of(0, &m);
+    double lo = f[0], hi = f[0];
+    for (i = 1; i < m; i++) {
+        if (f[i] < lo) lo = f[i];
+        if (f[i] > hi) hi = f[i];
+    }
+    return frac * (hi - lo);
+}
+
+static double lossy_case(ghz_comm_t* c, ghz_dtype_t t, ghz_op_t op, ghz_path_t path, ghz_eb_mode_t mode,
+                         double bound, size_t count, int kind, int in_place, void** in, void* send, void* recv,
+                         double* ratio)
+{
+    const size_t e = ghz_dtype_size(t), total = kind == 2 ? count * (size_t)g_size : count;
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+    ghz_status_t st;
+    char what[200];
+    double maxerr = 0;
+    size_t i, bad = 0, off = kind == 2 ? (size_t)g_rank * count : 0;
+    int q, root = g_size - 1;
+    acc.mode = mode;
+    acc.bound = bound;
+    acc.path = path;
+    for (q = 0; q < g_size; q++) fill_field(in[q], total, t, q);
+    memcpy(in_place ? recv : send, in[g_rank], total * e);
+    snprintf(what, sizeof what, "lossy %s %s %s %s %s %g count %zu%s",
+             kind == 0 ? "allreduce" : kind == 1 ? "reduce" : "reduce_scatter", ghz_dtype_name(t),
+             ghz_op_name(op), path == GHZ_PATH_HOMO ? "homo" : "doc", mode == GHZ_EB_ABS ? "ABS" : "REL", bound,
+             count, in_place ? " in place" : "");
+    if (kind == 0) st = ghz_allreduce(in_place ? MPI_IN_PLACE : send, recv, count, t, op, &acc, c, NULL);
+    else if (kind == 1)
+        st = ghz_reduce(in_place && g_rank == root ? MPI_IN_PLACE : send, recv, count, t, op, root, &acc, c, NULL);
+    else st = ghz_reduce_scatter(in_place ? MPI_IN_PLACE : send, recv, count, t, op, &acc, c, NULL);
+    CHECK(st == GHZ_SUCCESS, "%s: %s (%s)", what, ghz_status_string(st), ghz_last_error_detail());
+    if (st != GHZ_SUCCESS) return 0;
+    ghz_comm_info(c, &info);
+    /* one rank: nothing to compress, the input comes back (error 0) */
+    CHECK(g_size == 1 || (info.lossy && info.eb_abs > 0 && info.bound_abs > 0), "%s: not compressed (eb %g)",
+          what, info.eb_abs);
+    /* K*E fits in the bound (for AVG, in the sum's bound: N times the mean's) */
+    CHECK(info.error_terms * info.eb_abs <= info.bound_abs * (op == GHZ_OP_AVG ? g_size : 1),
+          "%s: K*E %g > bound %g", what, info.error_terms * info.eb_abs, info.bound_abs);
+    *ratio = info.wire_bytes ? (double)info.logical_bytes / (double)info.wire_bytes : 0;
+    if (kind == 1 && g_rank != root) return 0;
+    for (i = 0; i < count; i++) {
+        uint64_t bits;
+        long double absum, ref = ref_fold(in, g_size, off + i, t, op, &bits, &absum);
+        double err = fabs((double)((long double)get_f(recv, i, t) - ref));
+        if (err > maxerr) maxerr = err;
+        if (!(err <= info.bound_abs) && bad++ < 3)
+            CHECK(0, "%s: element %zu: got %.9g exact %.9Lg error %.3g > bound %.3g", what, i, get_f(recv, i, t),
+                  ref, err, info.bound_abs);
+    }
+    if (kind == 0) CHECK(same_everywhere(recv, count * e), "%s: ranks differ", what);
+    return maxerr / info.bound_abs;
+}
+
+static int run_lossy(void)
+{
+    static const ghz_algo_t ar_algos[] = {GHZ_ALGO_RING, GHZ_ALGO_RECURSIVE_DOUBLING, GHZ_ALGO_PAIRWISE};
+    static const ghz_op_t ops[] = {GHZ_OP_SUM, GHZ_OP_AVG, GHZ_OP_MIN, GHZ_OP_MAX};
+    const size_t count = 20011, N = (size_t)g_size;
+    void* in[64];
+    void *send = malloc(count * N * 8), *recv = malloc(count * N * 8), *first = malloc(count * 8);
+    size_t a, q, oi;
+    double worst = 0, min_ratio = 1e30;
+    for (q = 0; q < N; q++) in[q] = malloc(count * N * 8);
+    for (a = 0; a < 3; a++) {
+        /* 256 KiB pool, 16 KiB chunks: several pieces and rounds */
+        ghz_comm_t* c = make_comm(ar_algos[a], a == 2 ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING, 256 << 10, 16 << 10);
+        int ti, p, m, kind;
+        if (!c) break;
+        for (ti = 0; ti < 2; ti++)
+            for (oi = 0; oi < 4; oi++)
+                for (p = 0; p < 2; p++)
+                    for (m = 0; m < 2; m++)
+                        for (kind = 0; kind < 3; kind++) {
+                            ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
+                            ghz_path_t path = p ? GHZ_PATH_DOC : GHZ_PATH_HOMO;
+                            double ratio = 0, r;
+                            if (kind == 1 && a != 0) continue;
+                            if (kind == 2 && a == 1) continue;
+                            r = lossy_case(c, t, ops[oi], path, m ? GHZ_EB_REL : GHZ_EB_ABS,
+                                           m ? 1e-3 : abs_bound(1e-3), kind == 2 ? count / N + 1 : count, kind,
+                                           (int)((oi + p + kind) & 1), in, send, recv, &ratio);
+                            if (r > worst) worst = r;
+                            if (getenv("GHZ_TEST_VERBOSE") && g_rank == 0)
+                                printf("%s %s %s %s kind %d: err/bound %.4f ratio %.2f\n", ghz_algo_name(ar_algos[a]),
+                                       ghz_op_name(ops[oi]), p ? "doc" : "homo", m ? "REL" : "ABS", kind, r, ratio);
+                            if (kind == 0 && ratio > 0 && ratio < min_ratio) min_ratio = ratio;
+                        }
+        /* recursive doubling: HOMO and DOC are the same bytes (HOMO.md), so the same results */
+        if (a == 1 && g_size > 1) {
+            double ratio;
+            lossy_case(c, GHZ_F32, GHZ_OP_SUM, GHZ_PATH_HOMO, GHZ_EB_REL, 1e-3, count, 0, 0, in, send, recv, &ratio);
+            memcpy(first, recv, count * 4);
+            lossy_case(c, GHZ_F32, GHZ_OP_SUM, GHZ_PATH_DOC, GHZ_EB_REL, 1e-3, count, 0, 0, in, send, recv, &ratio);
+            CHECK(memcmp(first, recv, count * 4) == 0, "recursive doubling: HOMO and DOC results differ");
+        }
+        ghz_comm_destroy(c);
+    }
+    if (g_size > 1) {
+        /* the bound is used, not wasted: some error, and compression paid */
+        CHECK(worst > 1e-3 && worst <= 1.0, "max error / bound %g", worst);
+        CHECK(min_ratio > 1.2, "allreduce ratio %g on smooth fields", min_ratio);
+    }
+    if (g_rank == 0) printf("lossy: worst max error / bound %.3f, smallest allreduce ratio %.2f\n", worst, min_ratio);
+    for (q = 0; q < N; q++) free(in[q]);
+    free(send);
+    free(recv);
+    free(first);
+    return mpi_check_finish("lossy");
+}
+
+/* ---- edge cases ---------------------------------------------------------------------- */
+
+static int run_edge(void)
+{
+    const size_t n = 5000;
+    ghz_comm_t* c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 0, 0);
+    float *x = malloc(n * 4), *y = malloc(n * 4), *z = malloc(n * 4);
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    ghz_coll_info_t i0 = GHZ_COLL_INFO_INIT, i1 = GHZ_COLL_INFO_INIT;
+    ghz_status_t st;
+    size_t i;
+    int rep;
+    if (!c) return mpi_check_finish("edge");
+    acc.path = GHZ_PATH_HOMO;
+    acc.mode = GHZ_EB_ABS;
+    acc.bound = 0.01;
+
+    /* NaN and Inf: those positions are not finite in the result, the rest is bounded */
+    for (i = 0; i < n; i++) x[i] = (float)sin(0.01 * (double)i + g_rank);
+    if (g_rank == 0) {
+        x[10] = INFINITY;
+        x[20] = NAN;
+    }
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    CHECK(st == GHZ_SUCCESS, "nan/inf: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
+    CHECK(isinf(y[10]) && y[10] > 0, "inf position gives %g", y[10]);
+    CHECK(isnan(y[20]), "nan position gives %g", y[20]);
+    for (i = 0; i < n; i++) {
+        double ex = 0;
+        int q;
+        if (i == 10 || i == 20) continue;
+        for (q = 0; q < g_size; q++) ex += (float)sin(0.01 * (double)i + q);
+        if (!(fabs(y[i] - ex) <= 0.01)) {
+            CHECK(0, "nan/inf: element %zu error %g", i, fabs(y[i] - ex));
+            break;
+        }
+    }
+
+    /* reuse: the same buffers, new data, no allocation, each result right */
+    ghz_comm_info(c, &i0);
+    for (rep = 0; rep < 3; rep++) {
+        for (i = 0; i < n; i++) x[i] = (float)(cos(0.003 * (double)i * (rep + 1)) + g_rank + rep);
+        st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_MAX, &acc, c, NULL);
+        CHECK(st == GHZ_SUCCESS, "reuse %d: %s", rep, ghz_status_string(st));
+        for (i = 0; i < n; i++) {
+            double ex = cos(0.003 * (double)i * (rep + 1)) + (g_size - 1) + rep;
+            if (!(fabs(y[i] - ex) <= 0.01 + 1e-6 * fabs(ex))) {
+                CHECK(0, "reuse %d: element %zu error %g", rep, i, fabs(y[i] - ex));
+                break;
+            }
+        }
+        st = ghz_allreduce(x, z, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+        CHECK(st == GHZ_SUCCESS, "reuse exact %d", rep);
+    }
+    ghz_comm_info(c, &i1);
+    CHECK(i1.allocations == i0.allocations, "calls allocated");
+
+    /* a bound below float32's rounding of an N-rank sum of values near 1e4 */
+    for (i = 0; i < n; i++) x[i] = 1e4f + (float)i;
+    acc.bound = 1e-6;
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    CHECK(g_size == 1 ? st == GHZ_SUCCESS : st == GHZ_ERR_BAD_BOUND, "tiny bound: %s", ghz_status_string(st));
+
+    /* a fill value like -1e34 makes a float32 sum overflow-prone: refused, not wrong */
+    x[3] = -1e34f;
+    acc.bound = 0.01;
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    CHECK(g_size == 1 ? st == GHZ_SUCCESS : st == GHZ_ERR_OVERFLOW || st == GHZ_ERR_BAD_BOUND, "fill: %s",
+          ghz_status_string(st));
+
+    /* REL over constant zeros: the bound is 0 and exact zeros are delivered */
+    memset(x, 0, n * 4);
+    acc.mode = GHZ_EB_REL;
+    acc.bound = 1e-3;
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    CHECK(st == GHZ_SUCCESS, "REL zeros: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
+    for (i = 0; i < n; i++)
+        if (y[i] != 0) {
+            CHECK(0, "REL zeros: element %zu = %g", i, y[i]);
+            break;
+        }
+    ghz_comm_destroy(c);
+
+    /* the defaults (NULL configuration) work */
+    c = NULL;
+    st = ghz_comm_init(MPI_COMM_WORLD, NULL, &c);
+    CHECK(st == GHZ_SUCCESS, "NULL config: %s", ghz_status_string(st));
+    for (i = 0; i < n; i++) x[i] = (float)(i % 7);
+    if (c) st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_SUCCESS, "NULL config allreduce: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
+    for (i = 0; i < n; i++)
+        if (y[i] != (float)(i % 7) * (float)g_size) {
+            CHECK(0, "NULL config: element %zu", i);
+            break;
+        }
+    ghz_comm_destroy(c);
+    free(x);
+    free(y);
+    free(z);
+    return mpi_check_finish("edge");
+}
+
+/* ---- errors ---------------------------------------------------------------------- */
+
+static int run_errors(void)
+{
+    const size_t n = 1000;
+    ghz_comm_t* c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 0, 0);
+    float *x = malloc(n * 4 * 64), *y = malloc(n * 4 * 64);
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    const int odd = g_size - 1; /* the rank that misbehaves */
+    ghz_status_t st;
+    size_t i;
+    if (!c) return mpi_check_finish("errors");
+    for (i = 0; i < n * 64; i++) x[i] = (float)sin(0.001 * (double)i);
+    acc.mode = GHZ_EB_ABS;
+    acc.bound = 1e-2;
+
+#define EXPECT_ALL(call, mine, others, what)                                                   \
+    do {                                                                                       \
+        memset(y, 0x5A, n * 4);                                                                \
+        st = call;                                                                             \
+        if (g_size == 1) break;                                                                \
+        CHECK(st == (g_rank == odd ? (mine) : (others)), "%s: rank %d got %s (%s)", what, g_rank, \
+              ghz_status_string(st), ghz_last_error_detail());                                 \
+    } while (0)
+
+    EXPECT_ALL(ghz_allreduce(x, y, g_rank == odd ? n - 1 : n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL),
+               GHZ_ERR_MISMATCH, GHZ_ERR_MISMATCH, "count");
+    {   /* the output is untouched when the agreement fails */
+        unsigned char guard[16];
+        memset(guard, 0x5A, sizeof guard);
+        CHECK(g_size == 1 || memcmp(y, guard, sizeof guard) == 0, "output written on a failed call");
+    }
+    EXPECT_ALL(ghz_allreduce(x, y, n, g_rank == odd ? GHZ_F64 : GHZ_F32, GHZ_OP_SUM, NULL, c, NULL),
+               GHZ_ERR_MISMATCH, GHZ_ERR_MISMATCH, "dtype");
+    EXPECT_ALL(ghz_allreduce(x, y, n, GHZ_F32, g_rank == odd ? GHZ_OP_MAX : GHZ_OP_SUM, NULL, c, NULL),
+               GHZ_ERR_MISMATCH, GHZ_ERR_MISMATCH, "op");
+    EXPECT_ALL(ghz_allreduce(g_rank == odd ? NULL : x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL),
+               GHZ_ERR_INVALID_ARG, GHZ_ERR_PEER, "NULL sendbuf");
+    EXPECT_ALL(ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, g_rank == odd ? NULL : &acc, c, NULL),
+               GHZ_ERR_MISMATCH, GHZ_ERR_MISMATCH, "accuracy on some ranks only");
+    {
+        ghz_accuracy_t other = acc;
+        if (g_rank == odd) other.bound = 2e-2;
+        EXPECT_ALL(ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &other, c, NULL), GHZ_ERR_MISMATCH,
+                   GHZ_ERR_MISMATCH, "bound");
+        if (g_rank == odd) other.bound = NAN;
+        EXPECT_ALL(ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &other, c, NULL), GHZ_ERR_BAD_BOUND,
+                   GHZ_ERR_PEER, "NaN bound");
+        if (g_rank == odd) other.bound = 0;
+        EXPECT_ALL(ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &other, c, NULL), GHZ_ERR_BAD_BOUND,
+                   GHZ_ERR_PEER, "zero bound");
+    }
+    EXPECT_ALL(ghz_reduce(x, y, n, GHZ_F32, GHZ_OP_SUM, g_rank == odd ? g_size : 0, NULL, c, NULL),
+               GHZ_ERR_INVALID_ARG, GHZ_ERR_PEER, "root out of range");
+    EXPECT_ALL(ghz_reduce(x, y, n, GHZ_F32, GHZ_OP_SUM, g_rank == odd ? 0 : odd, NULL, c, NULL),
+               GHZ_ERR_MISMATCH, GHZ_ERR_MISMATCH, "root");
+    EXPECT_ALL(ghz_reduce_scatter(x, y, g_rank == odd ? n + 1 : n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL),
+               GHZ_ERR_MISMATCH, GHZ_ERR_MISMATCH, "reduce_scatter count");
+    EXPECT_ALL(ghz_allreduce(x, y, n, GHZ_F32, (ghz_op_t)(g_rank == odd ? 99 : 0), NULL, c, NULL),
+               GHZ_ERR_INVALID_ARG, GHZ_ERR_PEER, "unknown op");
+    /* every rank wrong alike: each reports it */
+    st = ghz_allreduce(x, y, n, GHZ_I32, GHZ_OP_SUM, &acc, c, NULL);
+    CHECK(st == GHZ_ERR_UNSUPPORTED, "lossy int32: %s", ghz_status_string(st));
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_PROD, &acc, c, NULL);
+    CHECK(st == GHZ_ERR_UNSUPPORTED, "lossy prod: %s", ghz_status_string(st));
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_BAND, NULL, c, NULL);
+    CHECK(st == GHZ_ERR_UNSUPPORTED, "float band: %s", ghz_status_string(st));
+    /* and the communicator still works afterwards */
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_MAX, NULL, c, NULL);
+    CHECK(st == GHZ_SUCCESS, "after errors: %s", ghz_status_string(st));
+    for (i = 0; i < n; i++)
+        if (y[i] != x[i]) {
+            CHECK(0, "after errors: element %zu", i);
+            break;
+        }
+    ghz_comm_destroy(c);
+
+    /* configurations that differ across ranks are refused at init, everywhere */
+    {
+        ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
+        ghz_comm_t* d = NULL;
+        if (g_rank == odd) cfg.allreduce_algo = GHZ_ALGO_RING;
+        st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &d);
+        CHECK(g_size == 1 ? st == GHZ_SUCCESS : st == GHZ_ERR_MISMATCH && d == NULL, "config mismatch: %s",
+              ghz_status_string(st));
+        ghz_comm_destroy(d);
+    }
+    free(x);
+    free(y);
+    return mpi_check_finish("errors");
+}
+
+int main(int argc, char** argv)
+{
+    int fails = 0;
+    const char* what = argc > 1 ? argv[1] : "exact";
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    mpi_check_rank = g_rank;
+    if (g_size > 64) {
+        if (g_rank == 0) fprintf(stderr, "at most 64 ranks\n");
+        MPI_Finalize();
+        return 2;
+    }
+    if (strcmp(what, "exact") == 0) fails = run_exact();
+    else if (strcmp(what, "lossy") == 0) fails = run_lossy();
+    else if (strcmp(what, "edge") == 0) fails = run_edge();
+    else if (strcmp(what, "errors") == 0) fails = run_errors();
+    else {
+        if (g_rank == 0) fprintf(stderr, "usage: test_coll_mpi exact|lossy|edge|errors\n");
+        fails = 1;
+    }
+    MPI_Finalize();
+    return fails ? 1 : 0;
+}
