@@ -38,7 +38,10 @@ build/examples/ghz-demo "$@"
 # The collective demo: two MPI ranks on this machine's CPU (no GPU needed) stack 8
 # generated telescope frames with the compressed ghz_allreduce under a bound and check
 # every pixel against the exact allreduce. Skipped when MPI or ghz::coll is missing.
-if ! cmake --build build --target help 2>/dev/null | grep -q 'ghz-image-stacking'; then
+# (the target list is read whole first: grep -q closing the pipe early would make the
+# pipeline fail under pipefail)
+targets=$(cmake --build build --target help 2>/dev/null || true)
+if ! grep -q 'ghz-image-stacking' <<<"$targets"; then
     echo
     echo "demo.sh: no collective demo (ghz-image-stacking is not part of this build: MPI missing?)"
     exit 0
@@ -49,7 +52,8 @@ if ! cmake --build build -j "$jobs" --target ghz-image-stacking >"$log" 2>&1; th
     exit 1
 fi
 mpi=(mpirun -np 2)
-if mpirun --help 2>&1 | grep -q -- '--oversubscribe'; then # Open MPI
+mpi_version=$(mpirun --version 2>&1 || true)
+if grep -q 'Open MPI' <<<"$mpi_version"; then # more ranks than cores; root allowed
     mpi+=(--oversubscribe)
     [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 fi
