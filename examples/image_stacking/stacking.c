@@ -246,7 +246,7 @@ static compare_t compare(const float* lossy, const float* exact, size_t n, doubl
 static const char* path_name(const ghz_coll_info_t* info)
 {
     if (!info->lossy || info->path == GHZ_PATH_AUTO)
-        return "exact (ghz chose it: below its lossy threshold)";
+        return "exact (GHZ_PATH_AUTO chose it: below its size threshold, or compression measured slower here)";
     return info->path == GHZ_PATH_HOMO ? "homo" : info->path == GHZ_PATH_DOC ? "doc" : "auto";
 }
 
