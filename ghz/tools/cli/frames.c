@@ -7,7 +7,7 @@
  *  2. computes frame_size = 64 + round_up(n_blocks, 16) + payload_size (+ 4 for a
  *     checksum) from the
  *     little-endian fields, overflow-checked, and caps it by the worst case
- *     GHZ_COMPRESS_BOUND(n, elem), so a damaged header cannot ask for terabytes;
+ *     GHZ_COMPRESS_BOUND(n, dtype), so a damaged header cannot ask for terabytes;
  *  3. reads the rest of the frame, growing the buffer only as bytes arrive (and not
  *     at all when a regular file is too short for the announced size);
  *  4. calls ghz_frame_info on the complete frame, which must agree.
