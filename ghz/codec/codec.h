@@ -72,7 +72,7 @@ typedef struct {
                               would need a hidden allocation and synchronisation. The
                               ghz_cuda_* calls (codec_cuda.h) run on the GPU for either
                               value. Choosing a backend at run time is the job of an
-                              object that owns one: ghz_coll_config_t.backend, ghz-cli
+                              object that owns one: ghz_comm_config_t.backend, ghz-cli
                               -x. */
     int has_range;         /* REL only: nonzero = use [range_min, range_max] as the
                               value range instead of scanning the input (chunked
