@@ -364,7 +364,7 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     proto.elem = elem;
     proto.eb = budget.eb;
     proto.piece = c->cfg.chunk_bytes / elem;
-    if (mode != COLL_EXACT && proto.piece >= GHZ_BLOCK_SIZE) proto.piece -= proto.piece % GHZ_BLOCK_SIZE;
+    if (mode != COLL_EXACT && proto.piece >= GHZ_BLOCK_ELEMS) proto.piece -= proto.piece % GHZ_BLOCK_ELEMS;
     if (proto.piece == 0) proto.piece = 1;
     proto.in = k->in;
     proto.out = k->out;
