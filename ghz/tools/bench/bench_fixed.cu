@@ -6,7 +6,7 @@
  * For each field (float32; the float64 runs use the same values widened), dtype and
  * l = 8, 16, 32, the field is tiled on the GPU to at least G GiB of uncompressed data
  * (default 1) and, timed with CUDA events (median of R runs after warm-up, default 10):
- *  - encode: ghz_fixed_compress_cuda; roofline = (bytes read + written) / copy GB/s;
+ *  - encode: ghz_cuda_fixed_compress; roofline = (bytes read + written) / copy GB/s;
  *  - decompress: ghz_fixed_decompress_cuda into memory; same roofline;
  *  - decode in registers: a kernel that decodes every value with fixed.cuh's chunk
  *    loads and reduces them, as a solver does when it consumes compressed vectors
