@@ -13,7 +13,11 @@
  *
  * Float SUM and PROD (AVG) are one IEEE operation whose NaN is the hardware's
  * (COLL.md, Exact reductions): where the CPU's result is a NaN, the GPU's must be a
- * NaN, any payload. Everything else must match bit for bit. */
+ * NaN, any payload. Everything else must match bit for bit.
+ *
+ * Environment (for runs under compute-sanitizer, which are ~100x slower):
+ * GHZ_COLL_TEST_N caps the largest n of the table (default 1000003), and
+ * GHZ_COLL_TEST_LARGE_N sets grid_stride_large's n (default 40000003). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,7 +37,23 @@
 
 static const ghz_dtype_t all_dtypes[] = {GHZ_F32, GHZ_F64, GHZ_I8,  GHZ_U8,  GHZ_I16,
                                          GHZ_U16, GHZ_I32, GHZ_U32, GHZ_I64, GHZ_U64};
-static const size_t lengths[] = {0, 1, 3, 17, NMAX};
+static size_t lengths[] = {0, 1, 3, 17, NMAX};
+#define NLENGTHS (sizeof lengths / sizeof lengths[0])
+
+/* The value of environment variable name, at most cap; dflt when unset. */
+static size_t env_size(const char* name, size_t dflt, size_t cap)
+{
+    const char* v = getenv(name);
+    const size_t n = v && *v ? (size_t)strtoull(v, NULL, 10) : dflt;
+    return n < cap ? n : cap;
+}
+
+/* Every test starts here: skips without a GPU, applies GHZ_COLL_TEST_N. */
+static void setup(void)
+{
+    need_gpu();
+    lengths[NLENGTHS - 1] = env_size("GHZ_COLL_TEST_N", NMAX, NMAX);
+}
 
 /* ---- inputs ----------------------------------------------------------------------- */
 
@@ -165,14 +185,16 @@ static void expect_elems(const unsigned char* got, const unsigned char* exp, siz
 }
 
 /* The device buffer d whose result region starts at MARGIN + off: fetches the region
- * and MARGIN guard bytes on each side; the guards must be intact. Returns the region. */
-static const unsigned char* fetch(ctx_t* c, const unsigned char* d, size_t off, size_t bytes, const char* what)
+ * and MARGIN bytes on each side, which must still hold what they held before the call:
+ * before[i] (the buffer's host image) or, with before NULL, GUARD. Returns the region. */
+static const unsigned char* fetch(ctx_t* c, const unsigned char* d, const unsigned char* before, size_t off,
+                                  size_t bytes, const char* what)
 {
-    const size_t lo = off, hi = MARGIN + off + bytes + MARGIN; /* [off, hi) covers both guards */
+    const size_t lo = off, hi = MARGIN + off + bytes + MARGIN; /* [off, hi) covers both sides */
     CK(cudaMemcpy(c->got + lo, d + lo, hi - lo, cudaMemcpyDeviceToHost));
     for (size_t i = lo; i < hi; ++i) {
         if (i >= MARGIN + off && i < MARGIN + off + bytes) continue;
-        cr_assert_eq(c->got[i], GUARD, "%s: byte %zd outside the output was written", what,
+        cr_assert_eq(c->got[i], before ? before[i] : GUARD, "%s: byte %zd outside the output was written", what,
                      (ptrdiff_t)i - (ptrdiff_t)(MARGIN + off));
     }
     return c->got + MARGIN + off;
@@ -197,7 +219,7 @@ static void check_layout(ctx_t* c, ghz_dtype_t t, layout_t L, const char* what)
     CK(cudaMemcpy(c->dB, c->hB, CAP, cudaMemcpyHostToDevice));
     for (int op = 0; op < NOPS; ++op) {
         if (ghz_coll_op_check(t, (ghz_op_t)op) != GHZ_SUCCESS) continue;
-        for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; ++k) {
+        for (size_t k = 0; k < NLENGTHS; ++k) {
             const size_t n = lengths[k];
             unsigned char* const pa = c->dA + MARGIN + L.a;
             unsigned char* const pb = c->dB + MARGIN + L.b;
@@ -210,7 +232,7 @@ static void check_layout(ctx_t* c, ghz_dtype_t t, layout_t L, const char* what)
             ghz_coll_reduce_cpu(c->exp, c->xb, n, t, (ghz_op_t)op, 1);
             GK(ghz_coll_reduce_cuda(dbuf + MARGIN + ooff, pa, pb, n, t, (ghz_op_t)op, c->s));
             CK(cudaStreamSynchronize(c->s));
-            expect_elems(fetch(c, dbuf, ooff, n * es, name), c->exp, n, t, nan_is_hardwares(t, (ghz_op_t)op),
+            expect_elems(fetch(c, dbuf, L.alias == 1 ? c->hA : L.alias == 2 ? c->hB : NULL, ooff, n * es, name), c->exp, n, t, nan_is_hardwares(t, (ghz_op_t)op),
                          name);
             /* the aliased input back to its value for the next call */
             if (L.alias != 0) {
@@ -257,7 +279,7 @@ static const layout_case_t layout_cases[] = {
 
 static void run_group(const char* group)
 {
-    need_gpu();
+    setup();
     ctx_t c = ctx_new();
     for (size_t k = 0; k < sizeof layout_cases / sizeof layout_cases[0]; ++k) {
         const layout_case_t* lc = &layout_cases[k];
@@ -281,7 +303,7 @@ Test(cuda_coll_reduce, out_aliases_b) { run_group("alias_b"); }
 /* out == a == b: op(x, x) everywhere (the CPU's dst == src loop). */
 Test(cuda_coll_reduce, all_three_the_same)
 {
-    need_gpu();
+    setup();
     ctx_t c = ctx_new();
     for (size_t i = 0; i < sizeof all_dtypes / sizeof all_dtypes[0]; ++i) {
         const ghz_dtype_t t = all_dtypes[i];
@@ -296,7 +318,7 @@ Test(cuda_coll_reduce, all_three_the_same)
             ghz_coll_reduce_cpu(c.exp, c.exp, n, t, (ghz_op_t)op, 1);
             GK(ghz_coll_reduce_cuda(p, p, p, n, t, (ghz_op_t)op, c.s));
             CK(cudaStreamSynchronize(c.s));
-            expect_elems(fetch(&c, c.dA, es, n * es, ghz_op_name((ghz_op_t)op)), c.exp, n, t,
+            expect_elems(fetch(&c, c.dA, NULL, es, n * es, ghz_op_name((ghz_op_t)op)), c.exp, n, t,
                          nan_is_hardwares(t, (ghz_op_t)op), ghz_op_name((ghz_op_t)op));
         }
     }
@@ -310,7 +332,7 @@ Test(cuda_coll_reduce, scale_equals_cpu)
     /* 1/3 rounds, 1e-300 makes f32 underflow and f64 subnormal, 1e300 overflows, 0
      * makes inf * 0: the default NaN */
     static const double scales[] = {0.25, 1.0 / 3.0, 1e-300, 1e300, 0.0};
-    need_gpu();
+    setup();
     ctx_t c = ctx_new();
     for (int f = 0; f < 2; ++f) {
         const ghz_dtype_t t = f ? GHZ_F64 : GHZ_F32;
@@ -318,7 +340,7 @@ Test(cuda_coll_reduce, scale_equals_cpu)
         const size_t offs[] = {0, es, 1};
         for (size_t si = 0; si < sizeof scales / sizeof scales[0]; ++si)
             for (size_t oi = 0; oi < 3; ++oi)
-                for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; ++k) {
+                for (size_t k = 0; k < NLENGTHS; ++k) {
                     const size_t n = lengths[k];
                     make_pairs(1000u * si + 10u * oi + (uint64_t)t, t, n, c.xa, c.xb);
                     stage(c.hA, c.xa, n, es, offs[oi]);
@@ -328,7 +350,7 @@ Test(cuda_coll_reduce, scale_equals_cpu)
                     GK(ghz_coll_scale_cuda(c.dA + MARGIN + offs[oi], n, t, scales[si], c.s));
                     CK(cudaStreamSynchronize(c.s));
                     /* bit for bit, NaNs included: the rule fixes every NaN's bits */
-                    expect_elems(fetch(&c, c.dA, offs[oi], n * es, "scale"), c.exp, n, t, 0, "scale");
+                    expect_elems(fetch(&c, c.dA, NULL, offs[oi], n * es, "scale"), c.exp, n, t, 0, "scale");
                 }
     }
     ctx_free(&c);
@@ -366,7 +388,7 @@ static void check_range(ctx_t* c, ghz_coll_range_t* d_r, ghz_dtype_t t, const un
 
 Test(cuda_coll_reduce, range_equals_cpu)
 {
-    need_gpu();
+    setup();
     ctx_t c = ctx_new();
     ghz_coll_range_t* d_r;
     CK(cudaMalloc((void**)&d_r, sizeof *d_r));
@@ -375,7 +397,7 @@ Test(cuda_coll_reduce, range_equals_cpu)
         const size_t es = ghz_dtype_size(t);
         const size_t offs[] = {0, es, 1};
         for (size_t oi = 0; oi < 3; ++oi)
-            for (size_t k = 0; k < sizeof lengths / sizeof lengths[0]; ++k) {
+            for (size_t k = 0; k < NLENGTHS; ++k) {
                 const size_t n = lengths[k];
                 /* special values (some not finite) */
                 make_pairs(31u * k + oi + (uint64_t)t, t, n, c.xa, c.xb);
@@ -414,7 +436,7 @@ Test(cuda_coll_reduce, range_equals_cpu)
 
 Test(cuda_coll_reduce, bad_arguments_refused)
 {
-    need_gpu();
+    setup();
     void* d;
     ghz_coll_range_t* d_r;
     CK(cudaMalloc(&d, 64));
@@ -440,7 +462,7 @@ Test(cuda_coll_reduce, bad_arguments_refused)
  * allocation, no synchronisation inside. */
 Test(cuda_coll_reduce, graph_capture)
 {
-    need_gpu();
+    setup();
     ctx_t c = ctx_new();
     ghz_coll_range_t* d_r;
     ghz_coll_range_t r;
@@ -473,11 +495,51 @@ Test(cuda_coll_reduce, graph_capture)
         CK(cudaGraphLaunch(ge, c.s));
         CK(cudaMemcpyAsync(&r, d_r, sizeof r, cudaMemcpyDeviceToHost, c.s));
         CK(cudaStreamSynchronize(c.s));
-        expect_elems(fetch(&c, c.dO, 0, n * es, "graph"), c.exp, n, GHZ_F32, 1, "graph");
+        expect_elems(fetch(&c, c.dO, NULL, 0, n * es, "graph"), c.exp, n, GHZ_F32, 1, "graph");
         cr_assert(vmin == r.vmin && vmax == r.vmax && r.nonfinite == (count < n), "graph: range");
     }
     CK(cudaGraphExecDestroy(ge));
     CK(cudaGraphDestroy(g));
     CK(cudaFree(d_r));
     ctx_free(&c);
+}
+
+/* Counts large enough that every thread of the capped grid loops (vectors: more than
+ * kUnroll x 4 CTAs x 256 threads per SM x the SMs), for one op of each kind, aligned
+ * and after a scalar head, bit for bit. */
+Test(cuda_coll_reduce, grid_stride_large, .timeout = 600)
+{
+    static const struct {
+        ghz_dtype_t t;
+        ghz_op_t op;
+    } pairs[] = {{GHZ_F32, GHZ_OP_SUM}, {GHZ_F64, GHZ_OP_MAX}, {GHZ_U8, GHZ_OP_BXOR}, {GHZ_I16, GHZ_OP_PROD}};
+    setup();
+    const size_t n = env_size("GHZ_COLL_TEST_LARGE_N", 40000003u, 40000003u), cap = n * 8u + 64u;
+    unsigned char *dA, *dB, *dO, *xa = malloc(n * 8u), *xb = malloc(n * 8u), *exp = malloc(n * 8u),
+                  *got = malloc(n * 8u);
+    cr_assert(xa && xb && exp && got);
+    CK(cudaMalloc((void**)&dA, cap));
+    CK(cudaMalloc((void**)&dB, cap));
+    CK(cudaMalloc((void**)&dO, cap));
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; ++k) {
+        const ghz_dtype_t t = pairs[k].t;
+        const size_t es = ghz_dtype_size(t);
+        make_pairs(99u + k, t, n, xa, xb);
+        memcpy(exp, xa, n * es);
+        ghz_coll_reduce_cpu(exp, xb, n, t, pairs[k].op, 0);
+        for (size_t off = 0; off <= es; off += es) {
+            CK(cudaMemcpy(dA + off, xa, n * es, cudaMemcpyHostToDevice));
+            CK(cudaMemcpy(dB + off, xb, n * es, cudaMemcpyHostToDevice));
+            GK(ghz_coll_reduce_cuda(dO + off, dA + off, dB + off, n, t, pairs[k].op, NULL));
+            CK(cudaMemcpy(got, dO + off, n * es, cudaMemcpyDeviceToHost));
+            expect_elems(got, exp, n, t, nan_is_hardwares(t, pairs[k].op), ghz_op_name(pairs[k].op));
+        }
+    }
+    CK(cudaFree(dA));
+    CK(cudaFree(dB));
+    CK(cudaFree(dO));
+    free(xa);
+    free(xb);
+    free(exp);
+    free(got);
 }
