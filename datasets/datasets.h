@@ -13,6 +13,8 @@
  *   noisy2d   smooth2d plus seeded white noise of 2% of its range (default 2048 x 1024)
  *   ocean2d   sea-surface-temperature-like field in deg C with about 30% land set to
  *             GHZ_DS_OCEAN_FILL (default 1440 x 720)
+ *   frames    a stack of nz astronomical frames of one scene with per-frame noise,
+ *             jitter and hot pixels (default 512 x 512 x 16; ghz_ds_frame below)
  *
  * Layout: nx * ny * nz values, x fastest: value (i, j, k) is at i + nx * (j + ny * k).
  * The 2-D fields accept nz > 1 and then produce nz correlated slices (a slow time
@@ -61,7 +63,7 @@ extern "C" {
 const char* ghz_ds_strerror(int code);
 
 /* The field names, in a fixed order, as a NULL-terminated array of static strings:
- * "wave3d", "smooth2d", "noisy2d", "ocean2d". */
+ * "wave3d", "smooth2d", "noisy2d", "ocean2d", "frames". */
 const char* const* ghz_ds_names(void);
 
 /* A one-line static description of the field, or NULL for an unknown name. */
@@ -103,6 +105,64 @@ int ghz_ds_load_raw(const char* path, size_t elem_size, void** out, size_t* n);
  * little-endian on every little-endian host (x86-64, aarch64). data may be NULL when
  * bytes is 0. Returns 0, GHZ_DS_ERR_ARG, GHZ_DS_ERR_OPEN or GHZ_DS_ERR_WRITE. */
 int ghz_ds_save_raw(const char* path, const void* data, size_t bytes);
+
+/* ---- astronomical frame stacks (datasets/frames.c; README.md, "Frame stacks") ----
+ *
+ * One fixed scene seen through a telescope, frame after frame: stars as Moffat PSF
+ * blobs of power-law brightness, faint small galaxies and one large spiral galaxy, on
+ * a sky background with a gradient. Each frame shifts the whole scene by a sub-pixel
+ * jitter, varies the transparency a little, adds photon noise (Poisson below 30 e-,
+ * Gaussian-like above), read noise, fixed hot pixels of the sensor and a few cosmic-ray
+ * hits, and is read out as whole ADU clipped to [0, saturation]. Values are floats
+ * holding integers. Deterministic in (width, height, seed, params, frame index). */
+
+/* The scene and noise parameters; ghz_ds_frames_params_init fills the defaults. */
+typedef struct {
+    double sky;          /* mean sky level, e- per pixel (default 300) */
+    double sky_gradient; /* sky change from one edge to the opposite one, as a fraction of
+                            sky, along a seeded direction (default 0.3) */
+    double read_noise;   /* read noise, e- rms (default 5) */
+    double gain;         /* e- per ADU, > 0 (default 1) */
+    double saturation;   /* full well in ADU: pixels clip there; 0 = no clipping
+                            (default 65535) */
+    double fwhm;         /* PSF full width at half maximum, pixels, > 0 (default 3) */
+    double jitter;       /* each frame's shift is uniform in [-jitter, jitter] pixels on
+                            each axis (default 0.5) */
+    double transparency; /* each frame's throughput is 1 + uniform(-t, t) (default 0.02) */
+    long stars;          /* number of stars; < 0: one per 1500 pixels (default -1) */
+    long hot_pixels;     /* fixed hot pixels; < 0: one per 40000 pixels, at least 3 */
+    long cosmic_rays;    /* hits per frame; < 0: one per 100000 pixels, at least 1 */
+    long galaxies;       /* small faint background galaxies; < 0: one per 20000 pixels
+                            plus 2 (default -1) */
+    int spiral;          /* nonzero: a large spiral galaxy near the centre (default 1) */
+} ghz_ds_frames_params_t;
+
+void ghz_ds_frames_params_init(ghz_ds_frames_params_t* p);
+
+/* The noise-free scene in ADU (sky plus sources shifted by (dx, dy) pixels, no
+ * transparency change, hot pixels, noise, rounding or clipping): what the frames
+ * scatter around. params may be NULL (defaults). Returns 0, GHZ_DS_ERR_ARG (out NULL,
+ * a bad parameter), GHZ_DS_ERR_DIMS or GHZ_DS_ERR_NOMEM. */
+int ghz_ds_frames_scene(size_t width, size_t height, uint64_t seed,
+                        const ghz_ds_frames_params_t* params, double dx, double dy,
+                        float* out);
+
+/* Frame number `index` of the stack (any index; frames are independent, so ranks can
+ * generate their own). Returns as ghz_ds_frames_scene. */
+int ghz_ds_frame(size_t width, size_t height, uint64_t seed,
+                 const ghz_ds_frames_params_t* params, uint64_t index, float* out);
+
+/* The same noise, jitter and sensor applied to a given scene (a real image, in e-
+ * per pixel, width x height, x fastest), shifted by bilinear interpolation; the scene
+ * parameters (sky, stars, galaxy, fwhm) are not used. out must not overlap scene. */
+int ghz_ds_frame_from_scene(const float* scene, size_t width, size_t height,
+                            uint64_t seed, const ghz_ds_frames_params_t* params,
+                            uint64_t index, float* out);
+
+/* The shift of frame `index`, in pixels (the scene point at (x, y) lands at
+ * (x + dx, y + dy)). Returns 0 or GHZ_DS_ERR_ARG. */
+int ghz_ds_frame_jitter(uint64_t seed, const ghz_ds_frames_params_t* params, uint64_t index,
+                        double* dx, double* dy);
 
 #ifdef __cplusplus
 }

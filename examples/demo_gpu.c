@@ -64,8 +64,11 @@ ghz_status_t demo_gpu_run(const ghz_params_t* p, const float* x, size_t n,
                           int reps, demo_gpu_result_t* r)
 {
     const size_t raw = n * sizeof(float), cap = ghz_compress_bound(n, GHZ_F32);
-    size_t wc = 0, wd = 0, work_bytes, zsize = 0, nout = 0;
-    void *d_x = NULL, *d_z = NULL, *d_y = NULL, *d_work = NULL;
+    size_t zsize = 0, nout = 0;
+    void *d_x = NULL, *d_z = NULL, *d_y = NULL;
+    ghz_cuda_ctx_t* ctx = NULL;
+    ghz_cuda_ctx_config_t cfg = GHZ_CUDA_CTX_CONFIG_INIT;
+    ghz_buf_t zb = GHZ_BUF_INIT;
     unsigned char* z = malloc(cap);
     float* y = malloc(raw);
     float* tc = malloc((size_t)reps * sizeof *tc);
@@ -77,14 +80,16 @@ ghz_status_t demo_gpu_run(const ghz_params_t* p, const float* x, size_t n,
         st = GHZ_ERR_NOMEM;
         goto out;
     }
-    if ((st = ghz_cuda_compress_workspace(1, &n, &wc)) != GHZ_SUCCESS ||
-        (st = ghz_cuda_decompress_workspace(1, &n, &wd)) != GHZ_SUCCESS)
-        goto out;
-    work_bytes = (wc > wd ? wc : wd) + GHZ_CUDA_SCRATCH_BYTES;
+    /* a context owns the workspace (sized for n values) and the scratch of the *_sync
+     * calls */
+    cfg.max_elems = n;
+    if ((st = ghz_cuda_ctx_create(&cfg, &ctx)) != GHZ_SUCCESS) goto out;
     CK(cudaMalloc(&d_x, raw));
     CK(cudaMalloc(&d_z, cap));
     CK(cudaMalloc(&d_y, raw));
-    CK(cudaMalloc(&d_work, work_bytes));
+    zb.data = d_z;
+    zb.capacity = cap;
+    zb.where = GHZ_MEM_DEVICE;
     CK(cudaEventCreate(&a));
     CK(cudaEventCreate(&b));
     CK(cudaMemcpy(d_x, x, raw, cudaMemcpyHostToDevice));
@@ -92,7 +97,8 @@ ghz_status_t demo_gpu_run(const ghz_params_t* p, const float* x, size_t n,
      * *_sync calls return the size and status, which the timing includes */
     for (int k = -1; k < reps; k++) {
         CK(cudaEventRecord(a, g_stream));
-        st = ghz_cuda_compress_sync(p, d_x, n, d_z, cap, &zsize, d_work, work_bytes, g_stream);
+        st = ghz_cuda_compress_sync(ctx, p, d_x, n, &zb, g_stream);
+        zsize = zb.size;
         CK(cudaEventRecord(b, g_stream));
         CK(cudaEventSynchronize(b));
         if (st != GHZ_SUCCESS) goto out;
@@ -100,8 +106,7 @@ ghz_status_t demo_gpu_run(const ghz_params_t* p, const float* x, size_t n,
     }
     for (int k = -1; k < reps; k++) {
         CK(cudaEventRecord(a, g_stream));
-        st = ghz_cuda_decompress_sync(GHZ_F32, d_z, zsize, d_y, raw, &nout, d_work, work_bytes,
-                                      g_stream);
+        st = ghz_cuda_decompress_sync(ctx, GHZ_F32, &zb, d_y, raw, &nout, g_stream);
         CK(cudaEventRecord(b, g_stream));
         CK(cudaEventSynchronize(b));
         if (st != GHZ_SUCCESS) goto out;
@@ -123,7 +128,7 @@ out:
     cudaFree(d_x);
     cudaFree(d_z);
     cudaFree(d_y);
-    cudaFree(d_work);
+    ghz_cuda_ctx_destroy(ctx);
     free(z);
     free(y);
     free(tc);

@@ -3,7 +3,10 @@
 # (Release, build/) and runs build/examples/ghz-demo: the generated fields compressed
 # under REL bounds 1e-2, 1e-3 and 1e-4 with the CPU reference codec on one thread,
 # every value checked against the bound, and a table of ratio, error, PSNR and
-# throughput. Exits non-zero if the build fails or any bound is violated.
+# throughput. Then, when MPI is present, a two-rank collective demo on the CPU:
+# build/examples/image_stacking/ghz-image-stacking stacks generated telescope frames
+# with the compressed allreduce and checks the bound on every pixel (writes
+# build/demo-stack.png). Exits non-zero if a build fails or any bound is violated.
 #
 #   bash scripts/demo.sh [ghz-demo options, e.g. --reps 1]
 set -euo pipefail
@@ -30,4 +33,31 @@ if [ ! -x build/examples/ghz-demo ]; then
     exit 1
 fi
 echo
-exec build/examples/ghz-demo "$@"
+build/examples/ghz-demo "$@"
+
+# The collective demo: two MPI ranks on this machine's CPU (no GPU needed) stack 8
+# generated telescope frames with the compressed ghz_allreduce under a bound and check
+# every pixel against the exact allreduce. Skipped when MPI or ghz::coll is missing.
+# (the target list is read whole first: grep -q closing the pipe early would make the
+# pipeline fail under pipefail)
+targets=$(cmake --build build --target help 2>/dev/null || true)
+if ! grep -q 'ghz-image-stacking' <<<"$targets"; then
+    echo
+    echo "demo.sh: no collective demo (ghz-image-stacking is not part of this build: MPI missing?)"
+    exit 0
+fi
+if ! cmake --build build -j "$jobs" --target ghz-image-stacking >"$log" 2>&1; then
+    tail -n 60 "$log"
+    echo "demo.sh: building ghz-image-stacking failed" >&2
+    exit 1
+fi
+mpi=(mpirun -np 2)
+mpi_version=$(mpirun --version 2>&1 || true)
+if grep -q 'Open MPI' <<<"$mpi_version"; then # more ranks than cores; root allowed
+    mpi+=(--oversubscribe)
+    [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
+fi
+echo
+echo "demo.sh: collective demo: ${mpi[*]} ghz-image-stacking --generate 8 (CPU backend)"
+"${mpi[@]}" build/examples/image_stacking/ghz-image-stacking --generate 8 -W 512 -H 512 \
+    --rel 1e-4 -o build/demo-stack

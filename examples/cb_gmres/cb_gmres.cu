@@ -322,10 +322,10 @@ void store(const basis_f32& V, int i, const double* v)
 template <unsigned BITS>
 void store(const basis_fixed<BITS>& V, int i, const double* v)
 {
-    ghz_status_t st = ghz_fixed_compress_cuda(GHZ_F64, BITS, v, V.n, V.p + (size_t)i * V.frame_bytes,
+    ghz_status_t st = ghz_cuda_fixed_compress(NULL, GHZ_F64, BITS, v, V.n, V.p + (size_t)i * V.frame_bytes,
                                               V.frame_bytes, 0);
     if (st != GHZ_SUCCESS) {
-        fprintf(stderr, "cb_gmres: ghz_fixed_compress_cuda: %s (%s)\n", ghz_status_string(st),
+        fprintf(stderr, "cb_gmres: ghz_cuda_fixed_compress: %s (%s)\n", ghz_status_string(st),
                 ghz_last_error_detail());
         exit(1);
     }

@@ -12,6 +12,14 @@
 #ifndef GHZ_CODEC_BLOCK_H
 #define GHZ_CODEC_BLOCK_H
 
+/* The advanced tier (docs/API.md): the format's building blocks, their helpers
+ * (ghz_pick32, ghz_transpose_stage, ...) and macros (GHZ_DMUL, ...) are what the
+ * library's kernels are made of, and they change between 0.x versions without notice.
+ * Opt in, as with zstd's ZSTD_STATIC_LINKING_ONLY. */
+#if !defined(GHZ_ADVANCED)
+#error "ghz/codec/block.h is ghz's advanced tier (no stability promise): #define GHZ_ADVANCED before including it"
+#endif
+
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

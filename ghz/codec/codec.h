@@ -22,18 +22,31 @@ extern "C" {
 
 /* Fixed sizes of the format (FORMAT.md). */
 #define GHZ_HEADER_SIZE 64u
-#define GHZ_BLOCK_SIZE 32u
+/* Values per block (FORMAT.md). Names in this API: a "size" or "_bytes" is bytes, an
+ * "n", "count" or "_ELEMS" is values (ghz_block_size of block.h returns bytes). */
+#define GHZ_BLOCK_ELEMS 32u
 /* Bytes of the optional frame checksum (a CRC-32C after the payload; FORMAT.md). A
  * frame written with ghz_params_t.checksum is this much longer than without. */
 #define GHZ_CHECKSUM_SIZE 4u
 
-/* Exact worst-case compressed size of n elements of elem_size bytes (4 or 8) in one
- * frame: the header, the padded code bytes and every block stored raw. A constant
- * expression when its arguments are. A frame with a checksum needs GHZ_CHECKSUM_SIZE
- * more bytes. */
-#define GHZ_COMPRESS_BOUND(n, elem_size)                                             \
+/* Exact worst-case compressed size of n elements of dtype (GHZ_F32 or GHZ_F64) in one
+ * frame: the header, the padded code bytes and every block stored raw. Takes the same
+ * arguments as ghz_compress_bound(), and is a constant expression when they are; unlike
+ * the function it neither validates dtype (any other value counts as 8 bytes) nor
+ * checks for overflow. A frame with a checksum needs GHZ_CHECKSUM_SIZE more bytes. */
+#define GHZ_COMPRESS_BOUND(n, dtype)                                                 \
     ((size_t)GHZ_HEADER_SIZE + ((((size_t)(n) + 31u) / 32u + 15u) & ~(size_t)15u) + \
-     (size_t)(n) * (size_t)(elem_size))
+     (size_t)(n) * ((dtype) == GHZ_F32 ? (size_t)4u : (size_t)8u))
+
+/* A value range [min, max] of the finite values that are not the fill value. An empty
+ * range is {+Inf, -Inf} on the GPU (ghz_cuda_value_range), so that ranges merge by a
+ * plain MIN of min and MAX of max (MPI_MIN/MPI_MAX, ncclMin/ncclMax) with no count;
+ * ghz_value_range on the CPU reports an empty range as NaN. Both give the lossless
+ * bound 0 under REL. */
+typedef struct {
+    double min;
+    double max;
+} ghz_range_t;
 
 /* Compression parameters. Initialise with GHZ_PARAMS_INIT or ghz_params_init(), then
  * set fields: new fields are only ever appended, and struct_size tells the library
@@ -52,7 +65,15 @@ typedef struct {
                               ghz_compress only when dst_capacity >=
                               ghz_compress_bound (each thread writes at its chunk's
                               worst-case offset, then the chunks are moved down). */
-    ghz_exec_t exec;       /* GHZ_EXEC_CPU (the reference) or GHZ_EXEC_CUDA */
+    ghz_exec_t exec;       /* the backend these parameters are for. The CPU calls
+                              (ghz_compress, ghz_compress_buf) take GHZ_EXEC_CPU and
+                              refuse GHZ_EXEC_CUDA with GHZ_ERR_UNSUPPORTED: they have
+                              no stream and no workspace, so running them on a GPU
+                              would need a hidden allocation and synchronisation. The
+                              ghz_cuda_* calls (codec_cuda.h) run on the GPU for either
+                              value. Choosing a backend at run time is the job of an
+                              object that owns one: ghz_comm_config_t.backend, ghz-cli
+                              -x. */
     int has_range;         /* REL only: nonzero = use [range_min, range_max] as the
                               value range instead of scanning the input (chunked
                               compression of one array under one bound) */
@@ -62,10 +83,21 @@ typedef struct {
                               Checksum); the frame is GHZ_CHECKSUM_SIZE bytes longer.
                               The CUDA compressor returns GHZ_ERR_UNSUPPORTED for it:
                               seal its frames with ghz_frame_add_checksum. */
+    /* Appended in 0.2 (GPU calls only; the CPU calls refuse non-NULL values with
+     * GHZ_ERR_UNSUPPORTED): a range or a bound that lives in device memory, read by the
+     * kernels when they run, so that a range agreed across ranks on the GPU costs no
+     * host round trip. */
+    const ghz_range_t* d_range; /* REL: the range (device memory), instead of has_range
+                                   or a scan of each chunk */
+    const double* d_eb_abs;     /* ABS: the absolute bound (device memory), instead of
+                                   eb (which must still be valid); a bound that is not
+                                   finite and >= 0 fails on the GPU with
+                                   GHZ_ERR_BAD_BOUND */
 } ghz_params_t;
 
-#define GHZ_PARAMS_INIT \
-    { sizeof(ghz_params_t), GHZ_F32, GHZ_EB_REL, 1e-4, 0, 0.0, 1, GHZ_EXEC_CPU, 0, 0.0, 0.0, 0 }
+#define GHZ_PARAMS_INIT                                                                       \
+    { sizeof(ghz_params_t), GHZ_F32, GHZ_EB_REL, 1e-4, 0, 0.0, 1, GHZ_EXEC_CPU, 0, 0.0, 0.0, 0, \
+      NULL, NULL }
 
 /* Fills *p with the defaults of GHZ_PARAMS_INIT. */
 GHZ_API void ghz_params_init(ghz_params_t* p);
@@ -78,8 +110,7 @@ typedef struct {
     double eb_user;        /* the bound as the user gave it */
     double eb_abs;         /* the absolute bound every element satisfies */
     int has_fill;
-    int has_checksum;      /* the frame ends with a CRC-32C (this field took the
-                              padding after has_fill, so no other offset moved) */
+    int has_checksum;      /* the frame ends with a CRC-32C (FORMAT.md, Checksum) */
     uint64_t fill_bits;    /* bit pattern of the fill value in dtype */
     uint64_t n;            /* elements in this frame */
     uint64_t n_blocks;
@@ -88,10 +119,16 @@ typedef struct {
                               checksum */
 } ghz_frame_info_t;
 
-/* Descriptor of a compressed buffer, shared by the codec, ghz/homo and ghz/coll.
- * `data` holds `size` valid bytes of one or more frames within `capacity`; `where`
- * and `device` say whose memory it is. Initialise with GHZ_BUF_INIT; fields are only
- * appended (struct_size as in ghz_params_t). ghz never frees `data`. */
+/* Descriptor of a compressed buffer, shared by the codec, ghz/homo and ghz/coll, on
+ * the CPU and the GPU. `data` holds the valid bytes of one or more frames within
+ * `capacity`; `where` and `device` say whose memory it is. How many bytes are valid:
+ *  - d_size == NULL: `size`, known to the host;
+ *  - d_size != NULL (where == GHZ_MEM_DEVICE only): *d_size, a uint64_t in device
+ *    memory, for a frame whose size only the GPU knows. A GPU call that writes the
+ *    buffer stores the size there (in stream order) and leaves `size` alone; a GPU call
+ *    that reads it takes min(*d_size, capacity) when its kernels run.
+ * Initialise with GHZ_BUF_INIT; fields are only appended (struct_size as in
+ * ghz_params_t). ghz never frees `data` or `d_size`. */
 typedef struct {
     size_t struct_size;
     void* data;
@@ -99,11 +136,14 @@ typedef struct {
     size_t capacity;
     ghz_mem_t where;
     int device;            /* CUDA device ordinal when where == GHZ_MEM_DEVICE */
+    uint64_t* d_size;      /* appended in 0.2: where the size lives, see above */
 } ghz_buf_t;
 
-#define GHZ_BUF_INIT { sizeof(ghz_buf_t), NULL, 0, 0, GHZ_MEM_HOST, 0 }
+#define GHZ_BUF_INIT { sizeof(ghz_buf_t), NULL, 0, 0, GHZ_MEM_HOST, 0, NULL }
 /* Bytes of the fields of version 1 of ghz_buf_t: the least struct_size accepted. */
 #define GHZ_BUF_V1_SIZE (offsetof(ghz_buf_t, device) + sizeof(int))
+/* ... and of version 2 (d_size): a smaller struct_size means d_size == NULL. */
+#define GHZ_BUF_V2_SIZE (offsetof(ghz_buf_t, d_size) + sizeof(uint64_t*))
 
 /* The reader limit (zstd's window limit, for ghz): the largest frame, in decoded
  * bytes (n times the element size), that a reader accepts unless told otherwise.

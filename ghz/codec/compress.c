@@ -103,8 +103,10 @@ ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n, void
     ghz_clear_detail();
     if ((st = ghz_params_read(p, &q)) != GHZ_SUCCESS) return st;
     if (q.exec != GHZ_EXEC_CPU)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "ghz_compress runs on the CPU; the CUDA codec has "
-                                             "its own calls");
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "exec = GHZ_EXEC_CUDA: ghz_compress runs on the CPU "
+                                             "(host pointers, no stream); call ghz_cuda_compress");
+    if (q.d_range || q.d_eb_abs)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "d_range and d_eb_abs are device memory: GPU calls only");
     if ((n && !src) || !dst || !dst_size) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
     if (ghz_compress_bound(n, q.dtype) == 0)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "n = %zu is too large", n);
@@ -118,7 +120,8 @@ ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n, void
         eb_abs = q.eb;
     } else {
         double lo = q.range_min, hi = q.range_max;
-        if (!q.has_range) ghz_range_scan(&e, src, n, q.nthreads, &lo, &hi, NULL);
+        if (!q.has_range && (st = ghz_range_scan(&e, src, n, q.nthreads, &lo, &hi, NULL)) != GHZ_SUCCESS)
+            return st;
         if ((st = ghz_rel_bound(q.eb, lo, hi, &eb_abs)) != GHZ_SUCCESS) return st;
     }
     e.z = ghz_quantizer_make(eb_abs, q.dtype == GHZ_F32);

@@ -17,9 +17,15 @@
 #ifndef GHZ_CODEC_FIXED_CUH
 #define GHZ_CODEC_FIXED_CUH
 
+/* Advanced tier (docs/API.md): device building blocks, no stability promise. */
+#if !defined(GHZ_ADVANCED)
+#error "ghz/codec/fixed.cuh is ghz's advanced tier (no stability promise): #define GHZ_ADVANCED before including it"
+#endif
+
 #include "ghz/codec/fixed.h"
 
 namespace ghz {
+inline namespace GHZ_ABI_NS {
 
 /* Elements per 16-byte chunk of codes at BITS bits, and chunks of a frame. */
 template <unsigned BITS>
@@ -176,6 +182,7 @@ __device__ __forceinline__ uint16_t fixed_chunk_decode(const ghz_fixed_view_t& v
     return r.word;
 }
 
+} // namespace GHZ_ABI_NS
 } // namespace ghz
 
 #endif

@@ -1,12 +1,14 @@
 /* ghz/codec/fixed.h: the fixed-rate block mode (FIXED.md). Two parts:
  *
- *  1. Header-only GHZ_HD inline code (C99/C11, C++ and CUDA): splitting a value,
+ *  1. (Advanced tier, docs/API.md: compiled only where GHZ_ADVANCED is defined before
+ *     the include; no stability promise between 0.x versions.) Header-only GHZ_HD
+ *     inline code (C99/C11, C++ and CUDA): splitting a value,
  *     the block word, codes, decoding, block encode/check, and the element accessor
  *     (ghz_fixed_view_t: load element i, store element i, dot product) that users call
  *     inside their own kernels. The CPU reference, the CUDA kernels and users' code all
  *     run these same functions, which is why their bytes agree.
- *  2. The CPU reference API (ghz_fixed_compress / _decompress / _info / _size), in
- *     libghz. The CUDA API is ghz/codec/fixed_cuda.h.
+ *  2. (Stable tier.) The CPU reference API (ghz_fixed_compress / _decompress / _info /
+ *     _size, GHZ_FIXED_SIZE), in libghz. The CUDA API is ghz/codec/fixed_cuda.h.
  *
  * Everything that decides a code is integer arithmetic on the value's bits; decoding
  * is one binary64 product (two when the scale is subnormal, the first exact), spelled
@@ -18,7 +20,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#if defined(GHZ_ADVANCED)
 #include "ghz/codec/block.h"
+#endif
 #include "ghz/errors.h"
 #include "ghz/types.h"
 #include "ghz/version.h"
@@ -46,6 +50,18 @@ extern "C" {
 #define GHZ_FIXED_WORDS_BYTES(n) (((((size_t)(n) + 31u) / 32u) * 2u + 15u) & ~(size_t)15u)
 #define GHZ_FIXED_SIZE(n, bits) \
     ((size_t)64u + GHZ_FIXED_WORDS_BYTES(n) + (((size_t)(n) + 31u) / 32u) * 4u * (size_t)(bits))
+
+/* What a valid fixed-rate header says. */
+typedef struct {
+    ghz_dtype_t dtype;
+    unsigned bits;          /* l */
+    uint64_t n;
+    uint64_t n_blocks;
+    uint64_t payload_size;  /* words (padded) and codes */
+    uint64_t frame_size;    /* 64 + payload_size */
+} ghz_fixed_info_t;
+
+#if defined(GHZ_ADVANCED) /* ---- the advanced tier: inline building blocks ----------- */
 
 GHZ_HD static inline int ghz_fixed_bits_ok(unsigned bits)
 {
@@ -563,15 +579,6 @@ GHZ_HD static inline void ghz_fixed_header_pack(uint8_t* dst, ghz_dtype_t dtype,
     ghz_store_le(dst + 32, ghz_fixed_words_bytes(nb) + nb * 4u * bits, 8);
 }
 
-/* What a valid fixed-rate header says. */
-typedef struct {
-    ghz_dtype_t dtype;
-    unsigned bits;          /* l */
-    uint64_t n;
-    uint64_t n_blocks;
-    uint64_t payload_size;  /* words (padded) and codes */
-    uint64_t frame_size;    /* 64 + payload_size */
-} ghz_fixed_info_t;
 
 /* Which header check failed (messages in fixed.c). */
 enum {
@@ -748,6 +755,8 @@ GHZ_HD static inline double ghz_fixed_dot(const ghz_fixed_view_t* v, const doubl
     for (i = begin; i < end; ++i) acc = GHZ_DADD(acc, GHZ_DMUL(ghz_fixed_load(v, i), y[i - begin]));
     return acc;
 }
+
+#endif /* GHZ_ADVANCED */
 
 /* ---- CPU reference API (libghz) --------------------------------------------------- */
 

@@ -12,6 +12,11 @@
 #ifndef GHZ_CODEC_WARP_CUH
 #define GHZ_CODEC_WARP_CUH
 
+/* Advanced tier (docs/API.md): device building blocks, no stability promise. */
+#if !defined(GHZ_ADVANCED)
+#error "ghz/codec/warp.cuh is ghz's advanced tier (no stability promise): #define GHZ_ADVANCED before including it"
+#endif
+
 #include "ghz/codec/block.h"
 
 #define GHZ_FULL_MASK 0xFFFFFFFFu

@@ -1,6 +1,6 @@
 /* ghz/coll/agree.c: agreeing on a call before any data moves.
  *
- * One MPI_Allreduce(MPI_MAX) over int64 words. A field f that must be equal everywhere
+ * One MPI_Allreduce(MPI_MAX) over 24 int64 words. A field f that must be equal everywhere
  * goes in twice, as v and ~v: max(v) is the largest value and ~max(~v) the smallest,
  * so the ranks agree exactly when the two are equal. Doubles travel as order-preserving
  * integers (ordered()). Cost: one small allreduce (a few microseconds on a node), which
@@ -32,7 +32,7 @@ static double unordered(int64_t b)
     return x;
 }
 
-enum { W_STATUS = 2 * AGREE_NFIELDS, W_FAILED, W_MAX, W_NMIN, W_NONFINITE, W_NRATIO, W_WORDS };
+enum { W_STATUS = 2 * AGREE_NFIELDS, W_FAILED, W_MAX, W_NMIN, W_NONFINITE, W_NRATIO, W_VOTE, W_WORDS };
 
 ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* all)
 {
@@ -48,6 +48,7 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     w[W_NMIN] = mine->have_range ? ~ordered(mine->vmin) : INT64_MIN;
     w[W_NONFINITE] = mine->nonfinite;
     w[W_NRATIO] = ~ordered(mine->ratio_seen);
+    w[W_VOTE] = mine->vote_exact;
     rc = MPI_Allreduce(MPI_IN_PLACE, w, W_WORDS, MPI_INT64_T, MPI_MAX, c->mpi);
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (call agreement)");
     if (w[W_STATUS] != GHZ_SUCCESS) {
@@ -66,6 +67,7 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     all->vmin = all->have_range ? unordered(~w[W_NMIN]) : NAN;
     all->nonfinite = w[W_NONFINITE] != 0;
     all->ratio_seen = unordered(~w[W_NRATIO]);
+    all->vote_exact = w[W_VOTE] != 0;
     return GHZ_SUCCESS;
 }
 

@@ -36,10 +36,27 @@ typedef struct {
 #define AUTO_LOSSY_MIN_BYTES ((size_t)64 << 10)
 /* Exact allreduce: recursive doubling below this many bytes per rank, ring above. */
 #define AUTO_RECDBL_MAX_BYTES ((size_t)32 << 10)
-/* Lossy calls whose agreed previous ratio is below this run exact, except every
- * RATIO_RETRY-th call, which measures again. */
+/* Lossy calls whose agreed previous ratio is below this run exact, and so do calls
+ * where this communicator measured compressed calls slower than exact ones; every
+ * RATIO_RETRY-th lossy call compresses anyway, to measure again. */
 #define AUTO_MIN_RATIO 1.15
 #define RATIO_RETRY 8
+
+/* This rank's vote for running a GHZ_PATH_AUTO call exact: when it has measured both
+ * kinds of call and compression was the slower (on one node, the CPU codec loses to
+ * memory-speed MPI: COLL.md, Choices), or has measured compression but not exact. */
+static int vote_exact(const ghz_comm_t* c)
+{
+    if (c->lossy_calls % RATIO_RETRY == 0 || c->spb_lossy == 0.0) return 0;
+    if (c->spb_exact == 0.0) return 1;
+    return c->spb_lossy > c->spb_exact;
+}
+
+static void measured(double* spb, double seconds, size_t bytes)
+{
+    double x = seconds / (double)(bytes ? bytes : 1);
+    *spb = *spb == 0.0 ? x : 0.5 * (*spb + x);
+}
 
 static ghz_status_t read_accuracy(call_t* k)
 {
@@ -270,6 +287,7 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     }
     mine.status = st;
     mine.ratio_seen = c->last_ratio;
+    mine.vote_exact = lossy && st == GHZ_SUCCESS && k->a.path == GHZ_PATH_AUTO && vote_exact(c);
     mine.field[AGREE_KIND] = k->kind;
     mine.field[AGREE_COUNT] = (int64_t)k->count;
     mine.field[AGREE_DTYPE] = k->dtype;
@@ -294,7 +312,7 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
         size_t bytes = k->total * elem;
         mode = k->a.path == GHZ_PATH_DOC ? COLL_DOC : COLL_HOMO;
         if (k->a.path == GHZ_PATH_AUTO &&
-            (bytes < AUTO_LOSSY_MIN_BYTES ||
+            (bytes < AUTO_LOSSY_MIN_BYTES || all.vote_exact ||
              (all.ratio_seen > 0.0 && all.ratio_seen < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0)))
             mode = COLL_EXACT;
     }
@@ -346,7 +364,7 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     proto.elem = elem;
     proto.eb = budget.eb;
     proto.piece = c->cfg.chunk_bytes / elem;
-    if (mode != COLL_EXACT && proto.piece >= GHZ_BLOCK_SIZE) proto.piece -= proto.piece % GHZ_BLOCK_SIZE;
+    if (mode != COLL_EXACT && proto.piece >= GHZ_BLOCK_ELEMS) proto.piece -= proto.piece % GHZ_BLOCK_ELEMS;
     if (proto.piece == 0) proto.piece = 1;
     proto.in = k->in;
     proto.out = k->out;
@@ -354,7 +372,13 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     proto.seg_cnt = c->seg_cnt;
     proto.final_wire = k->kind == KIND_ALLREDUCE;
     proto.root = k->root;
-    st = run_rounds(c, k, &proto, algo, &rounds);
+    {
+        double t0 = MPI_Wtime();
+        size_t bytes = k->total * elem;
+        st = run_rounds(c, k, &proto, algo, &rounds);
+        if (st == GHZ_SUCCESS && bytes >= AUTO_LOSSY_MIN_BYTES)
+            measured(mode == COLL_EXACT ? &c->spb_exact : &c->spb_lossy, MPI_Wtime() - t0, bytes);
+    }
     if (st == GHZ_SUCCESS && k->op == GHZ_OP_AVG && (k->kind != KIND_REDUCE || c->rank == k->root))
         st = c->be.scale(&c->be, k->out, k->count, k->dtype, 1.0 / c->size);
     if (st != GHZ_SUCCESS) return st;

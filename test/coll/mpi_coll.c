@@ -417,10 +417,10 @@ static int run_lossy(void)
     static const ghz_op_t ops[] = {GHZ_OP_SUM, GHZ_OP_AVG, GHZ_OP_MIN, GHZ_OP_MAX};
     const size_t count = 20011, N = (size_t)g_size;
     void* in[64];
-    void *send = malloc(count * N * 8), *recv = malloc(count * N * 8), *first = malloc(count * 8);
+    void *send = malloc((count + N) * N * 8), *recv = malloc((count + N) * N * 8), *first = malloc(count * 8);
     size_t a, q, oi;
     double worst = 0, min_ratio = 1e30;
-    for (q = 0; q < N; q++) in[q] = malloc(count * N * 8);
+    for (q = 0; q < N; q++) in[q] = malloc((count + N) * N * 8);
     for (a = 0; a < 3; a++) {
         /* 256 KiB pool, 16 KiB chunks: several pieces and rounds */
         ghz_comm_t* c = make_comm(ar_algos[a], a == 2 ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING, 256 << 10, 16 << 10);
@@ -549,6 +549,41 @@ static int run_edge(void)
             CHECK(0, "REL zeros: element %zu = %g", i, y[i]);
             break;
         }
+    /* GHZ_PATH_AUTO: the first large call compresses (to measure), every call keeps
+     * the bound, and every rank runs the same path */
+    {
+        const size_t m = 300000;
+        float *a = malloc(m * 4), *b = malloc(m * 4);
+        int call;
+        acc.mode = GHZ_EB_ABS;
+        acc.bound = 0.01;
+        acc.path = GHZ_PATH_AUTO;
+        for (i = 0; i < m; i++) a[i] = (float)sin(0.0007 * (double)i + g_rank);
+        for (call = 0; call < 4; call++) {
+            ghz_coll_info_t inf = GHZ_COLL_INFO_INIT;
+            int path, pmin, pmax;
+            st = ghz_allreduce(a, b, m, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+            CHECK(st == GHZ_SUCCESS, "auto %d: %s", call, ghz_status_string(st));
+            ghz_comm_info(c, &inf);
+            path = (int)inf.path;
+            MPI_Allreduce(&path, &pmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+            MPI_Allreduce(&path, &pmax, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            CHECK(pmin == pmax, "auto %d: ranks ran different paths", call);
+            CHECK(call > 0 || g_size == 1 || inf.path == GHZ_PATH_HOMO, "auto: the first call did not compress");
+            for (i = 0; i < m; i++) {
+                double ex = 0;
+                int q;
+                for (q = 0; q < g_size; q++) ex += (float)sin(0.0007 * (double)i + q);
+                if (!(fabs(b[i] - ex) <= 0.01)) {
+                    CHECK(0, "auto %d: element %zu error %g", call, i, fabs(b[i] - ex));
+                    break;
+                }
+            }
+        }
+        free(a);
+        free(b);
+    }
+
     ghz_comm_destroy(c);
 
     /* the defaults (NULL configuration) work */

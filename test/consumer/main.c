@@ -11,7 +11,7 @@
 int main(void)
 {
     static float x[N], y[N];
-    static unsigned char z[GHZ_COMPRESS_BOUND(N, 4)];
+    static unsigned char z[GHZ_COMPRESS_BOUND(N, GHZ_F32)];
     for (int i = 0; i < N; i++)
         x[i] = (float)(sin(0.01 * i) * 100.0 + 0.001 * i * i);
 

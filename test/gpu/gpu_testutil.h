@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <stdint.h>
 
+#include "ghz/codec/codec_cuda.h"
 #include "ghz/ghz.h"
 
 #define CK(call) cr_assert_eq((call), cudaSuccess, "%s failed", #call)
@@ -21,6 +22,30 @@ static inline void need_gpu(void)
 {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) cr_skip_test("no CUDA device");
+}
+
+/* A device frame: `size` valid bytes (host-known) of `cap` at data, or, with d_size,
+ * a size that lives in device memory. */
+static inline ghz_buf_t dev_buf(void* data, size_t size, size_t cap, uint64_t* d_size)
+{
+    ghz_buf_t b = GHZ_BUF_INIT;
+    b.data = data;
+    b.size = size;
+    b.capacity = cap;
+    b.where = GHZ_MEM_DEVICE;
+    b.d_size = d_size;
+    return b;
+}
+
+/* A context for batches of max_batch chunks of max_elems values. */
+static inline ghz_cuda_ctx_t* make_ctx(int max_batch, size_t max_elems)
+{
+    ghz_cuda_ctx_config_t c = GHZ_CUDA_CTX_CONFIG_INIT;
+    ghz_cuda_ctx_t* ctx = NULL;
+    c.max_batch = max_batch;
+    c.max_elems = max_elems;
+    GK(ghz_cuda_ctx_create(&c, &ctx));
+    return ctx;
 }
 
 /* splitmix64: the next value of the sequence of *state */

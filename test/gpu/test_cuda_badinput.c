@@ -10,22 +10,32 @@
 #include "ghz/ghz.h"
 #include "gpu_testutil.h"
 
-/* Copies src[0..size) to the GPU and decodes it as dtype into cap bytes. */
+/* Copies src[0..size) to the GPU and decodes it as dtype into cap bytes, twice: with
+ * the size known to the host (ghz_buf_t.size) and with the size in device memory
+ * (ghz_buf_t.d_size, the buffer's capacity larger), which must report alike. */
 static ghz_status_t gpu_decode(ghz_dtype_t dtype, const unsigned char* src, size_t size, size_t cap)
 {
-    size_t ws = 0, got = 0, max_elems = cap / ghz_dtype_size(dtype) + 1;
-    void *d_src, *d_dst, *d_work;
-    ghz_status_t st;
-    GK(ghz_cuda_decompress_workspace(1, &max_elems, &ws));
-    ws += GHZ_CUDA_SCRATCH_BYTES;
-    CK(cudaMalloc(&d_src, size + 1));
+    size_t got = 0, got2 = 0, max_elems = cap / ghz_dtype_size(dtype) + 1;
+    void *d_src, *d_dst;
+    uint64_t* d_size;
+    const uint64_t size64 = size;
+    ghz_cuda_ctx_t* ctx = make_ctx(1, max_elems);
+    ghz_status_t st, st2;
+    CK(cudaMalloc(&d_src, size + 64));
     CK(cudaMalloc(&d_dst, cap + 1));
-    CK(cudaMalloc(&d_work, ws));
+    CK(cudaMalloc((void**)&d_size, sizeof *d_size));
+    CK(cudaMemset(d_src, 0, size + 64));
     CK(cudaMemcpy(d_src, src, size, cudaMemcpyHostToDevice));
-    st = ghz_cuda_decompress_sync(dtype, d_src, size, d_dst, cap, &got, d_work, ws, 0);
+    CK(cudaMemcpy(d_size, &size64, sizeof size64, cudaMemcpyHostToDevice));
+    ghz_buf_t in = dev_buf(d_src, size, size + 64, NULL);
+    st = ghz_cuda_decompress_sync(ctx, dtype, &in, d_dst, cap, &got, 0);
+    in = dev_buf(d_src, 0, size + 64, d_size);
+    st2 = ghz_cuda_decompress_sync(ctx, dtype, &in, d_dst, cap, &got2, 0);
+    cr_assert_eq(st2, st, "size on the device: %s, on the host: %s", ghz_status_string(st2), ghz_status_string(st));
     cudaFree(d_src);
     cudaFree(d_dst);
-    cudaFree(d_work);
+    cudaFree(d_size);
+    GK(ghz_cuda_ctx_destroy(ctx));
     return st;
 }
 

@@ -49,23 +49,21 @@ static unsigned char* frame_ck(const float* x, size_t n, size_t* size)
  * status and copies the output to host_out. */
 static ghz_status_t gpu_decode(const unsigned char* frame, size_t size, size_t n, float* host_out)
 {
-    size_t ws = 0, got = 0, max_elems = n ? n : 1;
+    size_t got = 0;
     char *d_src, *d_dst;
-    void* d_work;
+    ghz_cuda_ctx_t* ctx = make_ctx(1, n);
     ghz_status_t st;
-    GK(ghz_cuda_decompress_workspace(1, &max_elems, &ws));
-    ws += GHZ_CUDA_SCRATCH_BYTES;
     CK(cudaMalloc((void**)&d_src, size + 1));
     CK(cudaMalloc((void**)&d_dst, n * 4 + 4));
-    CK(cudaMalloc(&d_work, ws));
     CK(cudaMemcpy(d_src + 1, frame, size, cudaMemcpyHostToDevice)); /* an odd address */
     CK(cudaMemset(d_dst, 0x7F, n * 4 + 4));
-    st = ghz_cuda_decompress_sync(GHZ_F32, d_src + 1, size, d_dst, n * 4, &got, d_work, ws, 0);
+    ghz_buf_t in = dev_buf(d_src + 1, size, size, NULL);
+    st = ghz_cuda_decompress_sync(ctx, GHZ_F32, &in, d_dst, n * 4, &got, 0);
     CK(cudaMemcpy(host_out, d_dst, n * 4, cudaMemcpyDeviceToHost));
     if (st == GHZ_SUCCESS) cr_assert_eq(got, n);
     cudaFree(d_src);
     cudaFree(d_dst);
-    cudaFree(d_work);
+    GK(ghz_cuda_ctx_destroy(ctx));
     return st;
 }
 
@@ -124,25 +122,30 @@ Test(cuda_checksum, batch_refuses_only_the_damaged_frame)
     unsigned char* f[K];
     void *d_src[K], *d_dst[K], *d_work;
     uint64_t *d_ns, h_ns[K];
-    int *d_status, h_status;
+    int *d_status, h_status[K];
+    ghz_buf_t in[K];
     need_gpu();
     float* x = values(n, 1);
     GK(ghz_cuda_decompress_workspace(K, max_elems, &ws));
     CK(cudaMalloc(&d_work, ws));
     CK(cudaMalloc((void**)&d_ns, sizeof h_ns));
     CK(cudaMalloc((void**)&d_status, sizeof h_status));
+    (void)max_elems;
     for (int i = 0; i < K; ++i) {
         f[i] = frame_ck(x, n, &size[i]);
         if (i == 1) f[i][size[i] / 3] ^= 1u;
         CK(cudaMalloc(&d_src[i], size[i]));
         CK(cudaMalloc(&d_dst[i], 4 * n));
         CK(cudaMemcpy(d_src[i], f[i], size[i], cudaMemcpyHostToDevice));
+        in[i] = dev_buf(d_src[i], size[i], size[i], NULL);
     }
-    GK(ghz_cuda_decompress_batch(GHZ_F32, K, (const void* const*)d_src, size, d_dst, caps, d_ns,
-                                 d_status, d_work, ws, 0));
+    GK(ghz_cuda_decompress_batch(NULL, GHZ_F32, K, in, d_dst, caps, d_ns, d_status, d_work, ws, 0));
     CK(cudaMemcpy(h_ns, d_ns, sizeof h_ns, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(&h_status, d_status, sizeof h_status, cudaMemcpyDeviceToHost));
-    cr_assert_eq(h_status, GHZ_ERR_CORRUPT);
+    CK(cudaMemcpy(h_status, d_status, sizeof h_status, cudaMemcpyDeviceToHost));
+    /* each frame its own status: only the damaged one fails */
+    cr_assert_eq(h_status[0], GHZ_SUCCESS);
+    cr_assert_eq(h_status[1], GHZ_ERR_CORRUPT);
+    cr_assert_eq(h_status[2], GHZ_SUCCESS);
     cr_assert_eq(h_ns[0], n);
     cr_assert_eq(h_ns[1], 0, "the damaged frame reports no values");
     cr_assert_eq(h_ns[2], n);
@@ -157,33 +160,32 @@ Test(cuda_checksum, batch_refuses_only_the_damaged_frame)
 Test(cuda_checksum, gpu_compressor_and_sealing)
 {
     const size_t n = 100000;
-    size_t ws = 0, gsize = 0, csize = 0, bound = ghz_compress_bound(n, GHZ_F32);
+    size_t gsize = 0, csize = 0, bound = ghz_compress_bound(n, GHZ_F32);
     ghz_params_t p = GHZ_PARAMS_INIT;
     char *d_src, *d_dst;
-    void* d_work;
     need_gpu();
+    ghz_cuda_ctx_t* ctx = make_ctx(1, n);
     float* x = values(n, 0);
     unsigned char* g = malloc(bound + GHZ_CHECKSUM_SIZE);
     unsigned char* c = malloc(bound + GHZ_CHECKSUM_SIZE);
     p.eb_mode = GHZ_EB_ABS;
     p.eb = 1e-3;
-    GK(ghz_cuda_compress_workspace(1, &n, &ws));
-    ws += GHZ_CUDA_SCRATCH_BYTES;
     CK(cudaMalloc((void**)&d_src, 4 * n));
     CK(cudaMalloc((void**)&d_dst, bound + GHZ_CHECKSUM_SIZE));
-    CK(cudaMalloc(&d_work, ws));
     CK(cudaMemcpy(d_src, x, 4 * n, cudaMemcpyHostToDevice));
+    ghz_buf_t z = dev_buf(d_dst, 0, bound + 4, NULL);
     p.checksum = 1;
-    cr_assert_eq(ghz_cuda_compress_sync(&p, d_src, n, d_dst, bound + 4, &gsize, d_work, ws, 0),
-                 GHZ_ERR_UNSUPPORTED);
+    cr_assert_eq(ghz_cuda_compress_sync(ctx, &p, d_src, n, &z, 0), GHZ_ERR_UNSUPPORTED);
     p.checksum = 0;
-    GK(ghz_cuda_compress_sync(&p, d_src, n, d_dst, bound + 4, &gsize, d_work, ws, 0));
+    GK(ghz_cuda_compress_sync(ctx, &p, d_src, n, &z, 0));
+    gsize = z.size;
     CK(cudaMemcpy(g, d_dst, gsize, cudaMemcpyDeviceToHost));
     GK(ghz_frame_add_checksum(g, gsize, bound + GHZ_CHECKSUM_SIZE, &gsize));
     p.checksum = 1;
     GK(ghz_compress(&p, x, n, c, bound + GHZ_CHECKSUM_SIZE, &csize));
     cr_assert_eq(gsize, csize);
     cr_assert(memcmp(g, c, csize) == 0, "sealed GPU frame differs from the CPU's");
-    cudaFree(d_src), cudaFree(d_dst), cudaFree(d_work);
+    cudaFree(d_src), cudaFree(d_dst);
+    GK(ghz_cuda_ctx_destroy(ctx));
     free(x), free(g), free(c);
 }

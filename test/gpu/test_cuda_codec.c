@@ -82,23 +82,20 @@ static void check_identity(const ghz_params_t* p, const void* host, size_t n, si
     unsigned char* gpu = malloc(bound + 1);
     void* cpu_dec = malloc(n * elem + 1);
     void* gpu_dec = malloc(n * elem + 1);
-    size_t cpu_size = 0, gpu_size = 0, ws = 0, wsd = 0, gpu_n = 0, max_elems = n;
+    size_t cpu_size = 0, gpu_size = 0, gpu_n = 0;
     char *d_src, *d_dst, *d_dec;
-    void* d_work;
+    ghz_cuda_ctx_t* ctx = make_ctx(1, n);
 
     GK(ghz_compress(p, host, n, cpu, bound, &cpu_size));
-    GK(ghz_cuda_compress_workspace(1, &n, &ws));
-    GK(ghz_cuda_decompress_workspace(1, &max_elems, &wsd));
-    if (wsd > ws) ws = wsd;
-    ws += GHZ_CUDA_SCRATCH_BYTES;
     CK(cudaMalloc((void**)&d_src, (n + src_off) * elem + 16));
     CK(cudaMalloc((void**)&d_dst, bound + dst_off + 16));
     CK(cudaMalloc((void**)&d_dec, (n + src_off) * elem + 16));
-    CK(cudaMalloc(&d_work, ws));
     CK(cudaMemcpy(d_src + src_off * elem, host, n * elem, cudaMemcpyHostToDevice));
     CK(cudaMemset(d_dst, 0xA5, bound + dst_off + 16)); /* poison */
 
-    GK(ghz_cuda_compress_sync(p, d_src + src_off * elem, n, d_dst + dst_off, bound, &gpu_size, d_work, ws, 0));
+    ghz_buf_t z = dev_buf(d_dst + dst_off, 0, bound, NULL);
+    GK(ghz_cuda_compress_sync(ctx, p, d_src + src_off * elem, n, &z, 0));
+    gpu_size = z.size;
     cr_assert_eq(gpu_size, cpu_size, "n=%zu dtype=%d mode=%d eb=%g: GPU %zu bytes, CPU %zu", n, p->dtype,
                  p->eb_mode, p->eb, gpu_size, cpu_size);
     CK(cudaMemcpy(gpu, d_dst + dst_off, gpu_size, cudaMemcpyDeviceToHost));
@@ -109,8 +106,7 @@ static void check_identity(const ghz_params_t* p, const void* host, size_t n, si
 
     /* GPU decode of the (identical) stream, at an odd source offset too */
     CK(cudaMemset(d_dec, 0x5A, (n + src_off) * elem + 16));
-    GK(ghz_cuda_decompress_sync(p->dtype, d_dst + dst_off, gpu_size, d_dec + src_off * elem, n * elem, &gpu_n,
-                                d_work, ws, 0));
+    GK(ghz_cuda_decompress_sync(ctx, p->dtype, &z, d_dec + src_off * elem, n * elem, &gpu_n, 0));
     cr_assert_eq(gpu_n, n);
     GK(ghz_decompress(cpu, cpu_size, cpu_dec, n * elem, NULL));
     CK(cudaMemcpy(gpu_dec, d_dec + src_off * elem, n * elem, cudaMemcpyDeviceToHost));
@@ -119,7 +115,7 @@ static void check_identity(const ghz_params_t* p, const void* host, size_t n, si
     cudaFree(d_src);
     cudaFree(d_dst);
     cudaFree(d_dec);
-    cudaFree(d_work);
+    GK(ghz_cuda_ctx_destroy(ctx));
     free(cpu);
     free(gpu);
     free(cpu_dec);
@@ -186,64 +182,87 @@ Test(cuda_codec, identity_large_many_tiles)
     free(x);
 }
 
-Test(cuda_codec, batch_equals_single)
+/* A batch of K chunks (more than one launch takes: the call splits it) writes each
+ * chunk's CPU frame, with one status per chunk. */
+static void batch_check(int K, int bad_chunk)
 {
-    enum { K = 5 };
-    const size_t ns[K] = {0, 1, 33, 70001, 300007};
-    const void* d_srcs[K];
-    void* d_dsts[K];
-    size_t caps[K], ws = 0, total = 0;
+    const size_t pattern[5] = {0, 1, 33, 70001, 3007};
+    size_t* ns = malloc(K * sizeof *ns);
+    const void** d_srcs = malloc(K * sizeof *d_srcs);
+    ghz_buf_t* dsts = malloc(K * sizeof *dsts);
+    uint64_t* sizes = malloc(K * sizeof *sizes);
+    int* status = malloc(K * sizeof *status);
+    size_t ws = 0, total = 0;
     uint64_t* d_sizes;
     int* d_status;
     void* d_work;
     ghz_params_t p = GHZ_PARAMS_INIT;
     double* x;
     void* host;
-    uint64_t sizes[K];
-    int status = -1;
-    need_gpu();
-    for (int i = 0; i < K; ++i) total += ns[i];
+    char* d_all;
+    for (int i = 0; i < K; ++i) total += ns[i] = pattern[i % 5];
     x = malloc(total * sizeof *x + 8);
     make(NOISY, x, total);
+    if (bad_chunk >= 0) { /* a chunk whose REL bound overflows: 1e300 * 6e38 */
+        size_t off = 0;
+        for (int i = 0; i < bad_chunk; ++i) off += ns[i];
+        x[off] = 3e38, x[off + 1] = -3e38;
+    }
     host = narrow(x, total, GHZ_F32);
-    p.eb = 1e-3; /* REL: each chunk its own range */
+    p.eb = bad_chunk >= 0 ? 1e300 : 1e-3; /* REL: each chunk its own range */
     GK(ghz_cuda_compress_workspace(K, ns, &ws));
     CK(cudaMalloc(&d_work, ws));
     CK(cudaMalloc((void**)&d_sizes, K * sizeof(uint64_t)));
-    CK(cudaMalloc((void**)&d_status, sizeof(int)));
-    {
-        char* d_all;
-        size_t off = 0;
-        CK(cudaMalloc((void**)&d_all, total * 4 + 4));
-        CK(cudaMemcpy(d_all, host, total * 4, cudaMemcpyHostToDevice));
-        for (int i = 0; i < K; ++i) {
-            d_srcs[i] = d_all + off * 4; /* consecutive sub-ranges of one buffer */
-            off += ns[i];
-            caps[i] = ghz_compress_bound(ns[i], GHZ_F32);
-            CK(cudaMalloc(&d_dsts[i], caps[i]));
-        }
+    CK(cudaMalloc((void**)&d_status, K * sizeof(int)));
+    CK(cudaMalloc((void**)&d_all, total * 4 + 4));
+    CK(cudaMemcpy(d_all, host, total * 4, cudaMemcpyHostToDevice));
+    for (size_t i = 0, off = 0; i < (size_t)K; ++i) {
+        void* d;
+        d_srcs[i] = d_all + off * 4; /* consecutive sub-ranges of one buffer */
+        off += ns[i];
+        CK(cudaMalloc(&d, ghz_compress_bound(ns[i], GHZ_F32)));
+        dsts[i] = dev_buf(d, 0, ghz_compress_bound(ns[i], GHZ_F32), d_sizes + i);
     }
-    GK(ghz_cuda_compress_batch(&p, K, d_srcs, ns, d_dsts, caps, d_sizes, d_status, d_work, ws, 0));
-    CK(cudaMemcpy(sizes, d_sizes, sizeof sizes, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(&status, d_status, sizeof status, cudaMemcpyDeviceToHost));
-    cr_assert_eq(status, GHZ_SUCCESS);
-    {
-        size_t off = 0;
-        for (int i = 0; i < K; ++i) {
-            unsigned char* cpu = malloc(caps[i]);
-            unsigned char* gpu = malloc(caps[i]);
-            size_t cpu_size;
-            GK(ghz_compress(&p, (const char*)host + off * 4, ns[i], cpu, caps[i], &cpu_size));
-            cr_assert_eq(sizes[i], cpu_size, "chunk %d", i);
-            CK(cudaMemcpy(gpu, d_dsts[i], cpu_size, cudaMemcpyDeviceToHost));
-            cr_assert(memcmp(gpu, cpu, cpu_size) == 0, "chunk %d bytes differ", i);
-            off += ns[i];
-            free(cpu);
-            free(gpu);
+    GK(ghz_cuda_compress_batch(NULL, &p, K, d_srcs, ns, dsts, d_status, d_work, ws, 0));
+    CK(cudaMemcpy(sizes, d_sizes, K * sizeof *sizes, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(status, d_status, K * sizeof *status, cudaMemcpyDeviceToHost));
+    for (size_t i = 0, off = 0; i < (size_t)K; ++i) {
+        unsigned char* cpu = malloc(dsts[i].capacity);
+        unsigned char* gpu = malloc(dsts[i].capacity);
+        size_t cpu_size = 0;
+        ghz_status_t st = ghz_compress(&p, (const char*)host + off * 4, ns[i], cpu, dsts[i].capacity, &cpu_size);
+        /* the GPU's status is the CPU's, chunk by chunk */
+        cr_assert_eq(status[i], (int)st, "K %d chunk %zu: GPU %d, CPU %d", K, i, status[i], (int)st);
+        if (st == GHZ_SUCCESS) {
+            cr_assert_eq(sizes[i], cpu_size, "K %d chunk %zu", K, i);
+            CK(cudaMemcpy(gpu, dsts[i].data, cpu_size, cudaMemcpyDeviceToHost));
+            cr_assert(memcmp(gpu, cpu, cpu_size) == 0, "K %d chunk %zu bytes differ", K, i);
+        } else {
+            cr_assert_eq(sizes[i], 0, "K %d chunk %zu: a failed chunk has no frame", K, i);
         }
+        off += ns[i];
+        free(cpu);
+        free(gpu);
+        cudaFree(dsts[i].data);
     }
-    free(host);
-    free(x);
+    cudaFree(d_all), cudaFree(d_work), cudaFree(d_sizes), cudaFree(d_status);
+    free(ns), free(d_srcs), free(dsts), free(sizes), free(status), free(host), free(x);
+}
+
+Test(cuda_codec, batch_equals_single)
+{
+    need_gpu();
+    batch_check(5, -1);
+    batch_check(70, -1); /* an Alltoall over 70 ranks: three launches inside one call */
+}
+
+/* A REL bound that overflows fails on the GPU as on the CPU (GHZ_ERR_BAD_BOUND), in
+ * that chunk alone. */
+Test(cuda_codec, rel_overflow_agrees_with_cpu)
+{
+    need_gpu();
+    batch_check(5, 3);
+    batch_check(40, 37);
 }
 
 /* Every corrupted stream is reported through *d_status; no crash, no hang. */
@@ -253,22 +272,19 @@ Test(cuda_codec, corrupt_streams_reported)
     double* x = malloc(n * sizeof *x);
     void* host;
     unsigned char *cpu, *bad;
-    size_t bound = ghz_compress_bound(n, GHZ_F32), size, ws = 0, max_elems = n;
+    size_t bound = ghz_compress_bound(n, GHZ_F32), size;
     char *d_src, *d_dec;
-    void* d_work;
     int rejected = 0, trials = 0;
     ghz_params_t p = GHZ_PARAMS_INIT;
     need_gpu();
+    ghz_cuda_ctx_t* ctx = make_ctx(1, n);
     make(NOISY, x, n);
     host = narrow(x, n, GHZ_F32);
     cpu = malloc(bound);
     bad = malloc(bound);
     GK(ghz_compress(&p, host, n, cpu, bound, &size));
-    GK(ghz_cuda_decompress_workspace(1, &max_elems, &ws));
-    ws += GHZ_CUDA_SCRATCH_BYTES;
     CK(cudaMalloc((void**)&d_src, bound));
     CK(cudaMalloc((void**)&d_dec, n * 4));
-    CK(cudaMalloc(&d_work, ws));
     for (int t = 0; t < 400; ++t) {
         size_t got = 0, len = size;
         ghz_status_t gst;
@@ -282,7 +298,10 @@ Test(cuda_codec, corrupt_streams_reported)
             bad[pos] ^= (unsigned char)(1u + rng() % 255u);
         }
         CK(cudaMemcpy(d_src, bad, len ? len : 1, cudaMemcpyHostToDevice));
-        gst = ghz_cuda_decompress_sync(GHZ_F32, d_src, len, d_dec, n * 4, &got, d_work, ws, 0);
+        {
+            ghz_buf_t in = dev_buf(d_src, len, len, NULL);
+            gst = ghz_cuda_decompress_sync(ctx, GHZ_F32, &in, d_dec, n * 4, &got, 0);
+        }
         {
             void* out = malloc(n * 4);
             ghz_status_t c2 = ghz_decompress(bad, len, out, n * 4, NULL);
@@ -304,83 +323,199 @@ Test(cuda_codec, corrupt_streams_reported)
     cr_assert_geq(rejected, 36, "only %d of %d corruptions rejected", rejected, trials);
     cudaFree(d_src);
     cudaFree(d_dec);
-    cudaFree(d_work);
+    GK(ghz_cuda_ctx_destroy(ctx));
     free(host);
     free(x);
     free(cpu);
     free(bad);
 }
 
-/* The stream-ordered calls can be captured in a graph and replayed. */
+/* The stream-ordered calls can be captured in a graph and replayed: compress (the
+ * range scan included) and decompress, the decoder reading the size the compressor
+ * left in device memory. */
 Test(cuda_codec, graph_capture)
 {
     const size_t n = 123457;
     double* x = malloc(n * sizeof *x);
     void* host;
-    size_t bound = ghz_compress_bound(n, GHZ_F32), ws, cpu_size;
-    char *d_src, *d_dst;
-    void* d_work;
+    size_t bound = ghz_compress_bound(n, GHZ_F32), cpu_size;
+    char *d_src, *d_dst, *d_dec;
     uint64_t* d_size;
+    int* d_status;
     uint64_t size = 0;
+    int status[2];
     unsigned char *cpu, *gpu;
+    float* dec = malloc(n * 4);
+    float* cpu_dec = malloc(n * 4);
     cudaStream_t s;
     cudaGraph_t g;
     cudaGraphExec_t ge;
     ghz_params_t p = GHZ_PARAMS_INIT;
     need_gpu();
+    ghz_cuda_ctx_t* ctx = make_ctx(1, n);
     make(SMOOTH, x, n);
     host = narrow(x, n, GHZ_F32);
     cpu = malloc(bound);
     gpu = malloc(bound);
     GK(ghz_compress(&p, host, n, cpu, bound, &cpu_size));
-    GK(ghz_cuda_compress_workspace(1, &n, &ws));
+    GK(ghz_decompress(cpu, cpu_size, cpu_dec, n * 4, NULL));
     CK(cudaMalloc((void**)&d_src, n * 4));
     CK(cudaMalloc((void**)&d_dst, bound));
-    CK(cudaMalloc(&d_work, ws));
+    CK(cudaMalloc((void**)&d_dec, n * 4));
     CK(cudaMalloc((void**)&d_size, 8));
+    CK(cudaMalloc((void**)&d_status, 2 * sizeof(int)));
     CK(cudaMemcpy(d_src, host, n * 4, cudaMemcpyHostToDevice));
+    ghz_buf_t z = dev_buf(d_dst, 0, bound, d_size);
     CK(cudaStreamCreate(&s));
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    GK(ghz_cuda_compress(&p, d_src, n, d_dst, bound, d_size, NULL, d_work, ws, s));
+    GK(ghz_cuda_compress(ctx, &p, d_src, n, &z, d_status, NULL, 0, s));
+    GK(ghz_cuda_decompress(ctx, GHZ_F32, &z, d_dec, n * 4, NULL, d_status + 1, NULL, 0, s));
     CK(cudaStreamEndCapture(s, &g));
     CK(cudaGraphInstantiate(&ge, g, 0));
     for (int r = 0; r < 3; ++r) {
         CK(cudaMemsetAsync(d_dst, 0, bound, s));
+        CK(cudaMemsetAsync(d_dec, 0, n * 4, s));
         CK(cudaGraphLaunch(ge, s));
         CK(cudaStreamSynchronize(s));
         CK(cudaMemcpy(&size, d_size, 8, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(status, d_status, sizeof status, cudaMemcpyDeviceToHost));
+        cr_assert_eq(status[0], GHZ_SUCCESS);
+        cr_assert_eq(status[1], GHZ_SUCCESS);
         cr_assert_eq(size, cpu_size);
         CK(cudaMemcpy(gpu, d_dst, cpu_size, cudaMemcpyDeviceToHost));
         cr_assert(memcmp(gpu, cpu, cpu_size) == 0, "replay %d differs", r);
+        CK(cudaMemcpy(dec, d_dec, n * 4, cudaMemcpyDeviceToHost));
+        cr_assert(memcmp(dec, cpu_dec, n * 4) == 0, "replay %d: decoded values differ", r);
     }
     cudaGraphExecDestroy(ge);
     cudaGraphDestroy(g);
     cudaStreamDestroy(s);
     cudaFree(d_src);
     cudaFree(d_dst);
-    cudaFree(d_work);
+    cudaFree(d_dec);
     cudaFree(d_size);
-    free(host);
-    free(x);
-    free(cpu);
-    free(gpu);
+    cudaFree(d_status);
+    GK(ghz_cuda_ctx_destroy(ctx));
+    free(host), free(x), free(cpu), free(gpu), free(dec), free(cpu_dec);
 }
 
-/* Argument errors come back from the host call, before anything is enqueued. */
+/* The GPU value range equals the CPU's; merged ranges in device memory (p.d_range) and
+ * a bound in device memory (p.d_eb_abs) give the CPU's frames for has_range and eb. */
+Test(cuda_codec, device_range_and_bound)
+{
+    const size_t n = 200003, half = n / 2;
+    double* x = malloc(n * sizeof *x);
+    size_t bound = ghz_compress_bound(n, GHZ_F32), cpu_size = 0;
+    const void* srcs[2];
+    size_t ns[2] = {half, n - half};
+    ghz_range_t r[2], *d_r;
+    double lo, hi, eb = 0.0123, *d_eb;
+    char *d_src, *d_dst;
+    uint64_t* d_size;
+    int* d_status;
+    int status = -1;
+    unsigned char *cpu = malloc(bound), *gpu = malloc(bound);
+    ghz_params_t p = GHZ_PARAMS_INIT;
+    need_gpu();
+    ghz_cuda_ctx_t* ctx = make_ctx(2, n);
+    make(FILLED, x, n);
+    void* host = narrow(x, n, GHZ_F32);
+    p.has_fill = 1;
+    p.fill = -1e34;
+    p.eb = 1e-3;
+    CK(cudaMalloc((void**)&d_src, n * 4));
+    CK(cudaMalloc((void**)&d_dst, bound));
+    CK(cudaMalloc((void**)&d_r, 3 * sizeof *d_r));
+    CK(cudaMalloc((void**)&d_eb, sizeof *d_eb));
+    CK(cudaMalloc((void**)&d_size, 8));
+    CK(cudaMalloc((void**)&d_status, sizeof(int)));
+    CK(cudaMemcpy(d_src, host, n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_eb, &eb, sizeof eb, cudaMemcpyHostToDevice));
+    srcs[0] = d_src;
+    srcs[1] = d_src + half * 4;
+    GK(ghz_cuda_value_range_batch(ctx, &p, 2, srcs, ns, d_r, NULL, 0, 0));
+    CK(cudaMemcpy(r, d_r, sizeof r, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 2; ++i) {
+        GK(ghz_value_range(&p, (const char*)host + (i ? half * 4 : 0), ns[i], &lo, &hi, NULL));
+        cr_assert(r[i].min == lo && r[i].max == hi, "chunk %d: GPU [%g, %g], CPU [%g, %g]", i, r[i].min, r[i].max,
+                  lo, hi);
+    }
+    /* merged as ranks would (MIN, MAX), then given to the compressor in device memory */
+    r[0].min = r[0].min < r[1].min ? r[0].min : r[1].min;
+    r[0].max = r[0].max > r[1].max ? r[0].max : r[1].max;
+    CK(cudaMemcpy(d_r + 2, &r[0], sizeof r[0], cudaMemcpyHostToDevice));
+    ghz_buf_t z = dev_buf(d_dst, 0, bound, d_size);
+    for (int mode = 0; mode < 2; ++mode) {
+        ghz_params_t g = p, c = p;
+        uint64_t size = 0;
+        if (mode == 0) {
+            g.d_range = d_r + 2;
+            c.has_range = 1, c.range_min = r[0].min, c.range_max = r[0].max;
+        } else {
+            g.eb_mode = c.eb_mode = GHZ_EB_ABS;
+            g.d_eb_abs = d_eb;
+            c.eb = eb;
+        }
+        GK(ghz_compress(&c, host, n, cpu, bound, &cpu_size));
+        GK(ghz_cuda_compress(ctx, &g, d_src, n, &z, d_status, NULL, 0, 0));
+        CK(cudaMemcpy(&size, d_size, 8, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(&status, d_status, sizeof status, cudaMemcpyDeviceToHost));
+        cr_assert_eq(status, GHZ_SUCCESS, "mode %d", mode);
+        cr_assert_eq(size, cpu_size, "mode %d", mode);
+        CK(cudaMemcpy(gpu, d_dst, cpu_size, cudaMemcpyDeviceToHost));
+        cr_assert(memcmp(gpu, cpu, cpu_size) == 0, "mode %d: bytes differ", mode);
+    }
+    /* an empty chunk's range is {+Inf, -Inf} */
+    ns[0] = 0;
+    GK(ghz_cuda_value_range(ctx, &p, d_src, 0, d_r, NULL, 0, 0));
+    CK(cudaMemcpy(r, d_r, sizeof r[0], cudaMemcpyDeviceToHost));
+    cr_assert(isinf(r[0].min) && r[0].min > 0 && isinf(r[0].max) && r[0].max < 0);
+    /* a device bound the CPU would refuse is refused */
+    eb = -1.0;
+    CK(cudaMemcpy(d_eb, &eb, sizeof eb, cudaMemcpyHostToDevice));
+    {
+        ghz_params_t g = p;
+        g.eb_mode = GHZ_EB_ABS;
+        g.d_eb_abs = d_eb;
+        GK(ghz_cuda_compress(ctx, &g, d_src, n, &z, d_status, NULL, 0, 0));
+        CK(cudaMemcpy(&status, d_status, sizeof status, cudaMemcpyDeviceToHost));
+        cr_assert_eq(status, GHZ_ERR_BAD_BOUND);
+    }
+    cudaFree(d_src), cudaFree(d_dst), cudaFree(d_r), cudaFree(d_eb), cudaFree(d_size), cudaFree(d_status);
+    GK(ghz_cuda_ctx_destroy(ctx));
+    free(x), free(host), free(cpu), free(gpu);
+}
+
+/* Argument errors come back from the host call, before anything is enqueued; a
+ * missing workspace is named as such. */
 Test(cuda_codec, bad_arguments)
 {
     ghz_params_t p = GHZ_PARAMS_INIT;
     size_t n = 1000, ws = 0;
-    char buf[16];
+    char* d;
     need_gpu();
+    CK(cudaMalloc((void**)&d, 1 << 20));
+    ghz_buf_t z = dev_buf(d, 0, 1 << 20, (uint64_t*)d);
+    ghz_buf_t small = dev_buf(d, 0, 100, (uint64_t*)d);
+    ghz_buf_t host = z;
+    host.where = GHZ_MEM_HOST;
+    ghz_buf_t no_size = dev_buf(d, 0, 1 << 20, NULL);
     GK(ghz_cuda_compress_workspace(1, &n, &ws));
     cr_assert_eq(ghz_cuda_compress_workspace(0, &n, &ws), GHZ_ERR_INVALID_ARG);
     p.eb = 0.0;
-    cr_assert_eq(ghz_cuda_compress(&p, buf, n, buf, 1 << 20, (uint64_t*)buf, NULL, buf, ws, 0), GHZ_ERR_BAD_BOUND);
+    cr_assert_eq(ghz_cuda_compress(NULL, &p, d, n, &z, NULL, d, ws, 0), GHZ_ERR_BAD_BOUND);
     p.eb = 1e-3;
-    cr_assert_eq(ghz_cuda_compress(&p, buf, n, buf, 100, (uint64_t*)buf, NULL, buf, ws, 0), GHZ_ERR_DST_TOO_SMALL);
-    cr_assert_eq(ghz_cuda_compress(&p, buf, n, buf, 1 << 20, (uint64_t*)buf, NULL, buf, 1, 0), GHZ_ERR_INVALID_ARG);
-    cr_assert_eq(ghz_cuda_decompress((ghz_dtype_t)7, buf, 64, buf, 64, NULL, NULL, buf, ws, 0), GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_cuda_compress(NULL, &p, d, n, &small, NULL, d, ws, 0), GHZ_ERR_DST_TOO_SMALL);
+    cr_assert_eq(ghz_cuda_compress(NULL, &p, d, n, &host, NULL, d, ws, 0), GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_cuda_compress(NULL, &p, d, n, &no_size, NULL, d, ws, 0), GHZ_ERR_INVALID_ARG);
+    cr_assert(strstr(ghz_last_error_detail(), "d_size") != NULL, "%s", ghz_last_error_detail());
+    cr_assert_eq(ghz_cuda_compress(NULL, &p, d, n, &z, NULL, d, 1, 0), GHZ_ERR_INVALID_ARG);
+    cr_assert(strstr(ghz_last_error_detail(), "needed") != NULL, "%s", ghz_last_error_detail());
+    cr_assert_eq(ghz_cuda_compress(NULL, &p, d, n, &z, NULL, NULL, ws, 0), GHZ_ERR_INVALID_ARG);
+    cr_assert(strstr(ghz_last_error_detail(), "NULL") != NULL, "%s", ghz_last_error_detail());
+    cr_assert_eq(ghz_cuda_decompress(NULL, (ghz_dtype_t)7, &z, d, 64, NULL, NULL, d, ws, 0), GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_cuda_compress_sync(NULL, &p, d, n, &z, 0), GHZ_ERR_INVALID_ARG);
+    cudaFree(d);
 }
 
 /* warp.cuh, the public warp-cooperative block codec, used from a user's kernel

@@ -76,7 +76,7 @@ static unsigned char* gpu_encode(ghz_dtype_t t, unsigned bits, const void* x, si
     CK(cudaMalloc(d_frame, size));
     CK(cudaMemcpy((char*)d_x + off * elem, x, n * elem, cudaMemcpyHostToDevice));
     CK(cudaMemset(*d_frame, 0xA5, size)); /* the kernel must write every byte */
-    GK(ghz_fixed_compress_cuda(t, bits, (char*)d_x + off * elem, n, *d_frame, size, 0));
+    GK(ghz_cuda_fixed_compress(NULL, t, bits, (char*)d_x + off * elem, n, *d_frame, size, 0));
     CK(cudaMemcpy(out, *d_frame, size, cudaMemcpyDeviceToHost));
     CK(cudaFree(d_x));
     return out;
@@ -110,7 +110,7 @@ Test(cuda_fixed, gpu_bytes_equal_cpu_bytes_and_values)
                         GK(ghz_fixed_decompress(cpu, size, cpu_vals, n * elem, NULL));
                         CK(cudaMalloc(&d_out, (n + 1) * elem));
                         CK(cudaMalloc((void**)&d_status, sizeof(int)));
-                        GK(ghz_fixed_decompress_cuda(d_frame, size, t, bits, n,
+                        GK(ghz_cuda_fixed_decompress(NULL, t, bits, n, d_frame, size,
                                                      (char*)d_out + off * elem, n * elem, d_status, 0));
                         CK(cudaMemcpy(gpu_vals, (char*)d_out + off * elem, n * elem, cudaMemcpyDeviceToHost));
                         CK(cudaMemcpy(&status, d_status, sizeof status, cudaMemcpyDeviceToHost));
@@ -140,7 +140,7 @@ static int gpu_status(const unsigned char* f, size_t size, ghz_dtype_t t, unsign
     CK(cudaMalloc(&d_out, n * ghz_dtype_size(t) + 16));
     CK(cudaMalloc((void**)&d_status, sizeof(int)));
     CK(cudaMemcpy(d_f, f, size, cudaMemcpyHostToDevice));
-    GK(ghz_fixed_decompress_cuda(d_f, size, t, bits, n, d_out, n * ghz_dtype_size(t), d_status, 0));
+    GK(ghz_cuda_fixed_decompress(NULL, t, bits, n, d_f, size, d_out, n * ghz_dtype_size(t), d_status, 0));
     CK(cudaMemcpy(&status, d_status, sizeof status, cudaMemcpyDeviceToHost));
     CK(cudaFree(d_f));
     CK(cudaFree(d_out));
@@ -177,14 +177,14 @@ Test(cuda_fixed, bad_frames_reported)
     /* refused on the host: sizes, bits, alignment */
     CK(cudaMalloc(&d_f, size + 16));
     CK(cudaMalloc(&d_out, n * 8));
-    cr_assert_eq(ghz_fixed_decompress_cuda(d_f, size - 1, GHZ_F32, 16, n, d_out, n * 4, NULL, 0),
+    cr_assert_eq(ghz_cuda_fixed_decompress(NULL, GHZ_F32, 16, n, d_f, size - 1, d_out, n * 4, NULL, 0),
                  GHZ_ERR_MISMATCH);
-    cr_assert_eq(ghz_fixed_decompress_cuda(d_f, size, GHZ_F32, 16, n, d_out, n * 4 - 1, NULL, 0),
+    cr_assert_eq(ghz_cuda_fixed_decompress(NULL, GHZ_F32, 16, n, d_f, size, d_out, n * 4 - 1, NULL, 0),
                  GHZ_ERR_DST_TOO_SMALL);
-    cr_assert_eq(ghz_fixed_compress_cuda(GHZ_F32, 12, d_out, n, d_f, size, 0), GHZ_ERR_UNSUPPORTED);
-    cr_assert_eq(ghz_fixed_compress_cuda(GHZ_F32, 16, d_out, n, (char*)d_f + 4, size, 0),
+    cr_assert_eq(ghz_cuda_fixed_compress(NULL, GHZ_F32, 12, d_out, n, d_f, size, 0), GHZ_ERR_UNSUPPORTED);
+    cr_assert_eq(ghz_cuda_fixed_compress(NULL, GHZ_F32, 16, d_out, n, (char*)d_f + 4, size, 0),
                  GHZ_ERR_INVALID_ARG, "frame not 16-byte aligned");
-    cr_assert_eq(ghz_fixed_compress_cuda(GHZ_F32, 16, d_out, n, d_f, size - 1, 0),
+    cr_assert_eq(ghz_cuda_fixed_compress(NULL, GHZ_F32, 16, d_out, n, d_f, size - 1, 0),
                  GHZ_ERR_DST_TOO_SMALL);
     CK(cudaFree(d_f));
     CK(cudaFree(d_out));
@@ -340,8 +340,8 @@ Test(cuda_fixed, graph_capture)
     CK(cudaMalloc((void**)&d_status, sizeof(int)));
     CK(cudaMemcpy(d_x, x, n * 8, cudaMemcpyHostToDevice));
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    GK(ghz_fixed_compress_cuda(GHZ_F64, bits, d_x, n, d_f, size, s));
-    GK(ghz_fixed_decompress_cuda(d_f, size, GHZ_F64, bits, n, d_y, n * 8, d_status, s));
+    GK(ghz_cuda_fixed_compress(NULL, GHZ_F64, bits, d_x, n, d_f, size, s));
+    GK(ghz_cuda_fixed_decompress(NULL, GHZ_F64, bits, n, d_f, size, d_y, n * 8, d_status, s));
     CK(cudaStreamEndCapture(s, &g));
     CK(cudaGraphInstantiate(&ge, g, 0));
     CK(cudaGraphLaunch(ge, s));

@@ -77,11 +77,14 @@ static int gpu_binary(ghz_homo_op_t op, ghz_dtype_t t, const unsigned char* a, s
     size_t ws = 0;
     char *d_a, *d_b, *d_o;
     void* d_w;
-    uint64_t* d_size;
+    uint64_t *d_size, *d_b_size;
+    const uint64_t sb64 = sb;
     int* d_st;
     uint64_t h_size = 0;
     int h_st = -1;
     GK(ghz_cuda_homo_workspace(max_elems, &ws));
+    CK(cudaMalloc((void**)&d_b_size, sizeof *d_b_size));
+    CK(cudaMemcpy(d_b_size, &sb64, sizeof sb64, cudaMemcpyHostToDevice));
     CK(cudaMalloc((void**)&d_a, sa + 1));
     CK(cudaMalloc((void**)&d_b, sb + 3)); /* an odd offset for b */
     CK(cudaMalloc((void**)&d_o, cap + 16));
@@ -92,7 +95,11 @@ static int gpu_binary(ghz_homo_op_t op, ghz_dtype_t t, const unsigned char* a, s
     CK(cudaMemcpy(d_b + 3, b, sb, cudaMemcpyHostToDevice));
     CK(cudaMemset(d_o, 0xA5, cap + 16));
     CK(cudaMemset(d_size, 0, sizeof *d_size));
-    GK(ghz_cuda_homo_binary(op, t, d_a, sa, d_b + 3, sb, d_o + 1, cap, max_elems, d_size, d_st, d_w, ws, 0));
+    /* a's size known to the host, b's only in device memory (as a frame just received
+     * or compressed on the GPU) */
+    ghz_buf_t ba = dev_buf(d_a, sa, sa, NULL), bb = dev_buf(d_b + 3, 0, sb, d_b_size);
+    ghz_buf_t bo = dev_buf(d_o + 1, 0, cap, d_size);
+    GK(ghz_cuda_homo_binary(NULL, op, t, &ba, &bb, &bo, max_elems, d_st, d_w, ws, 0));
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(&h_st, d_st, sizeof h_st, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(&h_size, d_size, sizeof h_size, cudaMemcpyDeviceToHost));
@@ -107,6 +114,7 @@ static int gpu_binary(ghz_homo_op_t op, ghz_dtype_t t, const unsigned char* a, s
     cudaFree(d_o);
     cudaFree(d_w);
     cudaFree(d_size);
+    cudaFree(d_b_size);
     cudaFree(d_st);
     return h_st;
 }
@@ -219,4 +227,58 @@ Test(cuda_homo, mismatch_and_corruption_reported)
     free(a);
     free(b);
     free(c);
+}
+
+/* The call can be captured in a CUDA graph and replayed: each replay writes the bytes
+ * of the CPU reference, with the context's workspace. */
+Test(cuda_homo, graph_capture)
+{
+    const size_t n = 50001;
+    size_t sa, sb, so, cap = ghz_compress_bound(n, GHZ_F32);
+    unsigned char* a = make_frame(SMOOTH, GHZ_F32, n, 1e-3, &sa);
+    unsigned char* b = make_frame(NOISY, GHZ_F32, n, 1e-3, &sb);
+    unsigned char* cpu = malloc(cap);
+    unsigned char* gpu = malloc(cap);
+    char *d_a, *d_b, *d_o;
+    uint64_t* d_size;
+    uint64_t h_size = 0;
+    int* d_st;
+    int h_st = -1;
+    cudaStream_t s;
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    need_gpu();
+    ghz_cuda_ctx_t* ctx = make_ctx(1, n);
+    GK(cpu_binary(GHZ_HOMO_SUM, a, sa, b, sb, cpu, cap, &so));
+    CK(cudaMalloc((void**)&d_a, sa));
+    CK(cudaMalloc((void**)&d_b, sb));
+    CK(cudaMalloc((void**)&d_o, cap));
+    CK(cudaMalloc((void**)&d_size, sizeof *d_size));
+    CK(cudaMalloc((void**)&d_st, sizeof *d_st));
+    CK(cudaMemcpy(d_a, a, sa, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_b, b, sb, cudaMemcpyHostToDevice));
+    ghz_buf_t ba = dev_buf(d_a, sa, sa, NULL), bb = dev_buf(d_b, sb, sb, NULL), bo = dev_buf(d_o, 0, cap, d_size);
+    CK(cudaStreamCreate(&s));
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    GK(ghz_cuda_homo_binary(ctx, GHZ_HOMO_SUM, GHZ_F32, &ba, &bb, &bo, 0, d_st, NULL, 0, s));
+    CK(cudaStreamEndCapture(s, &g));
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    for (int r = 0; r < 3; ++r) {
+        CK(cudaMemsetAsync(d_o, 0, cap, s));
+        CK(cudaMemsetAsync(d_size, 0, sizeof *d_size, s));
+        CK(cudaGraphLaunch(ge, s));
+        CK(cudaStreamSynchronize(s));
+        CK(cudaMemcpy(&h_st, d_st, sizeof h_st, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(&h_size, d_size, sizeof h_size, cudaMemcpyDeviceToHost));
+        cr_assert_eq(h_st, GHZ_SUCCESS, "replay %d", r);
+        cr_assert_eq(h_size, so, "replay %d", r);
+        CK(cudaMemcpy(gpu, d_o, so, cudaMemcpyDeviceToHost));
+        cr_assert(memcmp(gpu, cpu, so) == 0, "replay %d differs from the CPU", r);
+    }
+    cudaGraphExecDestroy(ge);
+    cudaGraphDestroy(g);
+    cudaStreamDestroy(s);
+    cudaFree(d_a), cudaFree(d_b), cudaFree(d_o), cudaFree(d_size), cudaFree(d_st);
+    GK(ghz_cuda_ctx_destroy(ctx));
+    free(a), free(b), free(cpu), free(gpu);
 }

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 /* GHZ_COMPRESS_BOUND is a constant expression. */
-static unsigned char frame[GHZ_COMPRESS_BOUND(40, 4)];
+static unsigned char frame[GHZ_COMPRESS_BOUND(40, GHZ_F32)];
 /* ... and so is GHZ_FIXED_SIZE; the union keeps the frame aligned for the accessor. */
 static union {
     unsigned char b[GHZ_FIXED_SIZE(40, 16)];

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <vector>
 
-static_assert(GHZ_COMPRESS_BOUND(100, 8) == 64 + 16 + 800, "GHZ_COMPRESS_BOUND");
+static_assert(GHZ_COMPRESS_BOUND(100, GHZ_F64) == 64 + 16 + 800, "GHZ_COMPRESS_BOUND");
 
 int main()
 {

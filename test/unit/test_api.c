@@ -33,7 +33,7 @@ Test(api, versions)
     cr_assert_eq(ghz_format_version(), GHZ_FORMAT_VERSION);
     cr_assert_eq(GHZ_FORMAT_VERSION, 2);
     cr_assert_eq(GHZ_HEADER_SIZE, 64);
-    cr_assert_eq(GHZ_BLOCK_SIZE, 32);
+    cr_assert_eq(GHZ_BLOCK_ELEMS, 32);
 }
 
 Test(api, compress_bound)
@@ -45,8 +45,8 @@ Test(api, compress_bound)
         size_t expect8 = 64 + (nb + 15) / 16 * 16 + 8 * n;
         cr_assert_eq(ghz_compress_bound(n, GHZ_F32), expect4, "n %zu", n);
         cr_assert_eq(ghz_compress_bound(n, GHZ_F64), expect8, "n %zu", n);
-        cr_assert_eq(GHZ_COMPRESS_BOUND(n, 4), expect4, "macro, n %zu", n);
-        cr_assert_eq(GHZ_COMPRESS_BOUND(n, 8), expect8, "macro, n %zu", n);
+        cr_assert_eq(GHZ_COMPRESS_BOUND(n, GHZ_F32), expect4, "macro, n %zu", n);
+        cr_assert_eq(GHZ_COMPRESS_BOUND(n, GHZ_F64), expect8, "macro, n %zu", n);
     }
     /* Does not fit in size_t: 0. */
     cr_assert_eq(ghz_compress_bound(SIZE_MAX / 4, GHZ_F64), 0);
@@ -55,7 +55,7 @@ Test(api, compress_bound)
     cr_assert_eq(ghz_compress_bound(10, (ghz_dtype_t)0), 0);
     {
         /* A constant expression: usable as an array size. */
-        static unsigned char buf[GHZ_COMPRESS_BOUND(100, 4)];
+        static unsigned char buf[GHZ_COMPRESS_BOUND(100, GHZ_F32)];
         cr_assert_eq(sizeof buf, 64 + 16 + 400);
     }
 }

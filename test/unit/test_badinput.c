@@ -273,6 +273,22 @@ Test(badinput, cuda_policy_on_host_call)
     size_t size;
     p.exec = GHZ_EXEC_CUDA;
     cr_assert_eq(ghz_compress(&p, src, 100, dst, sizeof dst, &size), GHZ_ERR_UNSUPPORTED);
+    cr_assert(strstr(ghz_last_error_detail(), "ghz_cuda_compress") != NULL, "%s", ghz_last_error_detail());
+}
+
+/* A range or bound in device memory is for the GPU calls: the CPU refuses it rather
+ * than read a device pointer. */
+Test(badinput, device_range_on_host_call)
+{
+    ghz_params_t p = tu_params(GHZ_F32, GHZ_EB_REL, 1e-3);
+    const ghz_range_t r = {0.0, 1.0};
+    const double eb = 1e-3;
+    size_t size;
+    p.d_range = &r;
+    cr_assert_eq(ghz_compress(&p, src, 100, dst, sizeof dst, &size), GHZ_ERR_UNSUPPORTED);
+    p.d_range = NULL;
+    p.d_eb_abs = &eb;
+    cr_assert_eq(ghz_compress(&p, src, 100, dst, sizeof dst, &size), GHZ_ERR_UNSUPPORTED);
 }
 
 /* A count whose worst case does not fit in size_t is refused before anything is read. */

@@ -214,7 +214,7 @@ Test(checksum, old_params_struct_means_off)
     size_t n = 40, size;
     void* a = tu_make(GHZ_F32, TU_SMOOTH, n, 12);
     ghz_params_t p = params_ck(GHZ_F32, 1);
-    unsigned char f[GHZ_COMPRESS_BOUND(40, 4) + GHZ_CHECKSUM_SIZE];
+    unsigned char f[GHZ_COMPRESS_BOUND(40, GHZ_F32) + GHZ_CHECKSUM_SIZE];
     p.struct_size = offsetof(ghz_params_t, checksum);
     cr_assert_eq(ghz_compress(&p, a, n, f, sizeof f, &size), GHZ_SUCCESS);
     cr_assert_eq(f[11] & 2, 0);

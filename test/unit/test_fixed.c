@@ -446,7 +446,7 @@ Test(fixed, bad_arguments)
 Test(fixed, modes_reject_each_other)
 {
     float x[40];
-    unsigned char fixed[GHZ_FIXED_SIZE(40, 16)], main_fmt[GHZ_COMPRESS_BOUND(40, 4)];
+    unsigned char fixed[GHZ_FIXED_SIZE(40, 16)], main_fmt[GHZ_COMPRESS_BOUND(40, GHZ_F32)];
     ghz_params_t p = GHZ_PARAMS_INIT;
     ghz_frame_info_t fi;
     ghz_fixed_info_t xi;

@@ -3,10 +3,10 @@
  * allocates, copies or synchronises, except the two *_sync conveniences. */
 #include <string.h>
 
+#include "ghz/codec/cuda/host.cuh"
 #include "ghz/codec/cuda/kernels.cuh"
 #include "ghz/codec/detail/encode.h"
 #include "ghz/codec/detail/header.h"
-#include "ghz/detail/error.h"
 
 namespace {
 
@@ -22,24 +22,18 @@ size_t align256(size_t v)
  * tile's payload offset. */
 constexpr size_t kAuxBytes = 256;
 static_assert(sizeof(parsed_t) <= kAuxBytes, "parsed header must fit its slot");
+static_assert(2 * sizeof(unsigned long long) <= kAuxBytes, "range keys must fit their slot");
 
 size_t chunk_work_bytes(uint64_t tiles, bool offsets)
 {
     return kAuxBytes + align256(lookback_bytes((int)tiles)) + (offsets ? align256((tiles + 1) * sizeof(offset_t)) : 0u);
 }
 
-ghz_status_t cuda_fail(cudaError_t e, const char* what)
-{
-    cudaGetLastError(); /* clear a non-sticky error so the next call starts clean */
-    return ghz_fail(GHZ_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
-}
-
 ghz_status_t workspace_for(int k, const size_t* counts, uint64_t tile_elems, bool offsets, size_t* bytes)
 {
     size_t total = 0;
-    if (k < 1 || k > GHZ_CUDA_MAX_BATCH || !counts || !bytes)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "k = %d chunks (1..%d) and non-NULL arrays needed", k,
-                        GHZ_CUDA_MAX_BATCH);
+    if (k < 1 || !counts || !bytes)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "k = %d chunks (>= 1) and non-NULL arrays needed", k);
     for (int i = 0; i < k; ++i) {
         const uint64_t elems = counts[i];
         if (elems / kTileElems > (uint64_t)(1 << 30))
@@ -49,6 +43,81 @@ ghz_status_t workspace_for(int k, const size_t* counts, uint64_t tile_elems, boo
     }
     *bytes = total;
     return GHZ_SUCCESS;
+}
+
+/* The frame header fields every chunk of a compress call shares, and how its bound is
+ * found: given (eb_abs), or on the GPU (REL: from range keys, `keys`; scanned when
+ * `scan`). */
+struct compress_plan {
+    ghz_params_t q;
+    ghz_frame_info_t info;
+    bool keys, scan;
+};
+
+ghz_status_t plan_compress(const ghz_params_t* p, compress_plan* pl)
+{
+    ghz_status_t st;
+    ghz_params_t& q = pl->q;
+    if ((st = ghz_params_read(p, &q)) != GHZ_SUCCESS) return st;
+    if (q.checksum) /* the GPU verifies checksums (checksum.cuh) but does not write them yet */
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "checksum on the GPU: compress without it, then "
+                                             "ghz_frame_add_checksum on the host");
+    if (q.d_range && q.eb_mode != GHZ_EB_REL)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "d_range is for REL bounds");
+    if (q.d_eb_abs && q.eb_mode != GHZ_EB_ABS)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "d_eb_abs is for ABS bounds");
+    memset(&pl->info, 0, sizeof pl->info);
+    ghz_frame_info_t& info = pl->info;
+    info.dtype = q.dtype;
+    info.eb_mode = q.eb_mode;
+    info.eb_user = q.eb;
+    info.has_fill = q.has_fill != 0;
+    info.fill_bits = info.has_fill ? ghz_fill_bits(q.dtype, q.fill) : 0;
+    pl->keys = pl->scan = false;
+    if (q.eb_mode == GHZ_EB_ABS) {
+        info.eb_abs = q.eb;
+    } else if (q.has_range && !q.d_range) {
+        if ((st = ghz_rel_bound(q.eb, q.range_min, q.range_max, &info.eb_abs)) != GHZ_SUCCESS) return st;
+    } else {
+        pl->keys = true;
+        pl->scan = !q.d_range;
+    }
+    return GHZ_SUCCESS;
+}
+
+/* Fills a launch group's table from chunk `first` on and launches it when it is full
+ * or the last; `fill` sets chunk i's fields and returns its tiles (or -1 after a
+ * failure it reported). */
+template <typename Fill, typename Launch>
+ghz_status_t run_groups(int k, Fill&& fill, Launch&& go, const ghz_status_t& bad)
+{
+    batch_t b;
+    for (int first = 0; first < k; first += kLaunchChunks) {
+        const int m = k - first < kLaunchChunks ? k - first : kLaunchChunks;
+        int total_tiles = 0, max_tiles = 1;
+        memset(&b, 0, sizeof b);
+        for (int j = 0; j < m; ++j) {
+            const int tiles = fill(first + j, b.c[j]);
+            if (tiles < 0) return bad; /* reported by fill */
+            if (total_tiles > (1 << 30) - tiles)
+                return ghz_fail(GHZ_ERR_INVALID_ARG, "chunks %d..%d: too many tiles for one launch", first, first + j);
+            b.c[j].tile_begin = total_tiles;
+            b.c[j].num_tiles = tiles;
+            total_tiles += tiles;
+            if (tiles > max_tiles) max_tiles = tiles;
+        }
+        b.k = m;
+        const cudaError_t e = go(b, total_tiles, max_tiles);
+        if (e != cudaSuccess) return cuda_fail(e, "launch");
+    }
+    return GHZ_SUCCESS;
+}
+
+/* The status a chunk's fill step reports: recorded, and -1 for run_groups. */
+int chunk_error(ghz_status_t st, ghz_status_t* out)
+{
+    *out = st;
+    return -1;
 }
 
 } // namespace
@@ -65,148 +134,171 @@ extern "C" ghz_status_t ghz_cuda_decompress_workspace(int k, const size_t* max_e
     return workspace_for(k, max_elems, dec_tile_elems(GHZ_F64), true, bytes);
 }
 
-extern "C" ghz_status_t ghz_cuda_compress_batch(const ghz_params_t* p, int k, const void* const* d_srcs,
-                                                const size_t* ns, void* const* d_dsts,
-                                                const size_t* dst_capacities, uint64_t* d_sizes,
+extern "C" ghz_status_t ghz_cuda_value_range_workspace(int k, size_t* bytes)
+{
+    ghz_clear_detail();
+    if (k < 1 || !bytes) return ghz_fail(GHZ_ERR_INVALID_ARG, "k = %d chunks (>= 1) and bytes needed", k);
+    *bytes = (size_t)k * kAuxBytes;
+    return GHZ_SUCCESS;
+}
+
+extern "C" ghz_status_t ghz_cuda_compress_batch(ghz_cuda_ctx_t* ctx, const ghz_params_t* p, int k,
+                                                const void* const* d_srcs, const size_t* ns, ghz_buf_t* dsts,
                                                 int* d_status, void* d_work, size_t work_bytes,
                                                 cudaStream_t stream)
 {
-    ghz_params_t q;
-    ghz_status_t st;
-    ghz_frame_info_t info;
-    batch_t b;
+    compress_plan pl;
+    ghz_status_t st, bad = GHZ_SUCCESS;
     size_t need = 0, used = 0;
-    int total_tiles = 0, max_tiles = 1;
-    bool need_range = false;
+
+    ghz_clear_detail();
+    if ((st = plan_compress(p, &pl)) != GHZ_SUCCESS) return st;
+    if ((st = workspace_for(k, ns, kTileElems, false, &need)) != GHZ_SUCCESS) return st;
+    if (!d_srcs || !dsts) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL array");
+    if ((st = work_pick(ctx, &d_work, &work_bytes, need)) != GHZ_SUCCESS) return st;
+    const ghz_dtype_t dtype = pl.q.dtype;
+    const int sms = sm_count(ctx);
+
+    auto fill = [&](int i, chunk_t& c) -> int {
+        uint8_t* dst;
+        uint64_t* d_size;
+        const size_t bound = ghz_compress_bound(ns[i], dtype);
+        ghz_status_t s = buf_out(&dsts[i], "dsts", i, &dst, &d_size);
+        if (s != GHZ_SUCCESS) return chunk_error(s, &bad);
+        if (ns[i] && !d_srcs[i]) return chunk_error(ghz_fail(GHZ_ERR_INVALID_ARG, "chunk %d: NULL source", i), &bad);
+        if (!bound || dsts[i].capacity < bound)
+            return chunk_error(ghz_fail(GHZ_ERR_DST_TOO_SMALL, "chunk %d: capacity %zu < ghz_compress_bound %zu", i,
+                                        dsts[i].capacity, bound),
+                               &bad);
+        const int tiles = tiles_for(ns[i]);
+        c.src = (const uint8_t*)d_srcs[i];
+        c.dst = dst;
+        c.n = ns[i];
+        c.d_out = d_size;
+        c.d_status = d_status ? d_status + i : nullptr;
+        c.range = pl.keys ? (unsigned long long*)((char*)d_work + used) : nullptr;
+        c.tiles = lookback_state((char*)d_work + used + kAuxBytes, tiles);
+        used += chunk_work_bytes((uint64_t)tiles, false);
+        return tiles;
+    };
+    auto go = [&](batch_t& b, int total_tiles, int max_tiles) {
+        b.d_range = pl.q.d_range;
+        b.d_eb_abs = pl.q.d_eb_abs;
+        return dtype == GHZ_F32
+                   ? launch_compress<float, uint32_t>(b, pl.info, total_tiles, max_tiles, pl.scan, sms, stream)
+                   : launch_compress<double, unsigned long long>(b, pl.info, total_tiles, max_tiles, pl.scan, sms,
+                                                                 stream);
+    };
+    return run_groups(k, fill, go, bad);
+}
+
+extern "C" ghz_status_t ghz_cuda_compress(ghz_cuda_ctx_t* ctx, const ghz_params_t* p, const void* d_src, size_t n,
+                                          ghz_buf_t* dst, int* d_status, void* d_work, size_t work_bytes,
+                                          cudaStream_t stream)
+{
+    return ghz_cuda_compress_batch(ctx, p, 1, &d_src, &n, dst, d_status, d_work, work_bytes, stream);
+}
+
+extern "C" ghz_status_t ghz_cuda_value_range_batch(ghz_cuda_ctx_t* ctx, const ghz_params_t* p, int k,
+                                                   const void* const* d_srcs, const size_t* ns,
+                                                   ghz_range_t* d_ranges, void* d_work, size_t work_bytes,
+                                                   cudaStream_t stream)
+{
+    ghz_params_t q;
+    ghz_status_t st, bad = GHZ_SUCCESS;
+    size_t used = 0;
 
     ghz_clear_detail();
     if ((st = ghz_params_read(p, &q)) != GHZ_SUCCESS) return st;
-    if (q.checksum) /* the GPU verifies checksums (checksum.cuh) but does not write them yet */
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "checksum on the GPU: compress without it, then "
-                                             "ghz_frame_add_checksum on the host");
-    if ((st = workspace_for(k, ns, kTileElems, false, &need)) != GHZ_SUCCESS) return st;
-    if (!d_srcs || !d_dsts || !dst_capacities || !d_sizes)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL array");
-    if (!d_work || work_bytes < need)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "workspace of %zu bytes, %zu needed", work_bytes, need);
+    if (k < 1 || !d_srcs || !ns || !d_ranges)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "k = %d chunks (>= 1) and non-NULL arrays needed", k);
+    if ((st = work_pick(ctx, &d_work, &work_bytes, (size_t)k * kAuxBytes)) != GHZ_SUCCESS) return st;
+    const int has_fill = q.has_fill != 0;
+    const uint64_t fill_bits = has_fill ? ghz_fill_bits(q.dtype, q.fill) : 0;
+    const int sms = sm_count(ctx);
 
-    memset(&info, 0, sizeof info);
-    memset(&b, 0, sizeof b);
-    info.dtype = q.dtype;
-    info.eb_mode = q.eb_mode;
-    info.eb_user = q.eb;
-    info.has_fill = q.has_fill != 0;
-    info.fill_bits = info.has_fill ? ghz_fill_bits(q.dtype, q.fill) : 0;
-    if (q.eb_mode == GHZ_EB_ABS) {
-        info.eb_abs = q.eb;
-    } else if (q.has_range) {
-        if ((st = ghz_rel_bound(q.eb, q.range_min, q.range_max, &info.eb_abs)) != GHZ_SUCCESS) return st;
-    } else {
-        need_range = true;
-    }
-
-    for (int i = 0; i < k; ++i) {
-        chunk_t& c = b.c[i];
-        const int tiles = tiles_for(ns[i]);
-        if ((ns[i] && !d_srcs[i]) || !d_dsts[i])
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "chunk %d: NULL pointer", i);
-        if (dst_capacities[i] < ghz_compress_bound(ns[i], q.dtype) || !ghz_compress_bound(ns[i], q.dtype))
-            return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "chunk %d: capacity %zu < ghz_compress_bound %zu", i,
-                            dst_capacities[i], ghz_compress_bound(ns[i], q.dtype));
-        if (total_tiles > (1 << 30) - tiles)
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "batch too large for one launch");
+    auto fill = [&](int i, chunk_t& c) -> int {
+        if (ns[i] && !d_srcs[i]) return chunk_error(ghz_fail(GHZ_ERR_INVALID_ARG, "chunk %d: NULL source", i), &bad);
         c.src = (const uint8_t*)d_srcs[i];
-        c.dst = (uint8_t*)d_dsts[i];
         c.n = ns[i];
-        c.d_out = d_sizes + i;
-        c.range = need_range ? (unsigned long long*)((char*)d_work + used) : nullptr;
-        c.tiles = lookback_state((char*)d_work + used + kAuxBytes, tiles);
-        c.tile_begin = total_tiles;
-        c.num_tiles = tiles;
-        used += chunk_work_bytes((uint64_t)tiles, false);
-        total_tiles += tiles;
-        if (tiles > max_tiles) max_tiles = tiles;
-    }
-    b.k = k;
-    b.d_status = d_status;
-
-    cudaError_t e = q.dtype == GHZ_F32
-                        ? launch_compress<float, uint32_t>(b, info, total_tiles, max_tiles, need_range, stream)
-                        : launch_compress<double, unsigned long long>(b, info, total_tiles, max_tiles,
-                                                                      need_range, stream);
-    return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "compress launch");
+        c.range = (unsigned long long*)((char*)d_work + used);
+        c.range_out = d_ranges + i;
+        used += kAuxBytes;
+        return 1;
+    };
+    auto go = [&](batch_t& b, int, int) {
+        return q.dtype == GHZ_F32 ? launch_range<float, uint32_t>(b, has_fill, fill_bits, sms, stream)
+                                  : launch_range<double, unsigned long long>(b, has_fill, fill_bits, sms, stream);
+    };
+    return run_groups(k, fill, go, bad);
 }
 
-extern "C" ghz_status_t ghz_cuda_compress(const ghz_params_t* p, const void* d_src, size_t n, void* d_dst,
-                                          size_t dst_capacity, uint64_t* d_size, int* d_status,
-                                          void* d_work, size_t work_bytes, cudaStream_t stream)
+extern "C" ghz_status_t ghz_cuda_value_range(ghz_cuda_ctx_t* ctx, const ghz_params_t* p, const void* d_src,
+                                             size_t n, ghz_range_t* d_range, void* d_work, size_t work_bytes,
+                                             cudaStream_t stream)
 {
-    return ghz_cuda_compress_batch(p, 1, &d_src, &n, &d_dst, &dst_capacity, d_size, d_status, d_work,
-                                   work_bytes, stream);
+    return ghz_cuda_value_range_batch(ctx, p, 1, &d_src, &n, d_range, d_work, work_bytes, stream);
 }
 
-extern "C" ghz_status_t ghz_cuda_decompress_batch(ghz_dtype_t dtype, int k, const void* const* d_srcs,
-                                                  const size_t* src_sizes, void* const* d_dsts,
-                                                  const size_t* dst_capacities, uint64_t* d_ns,
-                                                  int* d_status, void* d_work, size_t work_bytes,
-                                                  cudaStream_t stream)
+extern "C" ghz_status_t ghz_cuda_decompress_batch(ghz_cuda_ctx_t* ctx, ghz_dtype_t dtype, int k,
+                                                  const ghz_buf_t* srcs, void* const* d_dsts,
+                                                  const size_t* dst_capacities, uint64_t* d_ns, int* d_status,
+                                                  void* d_work, size_t work_bytes, cudaStream_t stream)
 {
-    size_t elems[GHZ_CUDA_MAX_BATCH], need = 0, used = 0;
     const size_t elem = ghz_float_size(dtype);
-    ghz_status_t st;
-    batch_t b;
-    int total_tiles = 0, max_tiles = 1;
+    ghz_status_t st, bad = GHZ_SUCCESS;
+    size_t need = 0, used = 0;
 
     ghz_clear_detail();
     if (elem == 0) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)dtype);
-    if (k < 1 || k > GHZ_CUDA_MAX_BATCH || !d_srcs || !src_sizes || !d_dsts || !dst_capacities)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "k = %d chunks (1..%d) and non-NULL arrays needed", k,
-                        GHZ_CUDA_MAX_BATCH);
-    for (int i = 0; i < k; ++i) elems[i] = dst_capacities[i] / elem;
-    if ((st = workspace_for(k, elems, dec_tile_elems(dtype), true, &need)) != GHZ_SUCCESS) return st;
-    if (!d_work || work_bytes < need)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "workspace of %zu bytes, %zu needed", work_bytes, need);
-
-    memset(&b, 0, sizeof b);
+    if (k < 1 || !srcs || !d_dsts || !dst_capacities)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "k = %d chunks (>= 1) and non-NULL arrays needed", k);
     for (int i = 0; i < k; ++i) {
-        chunk_t& c = b.c[i];
-        const int tiles = tiles_for(elems[i], dec_tile_elems(dtype));
-        if (!d_srcs[i] || (!d_dsts[i] && dst_capacities[i]))
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "chunk %d: NULL pointer", i);
-        if (total_tiles > (1 << 30) - tiles)
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "batch too large for one launch");
-        c.src = (const uint8_t*)d_srcs[i];
+        size_t part = 0, elems = dst_capacities[i] / elem;
+        if ((st = workspace_for(1, &elems, dec_tile_elems(dtype), true, &part)) != GHZ_SUCCESS) return st;
+        need += part;
+    }
+    if ((st = work_pick(ctx, &d_work, &work_bytes, need)) != GHZ_SUCCESS) return st;
+
+    auto fill = [&](int i, chunk_t& c) -> int {
+        buf_in_t in;
+        ghz_status_t s = buf_in(&srcs[i], "srcs", i, &in);
+        if (s != GHZ_SUCCESS) return chunk_error(s, &bad);
+        if (!d_dsts[i] && dst_capacities[i])
+            return chunk_error(ghz_fail(GHZ_ERR_INVALID_ARG, "chunk %d: NULL destination", i), &bad);
+        const int tiles = tiles_for(dst_capacities[i] / elem, dec_tile_elems(dtype));
+        c.src = in.data;
+        c.n = in.n;
+        c.d_src_size = in.d_size;
         c.dst = (uint8_t*)d_dsts[i];
-        c.n = src_sizes[i];
         c.capacity = dst_capacities[i];
         c.d_out = d_ns ? d_ns + i : nullptr;
+        c.d_status = d_status ? d_status + i : nullptr;
         c.parsed = (parsed_t*)((char*)d_work + used);
         c.tiles = lookback_state((char*)d_work + used + kAuxBytes, tiles);
         c.offsets = (offset_t*)((char*)d_work + used + kAuxBytes + align256(lookback_bytes(tiles)));
-        c.tile_begin = total_tiles;
-        c.num_tiles = tiles;
         used += chunk_work_bytes((uint64_t)tiles, true);
-        total_tiles += tiles;
-        if (tiles > max_tiles) max_tiles = tiles;
-    }
-    b.k = k;
-    b.d_status = d_status;
-    cudaError_t e = dtype == GHZ_F32 ? launch_decompress<float>(b, (int)dtype, total_tiles, max_tiles, stream)
-                                     : launch_decompress<double>(b, (int)dtype, total_tiles, max_tiles, stream);
-    return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "decompress launch");
+        return tiles;
+    };
+    auto go = [&](batch_t& b, int total_tiles, int max_tiles) {
+        return dtype == GHZ_F32 ? launch_decompress<float>(b, (int)dtype, total_tiles, max_tiles, stream)
+                                : launch_decompress<double>(b, (int)dtype, total_tiles, max_tiles, stream);
+    };
+    return run_groups(k, fill, go, bad);
 }
 
-extern "C" ghz_status_t ghz_cuda_decompress(ghz_dtype_t dtype, const void* d_src, size_t src_size,
+extern "C" ghz_status_t ghz_cuda_decompress(ghz_cuda_ctx_t* ctx, ghz_dtype_t dtype, const ghz_buf_t* src,
                                             void* d_dst, size_t dst_capacity, uint64_t* d_n, int* d_status,
                                             void* d_work, size_t work_bytes, cudaStream_t stream)
 {
-    return ghz_cuda_decompress_batch(dtype, 1, &d_src, &src_size, &d_dst, &dst_capacity, d_n, d_status,
-                                     d_work, work_bytes, stream);
+    return ghz_cuda_decompress_batch(ctx, dtype, 1, src, &d_dst, &dst_capacity, d_n, d_status, d_work, work_bytes,
+                                     stream);
 }
 
 namespace {
 
-/* Reads the scratch results of a *_sync call: a u64 and a status. */
+/* Reads the scratch results of a *_sync call (a u64 at 0, a status at 8) after the
+ * stream has run the call. */
 ghz_status_t sync_results(void* scratch, cudaStream_t stream, size_t* h_value)
 {
     struct {
@@ -225,29 +317,44 @@ ghz_status_t sync_results(void* scratch, cudaStream_t stream, size_t* h_value)
     return GHZ_SUCCESS;
 }
 
-} // namespace
-
-extern "C" ghz_status_t ghz_cuda_compress_sync(const ghz_params_t* p, const void* d_src, size_t n, void* d_dst,
-                                               size_t dst_capacity, size_t* h_size, void* d_work,
-                                               size_t work_bytes, cudaStream_t stream)
+ghz_status_t need_ctx(const ghz_cuda_ctx* ctx)
 {
-    ghz_status_t st;
-    if (!h_size || !d_work || work_bytes < GHZ_CUDA_SCRATCH_BYTES)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "h_size and a workspace with scratch are needed");
-    st = ghz_cuda_compress(p, d_src, n, d_dst, dst_capacity, (uint64_t*)d_work, (int*)((char*)d_work + 8),
-                           (char*)d_work + GHZ_CUDA_SCRATCH_BYTES, work_bytes - GHZ_CUDA_SCRATCH_BYTES, stream);
-    return st != GHZ_SUCCESS ? st : sync_results(d_work, stream, h_size);
+    return ctx ? GHZ_SUCCESS
+               : ghz_fail(GHZ_ERR_INVALID_ARG, "the *_sync calls need a context (ghz_cuda_ctx_create)");
 }
 
-extern "C" ghz_status_t ghz_cuda_decompress_sync(ghz_dtype_t dtype, const void* d_src, size_t src_size,
-                                                 void* d_dst, size_t dst_capacity, size_t* h_n, void* d_work,
-                                                 size_t work_bytes, cudaStream_t stream)
+} // namespace
+
+extern "C" ghz_status_t ghz_cuda_compress_sync(ghz_cuda_ctx_t* ctx, const ghz_params_t* p, const void* d_src,
+                                               size_t n, ghz_buf_t* dst, cudaStream_t stream)
 {
     ghz_status_t st;
-    if (!h_n || !d_work || work_bytes < GHZ_CUDA_SCRATCH_BYTES)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "h_n and a workspace with scratch are needed");
-    st = ghz_cuda_decompress(dtype, d_src, src_size, d_dst, dst_capacity, (uint64_t*)d_work,
-                             (int*)((char*)d_work + 8), (char*)d_work + GHZ_CUDA_SCRATCH_BYTES,
-                             work_bytes - GHZ_CUDA_SCRATCH_BYTES, stream);
-    return st != GHZ_SUCCESS ? st : sync_results(d_work, stream, h_n);
+    size_t size = 0;
+    ghz_clear_detail();
+    if ((st = need_ctx(ctx)) != GHZ_SUCCESS) return st;
+    if (!dst || dst->struct_size < GHZ_BUF_V1_SIZE) return ghz_fail(GHZ_ERR_INVALID_ARG, "dst is not a ghz_buf_t");
+    ghz_buf_t tmp = GHZ_BUF_INIT;
+    memcpy(&tmp, dst, dst->struct_size < sizeof tmp ? dst->struct_size : sizeof tmp);
+    tmp.struct_size = sizeof tmp;
+    tmp.d_size = (uint64_t*)ctx->d_scratch;
+    st = ghz_cuda_compress(ctx, p, d_src, n, &tmp, (int*)((char*)ctx->d_scratch + 8), nullptr, 0, stream);
+    if (st == GHZ_SUCCESS && dst->struct_size >= GHZ_BUF_V2_SIZE && dst->d_size) {
+        const cudaError_t e =
+            cudaMemcpyAsync(dst->d_size, ctx->d_scratch, sizeof(uint64_t), cudaMemcpyDeviceToDevice, stream);
+        if (e != cudaSuccess) return cuda_fail(e, "copying the size");
+    }
+    if (st == GHZ_SUCCESS && (st = sync_results(ctx->d_scratch, stream, &size)) == GHZ_SUCCESS) dst->size = size;
+    return st;
+}
+
+extern "C" ghz_status_t ghz_cuda_decompress_sync(ghz_cuda_ctx_t* ctx, ghz_dtype_t dtype, const ghz_buf_t* src,
+                                                 void* d_dst, size_t dst_capacity, size_t* h_n, cudaStream_t stream)
+{
+    ghz_status_t st;
+    ghz_clear_detail();
+    if ((st = need_ctx(ctx)) != GHZ_SUCCESS) return st;
+    if (!h_n) return ghz_fail(GHZ_ERR_INVALID_ARG, "h_n is NULL");
+    st = ghz_cuda_decompress(ctx, dtype, src, d_dst, dst_capacity, (uint64_t*)ctx->d_scratch,
+                             (int*)((char*)ctx->d_scratch + 8), nullptr, 0, stream);
+    return st != GHZ_SUCCESS ? st : sync_results(ctx->d_scratch, stream, h_n);
 }

@@ -23,10 +23,34 @@ __global__ void compress_init_kernel(batch_t b)
     lookback_init(c.tiles, c.num_tiles);
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         if (c.range) {
-            c.range[0] = ~0ull; /* min key */
-            c.range[1] = 0ull;  /* max key */
+            /* the range given in device memory, or the empty range the range pass widens */
+            c.range[0] = b.d_range ? order_key(b.d_range->min) : ~0ull; /* min key */
+            c.range[1] = b.d_range ? order_key(b.d_range->max) : 0ull;  /* max key */
         }
-        if (blockIdx.y == 0 && b.d_status) *b.d_status = GHZ_SUCCESS;
+        if (c.d_status) *c.d_status = GHZ_SUCCESS;
+    }
+}
+
+/* The keys of ghz_cuda_value_range: each chunk's empty range, widened by range_kernel. */
+__global__ void range_init_kernel(batch_t b)
+{
+    if (threadIdx.x < (unsigned)b.k) {
+        b.c[threadIdx.x].range[0] = ~0ull;
+        b.c[threadIdx.x].range[1] = 0ull;
+    }
+}
+
+/* ... and their values: {+Inf, -Inf} for a chunk without a finite non-fill value (the
+ * keys did not move), so that ranges merge by MIN and MAX alone. */
+__global__ void range_finish_kernel(batch_t b)
+{
+    if (threadIdx.x < (unsigned)b.k) {
+        const chunk_t& c = b.c[threadIdx.x];
+        const unsigned long long kmin = c.range[0], kmax = c.range[1];
+        ghz_range_t r;
+        r.min = kmin > kmax ? (double)INFINITY : order_value(kmin);
+        r.max = kmin > kmax ? -(double)INFINITY : order_value(kmax);
+        *c.range_out = r;
     }
 }
 
@@ -234,10 +258,19 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
     const unsigned long long kmin = c.range ? c.range[0] : 0ull, kmax = c.range ? c.range[1] : 0ull;
     tile_load_values<T, U>(buf, c.src + e0 * elem, count);
 
-    /* The bound: given, or REL over this chunk's range (same arithmetic as the CPU). */
+    /* The bound: given, in device memory (the CPU's checks of an ABS bound), or REL over
+     * this chunk's range (the CPU's arithmetic). A bound the CPU refuses is refused here
+     * too: GHZ_ERR_BAD_BOUND, and a frame size of 0 (no frame), as the CPU writes none. */
     double eb = info.eb_abs;
-    if (c.range && ghz_rel_eb(info.eb_user, order_value(kmin), order_value(kmax), &eb) != 0) {
-        report(b.d_status, GHZ_ERR_BAD_BOUND);
+    bool bad_bound = false;
+    if (b.d_eb_abs) {
+        eb = *b.d_eb_abs;
+        bad_bound = !(eb > 0.0 && isfinite(eb + eb));
+    } else if (c.range) {
+        bad_bound = ghz_rel_eb(info.eb_user, order_value(kmin), order_value(kmax), &eb) != 0;
+    }
+    if (bad_bound) {
+        if (threadIdx.x == 0) report(c.d_status, GHZ_ERR_BAD_BOUND);
         eb = 0.0; /* keep going: the look-back must complete */
     }
     const ghz_quantizer_t z = ghz_quantizer_make(eb, elem == 4);
@@ -306,10 +339,11 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
             ghz_frame_info_t fi = info;
             fi.n = n;
             fi.eb_abs = eb;
+            if (b.d_eb_abs) fi.eb_user = eb;
             fi.payload_size = tile_off + tile_total;
             ghz_header_pack(h, &fi);
             for (unsigned i = 0; i < GHZ_HEADER_SIZE; ++i) c.dst[i] = h[i];
-            *c.d_out = GHZ_HEADER_SIZE + ghz_codes_bytes(nb) + fi.payload_size;
+            *c.d_out = bad_bound ? 0u : GHZ_HEADER_SIZE + ghz_codes_bytes(nb) + fi.payload_size;
         }
         for (uint64_t i = nb + threadIdx.x; i < ghz_codes_bytes(nb); i += 32) c.dst[GHZ_HEADER_SIZE + i] = 0;
     }
@@ -327,24 +361,35 @@ constexpr int kPrefetchAheadPct = GHZ_CUDA_PREFETCH_AHEAD_PCT;
 
 template <typename T, typename U>
 cudaError_t launch_compress(const batch_t& b, const ghz_frame_info_t& info, int total_tiles,
-                            int max_tiles, bool need_range, cudaStream_t stream)
+                            int max_tiles, bool need_range, int sms, cudaStream_t stream)
 {
     const dim3 init_grid((unsigned)((max_tiles + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
-    compress_init_kernel<<<init_grid, kThreads, 0, stream>>>(b);
-    const int sms = sm_count();
-    if (need_range) {
+    cudaError_t e = launch(compress_init_kernel, init_grid, kThreads, stream, b);
+    if (e == cudaSuccess && need_range) {
         const dim3 grid((unsigned)((8 * sms + b.k - 1) / b.k), (unsigned)b.k);
-        range_kernel<T, U><<<grid, kRangeThreads, 0, stream>>>(b, info.has_fill, info.fill_bits);
+        e = launch(range_kernel<T, U>, grid, kRangeThreads, stream, b, info.has_fill, info.fill_bits);
     }
     const unsigned ahead = (unsigned)(sms * kCompressCtas * kPrefetchAheadPct / 100);
-    compress_kernel<T, U><<<total_tiles, kThreads, 0, stream>>>(b, info, ahead);
-    return cudaGetLastError();
+    if (e == cudaSuccess) e = launch(compress_kernel<T, U>, (unsigned)total_tiles, kThreads, stream, b, info, ahead);
+    return e;
+}
+
+template <typename T, typename U>
+cudaError_t launch_range(const batch_t& b, int has_fill, uint64_t fill_bits, int sms, cudaStream_t stream)
+{
+    cudaError_t e = launch(range_init_kernel, 1, kLaunchChunks, stream, b);
+    const dim3 grid((unsigned)((8 * sms + b.k - 1) / b.k), (unsigned)b.k);
+    if (e == cudaSuccess) e = launch(range_kernel<T, U>, grid, kRangeThreads, stream, b, has_fill, fill_bits);
+    if (e == cudaSuccess) e = launch(range_finish_kernel, 1, kLaunchChunks, stream, b);
+    return e;
 }
 
 template cudaError_t launch_compress<float, uint32_t>(const batch_t&, const ghz_frame_info_t&, int, int,
-                                                      bool, cudaStream_t);
+                                                      bool, int, cudaStream_t);
 template cudaError_t launch_compress<double, unsigned long long>(const batch_t&, const ghz_frame_info_t&,
-                                                                 int, int, bool, cudaStream_t);
+                                                                 int, int, bool, int, cudaStream_t);
+template cudaError_t launch_range<float, uint32_t>(const batch_t&, int, uint64_t, int, cudaStream_t);
+template cudaError_t launch_range<double, unsigned long long>(const batch_t&, int, uint64_t, int, cudaStream_t);
 
 } // namespace detail
 } // namespace ghz

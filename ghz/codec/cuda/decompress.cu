@@ -15,6 +15,7 @@
  * tile_offsets.cuh says why it is a pass of its own. Any invalid byte sets
  * *d_status; nothing is read outside the given source size. */
 #include "ghz/codec/cuda/checksum.cuh"
+#include "ghz/codec/cuda/host.cuh"
 #include "ghz/codec/cuda/kernels.cuh"
 #include "ghz/codec/cuda/thread_block.cuh"
 #include "ghz/codec/cuda/tile_offsets.cuh"
@@ -35,7 +36,7 @@ __global__ void decompress_init_kernel(batch_t b, int dtype)
     lookback_init(c.tiles, (int)tile_offset_groups(c.num_tiles)); /* the offsets pass's groups */
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         ghz_frame_info_t info;
-        int why = 0, st = ghz_header_unpack(c.src, c.n, &info, &why);
+        int why = 0, st = ghz_header_unpack(c.src, readable_bytes(c.n, c.d_src_size), &info, &why);
         if (st == GHZ_SUCCESS && info.dtype != dtype) st = GHZ_ERR_MISMATCH;
         if (st == GHZ_SUCCESS && info.n > c.capacity / (dtype == GHZ_F32 ? 4u : 8u)) st = GHZ_ERR_DST_TOO_SMALL;
         if (st == GHZ_SUCCESS && ghz_blocks_of(info.n) > (uint64_t)c.num_tiles * dec_shape<T>::tile_blocks)
@@ -46,7 +47,7 @@ __global__ void decompress_init_kernel(batch_t b, int dtype)
         c.parsed->crc_done = 0u;
         c.parsed->crc_status = GHZ_SUCCESS;
         if (c.d_out) *c.d_out = st == GHZ_SUCCESS ? info.n : 0;
-        if (blockIdx.y == 0 && b.d_status) *b.d_status = GHZ_SUCCESS;
+        if (c.d_status) *c.d_status = GHZ_SUCCESS;
     }
 }
 
@@ -137,7 +138,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
         s_info = c.parsed->info;
         s_ok = st == GHZ_SUCCESS;
         s_bad = 0; /* a flag of its own: s_ok is read once, and never cleared */
-        if (tile == 0 && st != GHZ_SUCCESS) report(b.d_status, st);
+        if (tile == 0 && st != GHZ_SUCCESS) report(c.d_status, st);
     }
     __syncthreads();
     /* Every CTA of a chunk reads the same verdict, so all of its tiles leave here
@@ -183,7 +184,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     if (lane == 31) warp_total[warp] = off;
     off -= size;
     if (lane == 0 && any_bad) {
-        report(b.d_status, GHZ_ERR_CORRUPT);
+        report(c.d_status, GHZ_ERR_CORRUPT);
         s_bad = 1; /* read by all after the next barrier: a uniform exit */
     }
     __syncthreads();
@@ -192,10 +193,10 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     /* the payload range must hold exactly this tile's blocks (the same values in every
      * thread: a uniform exit) */
     const bool outside = !range_ok || tile_total != span;
-    if (t == 0 && outside) report(b.d_status, GHZ_ERR_CORRUPT);
+    if (t == 0 && outside) report(c.d_status, GHZ_ERR_CORRUPT);
     if (last && warp == 0)
         for (uint64_t i = nb + lane; i < ghz_codes_bytes(nb); i += 32)
-            if (codes[i] != 0) report(b.d_status, GHZ_ERR_CORRUPT);
+            if (codes[i] != 0) report(c.d_status, GHZ_ERR_CORRUPT);
     if (range_ok) load_partial_words<kThreads>(buf, g0, phase, phase + span);
     tile_load_async_wait(); /* no copy outstanding when a CTA leaves */
     if (s_bad || outside) return;
@@ -217,7 +218,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     }
     __syncthreads();
     tile_store_values<T, U>(vbuf, c.dst + e0 * elem, count);
-    if (!ok) report(b.d_status, GHZ_ERR_CORRUPT);
+    if (!ok) report(c.d_status, GHZ_ERR_CORRUPT);
 }
 
 template <typename T>
@@ -225,13 +226,14 @@ cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int 
                               cudaStream_t stream)
 {
     const dim3 init_grid((unsigned)((tile_offset_groups(max_tiles) + 32 + kThreads - 1) / kThreads), (unsigned)b.k);
-    decompress_init_kernel<T><<<init_grid, kThreads, 0, stream>>>(b, dtype);
+    cudaError_t e = launch(decompress_init_kernel<T>, init_grid, kThreads, stream, b, dtype);
     const unsigned groups = tile_offset_groups(max_tiles);
     const dim3 offsets_grid(groups + checksum_ctas(b), (unsigned)b.k);
-    decompress_offsets_kernel<T><<<offsets_grid, kThreads, 0, stream>>>(b, groups);
-    decompress_kernel<T, typename std::conditional<sizeof(T) == 4, uint32_t, unsigned long long>::type>
-        <<<total_tiles, kThreads, 0, stream>>>(b);
-    return cudaGetLastError();
+    if (e == cudaSuccess) e = launch(decompress_offsets_kernel<T>, offsets_grid, kThreads, stream, b, groups);
+    if (e == cudaSuccess)
+        e = launch(decompress_kernel<T, typename std::conditional<sizeof(T) == 4, uint32_t, unsigned long long>::type>,
+                   (unsigned)total_tiles, kThreads, stream, b);
+    return e;
 }
 
 template cudaError_t launch_decompress<float>(const batch_t&, int, int, int, cudaStream_t);

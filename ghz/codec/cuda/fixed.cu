@@ -12,6 +12,7 @@
 
 #include <type_traits>
 
+#include "ghz/codec/cuda/host.cuh"
 #include "ghz/codec/fixed.cuh"
 #include "ghz/codec/fixed_cuda.h"
 #include "ghz/detail/error.h"
@@ -22,19 +23,29 @@ constexpr int kThreads = 256;
 constexpr unsigned kFull = 0xFFFFFFFFu;
 
 /* As many CTAs as can be resident at once (the loops stride over the rest): a grid
- * larger than that would run in a second, partly empty wave. */
+ * larger than that would run in a second, partly empty wave. The SM count and the
+ * kernel's occupancy come from the context, queried once there (*occ caches it); with
+ * no context they are queried on each call. */
 template <typename K>
-int grid_for(K kernel, uint64_t items)
+int grid_for(const ghz_cuda_ctx* ctx, int* occ, K kernel, uint64_t items)
 {
-    int dev = 0, sms = 132, per_sm = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-        sms = 132;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0) != cudaSuccess || per_sm < 1)
-        per_sm = 1;
+    const int sms = ghz::detail::sm_count(ctx);
+    int per_sm = occ ? *occ : 0;
+    if (per_sm < 1) {
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0) != cudaSuccess || per_sm < 1)
+            per_sm = 1;
+        if (occ) *occ = per_sm;
+    }
     uint64_t want = (items + kThreads - 1) / kThreads, cap = (uint64_t)sms * (uint64_t)per_sm;
     want = want < cap ? want : cap;
     return want ? (int)want : 1;
+}
+
+/* The context's occupancy slot of a fixed-rate kernel (direction, dtype, l, VEC). */
+template <typename T, unsigned BITS, bool VEC>
+int* occupancy_slot(ghz_cuda_ctx* ctx, int dir)
+{
+    return ctx ? &ctx->occupancy[dir][sizeof(T) == 8][BITS == 8u ? 0 : BITS == 16u ? 1 : 2][VEC] : nullptr;
 }
 
 /* Writes the low NB bytes of p at dst (aligned to NB) with one store. */
@@ -311,6 +322,7 @@ cudaError_t dispatch(ghz_dtype_t dtype, unsigned bits, bool vec, F&& f)
 }
 
 struct encode_launch {
+    ghz_cuda_ctx* ctx;
     const void* src;
     uint64_t n;
     uint8_t* dst;
@@ -320,12 +332,13 @@ struct encode_launch {
     {
         const uint64_t items = (n / 32u + (n % 32u != 0)) * (32u / (16u / sizeof(T)));
         const auto kernel = fixed_encode_kernel<T, BITS, VEC>;
-        kernel<<<grid_for(kernel, items), kThreads, 0, stream>>>(static_cast<const T*>(src), n, dst);
-        return cudaGetLastError();
+        const int grid = grid_for(ctx, occupancy_slot<T, BITS, VEC>(ctx, 0), kernel, items);
+        return ghz::detail::launch(kernel, grid, kThreads, stream, static_cast<const T*>(src), n, dst);
     }
 };
 
 struct decode_launch {
+    ghz_cuda_ctx* ctx;
     ghz_fixed_view_t v;
     void* out;
     int* d_status;
@@ -336,8 +349,8 @@ struct decode_launch {
         const uint64_t chunks = ghz::fixed_chunk<BITS>::count(v.n / 32u + (v.n % 32u != 0));
         if (!chunks) return cudaSuccess;
         const auto kernel = fixed_decode_kernel<T, BITS, VEC>;
-        kernel<<<grid_for(kernel, chunks), kThreads, 0, stream>>>(v, static_cast<T*>(out), d_status);
-        return cudaGetLastError();
+        const int grid = grid_for(ctx, occupancy_slot<T, BITS, VEC>(ctx, 1), kernel, chunks);
+        return ghz::detail::launch(kernel, grid, kThreads, stream, v, static_cast<T*>(out), d_status);
     }
 };
 
@@ -360,37 +373,34 @@ ghz_status_t check_common(ghz_dtype_t dtype, unsigned bits, size_t n, const void
 
 } // namespace
 
-extern "C" ghz_status_t ghz_fixed_compress_cuda(ghz_dtype_t dtype, unsigned bits, const void* d_src,
-                                                size_t n, void* d_dst, size_t dst_capacity,
+extern "C" ghz_status_t ghz_cuda_fixed_compress(ghz_cuda_ctx_t* ctx, ghz_dtype_t dtype, unsigned bits,
+                                                const void* d_src, size_t n, void* d_dst, size_t dst_capacity,
                                                 cudaStream_t stream)
 {
     size_t need = 0;
     ghz_status_t st;
     ghz_clear_detail();
+    if ((st = ghz::detail::ctx_check(ctx)) != GHZ_SUCCESS) return st;
     if ((st = check_common(dtype, bits, n, d_dst, d_src, &need)) != GHZ_SUCCESS)
         return st;
     if (dst_capacity < need)
         return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "fixed-rate frame needs %zu bytes, capacity %zu",
                         need, dst_capacity);
     /* n = 0 still runs one thread: the header */
-    encode_launch f{d_src, n, static_cast<uint8_t*>(d_dst), stream};
-    cudaError_t e = dispatch(dtype, bits, (uintptr_t)d_src % 16u == 0, f);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        return ghz_fail(GHZ_ERR_CUDA, "fixed-rate encode launch: %s", cudaGetErrorString(e));
-    }
-    return GHZ_SUCCESS;
+    encode_launch f{ctx, d_src, n, static_cast<uint8_t*>(d_dst), stream};
+    const cudaError_t e = dispatch(dtype, bits, (uintptr_t)d_src % 16u == 0, f);
+    return e == cudaSuccess ? GHZ_SUCCESS : ghz::detail::cuda_fail(e, "fixed-rate encode launch");
 }
 
-extern "C" ghz_status_t ghz_fixed_decompress_cuda(const void* d_src, size_t src_size,
-                                                  ghz_dtype_t dtype, unsigned bits, size_t n,
-                                                  void* d_dst, size_t dst_capacity, int* d_status,
-                                                  cudaStream_t stream)
+extern "C" ghz_status_t ghz_cuda_fixed_decompress(ghz_cuda_ctx_t* ctx, ghz_dtype_t dtype, unsigned bits,
+                                                  size_t n, const void* d_src, size_t src_size, void* d_dst,
+                                                  size_t dst_capacity, int* d_status, cudaStream_t stream)
 {
     size_t need = 0;
     ghz_status_t st;
     cudaError_t e = cudaSuccess;
     ghz_clear_detail();
+    if ((st = ghz::detail::ctx_check(ctx)) != GHZ_SUCCESS) return st;
     if ((st = check_common(dtype, bits, n, d_src, d_dst, &need)) != GHZ_SUCCESS) return st;
     if (src_size != need)
         return ghz_fail(GHZ_ERR_MISMATCH,
@@ -399,19 +409,13 @@ extern "C" ghz_status_t ghz_fixed_decompress_cuda(const void* d_src, size_t src_
     if (n > dst_capacity / ghz_float_size(dtype))
         return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "%zu values need %zu bytes, capacity %zu", n,
                         n * ghz_float_size(dtype), dst_capacity);
-    if (d_status) {
-        fixed_header_kernel<<<1, 1, 0, stream>>>(static_cast<const uint8_t*>(d_src), src_size,
-                                                 (int)dtype, bits, n, d_status);
-        e = cudaGetLastError();
-    }
+    if (d_status)
+        e = ghz::detail::launch(fixed_header_kernel, 1, 1, stream, static_cast<const uint8_t*>(d_src),
+                                (uint64_t)src_size, (int)dtype, bits, (uint64_t)n, d_status);
     if (e == cudaSuccess) {
-        decode_launch f{ghz_fixed_view_make(const_cast<void*>(d_src), dtype, bits, n), d_dst,
+        decode_launch f{ctx, ghz_fixed_view_make(const_cast<void*>(d_src), dtype, bits, n), d_dst,
                         d_status, stream};
         e = dispatch(dtype, bits, (uintptr_t)d_dst % 16u == 0, f);
     }
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        return ghz_fail(GHZ_ERR_CUDA, "fixed-rate decode launch: %s", cudaGetErrorString(e));
-    }
-    return GHZ_SUCCESS;
+    return e == cudaSuccess ? GHZ_SUCCESS : ghz::detail::cuda_fail(e, "fixed-rate decode launch");
 }

@@ -9,6 +9,7 @@
 #include <cuda_pipeline.h>
 
 #include "ghz/codec/codec_cuda.h"
+#include "ghz/codec/cuda/launch.cuh"
 #include "ghz/codec/detail/lookback.cuh"
 
 namespace ghz {
@@ -61,17 +62,6 @@ __host__ __device__ constexpr int tile_buffer_bytes()
     return kTileBlocks * 32 * (int)sizeof(T) + 16 + 16;
 }
 
-/* Streaming multiprocessors of the current device (132, an H100's, if the query fails):
- * the range pass's grid and the compressor's prefetch distance. */
-inline int sm_count()
-{
-    int dev = 0, sms = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms < 1)
-        sms = 132;
-    return sms;
-}
-
 inline int tiles_for(uint64_t n, uint64_t tile_elems = kTileElems)
 {
     uint64_t t = (n + tile_elems - 1) / tile_elems;
@@ -104,21 +94,32 @@ struct parsed_t {
 struct chunk_t {
     const uint8_t* src;
     uint8_t* dst;
-    uint64_t n;          /* compress: elements; decompress: source bytes */
+    uint64_t n;          /* compress: elements; decompress: source bytes (the buffer's
+                            capacity when d_src_size says how many are valid) */
+    const uint64_t* d_src_size; /* decompress: the valid source bytes, in device memory
+                                   (ghz_buf_t.d_size), or NULL: n */
     uint64_t capacity;   /* decompress: destination bytes */
     uint64_t* d_out;     /* compress: frame size; decompress: element count */
     tile_state_t tiles;  /* this chunk's look-back status array */
     unsigned long long* range; /* compress REL: ordered-key min and max */
+    ghz_range_t* range_out;    /* value_range: where the chunk's range goes */
     struct parsed_t* parsed;   /* decompress: the header as the init kernel checked it */
     offset_t* offsets;         /* decompress: each tile's payload offset, then the end (decompress.cu) */
+    int* d_status;             /* this chunk's status (may be NULL) */
     int tile_begin;
     int num_tiles;
 };
 
+/* Chunks one launch takes: the table travels as a kernel parameter (kLaunchChunks
+ * entries of about 100 bytes, under the 4 KB that every architecture accepts). A
+ * larger batch is cut into launches of this many chunks (api.cu). */
+constexpr int kLaunchChunks = 32;
+
 struct batch_t {
-    chunk_t c[GHZ_CUDA_MAX_BATCH];
+    chunk_t c[kLaunchChunks];
     int k;
-    int* d_status;
+    const ghz_range_t* d_range; /* compress REL: the range in device memory, or NULL */
+    const double* d_eb_abs;     /* compress ABS: the bound in device memory, or NULL */
 };
 
 /* The chunk CTA blockIdx.x belongs to (chunks are few: a linear search). */

@@ -13,9 +13,22 @@
 
 #include <cub/agent/single_pass_scan_operators.cuh>
 #include <cub/version.cuh>
+#include <cuda/std/version>
 #include <cuda/std/functional>
 
 static_assert(CUB_MAJOR_VERSION == 3, "ghz is pinned to CCCL 3.x (CUDA 13); review lookback.cuh");
+
+/* CUB internals this file relies on, pinned: cub::detail::no_delay_constructor_t<N>
+ * (the look-back's back-off policy, a template parameter of TilePrefixCallbackOp) is
+ * not public API, so a CCCL release may rename or drop it. It is used below and nowhere
+ * else in ghz; the versions it was checked against are 3.0.x (CUDA 13.0) and 3.1.x. A
+ * newer CCCL fails here, loudly, until someone has checked the type still exists and
+ * still means "poll without sleeping", then widens the range (or defines
+ * GHZ_CCCL_UNCHECKED to build at their own risk). */
+#if !defined(GHZ_CCCL_UNCHECKED)
+static_assert(CCCL_VERSION >= 3000000 && CCCL_VERSION < 3002000,
+              "CCCL version not checked for cub::detail::no_delay_constructor_t: see lookback.cuh");
+#endif
 
 namespace ghz {
 namespace detail {

@@ -25,6 +25,7 @@ typedef struct {
     double vmin, vmax;
     int nonfinite;
     double ratio_seen;     /* the last lossy call's ratio on this rank (0: none) */
+    int vote_exact;        /* GHZ_PATH_AUTO: this rank measured compression not paying */
 } coll_call_t;
 
 typedef struct {
@@ -32,6 +33,7 @@ typedef struct {
     double vmin, vmax;
     int nonfinite;         /* some rank has a NaN or infinity */
     double ratio_seen;     /* the smallest over ranks */
+    int vote_exact;        /* some rank votes for the exact path */
 } coll_agreed_t;
 
 /* One MPI_Allreduce of a few integers: every rank learns whether any rank failed its

@@ -29,6 +29,9 @@ struct ghz_comm {
     uint64_t allocations;
     double last_ratio;       /* compression ratio of the last lossy call (auto choice) */
     uint64_t lossy_calls;    /* lossy calls so far (the same on every rank) */
+    /* Seconds per byte per rank of recent calls of at least AUTO_LOSSY_MIN_BYTES,
+     * exact and compressed (0: none measured): what GHZ_PATH_AUTO decides by. */
+    double spb_exact, spb_lossy;
 };
 
 #endif

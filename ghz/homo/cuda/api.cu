@@ -2,6 +2,7 @@
  * workspace carving (the parsed headers, three look-back status arrays, the inputs'
  * tile offsets),
  * launch. Nothing here allocates, copies or synchronises. */
+#include "ghz/codec/cuda/host.cuh"
 #include "ghz/detail/error.h"
 #include "ghz/homo/cuda/homo_kernels.cuh"
 #include "ghz/homo/homo_cuda.h"
@@ -44,29 +45,35 @@ extern "C" ghz_status_t ghz_cuda_homo_workspace(size_t max_elems, size_t* bytes)
     return GHZ_SUCCESS;
 }
 
-extern "C" ghz_status_t ghz_cuda_homo_binary(ghz_homo_op_t op, ghz_dtype_t dtype, const void* d_a, size_t a_size,
-                                             const void* d_b, size_t b_size, void* d_out, size_t out_capacity,
-                                             size_t max_elems, uint64_t* d_out_size, int* d_status, void* d_work,
-                                             size_t work_bytes, cudaStream_t stream)
+extern "C" ghz_status_t ghz_cuda_homo_binary(ghz_cuda_ctx_t* ctx, ghz_homo_op_t op, ghz_dtype_t dtype,
+                                             const ghz_buf_t* a, const ghz_buf_t* b, ghz_buf_t* out,
+                                             size_t max_elems, int* d_status, void* d_work, size_t work_bytes,
+                                             cudaStream_t stream)
 {
+    buf_in_t in_a, in_b;
+    uint8_t* d_out;
+    uint64_t* d_out_size;
+    ghz_status_t st;
     ghz_clear_detail();
-    const int tiles = homo_tiles(max_elems);
     if (op < GHZ_HOMO_SUM || op > GHZ_HOMO_MAX) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown operation %d", (int)op);
     if (dtype != GHZ_F32 && dtype != GHZ_F64) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)dtype);
-    if (!d_a || !d_b || !d_out || !d_out_size || !d_work)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
+    if ((st = buf_in(a, "a", 0, &in_a)) != GHZ_SUCCESS || (st = buf_in(b, "b", 0, &in_b)) != GHZ_SUCCESS ||
+        (st = buf_out(out, "out", 0, &d_out, &d_out_size)) != GHZ_SUCCESS)
+        return st;
+    if (max_elems == 0 && ctx) max_elems = ctx->max_elems;
+    const int tiles = homo_tiles(max_elems);
     if (!tiles) return ghz_fail(GHZ_ERR_INVALID_ARG, "%zu elements is too many for one frame", max_elems);
-    if (work_bytes < homo_work_bytes(tiles))
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "workspace of %zu bytes, %zu needed", work_bytes,
-                        homo_work_bytes(tiles));
+    if ((st = work_pick(ctx, &d_work, &work_bytes, homo_work_bytes(tiles))) != GHZ_SUCCESS) return st;
 
     homo_args_t g{};
-    g.a = (const uint8_t*)d_a;
-    g.b = (const uint8_t*)d_b;
-    g.out = (uint8_t*)d_out;
-    g.a_size = a_size;
-    g.b_size = b_size;
-    g.out_capacity = out_capacity;
+    g.a = in_a.data;
+    g.b = in_b.data;
+    g.out = d_out;
+    g.a_size = in_a.n;
+    g.b_size = in_b.n;
+    g.d_a_size = in_a.d_size;
+    g.d_b_size = in_b.d_size;
+    g.out_capacity = out->capacity;
     g.max_elems = max_elems;
     g.d_out_size = d_out_size;
     g.d_status = d_status;
@@ -82,9 +89,5 @@ extern "C" ghz_status_t ghz_cuda_homo_binary(ghz_homo_op_t op, ghz_dtype_t dtype
     g.op = (int)op;
     g.dtype = (int)dtype;
     const cudaError_t e = dtype == GHZ_F32 ? launch_homo_binary<float>(g, stream) : launch_homo_binary<double>(g, stream);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        return ghz_fail(GHZ_ERR_CUDA, "homo launch: %s", cudaGetErrorString(e));
-    }
-    return GHZ_SUCCESS;
+    return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "homo launch");
 }

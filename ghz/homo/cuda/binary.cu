@@ -328,16 +328,17 @@ cudaError_t launch_homo_binary(const homo_args_t& a, cudaStream_t stream)
     static_assert(S::tile_elems % kHomoTileElems == 0, "the workspace must hold this kernel's tiles");
     homo_args_t g = a;
     g.num_tiles = tiles_for(a.max_elems, S::tile_elems);
-    launch_homo_init(g, stream);
-    homo_offsets_kernel<T><<<dim3(tile_offset_groups(g.num_tiles), 2), kThreads, 0, stream>>>(g);
+    cudaError_t e = launch_homo_init(g, stream);
+    if (e == cudaSuccess)
+        e = launch(homo_offsets_kernel<T>, dim3(tile_offset_groups(g.num_tiles), 2), kThreads, stream, g);
+    if (e != cudaSuccess) return e;
     const unsigned grid = (unsigned)g.num_tiles;
     switch (g.op) {
-    case GHZ_HOMO_SUM: homo_binary_kernel<T, GHZ_HOMO_SUM><<<grid, S::threads, 0, stream>>>(g); break;
-    case GHZ_HOMO_SUB: homo_binary_kernel<T, GHZ_HOMO_SUB><<<grid, S::threads, 0, stream>>>(g); break;
-    case GHZ_HOMO_MIN: homo_binary_kernel<T, GHZ_HOMO_MIN><<<grid, S::threads, 0, stream>>>(g); break;
-    default: homo_binary_kernel<T, GHZ_HOMO_MAX><<<grid, S::threads, 0, stream>>>(g); break;
+    case GHZ_HOMO_SUM: return launch(homo_binary_kernel<T, GHZ_HOMO_SUM>, grid, S::threads, stream, g);
+    case GHZ_HOMO_SUB: return launch(homo_binary_kernel<T, GHZ_HOMO_SUB>, grid, S::threads, stream, g);
+    case GHZ_HOMO_MIN: return launch(homo_binary_kernel<T, GHZ_HOMO_MIN>, grid, S::threads, stream, g);
+    default: return launch(homo_binary_kernel<T, GHZ_HOMO_MAX>, grid, S::threads, stream, g);
     }
-    return cudaGetLastError();
 }
 
 template cudaError_t launch_homo_binary<float>(const homo_args_t&, cudaStream_t);

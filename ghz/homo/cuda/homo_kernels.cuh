@@ -28,7 +28,10 @@ struct homo_args_t {
     const uint8_t* a;
     const uint8_t* b;
     uint8_t* out;
-    uint64_t a_size, b_size, out_capacity, max_elems;
+    uint64_t a_size, b_size, out_capacity, max_elems; /* a_size, b_size: readable bytes (the
+                                                         capacity when d_*_size holds the size) */
+    const uint64_t* d_a_size; /* the inputs' sizes in device memory (ghz_buf_t.d_size), or NULL */
+    const uint64_t* d_b_size;
     uint64_t* d_out_size;
     int* d_status;
     homo_parsed_t* parsed;
@@ -43,7 +46,7 @@ struct homo_args_t {
 
 /* Enqueues the init kernel (init.cu): checks both headers once into *a.parsed and
  * initialises both look-backs for a.num_tiles tiles. */
-void launch_homo_init(const homo_args_t& a, cudaStream_t stream);
+cudaError_t launch_homo_init(const homo_args_t& a, cudaStream_t stream);
 
 /* Enqueues init + the fused kernel. a.num_tiles counts tiles of kHomoTileElems
  * elements (what the workspace holds); a kernel with larger tiles launches fewer. */

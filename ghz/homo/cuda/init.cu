@@ -2,6 +2,7 @@
  * (binary.cu): it checks both headers once, with the CPU reader's
  * inline checks (detail/header.h) and HOMO.md's matching rules, derives what every tile
  * needs (homo_parsed_t), and initialises the three look-backs. */
+#include "ghz/codec/cuda/host.cuh"
 #include "ghz/codec/detail/header.h"
 #include "ghz/homo/cuda/homo_kernels.cuh"
 
@@ -22,8 +23,8 @@ __global__ void homo_init_kernel(homo_args_t g)
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
     homo_parsed_t p;
     int why = 0;
-    int st = ghz_header_unpack(g.a, g.a_size, &p.a, &why);
-    if (st == GHZ_SUCCESS) st = ghz_header_unpack(g.b, g.b_size, &p.b, &why);
+    int st = ghz_header_unpack(g.a, readable_bytes(g.a_size, g.d_a_size), &p.a, &why);
+    if (st == GHZ_SUCCESS) st = ghz_header_unpack(g.b, readable_bytes(g.b_size, g.d_b_size), &p.b, &why);
     if (st == GHZ_SUCCESS && (p.a.dtype != g.dtype || !same_frame(p.a, p.b))) st = GHZ_ERR_MISMATCH;
     /* a checksummed input would be used unverified here (the CPU verifies, ghz/homo
      * engine.c): refuse rather than trust it; verify on the host or strip the seal */
@@ -49,10 +50,10 @@ __global__ void homo_init_kernel(homo_args_t g)
     if (g.d_status) *g.d_status = st;
 }
 
-void launch_homo_init(const homo_args_t& a, cudaStream_t stream)
+cudaError_t launch_homo_init(const homo_args_t& a, cudaStream_t stream)
 {
     const unsigned blocks = (unsigned)((a.num_tiles + 32 + kThreads - 1) / kThreads);
-    homo_init_kernel<<<blocks, kThreads, 0, stream>>>(a);
+    return launch(homo_init_kernel, blocks, kThreads, stream, a);
 }
 
 } // namespace detail

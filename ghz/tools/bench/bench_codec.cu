@@ -130,15 +130,15 @@ int bench_codec(int argc, char** argv)
         for (size_t r = 0; r < reps_tile; ++r)
             CUDA_OK(cudaMemcpy(d_x + r * n0, f.data.data(), n0 * 4, cudaMemcpyHostToDevice));
         const size_t bound = ghz_compress_bound(n, GHZ_F32), bound0 = ghz_compress_bound(n0, GHZ_F32);
-        size_t wsc = 0, wsd = 0;
-        GHZ_OK(ghz_cuda_compress_workspace(1, &n, &wsc));
-        GHZ_OK(ghz_cuda_decompress_workspace(1, &n, &wsd));
-        size_t ws = std::max(wsc, wsd) + GHZ_CUDA_SCRATCH_BYTES;
-        void *d_c, *d_w;
+        /* a context: the workspace for n values, the SM count queried once */
+        ghz_cuda_ctx_config_t cfg = GHZ_CUDA_CTX_CONFIG_INIT;
+        cfg.max_elems = n;
+        ghz_cuda_ctx_t* ctx = nullptr;
+        GHZ_OK(ghz_cuda_ctx_create(&cfg, &ctx));
+        void* d_c;
         uint64_t* d_size;
         int* d_status;
         CUDA_OK(cudaMalloc(&d_c, bound));
-        CUDA_OK(cudaMalloc(&d_w, ws));
         CUDA_OK(cudaMalloc(&d_size, 16));
         CUDA_OK(cudaMalloc(&d_status, 16));
         unsigned long long* d_chk;
@@ -157,22 +157,24 @@ int bench_codec(int argc, char** argv)
             GHZ_OK(ghz_value_range(&p, f.data.data(), n0, &vmin, &vmax, &cnt));
             GHZ_OK(ghz_abs_bound(&p, vmin, vmax, &eb_abs));
 
-            double tc = time_ms(reps, ea, eb, [&] {
-                ghz_cuda_compress(&p, d_x, n, d_c, bound, d_size, d_status, d_w, ws, 0);
-            });
+            ghz_buf_t zb = GHZ_BUF_INIT;
+            zb.data = d_c;
+            zb.capacity = bound;
+            zb.where = GHZ_MEM_DEVICE;
+            zb.d_size = d_size;
+            double tc = time_ms(reps, ea, eb, [&] { ghz_cuda_compress(ctx, &p, d_x, n, &zb, d_status, NULL, 0, 0); });
             ghz_params_t pr = p; /* the same bound, range given: no range pass */
             pr.has_range = 1;
             pr.range_min = vmin;
             pr.range_max = vmax;
-            double tk = time_ms(reps, ea, eb, [&] {
-                ghz_cuda_compress(&pr, d_x, n, d_c, bound, d_size, d_status, d_w, ws, 0);
-            });
+            double tk = time_ms(reps, ea, eb, [&] { ghz_cuda_compress(ctx, &pr, d_x, n, &zb, d_status, NULL, 0, 0); });
             uint64_t csize = 0;
             int st = 0;
             CUDA_OK(cudaMemcpy(&csize, d_size, 8, cudaMemcpyDeviceToHost));
             CUDA_OK(cudaMemcpy(&st, d_status, 4, cudaMemcpyDeviceToHost));
+            /* the decoder reads the size the compressor left in device memory */
             double td = time_ms(reps, ea, eb, [&] {
-                ghz_cuda_decompress(GHZ_F32, d_c, csize, d_y, n * 4, NULL, d_status, d_w, ws, 0);
+                ghz_cuda_decompress(ctx, GHZ_F32, &zb, d_y, n * 4, NULL, d_status, NULL, 0, 0);
             });
             int st2 = 0;
             CUDA_OK(cudaMemcpy(&st2, d_status, 4, cudaMemcpyDeviceToHost));
@@ -190,7 +192,11 @@ int bench_codec(int argc, char** argv)
             std::vector<unsigned char> cpu(bound0), gpu(bound0);
             size_t cpu_size = 0, gpu_size = 0;
             GHZ_OK(ghz_compress(&p, f.data.data(), n0, cpu.data(), bound0, &cpu_size));
-            GHZ_OK(ghz_cuda_compress_sync(&p, d_x, n0, d_c, bound0, &gpu_size, d_w, ws, 0));
+            ghz_buf_t z0 = zb;
+            z0.capacity = bound0;
+            z0.d_size = NULL;
+            GHZ_OK(ghz_cuda_compress_sync(ctx, &p, d_x, n0, &z0, 0));
+            gpu_size = z0.size;
             CUDA_OK(cudaMemcpy(gpu.data(), d_c, gpu_size, cudaMemcpyDeviceToHost));
             bool same = gpu_size == cpu_size && memcmp(gpu.data(), cpu.data(), cpu_size) == 0;
 
@@ -222,7 +228,7 @@ int bench_codec(int argc, char** argv)
         CUDA_OK(cudaFree(d_x));
         CUDA_OK(cudaFree(d_y));
         CUDA_OK(cudaFree(d_c));
-        CUDA_OK(cudaFree(d_w));
+        GHZ_OK(ghz_cuda_ctx_destroy(ctx));
         CUDA_OK(cudaFree(d_size));
         CUDA_OK(cudaFree(d_status));
         CUDA_OK(cudaFree(d_chk));

@@ -6,7 +6,7 @@
  * For each field (float32; the float64 runs use the same values widened), dtype and
  * l = 8, 16, 32, the field is tiled on the GPU to at least G GiB of uncompressed data
  * (default 1) and, timed with CUDA events (median of R runs after warm-up, default 10):
- *  - encode: ghz_fixed_compress_cuda; roofline = (bytes read + written) / copy GB/s;
+ *  - encode: ghz_cuda_fixed_compress; roofline = (bytes read + written) / copy GB/s;
  *  - decompress: ghz_fixed_decompress_cuda into memory; same roofline;
  *  - decode in registers: a kernel that decodes every value with fixed.cuh's chunk
  *    loads and reduces them, as a solver does when it consumes compressed vectors
@@ -153,9 +153,9 @@ result measure(ghz_dtype_t t, unsigned bits, const void* d_x, size_t n, const vo
     CUDA_OK(cudaMalloc(&sink, 16));
     CUDA_OK(cudaMalloc(&d_status, sizeof(int)));
     CUDA_OK(cudaMalloc(&d_chk, 16));
-    r.enc_ms = time_ms(o.reps, ea, eb, [&] { GHZ_OK(ghz_fixed_compress_cuda(t, bits, d_x, n, d_c, size, 0)); });
+    r.enc_ms = time_ms(o.reps, ea, eb, [&] { GHZ_OK(ghz_cuda_fixed_compress(NULL, t, bits, d_x, n, d_c, size, 0)); });
     r.dec_ms = time_ms(o.reps, ea, eb, [&] {
-        GHZ_OK(ghz_fixed_decompress_cuda(d_c, size, t, bits, n, d_y, n * elem, d_status, 0));
+        GHZ_OK(ghz_cuda_fixed_decompress(NULL, t, bits, n, d_c, size, d_y, n * elem, d_status, 0));
     });
     const ghz_fixed_view_t v = ghz_fixed_view_make(d_c, t, bits, n);
     r.reg_ms = time_ms(o.reps, ea, eb, [&] {
@@ -179,7 +179,7 @@ result measure(ghz_dtype_t t, unsigned bits, const void* d_x, size_t n, const vo
     std::vector<unsigned char> cpu(size0), gpu(size0);
     size_t cpu_size = 0;
     GHZ_OK(ghz_fixed_compress(t, bits, h0, n0, cpu.data(), size0, &cpu_size));
-    GHZ_OK(ghz_fixed_compress_cuda(t, bits, d_x, n0, d_c, size0, 0));
+    GHZ_OK(ghz_cuda_fixed_compress(NULL, t, bits, d_x, n0, d_c, size0, 0));
     CUDA_OK(cudaMemcpy(gpu.data(), d_c, size0, cudaMemcpyDeviceToHost));
     r.identical = cpu_size == size0 && memcmp(cpu.data(), gpu.data(), size0) == 0;
 

@@ -108,46 +108,52 @@ int bench_homo(int argc, char** argv)
             CUDA_OK(cudaMemcpy(d_xb + t * n0, rotated.data(), n0 * 4, cudaMemcpyHostToDevice));
         }
         const size_t bound = ghz_compress_bound(n, GHZ_F32);
-        size_t wsc = 0, wsd = 0, wsh = 0;
-        GHZ_OK(ghz_cuda_compress_workspace(1, &n, &wsc));
-        GHZ_OK(ghz_cuda_decompress_workspace(1, &n, &wsd));
-        GHZ_OK(ghz_cuda_homo_workspace(n, &wsh));
-        const size_t ws = std::max(std::max(wsc, wsd), wsh);
+        /* a context: one workspace for compress, decompress and homo of n values */
+        ghz_cuda_ctx_config_t cfg = GHZ_CUDA_CTX_CONFIG_INIT;
+        cfg.max_elems = n;
+        ghz_cuda_ctx_t* ctx = nullptr;
+        GHZ_OK(ghz_cuda_ctx_create(&cfg, &ctx));
         uint8_t *d_ca, *d_cb, *d_ch, *d_cd;
-        void* d_w;
         uint64_t* d_sz;
         int* d_st;
         CUDA_OK(cudaMalloc(&d_ca, bound));
         CUDA_OK(cudaMalloc(&d_cb, bound));
         CUDA_OK(cudaMalloc(&d_ch, bound));
         CUDA_OK(cudaMalloc(&d_cd, bound));
-        CUDA_OK(cudaMalloc(&d_w, ws));
         CUDA_OK(cudaMalloc(&d_sz, 4 * sizeof(uint64_t)));
+        /* the frames: sizes in device memory (d_sz[0..3]), as the collectives keep them */
+        auto frame = [&](uint8_t* d, int i) {
+            ghz_buf_t b = GHZ_BUF_INIT;
+            b.data = d;
+            b.capacity = bound;
+            b.where = GHZ_MEM_DEVICE;
+            b.d_size = d_sz + i;
+            return b;
+        };
+        ghz_buf_t ba = frame(d_ca, 0), bb = frame(d_cb, 1), bh = frame(d_ch, 2), bd = frame(d_cd, 3);
         CUDA_OK(cudaMalloc(&d_st, 6 * sizeof(int)));
 
         for (double rel : rels) {
             double eb_abs;
             const ghz_params_t p = abs_params_of_rel(f, rel, &eb_abs);
-            GHZ_OK(ghz_cuda_compress(&p, d_xa, n, d_ca, bound, d_sz + 0, d_st + 0, d_w, ws, 0));
-            GHZ_OK(ghz_cuda_compress(&p, d_xb, n, d_cb, bound, d_sz + 1, d_st + 1, d_w, ws, 0));
+            GHZ_OK(ghz_cuda_compress(ctx, &p, d_xa, n, &ba, d_st + 0, NULL, 0, 0));
+            GHZ_OK(ghz_cuda_compress(ctx, &p, d_xb, n, &bb, d_st + 1, NULL, 0, 0));
             uint64_t sz[4] = {0, 0, 0, 0};
             int st[6] = {0, 0, 0, 0, 0, 0}; /* compress A, B; homo; DOC: decompress A, B, compress */
             CUDA_OK(cudaMemcpy(sz, d_sz, 2 * sizeof(uint64_t), cudaMemcpyDeviceToHost));
 
-            GHZ_OK(ghz_cuda_homo_binary(GHZ_HOMO_SUM, GHZ_F32, d_ca, sz[0], d_cb, sz[1], d_ch, bound, n, d_sz + 2,
-                                        d_st + 2, d_w, ws, 0));
+            GHZ_OK(ghz_cuda_homo_binary(ctx, GHZ_HOMO_SUM, GHZ_F32, &ba, &bb, &bh, n, d_st + 2, NULL, 0, 0));
             const double th = time_ms(reps, ea, eb, [&] {
-                ghz_cuda_homo_binary(GHZ_HOMO_SUM, GHZ_F32, d_ca, sz[0], d_cb, sz[1], d_ch, bound, n, d_sz + 2,
-                                     d_st + 2, d_w, ws, 0);
+                ghz_cuda_homo_binary(ctx, GHZ_HOMO_SUM, GHZ_F32, &ba, &bb, &bh, n, d_st + 2, NULL, 0, 0);
             });
             const double td = time_ms(reps, ea, eb, [&] {
-                ghz_cuda_decompress(GHZ_F32, d_ca, sz[0], d_ya, n * 4, NULL, d_st + 3, d_w, ws, 0);
-                ghz_cuda_decompress(GHZ_F32, d_cb, sz[1], d_yb, n * 4, NULL, d_st + 4, d_w, ws, 0);
+                ghz_cuda_decompress(ctx, GHZ_F32, &ba, d_ya, n * 4, NULL, d_st + 3, NULL, 0, 0);
+                ghz_cuda_decompress(ctx, GHZ_F32, &bb, d_yb, n * 4, NULL, d_st + 4, NULL, 0, 0);
                 uint32_t fill_bits;
                 memcpy(&fill_bits, &f.fill, 4);
                 doc_add_kernel<<<prop.multiProcessorCount * 8, 256>>>((const uint32_t*)d_ya, (const uint32_t*)d_yb,
                                                                      (uint32_t*)d_r, n, f.has_fill, fill_bits);
-                ghz_cuda_compress(&p, d_r, n, d_cd, bound, d_sz + 3, d_st + 5, d_w, ws, 0);
+                ghz_cuda_compress(ctx, &p, d_r, n, &bd, d_st + 5, NULL, 0, 0);
             });
             CUDA_OK(cudaMemcpy(sz, d_sz, 4 * sizeof(uint64_t), cudaMemcpyDeviceToHost));
             CUDA_OK(cudaMemcpy(st, d_st, 6 * sizeof(int), cudaMemcpyDeviceToHost));
@@ -180,8 +186,9 @@ int bench_homo(int argc, char** argv)
             }
         }
         for (void* ptr : {(void*)d_xa, (void*)d_xb, (void*)d_ya, (void*)d_yb, (void*)d_r, (void*)d_ca, (void*)d_cb,
-                          (void*)d_ch, (void*)d_cd, d_w, (void*)d_sz, (void*)d_st})
+                          (void*)d_ch, (void*)d_cd, (void*)d_sz, (void*)d_st})
             CUDA_OK(cudaFree(ptr));
+        GHZ_OK(ghz_cuda_ctx_destroy(ctx));
     }
     if (js) fprintf(js, "\n]}\n");
     if (js) fclose(js);

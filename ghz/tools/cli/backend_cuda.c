@@ -11,9 +11,8 @@
  *            whichever is larger, of the largest frame seen, so equal or smaller
  *            frames of either mode never grow it; cudaMalloc's alignment is the
  *            16 bytes fixed-rate frames need;
- *  - d_work: the codec's workspace, enough for compressing and for decompressing
- *            the largest frame seen, plus GHZ_CUDA_SCRATCH_BYTES for the *_sync
- *            calls' results;
+ *  - ctx:    a ghz_cuda_ctx_t: the codec's workspace, reserved for compressing and
+ *            decompressing the largest frame seen, and the *_sync calls' scratch;
  *  - d_status: the fixed-rate decoder's verdict (an int);
  *  - a non-blocking stream all work is ordered on.
  * Buffers are allocated on the first frame and grown only when a larger frame
@@ -42,8 +41,7 @@ typedef struct {
     size_t raw_cap;
     void* d_cmp;
     size_t cmp_cap;
-    void* d_work;
-    size_t work_cap;
+    ghz_cuda_ctx_t* ctx;
     void* d_status;
     size_t status_cap;
 } cuda_state;
@@ -81,16 +79,22 @@ static ghz_status_t reserve(cli_backend* b, void** p, size_t* cap, size_t need, 
     return GHZ_SUCCESS;
 }
 
-/* Grows the workspace for frames of n values (either direction). */
+/* Grows the context's workspace for frames of n values (either direction). */
 static ghz_status_t reserve_work(cli_backend* b, cuda_state* s, size_t n)
 {
-    size_t wc = 0, wd = 0, need;
-    ghz_status_t st;
-    if ((st = ghz_cuda_compress_workspace(1, &n, &wc)) != GHZ_SUCCESS ||
-        (st = ghz_cuda_decompress_workspace(1, &n, &wd)) != GHZ_SUCCESS)
-        return cli_backend_lib_error(b, st);
-    need = (wc > wd ? wc : wd) + GHZ_CUDA_SCRATCH_BYTES;
-    return reserve(b, &s->d_work, &s->work_cap, need, "workspace");
+    ghz_status_t st = ghz_cuda_ctx_reserve(s->ctx, 1, n);
+    return st == GHZ_SUCCESS ? st : cli_backend_lib_error(b, st);
+}
+
+/* The device frame d_cmp as a ghz_buf_t of `size` valid bytes. */
+static ghz_buf_t frame_buf(const cuda_state* s, size_t size)
+{
+    ghz_buf_t z = GHZ_BUF_INIT;
+    z.data = s->d_cmp;
+    z.size = size;
+    z.capacity = s->cmp_cap;
+    z.where = GHZ_MEM_DEVICE;
+    return z;
 }
 
 /* Room on the device for a frame of n values of dtype, either direction. */
@@ -125,6 +129,7 @@ static ghz_status_t cuda_compress(cli_backend* b, const ghz_params_t* p, const v
     cuda_state* s = (cuda_state*)b->state;
     size_t elem = ghz_dtype_size(p->dtype), got = 0;
     ghz_params_t q;
+    ghz_buf_t z;
     ghz_status_t st;
     cudaError_t e;
 
@@ -137,9 +142,10 @@ static ghz_status_t cuda_compress(cli_backend* b, const ghz_params_t* p, const v
      * it to the copy it gets back. */
     q = *p;
     q.checksum = 0;
-    st = ghz_cuda_compress_sync(&q, s->d_raw, n, s->d_cmp, s->cmp_cap, &got, s->d_work, s->work_cap,
-                                s->stream);
+    z = frame_buf(s, 0);
+    st = ghz_cuda_compress_sync(s->ctx, &q, s->d_raw, n, &z, s->stream);
     if (st != GHZ_SUCCESS) return cli_backend_lib_error(b, st);
+    got = z.size;
     if (got > cap) {
         snprintf(b->detail, sizeof b->detail, "frame of %zu bytes, %zu bytes of room", got, cap);
         return GHZ_ERR_DST_TOO_SMALL;
@@ -158,6 +164,7 @@ static ghz_status_t cuda_decompress(cli_backend* b, const void* frame, size_t fr
 {
     cuda_state* s = (cuda_state*)b->state;
     ghz_frame_info_t info;
+    ghz_buf_t z;
     size_t elem, bytes, got = 0;
     ghz_status_t st;
     cudaError_t e;
@@ -191,8 +198,8 @@ static ghz_status_t cuda_decompress(cli_backend* b, const void* frame, size_t fr
     e = cudaMemcpyAsync(s->d_cmp, frame, frame_size, cudaMemcpyHostToDevice, s->stream);
     if (e != cudaSuccess) return cuda_error(b, e, "copying the frame to the GPU");
     /* Capacity exactly the frame's values: the workspace is sized for that. */
-    st = ghz_cuda_decompress_sync(info.dtype, s->d_cmp, frame_size, s->d_raw, bytes, &got, s->d_work,
-                                  s->work_cap, s->stream);
+    z = frame_buf(s, frame_size);
+    st = ghz_cuda_decompress_sync(s->ctx, info.dtype, &z, s->d_raw, bytes, &got, s->stream);
     if (st != GHZ_SUCCESS) return cli_backend_lib_error(b, st);
     if (got != info.n) {
         snprintf(b->detail, sizeof b->detail, "the GPU decoded %zu values, the header says %llu",
@@ -231,7 +238,7 @@ static ghz_status_t cuda_compress_fixed(cli_backend* b, ghz_dtype_t dtype, unsig
         e = cudaMemcpyAsync(s->d_raw, src, n * elem, cudaMemcpyHostToDevice, s->stream);
         if (e != cudaSuccess) return cuda_error(b, e, "copying the values to the GPU");
     }
-    st = ghz_fixed_compress_cuda(dtype, bits, s->d_raw, n, s->d_cmp, s->cmp_cap, s->stream);
+    st = ghz_cuda_fixed_compress(s->ctx, dtype, bits, s->d_raw, n, s->d_cmp, s->cmp_cap, s->stream);
     if (st != GHZ_SUCCESS) return cli_backend_lib_error(b, st);
     e = cudaMemcpyAsync(dst, s->d_cmp, need, cudaMemcpyDeviceToHost, s->stream);
     if (e != cudaSuccess) return cuda_error(b, e, "copying the frame from the GPU");
@@ -273,7 +280,7 @@ static ghz_status_t cuda_decompress_fixed(cli_backend* b, const void* frame, siz
     if ((st = cuda_prepare(b, info->dtype, (size_t)info->n)) != GHZ_SUCCESS) return st;
     e = cudaMemcpyAsync(s->d_cmp, frame, frame_size, cudaMemcpyHostToDevice, s->stream);
     if (e != cudaSuccess) return cuda_error(b, e, "copying the frame to the GPU");
-    st = ghz_fixed_decompress_cuda(s->d_cmp, frame_size, info->dtype, info->bits, (size_t)info->n,
+    st = ghz_cuda_fixed_decompress(s->ctx, info->dtype, info->bits, (size_t)info->n, s->d_cmp, frame_size,
                                    s->d_raw, s->raw_cap, (int*)s->d_status, s->stream);
     if (st != GHZ_SUCCESS) return cli_backend_lib_error(b, st);
     e = cudaMemcpyAsync(&verdict, s->d_status, sizeof verdict, cudaMemcpyDeviceToHost, s->stream);
@@ -298,7 +305,7 @@ static ghz_status_t cuda_decompress_fixed(cli_backend* b, const void* frame, siz
 static ghz_status_t warm_up(cli_backend* b)
 {
     static const double zeros[64];
-    unsigned char frame[GHZ_COMPRESS_BOUND(64, 8)];
+    unsigned char frame[GHZ_COMPRESS_BOUND(64, GHZ_F64)];
     double back[64];
     ghz_params_t p;
     size_t size = 0, n = 0;
@@ -336,7 +343,7 @@ static void cuda_fini(cli_backend* b)
     if (s->has_stream) (void)cudaStreamSynchronize(s->stream);
     if (s->d_raw) (void)cudaFree(s->d_raw);
     if (s->d_cmp) (void)cudaFree(s->d_cmp);
-    if (s->d_work) (void)cudaFree(s->d_work);
+    if (s->ctx) (void)ghz_cuda_ctx_destroy(s->ctx);
     if (s->d_status) (void)cudaFree(s->d_status);
     if (s->has_stream) (void)cudaStreamDestroy(s->stream);
     (void)cudaGetLastError();
@@ -372,6 +379,7 @@ static ghz_status_t cuda_init(cli_backend* b)
     if ((e = cudaStreamCreateWithFlags(&state.stream, cudaStreamNonBlocking)) != cudaSuccess)
         return cuda_error(b, e, "cudaStreamCreate");
     state.has_stream = 1;
+    if ((st = ghz_cuda_ctx_create(NULL, &state.ctx)) != GHZ_SUCCESS) return cli_backend_lib_error(b, st);
     st = reserve(b, &state.d_status, &state.status_cap, sizeof(int), "fixed-rate verdict");
     if (st != GHZ_SUCCESS) return st;
     if ((st = warm_up(b)) != GHZ_SUCCESS) return st;

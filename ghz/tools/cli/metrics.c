@@ -148,8 +148,8 @@ void cli_metrics_add_fixed(cli_metrics* m, ghz_dtype_t dtype, unsigned bits, con
     size_t start, i;
     uint64_t bits_of;
     acc_start(&acc, m);
-    for (start = 0; start < n; start += GHZ_BLOCK_SIZE) {
-        size_t end = n - start < GHZ_BLOCK_SIZE ? n : start + GHZ_BLOCK_SIZE;
+    for (start = 0; start < n; start += GHZ_BLOCK_ELEMS) {
+        size_t end = n - start < GHZ_BLOCK_ELEMS ? n : start + GHZ_BLOCK_ELEMS;
         uint64_t before = acc.valued;
         double big = 0.0, e;
         for (i = start; i < end; ++i) {

@@ -1,0 +1,118 @@
+/* ghz/codec/cuda/ctx.cu: the CUDA context (codec_cuda.h): the device attributes the
+ * launches need, queried once; the workspace for the largest batch and chunk it serves
+ * (compress, decompress, value range and ghz/homo alike); the *_sync calls' scratch.
+ * The only allocating calls of the CUDA API, and they say so. */
+#include <new>
+#include <string.h>
+
+#include "ghz/codec/cuda/host.cuh"
+#include "ghz/homo/homo_cuda.h"
+
+namespace {
+
+using namespace ghz::detail;
+
+/* Workspace bytes for k chunks of max_elems values, whichever call uses it. */
+ghz_status_t ctx_work_bytes(int k, size_t max_elems, size_t* bytes)
+{
+    size_t c = 0, d = 0, r = 0, h = 0;
+    ghz_status_t st;
+    size_t* counts = new (std::nothrow) size_t[(size_t)k];
+    if (!counts) return ghz_fail(GHZ_ERR_NOMEM, "%d chunk sizes", k);
+    for (int i = 0; i < k; ++i) counts[i] = max_elems;
+    if ((st = ghz_cuda_compress_workspace(k, counts, &c)) == GHZ_SUCCESS &&
+        (st = ghz_cuda_decompress_workspace(k, counts, &d)) == GHZ_SUCCESS &&
+        (st = ghz_cuda_value_range_workspace(k, &r)) == GHZ_SUCCESS)
+        st = ghz_cuda_homo_workspace(max_elems, &h);
+    delete[] counts;
+    if (st != GHZ_SUCCESS) return st;
+    *bytes = c > d ? c : d;
+    if (r > *bytes) *bytes = r;
+    if (h > *bytes) *bytes = h;
+    return GHZ_SUCCESS;
+}
+
+} // namespace
+
+extern "C" ghz_status_t ghz_cuda_ctx_reserve(ghz_cuda_ctx_t* ctx, int max_batch, size_t max_elems)
+{
+    size_t bytes = 0;
+    void* p = nullptr;
+    ghz_status_t st;
+    ghz_clear_detail();
+    if (!ctx) return ghz_fail(GHZ_ERR_INVALID_ARG, "ctx is NULL");
+    if ((st = ctx_check(ctx)) != GHZ_SUCCESS) return st;
+    if (max_batch < 1) return ghz_fail(GHZ_ERR_INVALID_ARG, "max_batch %d < 1", max_batch);
+    if (max_batch < ctx->max_batch) max_batch = ctx->max_batch;
+    if (max_elems < ctx->max_elems) max_elems = ctx->max_elems;
+    if ((st = ctx_work_bytes(max_batch, max_elems, &bytes)) != GHZ_SUCCESS) return st;
+    if (bytes > ctx->work_bytes) {
+        cudaError_t e = cudaDeviceSynchronize(); /* work in flight may still use the old one */
+        if (e == cudaSuccess) e = cudaMalloc(&p, bytes);
+        if (e != cudaSuccess) return cuda_fail(e, "reserving the context's workspace");
+        if (ctx->d_work) (void)cudaFree(ctx->d_work);
+        ctx->d_work = p;
+        ctx->work_bytes = bytes;
+    }
+    ctx->max_batch = max_batch;
+    ctx->max_elems = max_elems;
+    return GHZ_SUCCESS;
+}
+
+extern "C" ghz_status_t ghz_cuda_ctx_create(const ghz_cuda_ctx_config_t* cfg, ghz_cuda_ctx_t** out)
+{
+    ghz_cuda_ctx_config_t c = GHZ_CUDA_CTX_CONFIG_INIT;
+    ghz_status_t st;
+    cudaError_t e;
+    ghz_clear_detail();
+    if (!out) return ghz_fail(GHZ_ERR_INVALID_ARG, "ctx is NULL");
+    *out = nullptr;
+    if (cfg) {
+        if (cfg->struct_size < sizeof(size_t) || cfg->struct_size > (1u << 16))
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "config.struct_size %zu: use GHZ_CUDA_CTX_CONFIG_INIT",
+                            cfg->struct_size);
+        memcpy(&c, cfg, cfg->struct_size < sizeof c ? cfg->struct_size : sizeof c);
+    }
+    if (c.max_batch < 1) return ghz_fail(GHZ_ERR_INVALID_ARG, "max_batch %d < 1", c.max_batch);
+    int count = 0;
+    if ((e = cudaGetDeviceCount(&count)) != cudaSuccess || count < 1) {
+        (void)cudaGetLastError();
+        return ghz_fail(GHZ_ERR_NO_DEVICE, "no CUDA device (%s)", cudaGetErrorString(e));
+    }
+    if (c.device < 0 && (e = cudaGetDevice(&c.device)) != cudaSuccess) return cuda_fail(e, "cudaGetDevice");
+    if (c.device >= count) return ghz_fail(GHZ_ERR_INVALID_ARG, "device %d of %d", c.device, count);
+    int current = 0;
+    if ((e = cudaGetDevice(&current)) != cudaSuccess) return cuda_fail(e, "cudaGetDevice");
+    if (current != c.device)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "device %d is not the current device (%d): cudaSetDevice first",
+                        c.device, current);
+
+    ghz_cuda_ctx* ctx = new (std::nothrow) ghz_cuda_ctx();
+    if (!ctx) return ghz_fail(GHZ_ERR_NOMEM, "context");
+    memset(ctx, 0, sizeof *ctx);
+    ctx->device = c.device;
+    ctx->max_batch = 1;
+    if ((e = cudaDeviceGetAttribute(&ctx->sms, cudaDevAttrMultiProcessorCount, c.device)) != cudaSuccess ||
+        (e = cudaMalloc(&ctx->d_scratch, kScratchBytes)) != cudaSuccess) {
+        st = cuda_fail(e, "creating the context");
+        ghz_cuda_ctx_destroy(ctx);
+        return st;
+    }
+    if ((st = ghz_cuda_ctx_reserve(ctx, c.max_batch, c.max_elems)) != GHZ_SUCCESS) {
+        ghz_cuda_ctx_destroy(ctx);
+        return st;
+    }
+    *out = ctx;
+    return GHZ_SUCCESS;
+}
+
+extern "C" ghz_status_t ghz_cuda_ctx_destroy(ghz_cuda_ctx_t* ctx)
+{
+    cudaError_t e = cudaSuccess, f;
+    if (!ctx) return GHZ_SUCCESS;
+    if (ctx->d_work || ctx->d_scratch) e = cudaDeviceSynchronize();
+    if (ctx->d_work && (f = cudaFree(ctx->d_work)) != cudaSuccess && e == cudaSuccess) e = f;
+    if (ctx->d_scratch && (f = cudaFree(ctx->d_scratch)) != cudaSuccess && e == cudaSuccess) e = f;
+    delete ctx;
+    return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "destroying the context");
+}

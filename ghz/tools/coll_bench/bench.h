@@ -1,0 +1,76 @@
+/* ghz/tools/coll_bench/bench.h: what the parts of ghz-coll-bench share: the parsed
+ * options, the four paths a row can take, and the per-row results.
+ *
+ * ghz-coll-bench times ghz/coll next to the MPI library on the same data, with the
+ * flags, timing and columns of nccl-tests (so rows sit beside NCCL's), and checks
+ * every element of every result against a reference it computes itself. */
+#ifndef GHZ_TOOLS_COLL_BENCH_BENCH_H
+#define GHZ_TOOLS_COLL_BENCH_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghz/coll/coll.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CB_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CB_PRINTF(f, a)
+#endif
+
+typedef enum { CB_ALLREDUCE = 0, CB_REDUCE = 1, CB_REDUCE_SCATTER = 2 } cb_coll_t;
+
+/* The ways one row reduces the data: ghz lossy on compressed data (HOMO), ghz lossy
+ * decompress-operate-compress (DOC), ghz exact (acc NULL), and the MPI library. */
+typedef enum { CB_PATH_HOMO = 0, CB_PATH_DOC = 1, CB_PATH_EXACT = 2, CB_PATH_MPI = 3 } cb_path_t;
+#define CB_PATH_COUNT 4
+
+/* -a: which rank's time a row reports. */
+typedef enum { CB_TIME_RANK0 = 0, CB_TIME_AVG = 1, CB_TIME_MIN = 2, CB_TIME_MAX = 3 } cb_time_mode_t;
+
+typedef struct {
+    size_t min_bytes, max_bytes; /* -b, -e */
+    double factor;               /* -f: next size = size * factor (when step is 0) */
+    size_t step_bytes;           /* -i: next size = size + step (nccl-tests' -i) */
+    int iters, warmup;           /* -n, -w */
+    int check;                   /* -c */
+    ghz_op_t op;                 /* -o */
+    ghz_dtype_t dtype;           /* -d */
+    int root;                    /* -r */
+    cb_time_mode_t time_mode;    /* -a */
+    cb_coll_t coll;              /* --coll */
+    ghz_algo_t algo;             /* --algo */
+    ghz_eb_mode_t eb_mode;       /* --rel / --abs */
+    double eb;
+    cb_path_t paths[CB_PATH_COUNT]; /* --paths, in the order given */
+    int npaths;
+    size_t pool_bytes, chunk_bytes; /* --pool, --chunk (0: the library's default) */
+    int threads;                    /* --threads */
+    const char* json;               /* --json FILE or NULL */
+    const char** raw;               /* --raw FILE... (argv pointers) */
+    int nraw;
+    ghz_dtype_t raw_type;           /* --raw-type: element type of the files */
+} cb_args_t;
+
+/* Room for an error message: MPI's error string and some words around it. */
+#define CB_ERR_LEN (MPI_MAX_ERROR_STRING + 64)
+
+/* Exit codes: 0 all rows ran and passed, 1 a call failed or a check found wrong
+ * elements, 2 usage error. */
+enum { CB_EXIT_OK = 0, CB_EXIT_FAIL = 1, CB_EXIT_USAGE = 2 };
+
+/* Names used in the table and the JSON rows. */
+const char* cb_coll_name(cb_coll_t c);
+const char* cb_path_name(cb_path_t p);
+
+/* Is the path lossy (an accuracy is passed)? */
+static inline int cb_path_lossy(cb_path_t p) { return p == CB_PATH_HOMO || p == CB_PATH_DOC; }
+
+/* Can ghz/coll run dtype/op lossy (COLL.md: f32/f64 with SUM, AVG, MIN, MAX)? */
+static inline int cb_lossy_ok(ghz_dtype_t t, ghz_op_t op)
+{
+    return (t == GHZ_F32 || t == GHZ_F64) &&
+           (op == GHZ_OP_SUM || op == GHZ_OP_AVG || op == GHZ_OP_MIN || op == GHZ_OP_MAX);
+}
+
+#endif

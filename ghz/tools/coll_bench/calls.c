@@ -1,0 +1,149 @@
+/* ghz/tools/coll_bench/calls.c: the calls themselves.
+ *
+ * In place follows each library's own convention: ghz takes NCCL's (sendbuf ==
+ * recvbuf; reduce_scatter's recvbuf = sendbuf + rank * recvcount), MPI takes
+ * MPI_IN_PLACE (reduce: at the root only; reduce_scatter_block: the result lands at
+ * the start of the buffer). MPI has no AVG: its rows run SUM and scale by 1/n
+ * afterwards, inside the timed call, exactly as ghz does (one binary64 product, one
+ * rounding to the dtype). */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calls.h"
+
+static MPI_Datatype mpi_dtype(ghz_dtype_t t)
+{
+    switch (t) {
+    case GHZ_F32: return MPI_FLOAT;
+    case GHZ_F64: return MPI_DOUBLE;
+    case GHZ_I8: return MPI_INT8_T;
+    case GHZ_U8: return MPI_UINT8_T;
+    case GHZ_I16: return MPI_INT16_T;
+    case GHZ_U16: return MPI_UINT16_T;
+    case GHZ_I32: return MPI_INT32_T;
+    case GHZ_U32: return MPI_UINT32_T;
+    case GHZ_I64: return MPI_INT64_T;
+    default: return MPI_UINT64_T;
+    }
+}
+
+static MPI_Op mpi_op(ghz_op_t op)
+{
+    switch (op) {
+    case GHZ_OP_PROD: return MPI_PROD;
+    case GHZ_OP_MAX: return MPI_MAX;
+    case GHZ_OP_MIN: return MPI_MIN;
+    case GHZ_OP_LAND: return MPI_LAND;
+    case GHZ_OP_LOR: return MPI_LOR;
+    case GHZ_OP_LXOR: return MPI_LXOR;
+    case GHZ_OP_BAND: return MPI_BAND;
+    case GHZ_OP_BOR: return MPI_BOR;
+    case GHZ_OP_BXOR: return MPI_BXOR;
+    default: return MPI_SUM; /* SUM, and AVG before its scaling */
+    }
+}
+
+static unsigned char* elem_at(void* base, size_t i, ghz_dtype_t t)
+{
+    return (unsigned char*)base + i * ghz_dtype_size(t);
+}
+
+/* AVG's last step on the MPI path: buf[i] = dtype(double(buf[i]) * (1/n)). */
+static void scale_avg(void* buf, size_t n, ghz_dtype_t t, int nranks)
+{
+    double s = 1.0 / nranks;
+    size_t i;
+    if (t == GHZ_F32)
+        for (i = 0; i < n; ++i) ((float*)buf)[i] = (float)((double)((float*)buf)[i] * s);
+    else
+        for (i = 0; i < n; ++i) ((double*)buf)[i] *= s;
+}
+
+static int run_mpi(cb_call_t* c)
+{
+    const cb_args_t* a = c->a;
+    MPI_Datatype dt = mpi_dtype(a->dtype);
+    MPI_Op op = mpi_op(a->op);
+    int n = (int)c->count, rc, root = a->root;
+    int is_root = a->coll != CB_REDUCE || c->rank == root;
+    const void* in = c->in_place ? MPI_IN_PLACE : c->send;
+    void* out = c->in_place ? c->work : c->recv;
+    if (c->count > INT_MAX) {
+        snprintf(c->err, sizeof c->err, "count %zu exceeds MPI's int", c->count);
+        return 1;
+    }
+    switch (a->coll) {
+    case CB_ALLREDUCE: rc = MPI_Allreduce(in, out, n, dt, op, c->mpi); break;
+    case CB_REDUCE:
+        /* MPI_IN_PLACE is the root's alone; the others send from the buffer. */
+        if (c->in_place && c->rank != root) in = c->work;
+        rc = MPI_Reduce(in, is_root ? out : NULL, n, dt, op, root, c->mpi);
+        break;
+    default: rc = MPI_Reduce_scatter_block(in, out, n, dt, op, c->mpi); break;
+    }
+    if (rc != MPI_SUCCESS) {
+        int len = 0;
+        char msg[MPI_MAX_ERROR_STRING];
+        MPI_Error_string(rc, msg, &len);
+        snprintf(c->err, sizeof c->err, "MPI error: %s", msg);
+        return 1;
+    }
+    if (a->op == GHZ_OP_AVG && is_root) scale_avg(out, c->count, a->dtype, c->nranks);
+    return 0;
+}
+
+static int run_ghz(cb_call_t* c)
+{
+    const cb_args_t* a = c->a;
+    const ghz_accuracy_t* acc = cb_path_lossy(c->path) ? &c->acc : NULL;
+    const void* in = c->in_place ? c->work : c->send;
+    void* out = c->in_place ? c->work : c->recv;
+    ghz_status_t st;
+    switch (a->coll) {
+    case CB_ALLREDUCE:
+        st = ghz_allreduce(in, out, c->count, a->dtype, a->op, acc, c->comm, NULL);
+        break;
+    case CB_REDUCE:
+        st = ghz_reduce(in, out, c->count, a->dtype, a->op, a->root, acc, c->comm, NULL);
+        break;
+    default:
+        if (c->in_place) out = elem_at(c->work, (size_t)c->rank * c->count, a->dtype);
+        st = ghz_reduce_scatter(in, out, c->count, a->dtype, a->op, acc, c->comm, NULL);
+        break;
+    }
+    if (st != GHZ_SUCCESS) {
+        snprintf(c->err, sizeof c->err, "%s (%s)", ghz_status_string(st),
+                 ghz_last_error_detail());
+        return 1;
+    }
+    return 0;
+}
+
+int cb_call_run(cb_call_t* c)
+{
+    c->err[0] = '\0';
+    return c->path == CB_PATH_MPI ? run_mpi(c) : run_ghz(c);
+}
+
+void cb_call_reload(cb_call_t* c)
+{
+    memcpy(c->work, c->send, c->in_elems * ghz_dtype_size(c->a->dtype));
+}
+
+const void* cb_call_result(const cb_call_t* c, size_t* first, size_t* n)
+{
+    const cb_args_t* a = c->a;
+    void* out = c->in_place ? c->work : c->recv;
+    *first = 0;
+    *n = c->count;
+    if (a->coll == CB_REDUCE && c->rank != a->root) {
+        *n = 0;
+        return NULL;
+    }
+    if (a->coll != CB_REDUCE_SCATTER) return out;
+    *first = (size_t)c->rank * c->count;
+    /* ghz's in-place result sits at the rank's own slice, MPI's at the start. */
+    if (c->in_place && c->path != CB_PATH_MPI) return elem_at(out, *first, a->dtype);
+    return out;
+}

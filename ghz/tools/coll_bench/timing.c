@@ -1,0 +1,78 @@
+/* ghz/tools/coll_bench/timing.c: the timed loop and the statistics over ranks. */
+#include <stdio.h>
+
+#include "timing.h"
+
+/* One call, the input first reloaded in place; returns the reload's seconds. */
+static int one_call(cb_call_t* c, double* reload_s)
+{
+    if (c->in_place) {
+        double t0 = MPI_Wtime();
+        cb_call_reload(c);
+        *reload_s += MPI_Wtime() - t0;
+    }
+    return cb_call_run(c);
+}
+
+/* Every rank learns whether any rank failed (MPI calls of the bench's own
+ * communicator; ghz calls already agree among themselves on arguments). */
+static int any_failed(int failed, cb_call_t* c)
+{
+    int any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, c->mpi);
+    if (any && !failed) snprintf(c->err, sizeof c->err, "failed on another rank");
+    return any;
+}
+
+int cb_time_call(cb_call_t* c, int iters, int warmup, double* local_us)
+{
+    double reload = 0.0, t0, t1;
+    int i, failed;
+    *local_us = 0.0;
+    failed = one_call(c, &reload);
+    if (any_failed(failed, c)) return 1;
+    MPI_Barrier(c->mpi);
+    for (i = 0, failed = 0; i < warmup && !failed; ++i) failed = one_call(c, &reload);
+    if (any_failed(failed, c)) return 1;
+    MPI_Barrier(c->mpi);
+    reload = 0.0;
+    t0 = MPI_Wtime();
+    for (i = 0, failed = 0; i < iters && !failed; ++i) failed = one_call(c, &reload);
+    t1 = MPI_Wtime();
+    if (any_failed(failed, c)) return 1;
+    *local_us = (t1 - t0 - reload) / iters * 1e6;
+    return 0;
+}
+
+void cb_time_combine(double local_us, cb_time_mode_t mode, MPI_Comm mpi, cb_time_t* t)
+{
+    double mn, mx, sum, first = local_us;
+    int n;
+    MPI_Comm_size(mpi, &n);
+    MPI_Allreduce(&local_us, &mn, 1, MPI_DOUBLE, MPI_MIN, mpi);
+    MPI_Allreduce(&local_us, &mx, 1, MPI_DOUBLE, MPI_MAX, mpi);
+    MPI_Allreduce(&local_us, &sum, 1, MPI_DOUBLE, MPI_SUM, mpi);
+    MPI_Bcast(&first, 1, MPI_DOUBLE, 0, mpi);
+    t->min = mn;
+    t->max = mx;
+    t->avg = sum / n;
+    switch (mode) {
+    case CB_TIME_RANK0: t->us = first; break;
+    case CB_TIME_MIN: t->us = mn; break;
+    case CB_TIME_MAX: t->us = mx; break;
+    default: t->us = t->avg; break;
+    }
+}
+
+void cb_bandwidth(cb_coll_t coll, int nranks, size_t bytes, double us, double* algbw,
+                  double* busbw)
+{
+    double n = nranks, factor;
+    switch (coll) {
+    case CB_ALLREDUCE: factor = 2.0 * (n - 1.0) / n; break;
+    case CB_REDUCE_SCATTER: factor = (n - 1.0) / n; break;
+    default: factor = 1.0; break;
+    }
+    *algbw = us > 0 ? (double)bytes / (us * 1e-6) / 1e9 : 0.0;
+    *busbw = *algbw * factor;
+}
