@@ -39,7 +39,9 @@ namespace coll_cuda {
 
 /* 256 threads, 4 CTAs per SM (1024 threads), 4 vectors per operand in flight per
  * thread: 4 x 3 x 16 bytes x 1024 threads = 192 KiB moving per SM, far more than the
- * bandwidth-latency product an H100's SM needs (~20 KiB), without spilling. */
+ * bandwidth-latency product an H100's SM needs (~20 KiB). __launch_bounds__ holds the
+ * kernels to 64 registers so that the 4 CTAs fit (sm_90, CUDA 13.0: 20 to 64, no
+ * spills), and a grid of 4 CTAs per SM runs in one wave. */
 constexpr unsigned kThreads = 256;
 constexpr unsigned kBlocksPerSm = 4;
 constexpr unsigned kUnroll = 4;
@@ -271,7 +273,7 @@ __host__ __device__ __forceinline__ void elementwise_thread(T* out, const T* a, 
 
 /* The kernel: one thread of the grid-stride loop per CUDA thread. */
 template <typename T, typename Op, bool kBytes>
-__global__ void __launch_bounds__(kThreads) elementwise_kernel(T* out, const T* a, const T* b, span_t s, Op op)
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm) elementwise_kernel(T* out, const T* a, const T* b, span_t s, Op op)
 {
     elementwise_thread<T, Op, kBytes>(out, a, b, s, op, (uint64_t)blockIdx.x * kThreads + threadIdx.x,
                                       (uint64_t)gridDim.x * kThreads);
@@ -308,7 +310,7 @@ __device__ __forceinline__ void range_take(T x, T& lo, T& hi, int& nonfinite)
  * memset made them 0: empty). Each warp folds its threads' extremes and its lane 0
  * merges them with atomics; the last CTA to finish turns the keys into doubles. */
 template <typename T, bool kBytes>
-__global__ void __launch_bounds__(kThreads) range_kernel(const T* src, span_t s, ghz_coll_range_t* r)
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm) range_kernel(const T* src, span_t s, ghz_coll_range_t* r)
 {
     constexpr unsigned per_vec = 16u / sizeof(T);
     const uint64_t tid = (uint64_t)blockIdx.x * kThreads + threadIdx.x;
