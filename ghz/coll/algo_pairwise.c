@@ -8,7 +8,7 @@
  * once: HOMO sums all N frames of a piece in one n-ary homomorphic sum (one
  * recompression, where the ring has N-1: COLL.md), and DOC decodes each received frame
  * once and folds raw values. MIN and MAX on HOMO fold pairwise (ghz/homo has no n-ary
- * min). */
+ * min), and so do sums on a backend without an n-ary sum (K as the ring's then). */
 #include "ghz/coll/detail/algo.h"
 
 static int mod(long a, int n)
@@ -97,7 +97,7 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
         }
         c->wire_ptr[me] = lossy ? sendw + (size_t)me * B + off : mine + j * r->piece * e;
         for (q = 0; q < (size_t)N; q++) c->wire_tmp[q] = c->wire_size[q * COLL_MAX_PIECES + j];
-        if (r->mode == COLL_HOMO && (r->op == GHZ_OP_SUM)) {
+        if (r->mode == COLL_HOMO && r->op == GHZ_OP_SUM && be->has_sum_n) {
             size_t sz = 0;
             ghz_status_t st = be->homo_sum_n(be, c->wire_ptr, c->wire_tmp, (size_t)N, r->fin + off,
                                              cap, &sz);

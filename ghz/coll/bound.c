@@ -13,7 +13,8 @@
 #include "ghz/coll/detail/bound.h"
 #include "ghz/detail/error.h"
 
-double coll_error_terms(ghz_algo_t algo, coll_mode_t mode, ghz_op_t op, int nranks, int final_wire)
+double coll_error_terms(ghz_algo_t algo, coll_mode_t mode, ghz_op_t op, int nranks, int final_wire,
+                        int fused_sum)
 {
     const double N = nranks;
     const int minmax = op == GHZ_OP_MIN || op == GHZ_OP_MAX;
@@ -28,7 +29,7 @@ double coll_error_terms(ghz_algo_t algo, coll_mode_t mode, ghz_op_t op, int nran
          * |a' - a|): one E for every leaf, one per recompression on the longest chain
          * (at most N-1 in every algorithm here) */
         return N;
-    if (algo == GHZ_ALGO_PAIRWISE) return N + 1; /* N leaves, one n-ary recompression */
+    if (algo == GHZ_ALGO_PAIRWISE && fused_sum) return N + 1; /* N leaves, one n-ary recompression */
     return 2 * N - 1; /* N leaves and N-1 binary recompressions (ring, tree, doubling) */
 }
 

@@ -141,13 +141,10 @@ static ghz_algo_t choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t 
         if (c->cfg.allreduce_algo != GHZ_ALGO_AUTO) return c->cfg.allreduce_algo;
         if (m == COLL_EXACT) return bytes <= AUTO_RECDBL_MAX_BYTES ? GHZ_ALGO_RECURSIVE_DOUBLING : GHZ_ALGO_RING;
         /* lossy: pairwise recompresses once (K = N+1 against the ring's 2N-1 for HOMO) */
-        return c->size <= COLL_SUM_N_MAX && (m == COLL_DOC || c->be.has_sum_n) ? GHZ_ALGO_PAIRWISE
-                                                                              : GHZ_ALGO_RING;
+        return c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
     case KIND_REDUCE_SCATTER:
         if (c->cfg.reduce_scatter_algo != GHZ_ALGO_AUTO) return c->cfg.reduce_scatter_algo;
-        return m != COLL_EXACT && c->size <= COLL_SUM_N_MAX && (m == COLL_DOC || c->be.has_sum_n)
-                   ? GHZ_ALGO_PAIRWISE
-                   : GHZ_ALGO_RING;
+        return m != COLL_EXACT && c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
     case KIND_REDUCE:
         return c->cfg.reduce_algo != GHZ_ALGO_AUTO ? c->cfg.reduce_algo : GHZ_ALGO_BINOMIAL;
     }
@@ -170,10 +167,7 @@ static ghz_status_t check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t 
     if (a == GHZ_ALGO_PAIRWISE && m == COLL_HOMO && c->size > COLL_SUM_N_MAX)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "pairwise homomorphic sums take at most %d ranks",
                         COLL_SUM_N_MAX);
-    if (a == GHZ_ALGO_PAIRWISE && m == COLL_HOMO && !c->be.has_sum_n &&
-        (k->op == GHZ_OP_SUM || k->op == GHZ_OP_AVG))
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the %s backend has no n-ary homomorphic sum yet",
-                        c->be.name);
+
     return GHZ_SUCCESS;
 }
 
@@ -340,7 +334,7 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
         bi.vmax = all.vmax;
         bi.terms = mode == COLL_EXACT ? 0.0
                                       : coll_error_terms(algo, mode, k->op, c->size,
-                                                         k->kind == KIND_ALLREDUCE);
+                                                         k->kind == KIND_ALLREDUCE, c->be.has_sum_n);
         /* Exact still has to fit: its rounding is inside the same allowance. */
         st = coll_derive_eb(&bi, &budget);
         if (st == GHZ_SUCCESS && mode == COLL_EXACT) budget.exact = 1;

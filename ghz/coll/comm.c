@@ -112,8 +112,10 @@ ghz_status_t ghz_comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, g
         /* Testing seam: the CPU backend run the way the CUDA one is, wire buffers
          * apart from values and exact rounds on the staged (DOC-shaped) path, so that
          * CI, which has no GPU, covers those paths (COLL.md, Testing). */
-        if (st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CPU && getenv("GHZ_COLL_TEST_STAGED"))
+        if (st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CPU && getenv("GHZ_COLL_TEST_STAGED")) {
             c->be.staged = 1;
+            c->be.has_sum_n = 0; /* and pairwise sums folded, as on a GPU without the n-ary kernel */
+        }
     }
     if (st == GHZ_SUCCESS) st = ghz_coll_transport_mpi(&c->mpi, &c->tp);
     if (st == GHZ_SUCCESS) {

@@ -6,8 +6,10 @@
 
 /* K: how many compression errors (each at most E) can reach one element of the final
  * result of `algo` in `mode` for op over nranks ranks; final_wire when the result is
- * also distributed compressed (allreduce). */
-double coll_error_terms(ghz_algo_t algo, coll_mode_t mode, ghz_op_t op, int nranks, int final_wire);
+ * also distributed compressed (allreduce); fused_sum when the backend sums N frames in
+ * one n-ary pass (else pairwise sums fold, one recompression per input). */
+double coll_error_terms(ghz_algo_t algo, coll_mode_t mode, ghz_op_t op, int nranks, int final_wire,
+                        int fused_sum);
 
 typedef struct {
     ghz_dtype_t dtype;
