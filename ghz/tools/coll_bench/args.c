@@ -1,6 +1,6 @@
 /* ghz/tools/coll_bench/args.c: the flags of nccl-tests (-b -e -f -i -n -w -c -o -d -r -a)
- * plus what only ghz has (--coll, --algo, --rel/--abs, --paths, --pool, --chunk,
- * --threads, --json, --raw). */
+ * plus what only ghz has (--coll, --backend, --algo, --rel/--abs, --paths, --pool,
+ * --chunk, --threads, --json, --raw). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -28,9 +28,12 @@ static void usage(FILE* f)
 "  -a, --average M      row time: 0 rank 0, 1 average, 2 min, 3 max over ranks\n"
 "                       (default 1; min/avg/max columns are printed in any case)\n"
 "  --coll C             allreduce | reduce | reduce_scatter (default allreduce)\n"
+"  --backend B          cpu (host buffers) | cuda (device buffers; ranks share the\n"
+"                       node's GPUs round robin) (default cpu)\n"
 "  --algo A             auto ring recursive_doubling pairwise binomial (default auto)\n"
 "  --rel X | --abs X    bound on the FINAL result of the lossy rows (default --rel 1e-4)\n"
-"  --paths LIST         rows per size among homo,doc,exact,mpi (default all four)\n"
+"  --paths LIST         rows per size among homo,doc,exact,mpi and, with --backend\n"
+"                       cuda, mpi-pinned (default all of them)\n"
 "  --pool B, --chunk B  ghz communicator pool and pipeline chunk (default: library's)\n"
 "  --threads N          ghz CPU compute threads (0 = all; default 1)\n"
 "  --json FILE          also write one JSON object per row to FILE\n"
@@ -118,7 +121,7 @@ static int parse_dtype(const char* s, ghz_dtype_t* t)
     return 0;
 }
 
-/* "homo,doc,exact,mpi" in any order, each at most once. */
+/* "homo,doc,exact,mpi,mpi-pinned" in any order, each at most once. */
 static int parse_paths(const char* s, cb_args_t* a)
 {
     char buf[128];
@@ -140,8 +143,8 @@ static int parse_paths(const char* s, cb_args_t* a)
 
 static void defaults(cb_args_t* a)
 {
-    static const cb_path_t all[CB_PATH_COUNT] = {CB_PATH_HOMO, CB_PATH_DOC, CB_PATH_EXACT,
-                                                 CB_PATH_MPI};
+    /* mpi-pinned joins these on the CUDA backend (finish). */
+    static const cb_path_t all[] = {CB_PATH_HOMO, CB_PATH_DOC, CB_PATH_EXACT, CB_PATH_MPI};
     memset(a, 0, sizeof *a);
     a->min_bytes = a->max_bytes = (size_t)32 << 20;
     a->factor = 2.0;
@@ -157,7 +160,8 @@ static void defaults(cb_args_t* a)
     a->eb_mode = GHZ_EB_REL;
     a->eb = 1e-4;
     memcpy(a->paths, all, sizeof all);
-    a->npaths = CB_PATH_COUNT;
+    a->npaths = (int)(sizeof all / sizeof all[0]);
+    a->backend = GHZ_EXEC_CPU;
     a->threads = 1;
     a->raw_type = (ghz_dtype_t)0;
 }
@@ -168,7 +172,8 @@ static int known(const char* o)
     static const char* const names[] = {
         "-b", "--minbytes", "-e", "--maxbytes", "-i", "--stepbytes", "-f", "--stepfactor",
         "-n", "--iters", "-w", "--warmup_iters", "-c", "--check", "-o", "--op", "-d",
-        "--datatype", "-r", "--root", "-a", "--average", "--coll", "--algo", "--rel", "--abs",
+        "--datatype", "-r", "--root", "-a", "--average", "--coll", "--backend", "--algo",
+        "--rel", "--abs",
         "--paths", "--pool", "--chunk", "--threads", "--json", "--raw-type"};
     size_t i;
     for (i = 0; i < sizeof names / sizeof names[0]; ++i)
@@ -192,6 +197,17 @@ static int finish(cb_args_t* a, int speak)
         USAGE_ERR("sizes: need 0 < -b <= -e");
     if (a->step_bytes == 0 && !(a->factor > 1.0))
         USAGE_ERR("-f must be > 1 (or give -i)");
+    if (a->backend == GHZ_EXEC_CUDA) {
+#ifndef GHZ_WITH_CUDA
+        USAGE_ERR("--backend cuda: this build has no CUDA (configure with -DGHZ_ENABLE_CUDA=ON)");
+#endif
+        if (!a->paths_given) a->paths[a->npaths++] = CB_PATH_MPI_PINNED;
+    } else {
+        int k;
+        for (k = 0; k < a->npaths; ++k)
+            if (a->paths[k] == CB_PATH_MPI_PINNED)
+                USAGE_ERR("path mpi-pinned needs --backend cuda (it stages device buffers)");
+    }
     if (a->nraw > 0) {
         if (a->raw_type == 0) a->raw_type = a->dtype == GHZ_F64 ? GHZ_F64 : GHZ_F32;
         if (a->dtype != GHZ_F32 && a->dtype != GHZ_F64)
@@ -259,6 +275,10 @@ int cb_parse_args(int argc, char** argv, int speak, cb_args_t* a)
             if (!find_name(v, CB_ALLREDUCE, CB_REDUCE_SCATTER, coll_name, &x))
                 USAGE_ERR("unknown collective: %s", v);
             a->coll = (cb_coll_t)x;
+        } else if (!strcmp(o, "--backend")) {
+            if (!strcmp(v, "cpu")) a->backend = GHZ_EXEC_CPU;
+            else if (!strcmp(v, "cuda")) a->backend = GHZ_EXEC_CUDA;
+            else USAGE_ERR("--backend takes cpu or cuda: %s", v);
         } else if (!strcmp(o, "--algo")) {
             int x;
             if (!find_name(v, GHZ_ALGO_AUTO, GHZ_ALGO_BINOMIAL, algo_name, &x))
@@ -268,7 +288,9 @@ int cb_parse_args(int argc, char** argv, int speak, cb_args_t* a)
             if (!parse_positive(v, &a->eb)) USAGE_ERR("%s needs a finite bound > 0: %s", o, v);
             a->eb_mode = o[2] == 'r' ? GHZ_EB_REL : GHZ_EB_ABS;
         } else if (!strcmp(o, "--paths")) {
-            if (!parse_paths(v, a)) USAGE_ERR("--paths: a list of homo,doc,exact,mpi: %s", v);
+            if (!parse_paths(v, a))
+                USAGE_ERR("--paths: a list of homo,doc,exact,mpi,mpi-pinned: %s", v);
+            a->paths_given = 1;
         } else if (!strcmp(o, "--pool")) {
             if (!cb_parse_bytes(v, &a->pool_bytes)) USAGE_ERR("bad size for --pool: %s", v);
         } else if (!strcmp(o, "--chunk")) {

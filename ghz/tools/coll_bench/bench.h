@@ -1,5 +1,5 @@
 /* ghz/tools/coll_bench/bench.h: what the parts of ghz-coll-bench share: the parsed
- * options, the four paths a row can take, and the per-row results.
+ * options, the paths a row can take, and the per-row results.
  *
  * ghz-coll-bench times ghz/coll next to the MPI library on the same data, with the
  * flags, timing and columns of nccl-tests (so rows sit beside NCCL's), and checks
@@ -21,9 +21,18 @@
 typedef enum { CB_ALLREDUCE = 0, CB_REDUCE = 1, CB_REDUCE_SCATTER = 2 } cb_coll_t;
 
 /* The ways one row reduces the data: ghz lossy on compressed data (HOMO), ghz lossy
- * decompress-operate-compress (DOC), ghz exact (acc NULL), and the MPI library. */
-typedef enum { CB_PATH_HOMO = 0, CB_PATH_DOC = 1, CB_PATH_EXACT = 2, CB_PATH_MPI = 3 } cb_path_t;
-#define CB_PATH_COUNT 4
+ * decompress-operate-compress (DOC), ghz exact (acc NULL), and the MPI library. On
+ * the CUDA backend the MPI rows stage the device buffers through host memory, as
+ * users of an MPI without CUDA support do: pageable (MPI) or pinned (MPI_PINNED, a
+ * CUDA-backend row only). */
+typedef enum {
+    CB_PATH_HOMO = 0,
+    CB_PATH_DOC = 1,
+    CB_PATH_EXACT = 2,
+    CB_PATH_MPI = 3,
+    CB_PATH_MPI_PINNED = 4
+} cb_path_t;
+#define CB_PATH_COUNT 5
 
 /* -a: which rank's time a row reports. */
 typedef enum { CB_TIME_RANK0 = 0, CB_TIME_AVG = 1, CB_TIME_MIN = 2, CB_TIME_MAX = 3 } cb_time_mode_t;
@@ -39,11 +48,13 @@ typedef struct {
     int root;                    /* -r */
     cb_time_mode_t time_mode;    /* -a */
     cb_coll_t coll;              /* --coll */
+    ghz_exec_t backend;          /* --backend: GHZ_EXEC_CPU (host buffers) or CUDA */
     ghz_algo_t algo;             /* --algo */
     ghz_eb_mode_t eb_mode;       /* --rel / --abs */
     double eb;
     cb_path_t paths[CB_PATH_COUNT]; /* --paths, in the order given */
     int npaths;
+    int paths_given;                /* --paths was on the command line */
     size_t pool_bytes, chunk_bytes; /* --pool, --chunk (0: the library's default) */
     int threads;                    /* --threads */
     const char* json;               /* --json FILE or NULL */
@@ -62,6 +73,9 @@ enum { CB_EXIT_OK = 0, CB_EXIT_FAIL = 1, CB_EXIT_USAGE = 2 };
 /* Names used in the table and the JSON rows. */
 const char* cb_coll_name(cb_coll_t c);
 const char* cb_path_name(cb_path_t p);
+
+/* Does the MPI library (not ghz) reduce on this path? */
+static inline int cb_path_mpi(cb_path_t p) { return p == CB_PATH_MPI || p == CB_PATH_MPI_PINNED; }
 
 /* Is the path lossy (an accuracy is passed)? */
 static inline int cb_path_lossy(cb_path_t p) { return p == CB_PATH_HOMO || p == CB_PATH_DOC; }

@@ -5,12 +5,18 @@
  * MPI_IN_PLACE (reduce: at the root only; reduce_scatter_block: the result lands at
  * the start of the buffer). MPI has no AVG: its rows run SUM and scale by 1/n
  * afterwards, inside the timed call, exactly as ghz does (one binary64 product, one
- * rounding to the dtype). */
+ * rounding to the dtype).
+ *
+ * On the CUDA backend the MPI rows are what a user of an MPI without CUDA support
+ * writes: the input copied from the device to a host buffer, the MPI call on host
+ * buffers, the result copied back (AVG scaled on the host in between), all inside the
+ * timed call. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "calls.h"
+#include "cuda_bufs.h"
 
 static MPI_Datatype mpi_dtype(ghz_dtype_t t)
 {
@@ -60,15 +66,21 @@ static void scale_avg(void* buf, size_t n, ghz_dtype_t t, int nranks)
         for (i = 0; i < n; ++i) ((double*)buf)[i] *= s;
 }
 
-static int run_mpi(cb_call_t* c)
+/* Does this rank receive a result (all but the non-roots of reduce)? */
+static int gets_result(const cb_call_t* c)
+{
+    return c->a->coll != CB_REDUCE || c->rank == c->a->root;
+}
+
+/* The MPI call on host buffers: from send to out, or in place in out. */
+static int mpi_host(cb_call_t* c, const void* send, void* out)
 {
     const cb_args_t* a = c->a;
     MPI_Datatype dt = mpi_dtype(a->dtype);
     MPI_Op op = mpi_op(a->op);
     int n = (int)c->count, rc, root = a->root;
-    int is_root = a->coll != CB_REDUCE || c->rank == root;
-    const void* in = c->in_place ? MPI_IN_PLACE : c->send;
-    void* out = c->in_place ? c->work : c->recv;
+    int is_root = gets_result(c);
+    const void* in = c->in_place ? MPI_IN_PLACE : send;
     if (c->count > INT_MAX) {
         snprintf(c->err, sizeof c->err, "count %zu exceeds MPI's int", c->count);
         return 1;
@@ -77,7 +89,7 @@ static int run_mpi(cb_call_t* c)
     case CB_ALLREDUCE: rc = MPI_Allreduce(in, out, n, dt, op, c->mpi); break;
     case CB_REDUCE:
         /* MPI_IN_PLACE is the root's alone; the others send from the buffer. */
-        if (c->in_place && c->rank != root) in = c->work;
+        if (c->in_place && c->rank != root) in = out;
         rc = MPI_Reduce(in, is_root ? out : NULL, n, dt, op, root, c->mpi);
         break;
     default: rc = MPI_Reduce_scatter_block(in, out, n, dt, op, c->mpi); break;
@@ -93,6 +105,27 @@ static int run_mpi(cb_call_t* c)
     return 0;
 }
 
+/* Device -> host staging -> MPI -> device. In place the one buffer stages both ways;
+ * MPI's in-place reduce_scatter_block result sits at the start of it (as on the CPU). */
+static int mpi_staged(cb_call_t* c)
+{
+    size_t esz = ghz_dtype_size(c->a->dtype);
+    const void* dev_in = c->in_place ? c->work : c->send;
+    void* dev_out = c->in_place ? c->work : c->recv;
+    void* host_in = c->in_place ? c->stage_recv : c->stage_send;
+    if (cb_cuda_copy(host_in, dev_in, c->in_elems * esz, NULL, c->err, sizeof c->err) != 0 ||
+        mpi_host(c, host_in, c->stage_recv) != 0)
+        return 1;
+    if (!gets_result(c)) return 0;
+    return cb_cuda_copy(dev_out, c->stage_recv, c->count * esz, NULL, c->err, sizeof c->err) != 0;
+}
+
+static int run_mpi(cb_call_t* c)
+{
+    if (c->cuda) return mpi_staged(c);
+    return mpi_host(c, c->send, c->in_place ? c->work : c->recv);
+}
+
 static int run_ghz(cb_call_t* c)
 {
     const cb_args_t* a = c->a;
@@ -102,14 +135,14 @@ static int run_ghz(cb_call_t* c)
     ghz_status_t st;
     switch (a->coll) {
     case CB_ALLREDUCE:
-        st = ghz_allreduce(in, out, c->count, a->dtype, a->op, acc, c->comm, NULL);
+        st = ghz_allreduce(in, out, c->count, a->dtype, a->op, acc, c->comm, c->stream);
         break;
     case CB_REDUCE:
-        st = ghz_reduce(in, out, c->count, a->dtype, a->op, a->root, acc, c->comm, NULL);
+        st = ghz_reduce(in, out, c->count, a->dtype, a->op, a->root, acc, c->comm, c->stream);
         break;
     default:
         if (c->in_place) out = elem_at(c->work, (size_t)c->rank * c->count, a->dtype);
-        st = ghz_reduce_scatter(in, out, c->count, a->dtype, a->op, acc, c->comm, NULL);
+        st = ghz_reduce_scatter(in, out, c->count, a->dtype, a->op, acc, c->comm, c->stream);
         break;
     }
     if (st != GHZ_SUCCESS) {
@@ -123,12 +156,20 @@ static int run_ghz(cb_call_t* c)
 int cb_call_run(cb_call_t* c)
 {
     c->err[0] = '\0';
-    return c->path == CB_PATH_MPI ? run_mpi(c) : run_ghz(c);
+    return cb_path_mpi(c->path) ? run_mpi(c) : run_ghz(c);
 }
 
-void cb_call_reload(cb_call_t* c)
+int cb_call_reload(cb_call_t* c)
 {
-    memcpy(c->work, c->send, c->in_elems * ghz_dtype_size(c->a->dtype));
+    size_t bytes = c->in_elems * ghz_dtype_size(c->a->dtype);
+    if (c->cuda) return cb_cuda_copy(c->work, c->send, bytes, c->stream, c->err, sizeof c->err);
+    memcpy(c->work, c->send, bytes);
+    return 0;
+}
+
+int cb_call_sync(cb_call_t* c)
+{
+    return c->cuda ? cb_cuda_sync(c->stream, c->err, sizeof c->err) : 0;
 }
 
 const void* cb_call_result(const cb_call_t* c, size_t* first, size_t* n)
@@ -137,13 +178,13 @@ const void* cb_call_result(const cb_call_t* c, size_t* first, size_t* n)
     void* out = c->in_place ? c->work : c->recv;
     *first = 0;
     *n = c->count;
-    if (a->coll == CB_REDUCE && c->rank != a->root) {
+    if (!gets_result(c)) {
         *n = 0;
         return NULL;
     }
     if (a->coll != CB_REDUCE_SCATTER) return out;
     *first = (size_t)c->rank * c->count;
     /* ghz's in-place result sits at the rank's own slice, MPI's at the start. */
-    if (c->in_place && c->path != CB_PATH_MPI) return elem_at(out, *first, a->dtype);
+    if (c->in_place && !cb_path_mpi(c->path)) return elem_at(out, *first, a->dtype);
     return out;
 }

@@ -1,5 +1,6 @@
 /* ghz/tools/coll_bench/calls.h: one collective call on one path (ghz lossy HOMO or
- * DOC, ghz exact, or the MPI library), out of place or in place. */
+ * DOC, ghz exact, or the MPI library), out of place or in place, on host buffers (CPU
+ * backend) or device buffers (CUDA backend). */
 #ifndef GHZ_TOOLS_COLL_BENCH_CALLS_H
 #define GHZ_TOOLS_COLL_BENCH_CALLS_H
 
@@ -18,6 +19,12 @@ typedef struct {
     const void* send;   /* this rank's input (in_elems) */
     void* recv;         /* out-of-place result */
     void* work;         /* in-place buffer (in_elems), reloaded from send before a call */
+    /* CUDA backend: send, recv and work are device memory and every call returns with
+     * its bytes in place (ghz's calls do on this backend; the MPI rows copy through
+     * stage_send and stage_recv, host buffers of in_elems). */
+    int cuda;
+    ghz_stream_t stream; /* the ghz calls' and the reloads' stream (NULL on the CPU) */
+    void *stage_send, *stage_recv;
     ghz_accuracy_t acc; /* the lossy paths' accuracy */
     char err[CB_ERR_LEN]; /* why the last call failed */
 } cb_call_t;
@@ -26,11 +33,17 @@ typedef struct {
  * MPI error string). */
 int cb_call_run(cb_call_t* c);
 
-/* In place: copies the input into work (the call overwrote it). */
-void cb_call_reload(cb_call_t* c);
+/* In place: copies the input into work (the call overwrote it), and waits for the
+ * copy. Returns 0, or nonzero with err set. */
+int cb_call_reload(cb_call_t* c);
 
-/* Where this rank's result is after a call, and which elements of the reduction it
- * holds ([*first, *first + *n)); NULL (and *n = 0) on a rank that gets none. */
+/* Waits for the work of the calls made so far (the CUDA stream; nothing on the CPU).
+ * Returns 0, or nonzero with err set. */
+int cb_call_sync(cb_call_t* c);
+
+/* Where this rank's result is after a call (device memory on the CUDA backend), and
+ * which elements of the reduction it holds ([*first, *first + *n)); NULL (and *n = 0)
+ * on a rank that gets none. */
 const void* cb_call_result(const cb_call_t* c, size_t* first, size_t* n);
 
 #endif

@@ -4,7 +4,11 @@
  * every path on the same input, each timed out of place and in place (timing.h), and
  * with -c 1 every element of every result checked against the exact reduction that
  * each rank computes on its own (ref.h, check.h). Exits 1 when a call failed or an
- * element was wrong. */
+ * element was wrong.
+ *
+ * --backend cuda: the input is still made on the host, then copied once per size to
+ * device memory; every call takes device buffers (cuda_bufs.h) and the results are
+ * copied back to the host for the check after the timed loop. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +16,7 @@
 
 #include "args.h"
 #include "check.h"
+#include "cuda_bufs.h"
 #include "data.h"
 #include "ref.h"
 #include "report.h"
@@ -24,7 +29,9 @@ typedef struct {
     ghz_comm_t* comm;
     cb_data_t data;
     cb_ref_t ref;
-    void *send, *recv, *work;
+    void *send, *recv, *work; /* host; on the CUDA backend the input and the check's copy */
+    int cuda;                 /* --backend cuda: the calls use gpu's buffers */
+    cb_cuda_t gpu;
     FILE* json;
     uint64_t wrong;
     int failed_calls;
@@ -92,6 +99,19 @@ static void check_result(bench_t* b, const cb_call_t* c, const shape_t* s, cb_re
     size_t first, n;
     const void* res = cb_call_result(c, &first, &n);
     double slack = 1.0 + 4.0 * cb_unit_roundoff(b->a->dtype);
+    char err[CB_ERR_LEN];
+    if (res && n > 0 && b->cuda) {
+        /* Back to the host once, after the timed loop. A failed copy fails every
+         * element (nothing of the result could be seen). */
+        if (cb_cuda_copy(b->recv, res, n * ghz_dtype_size(b->a->dtype), b->gpu.stream, err,
+                         sizeof err) != 0) {
+            fprintf(stderr, "ghz-coll-bench: rank %d: result copy: %s\n", b->rank, err);
+            chk.wrong = n;
+            res = NULL;
+        } else {
+            res = b->recv;
+        }
+    }
     if (res && n > 0) {
         if (r->lossy) cb_check_lossy(&b->ref, res, r->bound_abs, &chk);
         else cb_check_exact(&b->ref, res, &chk);
@@ -118,7 +138,7 @@ static void run_placement(bench_t* b, cb_call_t* c, const shape_t* s, cb_result_
     r->ran = 1;
     cb_time_combine(local_us, b->a->time_mode, b->mpi, &r->t);
     cb_bandwidth(b->a->coll, b->nranks, s->bytes, r->t.us, &r->algbw, &r->busbw);
-    if (c->path != CB_PATH_MPI) ghz_facts(b, r);
+    if (!cb_path_mpi(c->path)) ghz_facts(b, r);
     if (b->a->check) check_result(b, c, s, r);
 }
 
@@ -140,6 +160,15 @@ static void run_row(bench_t* b, const shape_t* s, cb_path_t path)
     c.send = b->send;
     c.recv = b->recv;
     c.work = b->work;
+    if (b->cuda) {
+        c.cuda = 1;
+        c.stream = b->gpu.stream;
+        c.send = b->gpu.d_send;
+        c.recv = b->gpu.d_recv;
+        c.work = b->gpu.d_work;
+        c.stage_send = path == CB_PATH_MPI_PINNED ? b->gpu.p_send : b->gpu.h_send;
+        c.stage_recv = path == CB_PATH_MPI_PINNED ? b->gpu.p_recv : b->gpu.h_recv;
+    }
     c.acc.struct_size = sizeof c.acc;
     c.acc.mode = a->eb_mode;
     c.acc.bound = a->eb;
@@ -164,6 +193,15 @@ static void run_row(bench_t* b, const shape_t* s, cb_path_t path)
     if (b->json) cb_report_json(b->json, a, b->nranks, &row);
 }
 
+/* Every rank agrees on a local failure; rank 0 says what failed. */
+static int all_ok(bench_t* b, int ok, const char* what)
+{
+    int bad = !ok, any;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, b->mpi);
+    if (any && !ok) fprintf(stderr, "ghz-coll-bench: rank %d: %s\n", b->rank, what);
+    return !any;
+}
+
 /* The reference for the elements this rank receives (none off the root of reduce). */
 static int make_reference(bench_t* b, const shape_t* s)
 {
@@ -182,7 +220,13 @@ static void run_size(bench_t* b, shape_t* s)
 {
     const cb_args_t* a = b->a;
     int i;
+    char err[CB_ERR_LEN] = "";
     cb_data_fill(&b->data, b->rank, 0, s->in_elems, a->dtype, b->send);
+    if (b->cuda && !all_ok(b, cb_cuda_copy(b->gpu.d_send, b->send, s->bytes, b->gpu.stream, err,
+                                           sizeof err) == 0, err)) {
+        ++b->failed_calls;
+        return;
+    }
     s->bound_req = requested_bound(b, s);
     if (a->check && make_reference(b, s) != 0) {
         ++b->failed_calls;
@@ -200,31 +244,29 @@ static size_t next_size(const cb_args_t* a, size_t bytes)
     return next > (double)SIZE_MAX / 2 ? SIZE_MAX : (size_t)next;
 }
 
-/* Rank 0's host, the host count (one leader per shared-memory node), MPI's name. */
-static void describe_world(bench_t* b, char* host, char* mpi_version, int* nhosts)
+/* The rank's index among the ranks of its shared-memory node (collective). */
+static int node_rank(const bench_t* b)
 {
     MPI_Comm node;
-    int len, local, leader, i;
-    MPI_Get_processor_name(host, &len);
-    MPI_Bcast(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, b->mpi);
+    int local;
     MPI_Comm_split_type(b->mpi, MPI_COMM_TYPE_SHARED, b->rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local);
     MPI_Comm_free(&node);
-    leader = local == 0;
+    return local;
+}
+
+/* Rank 0's host, the host count (one leader per shared-memory node), MPI's name. */
+static void describe_world(bench_t* b, char* host, char* mpi_version, int* nhosts)
+{
+    int len, leader, i;
+    MPI_Get_processor_name(host, &len);
+    MPI_Bcast(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, b->mpi);
+    leader = node_rank(b) == 0;
     MPI_Allreduce(&leader, nhosts, 1, MPI_INT, MPI_SUM, b->mpi);
     MPI_Get_library_version(mpi_version, &len);
     for (i = 0; i < len; ++i)
         if (mpi_version[i] == '\n' || mpi_version[i] == '\r') break;
     mpi_version[i] = '\0';
-}
-
-/* Every rank agrees on a local failure; rank 0 says what failed. */
-static int all_ok(bench_t* b, int ok, const char* what)
-{
-    int bad = !ok, any;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, b->mpi);
-    if (any && !ok) fprintf(stderr, "ghz-coll-bench: rank %d: %s\n", b->rank, what);
-    return !any;
 }
 
 static int setup(bench_t* b, size_t max_in)
@@ -244,7 +286,19 @@ static int setup(bench_t* b, size_t max_in)
     /* Touch every page once so that no timed call pays for first-touch faults. */
     memset(b->recv, 0, bytes);
     memset(b->work, 0, bytes);
+    if (a->backend == GHZ_EXEC_CUDA) {
+        /* The device first: ghz_comm_init allocates on the current one. */
+        int i, pageable = 0, pinned = 0;
+        for (i = 0; i < a->npaths; ++i) {
+            pageable |= a->paths[i] == CB_PATH_MPI;
+            pinned |= a->paths[i] == CB_PATH_MPI_PINNED;
+        }
+        b->cuda = 1;
+        ok = cb_cuda_open(&b->gpu, node_rank(b), bytes, pageable, pinned, msg, sizeof msg) == 0;
+        if (!all_ok(b, ok, msg)) return 0;
+    }
     ghz_comm_config_init(&cfg);
+    cfg.backend = a->backend;
     cfg.allreduce_algo = a->coll == CB_ALLREDUCE ? a->algo : GHZ_ALGO_AUTO;
     cfg.reduce_algo = a->coll == CB_REDUCE ? a->algo : GHZ_ALGO_AUTO;
     cfg.reduce_scatter_algo = a->coll == CB_REDUCE_SCATTER ? a->algo : GHZ_ALGO_AUTO;
@@ -272,6 +326,9 @@ static void print_header(bench_t* b)
     h.requested_bound_abs = requested_bound(b, &first);
     if (b->rank != 0) return;
     cb_data_describe(&b->data, data, sizeof data);
+    h.gpu = b->cuda ? b->gpu.gpu : NULL;
+    h.device = b->gpu.device;
+    h.ndevices = b->gpu.ndevices;
     h.host = host;
     h.nranks = b->nranks;
     h.data = data;
@@ -310,6 +367,7 @@ static int run(const cb_args_t* a, int rank, int nranks)
         if (rank == 0) cb_report_footer(stdout, a, b.wrong, b.failed_calls, b.busbw_sum, b.busbw_rows);
     }
     if (b.comm) ghz_comm_destroy(b.comm);
+    if (b.cuda) cb_cuda_close(&b.gpu);
     if (b.json) fclose(b.json);
     cb_ref_free(&b.ref);
     cb_data_close(&b.data);

@@ -16,7 +16,7 @@ const char* cb_coll_name(cb_coll_t c)
 
 const char* cb_path_name(cb_path_t p)
 {
-    static const char* const names[CB_PATH_COUNT] = {"homo", "doc", "exact", "mpi"};
+    static const char* const names[CB_PATH_COUNT] = {"homo", "doc", "exact", "mpi", "mpi-pinned"};
     return (unsigned)p < CB_PATH_COUNT ? names[p] : "?";
 }
 
@@ -47,6 +47,13 @@ void cb_report_header(FILE* f, const cb_args_t* a, const cb_header_t* h)
     fprintf(f, "# libraries: ghz %u.%u.%u (stream format %u), MPI: %s\n",
             ghz_version_number() / 10000, ghz_version_number() / 100 % 100,
             ghz_version_number() % 100, ghz_format_version(), h->mpi_version);
+    if (a->backend == GHZ_EXEC_CUDA)
+        fprintf(f, "# backend: cuda on %s (rank 0: device %d of %d; ranks share devices round "
+                   "robin), device buffers; mpi rows stage through pageable host memory, "
+                   "mpi-pinned through pinned\n",
+                h->gpu, h->device, h->ndevices);
+    else
+        fprintf(f, "# backend: cpu, host buffers\n");
     fprintf(f, "# data: %s\n", h->data);
     fprintf(f, "# bound of the lossy rows on the final result: %s %g",
             a->eb_mode == GHZ_EB_REL ? "REL" : "ABS", a->eb);
@@ -61,6 +68,9 @@ void cb_report_header(FILE* f, const cb_args_t* a, const cb_header_t* h)
             a->iters, a->warmup, time_mode_name(a->time_mode), (int)a->time_mode);
     fprintf(f, "# in place: the input is reloaded before every call, the reloads timed apart and "
                "taken out\n");
+    if (a->backend == GHZ_EXEC_CUDA)
+        fprintf(f, "# cuda: the clock stops after cudaStreamSynchronize; the mpi rows' copies to "
+                   "and from the host are inside the timed call\n");
     fprintf(f, "# algbw, busbw in GB/s of LOGICAL (uncompressed) bytes, nccl-tests' factors\n");
     if (a->check)
         fprintf(f,
@@ -70,10 +80,10 @@ void cb_report_header(FILE* f, const cb_args_t* a, const cb_header_t* h)
                 cb_unit_roundoff(a->dtype) > 0 ? cb_unit_roundoff(a->dtype) : 0.0);
     else
         fprintf(f, "# check: off (-c 0), #wrong is N/A\n");
-    /* The placement titles over their columns: 53 characters of row prefix, then 86
+    /* The placement titles over their columns: 57 characters of row prefix, then 86
      * per placement. */
-    fprintf(f, "#\n# %53s %-86s %s\n", "", "out-of-place", "in-place");
-    fprintf(f, "# %12s %12s %7s %6s %5s %6s", "size(B)", "count", "type", "redop", "root", "path");
+    fprintf(f, "#\n# %57s %-86s %s\n", "", "out-of-place", "in-place");
+    fprintf(f, "# %12s %12s %7s %6s %5s %10s", "size(B)", "count", "type", "redop", "root", "path");
     for (i = 0; i < 2; ++i)
         fprintf(f, " %10s %10s %10s %10s %7s %7s %7s %6s %10s", "time(us)", "min(us)", "avg(us)",
                 "max(us)", "algbw", "busbw", "#wrong", "ratio", "maxerr/bnd");
@@ -107,7 +117,7 @@ static void placement(FILE* f, const cb_result_t* r, int check)
 void cb_report_row(FILE* f, const cb_args_t* a, const cb_row_t* row)
 {
     int i;
-    fprintf(f, "  %12zu %12zu %7s %6s %5d %6s", row->bytes, row->count, ghz_dtype_name(a->dtype),
+    fprintf(f, "  %12zu %12zu %7s %6s %5d %10s", row->bytes, row->count, ghz_dtype_name(a->dtype),
             ghz_op_name(a->op), row->root, cb_path_name(row->path));
     for (i = 0; i < 2; ++i) placement(f, &row->r[i], a->check);
     fprintf(f, "\n");
@@ -142,8 +152,9 @@ void cb_report_json(FILE* f, const cb_args_t* a, int nranks, const cb_row_t* row
 {
     static const char* const pre[2] = {"oop_", "ip_"};
     int i;
-    fprintf(f, "{\"coll\":\"%s\",\"nranks\":%d,\"size\":%zu,\"count\":%zu", cb_coll_name(a->coll),
-            nranks, row->bytes, row->count);
+    fprintf(f, "{\"coll\":\"%s\",\"backend\":\"%s\",\"nranks\":%d,\"size\":%zu,\"count\":%zu",
+            cb_coll_name(a->coll), a->backend == GHZ_EXEC_CUDA ? "cuda" : "cpu", nranks, row->bytes,
+            row->count);
     fprintf(f, ",\"type\":\"%s\",\"redop\":\"%s\",\"root\":%d,\"path\":\"%s\"",
             ghz_dtype_name(a->dtype), ghz_op_name(a->op), row->root, cb_path_name(row->path));
     fprintf(f, ",\"eb_mode\":\"%s\"", a->eb_mode == GHZ_EB_REL ? "rel" : "abs");

@@ -37,6 +37,8 @@ typedef struct {
     int nhosts, nranks;
     const char* data;   /* cb_data_describe */
     const char* mpi_version;
+    const char* gpu;    /* CUDA backend: rank 0's device name (NULL on the CPU) */
+    int device, ndevices; /* rank 0's device and the count its node shows */
     double requested_bound_abs; /* the bound the bench resolved itself (first size) */
 } cb_header_t;
 

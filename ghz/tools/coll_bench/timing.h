@@ -14,9 +14,11 @@ typedef struct {
  * barrier, then the wall clock around `iters` calls, divided by iters. In place, the
  * input is reloaded before every call (repeating an in-place SUM would grow the data
  * to infinity, and the lossy paths would see a different input each time); each
- * reload is timed on its own and taken out of the loop's time. Sets *local_us (this
- * rank). Returns 0, or nonzero with c->err set by the first failing call; every rank
- * learns of a failure on any rank (so none waits at the next barrier). */
+ * reload is timed on its own and taken out of the loop's time. On the CUDA backend the
+ * reload is a device copy waited for, and the loop's clock stops after the stream is
+ * synchronised. Sets *local_us (this rank). Returns 0, or nonzero with c->err set by
+ * the first failing call; every rank learns of a failure on any rank (so none waits
+ * at the next barrier). */
 int cb_time_call(cb_call_t* c, int iters, int warmup, double* local_us);
 
 /* Combines the ranks' times (collective over mpi). */
