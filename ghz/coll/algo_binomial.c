@@ -11,8 +11,7 @@
 size_t coll_binomial_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
     const size_t B = coll_seg_wire_cap(m, t, window, piece) + 16, raw = window * ghz_dtype_size(t) + 16;
-    (void)c;
-    if (m == COLL_EXACT) return B + raw;
+    if (m == COLL_EXACT && !c->be.staged) return B + raw;
     return 3 * B + raw + piece * ghz_dtype_size(t) + 16;
 }
 
@@ -29,18 +28,18 @@ void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool)
 
     /* acc: raw values (EXACT, DOC; the root's is the output) or frames (HOMO, in fa) */
     if (r->mode != COLL_HOMO) {
-        acc = v == 0 ? r->out : coll_pool_take(pool, n * e);
+        acc = v == 0 ? r->out : coll_pool_raw(pool, n * e);
         if (acc && acc != r->in) {
             ghz_status_t st = be->copy(be, acc, r->in, n * e);
             if (st != GHZ_SUCCESS) coll_fail(r, st);
         }
     }
-    if (r->mode != COLL_EXACT) {
+    if (!coll_zero_copy(r)) {
         fa = coll_pool_take(pool, B);
         fb = coll_pool_take(pool, B);
-        dec = coll_pool_take(pool, r->piece * e);
+        dec = coll_pool_raw(pool, r->piece * e);
     }
-    if (!rb || (r->mode != COLL_HOMO && !acc) || (r->mode != COLL_EXACT && !dec))
+    if (!rb || (r->mode != COLL_HOMO && !acc) || (!coll_zero_copy(r) && !dec))
         coll_fail(r, GHZ_ERR_NOMEM);
     if (r->mode == COLL_HOMO)
         for (j = 0; j < kp; j++) {
@@ -56,7 +55,7 @@ void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool)
             for (j = 0; j < kp; j++) {
                 size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j), sz = pc * e;
                 const unsigned char* w = acc ? acc + j * r->piece * e : NULL;
-                if (r->mode == COLL_DOC) {
+                if (coll_doc_like(r)) {
                     sz = pc ? coll_encode(r, w, pc, fa + off, coll_piece_cap(r, n, j)) : 0;
                     w = fa + off;
                 } else if (r->mode == COLL_HOMO) {
@@ -80,10 +79,10 @@ void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool)
                     sb[j] = 0;
                     continue;
                 }
-                if (r->mode == COLL_EXACT) {
+                if (coll_zero_copy(r)) {
                     coll_expect(r, got, pc * e);
                     coll_reduce(r, a, a, rb + off, pc);
-                } else if (r->mode == COLL_DOC) {
+                } else if (coll_doc_like(r)) {
                     coll_decode(r, rb + off, got, dec, pc);
                     coll_reduce(r, a, a, dec, pc);
                 } else {

@@ -5,12 +5,22 @@
 #include "ghz/codec/codec.h"
 #include "ghz/coll/detail/algo.h"
 
+static void* take(unsigned char* base, size_t* used, size_t cap, size_t bytes)
+{
+    size_t at = (*used + 15u) & ~(size_t)15u;
+    if (at > cap || bytes > cap - at) return NULL;
+    *used = at + bytes;
+    return base + at;
+}
+
 void* coll_pool_take(coll_pool_t* p, size_t bytes)
 {
-    size_t at = (p->used + 15u) & ~(size_t)15u;
-    if (at > p->cap || bytes > p->cap - at) return NULL;
-    p->used = at + bytes;
-    return p->base + at;
+    return take(p->base, &p->used, p->cap, bytes);
+}
+
+void* coll_pool_raw(coll_pool_t* p, size_t bytes)
+{
+    return p->rbase ? take(p->rbase, &p->rused, p->rcap, bytes) : take(p->base, &p->used, p->cap, bytes);
 }
 
 size_t coll_wire_cap(coll_mode_t m, ghz_dtype_t dtype, size_t n)

@@ -21,7 +21,7 @@ size_t coll_pairwise_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, siz
 {
     const size_t N = (size_t)c->size, B = coll_seg_wire_cap(m, t, window, piece) + 16;
     const size_t raw = window * ghz_dtype_size(t) + 16, cp = coll_wire_cap(m, t, piece) + 16;
-    if (m == COLL_EXACT) return (N - 1) * B + raw;
+    if (m == COLL_EXACT && !c->be.staged) return (N - 1) * B + raw;
     /* own frames of every segment, received frames, fin, the fold's raw values and one
      * decoded piece (DOC) or two fold buffers (HOMO MIN/MAX) */
     return N * B + (N - 1) * B + B + raw + 2 * cp + piece * ghz_dtype_size(t);
@@ -31,7 +31,7 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
 {
     ghz_comm_t* c = r->comm;
     coll_backend_t* be = &c->be;
-    const int N = c->size, me = c->rank, lossy = r->mode != COLL_EXACT;
+    const int N = c->size, me = c->rank, lossy = !coll_zero_copy(r);
     const size_t n = r->seg_cnt[me], kp = coll_pieces(n, r->piece), e = r->elem;
     size_t S = 0, B, j, q;
     unsigned char *sendw = NULL, *recvw, *acc, *dec = NULL, *fold[2] = {NULL, NULL};
@@ -44,12 +44,12 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
     if (lossy) sendw = coll_pool_take(pool, (size_t)N * B);
     recvw = coll_pool_take(pool, (size_t)(N - 1) * B);
     if (lossy) r->fin = coll_pool_take(pool, B);
-    acc = coll_pool_take(pool, S * e);
+    acc = coll_pool_raw(pool, S * e);
     if (lossy) {
         size_t cp = coll_wire_cap(r->mode, r->dtype, r->piece);
         fold[0] = coll_pool_take(pool, cp);
         fold[1] = coll_pool_take(pool, cp);
-        dec = coll_pool_take(pool, r->piece * e);
+        dec = coll_pool_raw(pool, r->piece * e);
     }
     if (!acc || (N > 1 && !recvw) || (lossy && (!sendw || !r->fin || !dec || !fold[1])))
         coll_fail(r, GHZ_ERR_NOMEM);
@@ -89,7 +89,7 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
             int from = mod(me - k, N);
             c->wire_ptr[from] = recvw + (size_t)(k - 1) * B + off;
             c->wire_size[(size_t)from * COLL_MAX_PIECES + j] = got;
-            if (r->mode == COLL_EXACT) coll_expect(r, got, pc * e);
+            if (coll_zero_copy(r)) coll_expect(r, got, pc * e);
         }
         if (pc == 0 || r->st != GHZ_SUCCESS) {
             if (lossy) r->fin_sizes[j] = 0;
@@ -118,7 +118,7 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
              * keeps this rank's own values exact. */
             for (q = 0; q < (size_t)N; q++) {
                 const void* x;
-                if (r->mode == COLL_EXACT || q == (size_t)me) {
+                if (coll_zero_copy(r) || q == (size_t)me) {
                     x = q == (size_t)me ? (const void*)(mine + j * r->piece * e) : c->wire_ptr[q];
                 } else {
                     coll_decode(r, c->wire_ptr[q], c->wire_tmp[q], dec, pc);
@@ -137,7 +137,7 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
     coll_wait_all(r, c->sreq, (size_t)N * COLL_MAX_PIECES);
     if (r->st != GHZ_SUCCESS) return;
     /* The result goes out only now: out_own may be input that was being sent. */
-    if (r->mode == COLL_EXACT || (r->mode == COLL_DOC && !r->final_wire)) {
+    if (coll_zero_copy(r) || (coll_doc_like(r) && !r->final_wire)) {
         ghz_status_t st = be->copy(be, out_own, acc, n * e);
         if (st != GHZ_SUCCESS) coll_fail(r, st);
     } else {

@@ -19,9 +19,8 @@
 size_t coll_recdbl_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
     const size_t B = coll_seg_wire_cap(m, t, window, piece) + 16;
-    (void)c;
-    if (m == COLL_EXACT) return B;
-    return 3 * B + (m == COLL_DOC ? 2 * (piece * ghz_dtype_size(t) + 16) : 0);
+    if (m == COLL_EXACT && !c->be.staged) return B;
+    return 3 * B + (m != COLL_HOMO ? 2 * (piece * ghz_dtype_size(t) + 16) : 0);
 }
 
 typedef struct {
@@ -35,7 +34,7 @@ static void send_vec(coll_round_t* r, const vec_t* v, int peer, coll_req_t* req)
     size_t j;
     for (j = 0; j < kp; j++) {
         size_t pc = coll_piece_n(r, n, j);
-        size_t bytes = r->mode == COLL_EXACT ? pc * r->elem : pc ? v->sizes[j] : 0;
+        size_t bytes = coll_zero_copy(r) ? pc * r->elem : pc ? v->sizes[j] : 0;
         coll_send(r, v->buf + coll_piece_wire_off(r, j), bytes, peer, &req[j]);
     }
 }
@@ -61,7 +60,7 @@ static void combine_vec(coll_round_t* r, vec_t* acc, vec_t* out, unsigned char* 
                      cap = coll_piece_cap(r, n, j);
         size_t got = coll_wait_recv(r, &rreq[j]);
         unsigned char *mine = acc->buf + off, *theirs = rb + off;
-        if (r->mode == COLL_EXACT) {
+        if (coll_zero_copy(r)) {
             coll_expect(r, got, pc * r->elem);
             coll_wait_send(r, &sreq[j]);
             if (pc) coll_reduce(r, mine, mine_low ? mine : theirs, mine_low ? theirs : mine, pc);
@@ -86,7 +85,7 @@ static void combine_vec(coll_round_t* r, vec_t* acc, vec_t* out, unsigned char* 
         }
     }
     coll_wait_all(r, sreq, kp);
-    if (r->mode != COLL_EXACT) {
+    if (!coll_zero_copy(r)) {
         vec_t t = *acc;
         *acc = *out;
         *out = t;
@@ -100,7 +99,7 @@ void coll_recdbl_allreduce(coll_round_t* r, coll_pool_t* pool)
     const int N = c->size, me = c->rank;
     const size_t n = r->count, kp = coll_pieces(n, r->piece), B =
         coll_seg_wire_cap(r->mode, r->dtype, n, r->piece);
-    const int lossy = r->mode != COLL_EXACT;
+    const int lossy = !coll_zero_copy(r);
     int P = 1, R, newrank, mask;
     vec_t acc, out = {NULL, NULL};
     unsigned char *rb, *da = NULL, *db = NULL;
@@ -115,11 +114,11 @@ void coll_recdbl_allreduce(coll_round_t* r, coll_pool_t* pool)
         out.buf = coll_pool_take(pool, B);
         acc.sizes = c->wire_size;
         out.sizes = c->wire_size + COLL_MAX_PIECES;
-        if (r->mode == COLL_DOC) {
-            da = coll_pool_take(pool, r->piece * r->elem);
-            db = coll_pool_take(pool, r->piece * r->elem);
+        if (coll_doc_like(r)) {
+            da = coll_pool_raw(pool, r->piece * r->elem);
+            db = coll_pool_raw(pool, r->piece * r->elem);
         }
-        if (!out.buf || (r->mode == COLL_DOC && !db)) coll_fail(r, GHZ_ERR_NOMEM);
+        if (!out.buf || (coll_doc_like(r) && !db)) coll_fail(r, GHZ_ERR_NOMEM);
         for (j = 0; j < kp; j++) {
             size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
             acc.sizes[j] = pc ? coll_encode(r, r->in + j * r->piece * r->elem, pc, acc.buf + off,

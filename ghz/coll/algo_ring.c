@@ -31,8 +31,7 @@ static size_t max_seg(const coll_round_t* r)
 size_t coll_ring_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
     size_t B = coll_seg_wire_cap(m, t, window, piece) + 16;
-    (void)c;
-    if (m == COLL_EXACT) return 2 * B;
+    if (m == COLL_EXACT && !c->be.staged) return 2 * B;
     /* rb[2], sb[2], fin, the own compressed segment (HOMO) or raw values (DOC) */
     return 5 * B + (m == COLL_HOMO ? B : window * ghz_dtype_size(t) + 16);
 }
@@ -46,7 +45,7 @@ static void send_own(coll_round_t* r, int s, unsigned char* buf, coll_req_t* req
     for (j = 0; j < kp; j++) {
         size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j), sz = 0;
         const unsigned char* raw = src + j * r->piece * r->elem;
-        if (r->mode == COLL_EXACT) {
+        if (coll_zero_copy(r)) {
             coll_send(r, raw, pc * r->elem, peer, &req[j]);
             continue;
         }
@@ -60,7 +59,7 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
     ghz_comm_t* c = r->comm;
     const int N = c->size, me = c->rank, next = mod(me + 1, N), prev = mod(me - 1, N);
     const size_t S = max_seg(r), B = coll_seg_wire_cap(r->mode, r->dtype, S, r->piece);
-    const int lossy = r->mode != COLL_EXACT;
+    const int lossy = !coll_zero_copy(r); /* frames, or staged copies, in wire buffers */
     unsigned char *rb[2], *sb[2], *own = NULL, *tmp = NULL;
     coll_req_t* sreq[2] = {c->sreq, c->sreq + COLL_MAX_PIECES};
     coll_req_t* rreq = c->rreq;
@@ -73,9 +72,9 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
     sb[1] = lossy ? coll_pool_take(pool, B) : rb[1];
     if (lossy) r->fin = coll_pool_take(pool, B);
     if (r->mode == COLL_HOMO) own = coll_pool_take(pool, B);
-    if (r->mode == COLL_DOC) tmp = coll_pool_take(pool, S * r->elem);
+    if (coll_doc_like(r)) tmp = coll_pool_raw(pool, S * r->elem);
     if (!rb[1] || !sb[1] || (lossy && !r->fin) || (r->mode == COLL_HOMO && !own) ||
-        (r->mode == COLL_DOC && !tmp)) {
+        (coll_doc_like(r) && !tmp)) {
         coll_fail(r, GHZ_ERR_NOMEM); /* a sizing bug: collectives.c sized the round */
     }
 
@@ -100,7 +99,7 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
                 if (!final) coll_send(r, dst, 0, next, &sreq[par][j]);
                 continue;
             }
-            if (r->mode == COLL_EXACT) {
+            if (coll_zero_copy(r)) {
                 coll_expect(r, got, pc * r->elem);
                 coll_reduce(r, in, in, own_raw, pc);
                 sz = pc * r->elem;
@@ -125,10 +124,10 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
     {
         const size_t n = r->seg_cnt[me];
         coll_backend_t* be = &c->be;
-        if (r->mode == COLL_EXACT) {
+        if (coll_zero_copy(r)) {
             ghz_status_t st = be->copy(be, out_own, rb[(N - 2) & 1], n * r->elem);
             if (st != GHZ_SUCCESS) coll_fail(r, st);
-        } else if (r->mode == COLL_DOC && !r->final_wire) {
+        } else if (coll_doc_like(r) && !r->final_wire) {
             ghz_status_t st = be->copy(be, out_own, tmp, n * r->elem);
             if (st != GHZ_SUCCESS) coll_fail(r, st);
         } else {
@@ -144,8 +143,7 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
 
 size_t coll_allgather_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
-    (void)c;
-    return m == COLL_EXACT ? 0 : 2 * (coll_seg_wire_cap(m, t, window, piece) + 16);
+    return m == COLL_EXACT && !c->be.staged ? 0 : 2 * (coll_seg_wire_cap(m, t, window, piece) + 16);
 }
 
 /* Allgather: at step k rank r sends segment (r-k) mod N to r+1 and receives segment
@@ -156,7 +154,7 @@ void coll_ring_allgather(coll_round_t* r, coll_pool_t* pool)
     ghz_comm_t* c = r->comm;
     const int N = c->size, me = c->rank, next = mod(me + 1, N), prev = mod(me - 1, N);
     const size_t S = max_seg(r), B = coll_seg_wire_cap(r->mode, r->dtype, S, r->piece);
-    const int lossy = r->mode != COLL_EXACT;
+    const int lossy = !coll_zero_copy(r);
     unsigned char* ag[2] = {NULL, NULL};
     /* Exact sends read distinct segments of out and may all be in flight together: one
      * request per (step, piece). Lossy sends read ag[par]: parity-indexed as in the

@@ -10,16 +10,25 @@
 #include "ghz/detail/error.h"
 #include "ghz/homo/homo.h"
 
-static void* cpu_alloc(coll_backend_t* be, size_t bytes)
+static void* cpu_alloc(coll_backend_t* be, size_t bytes, int raw)
 {
     (void)be;
+    (void)raw;
     return malloc(bytes ? bytes : 1);
 }
 
-static void cpu_release(coll_backend_t* be, void* p)
+static void cpu_release(coll_backend_t* be, void* p, int raw)
 {
     (void)be;
+    (void)raw;
     free(p);
+}
+
+static ghz_status_t cpu_begin(coll_backend_t* be, ghz_stream_t stream)
+{
+    (void)be;
+    (void)stream;
+    return GHZ_SUCCESS;
 }
 
 static ghz_status_t cpu_copy(coll_backend_t* be, void* dst, const void* src, size_t bytes)
@@ -178,8 +187,11 @@ ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be)
     be->name = "cpu";
     be->exec = GHZ_EXEC_CPU;
     be->nthreads = nthreads;
+    be->staged = 0;
+    be->has_sum_n = 1;
     be->alloc = cpu_alloc;
     be->release = cpu_release;
+    be->begin = cpu_begin;
     be->copy = cpu_copy;
     be->reduce = cpu_reduce;
     be->scale = cpu_scale;

@@ -24,6 +24,7 @@ typedef struct {
     ghz_op_t op;
     int root;
     const ghz_accuracy_t* acc;
+    ghz_stream_t stream;
     /* resolved */
     const unsigned char* in;
     unsigned char* out;
@@ -140,10 +141,13 @@ static ghz_algo_t choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t 
         if (c->cfg.allreduce_algo != GHZ_ALGO_AUTO) return c->cfg.allreduce_algo;
         if (m == COLL_EXACT) return bytes <= AUTO_RECDBL_MAX_BYTES ? GHZ_ALGO_RECURSIVE_DOUBLING : GHZ_ALGO_RING;
         /* lossy: pairwise recompresses once (K = N+1 against the ring's 2N-1 for HOMO) */
-        return c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
+        return c->size <= COLL_SUM_N_MAX && (m == COLL_DOC || c->be.has_sum_n) ? GHZ_ALGO_PAIRWISE
+                                                                              : GHZ_ALGO_RING;
     case KIND_REDUCE_SCATTER:
         if (c->cfg.reduce_scatter_algo != GHZ_ALGO_AUTO) return c->cfg.reduce_scatter_algo;
-        return m != COLL_EXACT && c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
+        return m != COLL_EXACT && c->size <= COLL_SUM_N_MAX && (m == COLL_DOC || c->be.has_sum_n)
+                   ? GHZ_ALGO_PAIRWISE
+                   : GHZ_ALGO_RING;
     case KIND_REDUCE:
         return c->cfg.reduce_algo != GHZ_ALGO_AUTO ? c->cfg.reduce_algo : GHZ_ALGO_BINOMIAL;
     }
@@ -166,6 +170,10 @@ static ghz_status_t check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t 
     if (a == GHZ_ALGO_PAIRWISE && m == COLL_HOMO && c->size > COLL_SUM_N_MAX)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "pairwise homomorphic sums take at most %d ranks",
                         COLL_SUM_N_MAX);
+    if (a == GHZ_ALGO_PAIRWISE && m == COLL_HOMO && !c->be.has_sum_n &&
+        (k->op == GHZ_OP_SUM || k->op == GHZ_OP_AVG))
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the %s backend has no n-ary homomorphic sum yet",
+                        c->be.name);
     return GHZ_SUCCESS;
 }
 
@@ -204,7 +212,7 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
     *rounds = 0;
     do {
         coll_round_t r = *proto;
-        coll_pool_t pool = {c->pool, 0, c->pool_bytes};
+        coll_pool_t pool = {c->pool, 0, c->pool_bytes, c->pool_raw, 0, c->pool_raw ? c->pool_bytes : 0};
         size_t w;
         r.wire_bytes = 0; /* per round; summed into proto below */
         r.logical_bytes = 0;
@@ -277,6 +285,8 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     memset(&mine, 0, sizeof mine);
     st = check_local(c, k);
     lossy = k->acc != NULL;
+    /* the input must be ready before any backend work reads it */
+    if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);
     if (st == GHZ_SUCCESS && lossy && k->count > 0) {
         /* reduce_scatter's input is every rank's whole buffer */
         double lo = NAN, hi = NAN;
@@ -348,7 +358,8 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     }
     if (c->size == 1) {
         /* One rank: the result is the input (AVG: divided by 1, exactly). */
-        if (k->out && k->out != k->in) memmove(k->out, k->in, k->count * elem);
+        if (k->out && k->out != k->in) st = c->be.copy(&c->be, k->out, k->in, k->count * elem);
+        if (st != GHZ_SUCCESS) return st;
         /* (reduce_scatter with MPI_IN_PLACE: the block is already in place) */
         info.algo = algo;
         info.lossy = lossy;
@@ -371,6 +382,7 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     proto.seg_off = c->seg_off;
     proto.seg_cnt = c->seg_cnt;
     proto.final_wire = k->kind == KIND_ALLREDUCE;
+    proto.staged = c->be.staged;
     proto.root = k->root;
     {
         double t0 = MPI_Wtime();
@@ -403,7 +415,7 @@ ghz_status_t ghz_allreduce(const void* sendbuf, void* recvbuf, size_t count, ghz
 {
     call_t k;
     memset(&k, 0, sizeof k);
-    (void)stream;
+    k.stream = stream;
     k.kind = KIND_ALLREDUCE;
     k.sendbuf = sendbuf;
     k.recvbuf = recvbuf;
@@ -420,7 +432,7 @@ ghz_status_t ghz_reduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dt
 {
     call_t k;
     memset(&k, 0, sizeof k);
-    (void)stream;
+    k.stream = stream;
     k.kind = KIND_REDUCE;
     k.sendbuf = sendbuf;
     k.recvbuf = recvbuf;
@@ -438,7 +450,7 @@ ghz_status_t ghz_reduce_scatter(const void* sendbuf, void* recvbuf, size_t recvc
 {
     call_t k;
     memset(&k, 0, sizeof k);
-    (void)stream;
+    k.stream = stream;
     k.kind = KIND_REDUCE_SCATTER;
     /* NCCL's in place (recvbuf inside sendbuf at this rank's block) needs nothing: the
      * algorithms write the result only after their last send of the input. */

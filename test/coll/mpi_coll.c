@@ -25,6 +25,9 @@
 #include "ghz/coll/coll.h"
 #include "datasets.h"
 #include "mpi_check.h"
+#ifdef GHZ_TEST_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 static int g_rank, g_size;
 static uint64_t g_max_rounds; /* the most rounds any call took (the round loop is exercised) */
@@ -158,6 +161,9 @@ static ghz_comm_t* make_comm(ghz_algo_t ar, ghz_algo_t rs, size_t pool, size_t c
     ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
     ghz_comm_t* c = NULL;
     ghz_status_t st;
+#ifdef GHZ_TEST_CUDA
+    cfg.backend = GHZ_EXEC_CUDA;
+#endif
     cfg.allreduce_algo = ar;
     cfg.reduce_scatter_algo = rs;
     cfg.pool_bytes = pool;
@@ -166,6 +172,57 @@ static ghz_comm_t* make_comm(ghz_algo_t ar, ghz_algo_t rs, size_t pool, size_t c
     CHECK(st == GHZ_SUCCESS, "ghz_comm_init: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
     return c;
 }
+
+/* The collective calls of the tests. Built with GHZ_TEST_CUDA (test_coll_mpi_cuda), the
+ * same tests run on the CUDA backend: each call's buffers are copied to device memory
+ * of exactly the call's size (so compute-sanitizer sees any write past them), the call
+ * runs on device pointers, and the result comes back only when the call succeeded (so
+ * the "output untouched on failure" checks still mean something). */
+enum { K_ALLREDUCE = 0, K_REDUCE = 1, K_REDUCE_SCATTER = 2 };
+
+static ghz_status_t call_coll(int kind, const void* send, void* recv, size_t count, ghz_dtype_t t, ghz_op_t op,
+                              int root, const ghz_accuracy_t* acc, ghz_comm_t* c)
+{
+#ifdef GHZ_TEST_CUDA
+    const size_t e = ghz_dtype_size(t), N = (size_t)g_size;
+    const int in_place = send == MPI_IN_PLACE;
+    const size_t in_bytes = (kind == K_REDUCE_SCATTER ? count * N : count) * e;
+    const size_t out_bytes = kind == K_REDUCE_SCATTER && !in_place ? count * e : in_place ? in_bytes : count * e;
+    void *ds = NULL, *dr = NULL;
+    ghz_status_t st;
+    if (e && send && !in_place) {
+        CHECK(cudaMalloc(&ds, in_bytes ? in_bytes : 1) == cudaSuccess, "cudaMalloc");
+        cudaMemcpy(ds, send, in_bytes, cudaMemcpyHostToDevice);
+    }
+    if (e && recv) {
+        CHECK(cudaMalloc(&dr, out_bytes ? out_bytes : 1) == cudaSuccess, "cudaMalloc");
+        if (in_place) cudaMemcpy(dr, recv, in_bytes, cudaMemcpyHostToDevice);
+    }
+    if (!e) { /* a bad dtype: the library refuses it before touching a buffer */
+        ds = (void*)send;
+        dr = recv;
+    }
+    send = in_place ? MPI_IN_PLACE : ds;
+    if (kind == K_ALLREDUCE) st = ghz_allreduce(send, dr, count, t, op, acc, c, NULL);
+    else if (kind == K_REDUCE) st = ghz_reduce(send, dr, count, t, op, root, acc, c, NULL);
+    else st = ghz_reduce_scatter(send, dr, count, t, op, acc, c, NULL);
+    if (e && st == GHZ_SUCCESS && recv && (kind != K_REDUCE || g_rank == root))
+        cudaMemcpy(recv, dr, kind == K_REDUCE_SCATTER ? count * e : count * e, cudaMemcpyDeviceToHost);
+    if (e) {
+        cudaFree(ds);
+        cudaFree(dr);
+    }
+    return st;
+#else
+    if (kind == K_ALLREDUCE) return ghz_allreduce(send, recv, count, t, op, acc, c, NULL);
+    if (kind == K_REDUCE) return ghz_reduce(send, recv, count, t, op, root, acc, c, NULL);
+    return ghz_reduce_scatter(send, recv, count, t, op, acc, c, NULL);
+#endif
+}
+
+#define ALLREDUCE(s, r, n, t, op, acc, c) call_coll(K_ALLREDUCE, s, r, n, t, op, 0, acc, c)
+#define REDUCE(s, r, n, t, op, root, acc, c) call_coll(K_REDUCE, s, r, n, t, op, root, acc, c)
+#define REDUCE_SCATTER(s, r, n, t, op, acc, c) call_coll(K_REDUCE_SCATTER, s, r, n, t, op, 0, acc, c)
 
 /* ---- exact ------------------------------------------------------------------------- */
 
@@ -236,10 +293,10 @@ static void test_exact_case(ghz_comm_t* c, int kind, ghz_dtype_t t, ghz_op_t op,
     snprintf(what, sizeof what, "%s %s %s count %zu%s",
              kind == 0 ? "allreduce" : kind == 1 ? "reduce" : "reduce_scatter", ghz_dtype_name(t),
              ghz_op_name(op), count, in_place ? " in place" : "");
-    if (kind == 0) st = ghz_allreduce(in_place ? MPI_IN_PLACE : send, recv, count, t, op, NULL, c, NULL);
+    if (kind == 0) st = ALLREDUCE(in_place ? MPI_IN_PLACE : send, recv, count, t, op, NULL, c);
     else if (kind == 1)
-        st = ghz_reduce(in_place && g_rank == root ? MPI_IN_PLACE : send, recv, count, t, op, root, NULL, c, NULL);
-    else st = ghz_reduce_scatter(in_place ? MPI_IN_PLACE : send, recv, count, t, op, NULL, c, NULL);
+        st = REDUCE(in_place && g_rank == root ? MPI_IN_PLACE : send, recv, count, t, op, root, NULL, c);
+    else st = REDUCE_SCATTER(in_place ? MPI_IN_PLACE : send, recv, count, t, op, NULL, c);
     CHECK(st == GHZ_SUCCESS, "%s: %s (%s)", what, ghz_status_string(st), ghz_last_error_detail());
     if (st != GHZ_SUCCESS) return;
     ghz_comm_info(c, &info);
@@ -383,10 +440,10 @@ static double lossy_case(ghz_comm_t* c, ghz_dtype_t t, ghz_op_t op, ghz_path_t p
              kind == 0 ? "allreduce" : kind == 1 ? "reduce" : "reduce_scatter", ghz_dtype_name(t),
              ghz_op_name(op), path == GHZ_PATH_HOMO ? "homo" : "doc", mode == GHZ_EB_ABS ? "ABS" : "REL", bound,
              count, in_place ? " in place" : "");
-    if (kind == 0) st = ghz_allreduce(in_place ? MPI_IN_PLACE : send, recv, count, t, op, &acc, c, NULL);
+    if (kind == 0) st = ALLREDUCE(in_place ? MPI_IN_PLACE : send, recv, count, t, op, &acc, c);
     else if (kind == 1)
-        st = ghz_reduce(in_place && g_rank == root ? MPI_IN_PLACE : send, recv, count, t, op, root, &acc, c, NULL);
-    else st = ghz_reduce_scatter(in_place ? MPI_IN_PLACE : send, recv, count, t, op, &acc, c, NULL);
+        st = REDUCE(in_place && g_rank == root ? MPI_IN_PLACE : send, recv, count, t, op, root, &acc, c);
+    else st = REDUCE_SCATTER(in_place ? MPI_IN_PLACE : send, recv, count, t, op, &acc, c);
     CHECK(st == GHZ_SUCCESS, "%s: %s (%s)", what, ghz_status_string(st), ghz_last_error_detail());
     if (st != GHZ_SUCCESS) return 0;
     ghz_comm_info(c, &info);
@@ -491,7 +548,7 @@ static int run_edge(void)
         x[10] = INFINITY;
         x[20] = NAN;
     }
-    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c);
     CHECK(st == GHZ_SUCCESS, "nan/inf: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
     CHECK(isinf(y[10]) && y[10] > 0, "inf position gives %g", y[10]);
     CHECK(isnan(y[20]), "nan position gives %g", y[20]);
@@ -510,7 +567,7 @@ static int run_edge(void)
     ghz_comm_info(c, &i0);
     for (rep = 0; rep < 3; rep++) {
         for (i = 0; i < n; i++) x[i] = (float)(cos(0.003 * (double)i * (rep + 1)) + g_rank + rep);
-        st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_MAX, &acc, c, NULL);
+        st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_MAX, &acc, c);
         CHECK(st == GHZ_SUCCESS, "reuse %d: %s", rep, ghz_status_string(st));
         for (i = 0; i < n; i++) {
             double ex = cos(0.003 * (double)i * (rep + 1)) + (g_size - 1) + rep;
@@ -519,7 +576,7 @@ static int run_edge(void)
                 break;
             }
         }
-        st = ghz_allreduce(x, z, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+        st = ALLREDUCE(x, z, n, GHZ_F32, GHZ_OP_SUM, NULL, c);
         CHECK(st == GHZ_SUCCESS, "reuse exact %d", rep);
     }
     ghz_comm_info(c, &i1);
@@ -528,13 +585,13 @@ static int run_edge(void)
     /* a bound below float32's rounding of an N-rank sum of values near 1e4 */
     for (i = 0; i < n; i++) x[i] = 1e4f + (float)i;
     acc.bound = 1e-6;
-    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c);
     CHECK(g_size == 1 ? st == GHZ_SUCCESS : st == GHZ_ERR_BAD_BOUND, "tiny bound: %s", ghz_status_string(st));
 
     /* a fill value like -1e34 makes a float32 sum overflow-prone: refused, not wrong */
     x[3] = -1e34f;
     acc.bound = 0.01;
-    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c);
     CHECK(g_size == 1 ? st == GHZ_SUCCESS : st == GHZ_ERR_OVERFLOW || st == GHZ_ERR_BAD_BOUND, "fill: %s",
           ghz_status_string(st));
 
@@ -542,7 +599,7 @@ static int run_edge(void)
     memset(x, 0, n * 4);
     acc.mode = GHZ_EB_REL;
     acc.bound = 1e-3;
-    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c);
     CHECK(st == GHZ_SUCCESS, "REL zeros: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
     for (i = 0; i < n; i++)
         if (y[i] != 0) {
@@ -562,7 +619,7 @@ static int run_edge(void)
         for (call = 0; call < 4; call++) {
             ghz_coll_info_t inf = GHZ_COLL_INFO_INIT;
             int path, pmin, pmax;
-            st = ghz_allreduce(a, b, m, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+            st = ALLREDUCE(a, b, m, GHZ_F32, GHZ_OP_SUM, &acc, c);
             CHECK(st == GHZ_SUCCESS, "auto %d: %s", call, ghz_status_string(st));
             ghz_comm_info(c, &inf);
             path = (int)inf.path;
@@ -591,7 +648,7 @@ static int run_edge(void)
     st = ghz_comm_init(MPI_COMM_WORLD, NULL, &c);
     CHECK(st == GHZ_SUCCESS, "NULL config: %s", ghz_status_string(st));
     for (i = 0; i < n; i++) x[i] = (float)(i % 7);
-    if (c) st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    if (c) st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c);
     CHECK(st == GHZ_SUCCESS, "NULL config allreduce: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
     for (i = 0; i < n; i++)
         if (y[i] != (float)(i % 7) * (float)g_size) {
@@ -630,50 +687,50 @@ static int run_errors(void)
               ghz_status_string(st), ghz_last_error_detail());                                 \
     } while (0)
 
-    EXPECT_ALL(ghz_allreduce(x, y, g_rank == odd ? n - 1 : n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL),
+    EXPECT_ALL(ALLREDUCE(x, y, g_rank == odd ? n - 1 : n, GHZ_F32, GHZ_OP_SUM, NULL, c),
                GHZ_ERR_MISMATCH, GHZ_ERR_MISMATCH, "count");
     {   /* the output is untouched when the agreement fails */
         unsigned char guard[16];
         memset(guard, 0x5A, sizeof guard);
         CHECK(g_size == 1 || memcmp(y, guard, sizeof guard) == 0, "output written on a failed call");
     }
-    EXPECT_ALL(ghz_allreduce(x, y, n, g_rank == odd ? GHZ_F64 : GHZ_F32, GHZ_OP_SUM, NULL, c, NULL),
+    EXPECT_ALL(ALLREDUCE(x, y, n, g_rank == odd ? GHZ_F64 : GHZ_F32, GHZ_OP_SUM, NULL, c),
                GHZ_ERR_MISMATCH, GHZ_ERR_MISMATCH, "dtype");
-    EXPECT_ALL(ghz_allreduce(x, y, n, GHZ_F32, g_rank == odd ? GHZ_OP_MAX : GHZ_OP_SUM, NULL, c, NULL),
+    EXPECT_ALL(ALLREDUCE(x, y, n, GHZ_F32, g_rank == odd ? GHZ_OP_MAX : GHZ_OP_SUM, NULL, c),
                GHZ_ERR_MISMATCH, GHZ_ERR_MISMATCH, "op");
-    EXPECT_ALL(ghz_allreduce(g_rank == odd ? NULL : x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL),
+    EXPECT_ALL(ALLREDUCE(g_rank == odd ? NULL : x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c),
                GHZ_ERR_INVALID_ARG, GHZ_ERR_PEER, "NULL sendbuf");
-    EXPECT_ALL(ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, g_rank == odd ? NULL : &acc, c, NULL),
+    EXPECT_ALL(ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, g_rank == odd ? NULL : &acc, c),
                GHZ_ERR_MISMATCH, GHZ_ERR_MISMATCH, "accuracy on some ranks only");
     {
         ghz_accuracy_t other = acc;
         if (g_rank == odd) other.bound = 2e-2;
-        EXPECT_ALL(ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &other, c, NULL), GHZ_ERR_MISMATCH,
+        EXPECT_ALL(ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, &other, c), GHZ_ERR_MISMATCH,
                    GHZ_ERR_MISMATCH, "bound");
         if (g_rank == odd) other.bound = NAN;
-        EXPECT_ALL(ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &other, c, NULL), GHZ_ERR_BAD_BOUND,
+        EXPECT_ALL(ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, &other, c), GHZ_ERR_BAD_BOUND,
                    GHZ_ERR_PEER, "NaN bound");
         if (g_rank == odd) other.bound = 0;
-        EXPECT_ALL(ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &other, c, NULL), GHZ_ERR_BAD_BOUND,
+        EXPECT_ALL(ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, &other, c), GHZ_ERR_BAD_BOUND,
                    GHZ_ERR_PEER, "zero bound");
     }
-    EXPECT_ALL(ghz_reduce(x, y, n, GHZ_F32, GHZ_OP_SUM, g_rank == odd ? g_size : 0, NULL, c, NULL),
+    EXPECT_ALL(REDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, g_rank == odd ? g_size : 0, NULL, c),
                GHZ_ERR_INVALID_ARG, GHZ_ERR_PEER, "root out of range");
-    EXPECT_ALL(ghz_reduce(x, y, n, GHZ_F32, GHZ_OP_SUM, g_rank == odd ? 0 : odd, NULL, c, NULL),
+    EXPECT_ALL(REDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, g_rank == odd ? 0 : odd, NULL, c),
                GHZ_ERR_MISMATCH, GHZ_ERR_MISMATCH, "root");
-    EXPECT_ALL(ghz_reduce_scatter(x, y, g_rank == odd ? n + 1 : n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL),
+    EXPECT_ALL(REDUCE_SCATTER(x, y, g_rank == odd ? n + 1 : n, GHZ_F32, GHZ_OP_SUM, NULL, c),
                GHZ_ERR_MISMATCH, GHZ_ERR_MISMATCH, "reduce_scatter count");
-    EXPECT_ALL(ghz_allreduce(x, y, n, GHZ_F32, (ghz_op_t)(g_rank == odd ? 99 : 0), NULL, c, NULL),
+    EXPECT_ALL(ALLREDUCE(x, y, n, GHZ_F32, (ghz_op_t)(g_rank == odd ? 99 : 0), NULL, c),
                GHZ_ERR_INVALID_ARG, GHZ_ERR_PEER, "unknown op");
     /* every rank wrong alike: each reports it */
-    st = ghz_allreduce(x, y, n, GHZ_I32, GHZ_OP_SUM, &acc, c, NULL);
+    st = ALLREDUCE(x, y, n, GHZ_I32, GHZ_OP_SUM, &acc, c);
     CHECK(st == GHZ_ERR_UNSUPPORTED, "lossy int32: %s", ghz_status_string(st));
-    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_PROD, &acc, c, NULL);
+    st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_PROD, &acc, c);
     CHECK(st == GHZ_ERR_UNSUPPORTED, "lossy prod: %s", ghz_status_string(st));
-    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_BAND, NULL, c, NULL);
+    st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_BAND, NULL, c);
     CHECK(st == GHZ_ERR_UNSUPPORTED, "float band: %s", ghz_status_string(st));
     /* and the communicator still works afterwards */
-    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_MAX, NULL, c, NULL);
+    st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_MAX, NULL, c);
     CHECK(st == GHZ_SUCCESS, "after errors: %s", ghz_status_string(st));
     for (i = 0; i < n; i++)
         if (y[i] != x[i]) {

@@ -48,17 +48,38 @@ typedef struct {
     unsigned char* fin;    /* lossy final frames of this rank's segment (ring and
                               pairwise with final_wire), for the allgather */
     size_t* fin_sizes;     /* their sizes, one per piece */
+    int staged;            /* the backend's wire buffers are not its raw memory (CUDA:
+                              frames in pinned host memory for MPI, values on the
+                              device): exact rounds cannot send user buffers directly
+                              and take the DOC-shaped path with a copy for a codec */
     ghz_status_t st;       /* this rank's status; poisons its messages once set */
     uint64_t wire_bytes;   /* bytes this rank sent */
     uint64_t logical_bytes;
 } coll_round_t;
 
-/* Pool layout helpers: a bump allocator over comm->pool (16-byte aligned slices). */
+/* Pool layout helpers: bump allocators (16-byte aligned slices) over the wire pool
+ * (messages: host memory the transport can hand to MPI) and the raw pool (values, in
+ * the backend's memory). On the CPU both are one. */
 typedef struct {
     unsigned char* base;
     size_t used, cap;
+    unsigned char* rbase; /* NULL: raw slices come from base too */
+    size_t rused, rcap;
 } coll_pool_t;
 void* coll_pool_take(coll_pool_t* p, size_t bytes);
+void* coll_pool_raw(coll_pool_t* p, size_t bytes);
+
+/* Exact values move straight from and into the caller's buffers. */
+static inline int coll_zero_copy(const coll_round_t* r)
+{
+    return r->mode == COLL_EXACT && !r->staged;
+}
+/* Received partials are decoded, combined with raw values and encoded again: DOC, and
+ * exact on a staged backend (its codec a copy). */
+static inline int coll_doc_like(const coll_round_t* r)
+{
+    return r->mode == COLL_DOC || (r->mode == COLL_EXACT && r->staged);
+}
 
 /* Bytes of the wire form of a piece of n elements in mode m. */
 size_t coll_wire_cap(coll_mode_t m, ghz_dtype_t dtype, size_t n);

@@ -20,9 +20,17 @@ struct coll_backend {
     const char* name;
     ghz_exec_t exec;
     int nthreads;
-    /* Memory of the backend's kind; alloc returns NULL on failure. */
-    void* (*alloc)(coll_backend_t* be, size_t bytes);
-    void (*release)(coll_backend_t* be, void* p);
+    int staged;            /* wire buffers (messages) are host memory that is not the
+                              backend's raw memory: see coll_round_t.staged */
+    int has_sum_n;         /* homo_sum_n is available (pairwise HOMO sums need it) */
+    /* Memory: raw != 0 for values (the backend's memory), 0 for wire buffers (what the
+     * transport hands to MPI: host memory; the backend's kernels must reach it too).
+     * Returns NULL on failure. */
+    void* (*alloc)(coll_backend_t* be, size_t bytes, int raw);
+    void (*release)(coll_backend_t* be, void* p, int raw);
+    /* Makes the caller's stream's earlier work (the input) visible to this call's work;
+     * the CPU backend has nothing to do. */
+    ghz_status_t (*begin)(coll_backend_t* be, ghz_stream_t stream);
     /* dst[0..bytes) = src[0..bytes); the ranges may overlap. */
     ghz_status_t (*copy)(coll_backend_t* be, void* dst, const void* src, size_t bytes);
     /* out = op(a, b) element-wise (a is the left operand, reduce_ops.h); out may be a
@@ -57,5 +65,11 @@ struct coll_backend {
 
 /* The CPU backend (host buffers). */
 ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be);
+
+#ifdef GHZ_WITH_CUDA
+/* The CUDA backend (device buffers; wire buffers in mapped pinned host memory) on the
+ * current device, for messages of at most chunk_bytes uncompressed bytes. */
+ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be);
+#endif
 
 #endif

@@ -14,8 +14,9 @@ struct ghz_comm {
     coll_backend_t be;
     coll_transport_t tp;
     /* The pool: one backend buffer, carved by each call (algo.h, coll_pool_*). */
-    unsigned char* pool;
+    unsigned char* pool;     /* wire buffers (host memory the transport can send) */
     size_t pool_bytes;
+    unsigned char* pool_raw; /* values, on staged backends (NULL: in pool) */
     /* Host arrays of `size` entries that algorithms need per call. */
     size_t* seg_off;         /* element offset of each segment in the input */
     size_t* seg_cnt;

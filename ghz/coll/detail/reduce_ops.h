@@ -19,6 +19,10 @@
 
 #include "ghz/coll/coll.h"
 
+#ifdef __cplusplus
+extern "C" { /* the CUDA backend (C++) calls ghz_coll_op_check */
+#endif
+
 /* GHZ_SUCCESS when op is defined on dtype (SUM/PROD/MIN/MAX on every type, AVG on
  * floats, the logical and bitwise ops on integers); GHZ_ERR_INVALID_ARG for an unknown
  * dtype or op, GHZ_ERR_UNSUPPORTED for a known pair that is not defined (detail set). */
@@ -34,5 +38,9 @@ void ghz_coll_reduce_cpu(void* dst, const void* src, size_t n, ghz_dtype_t dtype
 /* buf[i] = dtype(double(buf[i]) * s) for a float dtype (one binary64 product, one
  * rounding to the dtype; NaN stays NaN): AVG's final division, with s = 1/size. */
 void ghz_coll_scale_cpu(void* buf, size_t n, ghz_dtype_t dtype, double s, int nthreads);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

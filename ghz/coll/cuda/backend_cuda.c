@@ -1,0 +1,306 @@
+/* ghz/coll/cuda/backend_cuda.c: the CUDA backend of the collectives.
+ *
+ * Values (the caller's buffers, the algorithms' raw slices) are device memory. Wire
+ * buffers (every message) are mapped pinned host memory: the MPI on our machines is
+ * not CUDA-aware, so bytes must reach host memory to travel, and with the wire in
+ * pinned memory the GPU kernels write and read it directly over PCIe (UVA pointers):
+ * the compressor writes its frames straight into what MPI sends, ghz/homo and the
+ * decompressor read straight from what MPI received, and no staging copy of a whole
+ * buffer exists. Exact rounds move values with one copy each way (the staged,
+ * DOC-shaped path of the algorithms; the combine itself runs on the GPU).
+ *
+ * Every entry runs on the caller's stream and synchronises it before it returns: the
+ * algorithms hand a wire buffer to MPI, or post a receive into it, right after the
+ * entry that wrote or read it, and a compressed size must reach the host to size the
+ * message. So a collective on this backend returns when complete (COLL.md, CUDA
+ * backend), and a piece costs one synchronisation per step; pieces are large
+ * (chunk_bytes, 1 MiB by default) to keep that small.
+ *
+ * What the backend owns, allocated once: a ghz_cuda_ctx_t (the codec's and ghz/homo's
+ * workspace for one piece), a small device scratch for sizes, statuses and the range,
+ * and a pinned host mirror of it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "ghz/codec/codec_cuda.h"
+#include "ghz/coll/detail/backend.h"
+#include "ghz/coll/detail/reduce_cuda.h"
+#include "ghz/detail/error.h"
+#include "ghz/homo/homo_cuda.h"
+
+typedef struct {
+    ghz_cuda_ctx_t* ctx;
+    cudaStream_t stream;      /* the current call's stream */
+    size_t max_elems;         /* the largest piece, in values of the widest dtype */
+    void* d_scratch;          /* ghz_coll_range_t, then a uint64 size and an int status */
+    void* h_scratch;          /* pinned mirror */
+} cuda_state_t;
+
+enum { SCRATCH_RANGE = 0, SCRATCH_SIZE = 64, SCRATCH_STATUS = 72, SCRATCH_BYTES = 128 };
+
+static cuda_state_t* st_of(coll_backend_t* be)
+{
+    return (cuda_state_t*)be->state;
+}
+
+static ghz_status_t cuda_fail(cudaError_t e, const char* what)
+{
+    return ghz_fail(GHZ_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
+}
+
+/* Waits for the call's stream; a failure there is the call's. */
+static ghz_status_t drain(coll_backend_t* be, ghz_status_t st)
+{
+    cudaError_t e = cudaStreamSynchronize(st_of(be)->stream);
+    if (st != GHZ_SUCCESS) return st;
+    return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "cudaStreamSynchronize");
+}
+
+static void* cuda_alloc(coll_backend_t* be, size_t bytes, int raw)
+{
+    void* p = NULL;
+    (void)be;
+    if (!bytes) bytes = 1;
+    if (raw) return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
+    /* mapped: device kernels reach it through the same pointer (UVA) */
+    return cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable) == cudaSuccess ? p : NULL;
+}
+
+static void cuda_release(coll_backend_t* be, void* p, int raw)
+{
+    (void)be;
+    if (raw) cudaFree(p);
+    else cudaFreeHost(p);
+}
+
+static ghz_status_t cuda_begin(coll_backend_t* be, ghz_stream_t stream)
+{
+    st_of(be)->stream = (cudaStream_t)stream;
+    /* the input was written by the caller's earlier work on this stream */
+    return drain(be, GHZ_SUCCESS);
+}
+
+static ghz_status_t cuda_copy(coll_backend_t* be, void* dst, const void* src, size_t bytes)
+{
+    cudaError_t e;
+    if (!bytes || dst == src) return GHZ_SUCCESS;
+    e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st_of(be)->stream);
+    return drain(be, e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "cudaMemcpyAsync"));
+}
+
+static ghz_status_t cuda_reduce(coll_backend_t* be, void* out, const void* a, const void* b,
+                                size_t n, ghz_dtype_t dtype, ghz_op_t op)
+{
+    return drain(be, ghz_coll_reduce_cuda(out, a, b, n, dtype, op, st_of(be)->stream));
+}
+
+static ghz_status_t cuda_scale(coll_backend_t* be, void* buf, size_t n, ghz_dtype_t dtype, double s)
+{
+    return drain(be, ghz_coll_scale_cuda(buf, n, dtype, s, st_of(be)->stream));
+}
+
+/* Copies the first `bytes` of the device scratch to its pinned mirror and waits. */
+static ghz_status_t fetch(coll_backend_t* be, size_t bytes, ghz_status_t st)
+{
+    cuda_state_t* s = st_of(be);
+    if (st == GHZ_SUCCESS) {
+        cudaError_t e = cudaMemcpyAsync(s->h_scratch, s->d_scratch, bytes, cudaMemcpyDeviceToHost, s->stream);
+        if (e != cudaSuccess) st = cuda_fail(e, "cudaMemcpyAsync");
+    }
+    return drain(be, st);
+}
+
+static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype,
+                               double* vmin, double* vmax, int* nonfinite)
+{
+    cuda_state_t* s = st_of(be);
+    ghz_coll_range_t r;
+    ghz_status_t st = ghz_coll_range_cuda(src, n, dtype, (ghz_coll_range_t*)s->d_scratch, s->stream);
+    st = fetch(be, sizeof r, st);
+    if (st != GHZ_SUCCESS) return st;
+    memcpy(&r, s->h_scratch, sizeof r);
+    *vmin = r.vmin;
+    *vmax = r.vmax;
+    *nonfinite = r.nonfinite;
+    return GHZ_SUCCESS;
+}
+
+/* A frame descriptor over wire memory (mapped host memory: device-accessible). */
+static ghz_buf_t frame(const void* data, size_t size, size_t capacity, uint64_t* d_size)
+{
+    ghz_buf_t b = GHZ_BUF_INIT;
+    b.data = (void*)data;
+    b.size = size;
+    b.capacity = capacity;
+    b.where = GHZ_MEM_DEVICE;
+    b.d_size = d_size;
+    return b;
+}
+
+/* The status and size the GPU wrote to the scratch. */
+static ghz_status_t device_result(coll_backend_t* be, ghz_status_t st, size_t* size, const char* what)
+{
+    cuda_state_t* s = st_of(be);
+    int dst;
+    uint64_t sz;
+    st = fetch(be, SCRATCH_BYTES, st);
+    if (st != GHZ_SUCCESS) return st;
+    memcpy(&dst, (char*)s->h_scratch + SCRATCH_STATUS, sizeof dst);
+    memcpy(&sz, (char*)s->h_scratch + SCRATCH_SIZE, sizeof sz);
+    if (dst != GHZ_SUCCESS) return ghz_fail((ghz_status_t)dst, "%s on the GPU: %s", what, ghz_status_string((ghz_status_t)dst));
+    if (size) *size = (size_t)sz;
+    return GHZ_SUCCESS;
+}
+
+static ghz_status_t clear_status(coll_backend_t* be)
+{
+    cuda_state_t* s = st_of(be);
+    cudaError_t e = cudaMemsetAsync((char*)s->d_scratch + SCRATCH_SIZE, 0, SCRATCH_BYTES - SCRATCH_SIZE, s->stream);
+    return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "cudaMemsetAsync");
+}
+
+static ghz_status_t cuda_compress(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype,
+                                  double eb_abs, void* dst, size_t capacity, size_t* size)
+{
+    cuda_state_t* s = st_of(be);
+    ghz_params_t p;
+    ghz_buf_t out = frame(dst, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
+    ghz_status_t st = clear_status(be);
+    ghz_params_init(&p);
+    p.dtype = dtype;
+    p.eb_mode = GHZ_EB_ABS;
+    p.eb = eb_abs;
+    if (st == GHZ_SUCCESS)
+        st = ghz_cuda_compress(s->ctx, &p, src, n, &out, (int*)((char*)s->d_scratch + SCRATCH_STATUS), NULL, 0,
+                               s->stream);
+    return device_result(be, st, size, "compress");
+}
+
+static ghz_status_t cuda_decompress(coll_backend_t* be, const void* src, size_t size, void* dst,
+                                    size_t n, ghz_dtype_t dtype)
+{
+    cuda_state_t* s = st_of(be);
+    ghz_buf_t in = frame(src, size, size, NULL);
+    size_t got = 0;
+    ghz_status_t st = clear_status(be);
+    if (st == GHZ_SUCCESS)
+        st = ghz_cuda_decompress(s->ctx, dtype, &in, dst, n * ghz_dtype_size(dtype),
+                                 (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE),
+                                 (int*)((char*)s->d_scratch + SCRATCH_STATUS), NULL, 0, s->stream);
+    st = device_result(be, st, &got, "decompress");
+    if (st == GHZ_SUCCESS && got != n)
+        return ghz_fail(GHZ_ERR_CORRUPT, "a received frame holds %zu values, expected %zu", got, n);
+    return st;
+}
+
+static ghz_homo_op_t homo_op(ghz_op_t op)
+{
+    return op == GHZ_OP_MIN ? GHZ_HOMO_MIN : op == GHZ_OP_MAX ? GHZ_HOMO_MAX : GHZ_HOMO_SUM;
+}
+
+/* The dtype of a frame, from its header (host-readable: wire memory is host memory). */
+static ghz_status_t frame_dtype(const void* f, size_t size, ghz_dtype_t* dtype)
+{
+    ghz_frame_info_t info;
+    ghz_status_t st = ghz_frame_info(f, size, &info);
+    if (st == GHZ_SUCCESS) *dtype = info.dtype;
+    return st;
+}
+
+static ghz_status_t cuda_homo_binary(coll_backend_t* be, ghz_op_t op, const void* a, size_t a_size,
+                                     const void* b, size_t b_size, void* out, size_t capacity,
+                                     size_t* out_size)
+{
+    cuda_state_t* s = st_of(be);
+    ghz_buf_t A = frame(a, a_size, a_size, NULL), B = frame(b, b_size, b_size, NULL),
+              O = frame(out, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
+    ghz_dtype_t dtype = GHZ_F32;
+    ghz_status_t st = frame_dtype(a, a_size, &dtype);
+    if (st == GHZ_SUCCESS) st = clear_status(be);
+    if (st == GHZ_SUCCESS)
+        st = ghz_cuda_homo_binary(s->ctx, homo_op(op), dtype, &A, &B, &O, 0,
+                                  (int*)((char*)s->d_scratch + SCRATCH_STATUS), NULL, 0, s->stream);
+    return device_result(be, st, out_size, "homomorphic combine");
+}
+
+static ghz_status_t cuda_homo_sum_n(coll_backend_t* be, const void* const* in, const size_t* sizes,
+                                    size_t k, void* out, size_t capacity, size_t* out_size)
+{
+    (void)be;
+    (void)in;
+    (void)sizes;
+    (void)k;
+    (void)out;
+    (void)capacity;
+    (void)out_size;
+    return ghz_fail(GHZ_ERR_UNSUPPORTED, "the n-ary homomorphic sum is not on the GPU yet");
+}
+
+static ghz_status_t cuda_sync(coll_backend_t* be)
+{
+    return drain(be, GHZ_SUCCESS);
+}
+
+static void cuda_destroy(coll_backend_t* be)
+{
+    cuda_state_t* s = st_of(be);
+    if (!s) return;
+    ghz_cuda_ctx_destroy(s->ctx);
+    cudaFree(s->d_scratch);
+    cudaFreeHost(s->h_scratch);
+    free(s);
+    be->state = NULL;
+}
+
+ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
+{
+    cuda_state_t* s;
+    ghz_cuda_ctx_config_t cfg = GHZ_CUDA_CTX_CONFIG_INIT;
+    ghz_status_t st;
+    cudaError_t e;
+    int ndev = 0;
+
+    memset(be, 0, sizeof *be);
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
+        return ghz_fail(GHZ_ERR_NO_DEVICE, "the CUDA backend needs a GPU: none is usable here");
+    s = (cuda_state_t*)calloc(1, sizeof *s);
+    if (!s) return ghz_fail(GHZ_ERR_NOMEM, "CUDA backend state");
+    be->state = s;
+    be->destroy = cuda_destroy;
+    /* a piece holds at most chunk_bytes of values; f32 has the most values per byte */
+    s->max_elems = chunk_bytes / 4 + 64;
+    cfg.max_batch = 1;
+    cfg.max_elems = s->max_elems;
+    st = ghz_cuda_ctx_create(&cfg, &s->ctx);
+    if (st != GHZ_SUCCESS) {
+        cuda_destroy(be);
+        return st;
+    }
+    e = cudaMalloc(&s->d_scratch, SCRATCH_BYTES);
+    if (e == cudaSuccess) e = cudaHostAlloc(&s->h_scratch, SCRATCH_BYTES, cudaHostAllocPortable);
+    if (e != cudaSuccess) {
+        cuda_destroy(be);
+        return cuda_fail(e, "CUDA backend scratch");
+    }
+    be->name = "cuda";
+    be->exec = GHZ_EXEC_CUDA;
+    be->nthreads = 1;
+    be->staged = 1;
+    be->has_sum_n = 0;
+    be->alloc = cuda_alloc;
+    be->release = cuda_release;
+    be->begin = cuda_begin;
+    be->copy = cuda_copy;
+    be->reduce = cuda_reduce;
+    be->scale = cuda_scale;
+    be->range = cuda_range;
+    be->compress = cuda_compress;
+    be->decompress = cuda_decompress;
+    be->homo_binary = cuda_homo_binary;
+    be->homo_sum_n = cuda_homo_sum_n;
+    be->sync = cuda_sync;
+    return GHZ_SUCCESS;
+}

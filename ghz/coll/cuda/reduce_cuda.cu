@@ -1,0 +1,542 @@
+/* ghz/coll/cuda/reduce_cuda.cu: the exact element-wise reductions of the CUDA backend,
+ * AVG's scaling and the value range (semantics in ghz/coll/detail/reduce_cuda.h, the
+ * CPU's in reduce_ops.h and cpu/reduce_cpu.c).
+ *
+ * Layout: each op is a functor on two values of the element type; one grid-stride
+ * kernel template runs any functor over an array; a host dispatcher maps (dtype, op)
+ * to (element type, functor) the way the CPU's table does (SUM, PROD, the logical and
+ * bitwise ops on the unsigned type of the width, MIN and MAX on the signed or unsigned
+ * type, AVG as SUM). The kernel moves 16-byte vectors, kUnroll per thread in flight,
+ * between a scalar head and tail, when the three pointers share their offset within
+ * 16 bytes; otherwise it goes element by element (typed loads when every pointer is
+ * element-aligned, bytes when one is not: a misaligned typed access faults).
+ *
+ * Float arithmetic uses the _rn intrinsics: one rounding to nearest per operation
+ * whatever the build's contraction flags (the target is also built with
+ * --fmad=false), and subnormals are kept (no -ftz), as on the CPU.
+ */
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "ghz/coll/detail/reduce_cuda.h"
+#include "ghz/coll/detail/reduce_ops.h"
+#include "ghz/detail/error.h"
+#include "ghz/version.h"
+
+/* Device code lives in a namespace named after the library version, so that two
+ * versions of libghzcoll linked statically into one program never share a kernel
+ * symbol (CUB's convention; style-anchors.md, lesson 1). */
+#define GHZ_COLL_NS_CAT2(a, b, c, d, e, f) a##b##c##d##e##f
+#define GHZ_COLL_NS_CAT(a, b, c, d, e, f) GHZ_COLL_NS_CAT2(a, b, c, d, e, f)
+#define GHZ_COLL_CUDA_NS \
+    GHZ_COLL_NS_CAT(coll_v, GHZ_VERSION_MAJOR, _, GHZ_VERSION_MINOR, _, GHZ_VERSION_PATCH)
+
+namespace ghz {
+inline namespace GHZ_COLL_CUDA_NS {
+namespace coll_cuda {
+
+/* 256 threads, 4 CTAs per SM (1024 threads), 4 vectors per operand in flight per
+ * thread: 4 x 3 x 16 bytes x 1024 threads = 192 KiB moving per SM, far more than the
+ * bandwidth-latency product an H100's SM needs (~20 KiB). __launch_bounds__ holds the
+ * kernels to 64 registers so that the 4 CTAs fit (sm_90, CUDA 13.0: 20 to 64, no
+ * spills), and a grid of 4 CTAs per SM runs in one wave. */
+constexpr unsigned kThreads = 256;
+constexpr unsigned kBlocksPerSm = 4;
+constexpr unsigned kUnroll = 4;
+
+/* ---- element access -------------------------------------------------------------- */
+
+/* Which elements go where: [0, head) one by one, then nvec 16-byte vectors, then the
+ * rest one by one. head = n and nvec = 0 is the scalar path. */
+struct span_t {
+    uint64_t n, head, nvec;
+};
+
+/* The unsigned type of a width, for bit patterns. */
+template <unsigned kBytes> struct bits_of;
+template <> struct bits_of<1> { using type = uint8_t; };
+template <> struct bits_of<2> { using type = uint16_t; };
+template <> struct bits_of<4> { using type = uint32_t; };
+template <> struct bits_of<8> { using type = unsigned long long; };
+
+template <typename T>
+__host__ __device__ __forceinline__ T from_bits(typename bits_of<sizeof(T)>::type u)
+{
+    T v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+template <typename T>
+__host__ __device__ __forceinline__ typename bits_of<sizeof(T)>::type to_bits(T v)
+{
+    typename bits_of<sizeof(T)>::type u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+/* Element i of p: a typed load, or (kBytes) one byte at a time, little-endian, for a
+ * pointer that is not aligned to T. The byte address goes through an integer so that
+ * the compiler cannot assume T's alignment. */
+template <typename T, bool kBytes>
+__host__ __device__ __forceinline__ T load_elem(const T* p, uint64_t i)
+{
+    if constexpr (kBytes) {
+        using U = typename bits_of<sizeof(T)>::type;
+        const unsigned char* c = (const unsigned char*)((uintptr_t)p + i * sizeof(T));
+        U u = 0;
+#pragma unroll
+        for (unsigned k = 0; k < sizeof(T); ++k) u |= (U)c[k] << (8u * k);
+        return from_bits<T>(u);
+    } else {
+        return p[i];
+    }
+}
+
+template <typename T, bool kBytes>
+__host__ __device__ __forceinline__ void store_elem(T* p, uint64_t i, T v)
+{
+    if constexpr (kBytes) {
+        const auto u = to_bits(v);
+        unsigned char* c = (unsigned char*)((uintptr_t)p + i * sizeof(T));
+#pragma unroll
+        for (unsigned k = 0; k < sizeof(T); ++k) c[k] = (unsigned char)(u >> (8u * k));
+    } else {
+        p[i] = v;
+    }
+}
+
+/* ---- the ops ----------------------------------------------------------------------- */
+
+/* Integer ops (reduce_cpu.c's GHZ_OP_* expressions): SUM and PROD in unsigned
+ * arithmetic of int width or more (a uint16_t product promotes to int and could
+ * overflow it; 1u * widens it to unsigned first). */
+struct op_iadd {
+    static constexpr bool kUnary = false;
+    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)(x + y); }
+};
+struct op_imul {
+    static constexpr bool kUnary = false;
+    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)(1u * x * y); }
+};
+struct op_imin {
+    static constexpr bool kUnary = false;
+    template <typename T> __host__ __device__ T operator()(T x, T y) const { return y < x ? y : x; }
+};
+struct op_imax {
+    static constexpr bool kUnary = false;
+    template <typename T> __host__ __device__ T operator()(T x, T y) const { return y > x ? y : x; }
+};
+struct op_land {
+    static constexpr bool kUnary = false;
+    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)((x != 0) & (y != 0)); }
+};
+struct op_lor {
+    static constexpr bool kUnary = false;
+    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)((x != 0) | (y != 0)); }
+};
+struct op_lxor {
+    static constexpr bool kUnary = false;
+    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)((x != 0) ^ (y != 0)); }
+};
+struct op_band {
+    static constexpr bool kUnary = false;
+    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)(x & y); }
+};
+struct op_bor {
+    static constexpr bool kUnary = false;
+    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)(x | y); }
+};
+struct op_bxor {
+    static constexpr bool kUnary = false;
+    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)(x ^ y); }
+};
+
+/* Float constants: the quiet bit and the positive default NaN. */
+template <typename F> struct float_bits;
+template <> struct float_bits<float> {
+    static constexpr uint32_t quiet = 0x00400000u, default_nan = 0x7FC00000u;
+};
+template <> struct float_bits<double> {
+    static constexpr unsigned long long quiet = 0x0008000000000000ull, default_nan = 0x7FF8000000000000ull;
+};
+
+/* One IEEE operation rounded to nearest. The host forms exist only so that the ops can
+ * be checked against the CPU without a GPU (the host compiler is not asked to avoid
+ * contraction there; device code always takes the intrinsics). */
+#ifdef __CUDA_ARCH__
+__device__ __forceinline__ float add_rn(float x, float y) { return __fadd_rn(x, y); }
+__device__ __forceinline__ double add_rn(double x, double y) { return __dadd_rn(x, y); }
+__device__ __forceinline__ float mul_rn(float x, float y) { return __fmul_rn(x, y); }
+__device__ __forceinline__ double mul_rn(double x, double y) { return __dmul_rn(x, y); }
+__device__ __forceinline__ float round_to(double d, float) { return __double2float_rn(d); }
+#else
+inline float add_rn(float x, float y) { return x + y; }
+inline double add_rn(double x, double y) { return x + y; }
+inline float mul_rn(float x, float y) { return x * y; }
+inline double mul_rn(double x, double y) { return x * y; }
+inline float round_to(double d, float) { return (float)d; }
+#endif
+__host__ __device__ __forceinline__ double round_to(double d, double) { return d; }
+
+struct op_fadd {
+    static constexpr bool kUnary = false;
+    template <typename F> __host__ __device__ F operator()(F x, F y) const { return add_rn(x, y); }
+};
+struct op_fmul {
+    static constexpr bool kUnary = false;
+    template <typename F> __host__ __device__ F operator()(F x, F y) const { return mul_rn(x, y); }
+};
+
+/* HOMO.md's MIN (kMax false) and MAX on bit patterns, as reduce_cpu.c's
+ * GHZ_FLOAT_PICK: the comparison picks (x on ties, so -0 vs +0 keeps the first), a NaN
+ * y overrides it, a NaN x overrides everything; a NaN result is quieted. */
+template <bool kMax>
+struct op_fpick {
+    static constexpr bool kUnary = false;
+    template <typename F> __host__ __device__ F operator()(F x, F y) const
+    {
+        const auto a = to_bits(x), b = to_bits(y), q = float_bits<F>::quiet;
+        auto r = (kMax ? y > x : y < x) ? b : a;
+        r = y != y ? b | q : r;
+        r = x != x ? a | q : r;
+        return from_bits<F>(r);
+    }
+};
+
+/* AVG's scaling, reduce_cpu.c's GHZ_FLOAT_SCALE: one binary64 product rounded once to
+ * F; a NaN x stays x quieted, a NaN product of non-NaN operands is the default NaN. */
+struct op_scale {
+    static constexpr bool kUnary = true;
+    double s;
+    template <typename F> __host__ __device__ F operator()(F x, F) const
+    {
+        const F p = round_to(mul_rn((double)x, s), F());
+        auto r = to_bits(p);
+        r = p != p ? float_bits<F>::default_nan : r;
+        r = x != x ? to_bits(x) | float_bits<F>::quiet : r;
+        return from_bits<F>(r);
+    }
+};
+
+/* ---- the element-wise kernel ------------------------------------------------------- */
+
+/* out[i] = op(a[i], b[i]) (op(a[i]) for a unary op; b unused) over the span s.
+ * Every element is read before it is written, by the thread that writes it, and no
+ * two threads touch the same element: out may be a or b. Plain loads, not __ldg:
+ * the read-only path is undefined for memory the kernel writes. */
+template <typename T, typename Op, bool kBytes>
+__host__ __device__ __forceinline__ void elementwise_thread(T* out, const T* a, const T* b, const span_t& s,
+                                                            Op op, uint64_t tid, uint64_t stride)
+{
+    constexpr unsigned per_vec = 16u / sizeof(T);
+    const uint64_t tail0 = s.head + s.nvec * per_vec, nscalar = s.head + (s.n - tail0);
+
+    for (uint64_t k = tid; k < nscalar; k += stride) {
+        const uint64_t i = k < s.head ? k : tail0 + (k - s.head);
+        const T x = load_elem<T, kBytes>(a, i);
+        T y = x;
+        if constexpr (!Op::kUnary) y = load_elem<T, kBytes>(b, i);
+        store_elem<T, kBytes>(out, i, op(x, y));
+    }
+    if constexpr (!kBytes) {
+        const uint4* const va = (const uint4*)(a + s.head);
+        const uint4* const vb = (const uint4*)(b + s.head);
+        uint4* const vo = (uint4*)(out + s.head);
+        for (uint64_t v0 = tid; v0 < s.nvec; v0 += kUnroll * stride) {
+            uint4 ra[kUnroll], rb[kUnroll];
+            /* every load first, then the arithmetic: kUnroll round trips overlap */
+#pragma unroll
+            for (unsigned j = 0; j < kUnroll; ++j) {
+                if (v0 + j * stride < s.nvec) {
+                    ra[j] = va[v0 + j * stride];
+                    if constexpr (!Op::kUnary) rb[j] = vb[v0 + j * stride];
+                }
+            }
+#pragma unroll
+            for (unsigned j = 0; j < kUnroll; ++j) {
+                if (v0 + j * stride < s.nvec) {
+                    T x[per_vec], y[per_vec];
+                    memcpy(x, &ra[j], sizeof x);
+                    if constexpr (!Op::kUnary) memcpy(y, &rb[j], sizeof y);
+#pragma unroll
+                    for (unsigned e = 0; e < per_vec; ++e) x[e] = op(x[e], Op::kUnary ? x[e] : y[e]);
+                    memcpy(&ra[j], x, sizeof x);
+                    vo[v0 + j * stride] = ra[j];
+                }
+            }
+        }
+    }
+}
+
+/* The kernel: one thread of the grid-stride loop per CUDA thread. */
+template <typename T, typename Op, bool kBytes>
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm) elementwise_kernel(T* out, const T* a, const T* b, span_t s, Op op)
+{
+    elementwise_thread<T, Op, kBytes>(out, a, b, s, op, (uint64_t)blockIdx.x * kThreads + threadIdx.x,
+                                      (uint64_t)gridDim.x * kThreads);
+}
+
+/* ---- the range kernel ---------------------------------------------------------------- */
+
+/* binary64 values as unsigned keys in the same order (-0 below +0): the sign bit set
+ * for non-negatives, every bit flipped for negatives. Finite keys are never 0, so 0
+ * means "no value yet" both for the max key and for the flipped min key. */
+__device__ __forceinline__ unsigned long long order_key(double d)
+{
+    const unsigned long long u = to_bits(d);
+    return u >> 63 ? ~u : u | (1ull << 63);
+}
+
+__device__ __forceinline__ double key_value(unsigned long long k)
+{
+    return from_bits<double>(k >> 63 ? k & ~(1ull << 63) : ~k);
+}
+
+template <typename T>
+__device__ __forceinline__ void range_take(T x, T& lo, T& hi, int& nonfinite)
+{
+    if (isfinite(x)) {
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+    } else {
+        nonfinite = 1;
+    }
+}
+
+/* While the kernel runs, r->vmin holds ~key(min) and r->vmax key(max) (the caller's
+ * memset made them 0: empty). Each warp folds its threads' extremes and its lane 0
+ * merges them with atomics; the last CTA to finish turns the keys into doubles. */
+template <typename T, bool kBytes>
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm) range_kernel(const T* src, span_t s, ghz_coll_range_t* r)
+{
+    constexpr unsigned per_vec = 16u / sizeof(T);
+    const uint64_t tid = (uint64_t)blockIdx.x * kThreads + threadIdx.x;
+    const uint64_t stride = (uint64_t)gridDim.x * kThreads;
+    const uint64_t tail0 = s.head + s.nvec * per_vec, nscalar = s.head + (s.n - tail0);
+    unsigned long long* const kmin_not = (unsigned long long*)&r->vmin;
+    unsigned long long* const kmax = (unsigned long long*)&r->vmax;
+    T lo = (T)INFINITY, hi = (T)-INFINITY;
+    int nonfinite = 0;
+
+    for (uint64_t k = tid; k < nscalar; k += stride)
+        range_take(load_elem<T, kBytes>(src, k < s.head ? k : tail0 + (k - s.head)), lo, hi, nonfinite);
+    if constexpr (!kBytes) {
+        const uint4* const v = (const uint4*)(src + s.head);
+        for (uint64_t v0 = tid; v0 < s.nvec; v0 += kUnroll * stride) {
+            uint4 rv[kUnroll];
+#pragma unroll
+            for (unsigned j = 0; j < kUnroll; ++j)
+                if (v0 + j * stride < s.nvec) rv[j] = __ldg(v + v0 + j * stride);
+#pragma unroll
+            for (unsigned j = 0; j < kUnroll; ++j) {
+                if (v0 + j * stride < s.nvec) {
+                    T x[per_vec];
+                    memcpy(x, &rv[j], sizeof x);
+#pragma unroll
+                    for (unsigned e = 0; e < per_vec; ++e) range_take(x[e], lo, hi, nonfinite);
+                }
+            }
+        }
+    }
+
+    /* keys of this thread (0 when it saw no finite value), folded over the warp */
+    unsigned long long kn = lo <= hi ? ~order_key((double)lo) : 0ull;
+    unsigned long long kx = lo <= hi ? order_key((double)hi) : 0ull;
+    for (int d = 16; d; d >>= 1) {
+        const unsigned long long on = __shfl_xor_sync(0xFFFFFFFFu, kn, d);
+        const unsigned long long ox = __shfl_xor_sync(0xFFFFFFFFu, kx, d);
+        kn = on > kn ? on : kn;
+        kx = ox > kx ? ox : kx;
+    }
+    nonfinite = __any_sync(0xFFFFFFFFu, nonfinite);
+    if ((threadIdx.x & 31u) == 0) {
+        if (kn) atomicMax(kmin_not, kn);
+        if (kx) atomicMax(kmax, kx);
+        if (nonfinite) atomicOr(&r->nonfinite, 1);
+        __threadfence(); /* this warp's merges before the CTA's ticket below */
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned ticket = atomicAdd(&r->blocks_done, 1u);
+        if (ticket == gridDim.x - 1u) {
+            __threadfence(); /* every other CTA's merges are visible from here on */
+            const unsigned long long fn = atomicOr(kmin_not, 0ull), fx = atomicOr(kmax, 0ull);
+            const double nan = from_bits<double>(float_bits<double>::default_nan);
+            r->vmin = fx ? key_value(~fn) : nan;
+            r->vmax = fx ? key_value(fx) : nan;
+        }
+    }
+}
+
+/* ---- launching ------------------------------------------------------------------------- */
+
+/* How the elements of n values at out, a, b (b == a for unary ops) are reached: 16-byte
+ * vectors when all three sit at the same element-aligned offset within 16 bytes; else
+ * typed scalars when all are element-aligned; else (*bytes) byte by byte. */
+template <typename T>
+span_t plan(const void* out, const void* a, const void* b, uint64_t n, bool* bytes)
+{
+    const uintptr_t po = (uintptr_t)out, pa = (uintptr_t)a, pb = (uintptr_t)b;
+    *bytes = (po | pa | pb) % sizeof(T) != 0u;
+    if (*bytes || po % 16u != pa % 16u || pb % 16u != pa % 16u) return span_t{n, n, 0};
+    uint64_t head = (16u - pa % 16u) % 16u / sizeof(T);
+    if (head > n) head = n;
+    return span_t{n, head, (n - head) / (16u / sizeof(T))};
+}
+
+/* CTAs for a span: enough for its scalar elements and its vectors in groups of
+ * kUnroll, at most kBlocksPerSm per SM (grid-stride beyond), at least one. */
+template <typename T>
+unsigned grid_for(const span_t& s)
+{
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms < 1)
+        sms = 132; /* an H100's; the launch reports a real failure */
+    const uint64_t per_vec = 16u / sizeof(T), tail0 = s.head + s.nvec * per_vec;
+    const uint64_t scalars = s.head + (s.n - tail0), groups = (s.nvec + kUnroll - 1) / kUnroll;
+    const uint64_t work = scalars > groups ? scalars : groups;
+    const uint64_t cap = (uint64_t)sms * kBlocksPerSm, want = (work + kThreads - 1) / kThreads;
+    return (unsigned)(want < 1u ? 1u : want > cap ? cap : want);
+}
+
+/* Launches kernel<<<grid, kThreads, 0, stream>>>(args...) and reports this launch's
+ * own error: cudaLaunchKernelEx returns it (a sticky error of an earlier fault
+ * included, which the context would report anyway). */
+template <typename... Params, typename... Args>
+ghz_status_t launch(const char* what, unsigned grid, cudaStream_t stream, void (*kernel)(Params...), Args... args)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(kThreads);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = stream;
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, args...);
+    if (e == cudaSuccess) return GHZ_SUCCESS;
+    (void)cudaGetLastError(); /* the runtime also recorded it: clear it (if not sticky) */
+    return ghz_fail(GHZ_ERR_CUDA, "%s: kernel launch failed: %s", what, cudaGetErrorString(e));
+}
+
+template <typename T, typename Op>
+ghz_status_t run_elementwise(const char* what, void* out, const void* a, const void* b, size_t n, Op op,
+                             cudaStream_t stream)
+{
+    bool bytes = false;
+    const span_t s = plan<T>(out, a, Op::kUnary ? a : b, n, &bytes);
+    const unsigned grid = grid_for<T>(s);
+    if constexpr (sizeof(T) > 1u) {
+        if (bytes)
+            return launch(what, grid, stream, elementwise_kernel<T, Op, true>, (T*)out, (const T*)a,
+                          (const T*)b, s, op);
+    }
+    return launch(what, grid, stream, elementwise_kernel<T, Op, false>, (T*)out, (const T*)a, (const T*)b, s,
+                  op);
+}
+
+/* An integer dtype of unsigned type U and own type S (S = U for unsigned dtypes): MIN
+ * and MAX compare as S, everything else works on U. */
+template <typename U, typename S>
+ghz_status_t reduce_int(void* out, const void* a, const void* b, size_t n, ghz_op_t op, cudaStream_t stream)
+{
+    const char* w = "ghz_coll_reduce_cuda";
+    switch (op) {
+    case GHZ_OP_SUM: return run_elementwise<U>(w, out, a, b, n, op_iadd{}, stream);
+    case GHZ_OP_PROD: return run_elementwise<U>(w, out, a, b, n, op_imul{}, stream);
+    case GHZ_OP_MIN: return run_elementwise<S>(w, out, a, b, n, op_imin{}, stream);
+    case GHZ_OP_MAX: return run_elementwise<S>(w, out, a, b, n, op_imax{}, stream);
+    case GHZ_OP_LAND: return run_elementwise<U>(w, out, a, b, n, op_land{}, stream);
+    case GHZ_OP_LOR: return run_elementwise<U>(w, out, a, b, n, op_lor{}, stream);
+    case GHZ_OP_LXOR: return run_elementwise<U>(w, out, a, b, n, op_lxor{}, stream);
+    case GHZ_OP_BAND: return run_elementwise<U>(w, out, a, b, n, op_band{}, stream);
+    case GHZ_OP_BOR: return run_elementwise<U>(w, out, a, b, n, op_bor{}, stream);
+    case GHZ_OP_BXOR: return run_elementwise<U>(w, out, a, b, n, op_bxor{}, stream);
+    default: return ghz_fail(GHZ_ERR_INVALID_ARG, "op %d on an integer type", (int)op);
+    }
+}
+
+/* A float dtype F: SUM and AVG add (the caller scales once at the end). */
+template <typename F>
+ghz_status_t reduce_float(void* out, const void* a, const void* b, size_t n, ghz_op_t op, cudaStream_t stream)
+{
+    const char* w = "ghz_coll_reduce_cuda";
+    switch (op) {
+    case GHZ_OP_SUM:
+    case GHZ_OP_AVG: return run_elementwise<F>(w, out, a, b, n, op_fadd{}, stream);
+    case GHZ_OP_PROD: return run_elementwise<F>(w, out, a, b, n, op_fmul{}, stream);
+    case GHZ_OP_MIN: return run_elementwise<F>(w, out, a, b, n, op_fpick<false>{}, stream);
+    case GHZ_OP_MAX: return run_elementwise<F>(w, out, a, b, n, op_fpick<true>{}, stream);
+    default: return ghz_fail(GHZ_ERR_INVALID_ARG, "op %d on a float type", (int)op);
+    }
+}
+
+template <typename F>
+ghz_status_t range_of(const void* src, size_t n, ghz_coll_range_t* r, cudaStream_t stream)
+{
+    bool bytes = false;
+    const span_t s = plan<F>(src, src, src, n, &bytes);
+    const unsigned grid = grid_for<F>(s);
+    const cudaError_t e = cudaMemsetAsync(r, 0, sizeof *r, stream);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return ghz_fail(GHZ_ERR_CUDA, "ghz_coll_range_cuda: clearing the accumulators: %s", cudaGetErrorString(e));
+    }
+    if (bytes) return launch("ghz_coll_range_cuda", grid, stream, range_kernel<F, true>, (const F*)src, s, r);
+    return launch("ghz_coll_range_cuda", grid, stream, range_kernel<F, false>, (const F*)src, s, r);
+}
+
+} // namespace coll_cuda
+} // inline namespace GHZ_COLL_CUDA_NS
+} // namespace ghz
+
+using namespace ghz::coll_cuda;
+
+extern "C" ghz_status_t ghz_coll_reduce_cuda(void* d_out, const void* d_a, const void* d_b, size_t n,
+                                             ghz_dtype_t dtype, ghz_op_t op, cudaStream_t stream)
+{
+    const ghz_status_t st = ghz_coll_op_check(dtype, op);
+    if (st != GHZ_SUCCESS) return st;
+    if (n == 0u) return GHZ_SUCCESS;
+    if (!d_out || !d_a || !d_b) return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_reduce_cuda: NULL buffer");
+    switch (dtype) {
+    case GHZ_F32: return reduce_float<float>(d_out, d_a, d_b, n, op, stream);
+    case GHZ_F64: return reduce_float<double>(d_out, d_a, d_b, n, op, stream);
+    case GHZ_I8: return reduce_int<uint8_t, int8_t>(d_out, d_a, d_b, n, op, stream);
+    case GHZ_U8: return reduce_int<uint8_t, uint8_t>(d_out, d_a, d_b, n, op, stream);
+    case GHZ_I16: return reduce_int<uint16_t, int16_t>(d_out, d_a, d_b, n, op, stream);
+    case GHZ_U16: return reduce_int<uint16_t, uint16_t>(d_out, d_a, d_b, n, op, stream);
+    case GHZ_I32: return reduce_int<uint32_t, int32_t>(d_out, d_a, d_b, n, op, stream);
+    case GHZ_U32: return reduce_int<uint32_t, uint32_t>(d_out, d_a, d_b, n, op, stream);
+    case GHZ_I64: return reduce_int<unsigned long long, long long>(d_out, d_a, d_b, n, op, stream);
+    case GHZ_U64: return reduce_int<unsigned long long, unsigned long long>(d_out, d_a, d_b, n, op, stream);
+    default: return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)dtype);
+    }
+}
+
+extern "C" ghz_status_t ghz_coll_scale_cuda(void* d_buf, size_t n, ghz_dtype_t dtype, double s,
+                                            cudaStream_t stream)
+{
+    if (dtype != GHZ_F32 && dtype != GHZ_F64)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_scale_cuda: dtype %s is not a float type",
+                        ghz_dtype_name(dtype));
+    if (n == 0u) return GHZ_SUCCESS;
+    if (!d_buf) return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_scale_cuda: NULL buffer");
+    const op_scale op{s};
+    return dtype == GHZ_F32 ? run_elementwise<float>("ghz_coll_scale_cuda", d_buf, d_buf, d_buf, n, op, stream)
+                            : run_elementwise<double>("ghz_coll_scale_cuda", d_buf, d_buf, d_buf, n, op, stream);
+}
+
+extern "C" ghz_status_t ghz_coll_range_cuda(const void* d_src, size_t n, ghz_dtype_t dtype,
+                                            ghz_coll_range_t* d_range, cudaStream_t stream)
+{
+    if (dtype != GHZ_F32 && dtype != GHZ_F64)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_range_cuda: dtype %s is not a float type",
+                        ghz_dtype_name(dtype));
+    if (!d_range || (n > 0u && !d_src)) return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_range_cuda: NULL pointer");
+    if ((uintptr_t)d_range % 8u != 0u)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_range_cuda: the result is not 8-byte aligned");
+    return dtype == GHZ_F32 ? range_of<float>(d_src, n, d_range, stream)
+                            : range_of<double>(d_src, n, d_range, stream);
+}
