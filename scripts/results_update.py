@@ -28,7 +28,8 @@ Captions (device, commit, options) stay hand-written: the script prints what the
 says about them so that they can be checked.
 
 --doc FILE (repeatable) picks the files (default docs/RESULTS.md and README.md of this
-repository); --check writes nothing and exits 1 when a file would change. Exit 2: bad
+repository); --check writes nothing and exits 1 when a file would change; --print
+prints every table the JSON makes and touches no file. Exit 2: bad
 markers or unreadable JSON. Plain Python 3, no numpy.
 """
 import argparse
@@ -202,8 +203,9 @@ def table_coll(rows):
     out = []
     groups = {}
     for r in rows:
-        groups.setdefault((r["coll"], r.get("type"), r.get("redop")), []).append(r)
-    for (coll, dtype, op), grp in groups.items():
+        # "backend" is not ghz-coll-bench's own: scripts/gpu_bench_all.sh adds it
+        groups.setdefault((r["coll"], r.get("type"), r.get("redop"), r.get("backend")), []).append(r)
+    for (coll, dtype, op, backend), grp in groups.items():
         sizes = sorted({r["size"] for r in grp})
         keys = []
         for r in grp:
@@ -213,7 +215,7 @@ def table_coll(rows):
         keys.sort(key=lambda k: k[0])  # stable: paths keep the benchmark's order
         if out:
             out.append("")
-        title = " ".join(x for x in (coll, dtype, op) if x)
+        title = " ".join(x for x in (coll, dtype, op) if x) + (f" ({backend} backend)" if backend else "")
         out.append("| " + " | ".join([title] + [size_name(s) for s in sizes]
                                      + ["ratio", "max err / bound"]) + " |")
         out.append("|---|" + "---:|" * (len(sizes) + 2))
@@ -285,12 +287,29 @@ def describe(rows):
     return s + (f" (copy kernel {', '.join(map(str, copies))} GB/s)" if copies else "")
 
 
+def print_tables(paths):
+    try:
+        rows = load_rows(paths)
+    except Bad as e:
+        print(f"results_update: {e}", file=sys.stderr)
+        return 2
+    for kind, table in TABLES.items():
+        chosen = select(rows, kind, {})
+        if chosen:
+            print(f"{kind}: {len(chosen)} rows{describe(chosen)}")
+            print("\n".join(table(chosen)) + "\n")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json", nargs="+", help="ghz-bench or ghz-coll-bench JSON files")
     ap.add_argument("--doc", action="append", help="markdown file to update (repeatable)")
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file would change")
+    ap.add_argument("--print", action="store_true", help="print every table of the JSON; touch no file")
     a = ap.parse_args()
+    if a.print:
+        return print_tables(a.json)
     docs = [pathlib.Path(d) for d in a.doc] if a.doc else [ROOT / "docs/RESULTS.md", ROOT / "README.md"]
     try:
         rows = load_rows(a.json)
