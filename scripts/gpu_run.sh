@@ -146,19 +146,7 @@ fi
 
 if has bench; then
     note "ghz-bench codec"
-    raw=()
-    if [ -f datasets/out/real/manifest.json ]; then
-        mapfile -t raw < <(python3 - <<'EOF'
-import json, os
-m = json.load(open("datasets/out/real/manifest.json"))
-for f in (m["fields"] if isinstance(m, dict) else m):
-    spec = f["name"] + ":" + os.path.join("datasets/out/real", f["file"])
-    if f.get("fill") is not None:
-        spec += ":" + repr(float(f["fill"]))
-    print("--raw"); print(spec)
-EOF
-        )
-    fi
+    mapfile -t raw < <(python3 scripts/real_raw_args.py)
     gen=()
     [ -d build-gpu/datasets ] && gen=(--gen wave3d --gen smooth2d --gen noisy2d --gen ocean2d)
     timeout $((2 * T)) build-gpu/ghz/tools/bench/ghz-bench codec --json "$OUT/bench_codec.json" ${GHZ_BENCH_ARGS:-} \

@@ -216,12 +216,14 @@ int bench_codec(int argc, char** argv)
             if (js) {
                 fprintf(js,
                         "%s{\"field\":\"%s\",\"elements\":%zu,\"tiles\":%zu,\"rel\":%g,\"eb_abs\":%.17g,"
-                        "\"ratio\":%.4f,\"cuszp2_outlier_ratio\":%.4f,\"max_err_over_eb\":%.6f,"
-                        "\"compress_gbs\":%.2f,\"compress_known_range_gbs\":%.2f,\"decompress_gbs\":%.2f,\"compress_roofline_pct\":%.2f,"
-                        "\"decompress_roofline_pct\":%.2f,\"cpu_gpu_identical\":%s,\"violations\":%llu,"
+                        "\"ratio\":%.17g,\"cuszp2_outlier_ratio\":%.17g,\"max_err_over_eb\":%.17g,"
+                        "\"compress_gbs\":%.17g,\"compress_known_range_gbs\":%.17g,\"decompress_gbs\":%.17g,"
+                        "\"compress_roofline_pct\":%.17g,\"compress_known_range_roofline_pct\":%.17g,"
+                        "\"decompress_roofline_pct\":%.17g,\"cpu_gpu_identical\":%s,\"violations\":%llu,"
                         "\"status\":[%d,%d]}",
                         first_json ? "" : ",\n", f.name.c_str(), n0, reps_tile, rel, eb_abs, ratio, sz_ratio,
-                        maxerr / eb_abs, comp_gbs, known_gbs, dec_gbs, pc, pd, same ? "true" : "false", chk[1], st, st2);
+                        maxerr / eb_abs, comp_gbs, known_gbs, dec_gbs, pc, pk, pd, same ? "true" : "false", chk[1],
+                        st, st2);
                 first_json = 0;
             }
         }

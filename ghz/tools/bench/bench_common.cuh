@@ -44,6 +44,9 @@ struct field {
 struct bench_opts {
     double gib = 1.0;              /* least GiB of uncompressed data per run */
     int reps = 10;                 /* timed runs; the median is reported */
+    /* --json FILE: one document {"device", "copy_gbs", "results": [one object per table
+     * row]}; measured values in full (%.17g), so that scripts/results_update.py rounds
+     * them once, as the printed table does, and rebuilds the table digit for digit. */
     const char* json = nullptr;
     std::vector<std::string> gens; /* --gen NAME */
     std::vector<std::string> raws; /* --raw NAME:PATH[:FILL] */

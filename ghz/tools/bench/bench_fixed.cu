@@ -257,10 +257,10 @@ int bench_fixed(int argc, char** argv)
                 if (js) {
                     fprintf(js,
                             "%s{\"field\":\"%s\",\"dtype\":\"%s\",\"bits\":%u,\"elements\":%zu,\"tiles\":%zu,"
-                            "\"ratio\":%.4f,\"encode_gbs\":%.2f,\"encode_copy_roofline_pct\":%.2f,"
-                            "\"decompress_gbs\":%.2f,\"decompress_copy_roofline_pct\":%.2f,"
-                            "\"decode_in_registers_gbs\":%.2f,\"decode_read_roofline_pct\":%.2f,"
-                            "\"worst_err_over_unit\":%.6f,\"violations\":%llu,\"cpu_gpu_identical\":%s,\"status\":%d}",
+                            "\"ratio\":%.17g,\"encode_gbs\":%.17g,\"encode_copy_roofline_pct\":%.17g,"
+                            "\"decompress_gbs\":%.17g,\"decompress_copy_roofline_pct\":%.17g,"
+                            "\"decode_in_registers_gbs\":%.17g,\"decode_read_roofline_pct\":%.17g,"
+                            "\"worst_err_over_unit\":%.17g,\"violations\":%llu,\"cpu_gpu_identical\":%s,\"status\":%d}",
                             first_json ? "" : ",\n", f.name.c_str(), t == GHZ_F32 ? "f32" : "f64", bits, n0, tiles,
                             raw / comp, enc_gbs, pe, dec_gbs, pd, reg_gbs, pr, r.worst, r.bad,
                             r.identical ? "true" : "false", r.status);

@@ -176,8 +176,8 @@ int bench_homo(int argc, char** argv)
             if (js) {
                 fprintf(js,
                         "%s{\"field\":\"%s\",\"elements\":%zu,\"tiles\":%zu,\"rel\":%g,\"eb_abs\":%.17g,"
-                        "\"ratio\":%.4f,\"bytes_a\":%llu,\"bytes_b\":%llu,\"bytes_sum\":%llu,"
-                        "\"homo_gbs\":%.2f,\"doc_gbs\":%.2f,\"speedup\":%.3f,\"roofline_pct\":%.2f,"
+                        "\"ratio\":%.17g,\"bytes_a\":%llu,\"bytes_b\":%llu,\"bytes_sum\":%llu,"
+                        "\"homo_gbs\":%.17g,\"doc_gbs\":%.17g,\"speedup\":%.17g,\"roofline_pct\":%.17g,"
                         "\"identical_to_doc\":%s,\"status\":[%d,%d,%d,%d,%d,%d]}",
                         first_json ? "" : ",\n", f.name.c_str(), n0, tiles, rel, eb_abs, ratio,
                         (unsigned long long)sz[0], (unsigned long long)sz[1], (unsigned long long)sz[2], homo_gbs,
