@@ -563,3 +563,203 @@ Test(cuda_homo_nary, sum_n_checksums_verified)
     }
     for (size_t i = 0; i < k; ++i) free(f[i]);
 }
+
+/* k pairs in one call (k = 40: two launches), every op: pair i's bytes are
+ * ghz_homo_binary's; pair 5 mismatched reports its own status and no other pair's. */
+Test(cuda_homo_nary, binary_batch_equals_cpu)
+{
+    enum { K = 40 };
+    const size_t n = 7001, cap = ghz_compress_bound(n, GHZ_F32);
+    unsigned char *a[K], *b[K], *c = malloc(cap), *g = malloc(cap);
+    size_t sa[K], sb[K], sc, ws;
+    char* d_in;
+    unsigned char* d_out;
+    uint64_t* d_sizes;
+    int *d_st, h_st[K];
+    uint64_t h_sizes[K];
+    ghz_buf_t ba[K], bb[K], bo[K];
+    void* d_w;
+    need_gpu();
+    for (int i = 0; i < K; ++i) {
+        a[i] = make_frame((enum kind)(i % NEAR_QMAX), GHZ_F32, n, 1e-3, &sa[i]);
+        b[i] = make_frame((enum kind)((i + 2) % NEAR_QMAX), GHZ_F32, n, i == 5 ? 2e-3 : 1e-3, &sb[i]);
+    }
+    GK(ghz_cuda_homo_binary_batch_workspace(K, n, &ws));
+    CK(cudaMalloc((void**)&d_in, 2 * K * cap));
+    CK(cudaMalloc((void**)&d_out, K * cap));
+    CK(cudaMalloc((void**)&d_sizes, K * sizeof *d_sizes));
+    CK(cudaMalloc((void**)&d_st, K * sizeof *d_st));
+    CK(cudaMalloc(&d_w, ws));
+    for (int i = 0; i < K; ++i) {
+        CK(cudaMemcpy(d_in + 2 * i * cap, a[i], sa[i], cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(d_in + (2 * i + 1) * cap, b[i], sb[i], cudaMemcpyHostToDevice));
+        ba[i] = dev_buf(d_in + 2 * i * cap, sa[i], sa[i], NULL);
+        bb[i] = dev_buf(d_in + (2 * i + 1) * cap, sb[i], sb[i], NULL);
+        bo[i] = dev_buf(d_out + i * cap, 0, cap, d_sizes + i);
+    }
+    for (int op = GHZ_HOMO_SUM; op <= GHZ_HOMO_MAX; ++op) {
+        GK(ghz_cuda_homo_binary_batch(NULL, (ghz_homo_op_t)op, GHZ_F32, K, ba, bb, bo, n, d_st, d_w, ws, 0));
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(h_st, d_st, sizeof h_st, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(h_sizes, d_sizes, sizeof h_sizes, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < K; ++i) {
+            if (i == 5) {
+                cr_assert_eq(h_st[i], GHZ_ERR_MISMATCH, "op %d pair %d: status %d", op, i, h_st[i]);
+                continue;
+            }
+            GK(cpu_binary((ghz_homo_op_t)op, a[i], sa[i], b[i], sb[i], c, cap, &sc));
+            cr_assert_eq(h_st[i], GHZ_SUCCESS, "op %d pair %d: status %d", op, i, h_st[i]);
+            cr_assert_eq(h_sizes[i], sc, "op %d pair %d: GPU %llu bytes, CPU %zu", op, i,
+                         (unsigned long long)h_sizes[i], sc);
+            CK(cudaMemcpy(g, d_out + i * cap, sc, cudaMemcpyDeviceToHost));
+            cr_assert(memcmp(g, c, sc) == 0, "op %d pair %d: bytes differ from the CPU", op, i);
+        }
+    }
+    for (int i = 0; i < K; ++i) free(a[i]), free(b[i]);
+    cudaFree(d_in), cudaFree(d_out), cudaFree(d_sizes), cudaFree(d_st), cudaFree(d_w);
+    free(c), free(g);
+}
+
+/* In place on the GPU: a's memory ends up holding ghz_homo_binary_inplace's bytes, with
+ * a->capacity = ghz_homo_bound exactly (the tightest case), for every op, class and
+ * size, including NOISY at a tiny bound (incompressible: every block may grow) and
+ * sealed a. A capacity one byte short is refused and leaves a untouched. */
+static void check_inplace(ghz_dtype_t t, int ka, int kb, size_t n, double eb, int seal)
+{
+    size_t sa, sb, bound, sc, ws;
+    unsigned char* a0 = make_frame((enum kind)ka, t, n, eb, &sa);
+    unsigned char* b = make_frame((enum kind)kb, t, n, eb, &sb);
+    unsigned char *a, *cpu, *gpu;
+    char *d_a, *d_b;
+    uint64_t *d_size, h_size = 0, sa64;
+    int *d_st, h_st = -1;
+    void* d_w;
+    a0 = realloc(a0, sa + GHZ_CHECKSUM_SIZE);
+    if (seal) {
+        size_t ns;
+        GK(ghz_frame_add_checksum(a0, sa, sa + GHZ_CHECKSUM_SIZE, &ns));
+        sa = ns;
+    }
+    GK(ghz_homo_bound(a0, sa, &bound));
+    GK(ghz_cuda_homo_binary_inplace_workspace(n, &ws));
+    a = malloc(bound), cpu = malloc(bound), gpu = malloc(bound);
+    CK(cudaMalloc((void**)&d_a, bound + 1));
+    CK(cudaMalloc((void**)&d_b, sb));
+    CK(cudaMalloc((void**)&d_size, sizeof *d_size));
+    CK(cudaMalloc((void**)&d_st, sizeof *d_st));
+    CK(cudaMalloc(&d_w, ws));
+    CK(cudaMemcpy(d_b, b, sb, cudaMemcpyHostToDevice));
+    for (int op = GHZ_HOMO_SUM; op <= GHZ_HOMO_MAX; ++op) {
+        ghz_buf_t ab = GHZ_BUF_INIT, bb = GHZ_BUF_INIT, da, db;
+        memcpy(a, a0, sa);
+        ab.data = a;
+        ab.size = sa;
+        ab.capacity = bound;
+        bb.data = b;
+        bb.size = bb.capacity = sb;
+        GK(ghz_homo_binary_inplace((ghz_homo_op_t)op, &ab, &bb));
+        sc = ab.size;
+        memcpy(cpu, a, sc);
+        /* the GPU: a's size in device memory (it receives the result's), a at an odd
+         * address */
+        for (int shrt = 0; shrt < 2; ++shrt) {
+            sa64 = sa;
+            CK(cudaMemcpy(d_a + 1, a0, sa, cudaMemcpyHostToDevice));
+            CK(cudaMemcpy(d_size, &sa64, sizeof sa64, cudaMemcpyHostToDevice));
+            da = dev_buf(d_a + 1, 0, bound - (size_t)shrt, d_size);
+            db = dev_buf(d_b, sb, sb, NULL);
+            GK(ghz_cuda_homo_binary_inplace(NULL, (ghz_homo_op_t)op, t, &da, &db, n, d_st, d_w, ws, 0));
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy(&h_st, d_st, sizeof h_st, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(&h_size, d_size, sizeof h_size, cudaMemcpyDeviceToHost));
+            if (shrt) {
+                cr_assert_eq(h_st, GHZ_ERR_DST_TOO_SMALL, "capacity bound - 1: status %d", h_st);
+                CK(cudaMemcpy(gpu, d_a + 1, sa, cudaMemcpyDeviceToHost));
+                cr_assert(memcmp(gpu, a0, sa) == 0, "a refused but touched");
+                continue;
+            }
+            cr_assert_eq(h_st, GHZ_SUCCESS, "t=%d kinds %d,%d n=%zu op=%d seal=%d: status %d", t, ka, kb, n, op,
+                         seal, h_st);
+            cr_assert_eq(h_size, sc, "t=%d kinds %d,%d n=%zu op=%d: GPU %llu bytes, CPU %zu", t, ka, kb, n, op,
+                         (unsigned long long)h_size, sc);
+            CK(cudaMemcpy(gpu, d_a + 1, sc, cudaMemcpyDeviceToHost));
+            for (size_t i = 0; i < sc; ++i)
+                if (gpu[i] != cpu[i])
+                    cr_assert_fail("t=%d kinds %d,%d n=%zu op=%d seal=%d: byte %zu differs (GPU %02x, CPU %02x)", t,
+                                   ka, kb, n, op, seal, i, gpu[i], cpu[i]);
+        }
+    }
+    cudaFree(d_a), cudaFree(d_b), cudaFree(d_size), cudaFree(d_st), cudaFree(d_w);
+    free(a0), free(b), free(a), free(cpu), free(gpu);
+}
+
+Test(cuda_homo_nary, binary_inplace_equals_cpu)
+{
+    static const size_t sizes[] = {1, 33, 9003, 100003};
+    need_gpu();
+    for (int ti = 0; ti < 2; ++ti) {
+        const ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
+            for (int k = 0; k < NEAR_QMAX; ++k) check_inplace(t, k, (k + 1 + (int)si) % NEAR_QMAX, sizes[si], 1e-3, 0);
+            /* incompressible: noise at a tiny bound, blocks RAW or wide, results grow */
+            check_inplace(t, NOISY, NOISY, sizes[si], 1e-9, 0);
+            check_inplace(t, NEAR_QMAX, NEAR_QMAX, sizes[si], 1e-6, 0);
+            check_inplace(t, SMOOTH, NOISY, sizes[si], 1e-3, 1);
+            check_inplace(t, NOISY, NOISY, sizes[si], 1e-9, 1);
+        }
+    }
+}
+
+/* The n-ary sum and the in-place operation captured in a CUDA graph with the
+ * context's workspace: every replay writes the CPU's bytes. */
+Test(cuda_homo_nary, graph_capture)
+{
+    const size_t n = 50001, k = 4, cap = ghz_compress_bound(n, GHZ_F32);
+    unsigned char* f[4];
+    size_t sz[4], so;
+    unsigned char *cpu = malloc(cap), *gpu = malloc(cap);
+    char* d_in[4];
+    char* d_o;
+    uint64_t *d_size, h_size;
+    int *d_st, h_st;
+    ghz_buf_t bi[4], bo;
+    cudaStream_t s;
+    cudaGraph_t gr;
+    cudaGraphExec_t ge;
+    need_gpu();
+    ghz_cuda_ctx_t* ctx = make_ctx((int)k, n);
+    for (size_t i = 0; i < k; ++i) {
+        f[i] = make_frame((enum kind)(i % 3), GHZ_F32, n, 1e-3, &sz[i]);
+        CK(cudaMalloc((void**)&d_in[i], sz[i]));
+        CK(cudaMemcpy(d_in[i], f[i], sz[i], cudaMemcpyHostToDevice));
+        bi[i] = dev_buf(d_in[i], sz[i], sz[i], NULL);
+    }
+    GK(cpu_sum_n(k, f, sz, cpu, cap, &so));
+    CK(cudaMalloc((void**)&d_o, cap));
+    CK(cudaMalloc((void**)&d_size, sizeof *d_size));
+    CK(cudaMalloc((void**)&d_st, sizeof *d_st));
+    bo = dev_buf(d_o, 0, cap, d_size);
+    CK(cudaStreamCreate(&s));
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    GK(ghz_cuda_homo_sum_n(ctx, GHZ_F32, k, bi, &bo, 0, d_st, NULL, 0, s));
+    CK(cudaStreamEndCapture(s, &gr));
+    CK(cudaGraphInstantiate(&ge, gr, 0));
+    for (int r = 0; r < 3; ++r) {
+        CK(cudaMemsetAsync(d_o, 0, cap, s));
+        CK(cudaGraphLaunch(ge, s));
+        CK(cudaStreamSynchronize(s));
+        CK(cudaMemcpy(&h_st, d_st, sizeof h_st, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(&h_size, d_size, sizeof h_size, cudaMemcpyDeviceToHost));
+        cr_assert_eq(h_st, GHZ_SUCCESS, "replay %d", r);
+        cr_assert_eq(h_size, so, "replay %d", r);
+        CK(cudaMemcpy(gpu, d_o, so, cudaMemcpyDeviceToHost));
+        cr_assert(memcmp(gpu, cpu, so) == 0, "replay %d differs from the CPU", r);
+    }
+    cudaGraphExecDestroy(ge);
+    cudaGraphDestroy(gr);
+    cudaStreamDestroy(s);
+    for (size_t i = 0; i < k; ++i) cudaFree(d_in[i]), free(f[i]);
+    cudaFree(d_o), cudaFree(d_size), cudaFree(d_st);
+    GK(ghz_cuda_ctx_destroy(ctx));
+    free(cpu), free(gpu);
+}
