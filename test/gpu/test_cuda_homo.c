@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ghz/ghz.h"
+#include "datasets/datasets.h"
 #include "ghz/homo/homo_cuda.h"
 #include "gpu_testutil.h"
 
@@ -281,4 +282,484 @@ Test(cuda_homo, graph_capture)
     cudaFree(d_a), cudaFree(d_b), cudaFree(d_o), cudaFree(d_size), cudaFree(d_st);
     GK(ghz_cuda_ctx_destroy(ctx));
     free(a), free(b), free(cpu), free(gpu);
+}
+
+/* ---- the k-input kernel: n-ary sum, batched and in-place binary operations ------- */
+
+/* The CPU's n-ary sum of k frames. */
+static ghz_status_t cpu_sum_n(size_t k, unsigned char** f, const size_t* sz, unsigned char* o, size_t cap,
+                              size_t* size)
+{
+    ghz_buf_t* b = calloc(k, sizeof *b);
+    const ghz_buf_t** p = calloc(k, sizeof *p);
+    ghz_buf_t ob = GHZ_BUF_INIT;
+    ghz_status_t st;
+    for (size_t i = 0; i < k; ++i) {
+        ghz_buf_t x = GHZ_BUF_INIT;
+        x.data = f[i];
+        x.size = x.capacity = sz[i];
+        b[i] = x;
+        p[i] = &b[i];
+    }
+    ob.data = o;
+    ob.capacity = cap;
+    st = ghz_homo_sum_n(p, k, &ob);
+    *size = ob.size;
+    free(b);
+    free((void*)p);
+    return st;
+}
+
+/* Where the GPU's inputs live: device memory (sizes host-known and device-held in
+ * turn, odd offsets), or mapped pinned host memory (the kernels read them over the
+ * bus, as they would a peer's buffer). */
+enum { IN_DEVICE, IN_MAPPED };
+
+/* The n-ary sum on the GPU; returns the device status, the output in *out (malloc'd). */
+static int gpu_sum_n(ghz_dtype_t t, size_t k, unsigned char** f, const size_t* sz, size_t max_elems, int where,
+                     unsigned char** out, size_t* out_size)
+{
+    const size_t cap = ghz_compress_bound(max_elems, t);
+    size_t ws = 0, i;
+    char **d = calloc(k, sizeof *d), **h = calloc(k, sizeof *h), *d_o;
+    ghz_buf_t* bufs = calloc(k, sizeof *bufs);
+    uint64_t *d_sizes, *d_size, h_size = 0;
+    uint64_t* h_sizes = calloc(k, sizeof *h_sizes);
+    void* d_w;
+    int *d_st, h_st = -1;
+    GK(ghz_cuda_homo_sum_n_workspace(k, max_elems, &ws));
+    CK(cudaMalloc((void**)&d_sizes, k * sizeof *d_sizes));
+    for (i = 0; i < k; ++i) {
+        h_sizes[i] = sz[i];
+        if (where == IN_MAPPED) {
+            char* dp;
+            CK(cudaHostAlloc((void**)&h[i], sz[i] + 1, cudaHostAllocMapped));
+            memcpy(h[i] + (i & 1), f[i], sz[i]);
+            CK(cudaHostGetDevicePointer((void**)&dp, h[i], 0));
+            bufs[i] = dev_buf(dp + (i & 1), sz[i], sz[i], NULL);
+        } else {
+            CK(cudaMalloc((void**)&d[i], sz[i] + 3));
+            CK(cudaMemcpy(d[i] + i % 4, f[i], sz[i], cudaMemcpyHostToDevice));
+            /* odd inputs: size only in device memory */
+            bufs[i] = dev_buf(d[i] + i % 4, i & 1 ? 0 : sz[i], sz[i] + 3 - i % 4, i & 1 ? d_sizes + i : NULL);
+        }
+    }
+    CK(cudaMemcpy(d_sizes, h_sizes, k * sizeof *d_sizes, cudaMemcpyHostToDevice));
+    CK(cudaMalloc((void**)&d_o, cap + 16));
+    CK(cudaMalloc(&d_w, ws));
+    CK(cudaMalloc((void**)&d_size, sizeof *d_size));
+    CK(cudaMalloc((void**)&d_st, sizeof *d_st));
+    CK(cudaMemset(d_o, 0xA5, cap + 16));
+    CK(cudaMemset(d_size, 0, sizeof *d_size));
+    ghz_buf_t bo = dev_buf(d_o + 5, 0, cap, d_size);
+    GK(ghz_cuda_homo_sum_n(NULL, t, k, bufs, &bo, max_elems, d_st, d_w, ws, 0));
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(&h_st, d_st, sizeof h_st, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&h_size, d_size, sizeof h_size, cudaMemcpyDeviceToHost));
+    *out_size = (size_t)h_size;
+    *out = malloc(cap + 1);
+    if (h_st == GHZ_SUCCESS) {
+        cr_assert(h_size <= cap);
+        CK(cudaMemcpy(*out, d_o + 5, h_size, cudaMemcpyDeviceToHost));
+    }
+    for (i = 0; i < k; ++i) {
+        if (d[i]) cudaFree(d[i]);
+        if (h[i]) cudaFreeHost(h[i]);
+    }
+    cudaFree(d_o), cudaFree(d_w), cudaFree(d_size), cudaFree(d_sizes), cudaFree(d_st);
+    free(d), free(h), free(bufs), free(h_sizes);
+    return h_st;
+}
+
+/* The GPU's n-ary sum of the k frames equals the CPU's, bytes and status. */
+static void check_sum_n(ghz_dtype_t t, size_t k, unsigned char** f, const size_t* sz, size_t n, int where,
+                        const char* what)
+{
+    const size_t cap = ghz_compress_bound(n, t);
+    unsigned char *c = malloc(cap), *g;
+    size_t sc = 0, sg = 0;
+    ghz_status_t cst = cpu_sum_n(k, f, sz, c, cap, &sc);
+    int gst = gpu_sum_n(t, k, f, sz, n + 100, where, &g, &sg);
+    /* a corrupt input: both refuse it (the CPU may name another error first) */
+    if (strcmp(what, "corrupt") == 0 && cst != GHZ_SUCCESS)
+        cr_assert_neq(gst, GHZ_SUCCESS, "%s t=%d k=%zu n=%zu: GPU accepted, CPU %d", what, t, k, n, cst);
+    else
+        cr_assert_eq(gst, (int)cst, "%s t=%d k=%zu n=%zu: GPU status %d, CPU %d", what, t, k, n, gst, cst);
+    if (cst == GHZ_SUCCESS) {
+        cr_assert_eq(sg, sc, "%s t=%d k=%zu n=%zu: GPU %zu bytes, CPU %zu", what, t, k, n, sg, sc);
+        for (size_t i = 0; i < sc; ++i)
+            if (g[i] != c[i])
+                cr_assert_fail("%s t=%d k=%zu n=%zu: byte %zu differs (GPU %02x, CPU %02x)", what, t, k, n, i, g[i],
+                               c[i]);
+    }
+    free(c);
+    free(g);
+}
+
+/* k slices of a datasets/ field (nz = k: correlated slices, as k ranks' data), each
+ * compressed under ABS rel * (range of the whole stack). */
+static unsigned char** field_frames(const char* name, ghz_dtype_t t, size_t nx, size_t ny, size_t k, double rel,
+                                    size_t* sz)
+{
+    const size_t n = nx * ny;
+    unsigned char** f = calloc(k, sizeof *f);
+    void* x = malloc(n * k * 8);
+    double lo = INFINITY, hi = -INFINITY, eb;
+    const int ocean = strcmp(name, "ocean2d") == 0;
+    if (t == GHZ_F32)
+        cr_assert_eq(ghz_ds_generate(name, nx, ny, k, 7, (float*)x), 0);
+    else
+        cr_assert_eq(ghz_ds_generate_f64(name, nx, ny, k, 7, (double*)x), 0);
+    for (size_t i = 0; i < n * k; ++i) {
+        double v = t == GHZ_F32 ? ((float*)x)[i] : ((double*)x)[i];
+        if (ocean && v == (double)GHZ_DS_OCEAN_FILL) continue;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    eb = rel * (hi - lo);
+    for (size_t s = 0; s < k; ++s) {
+        ghz_params_t p = GHZ_PARAMS_INIT;
+        const size_t cap = ghz_compress_bound(n, t);
+        p.dtype = t;
+        p.eb_mode = GHZ_EB_ABS;
+        p.eb = eb;
+        p.has_fill = ocean;
+        p.fill = GHZ_DS_OCEAN_FILL;
+        f[s] = malloc(cap + 8);
+        GK(ghz_compress(&p, (char*)x + s * n * (t == GHZ_F32 ? 4 : 8), n, f[s], cap, &sz[s]));
+    }
+    free(x);
+    return f;
+}
+
+static void free_frames(unsigned char** f, size_t k)
+{
+    for (size_t i = 0; i < k; ++i) free(f[i]);
+    free(f);
+}
+
+static const size_t k_values[] = {1, 2, 3, 4, 7, 64};
+
+Test(cuda_homo_nary, sum_n_fields_equal_cpu)
+{
+    static const char* const names[] = {"smooth2d", "noisy2d", "ocean2d"};
+    static const double rels[] = {1e-2, 1e-4, 1e-6};
+    need_gpu();
+    for (int ti = 0; ti < 2; ++ti)
+        for (size_t ni = 0; ni < 3; ++ni)
+            for (size_t ki = 0; ki < sizeof k_values / sizeof k_values[0]; ++ki) {
+                const size_t k = k_values[ki];
+                /* multi-tile (9 f32 tiles, 17 f64 ones, short last block); tiny */
+                const size_t dims[2][2] = {{257, 131}, {5, 7}};
+                for (int di = 0; di < 2; ++di) {
+                    size_t* sz = calloc(k, sizeof *sz);
+                    const ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
+                    unsigned char** f = field_frames(names[ni], t, dims[di][0], dims[di][1], k, rels[(ki + ni) % 3], sz);
+                    check_sum_n(t, k, f, sz, dims[di][0] * dims[di][1], (ki + di) % 3 == 2 ? IN_MAPPED : IN_DEVICE,
+                                names[ni]);
+                    free_frames(f, k);
+                    free(sz);
+                }
+            }
+}
+
+/* The synthetic classes (NaN/Inf, fills, |q| near QMAX, a quantizable fill value,
+ * runs of zeros), each input its own draw, k = 1, 2, 3, 4, 7. */
+Test(cuda_homo_nary, sum_n_classes_equal_cpu)
+{
+    static const size_t sizes[] = {1, 33, 9003, 100003};
+    need_gpu();
+    for (int ti = 0; ti < 2; ++ti)
+        for (int kind = 0; kind < KINDS; ++kind)
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+                for (size_t ki = 0; ki < 5; ++ki) {
+                    const size_t k = k_values[ki];
+                    const ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
+                    const double eb = kind == NEAR_QMAX ? 1e-6 : 1e-3;
+                    unsigned char** f = calloc(k, sizeof *f);
+                    size_t* sz = calloc(k, sizeof *sz);
+                    for (size_t i = 0; i < k; ++i) {
+                        /* classes that share a bound and a fill value mix */
+                        int ki2 = kind == NEAR_QMAX || kind == QFILL ? kind : (int)((kind + i) % NEAR_QMAX);
+                        f[i] = make_frame((enum kind)ki2, t, sizes[si], eb, &sz[i]);
+                    }
+                    check_sum_n(t, k, f, sz, sizes[si], IN_DEVICE, "class");
+                    free_frames(f, k);
+                    free(sz);
+                }
+}
+
+Test(cuda_homo_nary, sum_n_errors_as_cpu)
+{
+    const size_t n = 9000, k = 3;
+    unsigned char* f[3];
+    size_t sz[3], ws;
+    unsigned char *g, *keep;
+    size_t sg;
+    need_gpu();
+    for (size_t i = 0; i < k; ++i) f[i] = make_frame((enum kind)(i % 3), GHZ_F32, n, 1e-3, &sz[i]);
+    /* another quantum in input 2: a mismatch */
+    free(f[2]);
+    f[2] = make_frame(SMOOTH, GHZ_F32, n, 2e-3, &sz[2]);
+    cr_assert_eq(gpu_sum_n(GHZ_F32, k, f, sz, n, IN_DEVICE, &g, &sg), GHZ_ERR_MISMATCH);
+    free(g);
+    free(f[2]);
+    f[2] = make_frame(SMOOTH, GHZ_F32, n, 1e-3, &sz[2]);
+    /* max_elems below n */
+    cr_assert_eq(gpu_sum_n(GHZ_F32, k, f, sz, n - 1, IN_DEVICE, &g, &sg), GHZ_ERR_DST_TOO_SMALL);
+    free(g);
+    /* bit flips in input 1: the GPU fails exactly where the CPU does, else agrees */
+    keep = malloc(sz[1]);
+    memcpy(keep, f[1], sz[1]);
+    for (int c = 0; c < 200; ++c) {
+        memcpy(f[1], keep, sz[1]);
+        f[1][64 + rng() % (sz[1] - 64)] ^= (unsigned char)(1u << (rng() % 8));
+        check_sum_n(GHZ_F32, k, f, sz, n, IN_DEVICE, "corrupt");
+    }
+    memcpy(f[1], keep, sz[1]);
+    /* refused on the host: too many inputs, none */
+    cr_assert_eq(ghz_cuda_homo_sum_n_workspace(GHZ_CUDA_HOMO_MAX_INPUTS + 1, n, &ws), GHZ_ERR_UNSUPPORTED);
+    {
+        ghz_buf_t b[GHZ_CUDA_HOMO_MAX_INPUTS + 1], o = dev_buf((void*)16, 0, 100, (uint64_t*)16);
+        for (int i = 0; i <= GHZ_CUDA_HOMO_MAX_INPUTS; ++i) b[i] = dev_buf((void*)16, 100, 100, NULL);
+        cr_assert_eq(ghz_cuda_homo_sum_n(NULL, GHZ_F32, GHZ_CUDA_HOMO_MAX_INPUTS + 1, b, &o, n, NULL, NULL, 0, 0),
+                     GHZ_ERR_UNSUPPORTED);
+        cr_assert_eq(ghz_cuda_homo_sum_n(NULL, GHZ_F32, 0, b, &o, n, NULL, NULL, 0, 0), GHZ_ERR_INVALID_ARG);
+    }
+    free(keep);
+    for (size_t i = 0; i < k; ++i) free(f[i]);
+}
+
+/* Sealed inputs are verified on the GPU: intact, the result is the CPU's; one flipped
+ * byte anywhere in a sealed frame (header, codes, payload, the CRC) is GHZ_ERR_CORRUPT. */
+Test(cuda_homo_nary, sum_n_checksums_verified)
+{
+    const size_t n = 20011, k = 4;
+    unsigned char* f[4];
+    size_t sz[4];
+    unsigned char* g;
+    size_t sg;
+    need_gpu();
+    for (size_t i = 0; i < k; ++i) {
+        size_t ns = 0;
+        unsigned char* x = make_frame((enum kind)(i % 3), GHZ_F64, n, 1e-3, &sz[i]);
+        f[i] = realloc(x, sz[i] + GHZ_CHECKSUM_SIZE);
+        if (i != 2) { /* one input left unsealed */
+            GK(ghz_frame_add_checksum(f[i], sz[i], sz[i] + GHZ_CHECKSUM_SIZE, &ns));
+            sz[i] = ns;
+        }
+    }
+    check_sum_n(GHZ_F64, k, f, sz, n, IN_DEVICE, "sealed");
+    for (int c = 0; c < 40; ++c) {
+        const size_t i = c % 2 ? 3 : 0, at = rng() % sz[i];
+        const unsigned char bit = (unsigned char)(1u << (rng() % 8));
+        f[i][at] ^= bit;
+        int st = gpu_sum_n(GHZ_F64, k, f, sz, n, IN_DEVICE, &g, &sg);
+        /* a flip in the header may read as another error first, as on the CPU */
+        cr_assert_neq(st, GHZ_SUCCESS, "flip at %zu of input %zu went unnoticed", at, i);
+        if (at >= 64) cr_assert_eq(st, GHZ_ERR_CORRUPT, "flip at %zu of input %zu: status %d", at, i, st);
+        free(g);
+        f[i][at] ^= bit;
+    }
+    for (size_t i = 0; i < k; ++i) free(f[i]);
+}
+
+/* k pairs in one call (k = 40: two launches), every op: pair i's bytes are
+ * ghz_homo_binary's; pair 5 mismatched reports its own status and no other pair's. */
+Test(cuda_homo_nary, binary_batch_equals_cpu)
+{
+    enum { K = 40 };
+    const size_t n = 7001, cap = ghz_compress_bound(n, GHZ_F32);
+    unsigned char *a[K], *b[K], *c = malloc(cap), *g = malloc(cap);
+    size_t sa[K], sb[K], sc, ws;
+    char* d_in;
+    unsigned char* d_out;
+    uint64_t* d_sizes;
+    int *d_st, h_st[K];
+    uint64_t h_sizes[K];
+    ghz_buf_t ba[K], bb[K], bo[K];
+    void* d_w;
+    need_gpu();
+    for (int i = 0; i < K; ++i) {
+        a[i] = make_frame((enum kind)(i % NEAR_QMAX), GHZ_F32, n, 1e-3, &sa[i]);
+        b[i] = make_frame((enum kind)((i + 2) % NEAR_QMAX), GHZ_F32, n, i == 5 ? 2e-3 : 1e-3, &sb[i]);
+    }
+    GK(ghz_cuda_homo_binary_batch_workspace(K, n, &ws));
+    CK(cudaMalloc((void**)&d_in, 2 * K * cap));
+    CK(cudaMalloc((void**)&d_out, K * cap));
+    CK(cudaMalloc((void**)&d_sizes, K * sizeof *d_sizes));
+    CK(cudaMalloc((void**)&d_st, K * sizeof *d_st));
+    CK(cudaMalloc(&d_w, ws));
+    for (int i = 0; i < K; ++i) {
+        CK(cudaMemcpy(d_in + 2 * i * cap, a[i], sa[i], cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(d_in + (2 * i + 1) * cap, b[i], sb[i], cudaMemcpyHostToDevice));
+        ba[i] = dev_buf(d_in + 2 * i * cap, sa[i], sa[i], NULL);
+        bb[i] = dev_buf(d_in + (2 * i + 1) * cap, sb[i], sb[i], NULL);
+        bo[i] = dev_buf(d_out + i * cap, 0, cap, d_sizes + i);
+    }
+    for (int op = GHZ_HOMO_SUM; op <= GHZ_HOMO_MAX; ++op) {
+        GK(ghz_cuda_homo_binary_batch(NULL, (ghz_homo_op_t)op, GHZ_F32, K, ba, bb, bo, n, d_st, d_w, ws, 0));
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(h_st, d_st, sizeof h_st, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(h_sizes, d_sizes, sizeof h_sizes, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < K; ++i) {
+            if (i == 5) {
+                cr_assert_eq(h_st[i], GHZ_ERR_MISMATCH, "op %d pair %d: status %d", op, i, h_st[i]);
+                continue;
+            }
+            GK(cpu_binary((ghz_homo_op_t)op, a[i], sa[i], b[i], sb[i], c, cap, &sc));
+            cr_assert_eq(h_st[i], GHZ_SUCCESS, "op %d pair %d: status %d", op, i, h_st[i]);
+            cr_assert_eq(h_sizes[i], sc, "op %d pair %d: GPU %llu bytes, CPU %zu", op, i,
+                         (unsigned long long)h_sizes[i], sc);
+            CK(cudaMemcpy(g, d_out + i * cap, sc, cudaMemcpyDeviceToHost));
+            cr_assert(memcmp(g, c, sc) == 0, "op %d pair %d: bytes differ from the CPU", op, i);
+        }
+    }
+    for (int i = 0; i < K; ++i) free(a[i]), free(b[i]);
+    cudaFree(d_in), cudaFree(d_out), cudaFree(d_sizes), cudaFree(d_st), cudaFree(d_w);
+    free(c), free(g);
+}
+
+/* In place on the GPU: a's memory ends up holding ghz_homo_binary_inplace's bytes, with
+ * a->capacity = ghz_homo_bound exactly (the tightest case), for every op, class and
+ * size, including NOISY at a tiny bound (incompressible: every block may grow) and
+ * sealed a. A capacity one byte short is refused and leaves a untouched. */
+static void check_inplace(ghz_dtype_t t, int ka, int kb, size_t n, double eb, int seal)
+{
+    size_t sa, sb, bound, sc, ws;
+    unsigned char* a0 = make_frame((enum kind)ka, t, n, eb, &sa);
+    unsigned char* b = make_frame((enum kind)kb, t, n, eb, &sb);
+    unsigned char *a, *cpu, *gpu;
+    char *d_a, *d_b;
+    uint64_t *d_size, h_size = 0, sa64;
+    int *d_st, h_st = -1;
+    void* d_w;
+    a0 = realloc(a0, sa + GHZ_CHECKSUM_SIZE);
+    if (seal) {
+        size_t ns;
+        GK(ghz_frame_add_checksum(a0, sa, sa + GHZ_CHECKSUM_SIZE, &ns));
+        sa = ns;
+    }
+    GK(ghz_homo_bound(a0, sa, &bound));
+    GK(ghz_cuda_homo_binary_inplace_workspace(n, &ws));
+    a = malloc(bound), cpu = malloc(bound), gpu = malloc(bound);
+    CK(cudaMalloc((void**)&d_a, bound + 1));
+    CK(cudaMalloc((void**)&d_b, sb));
+    CK(cudaMalloc((void**)&d_size, sizeof *d_size));
+    CK(cudaMalloc((void**)&d_st, sizeof *d_st));
+    CK(cudaMalloc(&d_w, ws));
+    CK(cudaMemcpy(d_b, b, sb, cudaMemcpyHostToDevice));
+    for (int op = GHZ_HOMO_SUM; op <= GHZ_HOMO_MAX; ++op) {
+        ghz_buf_t ab = GHZ_BUF_INIT, bb = GHZ_BUF_INIT, da, db;
+        memcpy(a, a0, sa);
+        ab.data = a;
+        ab.size = sa;
+        ab.capacity = bound;
+        bb.data = b;
+        bb.size = bb.capacity = sb;
+        GK(ghz_homo_binary_inplace((ghz_homo_op_t)op, &ab, &bb));
+        sc = ab.size;
+        memcpy(cpu, a, sc);
+        /* the GPU: a's size in device memory (it receives the result's), a at an odd
+         * address */
+        for (int shrt = 0; shrt < 2; ++shrt) {
+            sa64 = sa;
+            CK(cudaMemcpy(d_a + 1, a0, sa, cudaMemcpyHostToDevice));
+            CK(cudaMemcpy(d_size, &sa64, sizeof sa64, cudaMemcpyHostToDevice));
+            da = dev_buf(d_a + 1, 0, bound - (size_t)shrt, d_size);
+            db = dev_buf(d_b, sb, sb, NULL);
+            GK(ghz_cuda_homo_binary_inplace(NULL, (ghz_homo_op_t)op, t, &da, &db, n, d_st, d_w, ws, 0));
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy(&h_st, d_st, sizeof h_st, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(&h_size, d_size, sizeof h_size, cudaMemcpyDeviceToHost));
+            if (shrt) {
+                cr_assert_eq(h_st, GHZ_ERR_DST_TOO_SMALL, "capacity bound - 1: status %d", h_st);
+                CK(cudaMemcpy(gpu, d_a + 1, sa, cudaMemcpyDeviceToHost));
+                cr_assert(memcmp(gpu, a0, sa) == 0, "a refused but touched");
+                continue;
+            }
+            cr_assert_eq(h_st, GHZ_SUCCESS, "t=%d kinds %d,%d n=%zu op=%d seal=%d: status %d", t, ka, kb, n, op,
+                         seal, h_st);
+            cr_assert_eq(h_size, sc, "t=%d kinds %d,%d n=%zu op=%d: GPU %llu bytes, CPU %zu", t, ka, kb, n, op,
+                         (unsigned long long)h_size, sc);
+            CK(cudaMemcpy(gpu, d_a + 1, sc, cudaMemcpyDeviceToHost));
+            for (size_t i = 0; i < sc; ++i)
+                if (gpu[i] != cpu[i])
+                    cr_assert_fail("t=%d kinds %d,%d n=%zu op=%d seal=%d: byte %zu differs (GPU %02x, CPU %02x)", t,
+                                   ka, kb, n, op, seal, i, gpu[i], cpu[i]);
+        }
+    }
+    cudaFree(d_a), cudaFree(d_b), cudaFree(d_size), cudaFree(d_st), cudaFree(d_w);
+    free(a0), free(b), free(a), free(cpu), free(gpu);
+}
+
+Test(cuda_homo_nary, binary_inplace_equals_cpu)
+{
+    static const size_t sizes[] = {1, 33, 9003, 100003};
+    need_gpu();
+    for (int ti = 0; ti < 2; ++ti) {
+        const ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
+            for (int k = 0; k < NEAR_QMAX; ++k) check_inplace(t, k, (k + 1 + (int)si) % NEAR_QMAX, sizes[si], 1e-3, 0);
+            /* incompressible: noise at a tiny bound, blocks RAW or wide, results grow */
+            check_inplace(t, NOISY, NOISY, sizes[si], 1e-9, 0);
+            check_inplace(t, NEAR_QMAX, NEAR_QMAX, sizes[si], 1e-6, 0);
+            check_inplace(t, SMOOTH, NOISY, sizes[si], 1e-3, 1);
+            check_inplace(t, NOISY, NOISY, sizes[si], 1e-9, 1);
+        }
+    }
+}
+
+/* The n-ary sum and the in-place operation captured in a CUDA graph with the
+ * context's workspace: every replay writes the CPU's bytes. */
+Test(cuda_homo_nary, graph_capture)
+{
+    const size_t n = 50001, k = 4, cap = ghz_compress_bound(n, GHZ_F32);
+    unsigned char* f[4];
+    size_t sz[4], so;
+    unsigned char *cpu = malloc(cap), *gpu = malloc(cap);
+    char* d_in[4];
+    char* d_o;
+    uint64_t *d_size, h_size;
+    int *d_st, h_st;
+    ghz_buf_t bi[4], bo;
+    cudaStream_t s;
+    cudaGraph_t gr;
+    cudaGraphExec_t ge;
+    need_gpu();
+    ghz_cuda_ctx_t* ctx = make_ctx((int)k, n);
+    for (size_t i = 0; i < k; ++i) {
+        f[i] = make_frame((enum kind)(i % 3), GHZ_F32, n, 1e-3, &sz[i]);
+        CK(cudaMalloc((void**)&d_in[i], sz[i]));
+        CK(cudaMemcpy(d_in[i], f[i], sz[i], cudaMemcpyHostToDevice));
+        bi[i] = dev_buf(d_in[i], sz[i], sz[i], NULL);
+    }
+    GK(cpu_sum_n(k, f, sz, cpu, cap, &so));
+    CK(cudaMalloc((void**)&d_o, cap));
+    CK(cudaMalloc((void**)&d_size, sizeof *d_size));
+    CK(cudaMalloc((void**)&d_st, sizeof *d_st));
+    bo = dev_buf(d_o, 0, cap, d_size);
+    CK(cudaStreamCreate(&s));
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    GK(ghz_cuda_homo_sum_n(ctx, GHZ_F32, k, bi, &bo, 0, d_st, NULL, 0, s));
+    CK(cudaStreamEndCapture(s, &gr));
+    CK(cudaGraphInstantiate(&ge, gr, 0));
+    for (int r = 0; r < 3; ++r) {
+        CK(cudaMemsetAsync(d_o, 0, cap, s));
+        CK(cudaGraphLaunch(ge, s));
+        CK(cudaStreamSynchronize(s));
+        CK(cudaMemcpy(&h_st, d_st, sizeof h_st, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(&h_size, d_size, sizeof h_size, cudaMemcpyDeviceToHost));
+        cr_assert_eq(h_st, GHZ_SUCCESS, "replay %d", r);
+        cr_assert_eq(h_size, so, "replay %d", r);
+        CK(cudaMemcpy(gpu, d_o, so, cudaMemcpyDeviceToHost));
+        cr_assert(memcmp(gpu, cpu, so) == 0, "replay %d differs from the CPU", r);
+    }
+    cudaGraphExecDestroy(ge);
+    cudaGraphDestroy(gr);
+    cudaStreamDestroy(s);
+    for (size_t i = 0; i < k; ++i) cudaFree(d_in[i]), free(f[i]);
+    cudaFree(d_o), cudaFree(d_size), cudaFree(d_st);
+    GK(ghz_cuda_ctx_destroy(ctx));
+    free(cpu), free(gpu);
 }

@@ -15,20 +15,27 @@ using namespace ghz::detail;
 /* Workspace bytes for k chunks of max_elems values, whichever call uses it. */
 ghz_status_t ctx_work_bytes(int k, size_t max_elems, size_t* bytes)
 {
-    size_t c = 0, d = 0, r = 0, h = 0;
+    size_t c = 0, d = 0, r = 0, h = 0, hn = 0, hb = 0, hi = 0;
     ghz_status_t st;
     size_t* counts = new (std::nothrow) size_t[(size_t)k];
     if (!counts) return ghz_fail(GHZ_ERR_NOMEM, "%d chunk sizes", k);
     for (int i = 0; i < k; ++i) counts[i] = max_elems;
     if ((st = ghz_cuda_compress_workspace(k, counts, &c)) == GHZ_SUCCESS &&
         (st = ghz_cuda_decompress_workspace(k, counts, &d)) == GHZ_SUCCESS &&
-        (st = ghz_cuda_value_range_workspace(k, &r)) == GHZ_SUCCESS)
-        st = ghz_cuda_homo_workspace(max_elems, &h);
+        (st = ghz_cuda_value_range_workspace(k, &r)) == GHZ_SUCCESS &&
+        (st = ghz_cuda_homo_workspace(max_elems, &h)) == GHZ_SUCCESS &&
+        /* the n-ary sum of max_batch inputs (at least the two of a binary operation) */
+        (st = ghz_cuda_homo_sum_n_workspace(k < 2 ? 2 : k < GHZ_CUDA_HOMO_MAX_INPUTS ? (size_t)k
+                                                                                     : GHZ_CUDA_HOMO_MAX_INPUTS,
+                                            max_elems, &hn)) == GHZ_SUCCESS &&
+        (st = ghz_cuda_homo_binary_batch_workspace(k, max_elems, &hb)) == GHZ_SUCCESS)
+        st = ghz_cuda_homo_binary_inplace_workspace(max_elems, &hi);
     delete[] counts;
     if (st != GHZ_SUCCESS) return st;
     *bytes = c > d ? c : d;
     if (r > *bytes) *bytes = r;
-    if (h > *bytes) *bytes = h;
+    for (size_t x : {h, hn, hb, hi})
+        if (x > *bytes) *bytes = x;
     return GHZ_SUCCESS;
 }
 

@@ -33,20 +33,6 @@
 namespace ghz {
 namespace detail {
 
-/* The tile of dtype T: as many threads as blocks. Two staged inputs of 128 blocks
- * are 32 KB for f32; f64 takes 64 blocks for the same 32 KB. The register cap (CTAs
- * per SM in __launch_bounds__) is 128 per thread for both: a thread holds two blocks'
- * integers, 64 registers. */
-template <typename T>
-struct homo_shape {
-    static constexpr unsigned warps = sizeof(T) == 4 ? 4u : 2u;
-    static constexpr unsigned threads = 32u * warps;
-    static constexpr unsigned tile_blocks = threads;
-    static constexpr uint64_t tile_elems = 32u * tile_blocks;
-    static constexpr unsigned buffer_bytes = tile_blocks * 32u * (unsigned)sizeof(T) + 16u + 16u;
-    static constexpr unsigned ctas = 512u / threads;
-};
-
 /* A block of one input as a thread holds it: QUANT (and code-0) blocks as integers
  * with their fill mask, FILLED as zero integers with every position < m in the mask
  * (as engine.c's integer path sees it), RAW and CONST as neither (their values stay in
@@ -65,20 +51,6 @@ __device__ __forceinline__ int decode_q(unsigned code, unsigned m, const uint8_t
     for (unsigned i = 0; i < 32u; ++i) q[i] = 0;
     if (code == GHZ_CODE_FILLED) *fmask = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u);
     return 1;
-}
-
-/* Bit pattern of decoded value i (< m) of an input block held as decode_q leaves it:
- * qi = q[i], p its payload (shared or global memory; read byte by byte, only inside
- * the block). The codec's decoder gives the same values (decompress.cu). */
-template <typename T>
-__device__ __forceinline__ uint64_t input_value(const ghz_quantizer_t& z, unsigned code, uint32_t fmask,
-                                                const uint8_t* p, int32_t qi, unsigned i, uint64_t fill_bits)
-{
-    constexpr unsigned elem = sizeof(T);
-    if (code == GHZ_CODE_RAW) return ghz_load_le(p + i * elem, elem);
-    if (code == GHZ_CODE_CONST) return ghz_load_le(p, elem);
-    if (fmask >> i & 1u) return fill_bits; /* FILLED: every position */
-    return recon_bits<T>(z, qi);
 }
 
 /* The integer path of HOMO.md on one block (engine.c's int_path, position by
@@ -303,7 +275,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     const offset_t out_base = s_out_off;
     tile_store_shifted<S::threads>(bufa, out_pay + out_base, out_total);
 
-    if (last && warp == 0) write_frame_end(g.out, g.d_out_size, p, nb, cb, out_base + out_total);
+    if (last && warp == 0) write_frame_end(g.out, g.d_out_size, p.a, nb, cb, out_base + out_total);
 }
 
 /* Grid (groups, 2): the tile offsets of A (y = 0) and B (y = 1), in tiles of the

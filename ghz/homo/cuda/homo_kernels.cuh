@@ -3,6 +3,7 @@
 #ifndef GHZ_HOMO_CUDA_HOMO_KERNELS_CUH
 #define GHZ_HOMO_CUDA_HOMO_KERNELS_CUH
 
+#include "ghz/codec/cuda/thread_block.cuh"
 #include "ghz/codec/cuda/tile.cuh"
 #include "ghz/codec/detail/header.h"
 #include "ghz/homo/detail/homo_block.h"
@@ -14,6 +15,21 @@ namespace detail {
  * 32 blocks, fewer than binary.cu's 64 (f64) or 128 (f32), so one workspace query
  * serves both dtypes. */
 constexpr uint64_t kHomoTileElems = 32u * 32u;
+
+/* The tile of dtype T: as many threads as blocks. Two staged tiles of 128 blocks
+ * are 32 KB for f32 (binary.cu's two inputs; nary.cu's two buffers taken in turn by
+ * the k inputs); f64 takes 64 blocks for the same 32 KB. The register cap (CTAs
+ * per SM in __launch_bounds__) is 128 per thread for both: a thread holds two blocks'
+ * integers, 64 registers. */
+template <typename T>
+struct homo_shape {
+    static constexpr unsigned warps = sizeof(T) == 4 ? 4u : 2u;
+    static constexpr unsigned threads = 32u * warps;
+    static constexpr unsigned tile_blocks = threads;
+    static constexpr uint64_t tile_elems = 32u * tile_blocks;
+    static constexpr unsigned buffer_bytes = tile_blocks * 32u * (unsigned)sizeof(T) + 16u + 16u;
+    static constexpr unsigned ctas = 512u / threads;
+};
 
 /* The two headers as the init kernel checked them, and what every tile needs. */
 struct homo_parsed_t {
@@ -44,6 +60,29 @@ struct homo_args_t {
     int dtype;
 };
 
+/* HOMO.md, Operands must match: the fields of two frames that must agree. */
+__device__ __forceinline__ bool same_frame(const ghz_frame_info_t& a, const ghz_frame_info_t& b)
+{
+    return a.n == b.n && a.dtype == b.dtype && ghz_f64_bits(a.eb_abs) == ghz_f64_bits(b.eb_abs) &&
+           a.has_fill == b.has_fill && a.fill_bits == b.fill_bits;
+}
+
+/* What the integer path needs of a frame (as engine.c's make_ctx): whether Q is in the
+ * safe range, and the fill value's integer when it quantizes. */
+__device__ __forceinline__ void int_path_rules(const ghz_frame_info_t& a, int* int_ok, int* has_qfill, int32_t* qfill)
+{
+    const bool f32 = a.dtype == GHZ_F32;
+    const ghz_quantizer_t z = ghz_quantizer_make(a.eb_abs, f32);
+    *int_ok = a.eb_abs > 0.0 && ghz_homo_q_safe(z.q, z.is_f32);
+    *has_qfill = 0;
+    *qfill = 0;
+    if (*int_ok && a.has_fill) {
+        const double fv = f32 ? (double)__uint_as_float((uint32_t)a.fill_bits)
+                              : __longlong_as_double((long long)a.fill_bits);
+        *has_qfill = ghz_quantize(&z, fv, qfill);
+    }
+}
+
 /* Enqueues the init kernel (init.cu): checks both headers once into *a.parsed and
  * initialises both look-backs for a.num_tiles tiles. */
 cudaError_t launch_homo_init(const homo_args_t& a, cudaStream_t stream);
@@ -52,6 +91,20 @@ cudaError_t launch_homo_init(const homo_args_t& a, cudaStream_t stream);
  * elements (what the workspace holds); a kernel with larger tiles launches fewer. */
 template <typename T>
 cudaError_t launch_homo_binary(const homo_args_t& a, cudaStream_t stream);
+
+/* Bit pattern of decoded value i (< m) of an input block held as decode_q leaves it:
+ * qi = q[i], p its payload (shared or global memory; read byte by byte, only inside
+ * the block). The codec's decoder gives the same values (decompress.cu). */
+template <typename T>
+__device__ __forceinline__ uint64_t input_value(const ghz_quantizer_t& z, unsigned code, uint32_t fmask,
+                                                const uint8_t* p, int32_t qi, unsigned i, uint64_t fill_bits)
+{
+    constexpr unsigned elem = sizeof(T);
+    if (code == GHZ_CODE_RAW) return ghz_load_le(p + i * elem, elem);
+    if (code == GHZ_CODE_CONST) return ghz_load_le(p, elem);
+    if (fmask >> i & 1u) return fill_bits; /* FILLED: every position */
+    return recon_bits<T>(z, qi);
+}
 
 /* DOC's value at one position (HOMO.md, DOC step 2) from the decoded inputs' bit
  * patterns a and b: the fill value when either is the fill value, else op(a, b) with
@@ -82,16 +135,16 @@ __device__ __forceinline__ bool inputs_outside(int* d_status, const homo_parsed_
  * code bytes): the header of the frame at out (DOC's: ABS with the inputs' eb_abs, no checksum, as engine.c
  * writes it), the zero code padding, and the frame size in *d_out_size. (Pointers, not
  * the kernel's homo_args_t: a reference to a kernel parameter costs a local copy.) */
-__device__ __forceinline__ void write_frame_end(uint8_t* out, uint64_t* d_out_size, const homo_parsed_t& p,
+__device__ __forceinline__ void write_frame_end(uint8_t* out, uint64_t* d_out_size, const ghz_frame_info_t& a,
                                                 uint64_t nb, uint64_t cb, uint64_t payload)
 {
     const unsigned lane = threadIdx.x & 31u;
     if (lane == 0) {
         uint8_t h[GHZ_HEADER_SIZE];
-        ghz_frame_info_t fi = p.a;
+        ghz_frame_info_t fi = a;
         fi.has_checksum = 0;
-        fi.eb_mode = p.a.eb_abs > 0.0 ? GHZ_EB_ABS : GHZ_EB_REL;
-        fi.eb_user = p.a.eb_abs > 0.0 ? p.a.eb_abs : p.a.eb_user;
+        fi.eb_mode = a.eb_abs > 0.0 ? GHZ_EB_ABS : GHZ_EB_REL;
+        fi.eb_user = a.eb_abs > 0.0 ? a.eb_abs : a.eb_user;
         fi.payload_size = payload;
         ghz_header_pack(h, &fi);
         for (unsigned i = 0; i < GHZ_HEADER_SIZE; ++i) out[i] = h[i];

@@ -9,12 +9,6 @@
 namespace ghz {
 namespace detail {
 
-__device__ __forceinline__ bool same_frame(const ghz_frame_info_t& a, const ghz_frame_info_t& b)
-{
-    return a.n == b.n && a.dtype == b.dtype && ghz_f64_bits(a.eb_abs) == ghz_f64_bits(b.eb_abs) &&
-           a.has_fill == b.has_fill && a.fill_bits == b.fill_bits;
-}
-
 __global__ void homo_init_kernel(homo_args_t g)
 {
     lookback_init(g.in_tiles_a, g.num_tiles);
@@ -37,15 +31,7 @@ __global__ void homo_init_kernel(homo_args_t g)
     p.int_ok = 0;
     p.has_qfill = 0;
     p.qfill = 0;
-    if (st == GHZ_SUCCESS) {
-        const ghz_quantizer_t z = ghz_quantizer_make(p.a.eb_abs, g.dtype == GHZ_F32);
-        p.int_ok = p.a.eb_abs > 0.0 && ghz_homo_q_safe(z.q, z.is_f32);
-        if (p.int_ok && p.a.has_fill) {
-            const double fv = g.dtype == GHZ_F32 ? (double)__uint_as_float((uint32_t)p.a.fill_bits)
-                                                 : __longlong_as_double((long long)p.a.fill_bits);
-            p.has_qfill = ghz_quantize(&z, fv, &p.qfill);
-        }
-    }
+    if (st == GHZ_SUCCESS) int_path_rules(p.a, &p.int_ok, &p.has_qfill, &p.qfill);
     *g.parsed = p;
     if (g.d_status) *g.d_status = st;
 }
