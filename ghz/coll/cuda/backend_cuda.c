@@ -36,6 +36,8 @@ typedef struct {
     cudaStream_t stream;      /* the current call's stream */
     size_t max_elems;         /* the largest piece, in values of the widest dtype */
     void* d_scratch;          /* ghz_coll_range_t, then a uint64 size and an int status */
+    void* d_sum_work;         /* ghz_cuda_homo_sum_n's workspace for up to 64 inputs */
+    size_t sum_work_bytes;
     void* h_scratch;          /* pinned mirror */
 } cuda_state_t;
 
@@ -226,17 +228,28 @@ static ghz_status_t cuda_homo_binary(coll_backend_t* be, ghz_op_t op, const void
     return device_result(be, st, out_size, "homomorphic combine");
 }
 
+/* The pairwise algorithm's one combine: all N contributions to a piece, in one pass
+ * (ghz_cuda_homo_sum_n: the inputs are wire memory, read over PCIe). */
 static ghz_status_t cuda_homo_sum_n(coll_backend_t* be, const void* const* in, const size_t* sizes,
                                     size_t k, void* out, size_t capacity, size_t* out_size)
 {
-    (void)be;
-    (void)in;
-    (void)sizes;
-    (void)k;
-    (void)out;
-    (void)capacity;
-    (void)out_size;
-    return ghz_fail(GHZ_ERR_UNSUPPORTED, "the n-ary homomorphic sum is not on the GPU yet");
+    cuda_state_t* s = st_of(be);
+    ghz_buf_t ins[GHZ_CUDA_HOMO_MAX_INPUTS];
+    ghz_buf_t O = frame(out, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
+    ghz_dtype_t dtype = GHZ_F32;
+    ghz_status_t st;
+    size_t i;
+    if (k == 0 || k > GHZ_CUDA_HOMO_MAX_INPUTS)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "n-ary sum of %zu frames on the GPU (at most %d)", k,
+                        GHZ_CUDA_HOMO_MAX_INPUTS);
+    for (i = 0; i < k; i++) ins[i] = frame(in[i], sizes[i], sizes[i], NULL);
+    st = frame_dtype(in[0], sizes[0], &dtype);
+    if (st == GHZ_SUCCESS) st = clear_status(be);
+    if (st == GHZ_SUCCESS)
+        st = ghz_cuda_homo_sum_n(s->ctx, dtype, k, ins, &O, s->max_elems,
+                                 (int*)((char*)s->d_scratch + SCRATCH_STATUS), s->d_sum_work, s->sum_work_bytes,
+                                 s->stream);
+    return device_result(be, st, out_size, "n-ary homomorphic sum");
 }
 
 static ghz_status_t cuda_sync(coll_backend_t* be)
@@ -250,6 +263,7 @@ static void cuda_destroy(coll_backend_t* be)
     if (!s) return;
     ghz_cuda_ctx_destroy(s->ctx);
     cudaFree(s->d_scratch);
+    cudaFree(s->d_sum_work);
     cudaFreeHost(s->h_scratch);
     free(s);
     be->state = NULL;
@@ -279,7 +293,13 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
         cuda_destroy(be);
         return st;
     }
+    st = ghz_cuda_homo_sum_n_workspace(GHZ_CUDA_HOMO_MAX_INPUTS, s->max_elems, &s->sum_work_bytes);
+    if (st != GHZ_SUCCESS) {
+        cuda_destroy(be);
+        return st;
+    }
     e = cudaMalloc(&s->d_scratch, SCRATCH_BYTES);
+    if (e == cudaSuccess) e = cudaMalloc(&s->d_sum_work, s->sum_work_bytes ? s->sum_work_bytes : 1);
     if (e == cudaSuccess) e = cudaHostAlloc(&s->h_scratch, SCRATCH_BYTES, cudaHostAllocPortable);
     if (e != cudaSuccess) {
         cuda_destroy(be);
@@ -289,7 +309,7 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     be->exec = GHZ_EXEC_CUDA;
     be->nthreads = 1;
     be->staged = 1;
-    be->has_sum_n = 0;
+    be->has_sum_n = 1;
     be->alloc = cuda_alloc;
     be->release = cuda_release;
     be->begin = cuda_begin;
