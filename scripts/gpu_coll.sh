@@ -8,7 +8,8 @@
 #   bash scripts/gpu_coll.sh [test] [mpi] [memcheck] [bench] [collbench]   # default: all
 #
 # Carry ".device-carry" (Criterion) and "datasets/out/real" (collbench's real fields).
-# GHZ_GPU_COLL_RANKS: the rank counts of the MPI tests (default "1 2 3 4").
+# GHZ_GPU_COLL_RANKS: the rank counts of the MPI tests (default "1 2 3 4"); GHZ_GPU_COLL_PARTS:
+# which parts (default "errors edge lossy exact").
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-out}
@@ -38,7 +39,7 @@ if has test; then
     grep -E "FAIL|Assert" "$L/coll-reduce.log" | head -5
 fi
 if has mpi; then
-    for part in errors edge lossy exact; do
+    for part in ${GHZ_GPU_COLL_PARTS:-errors edge lossy exact}; do
         for np in ${GHZ_GPU_COLL_RANKS:-1 2 3 4}; do
             timeout 300 $MPIRUN -np "$np" build-gpu/test/coll/test_coll_mpi_cuda "$part" >"$L/mpi-$part-np$np.log" 2>&1
             rc=$?
