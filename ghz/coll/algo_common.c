@@ -4,6 +4,7 @@
 
 #include "ghz/codec/codec.h"
 #include "ghz/coll/detail/algo.h"
+#include "ghz/detail/error.h"
 
 static void* take(unsigned char* base, size_t* used, size_t cap, size_t bytes)
 {
@@ -46,11 +47,33 @@ void coll_fail(coll_round_t* r, ghz_status_t st)
     if (r->st == GHZ_SUCCESS) r->st = st;
 }
 
+/* A staged backend's messages travel through the host mirror of the wire pool: the
+ * wire buffer at pool + x is mirrored at pool_mirror + x. */
+static unsigned char* mirror_of(coll_round_t* r, const void* buf)
+{
+    ghz_comm_t* c = r->comm;
+    const unsigned char* p = (const unsigned char*)buf;
+    if (p < c->pool || p >= c->pool + c->pool_bytes) {
+        coll_fail(r, ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a staged message outside the wire pool"));
+        return NULL;
+    }
+    return c->pool_mirror + (p - c->pool);
+}
+
 void coll_send(coll_round_t* r, const void* buf, size_t bytes, int peer, coll_req_t* req)
 {
     coll_transport_t* tp = &r->comm->tp;
+    coll_backend_t* be = &r->comm->be;
+    ghz_status_t st;
     int poison = r->st != GHZ_SUCCESS;
-    ghz_status_t st = tp->isend(tp, poison ? NULL : buf, poison ? 0 : bytes, peer, poison, req);
+    if (!poison && r->staged && bytes) {
+        unsigned char* m = mirror_of(r, buf);
+        st = m ? be->copy(be, m, buf, bytes) : r->st;
+        if (st != GHZ_SUCCESS) coll_fail(r, st);
+        buf = m;
+        poison = r->st != GHZ_SUCCESS;
+    }
+    st = tp->isend(tp, poison ? NULL : buf, poison ? 0 : bytes, peer, poison, req);
     if (st != GHZ_SUCCESS) coll_fail(r, st);
     else if (!poison) r->wire_bytes += bytes;
 }
@@ -58,7 +81,18 @@ void coll_send(coll_round_t* r, const void* buf, size_t bytes, int peer, coll_re
 void coll_recv(coll_round_t* r, void* buf, size_t capacity, int peer, coll_req_t* req)
 {
     coll_transport_t* tp = &r->comm->tp;
-    ghz_status_t st = tp->irecv(tp, buf, capacity, peer, req);
+    ghz_status_t st;
+    req->stage_dev = NULL;
+    req->stage_host = NULL;
+    if (r->staged && capacity) {
+        unsigned char* m = mirror_of(r, buf);
+        if (m) {
+            req->stage_dev = buf;
+            req->stage_host = m;
+            buf = m;
+        }
+    }
+    st = tp->irecv(tp, buf, capacity, peer, req);
     if (st != GHZ_SUCCESS) coll_fail(r, st);
 }
 
@@ -75,6 +109,14 @@ size_t coll_wait_recv(coll_round_t* r, coll_req_t* req)
     if (poison) {
         coll_fail(r, GHZ_ERR_PEER);
         return 0;
+    }
+    if (req->stage_dev && bytes) {
+        coll_backend_t* be = &r->comm->be;
+        st = be->copy(be, req->stage_dev, req->stage_host, bytes);
+        if (st != GHZ_SUCCESS) {
+            coll_fail(r, st);
+            return 0;
+        }
     }
     return bytes;
 }
@@ -137,7 +179,7 @@ size_t coll_homo(coll_round_t* r, const void* a, size_t a_size, const void* b, s
     size_t size = 0;
     ghz_status_t st;
     if (r->st != GHZ_SUCCESS) return 0;
-    st = be->homo_binary(be, r->op, a, a_size, b, b_size, out, cap, &size);
+    st = be->homo_binary(be, r->op, r->dtype, a, a_size, b, b_size, out, cap, &size);
     if (st != GHZ_SUCCESS) coll_fail(r, st);
     return size;
 }

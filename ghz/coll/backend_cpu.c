@@ -10,17 +10,17 @@
 #include "ghz/detail/error.h"
 #include "ghz/homo/homo.h"
 
-static void* cpu_alloc(coll_backend_t* be, size_t bytes, int raw)
+static void* cpu_alloc(coll_backend_t* be, size_t bytes, int kind)
 {
     (void)be;
-    (void)raw;
+    (void)kind;
     return malloc(bytes ? bytes : 1);
 }
 
-static void cpu_release(coll_backend_t* be, void* p, int raw)
+static void cpu_release(coll_backend_t* be, void* p, int kind)
 {
     (void)be;
-    (void)raw;
+    (void)kind;
     free(p);
 }
 
@@ -128,13 +128,14 @@ static ghz_homo_op_t homo_op(ghz_op_t op)
     return op == GHZ_OP_MIN ? GHZ_HOMO_MIN : op == GHZ_OP_MAX ? GHZ_HOMO_MAX : GHZ_HOMO_SUM;
 }
 
-static ghz_status_t cpu_homo_binary(coll_backend_t* be, ghz_op_t op, const void* a, size_t a_size,
+static ghz_status_t cpu_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_t dtype, const void* a, size_t a_size,
                                     const void* b, size_t b_size, void* out, size_t capacity,
                                     size_t* out_size)
 {
     ghz_buf_t A, B, O;
     ghz_status_t st;
     (void)be;
+    (void)dtype; /* the frames say it */
     buf_in(&A, a, a_size);
     buf_in(&B, b, b_size);
     buf_in(&O, out, 0);
@@ -148,14 +149,15 @@ static ghz_status_t cpu_homo_binary(coll_backend_t* be, ghz_op_t op, const void*
  * in groups of at most GROUP inputs folded left to right, so that no call allocates. */
 enum { GROUP = 64 };
 
-static ghz_status_t cpu_homo_sum_n(coll_backend_t* be, const void* const* in, const size_t* sizes,
-                                   size_t k, void* out, size_t capacity, size_t* out_size)
+static ghz_status_t cpu_homo_sum_n(coll_backend_t* be, ghz_dtype_t dtype, const void* const* in,
+                                   const size_t* sizes, size_t k, void* out, size_t capacity, size_t* out_size)
 {
     ghz_buf_t bufs[GROUP];
     const ghz_buf_t* ptrs[GROUP];
     ghz_buf_t O;
     size_t i;
     (void)be;
+    (void)dtype;
     if (k > GROUP)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "n-ary sum of %zu inputs (at most %d here)", k, GROUP);
     for (i = 0; i < k; i++) {

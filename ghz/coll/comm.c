@@ -59,8 +59,9 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* 
 
 static void release(ghz_comm_t* c)
 {
-    if (c->pool) c->be.release(&c->be, c->pool, 0);
-    if (c->pool_raw) c->be.release(&c->be, c->pool_raw, 1);
+    if (c->pool) c->be.release(&c->be, c->pool, COLL_MEM_WIRE);
+    if (c->pool_raw) c->be.release(&c->be, c->pool_raw, COLL_MEM_RAW);
+    if (c->pool_mirror) c->be.release(&c->be, c->pool_mirror, COLL_MEM_MIRROR);
     if (c->be.destroy) c->be.destroy(&c->be);
     if (c->tp.destroy) c->tp.destroy(&c->tp);
     free(c->seg_off);
@@ -129,16 +130,18 @@ ghz_status_t ghz_comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, g
         c->sreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->sreq);
         c->rreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->rreq);
         c->pool_bytes = c->cfg.pool_bytes;
-        c->pool = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, 0);
+        c->pool = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_WIRE);
         c->allocations++;
         if (c->be.staged) {
             /* values live apart from the wire buffers: as much again, so that whatever
-             * fits the wire pool fits here (the algorithms' needs count both) */
-            c->pool_raw = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, 1);
-            c->allocations++;
+             * fits the wire pool fits here (the algorithms' needs count both); and the
+             * host mirror every message is copied through */
+            c->pool_raw = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_RAW);
+            c->pool_mirror = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_MIRROR);
+            c->allocations += 2;
         }
         if (!c->seg_off || !c->seg_cnt || !c->wire_size || !c->wire_tmp || !c->wire_ptr ||
-            !c->sreq || !c->rreq || !c->pool || (c->be.staged && !c->pool_raw))
+            !c->sreq || !c->rreq || !c->pool || (c->be.staged && (!c->pool_raw || !c->pool_mirror)))
             st = ghz_fail(GHZ_ERR_NOMEM, "communicator buffers (pool %zu bytes)", c->pool_bytes);
     }
     /* Every rank learns whether every other one succeeded and configured alike. */

@@ -1,13 +1,14 @@
 /* ghz/coll/cuda/backend_cuda.c: the CUDA backend of the collectives.
  *
- * Values (the caller's buffers, the algorithms' raw slices) are device memory. Wire
- * buffers (every message) are mapped pinned host memory: the MPI on our machines is
- * not CUDA-aware, so bytes must reach host memory to travel, and with the wire in
- * pinned memory the GPU kernels write and read it directly over PCIe (UVA pointers):
- * the compressor writes its frames straight into what MPI sends, ghz/homo and the
- * decompressor read straight from what MPI received, and no staging copy of a whole
- * buffer exists. Exact rounds move values with one copy each way (the staged,
- * DOC-shaped path of the algorithms; the combine itself runs on the GPU).
+ * Values (the caller's buffers, the algorithms' raw slices) and wire buffers (frames,
+ * messages) are device memory: the codec and ghz/homo kernels work at HBM speed. The
+ * MPI on our machines is not CUDA-aware, so every message is copied through a pinned
+ * host mirror of the wire pool (algo_common.c: one DMA copy of the compressed bytes
+ * each way; the mirror is allocated once, so no slot can run out). A first version
+ * kept the wire in mapped pinned memory that the kernels read and wrote over PCIe:
+ * 2.6x slower on an H100 (an allreduce of 256 MiB on two ranks, 258 ms against ...
+ * see COLL.md, CUDA backend). Exact rounds move values through the same wire buffers
+ * (the staged, DOC-shaped path of the algorithms; the combine itself runs on the GPU).
  *
  * Every entry runs on the caller's stream and synchronises it before it returns: the
  * algorithms hand a wire buffer to MPI, or post a receive into it, right after the
@@ -61,20 +62,19 @@ static ghz_status_t drain(coll_backend_t* be, ghz_status_t st)
     return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "cudaStreamSynchronize");
 }
 
-static void* cuda_alloc(coll_backend_t* be, size_t bytes, int raw)
+static void* cuda_alloc(coll_backend_t* be, size_t bytes, int kind)
 {
     void* p = NULL;
     (void)be;
     if (!bytes) bytes = 1;
-    if (raw) return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
-    /* mapped: device kernels reach it through the same pointer (UVA) */
-    return cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable) == cudaSuccess ? p : NULL;
+    if (kind != COLL_MEM_MIRROR) return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
+    return cudaHostAlloc(&p, bytes, cudaHostAllocPortable) == cudaSuccess ? p : NULL;
 }
 
-static void cuda_release(coll_backend_t* be, void* p, int raw)
+static void cuda_release(coll_backend_t* be, void* p, int kind)
 {
     (void)be;
-    if (raw) cudaFree(p);
+    if (kind != COLL_MEM_MIRROR) cudaFree(p);
     else cudaFreeHost(p);
 }
 
@@ -130,7 +130,7 @@ static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, gh
     return GHZ_SUCCESS;
 }
 
-/* A frame descriptor over wire memory (mapped host memory: device-accessible). */
+/* A frame descriptor over wire memory (device). */
 static ghz_buf_t frame(const void* data, size_t size, size_t capacity, uint64_t* d_size)
 {
     ghz_buf_t b = GHZ_BUF_INIT;
@@ -203,25 +203,14 @@ static ghz_homo_op_t homo_op(ghz_op_t op)
     return op == GHZ_OP_MIN ? GHZ_HOMO_MIN : op == GHZ_OP_MAX ? GHZ_HOMO_MAX : GHZ_HOMO_SUM;
 }
 
-/* The dtype of a frame, from its header (host-readable: wire memory is host memory). */
-static ghz_status_t frame_dtype(const void* f, size_t size, ghz_dtype_t* dtype)
-{
-    ghz_frame_info_t info;
-    ghz_status_t st = ghz_frame_info(f, size, &info);
-    if (st == GHZ_SUCCESS) *dtype = info.dtype;
-    return st;
-}
-
-static ghz_status_t cuda_homo_binary(coll_backend_t* be, ghz_op_t op, const void* a, size_t a_size,
-                                     const void* b, size_t b_size, void* out, size_t capacity,
+static ghz_status_t cuda_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_t dtype, const void* a,
+                                     size_t a_size, const void* b, size_t b_size, void* out, size_t capacity,
                                      size_t* out_size)
 {
     cuda_state_t* s = st_of(be);
     ghz_buf_t A = frame(a, a_size, a_size, NULL), B = frame(b, b_size, b_size, NULL),
               O = frame(out, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
-    ghz_dtype_t dtype = GHZ_F32;
-    ghz_status_t st = frame_dtype(a, a_size, &dtype);
-    if (st == GHZ_SUCCESS) st = clear_status(be);
+    ghz_status_t st = clear_status(be);
     if (st == GHZ_SUCCESS)
         st = ghz_cuda_homo_binary(s->ctx, homo_op(op), dtype, &A, &B, &O, 0,
                                   (int*)((char*)s->d_scratch + SCRATCH_STATUS), NULL, 0, s->stream);
@@ -229,22 +218,20 @@ static ghz_status_t cuda_homo_binary(coll_backend_t* be, ghz_op_t op, const void
 }
 
 /* The pairwise algorithm's one combine: all N contributions to a piece, in one pass
- * (ghz_cuda_homo_sum_n: the inputs are wire memory, read over PCIe). */
-static ghz_status_t cuda_homo_sum_n(coll_backend_t* be, const void* const* in, const size_t* sizes,
-                                    size_t k, void* out, size_t capacity, size_t* out_size)
+ * (ghz_cuda_homo_sum_n). */
+static ghz_status_t cuda_homo_sum_n(coll_backend_t* be, ghz_dtype_t dtype, const void* const* in,
+                                    const size_t* sizes, size_t k, void* out, size_t capacity, size_t* out_size)
 {
     cuda_state_t* s = st_of(be);
     ghz_buf_t ins[GHZ_CUDA_HOMO_MAX_INPUTS];
     ghz_buf_t O = frame(out, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
-    ghz_dtype_t dtype = GHZ_F32;
     ghz_status_t st;
     size_t i;
     if (k == 0 || k > GHZ_CUDA_HOMO_MAX_INPUTS)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "n-ary sum of %zu frames on the GPU (at most %d)", k,
                         GHZ_CUDA_HOMO_MAX_INPUTS);
     for (i = 0; i < k; i++) ins[i] = frame(in[i], sizes[i], sizes[i], NULL);
-    st = frame_dtype(in[0], sizes[0], &dtype);
-    if (st == GHZ_SUCCESS) st = clear_status(be);
+    st = clear_status(be);
     if (st == GHZ_SUCCESS)
         st = ghz_cuda_homo_sum_n(s->ctx, dtype, k, ins, &O, s->max_elems,
                                  (int*)((char*)s->d_scratch + SCRATCH_STATUS), s->d_sum_work, s->sum_work_bytes,

@@ -16,18 +16,24 @@
 
 typedef struct coll_backend coll_backend_t;
 
+/* Kinds of memory a backend allocates: wire buffers (frames and messages, where its
+ * kernels work on them), raw values, and the host mirror of the wire pool that staged
+ * backends copy messages through. */
+enum { COLL_MEM_WIRE = 0, COLL_MEM_RAW = 1, COLL_MEM_MIRROR = 2 };
+
 struct coll_backend {
     const char* name;
     ghz_exec_t exec;
     int nthreads;
-    int staged;            /* wire buffers (messages) are host memory that is not the
-                              backend's raw memory: see coll_round_t.staged */
+    int staged;            /* messages cannot go to the transport from the backend's
+                              memory: wire buffers are the backend's (device) memory and
+                              every message is copied through a host mirror of the wire
+                              pool (coll_send, coll_wait_recv); exact rounds take the
+                              staged path (coll_round_t.staged) */
     int has_sum_n;         /* homo_sum_n is available (pairwise HOMO sums need it) */
-    /* Memory: raw != 0 for values (the backend's memory), 0 for wire buffers (what the
-     * transport hands to MPI: host memory; the backend's kernels must reach it too).
-     * Returns NULL on failure. */
-    void* (*alloc)(coll_backend_t* be, size_t bytes, int raw);
-    void (*release)(coll_backend_t* be, void* p, int raw);
+    /* Memory of a kind (COLL_MEM_*). Returns NULL on failure. */
+    void* (*alloc)(coll_backend_t* be, size_t bytes, int kind);
+    void (*release)(coll_backend_t* be, void* p, int kind);
     /* Makes the caller's stream's earlier work (the input) visible to this call's work;
      * the CPU backend has nothing to do. */
     ghz_status_t (*begin)(coll_backend_t* be, ghz_stream_t stream);
@@ -51,11 +57,11 @@ struct coll_backend {
                                size_t n, ghz_dtype_t dtype);
     /* out = op(a, b) on frames (ghz/homo, byte-identical to decompress-op-compress);
      * op is SUM, MIN or MAX. out must not overlap a or b. */
-    ghz_status_t (*homo_binary)(coll_backend_t* be, ghz_op_t op, const void* a, size_t a_size,
+    ghz_status_t (*homo_binary)(coll_backend_t* be, ghz_op_t op, ghz_dtype_t dtype, const void* a, size_t a_size,
                                 const void* b, size_t b_size, void* out, size_t capacity,
                                 size_t* out_size);
     /* out = in[0] + ... + in[k-1] (left to right) on frames, one pass. */
-    ghz_status_t (*homo_sum_n)(coll_backend_t* be, const void* const* in, const size_t* sizes,
+    ghz_status_t (*homo_sum_n)(coll_backend_t* be, ghz_dtype_t dtype, const void* const* in, const size_t* sizes,
                                size_t k, void* out, size_t capacity, size_t* out_size);
     /* Waits for the backend's queued work (no-op on the CPU). */
     ghz_status_t (*sync)(coll_backend_t* be);
@@ -67,7 +73,7 @@ struct coll_backend {
 ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be);
 
 #ifdef GHZ_WITH_CUDA
-/* The CUDA backend (device buffers; wire buffers in mapped pinned host memory) on the
+/* The CUDA backend (device buffers; messages staged through pinned host memory) on the
  * current device, for messages of at most chunk_bytes uncompressed bytes. */
 ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be);
 #endif

@@ -17,6 +17,7 @@ struct ghz_comm {
     unsigned char* pool;     /* wire buffers (host memory the transport can send) */
     size_t pool_bytes;
     unsigned char* pool_raw; /* values, on staged backends (NULL: in pool) */
+    unsigned char* pool_mirror; /* staged backends: host mirror of pool (pool_bytes) */
     /* Host arrays of `size` entries that algorithms need per call. */
     size_t* seg_off;         /* element offset of each segment in the input */
     size_t* seg_cnt;

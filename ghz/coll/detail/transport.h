@@ -17,6 +17,8 @@
 typedef struct {
     MPI_Request mpi;
     int active;
+    void* stage_dev;  /* staged receive: where the bytes go once they arrived in */
+    void* stage_host; /* ... this host mirror (algo_common.c) */
 } coll_req_t;
 
 typedef struct coll_transport coll_transport_t;
