@@ -104,11 +104,13 @@ typedef struct {
     ghz_algo_t reduce_scatter_algo;
     ghz_algo_t reduce_algo;
     size_t pool_bytes;              /* workspace allocated once by ghz_comm_init;
-                                       0 = the default (64 MiB). Calls larger than it
-                                       fits run in rounds. */
+                                       0 = the default (64 MiB; CUDA: 256 MiB of device
+                                       memory, as much again for values, and a pinned
+                                       host mirror of it). Calls larger than it fits
+                                       run in rounds. */
     size_t chunk_bytes;             /* pipeline chunk in uncompressed bytes: messages are
                                        at most this large so transfers and compute
-                                       overlap; 0 = the default (1 MiB) */
+                                       overlap; 0 = the default (1 MiB; CUDA: 8 MiB) */
     int check_args;                 /* nonzero (default): agree on every call's arguments
                                        across ranks before moving data (COLL.md, Errors,
                                        says what it costs). Lossy calls always agree. */

@@ -9,6 +9,10 @@
 
 #define DEFAULT_POOL ((size_t)64 << 20)
 #define DEFAULT_CHUNK ((size_t)1 << 20)
+/* The CUDA backend synchronises once per piece operation (backend_cuda.c): larger
+ * pieces, and a pool to hold them, amortise that. */
+#define DEFAULT_POOL_CUDA ((size_t)256 << 20)
+#define DEFAULT_CHUNK_CUDA ((size_t)8 << 20)
 #define MIN_POOL ((size_t)1 << 16)
 #define MAX_CHUNK ((size_t)1 << 30)
 
@@ -45,8 +49,8 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* 
         (unsigned)out->reduce_scatter_algo > GHZ_ALGO_BINOMIAL ||
         (unsigned)out->reduce_algo > GHZ_ALGO_BINOMIAL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown algorithm in the configuration");
-    if (out->pool_bytes == 0) out->pool_bytes = DEFAULT_POOL;
-    if (out->chunk_bytes == 0) out->chunk_bytes = DEFAULT_CHUNK;
+    if (out->pool_bytes == 0) out->pool_bytes = out->backend == GHZ_EXEC_CUDA ? DEFAULT_POOL_CUDA : DEFAULT_POOL;
+    if (out->chunk_bytes == 0) out->chunk_bytes = out->backend == GHZ_EXEC_CUDA ? DEFAULT_CHUNK_CUDA : DEFAULT_CHUNK;
     if (out->pool_bytes < MIN_POOL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "pool_bytes %zu: at least %zu", out->pool_bytes,
                         (size_t)MIN_POOL);
