@@ -176,10 +176,15 @@ typedef struct {
     uint64_t rounds;        /* rounds the call took to fit the pool */
     uint64_t allocations;   /* buffers allocated by the communicator since init: calls
                                add none (tested) */
+    /* Where this rank's time went in the last call, in seconds of wall clock (each
+     * backend operation timed to its completion): compression, combining (homomorphic
+     * or exact), decompression, staging copies between device and host (CUDA backend),
+     * and the whole call. The rest of the total is waiting for messages. */
+    double time_compress, time_combine, time_decompress, time_stage, time_total;
 } ghz_coll_info_t;
 
 #define GHZ_COLL_INFO_INIT { sizeof(ghz_coll_info_t), GHZ_ALGO_AUTO, GHZ_PATH_AUTO, 0, 0.0, \
-                             0.0, 0.0, 0, 0, 0, 0 }
+                             0.0, 0.0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0 }
 
 GHZ_API ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info);
 

@@ -210,6 +210,7 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
         size_t w;
         r.wire_bytes = 0; /* per round; summed into proto below */
         r.logical_bytes = 0;
+        r.t_comp = r.t_comb = r.t_dec = r.t_stage = 0.0;
         r.fin_sizes = c->wire_size + N * COLL_MAX_PIECES; /* rows < N: pieces per rank */
         if (k->kind == KIND_REDUCE_SCATTER) {
             size_t s;
@@ -249,6 +250,10 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
         }
         proto->wire_bytes += r.wire_bytes;
         proto->logical_bytes += r.logical_bytes;
+        proto->t_comp += r.t_comp;
+        proto->t_comb += r.t_comb;
+        proto->t_dec += r.t_dec;
+        proto->t_stage += r.t_stage;
         ++*rounds;
         if (r.st != GHZ_SUCCESS) {
             if (r.st == GHZ_ERR_PEER)
@@ -382,8 +387,9 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
         double t0 = MPI_Wtime();
         size_t bytes = k->total * elem;
         st = run_rounds(c, k, &proto, algo, &rounds);
+        info.time_total = MPI_Wtime() - t0;
         if (st == GHZ_SUCCESS && bytes >= AUTO_LOSSY_MIN_BYTES)
-            measured(mode == COLL_EXACT ? &c->spb_exact : &c->spb_lossy, MPI_Wtime() - t0, bytes);
+            measured(mode == COLL_EXACT ? &c->spb_exact : &c->spb_lossy, info.time_total, bytes);
     }
     if (st == GHZ_SUCCESS && k->op == GHZ_OP_AVG && (k->kind != KIND_REDUCE || c->rank == k->root))
         st = c->be.scale(&c->be, k->out, k->count, k->dtype, 1.0 / c->size);
@@ -394,6 +400,10 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     info.logical_bytes = proto.logical_bytes;
     info.wire_bytes = proto.wire_bytes;
     info.rounds = rounds;
+    info.time_compress = proto.t_comp;
+    info.time_combine = proto.t_comb;
+    info.time_decompress = proto.t_dec;
+    info.time_stage = proto.t_stage;
     c->info = info;
     if (lossy) {
         c->lossy_calls++;

@@ -54,6 +54,7 @@ typedef struct {
                               and take the DOC-shaped path with a copy for a codec */
     ghz_status_t st;       /* this rank's status; poisons its messages once set */
     uint64_t wire_bytes;   /* bytes this rank sent */
+    double t_comp, t_comb, t_dec, t_stage; /* seconds per kind of backend work */
     uint64_t logical_bytes;
 } coll_round_t;
 

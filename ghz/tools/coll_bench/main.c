@@ -85,6 +85,11 @@ static void ghz_facts(bench_t* b, cb_result_t* r)
     r->has_algo = 1;
     r->algo = info.algo;
     r->bound_abs = info.bound_abs;
+    r->t_comp = info.time_compress;
+    r->t_comb = info.time_combine;
+    r->t_dec = info.time_decompress;
+    r->t_stage = info.time_stage;
+    r->t_total = info.time_total;
     mine[0] = info.logical_bytes;
     mine[1] = info.wire_bytes;
     MPI_Allreduce(mine, sum, 2, MPI_UINT64_T, MPI_SUM, b->mpi);

@@ -181,6 +181,12 @@ void cb_report_json(FILE* f, const cb_args_t* a, int nranks, const cb_row_t* row
         json_num(f, KEY("maxerr"), r->maxerr, a->check);
         json_num(f, KEY("maxerr_over_bound"), r->maxerr / r->bound_abs,
                  a->check && r->lossy && r->bound_abs > 0);
+        /* rank 0's last call: where its time went (ghz_coll_info_t), in ms */
+        json_num(f, KEY("ms_compress"), r->t_comp * 1e3, r->has_algo);
+        json_num(f, KEY("ms_combine"), r->t_comb * 1e3, r->has_algo);
+        json_num(f, KEY("ms_decompress"), r->t_dec * 1e3, r->has_algo);
+        json_num(f, KEY("ms_stage"), r->t_stage * 1e3, r->has_algo);
+        json_num(f, KEY("ms_total"), r->t_total * 1e3, r->has_algo);
 #undef KEY
     }
     fprintf(f, "}\n");
