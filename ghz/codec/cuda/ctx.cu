@@ -2,7 +2,7 @@
  * launches need, queried once; the workspace for the largest batch and chunk it serves
  * (compress, decompress, value range and ghz/homo alike); the *_sync calls' scratch.
  * The only allocating calls of the CUDA API, and they say so. */
-#include <new>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ghz/codec/cuda/host.cuh"
@@ -17,7 +17,8 @@ ghz_status_t ctx_work_bytes(int k, size_t max_elems, size_t* bytes)
 {
     size_t c = 0, d = 0, r = 0, h = 0, hn = 0, hb = 0, hi = 0;
     ghz_status_t st;
-    size_t* counts = new (std::nothrow) size_t[(size_t)k];
+    /* malloc, not new: the static libghz is linked by C programs, without libstdc++ */
+    size_t* counts = (size_t*)malloc((size_t)k * sizeof *counts);
     if (!counts) return ghz_fail(GHZ_ERR_NOMEM, "%d chunk sizes", k);
     for (int i = 0; i < k; ++i) counts[i] = max_elems;
     if ((st = ghz_cuda_compress_workspace(k, counts, &c)) == GHZ_SUCCESS &&
@@ -30,7 +31,7 @@ ghz_status_t ctx_work_bytes(int k, size_t max_elems, size_t* bytes)
                                             max_elems, &hn)) == GHZ_SUCCESS &&
         (st = ghz_cuda_homo_binary_batch_workspace(k, max_elems, &hb)) == GHZ_SUCCESS)
         st = ghz_cuda_homo_binary_inplace_workspace(max_elems, &hi);
-    delete[] counts;
+    free(counts);
     if (st != GHZ_SUCCESS) return st;
     *bytes = c > d ? c : d;
     if (r > *bytes) *bytes = r;
@@ -94,7 +95,7 @@ extern "C" ghz_status_t ghz_cuda_ctx_create(const ghz_cuda_ctx_config_t* cfg, gh
         return ghz_fail(GHZ_ERR_INVALID_ARG, "device %d is not the current device (%d): cudaSetDevice first",
                         c.device, current);
 
-    ghz_cuda_ctx* ctx = new (std::nothrow) ghz_cuda_ctx();
+    ghz_cuda_ctx* ctx = (ghz_cuda_ctx*)calloc(1, sizeof *ctx); /* a C struct: no constructor */
     if (!ctx) return ghz_fail(GHZ_ERR_NOMEM, "context");
     memset(ctx, 0, sizeof *ctx);
     ctx->device = c.device;
@@ -120,6 +121,6 @@ extern "C" ghz_status_t ghz_cuda_ctx_destroy(ghz_cuda_ctx_t* ctx)
     if (ctx->d_work || ctx->d_scratch) e = cudaDeviceSynchronize();
     if (ctx->d_work && (f = cudaFree(ctx->d_work)) != cudaSuccess && e == cudaSuccess) e = f;
     if (ctx->d_scratch && (f = cudaFree(ctx->d_scratch)) != cudaSuccess && e == cudaSuccess) e = f;
-    delete ctx;
+    free(ctx);
     return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "destroying the context");
 }
