@@ -78,8 +78,11 @@ GHZ_API ghz_status_t ghz_cuda_homo_binary_inplace_workspace(size_t max_elems, si
  * bytes of the CPU's ghz_homo_binary_inplace. a's frame is a->size bytes, or *a->d_size
  * when a->d_size is set; a->d_size is required and receives the result's size.
  * a->capacity must be at least ghz_homo_bound of a's frame (ghz_compress_bound(n), 4
- * more when a is sealed), whatever the data: else GHZ_ERR_DST_TOO_SMALL (in *d_status;
- * a is then untouched). b must not overlap a->data[0..capacity). On any other error a's
+ * more when a is sealed), whatever the data: else GHZ_ERR_DST_TOO_SMALL (in *d_status).
+ * A frame that does not fit in a->capacity at all (its size above the capacity, where
+ * the CPU call says INVALID_ARG) reads as GHZ_ERR_TRUNCATED. Every refusal found by the
+ * header checks (these two, a bad or mismatched header) leaves a untouched, its bytes
+ * and *a->d_size. b must not overlap a->data[0..capacity). On any other error a's
  * contents are unspecified. HOMO.md, GPU, says why it is safe without a copy. */
 GHZ_API ghz_status_t ghz_cuda_homo_binary_inplace(ghz_cuda_ctx_t* ctx, ghz_homo_op_t op, ghz_dtype_t dtype,
                                                   ghz_buf_t* a, const ghz_buf_t* b, size_t max_elems, int* d_status,

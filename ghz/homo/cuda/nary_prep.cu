@@ -84,7 +84,9 @@ __global__ void __launch_bounds__(kThreads) nary_init_kernel(nary_launch_t g)
     if (st != GHZ_SUCCESS)
         for (int i = 0; i < job.k; ++i) g.in_state[job.in0 + i].p.status = st;
     if (job.d_status) *job.d_status = st;
-    if (st != GHZ_SUCCESS) *job.d_out_size = 0;
+    /* in place, d_out_size is also a's size: a refused here is untouched, size included
+     * (nothing has moved yet), so the caller can retry with a larger capacity */
+    if (st != GHZ_SUCCESS && !job.inplace) *job.d_out_size = 0;
 }
 
 /* In place (job 0, input 0): moves the frame's S bytes from data to src = data + d,

@@ -213,17 +213,26 @@ int bench_homo(int argc, char** argv)
                     ghz_cuda_decompress(ctx, GHZ_F32, &four[i], i % 2 ? d_yb : d_ya, n * 4, NULL, d_st + 7 + i, NULL,
                                         0, 0);
             });
-            auto copy_a = [&] {
-                cudaMemcpyAsync(d_ci, d_ca, sz[0], cudaMemcpyDeviceToDevice, 0);
-                cudaMemcpyAsync(d_sz + 5, d_sz + 0, sizeof(uint64_t), cudaMemcpyDeviceToDevice, 0);
+            /* A's frame and size copied to slot i: in place, a fresh a for every call;
+             * out of place, the same bytes moved (into bd's unused buffer), so both
+             * columns time one copy. The out-of-place copy must not go to d_ci: that
+             * would overwrite the in-place result checked below. */
+            auto copy_a = [&](uint8_t* dst, int i) {
+                cudaMemcpyAsync(dst, d_ca, sz[0], cudaMemcpyDeviceToDevice, 0);
+                cudaMemcpyAsync(d_sz + i, d_sz + 0, sizeof(uint64_t), cudaMemcpyDeviceToDevice, 0);
             };
+            ghz_status_t hst[2] = {GHZ_SUCCESS, GHZ_SUCCESS}; /* the calls' own (host) statuses */
             const double tin = time_ms(reps, ea, eb, [&] {
-                copy_a();
-                ghz_cuda_homo_binary_inplace(ctx, GHZ_HOMO_SUM, GHZ_F32, &bi, &bb, n, d_st + 11, NULL, 0, 0);
+                copy_a(d_ci, 5);
+                ghz_status_t s1 =
+                    ghz_cuda_homo_binary_inplace(ctx, GHZ_HOMO_SUM, GHZ_F32, &bi, &bb, n, d_st + 11, NULL, 0, 0);
+                if (s1 != GHZ_SUCCESS) hst[0] = s1;
             });
             const double tout = time_ms(reps, ea, eb, [&] {
-                copy_a();
-                ghz_cuda_homo_binary(ctx, GHZ_HOMO_SUM, GHZ_F32, &ba, &bb, &bh, n, d_st + 12, NULL, 0, 0);
+                copy_a(d_cd, 3);
+                ghz_status_t s2 =
+                    ghz_cuda_homo_binary(ctx, GHZ_HOMO_SUM, GHZ_F32, &ba, &bb, &bh, n, d_st + 12, NULL, 0, 0);
+                if (s2 != GHZ_SUCCESS) hst[1] = s2;
             });
             /* checks: the in-place result equals the out-of-place one (DOC's, checked
              * above), the 4-sum decodes without error */
@@ -238,6 +247,13 @@ int bench_homo(int argc, char** argv)
                 ok = memcmp(x.data(), y.data(), sz[2]) == 0;
             }
             for (int i = 6; i <= 12; ++i) ok = ok && st[i] == 0;
+            ok = ok && hst[0] == GHZ_SUCCESS && hst[1] == GHZ_SUCCESS;
+            if (!ok)
+                fprintf(stderr,
+                        "%s REL %g: in place %llu bytes, out of place %llu; device statuses sum4 %d, dec4 %d %d %d %d, "
+                        "in place %d, out of place %d; host statuses %d %d\n",
+                        f.name.c_str(), rel, (unsigned long long)sz[5], (unsigned long long)sz[2], st[6], st[7], st[8],
+                        st[9], st[10], st[11], st[12], (int)hst[0], (int)hst[1]);
             failures += !ok;
             const double in4 = 4.0 * 4.0 * n, res = 4.0 * n;
             extra.push_back({rel, in4 / (t4 * 1e-3) / 1e9, in4 / (td4 * 1e-3) / 1e9, res / (tin * 1e-3) / 1e9,
