@@ -75,13 +75,13 @@ plots() {
     python3 -c "import matplotlib" 2>/dev/null || { say "== plots: skipped (no matplotlib)"; return 0; }
     local machine f codec=() coll=("$L"/coll_*.jsonl)
     for f in "$L"/bench_codec.json "$L"/demo/ghz_demo.jsonl; do [ -s "$f" ] && codec+=("$f"); done
-    machine=$(head -1 "$L/machine.txt" | cut -d, -f1)
+    machine=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
     if [ ${#codec[@]} -gt 0 ]; then
         timeout 60 python3 scripts/codec_plots.py --out "$L/plots" "${codec[@]}" >>"$L/plots.log" 2>&1
         say "== plots: codec_plots.py exit $? at $(since)"
     fi
     if [ ${#coll[@]} -gt 0 ]; then
-        timeout 60 python3 scripts/coll_plots.py --out "$L/plots/coll" --title "${machine:-GPU}" "${coll[@]}" \
+        timeout 60 python3 scripts/coll_plots.py --out "$L/plots/coll" --title "${machine:-no GPU}" "${coll[@]}" \
             >>"$L/plots.log" 2>&1
         say "== plots: coll_plots.py exit $? at $(since)"
     fi
