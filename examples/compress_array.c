@@ -8,7 +8,11 @@
  * write the CPU's bytes and decode to the CPU's values (demo_gpu.c).
  * Exits 1 when any bound is violated, the GPU differs, or any call fails.
  *
- *   ghz-demo [--reps N] [--cpu]   (N: timed repetitions, default 3; --cpu: no GPU)
+ *   ghz-demo [--reps N] [--cpu] [--rel LIST] [--json FILE]
+ *
+ * N: timed repetitions (default 3); --cpu: no GPU; LIST: the REL bounds, comma
+ * separated (default 1e-2,1e-3,1e-4); FILE: the table's rows also as JSON lines, one
+ * object per (field, bound), for scripts/codec_plots.py.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -35,9 +39,13 @@ static const field_t FIELDS[] = {
     {"noisy2d", 0, 0.0f},
     {"ocean2d", 1, GHZ_DS_OCEAN_FILL},
 };
-static const double RELS[] = {1e-2, 1e-3, 1e-4};
+#define MAX_RELS 32
+static double g_rels[MAX_RELS] = {1e-2, 1e-3, 1e-4};
+static size_t g_nrels = 3;
 static const uint64_t SEED = 1;
-static int g_gpu; /* run every case on the GPU too */
+static int g_gpu;      /* run every case on the GPU too */
+static FILE* g_json;   /* --json: one object per table row, or NULL */
+static char g_gpu_name[256];
 
 static double now_s(void)
 {
@@ -94,6 +102,66 @@ static int fail(const char* what, const char* field, ghz_status_t st)
     return 1;
 }
 
+/* One table row as one JSON line (the printed digits' full values). */
+typedef struct {
+    const char* field;
+    size_t nx, ny, nz, n;
+    double rel, eb_abs, ratio, bpv, err_over_eb;
+    double psnr;      /* dB; infinity: lossless; NaN: none */
+    double comp_gbs, decomp_gbs;
+    int ok;
+    const demo_gpu_result_t* gpu; /* NULL: the GPU did not run */
+} json_row_t;
+
+static void json_row(const json_row_t* r)
+{
+    /* JSON has neither infinity nor NaN: a lossless row (infinite PSNR) and a row
+     * without PSNR both write null, told apart by "lossless". */
+    char psnr[32] = "null";
+    if (isfinite(r->psnr))
+        snprintf(psnr, sizeof psnr, "%.17g", r->psnr);
+    fprintf(g_json,
+            "{\"app\":\"ghz-demo\",\"version\":\"%s\",\"device\":\"CPU\",\"threads\":1,"
+            "\"field\":\"%s\",\"dims\":[%zu,%zu,%zu],\"elements\":%zu,\"dtype\":\"f32\","
+            "\"eb_mode\":\"rel\",\"rel\":%g,\"eb_abs\":%.17g,\"ratio\":%.17g,"
+            "\"bits_per_value\":%.17g,\"max_err_over_eb\":%.17g,\"psnr\":%s,\"lossless\":%s,"
+            "\"compress_gbs\":%.17g,\"decompress_gbs\":%.17g,\"ok\":%s",
+            GHZ_VERSION_STRING, r->field, r->nx, r->ny, r->nz, r->n, r->rel, r->eb_abs, r->ratio,
+            r->bpv, r->err_over_eb, psnr,
+            isinf(r->psnr) ? "true" : "false", r->comp_gbs, r->decomp_gbs,
+            r->ok ? "true" : "false");
+    if (r->gpu)
+        fprintf(g_json,
+                ",\"gpu\":\"%s\",\"gpu_compress_gbs\":%.17g,\"gpu_decompress_gbs\":%.17g,"
+                "\"gpu_identical\":%s",
+                g_gpu_name, r->gpu->comp_gbs, r->gpu->decomp_gbs,
+                r->gpu->same_bytes && r->gpu->decoded_same ? "true" : "false");
+    fprintf(g_json, "}\n");
+    fflush(g_json);
+}
+
+/* Parses "a,b,c" into g_rels; 0 when any value is not a positive number. */
+static int parse_rels(const char* s)
+{
+    size_t k = 0;
+    while (*s) {
+        char* end;
+        double v = strtod(s, &end);
+        if (end == s || !(v > 0.0) || !isfinite(v) || k == MAX_RELS)
+            return 0;
+        g_rels[k++] = v;
+        s = end;
+        if (*s == ',')
+            s++;
+        else if (*s)
+            return 0;
+    }
+    if (k == 0)
+        return 0;
+    g_nrels = k;
+    return 1;
+}
+
 /* Runs one field at every bound; returns the number of failures. */
 static int run_field(const field_t* f, int reps)
 {
@@ -142,9 +210,9 @@ static int run_field(const field_t* f, int reps)
     else
         snprintf(shape, sizeof shape, "%zux%zu", nx, ny);
 
-    for (size_t r = 0; r < sizeof RELS / sizeof RELS[0]; r++) {
+    for (size_t r = 0; r < g_nrels; r++) {
         p.eb_mode = GHZ_EB_REL;
-        p.eb = RELS[r];
+        p.eb = g_rels[r];
         p.nthreads = 1;
         p.exec = GHZ_EXEC_CPU;
 
@@ -194,16 +262,19 @@ static int run_field(const field_t* f, int reps)
         double bpv = 8.0 * (double)zsize / (double)n;
         double err_ratio = info.eb_abs > 0 ? c.max_err / info.eb_abs : 0.0;
         char psnr[32];
-        if (c.count == 0 || range <= 0)
+        double psnr_db = NAN; /* NaN: none (no values, or a constant field) */
+        if (c.count == 0 || range <= 0) {
             snprintf(psnr, sizeof psnr, "n/a");
-        else if (c.sq_err == 0)
+        } else if (c.sq_err == 0) {
+            psnr_db = INFINITY;
             snprintf(psnr, sizeof psnr, "inf");
-        else
-            snprintf(psnr, sizeof psnr, "%.2f",
-                     20.0 * log10(range) - 10.0 * log10(c.sq_err / (double)c.count));
+        } else {
+            psnr_db = 20.0 * log10(range) - 10.0 * log10(c.sq_err / (double)c.count);
+            snprintf(psnr, sizeof psnr, "%.2f", psnr_db);
+        }
         char gpu[64] = "";
+        demo_gpu_result_t g = {0};
         if (g_gpu) {
-            demo_gpu_result_t g;
             st = demo_gpu_run(&p, x, n, z, zsize, y, reps, &g);
             if (st != GHZ_SUCCESS) {
                 failures += fail("GPU codec", f->name, st);
@@ -221,6 +292,11 @@ static int run_field(const field_t* f, int reps)
                shape, n, p.eb, ratio, bpv, err_ratio, psnr, raw_bytes / tc / 1e9,
                raw_bytes / td / 1e9, ok ? "ok" : "VIOLATED", gpu);
         fflush(stdout);
+        if (g_json) {
+            json_row_t row = {f->name, nx, ny, nz, n, p.eb, info.eb_abs, ratio, bpv, err_ratio,
+                              psnr_db, raw_bytes / tc / 1e9, raw_bytes / td / 1e9, ok, g_gpu ? &g : NULL};
+            json_row(&row);
+        }
     }
 
 done:
@@ -233,6 +309,8 @@ done:
 int main(int argc, char** argv)
 {
     int reps = 3, use_gpu = 1;
+    const char* json_path = NULL;
+    static const char usage[] = "usage: ghz-demo [--reps N] [--cpu] [--rel LIST] [--json FILE]\n";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = atoi(argv[++i]);
@@ -240,27 +318,38 @@ int main(int argc, char** argv)
                 reps = 1;
         } else if (strcmp(argv[i], "--cpu") == 0) {
             use_gpu = 0;
+        } else if (strcmp(argv[i], "--rel") == 0 && i + 1 < argc) {
+            if (!parse_rels(argv[++i])) {
+                fprintf(stderr, "ghz-demo: --rel wants up to %d positive numbers, comma "
+                        "separated: %s\n", MAX_RELS, argv[i]);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+            json_path = argv[++i];
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: ghz-demo [--reps N] [--cpu]\n");
+            printf("%s", usage);
             return 0;
         } else {
-            fprintf(stderr, "usage: ghz-demo [--reps N] [--cpu]\n");
+            fprintf(stderr, "%s", usage);
             return 2;
         }
+    }
+    if (json_path && !(g_json = fopen(json_path, "w"))) {
+        fprintf(stderr, "ghz-demo: cannot write %s\n", json_path);
+        return 2;
     }
 
     printf("ghz %s (format v%u): error-bounded compression of the generated fields\n",
            GHZ_VERSION_STRING, ghz_format_version());
-    char gpu_name[256];
-    g_gpu = use_gpu && demo_gpu_open(gpu_name, sizeof gpu_name);
+    g_gpu = use_gpu && demo_gpu_open(g_gpu_name, sizeof g_gpu_name);
     printf("CPU: reference backend, 1 thread (comp, decomp columns).\n");
     if (g_gpu)
         printf("GPU: %s, CUDA codec; it must write the CPU's bytes. GPU GB/s are for these\n"
                "     small fields (launch-bound); `ghz-bench codec` measures >= 1 GiB.\n",
-               gpu_name);
+               g_gpu_name);
     else
         printf("GPU: not used (%s): the demo runs on the CPU.\n",
-               use_gpu ? gpu_name : "--cpu");
+               use_gpu ? g_gpu_name : "--cpu");
     printf("float32 data, REL bounds; max err/bound <= 1 on every non-fill value is "
            "checked, fill values must be exact.\n");
     printf("PSNR over non-fill values (range = max - min); GB/s of uncompressed data, "
@@ -277,6 +366,10 @@ int main(int argc, char** argv)
         failures += run_field(&FIELDS[i], reps);
 
     demo_gpu_close();
+    if (g_json && fclose(g_json) != 0) {
+        fprintf(stderr, "ghz-demo: writing %s failed\n", json_path);
+        failures++;
+    }
     if (failures) {
         printf("\nFAILED: %d check(s) failed\n", failures);
         return 1;

@@ -1,11 +1,27 @@
 """bench_json.py: reading benchmark results as JSON lines (one object per line), shared
-by coll_model.py and coll_plots.py. Lines that are not JSON objects, or lack a
+by coll_model.py, coll_plots.py and results_update.py. Lines that are not JSON objects, or lack a
 required field, are skipped, so whole logs can be passed."""
 
 import json
 
 # the fields every collective measurement carries (ghz-coll-bench, ghz-image-stacking)
 REQUIRED = ("size", "nranks", "coll", "path", "time_us")
+
+# ghz-coll-bench writes each measurement twice, out of place (oop_) and in place (ip_);
+# the readers take the out-of-place one under the plain names
+OOP_KEYS = ("time_us", "algbw", "busbw", "ratio", "bound_abs", "maxerr")
+
+
+def plain_keys(o):
+    """o with ghz-coll-bench's out-of-place values also under the plain names (those
+    present and not null, where the call ran); other objects unchanged."""
+    if "time_us" in o or not o.get("oop_ok"):
+        return o
+    o = dict(o)
+    for k in OOP_KEYS:
+        if o.get("oop_" + k) is not None:
+            o[k] = o["oop_" + k]
+    return o
 
 
 def json_lines(paths, required=REQUIRED):
@@ -20,5 +36,8 @@ def json_lines(paths, required=REQUIRED):
                     o = json.loads(line)
                 except json.JSONDecodeError:
                     continue
-                if isinstance(o, dict) and all(k in o for k in required):
+                if not isinstance(o, dict):
+                    continue
+                o = plain_keys(o)
+                if all(k in o for k in required):
                     yield path, ln, o

@@ -3,7 +3,7 @@
 # machine in one device call; every JSON and log in one tarball, $OUT/gpu-bench-all.tgz
 # (the device tool brings back few files), plus the tables they make (summary.txt).
 #
-#   bash scripts/gpu_bench_all.sh [codec] [homo] [fixed] [coll]   # default: codec homo coll
+#   bash scripts/gpu_bench_all.sh [codec] [homo] [demo] [fixed] [coll]   # default: codec homo demo coll
 #
 # Carry "datasets/out/real" (datasets/real/extract.sh): the six real fields of the codec
 # table and the collectives' per-rank fields (scripts/coll_rank_fields.py); without it
@@ -18,7 +18,12 @@
 #          final result, 1-64 MiB (x4), -n 5 -w 1, out of place and in place, every
 #          element checked, CPU backend one core per rank: ~30-40 s a run, 4 runs
 #          (64 MiB homomorphic allreduce is ~0.75-0.9 s a call on that backend)
+#   demo:  ghz-demo --json, built after the rest (its failure costs nothing else):
+#          4 generated fields x REL 1e-1..1e-6 on CPU and GPU, best of 3         ~20 s
 #   fixed (only when named): 4 fields x f32/f64 x l = 8, 16, 32, 1 GiB          ~1 min
+#   plots: when python3 has matplotlib, scripts/codec_plots.py (ratio against bound,
+#          PSNR against bits per value) and scripts/coll_plots.py on the JSON, into
+#          plots/ of the tarball, each under 60 s, after the deadline's steps    ~10 s
 # and guarded: each step gets what is left of GHZ_BENCH_ALL_DEADLINE_S (default 510 s
 # from the start) and is skipped when under 20 s remain, so the tarball is always made.
 #
@@ -28,7 +33,8 @@
 # too if the time allows), GHZ_COLL_BENCH_ARGS (the sizes and repetitions,
 # default "-b 1M -e 64M -f 4 -n 5 -w 1"), GHZ_COLL_THREADS (1), GHZ_BENCH_RELS
 # ("1e-3,1e-4", the codec's), GHZ_CMAKE_ARGS (extra CMake arguments).
-# Then: python3 scripts/results_update.py OUT/*.json OUT/*.jsonl (after untarring)
+# ghz-demo's JSON lines go to demo/ghz_demo.jsonl (results_update.py has no table for
+# them). Then: python3 scripts/results_update.py OUT/*.json OUT/*.jsonl (after untarring)
 # regenerates the marked tables of docs/RESULTS.md and README.md; the tarball already
 # holds both files so regenerated (docs/) and their diff (docs.diff).
 set -u
@@ -37,7 +43,7 @@ OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 L=$(mktemp -d /tmp/gpu-bench-all.XXXXXX)      # what the tarball holds
 F=$(mktemp -d /tmp/gpu-bench-fields.XXXXXX)   # the per-rank fields (not kept)
-steps=" ${*:-codec homo coll} "
+steps=" ${*:-codec homo demo coll} "
 has() { [[ $steps == *" $1 "* ]]; }
 t0=$(date +%s)
 deadline=${GHZ_BENCH_ALL_DEADLINE_S:-510}
@@ -64,6 +70,23 @@ step() {
     return $rc
 }
 
+# plots: PNGs of the JSON into $L/plots when matplotlib is there; never changes $status.
+plots() {
+    python3 -c "import matplotlib" 2>/dev/null || { say "== plots: skipped (no matplotlib)"; return 0; }
+    local machine f codec=() coll=("$L"/coll_*.jsonl)
+    for f in "$L"/bench_codec.json "$L"/demo/ghz_demo.jsonl; do [ -s "$f" ] && codec+=("$f"); done
+    machine=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+    if [ ${#codec[@]} -gt 0 ]; then
+        timeout 60 python3 scripts/codec_plots.py --out "$L/plots" "${codec[@]}" >>"$L/plots.log" 2>&1
+        say "== plots: codec_plots.py exit $? at $(since)"
+    fi
+    if [ ${#coll[@]} -gt 0 ]; then
+        timeout 60 python3 scripts/coll_plots.py --out "$L/plots/coll" --title "${machine:-no GPU}" "${coll[@]}" \
+            >>"$L/plots.log" 2>&1
+        say "== plots: coll_plots.py exit $? at $(since)"
+    fi
+}
+
 finish() {
     mkdir -p "$L/docs"
     cp docs/RESULTS.md README.md "$L/docs/"
@@ -78,6 +101,7 @@ finish() {
         cp "$L/summary.txt" "$OUT/summary.txt"
         cat "$L/summary.txt"
     fi
+    plots
     say "finished in $(since), status $status"
     tar czf "$OUT/gpu-bench-all.tgz" -C "$L" .
     rm -rf "$L" "$F"
@@ -91,13 +115,16 @@ git log -1 --format='commit %h %s' >"$L/commit.txt" 2>/dev/null && cat "$L/commi
 targets=()
 { has codec || has homo || has fixed; } && targets+=(ghz-bench)
 has coll && targets+=(ghz-coll-bench)
-[ ${#targets[@]} -gt 0 ] || { say "nothing to run (steps: codec homo fixed coll)"; status=2; finish; }
+[ ${#targets[@]} -gt 0 ] || has demo || { say "nothing to run (steps: codec homo demo fixed coll)"; status=2; finish; }
 # shellcheck disable=SC2086
 step configure 120 configure.log cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON \
-    -DCMAKE_CUDA_ARCHITECTURES=90 -DGHZ_BUILD_TESTS=OFF -DGHZ_BUILD_EXAMPLES=OFF -DGHZ_BUILD_COLL=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DGHZ_BUILD_TESTS=OFF -DGHZ_BUILD_EXAMPLES="$(has demo && echo ON || echo OFF)" \
+    -DGHZ_BUILD_COLL=ON \
     -DPKG_CONFIG_EXECUTABLE=/nonexistent ${GHZ_CMAKE_ARGS:-} || { tail -20 "$L/configure.log" 2>/dev/null; finish; }
-step build 330 build.log cmake --build build-bench -j"$(nproc)" --target "${targets[@]}" ||
-    { grep -E "error|Error|\*\*\*" "$L/build.log" 2>/dev/null | head -20; finish; }
+if [ ${#targets[@]} -gt 0 ]; then
+    step build 330 build.log cmake --build build-bench -j"$(nproc)" --target "${targets[@]}" ||
+        { grep -E "error|Error|\*\*\*" "$L/build.log" 2>/dev/null | head -20; finish; }
+fi
 B=build-bench/ghz/tools
 
 if has codec; then
@@ -108,6 +135,17 @@ if has codec; then
 fi
 if has homo; then
     step "ghz-bench homo" 120 bench_homo.txt $B/bench/ghz-bench homo --json "$L/bench_homo.json"
+fi
+if has demo; then
+    # built on its own, so that a failure here leaves the benchmarks' binaries alone
+    demo_targets=$(cmake --build build-bench --target help 2>/dev/null || true)
+    if ! grep -q ghz-demo <<<"$demo_targets"; then
+        say "== ghz-demo: not part of this build (datasets/ or examples/ off): skipped"
+    elif step "build ghz-demo" 120 build_demo.log cmake --build build-bench -j"$(nproc)" --target ghz-demo; then
+        mkdir -p "$L/demo"
+        step "ghz-demo --json" 60 demo/ghz_demo.txt build-bench/examples/ghz-demo \
+            --rel 1e-1,1e-2,1e-3,1e-4,1e-5,1e-6 --json "$L/demo/ghz_demo.jsonl"
+    fi
 fi
 if has fixed; then
     step "ghz-bench fixed" 150 bench_fixed.txt $B/bench/ghz-bench fixed --json "$L/bench_fixed.json" \
