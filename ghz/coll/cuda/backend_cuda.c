@@ -5,10 +5,13 @@
  * MPI on our machines is not CUDA-aware, so every message is copied through a pinned
  * host mirror of the wire pool (algo_common.c: one DMA copy of the compressed bytes
  * each way; the mirror is allocated once, so no slot can run out). A first version
- * kept the wire in mapped pinned memory that the kernels read and wrote over PCIe:
- * 2.6x slower on an H100 (an allreduce of 256 MiB on two ranks, 258 ms against ...
- * see COLL.md, CUDA backend). Exact rounds move values through the same wire buffers
- * (the staged, DOC-shaped path of the algorithms; the combine itself runs on the GPU).
+ * kept the wire in mapped pinned memory that the kernels read and wrote over PCIe: on
+ * an H100 its compressed allreduce of 256 MiB on two ranks took 258 ms, slower than
+ * its own exact path (119 ms, which stages by DMA), because the codec and ghz/homo
+ * kernels ran at PCIe speed (docs/RESULTS.md). This version moves only compressed
+ * bytes by DMA; it passed the GPU tests but was not timed in the session that wrote it.
+ * Exact rounds move values through the same wire buffers (the staged, DOC-shaped path
+ * of the algorithms; the combine itself runs on the GPU).
  *
  * Every entry runs on the caller's stream and synchronises it before it returns: the
  * algorithms hand a wire buffer to MPI, or post a receive into it, right after the
