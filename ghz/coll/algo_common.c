@@ -218,3 +218,23 @@ void coll_expect(coll_round_t* r, size_t got, size_t want)
 {
     if (r->st == GHZ_SUCCESS && got != want) coll_fail(r, GHZ_ERR_CORRUPT);
 }
+
+void coll_copy(coll_round_t* r, void* dst, const void* src, size_t bytes)
+{
+    coll_backend_t* be = &r->comm->be;
+    ghz_status_t st;
+    if (r->st != GHZ_SUCCESS) return;
+    st = be->copy(be, dst, src, bytes);
+    if (st != GHZ_SUCCESS) coll_fail(r, st);
+}
+
+void coll_decode_fin(coll_round_t* r, unsigned char* out, size_t n)
+{
+    size_t j, kp = coll_pieces(n, r->piece);
+    for (j = 0; j < kp; j++) {
+        size_t pc = coll_piece_n(r, n, j);
+        if (pc)
+            coll_decode(r, r->fin + coll_piece_wire_off(r, j), r->fin_sizes[j], out + j * r->piece * r->elem,
+                        pc);
+    }
+}

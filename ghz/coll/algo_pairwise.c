@@ -139,15 +139,6 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
     coll_wait_all(r, c->sreq, (size_t)N * COLL_MAX_PIECES);
     if (r->st != GHZ_SUCCESS) return;
     /* The result goes out only now: out_own may be input that was being sent. */
-    if (coll_zero_copy(r) || (coll_doc_like(r) && !r->final_wire)) {
-        ghz_status_t st = be->copy(be, out_own, acc, n * e);
-        if (st != GHZ_SUCCESS) coll_fail(r, st);
-    } else {
-        for (j = 0; j < kp; j++) {
-            size_t pc = coll_piece_n(r, n, j);
-            if (pc)
-                coll_decode(r, r->fin + coll_piece_wire_off(r, j), r->fin_sizes[j],
-                            out_own + j * r->piece * e, pc);
-        }
-    }
+    if (coll_zero_copy(r) || (coll_doc_like(r) && !r->final_wire)) coll_copy(r, out_own, acc, n * e);
+    else coll_decode_fin(r, out_own, n);
 }

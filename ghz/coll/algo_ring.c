@@ -123,21 +123,9 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
     if (N == 1 || r->st != GHZ_SUCCESS) return;
     {
         const size_t n = r->seg_cnt[me];
-        coll_backend_t* be = &c->be;
-        if (coll_zero_copy(r)) {
-            ghz_status_t st = be->copy(be, out_own, rb[(N - 2) & 1], n * r->elem);
-            if (st != GHZ_SUCCESS) coll_fail(r, st);
-        } else if (coll_doc_like(r) && !r->final_wire) {
-            ghz_status_t st = be->copy(be, out_own, tmp, n * r->elem);
-            if (st != GHZ_SUCCESS) coll_fail(r, st);
-        } else {
-            for (j = 0; j < kp; j++) {
-                size_t pc = coll_piece_n(r, n, j);
-                if (pc)
-                    coll_decode(r, r->fin + coll_piece_wire_off(r, j), r->fin_sizes[j],
-                                out_own + j * r->piece * r->elem, pc);
-            }
-        }
+        if (coll_zero_copy(r)) coll_copy(r, out_own, rb[(N - 2) & 1], n * r->elem);
+        else if (coll_doc_like(r) && !r->final_wire) coll_copy(r, out_own, tmp, n * r->elem);
+        else coll_decode_fin(r, out_own, n);
     }
 }
 

@@ -414,31 +414,13 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     return GHZ_SUCCESS;
 }
 
-ghz_status_t ghz_allreduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
-                           ghz_op_t op, const ghz_accuracy_t* acc, ghz_comm_t* comm,
-                           ghz_stream_t stream)
+/* The arguments of a call, as the entry points receive them. */
+static call_t make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                        ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_stream_t stream)
 {
     call_t k;
     memset(&k, 0, sizeof k);
-    k.stream = stream;
-    k.kind = KIND_ALLREDUCE;
-    k.sendbuf = sendbuf;
-    k.recvbuf = recvbuf;
-    k.count = count;
-    k.dtype = dtype;
-    k.op = op;
-    k.acc = acc;
-    return run(comm, &k);
-}
-
-ghz_status_t ghz_reduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
-                        ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_comm_t* comm,
-                        ghz_stream_t stream)
-{
-    call_t k;
-    memset(&k, 0, sizeof k);
-    k.stream = stream;
-    k.kind = KIND_REDUCE;
+    k.kind = kind;
     k.sendbuf = sendbuf;
     k.recvbuf = recvbuf;
     k.count = count;
@@ -446,24 +428,32 @@ ghz_status_t ghz_reduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dt
     k.op = op;
     k.root = root;
     k.acc = acc;
+    k.stream = stream;
+    return k;
+}
+
+ghz_status_t ghz_allreduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                           ghz_op_t op, const ghz_accuracy_t* acc, ghz_comm_t* comm,
+                           ghz_stream_t stream)
+{
+    call_t k = make_call(KIND_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 0, acc, stream);
     return run(comm, &k);
 }
 
+ghz_status_t ghz_reduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                        ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_comm_t* comm,
+                        ghz_stream_t stream)
+{
+    call_t k = make_call(KIND_REDUCE, sendbuf, recvbuf, count, dtype, op, root, acc, stream);
+    return run(comm, &k);
+}
+
+/* NCCL's in place (recvbuf inside sendbuf at this rank's block) needs nothing: the
+ * algorithms write the result only after their last send of the input. */
 ghz_status_t ghz_reduce_scatter(const void* sendbuf, void* recvbuf, size_t recvcount,
                                 ghz_dtype_t dtype, ghz_op_t op, const ghz_accuracy_t* acc,
                                 ghz_comm_t* comm, ghz_stream_t stream)
 {
-    call_t k;
-    memset(&k, 0, sizeof k);
-    k.stream = stream;
-    k.kind = KIND_REDUCE_SCATTER;
-    /* NCCL's in place (recvbuf inside sendbuf at this rank's block) needs nothing: the
-     * algorithms write the result only after their last send of the input. */
-    k.sendbuf = sendbuf;
-    k.recvbuf = recvbuf;
-    k.count = recvcount;
-    k.dtype = dtype;
-    k.op = op;
-    k.acc = acc;
+    call_t k = make_call(KIND_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, dtype, op, 0, acc, stream);
     return run(comm, &k);
 }

@@ -112,6 +112,10 @@ void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool);
 size_t coll_piece_n(const coll_round_t* r, size_t n, size_t j);
 size_t coll_piece_cap(const coll_round_t* r, size_t n, size_t j);
 size_t coll_piece_wire_off(const coll_round_t* r, size_t j);
+/* dst = src (bytes), keeping the round's status. */
+void coll_copy(coll_round_t* r, void* dst, const void* src, size_t bytes);
+/* out = the decode of the n values of this rank's final frames (r->fin). */
+void coll_decode_fin(coll_round_t* r, unsigned char* out, size_t n);
 /* A received exact piece must hold exactly its values. */
 void coll_expect(coll_round_t* r, size_t got, size_t want);
 
