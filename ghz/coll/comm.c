@@ -3,6 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Open MPI says at compile time whether it could be CUDA-aware (mpi-ext.h), and at run
+ * time whether it is (MPIX_Query_cuda_support). */
+#if defined(GHZ_WITH_CUDA) && defined(__has_include)
+#  if __has_include(<mpi-ext.h>)
+#    include <mpi-ext.h>
+#  endif
+#endif
+
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/algo.h"
 #include "ghz/detail/error.h"
@@ -27,6 +35,19 @@ static void* host_alloc(ghz_comm_t* c, size_t bytes)
 {
     c->allocations++;
     return calloc(1, bytes ? bytes : 1);
+}
+
+/* Whether MPI takes device pointers. GHZ_COLL_CUDA_AWARE_MPI=0 refuses it (to compare
+ * with host staging); nothing can claim it for an MPI that does not say so. */
+static int mpi_takes_device_pointers(void)
+{
+    const char* env = getenv("GHZ_COLL_CUDA_AWARE_MPI");
+    if (env && strcmp(env, "0") == 0) return 0;
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    return MPIX_Query_cuda_support() == 1;
+#else
+    return 0;
+#endif
 }
 
 static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* out)
@@ -109,9 +130,13 @@ ghz_status_t ghz_comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, g
     st = read_config(config, &c->cfg);
     if (st == GHZ_SUCCESS) {
 #ifdef GHZ_WITH_CUDA
-        if (c->cfg.backend == GHZ_EXEC_CUDA)
+        if (c->cfg.backend == GHZ_EXEC_CUDA) {
             st = ghz_coll_backend_cuda(c->cfg.chunk_bytes, &c->be);
-        else
+            /* A CUDA-aware MPI moves device buffers itself: no host mirror, and exact
+             * rounds send the caller's buffers directly (never seen on our machines,
+             * whose Open MPI is built without CUDA: untested) */
+            if (st == GHZ_SUCCESS && mpi_takes_device_pointers()) c->be.staged = 0;
+        } else
 #endif
             st = ghz_coll_backend_cpu(c->cfg.nthreads, &c->be);
         /* Testing seam: the CPU backend run the way the CUDA one is, wire buffers
