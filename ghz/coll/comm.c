@@ -3,15 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Open MPI says at compile time whether it could be CUDA-aware (mpi-ext.h), and at run
- * time whether it is (MPIX_Query_cuda_support). */
-#if defined(GHZ_WITH_CUDA) && defined(__has_include)
+#include "ghz/coll/detail/agree.h"
+/* Open MPI says at compile time whether it could be CUDA-aware (mpi-ext.h, after
+ * mpi.h), and at run time whether it is (MPIX_Query_cuda_support). */
+#if defined(GHZ_WITH_CUDA) && defined(OPEN_MPI) && defined(__has_include)
 #  if __has_include(<mpi-ext.h>)
 #    include <mpi-ext.h>
 #  endif
 #endif
-
-#include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/algo.h"
 #include "ghz/detail/error.h"
 
@@ -37,6 +36,7 @@ static void* host_alloc(ghz_comm_t* c, size_t bytes)
     return calloc(1, bytes ? bytes : 1);
 }
 
+#ifdef GHZ_WITH_CUDA
 /* Whether MPI takes device pointers. GHZ_COLL_CUDA_AWARE_MPI=0 refuses it (to compare
  * with host staging); nothing can claim it for an MPI that does not say so. */
 static int mpi_takes_device_pointers(void)
@@ -49,6 +49,7 @@ static int mpi_takes_device_pointers(void)
     return 0;
 #endif
 }
+#endif
 
 static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* out)
 {
