@@ -106,3 +106,55 @@ void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool)
             if (pc) coll_decode(r, fa + coll_piece_wire_off(r, j), sa[j], r->out + j * r->piece * e, pc);
         }
 }
+
+size_t coll_bcast_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
+{
+    return m == COLL_EXACT && !c->be.staged ? 0 : coll_seg_wire_cap(m, t, window, piece) + 16;
+}
+
+/* Binomial broadcast of r->out[0..count) from r->root (exact: a two-level allreduce's
+ * last stage). v = (rank - root) mod N receives from v - (its lowest set bit), then
+ * forwards each piece, as soon as it has it, to v + m for every m below that bit
+ * (largest first: the farthest subtree starts first). */
+void coll_binomial_bcast(coll_round_t* r, coll_pool_t* pool)
+{
+    ghz_comm_t* c = r->comm;
+    const int N = c->size, me = c->rank, v = (me - r->root + N) % N;
+    const size_t n = r->count, kp = coll_pieces(n, r->piece), e = r->elem;
+    const int direct = coll_zero_copy(r);
+    unsigned char* wb = direct ? NULL : coll_pool_take(pool, coll_seg_wire_cap(r->mode, r->dtype, n, r->piece));
+    size_t j, ns = 0;
+    int mask = 1, parent = -1, m;
+    if (!direct && !wb) coll_fail(r, GHZ_ERR_NOMEM);
+    while (mask < N && !(v & mask)) mask <<= 1;
+    if (v != 0) parent = (v - mask + r->root) % N;
+    if (parent < 0 && !direct) /* the root stages its values into the wire buffer */
+        for (j = 0; j < kp; j++) {
+            size_t pc = coll_piece_n(r, n, j);
+            c->wire_size[j] = pc ? coll_encode(r, r->out + j * r->piece * e, pc, wb + coll_piece_wire_off(r, j),
+                                               coll_piece_cap(r, n, j))
+                                 : 0;
+        }
+    if (parent >= 0)
+        for (j = 0; j < kp; j++) {
+            void* at = direct ? (void*)(r->out + j * r->piece * e) : (void*)(wb + coll_piece_wire_off(r, j));
+            coll_recv(r, at, coll_piece_cap(r, n, j), parent, &c->rreq[j]);
+        }
+    for (j = 0; j < kp; j++) {
+        const size_t pc = coll_piece_n(r, n, j);
+        void* piece = direct ? (void*)(r->out + j * r->piece * e) : (void*)(wb + coll_piece_wire_off(r, j));
+        size_t bytes = direct ? pc * e : 0;
+        if (parent >= 0) {
+            size_t got = coll_wait_recv(r, &c->rreq[j]);
+            if (direct) coll_expect(r, got, pc * e);
+            else {
+                c->wire_size[j] = got;
+                if (pc) coll_decode(r, piece, got, r->out + j * r->piece * e, pc);
+            }
+        }
+        if (!direct) bytes = c->wire_size[j];
+        for (m = mask >> 1; m > 0; m >>= 1)
+            if (v + m < N) coll_send(r, piece, bytes, (v + m + r->root) % N, &c->sreq[ns++]);
+    }
+    coll_wait_all(r, c->sreq, ns);
+}

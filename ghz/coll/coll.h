@@ -69,7 +69,13 @@ typedef enum {
     GHZ_ALGO_RECURSIVE_DOUBLING = 2, /* allreduce; non-powers of two fold in first */
     GHZ_ALGO_PAIRWISE = 3,           /* reduce_scatter: pairwise exchange, one n-ary
                                         combine; allreduce: that + ring allgather */
-    GHZ_ALGO_BINOMIAL = 4            /* reduce: binomial tree */
+    GHZ_ALGO_BINOMIAL = 4,           /* reduce: binomial tree */
+    GHZ_ALGO_TWO_LEVEL = 5,          /* allreduce over nodes: exact reduce to one leader
+                                        per node, the lossy allreduce among leaders only,
+                                        exact broadcast inside the node */
+    GHZ_ALGO_TWO_LEVEL_MULTI = 6     /* allreduce over nodes of equal size: exact
+                                        reduce-scatter inside the node, every local rank
+                                        leads its slice across nodes, exact allgather */
 } ghz_algo_t;
 
 /* How a lossy reduction combines compressed data. Values are pinned. */
@@ -116,11 +122,15 @@ typedef struct {
                                        says what it costs). Lossy calls always agree. */
     int nthreads;                   /* CPU backend compute threads (OpenMP builds):
                                        0 = all, 1 = serial (default) */
+    int ranks_per_node;             /* the two-level algorithms' nodes: 0 = the ranks that
+                                       share memory (MPI_COMM_TYPE_SHARED); n > 0 = ranks
+                                       [k n, (k+1) n) form node k (to test on one machine;
+                                       also the environment's GHZ_COLL_RANKS_PER_NODE) */
 } ghz_comm_config_t;
 
 #define GHZ_COMM_CONFIG_INIT                                                         \
     { sizeof(ghz_comm_config_t), GHZ_EXEC_CPU, GHZ_ALGO_AUTO, GHZ_ALGO_AUTO,         \
-      GHZ_ALGO_AUTO, 0, 0, 1, 1 }
+      GHZ_ALGO_AUTO, 0, 0, 1, 1, 0 }
 
 /* Fills *config with the defaults of GHZ_COMM_CONFIG_INIT. */
 GHZ_API void ghz_comm_config_init(ghz_comm_config_t* config);

@@ -27,6 +27,8 @@ const char* ghz_algo_name(ghz_algo_t algo)
     case GHZ_ALGO_RECURSIVE_DOUBLING: return "recursive_doubling";
     case GHZ_ALGO_PAIRWISE: return "pairwise";
     case GHZ_ALGO_BINOMIAL: return "binomial";
+    case GHZ_ALGO_TWO_LEVEL: return "two_level";
+    case GHZ_ALGO_TWO_LEVEL_MULTI: return "two_level_multi";
     }
     return "unknown";
 }

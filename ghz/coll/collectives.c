@@ -13,7 +13,17 @@
 #include "ghz/coll/detail/reduce_ops.h"
 #include "ghz/detail/error.h"
 
-typedef enum { KIND_ALLREDUCE = 1, KIND_REDUCE = 2, KIND_REDUCE_SCATTER = 3 } coll_kind_t;
+typedef enum {
+    KIND_ALLREDUCE = 1,
+    KIND_REDUCE = 2,
+    KIND_REDUCE_SCATTER = 3,
+    /* the stages of the two-level allreduce, on child communicators (never agreed:
+     * the parent call was): a ring reduce-scatter and allgather over a balanced split of
+     * the whole vector (rank s owns split s), and a binomial broadcast */
+    KIND_RS_SPLIT = 4,
+    KIND_AG_SPLIT = 5,
+    KIND_BCAST = 6
+} coll_kind_t;
 
 typedef struct {
     coll_kind_t kind;
@@ -147,6 +157,7 @@ static ghz_algo_t choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t 
         return m != COLL_EXACT && c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
     case KIND_REDUCE:
         return c->cfg.reduce_algo != GHZ_ALGO_AUTO ? c->cfg.reduce_algo : GHZ_ALGO_BINOMIAL;
+    default: break; /* the two-level stages name their algorithm */
     }
     return GHZ_ALGO_AUTO;
 }
@@ -156,14 +167,22 @@ static ghz_status_t check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t 
     int ok = 0;
     switch (k->kind) {
     case KIND_ALLREDUCE:
-        ok = a == GHZ_ALGO_RING || a == GHZ_ALGO_RECURSIVE_DOUBLING || a == GHZ_ALGO_PAIRWISE;
+        ok = a == GHZ_ALGO_RING || a == GHZ_ALGO_RECURSIVE_DOUBLING || a == GHZ_ALGO_PAIRWISE ||
+             a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI;
         break;
+    default: break;
     case KIND_REDUCE_SCATTER: ok = a == GHZ_ALGO_RING || a == GHZ_ALGO_PAIRWISE; break;
     case KIND_REDUCE: ok = a == GHZ_ALGO_BINOMIAL; break;
     }
     if (!ok)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "algorithm %s does not implement this collective",
                         ghz_algo_name(a));
+    if ((a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI) && (!c->intra || !c->inter))
+        return ghz_fail(GHZ_ERR_UNSUPPORTED,
+                        "%s needs several nodes of several ranks (%d node(s) here; ranks_per_node sets them)",
+                        ghz_algo_name(a), c->nodes);
+    if (a == GHZ_ALGO_TWO_LEVEL_MULTI && !c->uniform_nodes)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "two_level_multi needs nodes of equal size");
     if (a == GHZ_ALGO_PAIRWISE && m == COLL_HOMO && c->size > COLL_SUM_N_MAX)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "pairwise homomorphic sums take at most %d ranks",
                         COLL_SUM_N_MAX);
@@ -197,6 +216,11 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
     }
     if (k->kind == KIND_ALLREDUCE && (algo == GHZ_ALGO_RING || algo == GHZ_ALGO_PAIRWISE))
         need2 = coll_allgather_need;
+    if (k->kind == KIND_AG_SPLIT) {
+        need = coll_allgather_need;
+        need2 = coll_bcast_need; /* a staged allgather also stages its own split */
+    }
+    if (k->kind == KIND_BCAST) need = coll_bcast_need;
     window = fit_window(c, need, need2, proto->mode, k->dtype, proto->piece);
     if (window == 0)
         return ghz_fail(GHZ_ERR_NOMEM,
@@ -212,7 +236,44 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
         r.logical_bytes = 0;
         r.t_comp = r.t_comb = r.t_dec = r.t_stage = 0.0;
         r.fin_sizes = c->wire_size + N * COLL_MAX_PIECES; /* rows < N: pieces per rank */
-        if (k->kind == KIND_REDUCE_SCATTER) {
+        if (k->kind == KIND_RS_SPLIT || k->kind == KIND_AG_SPLIT) {
+            /* split s is [base_s, base_s + len_s) of the vector; this round covers
+             * [off, off + w) of every split */
+            const size_t q = k->count / N, rem = k->count % N, longest = q + (rem > 0);
+            size_t s;
+            w = longest - off < window ? longest - off : window;
+            for (s = 0; s < N; s++) {
+                size_t base = s * q + (s < rem ? s : rem), len = q + (s < rem);
+                c->seg_off[s] = base + (off < len ? off : len);
+                c->seg_cnt[s] = off < len ? (len - off < w ? len - off : w) : 0;
+            }
+            r.out = k->out;
+            if (k->kind == KIND_RS_SPLIT) {
+                coll_ring_reduce_scatter(&r, &pool, k->out + c->seg_off[c->rank] * e);
+            } else {
+                if (!coll_zero_copy(&r)) {
+                    /* a staged allgather sends wire frames: stage this rank's split */
+                    size_t j, n = c->seg_cnt[c->rank], kp = coll_pieces(n, r.piece);
+                    r.fin = coll_pool_take(&pool, coll_seg_wire_cap(r.mode, r.dtype, window, r.piece) + 16);
+                    if (!r.fin) coll_fail(&r, GHZ_ERR_NOMEM);
+                    for (j = 0; j < kp; j++) {
+                        size_t pc = coll_piece_n(&r, n, j);
+                        r.fin_sizes[j] = pc ? coll_encode(&r, k->out + (c->seg_off[c->rank] + j * r.piece) * e, pc,
+                                                          r.fin + coll_piece_wire_off(&r, j),
+                                                          coll_piece_cap(&r, n, j))
+                                            : 0;
+                    }
+                }
+                coll_ring_allgather(&r, &pool);
+            }
+            r.logical_bytes = (N - 1) * w * e;
+        } else if (k->kind == KIND_BCAST) {
+            w = k->count - off < window ? k->count - off : window;
+            r.out = k->out + off * e;
+            r.count = w;
+            coll_binomial_bcast(&r, &pool);
+            r.logical_bytes = c->rank == k->root ? 0 : w * e;
+        } else if (k->kind == KIND_REDUCE_SCATTER) {
             size_t s;
             w = k->count - off < window ? k->count - off : window;
             for (s = 0; s < N; s++) {
@@ -261,8 +322,142 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
             return r.st; /* detail set where it failed */
         }
         off += w;
-    } while (off < k->count);
+    } while (off < (k->kind == KIND_RS_SPLIT || k->kind == KIND_AG_SPLIT
+                        ? k->count / N + (k->count % N > 0)
+                        : k->count));
     return GHZ_SUCCESS;
+}
+
+/* The arguments of a call, as the entry points receive them. */
+static call_t make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                        ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_stream_t stream)
+{
+    call_t k;
+    memset(&k, 0, sizeof k);
+    k.kind = kind;
+    k.sendbuf = sendbuf;
+    k.recvbuf = recvbuf;
+    k.count = count;
+    k.dtype = dtype;
+    k.op = op;
+    k.root = root;
+    k.acc = acc;
+    k.stream = stream;
+    return k;
+}
+
+/* The round prototype of a call: what every round of it shares. */
+static void proto_init(ghz_comm_t* c, const call_t* k, coll_mode_t mode, double eb, coll_round_t* proto)
+{
+    const size_t elem = ghz_dtype_size(k->dtype);
+    memset(proto, 0, sizeof *proto);
+    proto->comm = c;
+    proto->mode = mode;
+    proto->dtype = k->dtype;
+    proto->op = k->op == GHZ_OP_AVG ? GHZ_OP_SUM : k->op;
+    proto->elem = elem;
+    proto->eb = eb;
+    proto->piece = c->cfg.chunk_bytes / elem;
+    if (mode != COLL_EXACT && proto->piece >= GHZ_BLOCK_ELEMS) proto->piece -= proto->piece % GHZ_BLOCK_ELEMS;
+    if (proto->piece == 0) proto->piece = 1;
+    proto->in = k->in;
+    proto->out = k->out;
+    proto->seg_off = c->seg_off;
+    proto->seg_cnt = c->seg_cnt;
+    proto->final_wire = k->kind == KIND_ALLREDUCE;
+    proto->staged = c->be.staged;
+    proto->root = k->root;
+}
+
+/* One stage of a two-level allreduce on a child communicator: the rounds of a whole
+ * call, without its checks and agreement (the parent's call agreed for every rank,
+ * and every rank of the child takes the stage with the same count). Its bytes and
+ * times add to the parent's. */
+static ghz_status_t child_stage(ghz_comm_t* cc, coll_kind_t kind, const unsigned char* in, unsigned char* out,
+                                size_t count, const call_t* k, coll_mode_t mode, double eb, ghz_algo_t algo,
+                                coll_round_t* sum)
+{
+    call_t kk = make_call(kind, in, out, count, k->dtype, k->op, 0, NULL, k->stream);
+    coll_round_t p;
+    uint64_t rounds = 0;
+    ghz_status_t st;
+    if (count == 0) return GHZ_SUCCESS;
+    if (cc->size == 1) {
+        /* a node of one rank: its reduction is its input */
+        if (out && out != in && kind != KIND_BCAST && kind != KIND_AG_SPLIT)
+            return cc->be.copy(&cc->be, out, in, count * ghz_dtype_size(k->dtype));
+        return GHZ_SUCCESS;
+    }
+    kk.in = in;
+    kk.out = out;
+    kk.total = count;
+    proto_init(cc, &kk, mode, eb, &p);
+    st = run_rounds(cc, &kk, &p, algo, &rounds);
+    sum->wire_bytes += p.wire_bytes;
+    /* an exact stage sends exactly what the uncompressed form would */
+    sum->logical_bytes += mode == COLL_EXACT ? p.wire_bytes : p.logical_bytes;
+    sum->t_comp += p.t_comp;
+    sum->t_comb += p.t_comb;
+    sum->t_dec += p.t_dec;
+    sum->t_stage += p.t_stage;
+    return st;
+}
+
+/* Every rank learns whether a stage failed anywhere (one small allreduce): the stages
+ * run on different child communicators, so a failure must not leave a rank waiting
+ * in the next one. */
+static ghz_status_t stage_agree(ghz_comm_t* c, ghz_status_t st)
+{
+    int mine = (int)st, worst = 0, rc = MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, c->mpi);
+    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (two-level stage)");
+    if (st != GHZ_SUCCESS) return st;
+    return worst ? ghz_fail(GHZ_ERR_PEER, "another rank failed a two-level stage (%s)",
+                            ghz_status_string((ghz_status_t)worst))
+                 : GHZ_SUCCESS;
+}
+
+/* The algorithm the leaders run among nodes (the only lossy stage). */
+static ghz_algo_t inter_algo(const ghz_comm_t* c, coll_mode_t mode)
+{
+    if (mode == COLL_EXACT) return GHZ_ALGO_RING;
+    return c->nodes <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
+}
+
+/* Two-level allreduce (COLL.md, Two levels): exact inside nodes, `mode` across them. */
+static ghz_status_t two_level(ghz_comm_t* c, const call_t* k, coll_mode_t mode, double eb, ghz_algo_t algo,
+                              coll_round_t* sum)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    const ghz_algo_t across = inter_algo(c, mode);
+    ghz_status_t st;
+    if (algo == GHZ_ALGO_TWO_LEVEL) {
+        /* reduce to the node's rank 0, allreduce among those, broadcast in the node */
+        st = child_stage(c->intra, KIND_REDUCE, k->in, c->local_rank == 0 ? k->out : NULL, k->count, k,
+                         COLL_EXACT, 0.0, GHZ_ALGO_BINOMIAL, sum);
+        st = stage_agree(c, st);
+        if (st == GHZ_SUCCESS && c->local_rank == 0)
+            st = child_stage(c->inter, KIND_ALLREDUCE, k->out, k->out, k->count, k, mode, eb, across, sum);
+        st = stage_agree(c, st);
+        if (st == GHZ_SUCCESS)
+            st = child_stage(c->intra, KIND_BCAST, k->out, k->out, k->count, k, COLL_EXACT, 0.0, GHZ_ALGO_BINOMIAL,
+                             sum);
+        return stage_agree(c, st);
+    }
+    /* reduce-scatter in the node, each local rank's split across nodes, allgather */
+    {
+        const size_t L = (size_t)c->local_size, l = (size_t)c->local_rank, q = k->count / L, rem = k->count % L;
+        const size_t base = l * q + (l < rem ? l : rem), len = q + (l < rem);
+        st = child_stage(c->intra, KIND_RS_SPLIT, k->in, k->out, k->count, k, COLL_EXACT, 0.0, GHZ_ALGO_RING, sum);
+        st = stage_agree(c, st);
+        if (st == GHZ_SUCCESS)
+            st = child_stage(c->inter, KIND_ALLREDUCE, k->out + base * e, k->out + base * e, len, k, mode, eb, across,
+                             sum);
+        st = stage_agree(c, st);
+        if (st == GHZ_SUCCESS)
+            st = child_stage(c->intra, KIND_AG_SPLIT, k->out, k->out, k->count, k, COLL_EXACT, 0.0, GHZ_ALGO_RING,
+                             sum);
+        return stage_agree(c, st);
+    }
 }
 
 static ghz_status_t run(ghz_comm_t* c, call_t* k)
@@ -338,9 +533,15 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
         bi.have_range = all.have_range;
         bi.vmin = all.vmin;
         bi.vmax = all.vmax;
-        bi.terms = mode == COLL_EXACT ? 0.0
-                                      : coll_error_terms(algo, mode, k->op, c->size,
-                                                         k->kind == KIND_ALLREDUCE, c->be.has_sum_n);
+        /* two levels: only the stage across nodes compresses, over c->nodes ranks */
+        if (algo == GHZ_ALGO_TWO_LEVEL || algo == GHZ_ALGO_TWO_LEVEL_MULTI)
+            bi.terms = mode == COLL_EXACT ? 0.0
+                                          : coll_error_terms(inter_algo(c, mode), mode, k->op, c->nodes, 1,
+                                                             c->be.has_sum_n);
+        else
+            bi.terms = mode == COLL_EXACT ? 0.0
+                                          : coll_error_terms(algo, mode, k->op, c->size,
+                                                             k->kind == KIND_ALLREDUCE, c->be.has_sum_n);
         /* Exact still has to fit: its rounding is inside the same allowance. */
         st = coll_derive_eb(&bi, &budget);
         if (st == GHZ_SUCCESS && mode == COLL_EXACT) budget.exact = 1;
@@ -367,26 +568,15 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
         return GHZ_SUCCESS;
     }
 
-    memset(&proto, 0, sizeof proto);
-    proto.comm = c;
-    proto.mode = mode;
-    proto.dtype = k->dtype;
-    proto.op = k->op == GHZ_OP_AVG ? GHZ_OP_SUM : k->op;
-    proto.elem = elem;
-    proto.eb = budget.eb;
-    proto.piece = c->cfg.chunk_bytes / elem;
-    if (mode != COLL_EXACT && proto.piece >= GHZ_BLOCK_ELEMS) proto.piece -= proto.piece % GHZ_BLOCK_ELEMS;
-    if (proto.piece == 0) proto.piece = 1;
-    proto.in = k->in;
-    proto.out = k->out;
-    proto.seg_off = c->seg_off;
-    proto.seg_cnt = c->seg_cnt;
-    proto.final_wire = k->kind == KIND_ALLREDUCE;
-    proto.staged = c->be.staged;
-    proto.root = k->root;
+    proto_init(c, k, mode, budget.eb, &proto);
     {
         size_t bytes = k->total * elem;
-        st = run_rounds(c, k, &proto, algo, &rounds);
+        if (algo == GHZ_ALGO_TWO_LEVEL || algo == GHZ_ALGO_TWO_LEVEL_MULTI) {
+            st = two_level(c, k, mode, budget.eb, algo, &proto);
+            rounds = 1;
+        } else {
+            st = run_rounds(c, k, &proto, algo, &rounds);
+        }
         /* the whole call: checks, range scan and agreement included */
         info.time_total = MPI_Wtime() - t_call;
         if (st == GHZ_SUCCESS && bytes >= AUTO_LOSSY_MIN_BYTES)
@@ -412,24 +602,6 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
             c->last_ratio = (double)proto.logical_bytes / (double)proto.wire_bytes;
     }
     return GHZ_SUCCESS;
-}
-
-/* The arguments of a call, as the entry points receive them. */
-static call_t make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
-                        ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_stream_t stream)
-{
-    call_t k;
-    memset(&k, 0, sizeof k);
-    k.kind = kind;
-    k.sendbuf = sendbuf;
-    k.recvbuf = recvbuf;
-    k.count = count;
-    k.dtype = dtype;
-    k.op = op;
-    k.root = root;
-    k.acc = acc;
-    k.stream = stream;
-    return k;
 }
 
 ghz_status_t ghz_allreduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,

@@ -67,9 +67,9 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* 
     if (out->backend == GHZ_EXEC_CUDA)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "this libghzcoll was built without CUDA");
 #endif
-    if ((unsigned)out->allreduce_algo > GHZ_ALGO_BINOMIAL ||
-        (unsigned)out->reduce_scatter_algo > GHZ_ALGO_BINOMIAL ||
-        (unsigned)out->reduce_algo > GHZ_ALGO_BINOMIAL)
+    if ((unsigned)out->allreduce_algo > GHZ_ALGO_TWO_LEVEL_MULTI ||
+        (unsigned)out->reduce_scatter_algo > GHZ_ALGO_TWO_LEVEL_MULTI ||
+        (unsigned)out->reduce_algo > GHZ_ALGO_TWO_LEVEL_MULTI)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown algorithm in the configuration");
     if (out->pool_bytes == 0) out->pool_bytes = out->backend == GHZ_EXEC_CUDA ? DEFAULT_POOL_CUDA : DEFAULT_POOL;
     if (out->chunk_bytes == 0) out->chunk_bytes = out->backend == GHZ_EXEC_CUDA ? DEFAULT_CHUNK_CUDA : DEFAULT_CHUNK;
@@ -80,11 +80,17 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* 
         return ghz_fail(GHZ_ERR_INVALID_ARG, "chunk_bytes %zu: 256 to %zu", out->chunk_bytes,
                         (size_t)MAX_CHUNK);
     if (out->nthreads < 0) return ghz_fail(GHZ_ERR_INVALID_ARG, "nthreads %d", out->nthreads);
+    if (in && in->struct_size < offsetof(ghz_comm_config_t, ranks_per_node) + sizeof(int))
+        out->ranks_per_node = 0; /* a caller compiled before the field existed */
+    if (out->ranks_per_node < 0)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "ranks_per_node %d", out->ranks_per_node);
     return GHZ_SUCCESS;
 }
 
 static void release(ghz_comm_t* c)
 {
+    ghz_comm_destroy(c->intra);
+    ghz_comm_destroy(c->inter);
     if (c->pool) c->be.release(&c->be, c->pool, COLL_MEM_WIRE);
     if (c->pool_raw) c->be.release(&c->be, c->pool_raw, COLL_MEM_RAW);
     if (c->pool_mirror) c->be.release(&c->be, c->pool_mirror, COLL_MEM_MIRROR);
@@ -101,7 +107,54 @@ static void release(ghz_comm_t* c)
     free(c);
 }
 
+static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, int leaf, ghz_comm_t** comm);
+
+/* The two levels: node = the ranks sharing memory, or blocks of ranks_per_node ranks
+ * (cfg or GHZ_COLL_RANKS_PER_NODE); a child communicator for this rank's node and one
+ * for the ranks of its local rank on every node. Collective over c. Children are
+ * leaves (no levels of their own) with the parent's configuration. */
+static ghz_status_t make_levels(ghz_comm_t* c)
+{
+    const char* env = getenv("GHZ_COLL_RANKS_PER_NODE");
+    int rpn = env ? atoi(env) : c->cfg.ranks_per_node, rc, sizes[2], mins[2];
+    MPI_Comm node = MPI_COMM_NULL, across = MPI_COMM_NULL;
+    ghz_comm_config_t child = c->cfg;
+    ghz_status_t st = GHZ_SUCCESS;
+    if (rpn > 0) rc = MPI_Comm_split(c->mpi, c->rank / rpn, c->rank, &node);
+    else rc = MPI_Comm_split_type(c->mpi, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "splitting the communicator into nodes");
+    MPI_Comm_rank(node, &c->local_rank);
+    MPI_Comm_size(node, &c->local_size);
+    rc = MPI_Comm_split(c->mpi, c->local_rank, c->rank, &across);
+    if (rc != MPI_SUCCESS) {
+        MPI_Comm_free(&node);
+        return ghz_coll_mpi_fail(rc, "splitting the communicator across nodes");
+    }
+    MPI_Comm_size(across, &c->nodes);
+    /* every node the same size? (min of size and of -size over ranks) */
+    sizes[0] = c->local_size;
+    sizes[1] = -c->local_size;
+    MPI_Allreduce(sizes, mins, 2, MPI_INT, MPI_MIN, c->mpi);
+    c->uniform_nodes = mins[0] == -mins[1];
+    /* Only with several nodes of several ranks is there a second level; the local
+     * rank 0 group always spans every node, so its size is the node count. */
+    MPI_Bcast(&c->nodes, 1, MPI_INT, 0, c->mpi);
+    if (c->nodes > 1 && c->nodes < c->size) {
+        child.allreduce_algo = child.reduce_scatter_algo = child.reduce_algo = GHZ_ALGO_AUTO;
+        st = comm_init(node, &child, 1, &c->intra);
+        if (st == GHZ_SUCCESS) st = comm_init(across, &child, 1, &c->inter);
+    }
+    MPI_Comm_free(&node);
+    MPI_Comm_free(&across);
+    return st;
+}
+
 ghz_status_t ghz_comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, ghz_comm_t** comm)
+{
+    return comm_init(mpi_comm, config, 0, comm);
+}
+
+static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, int leaf, ghz_comm_t** comm)
 {
     ghz_comm_t* c;
     ghz_status_t st;
@@ -176,6 +229,10 @@ ghz_status_t ghz_comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, g
     }
     /* Every rank learns whether every other one succeeded and configured alike. */
     st = coll_agree_config(c->mpi, &c->cfg, st);
+    if (st == GHZ_SUCCESS && !leaf) {
+        st = make_levels(c);
+        st = coll_agree_config(c->mpi, &c->cfg, st);
+    }
     if (st != GHZ_SUCCESS) {
         char keep[256];
         strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);

@@ -755,6 +755,71 @@ static int run_errors(void)
     return mpi_check_finish("errors");
 }
 
+/* ---- two levels ----------------------------------------------------------------- */
+
+/* Run with GHZ_COLL_RANKS_PER_NODE=r (CTest sets it): ranks [k r, (k+1) r) form node k.
+ * Both two-level algorithms against the exact reference and the lossy bound, or
+ * refused everywhere when the layout does not allow them. */
+static int run_two_level(void)
+{
+    static const ghz_algo_t algos[] = {GHZ_ALGO_TWO_LEVEL, GHZ_ALGO_TWO_LEVEL_MULTI};
+    static const size_t counts[] = {0, 1, 7, 1001, 20011};
+    const char* env = getenv("GHZ_COLL_RANKS_PER_NODE");
+    const int rpn = env ? atoi(env) : 0;
+    const int nodes = rpn > 0 ? (g_size + rpn - 1) / rpn : 1;
+    const int several = rpn > 0 && nodes > 1 && nodes < g_size, uniform = rpn > 0 && g_size % rpn == 0;
+    const size_t maxc = 20011 + 64;
+    void* in[64];
+    unsigned char *send = malloc(maxc * 8), *recv = malloc(maxc * 8 + 64);
+    size_t a, ci, q;
+    for (q = 0; q < (size_t)g_size; q++) in[q] = malloc(maxc * 8);
+    for (a = 0; a < 2; a++) {
+        ghz_comm_t* c = make_comm(algos[a], GHZ_ALGO_AUTO, 256 << 10, 16 << 10);
+        const int ok = several && (a == 0 || uniform);
+        if (!c) break;
+        if (!ok) {
+            float x = 1, y = 0;
+            ghz_status_t st = ALLREDUCE(&x, &y, 1, GHZ_F32, GHZ_OP_SUM, NULL, c);
+            CHECK(st == GHZ_ERR_UNSUPPORTED, "%s on %d ranks, %d per node: %s", ghz_algo_name(algos[a]), g_size, rpn,
+                  ghz_status_string(st));
+            ghz_comm_destroy(c);
+            continue;
+        }
+        for (ci = 0; ci < sizeof counts / sizeof counts[0]; ci++) {
+            int ip;
+            for (ip = 0; ip < 2; ip++) {
+                test_exact_case(c, 0, GHZ_F32, GHZ_OP_SUM, counts[ci], ip, in, send, recv);
+                test_exact_case(c, 0, GHZ_I32, GHZ_OP_BXOR, counts[ci], ip, in, send, recv);
+                test_exact_case(c, 0, GHZ_F64, GHZ_OP_MAX, counts[ci], ip, in, send, recv);
+            }
+        }
+        {
+            static const ghz_op_t ops[] = {GHZ_OP_SUM, GHZ_OP_AVG, GHZ_OP_MAX};
+            int oi, p, t;
+            for (t = 0; t < 2; t++)
+                for (oi = 0; oi < 3; oi++)
+                    for (p = 0; p < 2; p++) {
+                        double ratio = 0, r;
+                        ghz_coll_info_t inf = GHZ_COLL_INFO_INIT;
+                        r = lossy_case(c, t ? GHZ_F64 : GHZ_F32, ops[oi], p ? GHZ_PATH_DOC : GHZ_PATH_HOMO,
+                                       (oi & 1) ? GHZ_EB_ABS : GHZ_EB_REL, (oi & 1) ? abs_bound(1e-3) : 1e-3, 20011,
+                                       0, p, in, send, recv, &ratio);
+                        ghz_comm_info(c, &inf);
+                        CHECK(inf.algo == algos[a], "ran %s", ghz_algo_name(inf.algo));
+                        CHECK(r <= 1.0, "two-level error / bound %g", r);
+                        if (g_rank == 0 && getenv("GHZ_TEST_VERBOSE"))
+                            printf("%s %s %s: err/bound %.3f ratio %.2f K %g\n", ghz_algo_name(algos[a]),
+                                   ghz_op_name(ops[oi]), p ? "doc" : "homo", r, ratio, inf.error_terms);
+                    }
+        }
+        ghz_comm_destroy(c);
+    }
+    for (q = 0; q < (size_t)g_size; q++) free(in[q]);
+    free(send);
+    free(recv);
+    return mpi_check_finish("two_level");
+}
+
 int main(int argc, char** argv)
 {
     int fails = 0;
@@ -772,8 +837,9 @@ int main(int argc, char** argv)
     else if (strcmp(what, "lossy") == 0) fails = run_lossy();
     else if (strcmp(what, "edge") == 0) fails = run_edge();
     else if (strcmp(what, "errors") == 0) fails = run_errors();
+    else if (strcmp(what, "two_level") == 0) fails = run_two_level();
     else {
-        if (g_rank == 0) fprintf(stderr, "usage: test_coll_mpi exact|lossy|edge|errors\n");
+        if (g_rank == 0) fprintf(stderr, "usage: test_coll_mpi exact|lossy|edge|errors|two_level\n");
         fails = 1;
     }
     MPI_Finalize();

@@ -106,6 +106,8 @@ size_t coll_recdbl_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_
 void coll_recdbl_allreduce(coll_round_t* r, coll_pool_t* pool);
 size_t coll_binomial_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
 void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool);
+size_t coll_bcast_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
+void coll_binomial_bcast(coll_round_t* r, coll_pool_t* pool);
 
 /* Piece geometry: elements of piece j of a segment of n, and its offsets in a raw
  * buffer and in a wire buffer (every full piece has the same wire capacity). */

@@ -27,6 +27,11 @@ struct ghz_comm {
     coll_req_t* sreq;        /* 2 * size * max_pieces outstanding sends and receives */
     coll_req_t* rreq;
     size_t max_reqs;         /* entries of sreq and rreq */
+    /* Two levels (comm.c): this rank's node, and the ranks of the same local rank on
+     * every node. NULL when there is one node or one rank per node. */
+    ghz_comm_t* intra;
+    ghz_comm_t* inter;
+    int nodes, local_rank, local_size, uniform_nodes;
     ghz_coll_info_t info;
     uint64_t allocations;
     double last_ratio;       /* compression ratio of the last lossy call (auto choice) */
