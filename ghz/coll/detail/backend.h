@@ -2,10 +2,10 @@
  *
  * The algorithms (algo_*.c) are written once against this table and the transport's
  * (transport.h). The CPU backend (backend_cpu.c) calls the codec's and ghz/homo's
- * public host API and the exact reductions of reduce_ops.h; the CUDA backend (next)
- * implements the same entries with the CUDA codec and kernels on device buffers, on
- * the communicator's stream, and synchronises only in `sync` (before the transport
- * hands bytes to a host-side library) and where a size must reach the host.
+ * public host API and the exact reductions of reduce_ops.h; the CUDA backend
+ * (cuda/backend_cuda.c) implements the same entries with the CUDA codec, ghz/homo's
+ * kernels and cuda/reduce_cuda.cu on device buffers, on the caller's stream, each entry
+ * complete when it returns (a size or a buffer must reach the host-side transport).
  *
  * Every pointer given to an entry is a buffer of the backend's memory kind (host for
  * the CPU backend, device for CUDA). Sizes are host values. */
