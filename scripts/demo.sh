@@ -58,6 +58,8 @@ if grep -q 'Open MPI' <<<"$mpi_version"; then # more ranks than cores; root allo
     [ "$(id -u)" = 0 ] && mpi+=(--allow-run-as-root)
 fi
 echo
-echo "demo.sh: collective demo: ${mpi[*]} ghz-image-stacking --generate 8 (CPU backend)"
+# --path homo: show the compressed collective itself (GHZ_PATH_AUTO measures and, on
+# one machine's CPU, rightly runs exact instead: COLL.md, Choices)
+echo "demo.sh: collective demo: ${mpi[*]} ghz-image-stacking --generate 8 --path homo (CPU backend)"
 "${mpi[@]}" build/examples/image_stacking/ghz-image-stacking --generate 8 -W 512 -H 512 \
-    --rel 1e-4 -o build/demo-stack
+    --rel 1e-4 --path homo -o build/demo-stack
