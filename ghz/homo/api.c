@@ -52,8 +52,8 @@ ghz_status_t ghz_homo_bound(const void* src, size_t src_size, size_t* bound)
 static ghz_status_t run_bufs(const ghz_homo_job* job, const ghz_buf_t* const* in, size_t k,
                              ghz_buf_t* out)
 {
-    const uint8_t* ptr[2];
-    size_t sz[2], i, n = 0;
+    const uint8_t* ptr[64] = {NULL}; /* up to 64 inputs without the heap (the collectives' sums) */
+    size_t sz[64] = {0}, i, n = 0;
     const uint8_t** pp = ptr;
     size_t* ps = sz;
     ghz_status_t st;
@@ -64,7 +64,7 @@ static ghz_status_t run_bufs(const ghz_homo_job* job, const ghz_buf_t* const* in
         if (overlap(in[i]->data, in[i]->size, out->data, out->capacity))
             return ghz_fail(GHZ_ERR_INVALID_ARG, "output overlaps input %zu (use the in-place call)", i);
     }
-    if (k > 2) {
+    if (k > 64) {
         pp = (const uint8_t**)malloc(k * sizeof *pp);
         ps = (size_t*)malloc(k * sizeof *ps);
         if (!pp || !ps) {
@@ -79,7 +79,7 @@ static ghz_status_t run_bufs(const ghz_homo_job* job, const ghz_buf_t* const* in
     }
     st = ghz_homo_run(job, k, pp, ps, (uint8_t*)out->data, out->capacity, &n);
     if (st == GHZ_SUCCESS) out->size = n;
-    if (k > 2) {
+    if (k > 64) {
         free((void*)pp);
         free(ps);
     }

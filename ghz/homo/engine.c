@@ -2,6 +2,7 @@
  * input at a time: the integer path where HOMO.md proves it equals DOC, else the
  * float path through the codec's own block decoder and encoder. */
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ghz/codec/detail/encode.h"
@@ -260,17 +261,27 @@ static ghz_status_t combine_frame(frame_ctx* c, in_state* s, uint64_t frame, uin
     return GHZ_SUCCESS;
 }
 
+/* Inputs whose state lives on the stack: the collectives' n-ary sums (at most 64 ranks
+ * per sum) and every binary operation then run without touching the heap. */
+enum { STACK_INPUTS = 64 };
+
 ghz_status_t ghz_homo_run(const ghz_homo_job* job, size_t k, const uint8_t* const* in,
                           const size_t* in_size, uint8_t* out, size_t out_cap, size_t* out_size)
 {
-    in_state* s = (in_state*)calloc(k, sizeof *s);
+    in_state stack_s[STACK_INPUTS];
+    in_state* s = k <= STACK_INPUTS ? stack_s : (in_state*)calloc(k, sizeof *s);
     uint8_t* codes0 = NULL; /* input 0's codes of the current frame, copied aside */
     size_t codes0_cap = 0, opos = 0, i;
     uint64_t frame = 0;
     ghz_status_t st = GHZ_SUCCESS;
+    /* Only an output written over input 0 (in place) can overwrite code bytes still to
+     * be read: otherwise they are read where they are, with no copy and no allocation. */
+    const uintptr_t o = (uintptr_t)out, i0 = (uintptr_t)in[0];
+    const int aliased = o < i0 + in_size[0] && i0 < o + out_cap;
     frame_ctx c;
 
     if (!s) return ghz_fail(GHZ_ERR_NOMEM, "state of %zu inputs", k);
+    if (s == stack_s) memset(stack_s, 0, k * sizeof *s);
     if (in_size[0] == 0) st = ghz_fail(GHZ_ERR_TRUNCATED, "input 0 is empty: no frame");
     while (st == GHZ_SUCCESS && s[0].pos < in_size[0]) {
         const ghz_frame_info_t* info = &s[0].info;
@@ -278,7 +289,7 @@ ghz_status_t ghz_homo_run(const ghz_homo_job* job, size_t k, const uint8_t* cons
         size_t fsize = 0;
         if ((st = open_frames(k, in, in_size, s, frame)) != GHZ_SUCCESS) break;
         cb = ghz_codes_bytes(info->n_blocks);
-        if (cb > codes0_cap) {
+        if (aliased && cb > codes0_cap) {
             uint8_t* nc = (uint8_t*)realloc(codes0, (size_t)cb);
             if (!nc) {
                 st = ghz_fail(GHZ_ERR_NOMEM, "%llu code bytes", (unsigned long long)cb);
@@ -289,9 +300,9 @@ ghz_status_t ghz_homo_run(const ghz_homo_job* job, size_t k, const uint8_t* cons
         }
         /* An empty frame has no code bytes, and codes0 may still be NULL: memcpy
          * must not see a NULL pointer even for 0 bytes (C11 7.24.1). */
-        if (cb) memcpy(codes0, in[0] + s[0].pos + GHZ_HEADER_SIZE, (size_t)cb);
+        if (aliased && cb) memcpy(codes0, in[0] + s[0].pos + GHZ_HEADER_SIZE, (size_t)cb);
         for (i = 0; i < k; ++i) {
-            s[i].codes = i == 0 ? codes0 : in[i] + s[i].pos + GHZ_HEADER_SIZE;
+            s[i].codes = i == 0 && aliased ? codes0 : in[i] + s[i].pos + GHZ_HEADER_SIZE;
             s[i].p = in[i] + s[i].pos + GHZ_HEADER_SIZE + cb;
         }
         if (out_cap < opos || GHZ_HEADER_SIZE + cb > out_cap - opos) {
@@ -313,6 +324,6 @@ ghz_status_t ghz_homo_run(const ghz_homo_job* job, size_t k, const uint8_t* cons
                           (unsigned long long)frame);
     if (st == GHZ_SUCCESS) *out_size = opos;
     free(codes0);
-    free(s);
+    if (s != stack_s) free(s);
     return st;
 }
