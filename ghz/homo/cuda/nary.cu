@@ -40,8 +40,9 @@ namespace detail {
 
 constexpr uint32_t kMagSat = 0x7FFFFFFFu;
 
-/* Register-pressure variants (A/B with `ghz-bench homo`, tuning experiments only; the
- * output bytes are the same in every combination):
+/* Register-pressure variants (tuning experiments only; the output bytes are the same
+ * in every combination). GHZ_CUDA_HOMO_NARY_REGS picks a level for an A/B in one macro
+ * (scripts/gpu_ab.sh with GHZ_AB_BENCH=homo): 0 neither, 1 PARK, 2 (default) both:
  *  GHZ_CUDA_HOMO_NARY_PARK: a tile entering the float pass parks the integer pass's
  *    q* in local memory (8 16-byte stores and loads, once per thread) instead of
  *    holding them in 32 registers across the k inputs' float fold, where the
@@ -54,11 +55,14 @@ constexpr uint32_t kMagSat = 0x7FFFFFFFu;
  *    the float path, whose bytes are DOC's, which are the integer path's wherever
  *    that test passes (HOMO.md): the output is the same, only the path may differ
  *    (for |q| near the limits: k sum max|q_i| > L, L = 2^21 (f32) or 2^50 (f64)). */
+#ifndef GHZ_CUDA_HOMO_NARY_REGS
+#define GHZ_CUDA_HOMO_NARY_REGS 2
+#endif
 #ifndef GHZ_CUDA_HOMO_NARY_PARK
-#define GHZ_CUDA_HOMO_NARY_PARK 1
+#define GHZ_CUDA_HOMO_NARY_PARK (GHZ_CUDA_HOMO_NARY_REGS >= 1)
 #endif
 #ifndef GHZ_CUDA_HOMO_NARY_BLOCK_MAG
-#define GHZ_CUDA_HOMO_NARY_BLOCK_MAG 1
+#define GHZ_CUDA_HOMO_NARY_BLOCK_MAG (GHZ_CUDA_HOMO_NARY_REGS >= 2)
 #endif
 /* magnitudes the integer pass keeps per block: 1 (the bound) or 32 (per position) */
 constexpr unsigned kMagSlots = GHZ_CUDA_HOMO_NARY_BLOCK_MAG ? 1u : 32u;
