@@ -8,6 +8,10 @@
 #   bash scripts/gpu_ab.sh MACRO "V1 V2 ..." [ghz-bench codec options]
 #   e.g. bash scripts/gpu_ab.sh GHZ_CUDA_PREFETCH_AHEAD_PCT "0 50 100" --rel 1e-4
 #
+# GHZ_AB_BENCH=homo runs `ghz-bench homo` instead (its options then), for ghz/homo's
+# macros (e.g. GHZ_CUDA_HOMO_NARY_REGS), and prints its result tables: homo/DOC GB/s of
+# the binary SUM and the n-ary sum4 against dec4.
+#
 # Without field options it takes smooth2d, wave3d and the real etopo5, navy_uwnd and
 # coads_sst (datasets/out/real, carried to the device). Criterion is not needed (no
 # tests are built); the tuning macros are the GHZ_CUDA_* ones of ghz/codec/cuda.
@@ -33,8 +37,14 @@ done
 wait
 echo "built in $SECONDS s"
 for v in $values; do
-    echo "== $macro=$v (field REL ratio comp-rg decomp identical bad)"
-    "/tmp/ghz-ab-$v/ghz/tools/bench/ghz-bench" codec --json /dev/null "${args[@]}" 2>&1 |
-        awk '/^[a-z0-9_]+ +[0-9.]+ +[0-9.e-]+ +[0-9.]+ / {print $1, $3, $4, $9, $11, $13, $14}'
+    bench="/tmp/ghz-ab-$v/ghz/tools/bench/ghz-bench"
+    if [ "${GHZ_AB_BENCH:-codec}" = homo ]; then
+        echo "== $macro=$v (field GiB REL ratio homo DOC ...; then field REL sum4 dec4 %dec inplace outplace ok)"
+        "$bench" homo --json /dev/null "${args[@]}" 2>&1 | grep -E '^ *[a-z0-9_]+ +[0-9.]+ +[0-9.e+-]+ |FAILED'
+    else
+        echo "== $macro=$v (field REL ratio comp-rg decomp identical bad)"
+        "$bench" codec --json /dev/null "${args[@]}" 2>&1 |
+            awk '/^[a-z0-9_]+ +[0-9.]+ +[0-9.e-]+ +[0-9.]+ / {print $1, $3, $4, $9, $11, $13, $14}'
+    fi
 done
 echo "done in $SECONDS s"

@@ -22,7 +22,7 @@ mkdir -p "$out"
 cuobjdump=${CUOBJDUMP:-$(command -v cuobjdump || true)}
 [ -n "$cuobjdump" ] || { echo "sass_local.sh: no cuobjdump (set CUOBJDUMP)" >&2; exit 1; }
 [ -d build/include ] || { echo "sass_local.sh: configure build/ first (scripts/setup.sh)" >&2; exit 1; }
-nvcc -DGHZ_WITH_CUDA=1 -I. -Ibuild/include -O3 -DNDEBUG -arch=sm_90 --fmad=false -std=c++17 -cubin \
+nvcc -DGHZ_WITH_CUDA=1 -DGHZ_ADVANCED -I. -Ibuild/include -O3 -DNDEBUG -arch=sm_90 --fmad=false -std=c++17 -cubin \
     -Xptxas -v "$@" -o "$out/out.cubin" "$file" 2>"$out/ptxas.txt"
 grep -A3 -E "Compiling entry function '[^']*($regex)" "$out/ptxas.txt" | grep -E "Function properties|Compiling|spill|registers" || true
 "$cuobjdump" -sass "$out/out.cubin" >"$out/all.sass"
