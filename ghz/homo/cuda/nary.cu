@@ -42,7 +42,7 @@ constexpr uint32_t kMagSat = 0x7FFFFFFFu;
 
 /* Register-pressure variants (tuning experiments only; the output bytes are the same
  * in every combination). GHZ_CUDA_HOMO_NARY_REGS picks a level for an A/B in one macro
- * (scripts/gpu_ab.sh with GHZ_AB_BENCH=homo): 0 neither, 1 PARK, 2 (default) both:
+ * (scripts/gpu_ab.sh with GHZ_AB_BENCH=homo): 0 (default until measured) neither, 1 PARK, 2 both:
  *  GHZ_CUDA_HOMO_NARY_PARK: a tile entering the float pass parks the integer pass's
  *    q* in local memory (8 16-byte stores and loads, once per thread) instead of
  *    holding them in 32 registers across the k inputs' float fold, where the
@@ -56,7 +56,7 @@ constexpr uint32_t kMagSat = 0x7FFFFFFFu;
  *    that test passes (HOMO.md): the output is the same, only the path may differ
  *    (for |q| near the limits: k sum max|q_i| > L, L = 2^21 (f32) or 2^50 (f64)). */
 #ifndef GHZ_CUDA_HOMO_NARY_REGS
-#define GHZ_CUDA_HOMO_NARY_REGS 2
+#define GHZ_CUDA_HOMO_NARY_REGS 0 /* 0 until measured on a GPU (NEXT-SESSION.md) */
 #endif
 #ifndef GHZ_CUDA_HOMO_NARY_PARK
 #define GHZ_CUDA_HOMO_NARY_PARK (GHZ_CUDA_HOMO_NARY_REGS >= 1)
