@@ -124,8 +124,8 @@ typedef struct {
     ghz_algo_t reduce_algo;
     size_t pool_bytes;              /* workspace allocated once by ghz_comm_init;
                                        0 = the default (64 MiB; CUDA: 256 MiB of device
-                                       memory, as much again for values, and a pinned
-                                       host mirror of it). Calls larger than it fits
+                                       memory, as much again for values, and with the
+                                       MPI transport a pinned host mirror of it). Calls larger than it fits
                                        run in rounds. */
     size_t chunk_bytes;             /* pipeline chunk in uncompressed bytes: messages are
                                        at most this large so transfers and compute

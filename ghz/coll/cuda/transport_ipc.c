@@ -386,11 +386,10 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
         return st;
     }
     /* from here on tp->destroy undoes it (collective: it meets the peers) */
-    tp->name = "cuda_ipc";
-    tp->isend = ipc_isend;
-    tp->irecv = ipc_irecv;
-    tp->wait = ipc_wait;
-    tp->destroy = ipc_destroy;
-    tp->state = s;
+    {
+        static const coll_transport_t ipc = {"cuda_ipc", ipc_isend, ipc_irecv, ipc_wait, ipc_destroy, NULL};
+        *tp = ipc;
+        tp->state = s;
+    }
     return st;
 }
