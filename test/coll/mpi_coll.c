@@ -858,6 +858,19 @@ static int run_two_level(void)
         }
         ghz_comm_destroy(c);
     }
+    if (several) {
+        /* AUTO takes two levels for a lossy allreduce over several nodes */
+        ghz_comm_t* c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 256 << 10, 16 << 10);
+        double ratio = 0;
+        ghz_coll_info_t inf = GHZ_COLL_INFO_INIT;
+        if (c) {
+            lossy_case(c, GHZ_F32, GHZ_OP_SUM, GHZ_PATH_HOMO, GHZ_EB_REL, 1e-3, 20011, 0, 0, in, send, recv, &ratio);
+            ghz_comm_info(c, &inf);
+            CHECK(inf.algo == (uniform ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL), "AUTO ran %s",
+                  ghz_algo_name(inf.algo));
+            ghz_comm_destroy(c);
+        }
+    }
     for (q = 0; q < (size_t)g_size; q++) free(in[q]);
     free(send);
     free(recv);

@@ -1,0 +1,14 @@
+/* test/coll/header_coll.c: ghz/coll/coll.h compiles as strict C99 (-pedantic -Werror)
+ * and as C++ (header_coll.cpp includes this file); the initialisers are constant
+ * expressions. Built as part of the tests: a header that stops compiling fails the build. */
+#include "ghz/coll/coll.h"
+
+static const ghz_comm_config_t config = GHZ_COMM_CONFIG_INIT;
+static const ghz_accuracy_t accuracy = GHZ_ACCURACY_INIT;
+
+int main(void)
+{
+    ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+    (void)info;
+    return config.struct_size == sizeof config && accuracy.struct_size == sizeof accuracy ? 0 : 1;
+}
