@@ -5,7 +5,11 @@
 # memcheck on two ranks of the MPI test and on the reductions' test; `ghz-bench reduce`;
 # ghz-coll-bench with the CUDA backend. One tarball of logs and JSON in $OUT.
 #
-#   bash scripts/gpu_coll.sh [test] [mpi] [memcheck] [bench] [collbench]   # default: all
+#   bash scripts/gpu_coll.sh [test] [mpi] [ipc] [memcheck] [bench] [collbench]   # default: all
+#
+# ipc: the MPI tests over the CUDA IPC transport (GHZ_COLL_TRANSPORT=ipc) with 2 to 4 ranks
+# sharing the GPU (the ranks of GHZ_GPU_COLL_IPC_RANKS, default "2 3 4"), the two-level
+# test on 4 ranks as two "nodes" of 2, then memcheck of two ranks over it (errors, edge).
 #
 # Carry ".device-carry" (Criterion) and "datasets/out/real" (collbench's real fields).
 # GHZ_GPU_COLL_RANKS: the rank counts of the MPI tests (default "1 2 3 4"); GHZ_GPU_COLL_PARTS:
@@ -15,7 +19,7 @@ cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 L=$(mktemp -d /tmp/gpu-coll.XXXXXX)
-steps=" ${*:-test mpi memcheck bench collbench} "
+steps=" ${*:-test mpi ipc memcheck bench collbench} "
 has() { [[ $steps == *" $1 "* ]]; }
 C=$PWD/.device-carry/crit
 export LD_LIBRARY_PATH=$C/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -38,15 +42,38 @@ if has test; then
     echo "== test_cuda_coll_reduce: $(grep Synthesis "$L/coll-reduce.log" | tail -1) ($(since))"
     grep -E "FAIL|Assert" "$L/coll-reduce.log" | head -5
 fi
+# One run of the MPI test: mpi_test LABEL NP PART [VAR=value ...] (variables exported to
+# every rank); its log is $L/mpi-LABEL.log, its line "== coll.gpu.LABEL: exit ...".
+mpi_test() {
+    local label=$1 np=$2 part=$3 kv rc
+    local xs=()
+    shift 3
+    for kv in "$@"; do xs+=(-x "${kv%%=*}"); done
+    env "$@" timeout 300 $MPIRUN -np "$np" ${xs[@]+"${xs[@]}"} build-gpu/test/coll/test_coll_mpi_cuda "$part" \
+        >"$L/mpi-$label.log" 2>&1
+    rc=$?
+    [ $rc = 0 ] || status=1
+    echo "== coll.gpu.$label: exit $rc, $(tail -1 "$L/mpi-$label.log") ($(since))"
+    [ $rc = 0 ] || grep -E "CHECK|rror" "$L/mpi-$label.log" | head -5
+}
 if has mpi; then
     for part in ${GHZ_GPU_COLL_PARTS:-errors edge lossy exact}; do
-        for np in ${GHZ_GPU_COLL_RANKS:-1 2 3 4}; do
-            timeout 300 $MPIRUN -np "$np" build-gpu/test/coll/test_coll_mpi_cuda "$part" >"$L/mpi-$part-np$np.log" 2>&1
-            rc=$?
-            [ $rc = 0 ] || status=1
-            echo "== coll.gpu.$part.np$np: exit $rc, $(tail -1 "$L/mpi-$part-np$np.log") ($(since))"
-            [ $rc = 0 ] || grep -E "CHECK|rror" "$L/mpi-$part-np$np.log" | head -5
+        for np in ${GHZ_GPU_COLL_RANKS:-1 2 3 4}; do mpi_test "$part.np$np" "$np" "$part"; done
+    done
+fi
+if has ipc; then
+    for part in ${GHZ_GPU_COLL_PARTS:-errors edge lossy exact}; do
+        for np in ${GHZ_GPU_COLL_IPC_RANKS:-2 3 4}; do
+            mpi_test "ipc.$part.np$np" "$np" "$part" GHZ_COLL_TRANSPORT=ipc
         done
+    done
+    mpi_test ipc.two_level.np4.rpn2 4 two_level GHZ_COLL_TRANSPORT=ipc GHZ_COLL_RANKS_PER_NODE=2
+    for part in errors edge; do
+        GHZ_COLL_TRANSPORT=ipc timeout 300 $MPIRUN -np 2 -x GHZ_COLL_TRANSPORT compute-sanitizer --tool memcheck \
+            --error-exitcode 9 build-gpu/test/coll/test_coll_mpi_cuda "$part" >"$L/memcheck-ipc-$part.log" 2>&1
+        rc=$?
+        [ $rc = 0 ] || status=1
+        echo "== memcheck ipc $part np2: exit $rc, $(grep -c 'ERROR SUMMARY: 0 errors' "$L/memcheck-ipc-$part.log") clean rank logs ($(since))"
     done
 fi
 if has memcheck; then

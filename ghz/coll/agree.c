@@ -73,9 +73,10 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
 
 ghz_status_t coll_agree_config(MPI_Comm mpi, const ghz_comm_config_t* cfg, ghz_status_t mine)
 {
-    static const char* const name[] = {"backend", "allreduce_algo", "reduce_scatter_algo",
-                                       "reduce_algo", "pool_bytes", "chunk_bytes"};
-    int64_t v[6], w[13];
+    enum { NV = 7 };
+    static const char* const name[NV] = {"backend", "allreduce_algo", "reduce_scatter_algo",
+                                         "reduce_algo", "pool_bytes", "chunk_bytes", "transport"};
+    int64_t v[NV], w[2 * NV + 1];
     int i, rc;
     v[0] = cfg->backend;
     v[1] = cfg->allreduce_algo;
@@ -83,20 +84,21 @@ ghz_status_t coll_agree_config(MPI_Comm mpi, const ghz_comm_config_t* cfg, ghz_s
     v[3] = cfg->reduce_algo;
     v[4] = (int64_t)cfg->pool_bytes;
     v[5] = (int64_t)cfg->chunk_bytes;
-    for (i = 0; i < 6; i++) {
+    v[6] = cfg->transport; /* resolved: AUTO became MPI or CUDA_IPC */
+    for (i = 0; i < NV; i++) {
         w[i] = v[i];
-        w[6 + i] = ~v[i];
+        w[NV + i] = ~v[i];
     }
-    w[12] = mine;
-    rc = MPI_Allreduce(MPI_IN_PLACE, w, 13, MPI_INT64_T, MPI_MAX, mpi);
+    w[2 * NV] = mine;
+    rc = MPI_Allreduce(MPI_IN_PLACE, w, 2 * NV + 1, MPI_INT64_T, MPI_MAX, mpi);
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (configuration agreement)");
-    if (w[12] != GHZ_SUCCESS)
+    if (w[2 * NV] != GHZ_SUCCESS)
         return mine != GHZ_SUCCESS ? mine
                                    : ghz_fail(GHZ_ERR_PEER, "another rank failed ghz_comm_init (%s)",
-                                              ghz_status_string((ghz_status_t)w[12]));
-    for (i = 0; i < 6; i++)
-        if (w[i] != ~w[6 + i])
+                                              ghz_status_string((ghz_status_t)w[2 * NV]));
+    for (i = 0; i < NV; i++)
+        if (w[i] != ~w[NV + i])
             return ghz_fail(GHZ_ERR_MISMATCH, "the ranks configure different %s (%lld to %lld)",
-                            name[i], (long long)~w[6 + i], (long long)w[i]);
+                            name[i], (long long)~w[NV + i], (long long)w[i]);
     return GHZ_SUCCESS;
 }

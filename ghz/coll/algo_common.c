@@ -47,14 +47,14 @@ void coll_fail(coll_round_t* r, ghz_status_t st)
     if (r->st == GHZ_SUCCESS) r->st = st;
 }
 
-/* A staged backend's messages travel through the host mirror of the wire pool: the
- * wire buffer at pool + x is mirrored at pool_mirror + x. */
+/* With a host mirror (comm.h), messages travel through it: the wire buffer at
+ * pool + x is mirrored at pool_mirror + x. */
 static unsigned char* mirror_of(coll_round_t* r, const void* buf)
 {
     ghz_comm_t* c = r->comm;
     const unsigned char* p = (const unsigned char*)buf;
     if (p < c->pool || p >= c->pool + c->pool_bytes) {
-        coll_fail(r, ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a staged message outside the wire pool"));
+        coll_fail(r, ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a mirrored message outside the wire pool"));
         return NULL;
     }
     return c->pool_mirror + (p - c->pool);
@@ -66,7 +66,7 @@ void coll_send(coll_round_t* r, const void* buf, size_t bytes, int peer, coll_re
     coll_backend_t* be = &r->comm->be;
     ghz_status_t st;
     int poison = r->st != GHZ_SUCCESS;
-    if (!poison && r->staged && bytes) {
+    if (!poison && r->comm->host_mirror && bytes) {
         unsigned char* m = mirror_of(r, buf);
         double t0 = MPI_Wtime();
         st = m ? be->copy(be, m, buf, bytes) : r->st;
@@ -86,7 +86,7 @@ void coll_recv(coll_round_t* r, void* buf, size_t capacity, int peer, coll_req_t
     ghz_status_t st;
     req->stage_dev = NULL;
     req->stage_host = NULL;
-    if (r->staged && capacity) {
+    if (r->comm->host_mirror && capacity) {
         unsigned char* m = mirror_of(r, buf);
         if (m) {
             req->stage_dev = buf;

@@ -80,6 +80,19 @@ typedef enum {
                                         leads its slice across nodes, exact allgather */
 } ghz_algo_t;
 
+/* How a communicator's messages move between ranks (COLL.md, Transports). Values are
+ * pinned. */
+typedef enum {
+    GHZ_TRANSPORT_AUTO = 0,     /* the environment's GHZ_COLL_TRANSPORT ("mpi" or "ipc";
+                                   "ipc" applies to CUDA-backend communicators only), else
+                                   MPI */
+    GHZ_TRANSPORT_MPI = 1,      /* MPI point-to-point (host-staged on the CUDA backend
+                                   unless the MPI is CUDA-aware) */
+    GHZ_TRANSPORT_CUDA_IPC = 2  /* CUDA backend, every rank on one node: data moves GPU to
+                                   GPU through CUDA IPC mappings of the peers' wire pools;
+                                   MPI carries only small control messages */
+} ghz_transport_t;
+
 /* How a lossy reduction combines compressed data. Values are pinned. */
 typedef enum {
     GHZ_PATH_AUTO = 0, /* the algorithm's natural form (COLL.md) */
@@ -113,8 +126,8 @@ typedef struct {
     ghz_algo_t reduce_algo;
     size_t pool_bytes;              /* workspace allocated once by ghz_comm_init;
                                        0 = the default (64 MiB; CUDA: 256 MiB of device
-                                       memory, as much again for values, and a pinned
-                                       host mirror of it). Calls larger than it fits
+                                       memory, as much again for values, and with the
+                                       MPI transport a pinned host mirror of it). Calls larger than it fits
                                        run in rounds. */
     size_t chunk_bytes;             /* pipeline chunk in uncompressed bytes: messages are
                                        at most this large so transfers and compute
@@ -128,11 +141,15 @@ typedef struct {
                                        share memory (MPI_COMM_TYPE_SHARED); n > 0 = ranks
                                        [k n, (k+1) n) form node k (to test on one machine;
                                        also the environment's GHZ_COLL_RANKS_PER_NODE) */
+    ghz_transport_t transport;      /* how messages move: GHZ_TRANSPORT_AUTO (default),
+                                       MPI or CUDA_IPC (CUDA backend, every rank on one
+                                       node). With two levels, the node stage uses this
+                                       transport and the stage across nodes MPI */
 } ghz_comm_config_t;
 
 #define GHZ_COMM_CONFIG_INIT                                                         \
     { sizeof(ghz_comm_config_t), GHZ_EXEC_CPU, GHZ_ALGO_AUTO, GHZ_ALGO_AUTO,         \
-      GHZ_ALGO_AUTO, 0, 0, 1, 1, 0 }
+      GHZ_ALGO_AUTO, 0, 0, 1, 1, 0, GHZ_TRANSPORT_AUTO }
 
 /* Fills *config with the defaults of GHZ_COMM_CONFIG_INIT. */
 GHZ_API void ghz_comm_config_init(ghz_comm_config_t* config);
@@ -193,10 +210,11 @@ typedef struct {
      * or exact), decompression, staging copies between device and host (CUDA backend),
      * and the whole call. The rest of the total is waiting for messages. */
     double time_compress, time_combine, time_decompress, time_stage, time_total;
+    ghz_transport_t transport; /* the communicator's transport (AUTO resolved) */
 } ghz_coll_info_t;
 
 #define GHZ_COLL_INFO_INIT { sizeof(ghz_coll_info_t), GHZ_ALGO_AUTO, GHZ_PATH_AUTO, 0, 0.0, \
-                             0.0, 0.0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0 }
+                             0.0, 0.0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, GHZ_TRANSPORT_AUTO }
 
 GHZ_API ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info);
 

@@ -51,6 +51,29 @@ static int mpi_takes_device_pointers(void)
 }
 #endif
 
+/* The transport of a configuration: AUTO takes the environment's GHZ_COLL_TRANSPORT
+ * ("ipc" only where it can apply: CUDA-backend communicators; a CPU communicator in
+ * the same program stays on MPI), else MPI. An explicit field wins over the
+ * environment. A value the library does not know is an error either way. */
+static ghz_status_t resolve_transport(ghz_comm_config_t* cfg)
+{
+    const char* env = getenv("GHZ_COLL_TRANSPORT");
+    ghz_transport_t from_env = GHZ_TRANSPORT_AUTO;
+    if (env && *env) {
+        if (strcmp(env, "mpi") == 0) from_env = GHZ_TRANSPORT_MPI;
+        else if (strcmp(env, "ipc") == 0) from_env = GHZ_TRANSPORT_CUDA_IPC;
+        else return ghz_fail(GHZ_ERR_INVALID_ARG, "GHZ_COLL_TRANSPORT=%s: mpi or ipc", env);
+    }
+    if ((unsigned)cfg->transport > GHZ_TRANSPORT_CUDA_IPC)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown transport %d", (int)cfg->transport);
+    if (cfg->transport == GHZ_TRANSPORT_AUTO)
+        cfg->transport = from_env == GHZ_TRANSPORT_CUDA_IPC && cfg->backend == GHZ_EXEC_CUDA ? GHZ_TRANSPORT_CUDA_IPC
+                                                                                            : GHZ_TRANSPORT_MPI;
+    if (cfg->transport == GHZ_TRANSPORT_CUDA_IPC && cfg->backend != GHZ_EXEC_CUDA)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the CUDA IPC transport needs the CUDA backend");
+    return GHZ_SUCCESS;
+}
+
 static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* out)
 {
     ghz_comm_config_init(out);
@@ -84,18 +107,22 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* 
         out->ranks_per_node = 0; /* a caller compiled before the field existed */
     if (out->ranks_per_node < 0)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ranks_per_node %d", out->ranks_per_node);
-    return GHZ_SUCCESS;
+    if (in && in->struct_size < offsetof(ghz_comm_config_t, transport) + sizeof(ghz_transport_t))
+        out->transport = GHZ_TRANSPORT_AUTO;
+    return resolve_transport(out);
 }
 
 static void release(ghz_comm_t* c)
 {
     ghz_comm_destroy(c->intra);
     ghz_comm_destroy(c->inter);
+    /* the transport first: CUDA IPC unmaps the peers' pools and waits until every peer
+     * has unmapped this rank's before the pool is freed */
+    if (c->tp.destroy) c->tp.destroy(&c->tp);
     if (c->pool) c->be.release(&c->be, c->pool, COLL_MEM_WIRE);
     if (c->pool_raw) c->be.release(&c->be, c->pool_raw, COLL_MEM_RAW);
     if (c->pool_mirror) c->be.release(&c->be, c->pool_mirror, COLL_MEM_MIRROR);
     if (c->be.destroy) c->be.destroy(&c->be);
-    if (c->tp.destroy) c->tp.destroy(&c->tp);
     free(c->seg_off);
     free(c->seg_cnt);
     free(c->wire_size);
@@ -142,6 +169,8 @@ static ghz_status_t make_levels(ghz_comm_t* c)
     if (c->nodes > 1 && c->nodes < c->size) {
         child.allreduce_algo = child.reduce_scatter_algo = child.reduce_algo = GHZ_ALGO_AUTO;
         st = comm_init(node, &child, 1, &c->intra);
+        /* the stage across nodes cannot use CUDA IPC (the nodes may be machines) */
+        child.transport = GHZ_TRANSPORT_MPI;
         if (st == GHZ_SUCCESS) st = comm_init(across, &child, 1, &c->inter);
     }
     MPI_Comm_free(&node);
@@ -188,8 +217,10 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
             st = ghz_coll_backend_cuda(c->cfg.chunk_bytes, &c->be);
             /* A CUDA-aware MPI moves device buffers itself: no host mirror, and exact
              * rounds send the caller's buffers directly (never seen on our machines,
-             * whose Open MPI is built without CUDA: untested) */
-            if (st == GHZ_SUCCESS && mpi_takes_device_pointers()) c->be.staged = 0;
+             * whose Open MPI is built without CUDA: untested). CUDA IPC keeps the
+             * staged exact path: it sends only from its exported wire pool. */
+            if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_MPI && mpi_takes_device_pointers())
+                c->be.staged = 0;
         } else
 #endif
             st = ghz_coll_backend_cpu(c->cfg.nthreads, &c->be);
@@ -201,6 +232,10 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
             c->be.has_sum_n = 0; /* and pairwise sums folded, as on a GPU without the n-ary kernel */
         }
     }
+    /* A host mirror where the backend's wire memory is not what the transport takes:
+     * MPI (not CUDA-aware) with wire buffers apart (the CUDA backend, or the test
+     * seam). CUDA IPC moves device memory itself. */
+    c->host_mirror = c->be.staged && c->cfg.transport == GHZ_TRANSPORT_MPI;
     if (st == GHZ_SUCCESS) st = ghz_coll_transport_mpi(&c->mpi, &c->tp);
     if (st == GHZ_SUCCESS) {
         n = (size_t)c->size;
@@ -217,18 +252,30 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
         c->allocations++;
         if (c->be.staged) {
             /* values live apart from the wire buffers: as much again, so that whatever
-             * fits the wire pool fits here (the algorithms' needs count both); and the
-             * host mirror every message is copied through */
+             * fits the wire pool fits here (the algorithms' needs count both) */
             c->pool_raw = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_RAW);
+            c->allocations++;
+        }
+        if (c->host_mirror) {
+            /* the host mirror every message is copied through */
             c->pool_mirror = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_MIRROR);
-            c->allocations += 2;
+            c->allocations++;
         }
         if (!c->seg_off || !c->seg_cnt || !c->wire_size || !c->wire_tmp || !c->wire_ptr ||
-            !c->sreq || !c->rreq || !c->pool || (c->be.staged && (!c->pool_raw || !c->pool_mirror)))
+            !c->sreq || !c->rreq || !c->pool || (c->be.staged && !c->pool_raw) ||
+            (c->host_mirror && !c->pool_mirror))
             st = ghz_fail(GHZ_ERR_NOMEM, "communicator buffers (pool %zu bytes)", c->pool_bytes);
     }
     /* Every rank learns whether every other one succeeded and configured alike. */
     st = coll_agree_config(c->mpi, &c->cfg, st);
+#ifdef GHZ_WITH_CUDA
+    /* CUDA IPC replaces the MPI transport once every rank has its pool (the exchange
+     * of handles is collective, so it starts only where every rank will take part) */
+    if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC) {
+        st = ghz_coll_transport_ipc(&c->mpi, &c->be, c->pool, c->pool_bytes, &c->tp);
+        st = coll_agree_config(c->mpi, &c->cfg, st);
+    }
+#endif
     if (st == GHZ_SUCCESS && !leaf) {
         st = make_levels(c);
         st = coll_agree_config(c->mpi, &c->cfg, st);
@@ -281,6 +328,7 @@ ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info)
         ghz_coll_info_t cur = comm->info;
         cur.struct_size = info->struct_size;
         cur.allocations = comm->allocations;
+        cur.transport = comm->cfg.transport;
         memcpy(info, &cur, n);
     }
     return GHZ_SUCCESS;

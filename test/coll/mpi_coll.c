@@ -170,6 +170,20 @@ static ghz_comm_t* make_comm(ghz_algo_t ar, ghz_algo_t rs, size_t pool, size_t c
     cfg.chunk_bytes = chunk;
     st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &c);
     CHECK(st == GHZ_SUCCESS, "ghz_comm_init: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
+    if (c) {
+        /* the transport the environment asked for is the one in use (GHZ_COLL_TRANSPORT=ipc
+         * applies to CUDA-backend communicators only), so an ipc run cannot pass on MPI */
+        ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+        const char* env = getenv("GHZ_COLL_TRANSPORT");
+        ghz_transport_t want = GHZ_TRANSPORT_MPI;
+#ifdef GHZ_TEST_CUDA
+        if (env && strcmp(env, "ipc") == 0) want = GHZ_TRANSPORT_CUDA_IPC;
+#else
+        (void)env;
+#endif
+        ghz_comm_info(c, &info);
+        CHECK(info.transport == want, "transport %d, expected %d", (int)info.transport, (int)want);
+    }
     return c;
 }
 
@@ -739,6 +753,36 @@ static int run_errors(void)
             break;
         }
     ghz_comm_destroy(c);
+
+    /* transports: CUDA IPC needs the CUDA backend (refused on the CPU one, on every
+     * rank); an unknown value, in the field or in GHZ_COLL_TRANSPORT, is refused */
+    {
+        ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
+        ghz_comm_t* d = NULL;
+        const char* env = getenv("GHZ_COLL_TRANSPORT");
+        char keep[64] = "";
+        if (g_rank == odd) cfg.transport = GHZ_TRANSPORT_CUDA_IPC;
+        st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &d);
+        CHECK(st == (g_rank == odd ? GHZ_ERR_UNSUPPORTED : GHZ_ERR_PEER) && d == NULL,
+              "CUDA IPC on the CPU backend: rank %d got %s (%s)", g_rank, ghz_status_string(st),
+              ghz_last_error_detail());
+        ghz_comm_destroy(d);
+        d = NULL;
+        cfg.transport = (ghz_transport_t)7;
+        st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &d);
+        CHECK(st == GHZ_ERR_INVALID_ARG && d == NULL, "transport 7: %s", ghz_status_string(st));
+        ghz_comm_destroy(d);
+        d = NULL;
+        cfg.transport = GHZ_TRANSPORT_AUTO;
+        if (env) strncpy(keep, env, sizeof keep - 1);
+        if (g_rank == odd) setenv("GHZ_COLL_TRANSPORT", "infiniband", 1);
+        st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &d);
+        if (env) setenv("GHZ_COLL_TRANSPORT", keep, 1);
+        else unsetenv("GHZ_COLL_TRANSPORT");
+        CHECK(st == (g_rank == odd ? GHZ_ERR_INVALID_ARG : GHZ_ERR_PEER) && d == NULL,
+              "GHZ_COLL_TRANSPORT=infiniband: rank %d got %s", g_rank, ghz_status_string(st));
+        ghz_comm_destroy(d);
+    }
 
     /* configurations that differ across ranks are refused at init, everywhere */
     {

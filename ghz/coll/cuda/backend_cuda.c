@@ -2,9 +2,10 @@
  *
  * Values (the caller's buffers, the algorithms' raw slices) and wire buffers (frames,
  * messages) are device memory: the codec and ghz/homo kernels work at HBM speed. The
- * MPI on our machines is not CUDA-aware, so every message is copied through a pinned
- * host mirror of the wire pool (algo_common.c: one DMA copy of the compressed bytes
- * each way; the mirror is allocated once, so no slot can run out). A first version
+ * MPI on our machines is not CUDA-aware, so with the MPI transport every message is
+ * copied through a pinned host mirror of the wire pool (algo_common.c: one DMA copy of
+ * the compressed bytes each way; the mirror is allocated once, so no slot can run
+ * out); the CUDA IPC transport (transport_ipc.c) copies GPU to GPU, without it. A first version
  * kept the wire in mapped pinned memory that the kernels read and wrote over PCIe: on
  * an H100 its compressed allreduce of 256 MiB on two ranks took 258 ms, slower than
  * its own exact path (119 ms, which stages by DMA), because the codec and ghz/homo
@@ -240,6 +241,11 @@ static ghz_status_t cuda_homo_sum_n(coll_backend_t* be, ghz_dtype_t dtype, const
                                  (int*)((char*)s->d_scratch + SCRATCH_STATUS), s->d_sum_work, s->sum_work_bytes,
                                  s->stream);
     return device_result(be, st, out_size, "n-ary homomorphic sum");
+}
+
+ghz_stream_t ghz_coll_backend_cuda_stream(coll_backend_t* be)
+{
+    return (ghz_stream_t)st_of(be)->stream;
 }
 
 static ghz_status_t cuda_sync(coll_backend_t* be)

@@ -48,10 +48,12 @@ typedef struct {
     unsigned char* fin;    /* lossy final frames of this rank's segment (ring and
                               pairwise with final_wire), for the allgather */
     size_t* fin_sizes;     /* their sizes, one per piece */
-    int staged;            /* the backend's wire buffers are not its raw memory (CUDA:
-                              frames in pinned host memory for MPI, values on the
-                              device): exact rounds cannot send user buffers directly
-                              and take the DOC-shaped path with a copy for a codec */
+    int staged;            /* exact rounds go through wire buffers (backend.h, staged:
+                              the CUDA backend unless MPI takes device pointers; the
+                              CUDA IPC transport sends only from its exported pool):
+                              they cannot send user buffers directly and take the
+                              DOC-shaped path with a copy for a codec. Independent of
+                              the host mirror (comm.h, host_mirror) */
     ghz_status_t st;       /* this rank's status; poisons its messages once set */
     uint64_t wire_bytes;   /* bytes this rank sent */
     double t_comp, t_comb, t_dec, t_stage; /* seconds per kind of backend work */
@@ -59,7 +61,7 @@ typedef struct {
 } coll_round_t;
 
 /* Pool layout helpers: bump allocators (16-byte aligned slices) over the wire pool
- * (messages: host memory the transport can hand to MPI) and the raw pool (values, in
+ * (messages: memory the transport can send, directly or through the mirror) and the raw pool (values, in
  * the backend's memory). On the CPU both are one. */
 typedef struct {
     unsigned char* base;

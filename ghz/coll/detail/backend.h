@@ -17,19 +17,20 @@
 typedef struct coll_backend coll_backend_t;
 
 /* Kinds of memory a backend allocates: wire buffers (frames and messages, where its
- * kernels work on them), raw values, and the host mirror of the wire pool that staged
- * backends copy messages through. */
+ * kernels work on them), raw values, and the host mirror of the wire pool that messages
+ * are copied through when the transport takes host memory only (comm.h, host_mirror). */
 enum { COLL_MEM_WIRE = 0, COLL_MEM_RAW = 1, COLL_MEM_MIRROR = 2 };
 
 struct coll_backend {
     const char* name;
     ghz_exec_t exec;
     int nthreads;
-    int staged;            /* messages cannot go to the transport from the backend's
-                              memory: wire buffers are the backend's (device) memory and
-                              every message is copied through a host mirror of the wire
-                              pool (coll_send, coll_wait_recv); exact rounds take the
-                              staged path (coll_round_t.staged) */
+    int staged;            /* exact rounds go through wire buffers: values live apart
+                              (pool_raw) and exact rounds take the staged, DOC-shaped
+                              path (coll_round_t.staged), so every message is sent from
+                              and received into the wire pool. Whether messages also
+                              need a host mirror is the transport's business
+                              (ghz_comm.host_mirror). */
     int has_sum_n;         /* homo_sum_n is available (pairwise HOMO sums need it) */
     /* Memory of a kind (COLL_MEM_*). Returns NULL on failure. */
     void* (*alloc)(coll_backend_t* be, size_t bytes, int kind);
@@ -73,9 +74,11 @@ struct coll_backend {
 ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be);
 
 #ifdef GHZ_WITH_CUDA
-/* The CUDA backend (device buffers; messages staged through pinned host memory) on the
- * current device, for messages of at most chunk_bytes uncompressed bytes. */
+/* The CUDA backend (device buffers) on the current device, for messages of at most chunk_bytes uncompressed bytes. */
 ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be);
+/* The stream of the CUDA backend's current call (set by begin): where the CUDA IPC
+ * transport orders its copies. */
+ghz_stream_t ghz_coll_backend_cuda_stream(coll_backend_t* be);
 #endif
 
 #endif

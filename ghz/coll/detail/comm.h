@@ -14,10 +14,14 @@ struct ghz_comm {
     coll_backend_t be;
     coll_transport_t tp;
     /* The pool: one backend buffer, carved by each call (algo.h, coll_pool_*). */
-    unsigned char* pool;     /* wire buffers (host memory the transport can send) */
+    unsigned char* pool;     /* wire buffers (backend memory; with CUDA IPC, exported) */
     size_t pool_bytes;
     unsigned char* pool_raw; /* values, on staged backends (NULL: in pool) */
-    unsigned char* pool_mirror; /* staged backends: host mirror of pool (pool_bytes) */
+    int host_mirror;         /* every message is copied through pool_mirror: the
+                                backend's wire memory is not host memory (or the test
+                                seam says to act so) and the transport takes host
+                                memory only (MPI without CUDA awareness) */
+    unsigned char* pool_mirror; /* with host_mirror: the host mirror of pool (pool_bytes) */
     /* Host arrays of `size` entries that algorithms need per call. */
     size_t* seg_off;         /* element offset of each segment in the input */
     size_t* seg_cnt;

@@ -13,12 +13,24 @@
 
 #include "ghz/coll/coll.h"
 
-/* One outstanding operation. The fields belong to the transport. */
+/* One outstanding operation. The fields belong to the transport, except stage_*
+ * (algo_common.c). */
 typedef struct {
     MPI_Request mpi;
     int active;
-    void* stage_dev;  /* staged receive: where the bytes go once they arrived in */
+    void* stage_dev;  /* mirrored receive: where the bytes go once they arrived in */
     void* stage_host; /* ... this host mirror (algo_common.c) */
+    /* CUDA IPC (cuda/transport_ipc.c): the control record sent or received, the
+     * acknowledgement a send waits for (its sequence number), and a receive's
+     * destination and the sequence number it must get. */
+    MPI_Request ack;
+    int ack_active;
+    int recv;
+    int peer;
+    uint64_t ctl[4];
+    uint64_t ack_seq;
+    void* dst;
+    size_t capacity;
 } coll_req_t;
 
 typedef struct coll_transport coll_transport_t;
@@ -41,5 +53,17 @@ ghz_status_t ghz_coll_transport_mpi(MPI_Comm* comm, coll_transport_t* tp);
 
 /* The MPI error text of code as a ghz failure (GHZ_ERR_MPI, detail set). */
 ghz_status_t ghz_coll_mpi_fail(int code, const char* what);
+
+#ifdef GHZ_WITH_CUDA
+struct coll_backend;
+/* CUDA IPC between the ranks of *comm, all on one node (cuda/transport_ipc.c).
+ * Collective over *comm; call it on every rank or on none. Messages must be sent from
+ * the wire pool [pool, pool + pool_bytes) (device memory from one cudaMalloc, exported
+ * to every peer); receives may go anywhere in device memory. Data is copied on the
+ * backend's stream (be, the CUDA backend). On a local failure the transport is still
+ * set up far enough for tp->destroy, which is collective too. */
+ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, struct coll_backend* be, void* pool, size_t pool_bytes,
+                                    coll_transport_t* tp);
+#endif
 
 #endif

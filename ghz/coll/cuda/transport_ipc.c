@@ -1,0 +1,395 @@
+/* ghz/coll/cuda/transport_ipc.c: the CUDA IPC transport (ranks of one node).
+ *
+ * Data moves GPU to GPU; MPI carries only control messages of a few words.
+ *
+ * Set-up (once, collective): every rank exports its device wire pool
+ * (cudaIpcGetMemHandle) and one interprocess event (cudaEventInterprocess |
+ * cudaEventDisableTiming, cudaIpcGetEventHandle); one MPI_Allgather hands the handles
+ * around; every rank maps every peer's pool (cudaIpcOpenMemHandle,
+ * cudaIpcMemLazyEnablePeerAccess) and opens every peer's event, once. Several ranks may
+ * share one GPU (IPC between processes on one device works).
+ *
+ * A message (COLL.md, Transports, gives the argument for its safety):
+ *  - send (from this rank's wire pool only: the algorithms' staged path guarantees it):
+ *    record this rank's event on the backend's stream, after the work that wrote the
+ *    buffer; post the receive of the acknowledgement; send the control record
+ *    {offset in the pool, bytes, poison, sequence number} with TAG_CTL.
+ *  - receive: post the receive of the control record.
+ *  - receive's wait: take the record; make the stream wait on the sender's event
+ *    (cudaStreamWaitEvent on the opened IPC event); copy bytes from the sender's mapped
+ *    pool + offset into the destination (cudaMemcpyAsync, device to device, on the
+ *    stream); synchronise the stream; acknowledge (one word, the sequence number, with
+ *    a tag derived from it).
+ *  - send's wait: the record sent and the acknowledgement received, so the peer no
+ *    longer reads the buffer and the algorithm may reuse it.
+ * Poisoned and empty messages carry a record but no data and need no acknowledgement.
+ * A receiver that finds something wrong with a record (a sequence number out of order,
+ * a size beyond its capacity or the sender's pool, a CUDA failure) still acknowledges
+ * it, so that the sender never waits forever, and returns the failure: the round
+ * poisons its later messages as with any failure.
+ *
+ * Tags: TAG_CTL for records; acknowledgements TAG_ACK_BASE + (sequence mod ACK_SEQS),
+ * so that an acknowledgement completes exactly its own send even when the receiver
+ * waits for its receives in another order than it posted them. MPI guarantees tags up
+ * to 32767, hence at most ACK_SEQS sends in flight to one peer (checked). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "ghz/coll/detail/backend.h"
+#include "ghz/coll/detail/transport.h"
+#include "ghz/detail/error.h"
+
+enum { TAG_CTL = 7101, TAG_ACK_BASE = 16384, ACK_SEQS = 16384 };
+enum { CTL_OFFSET = 0, CTL_BYTES = 1, CTL_POISON = 2, CTL_SEQ = 3, CTL_WORDS = 4 };
+
+/* What every rank publishes at set-up (MPI_Allgather of the bytes). */
+typedef struct {
+    cudaIpcMemHandle_t mem;
+    cudaIpcEventHandle_t ev;
+    uint64_t pool_bytes;
+} ipc_card_t;
+
+typedef struct {
+    MPI_Comm comm;
+    coll_backend_t* be;
+    int rank, size;
+    unsigned char* pool;       /* this rank's wire pool (exported) */
+    size_t pool_bytes;
+    cudaEvent_t ev;            /* this rank's event (exported) */
+    int have_ev;
+    unsigned char** peer_pool; /* mapped pools, size entries (own: pool) */
+    size_t* peer_bytes;
+    cudaEvent_t* peer_ev;      /* opened events (own: ev) */
+    int* peer_open;            /* what destroy must close */
+    uint64_t* sent;            /* per peer: next sequence number to send */
+    uint64_t* posted;          /* per peer: next sequence number a posted receive gets */
+    uint64_t* unacked;         /* per peer: sends whose acknowledgement is pending */
+    int exchanged;             /* the handles went around: destroy meets the peers */
+} ipc_state_t;
+
+static ipc_state_t* st_of(coll_transport_t* tp)
+{
+    return (ipc_state_t*)tp->state;
+}
+
+static ghz_status_t cuda_fail(cudaError_t e, const char* what)
+{
+    return ghz_fail(GHZ_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
+}
+
+static cudaStream_t stream_of(ipc_state_t* s)
+{
+    return (cudaStream_t)ghz_coll_backend_cuda_stream(s->be);
+}
+
+static int ack_tag(uint64_t seq)
+{
+    return TAG_ACK_BASE + (int)(seq % ACK_SEQS);
+}
+
+static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t bytes, int peer, int poison,
+                              coll_req_t* req)
+{
+    ipc_state_t* s = st_of(tp);
+    const unsigned char* p = (const unsigned char*)buf;
+    ghz_status_t st = GHZ_SUCCESS;
+    uint64_t seq;
+    int rc;
+    req->active = req->ack_active = req->recv = 0;
+    req->peer = peer;
+    if (poison) bytes = 0;
+    if (bytes) {
+        if (!p || p < s->pool || bytes > s->pool_bytes || (size_t)(p - s->pool) > s->pool_bytes - bytes)
+            st = ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a CUDA IPC message outside the wire pool");
+        else if (s->unacked[peer] >= ACK_SEQS)
+            st = ghz_fail(GHZ_ERR_INVALID_ARG, "internal: %d CUDA IPC messages in flight to rank %d", ACK_SEQS,
+                          peer);
+        else {
+            /* after the work that wrote the buffer, in stream order */
+            cudaError_t e = cudaEventRecord(s->ev, stream_of(s));
+            if (e != cudaSuccess) st = cuda_fail(e, "cudaEventRecord (CUDA IPC send)");
+        }
+        /* a failure here still sends a record, poisoned: the peer must not wait forever */
+        if (st != GHZ_SUCCESS) {
+            poison = 1;
+            bytes = 0;
+        }
+    }
+    seq = s->sent[peer]++;
+    req->ctl[CTL_OFFSET] = bytes ? (uint64_t)(p - s->pool) : 0;
+    req->ctl[CTL_BYTES] = bytes;
+    req->ctl[CTL_POISON] = (uint64_t)(poison != 0);
+    req->ctl[CTL_SEQ] = seq;
+    if (bytes) {
+        /* posted before the record leaves, so the acknowledgement always finds it */
+        rc = MPI_Irecv(&req->ack_seq, 1, MPI_UINT64_T, peer, ack_tag(seq), s->comm, &req->ack);
+        if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Irecv (CUDA IPC acknowledgement)");
+        req->ack_active = 1;
+        s->unacked[peer]++;
+    }
+    rc = MPI_Isend(req->ctl, CTL_WORDS, MPI_UINT64_T, peer, TAG_CTL, s->comm, &req->mpi);
+    if (rc != MPI_SUCCESS) {
+        if (req->ack_active) {
+            MPI_Cancel(&req->ack);
+            MPI_Request_free(&req->ack);
+            req->ack_active = 0;
+            s->unacked[peer]--;
+        }
+        return ghz_coll_mpi_fail(rc, "MPI_Isend (CUDA IPC control record)");
+    }
+    req->active = 1;
+    return st;
+}
+
+static ghz_status_t ipc_irecv(coll_transport_t* tp, void* buf, size_t capacity, int peer, coll_req_t* req)
+{
+    ipc_state_t* s = st_of(tp);
+    int rc;
+    req->active = req->ack_active = 0;
+    req->recv = 1;
+    req->peer = peer;
+    req->dst = buf;
+    req->capacity = capacity;
+    /* records from one peer match receives in the order they were posted (MPI's
+     * non-overtaking rule on one tag), so this receive's number is known now */
+    req->ack_seq = s->posted[peer]++;
+    rc = MPI_Irecv(req->ctl, CTL_WORDS, MPI_UINT64_T, peer, TAG_CTL, s->comm, &req->mpi);
+    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Irecv (CUDA IPC control record)");
+    req->active = 1;
+    return GHZ_SUCCESS;
+}
+
+/* Copies a message out of the sender's mapped pool into the receive's destination,
+ * after the sender's event, and waits for the copy. */
+static ghz_status_t pull(ipc_state_t* s, const coll_req_t* req, uint64_t off, uint64_t n)
+{
+    cudaStream_t stream = stream_of(s);
+    cudaError_t e, e2;
+    const int peer = req->peer;
+    if (n > req->capacity)
+        return ghz_fail(GHZ_ERR_CORRUPT, "a CUDA IPC message of %llu bytes from rank %d for %zu", (unsigned long long)n,
+                        peer, req->capacity);
+    if (off > s->peer_bytes[peer] || n > s->peer_bytes[peer] - off)
+        return ghz_fail(GHZ_ERR_CORRUPT, "a CUDA IPC message [%llu, +%llu) outside rank %d's pool of %zu bytes",
+                        (unsigned long long)off, (unsigned long long)n, peer, s->peer_bytes[peer]);
+    e = cudaStreamWaitEvent(stream, s->peer_ev[peer], 0);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(req->dst, s->peer_pool[peer] + off, (size_t)n, cudaMemcpyDeviceToDevice, stream);
+    /* always drained: the acknowledgement that follows lets the sender reuse the buffer */
+    e2 = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) return cuda_fail(e, "CUDA IPC receive (cudaStreamWaitEvent, cudaMemcpyAsync)");
+    if (e2 != cudaSuccess) return cuda_fail(e2, "cudaStreamSynchronize (CUDA IPC receive)");
+    return GHZ_SUCCESS;
+}
+
+static ghz_status_t wait_recv(ipc_state_t* s, coll_req_t* req, size_t* bytes, int* poison)
+{
+    ghz_status_t st = GHZ_SUCCESS;
+    uint64_t seq, n;
+    int rc;
+    req->active = 0;
+    rc = MPI_Wait(&req->mpi, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Wait (CUDA IPC control record)");
+    seq = req->ctl[CTL_SEQ];
+    n = req->ctl[CTL_BYTES];
+    if (seq != req->ack_seq)
+        st = ghz_fail(GHZ_ERR_CORRUPT, "CUDA IPC message %llu from rank %d where %llu was due",
+                      (unsigned long long)seq, req->peer, (unsigned long long)req->ack_seq);
+    if (req->ctl[CTL_POISON]) {
+        if (poison) *poison = 1;
+        return st;
+    }
+    if (n == 0) return st;
+    if (st == GHZ_SUCCESS) st = pull(s, req, req->ctl[CTL_OFFSET], n);
+    /* acknowledged whatever happened: the sender's wait needs it (its receive of it was
+     * posted before the record left, so this send completes) */
+    {
+        uint64_t a = seq;
+        rc = MPI_Send(&a, 1, MPI_UINT64_T, req->peer, ack_tag(seq), s->comm);
+        if (rc != MPI_SUCCESS && st == GHZ_SUCCESS) st = ghz_coll_mpi_fail(rc, "MPI_Send (CUDA IPC acknowledgement)");
+    }
+    if (st == GHZ_SUCCESS && bytes) *bytes = (size_t)n;
+    return st;
+}
+
+static ghz_status_t wait_send(ipc_state_t* s, coll_req_t* req)
+{
+    int rc;
+    if (req->active) {
+        req->active = 0;
+        rc = MPI_Wait(&req->mpi, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Wait (CUDA IPC control record)");
+    }
+    if (req->ack_active) {
+        req->ack_active = 0;
+        s->unacked[req->peer]--;
+        rc = MPI_Wait(&req->ack, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Wait (CUDA IPC acknowledgement)");
+        if (req->ack_seq != req->ctl[CTL_SEQ])
+            return ghz_fail(GHZ_ERR_CORRUPT, "CUDA IPC acknowledgement of message %llu for message %llu",
+                            (unsigned long long)req->ack_seq, (unsigned long long)req->ctl[CTL_SEQ]);
+    }
+    return GHZ_SUCCESS;
+}
+
+static ghz_status_t ipc_wait(coll_transport_t* tp, coll_req_t* req, size_t* bytes, int* poison)
+{
+    if (bytes) *bytes = 0;
+    if (poison) *poison = 0;
+    if (!req->active && !req->ack_active) return GHZ_SUCCESS;
+    return req->recv ? wait_recv(st_of(tp), req, bytes, poison) : wait_send(st_of(tp), req);
+}
+
+static void free_state(ipc_state_t* s)
+{
+    free(s->peer_pool);
+    free(s->peer_bytes);
+    free(s->peer_ev);
+    free(s->peer_open);
+    free(s->sent);
+    free(s->posted);
+    free(s->unacked);
+    free(s);
+}
+
+/* Unmaps the peers' pools and events, then meets every peer (MPI_Barrier) before this
+ * rank's event goes and the caller frees this rank's pool: no peer still maps them. */
+static void ipc_destroy(coll_transport_t* tp)
+{
+    ipc_state_t* s = st_of(tp);
+    int p;
+    if (!s) return;
+    for (p = 0; p < s->size; p++) {
+        if (!(s->peer_open[p] & 1)) continue;
+        cudaIpcCloseMemHandle(s->peer_pool[p]);
+    }
+    for (p = 0; p < s->size; p++)
+        if (s->peer_open[p] & 2) cudaEventDestroy(s->peer_ev[p]);
+    if (s->exchanged) MPI_Barrier(s->comm);
+    if (s->have_ev) cudaEventDestroy(s->ev);
+    free_state(s);
+    tp->state = NULL;
+}
+
+/* Maps every peer's pool and opens its event (own: this rank's). */
+static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
+{
+    int p;
+    for (p = 0; p < s->size; p++) {
+        void* base = NULL;
+        cudaError_t e;
+        if (p == s->rank) {
+            s->peer_pool[p] = s->pool;
+            s->peer_bytes[p] = s->pool_bytes;
+            s->peer_ev[p] = s->ev;
+            continue;
+        }
+        e = cudaIpcOpenMemHandle(&base, cards[p].mem, cudaIpcMemLazyEnablePeerAccess);
+        if (e != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaIpcOpenMemHandle (rank %d's pool): %s", p,
+                                              cudaGetErrorString(e));
+        s->peer_pool[p] = (unsigned char*)base;
+        s->peer_bytes[p] = (size_t)cards[p].pool_bytes;
+        s->peer_open[p] |= 1;
+        e = cudaIpcOpenEventHandle(&s->peer_ev[p], cards[p].ev);
+        if (e != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaIpcOpenEventHandle (rank %d's event): %s", p,
+                                              cudaGetErrorString(e));
+        s->peer_open[p] |= 2;
+    }
+    return GHZ_SUCCESS;
+}
+
+/* This rank's part before the exchange: state, event, handles, and whether every rank
+ * shares this node. */
+static ghz_status_t prepare(ipc_state_t* s, ipc_card_t* card)
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    int rc, local = 0;
+    cudaError_t e;
+    const size_t n = (size_t)s->size;
+    rc = MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Comm_split_type (CUDA IPC)");
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    if (local != s->size)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the CUDA IPC transport needs every rank on one node (%d of %d here)",
+                        local, s->size);
+    s->peer_pool = (unsigned char**)calloc(n, sizeof *s->peer_pool);
+    s->peer_bytes = (size_t*)calloc(n, sizeof *s->peer_bytes);
+    s->peer_ev = (cudaEvent_t*)calloc(n, sizeof *s->peer_ev);
+    s->peer_open = (int*)calloc(n, sizeof *s->peer_open);
+    s->sent = (uint64_t*)calloc(n, sizeof *s->sent);
+    s->posted = (uint64_t*)calloc(n, sizeof *s->posted);
+    s->unacked = (uint64_t*)calloc(n, sizeof *s->unacked);
+    if (!s->peer_pool || !s->peer_bytes || !s->peer_ev || !s->peer_open || !s->sent || !s->posted || !s->unacked)
+        return ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport state");
+    e = cudaEventCreateWithFlags(&s->ev, cudaEventDisableTiming | cudaEventInterprocess);
+    if (e != cudaSuccess) return cuda_fail(e, "cudaEventCreateWithFlags (CUDA IPC)");
+    s->have_ev = 1;
+    memset(card, 0, sizeof *card);
+    e = cudaIpcGetMemHandle(&card->mem, s->pool);
+    if (e != cudaSuccess) return cuda_fail(e, "cudaIpcGetMemHandle (wire pool)");
+    e = cudaIpcGetEventHandle(&card->ev, s->ev);
+    if (e != cudaSuccess) return cuda_fail(e, "cudaIpcGetEventHandle");
+    card->pool_bytes = s->pool_bytes;
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* pool, size_t pool_bytes,
+                                    coll_transport_t* tp)
+{
+    ipc_state_t* s = (ipc_state_t*)calloc(1, sizeof *s);
+    ipc_card_t card, *cards = NULL;
+    ghz_status_t st = GHZ_SUCCESS;
+    int ok, all_ok = 0, rc;
+    if (s) {
+        s->comm = *comm;
+        s->be = be;
+        s->pool = (unsigned char*)pool;
+        s->pool_bytes = pool_bytes;
+        MPI_Comm_rank(*comm, &s->rank);
+        MPI_Comm_size(*comm, &s->size);
+        st = prepare(s, &card);
+        if (st == GHZ_SUCCESS) {
+            cards = (ipc_card_t*)malloc((size_t)s->size * sizeof *cards);
+            if (!cards) st = ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC handles");
+        }
+    } else {
+        /* still takes part in the node split and the agreement below */
+        MPI_Comm node;
+        int r = 0;
+        MPI_Comm_rank(*comm, &r);
+        if (MPI_Comm_split_type(*comm, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, &node) == MPI_SUCCESS)
+            MPI_Comm_free(&node);
+        st = ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport");
+    }
+    /* the exchange only where every rank is ready for it */
+    ok = st == GHZ_SUCCESS;
+    rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, *comm);
+    if (rc != MPI_SUCCESS && st == GHZ_SUCCESS) st = ghz_coll_mpi_fail(rc, "MPI_Allreduce (CUDA IPC set-up)");
+    if (st == GHZ_SUCCESS && !all_ok) st = ghz_fail(GHZ_ERR_PEER, "another rank could not set up CUDA IPC");
+    if (st == GHZ_SUCCESS) {
+        rc = MPI_Allgather(&card, (int)sizeof card, MPI_BYTE, cards, (int)sizeof card, MPI_BYTE, *comm);
+        if (rc != MPI_SUCCESS) st = ghz_coll_mpi_fail(rc, "MPI_Allgather (CUDA IPC handles)");
+        /* every rank ran it (or MPI failed, which ends the job): destroy meets them */
+        s->exchanged = 1;
+    }
+    if (st == GHZ_SUCCESS) st = open_peers(s, cards);
+    free(cards);
+    if (!s) return st;
+    if (!s->exchanged) {
+        /* nothing shared yet: undo here, the caller keeps its MPI transport */
+        if (s->have_ev) cudaEventDestroy(s->ev);
+        free_state(s);
+        return st;
+    }
+    /* from here on tp->destroy undoes it (collective: it meets the peers) */
+    {
+        static const coll_transport_t ipc = {"cuda_ipc", ipc_isend, ipc_irecv, ipc_wait, ipc_destroy, NULL};
+        *tp = ipc;
+        tp->state = s;
+    }
+    return st;
+}
