@@ -24,20 +24,25 @@ def plain_keys(o):
     return o
 
 
+def objects(lines):
+    """Yields (line number, object) for every line that is a JSON object."""
+    for ln, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            o = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(o, dict):
+            yield ln, o
+
+
 def json_lines(paths, required=REQUIRED):
     """Yields (path, line number, object) for every usable line of the files."""
     for path in paths:
         with open(path) as f:
-            for ln, line in enumerate(f, 1):
-                line = line.strip()
-                if not line.startswith("{"):
-                    continue
-                try:
-                    o = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if not isinstance(o, dict):
-                    continue
+            for ln, o in objects(f):
                 o = plain_keys(o)
                 if all(k in o for k in required):
                     yield path, ln, o

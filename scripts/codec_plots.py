@@ -27,6 +27,8 @@ import re
 import sys
 from collections import defaultdict
 
+import bench_json  # scripts/bench_json.py: the JSON-lines reader
+
 # the fields datasets/ generates (ghz_ds_generate); the rest are real data
 GENERATED = {"wave3d", "smooth2d", "noisy2d", "ocean2d"}
 
@@ -44,17 +46,7 @@ def rows_of(path):
         objs = [dict(r, device=doc.get("device", "GPU")) for r in doc["results"]
                 if isinstance(r, dict)]
     else:
-        objs = []
-        for line in text.splitlines():
-            line = line.strip()
-            if not line.startswith("{"):
-                continue
-            try:
-                o = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(o, dict):
-                objs.append(o)
+        objs = [o for _, o in bench_json.objects(text.splitlines())]
     out = []
     for o in objs:
         if "field" not in o or "ratio" not in o or o.get("rel") is None:

@@ -11,12 +11,6 @@
  * min), and so do sums on a backend without an n-ary sum (K as the ring's then). */
 #include "ghz/coll/detail/algo.h"
 
-static int mod(long a, int n)
-{
-    long m = a % n;
-    return (int)(m < 0 ? m + n : m);
-}
-
 size_t coll_pairwise_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
     const size_t N = (size_t)c->size, B = coll_seg_wire_cap(m, t, window, piece) + 16;
@@ -38,8 +32,7 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
     const unsigned char* mine = r->in + r->seg_off[me] * e;
     int k;
 
-    for (q = 0; q < (size_t)N; q++)
-        if (r->seg_cnt[q] > S) S = r->seg_cnt[q];
+    S = coll_max_seg(r);
     B = coll_seg_wire_cap(r->mode, r->dtype, S, r->piece);
     if (lossy) sendw = coll_pool_take(pool, (size_t)N * B);
     recvw = coll_pool_take(pool, (size_t)(N - 1) * B);
@@ -59,9 +52,9 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
     for (k = 1; k < N; k++)
         for (j = 0; j < kp; j++)
             coll_recv(r, recvw + (size_t)(k - 1) * B + coll_piece_wire_off(r, j),
-                      coll_piece_cap(r, n, j), mod(me - k, N), &c->rreq[(size_t)(k - 1) * kp + j]);
+                      coll_piece_cap(r, n, j), coll_mod(me - k, N), &c->rreq[(size_t)(k - 1) * kp + j]);
     for (k = lossy ? 0 : 1; k < N; k++) {
-        const int s = mod(me + k, N);
+        const int s = coll_mod(me + k, N);
         const size_t ns = r->seg_cnt[s], ks = coll_pieces(ns, r->piece);
         const unsigned char* src = r->in + r->seg_off[s] * e;
         for (j = 0; j < ks; j++) {
@@ -86,7 +79,7 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
         unsigned char* a = acc + j * r->piece * e;
         for (k = 1; k < N; k++) {
             size_t got = coll_wait_recv(r, &c->rreq[(size_t)(k - 1) * kp + j]);
-            int from = mod(me - k, N);
+            int from = coll_mod(me - k, N);
             c->wire_ptr[from] = recvw + (size_t)(k - 1) * B + off;
             c->wire_size[(size_t)from * COLL_MAX_PIECES + j] = got;
             if (coll_zero_copy(r)) coll_expect(r, got, pc * e);

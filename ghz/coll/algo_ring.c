@@ -14,20 +14,6 @@
  * it have completed (waited at the start of that step). */
 #include "ghz/coll/detail/algo.h"
 
-static int mod(long a, int n)
-{
-    long m = a % n;
-    return (int)(m < 0 ? m + n : m);
-}
-
-static size_t max_seg(const coll_round_t* r)
-{
-    size_t s, m = 0;
-    for (s = 0; s < (size_t)r->comm->size; s++)
-        if (r->seg_cnt[s] > m) m = r->seg_cnt[s];
-    return m;
-}
-
 size_t coll_ring_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
     size_t B = coll_seg_wire_cap(m, t, window, piece) + 16;
@@ -57,8 +43,8 @@ static void send_own(coll_round_t* r, int s, unsigned char* buf, coll_req_t* req
 void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char* out_own)
 {
     ghz_comm_t* c = r->comm;
-    const int N = c->size, me = c->rank, next = mod(me + 1, N), prev = mod(me - 1, N);
-    const size_t S = max_seg(r), B = coll_seg_wire_cap(r->mode, r->dtype, S, r->piece);
+    const int N = c->size, me = c->rank, next = coll_mod(me + 1, N), prev = coll_mod(me - 1, N);
+    const size_t S = coll_max_seg(r), B = coll_seg_wire_cap(r->mode, r->dtype, S, r->piece);
     const int lossy = !coll_zero_copy(r); /* frames, or staged copies, in wire buffers */
     unsigned char *rb[2], *sb[2], *own = NULL, *tmp = NULL;
     coll_req_t* sreq[2] = {c->sreq, c->sreq + COLL_MAX_PIECES};
@@ -78,9 +64,9 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
         coll_fail(r, GHZ_ERR_NOMEM); /* a sizing bug: collectives.c sized the round */
     }
 
-    send_own(r, mod(me - 1, N), sb[1], sreq[1], next);
+    send_own(r, coll_mod(me - 1, N), sb[1], sreq[1], next);
     for (k = 0; k < N - 1; k++) {
-        const int par = k & 1, s = mod(me - k - 2, N), final = k == N - 2;
+        const int par = k & 1, s = coll_mod(me - k - 2, N), final = k == N - 2;
         const size_t n = r->seg_cnt[s];
         const unsigned char* mine = r->in + r->seg_off[s] * r->elem;
         kp = coll_pieces(n, r->piece);
@@ -140,8 +126,8 @@ size_t coll_allgather_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, si
 void coll_ring_allgather(coll_round_t* r, coll_pool_t* pool)
 {
     ghz_comm_t* c = r->comm;
-    const int N = c->size, me = c->rank, next = mod(me + 1, N), prev = mod(me - 1, N);
-    const size_t S = max_seg(r), B = coll_seg_wire_cap(r->mode, r->dtype, S, r->piece);
+    const int N = c->size, me = c->rank, next = coll_mod(me + 1, N), prev = coll_mod(me - 1, N);
+    const size_t S = coll_max_seg(r), B = coll_seg_wire_cap(r->mode, r->dtype, S, r->piece);
     const int lossy = !coll_zero_copy(r);
     unsigned char* ag[2] = {NULL, NULL};
     /* Exact sends read distinct segments of out and may all be in flight together: one
@@ -171,7 +157,7 @@ void coll_ring_allgather(coll_round_t* r, coll_pool_t* pool)
         }
     }
     for (k = 0; k < N - 1; k++) {
-        const int par = k & 1, s = mod(me - k - 1, N), last = k == N - 2;
+        const int par = k & 1, s = coll_mod(me - k - 1, N), last = k == N - 2;
         const size_t n = r->seg_cnt[s], kp = coll_pieces(n, r->piece);
         unsigned char* dst = r->out + r->seg_off[s] * r->elem;
         coll_req_t* q = lossy ? sreq + (size_t)par * COLL_MAX_PIECES

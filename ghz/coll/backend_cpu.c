@@ -123,11 +123,6 @@ static void buf_in(ghz_buf_t* b, const void* data, size_t size)
     b->capacity = size;
 }
 
-static ghz_homo_op_t homo_op(ghz_op_t op)
-{
-    return op == GHZ_OP_MIN ? GHZ_HOMO_MIN : op == GHZ_OP_MAX ? GHZ_HOMO_MAX : GHZ_HOMO_SUM;
-}
-
 static ghz_status_t cpu_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_t dtype, const void* a, size_t a_size,
                                     const void* b, size_t b_size, void* out, size_t capacity,
                                     size_t* out_size)
@@ -140,7 +135,7 @@ static ghz_status_t cpu_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_t
     buf_in(&B, b, b_size);
     buf_in(&O, out, 0);
     O.capacity = capacity;
-    st = ghz_homo_binary(homo_op(op), &A, &B, &O);
+    st = ghz_homo_binary(coll_homo_op(op), &A, &B, &O);
     *out_size = O.size;
     return st;
 }

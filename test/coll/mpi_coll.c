@@ -16,6 +16,8 @@
  *         buffer, or a lossy op the path cannot do: every rank returns an error, no
  *         rank hangs (CTest's timeout fails a hang).
  */
+/* setenv, unsetenv (POSIX): the errors part sets a bad transport on one rank */
+#define _POSIX_C_SOURCE 200112L
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -221,7 +223,7 @@ static ghz_status_t call_coll(int kind, const void* send, void* recv, size_t cou
     else if (kind == K_REDUCE) st = ghz_reduce(send, dr, count, t, op, root, acc, c, NULL);
     else st = ghz_reduce_scatter(send, dr, count, t, op, acc, c, NULL);
     if (e && st == GHZ_SUCCESS && recv && (kind != K_REDUCE || g_rank == root))
-        cudaMemcpy(recv, dr, kind == K_REDUCE_SCATTER ? count * e : count * e, cudaMemcpyDeviceToHost);
+        cudaMemcpy(recv, dr, count * e, cudaMemcpyDeviceToHost);
     if (e) {
         cudaFree(ds);
         cudaFree(dr);

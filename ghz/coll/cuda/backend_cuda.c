@@ -202,11 +202,6 @@ static ghz_status_t cuda_decompress(coll_backend_t* be, const void* src, size_t 
     return st;
 }
 
-static ghz_homo_op_t homo_op(ghz_op_t op)
-{
-    return op == GHZ_OP_MIN ? GHZ_HOMO_MIN : op == GHZ_OP_MAX ? GHZ_HOMO_MAX : GHZ_HOMO_SUM;
-}
-
 static ghz_status_t cuda_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_t dtype, const void* a,
                                      size_t a_size, const void* b, size_t b_size, void* out, size_t capacity,
                                      size_t* out_size)
@@ -216,7 +211,7 @@ static ghz_status_t cuda_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_
               O = frame(out, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
     ghz_status_t st = clear_status(be);
     if (st == GHZ_SUCCESS)
-        st = ghz_cuda_homo_binary(s->ctx, homo_op(op), dtype, &A, &B, &O, 0,
+        st = ghz_cuda_homo_binary(s->ctx, coll_homo_op(op), dtype, &A, &B, &O, 0,
                                   (int*)((char*)s->d_scratch + SCRATCH_STATUS), NULL, 0, s->stream);
     return device_result(be, st, out_size, "homomorphic combine");
 }

@@ -72,6 +72,22 @@ typedef struct {
 void* coll_pool_take(coll_pool_t* p, size_t bytes);
 void* coll_pool_raw(coll_pool_t* p, size_t bytes);
 
+/* a mod n in [0, n): ring neighbours and pairwise peers. */
+static inline int coll_mod(long a, int n)
+{
+    long m = a % n;
+    return (int)(m < 0 ? m + n : m);
+}
+
+/* The longest segment of a round: what its buffers are sized for. */
+static inline size_t coll_max_seg(const coll_round_t* r)
+{
+    size_t s, m = 0;
+    for (s = 0; s < (size_t)r->comm->size; s++)
+        if (r->seg_cnt[s] > m) m = r->seg_cnt[s];
+    return m;
+}
+
 /* Exact values move straight from and into the caller's buffers. */
 static inline int coll_zero_copy(const coll_round_t* r)
 {

@@ -13,6 +13,7 @@
 #define GHZ_COLL_DETAIL_BACKEND_H
 
 #include "ghz/coll/coll.h"
+#include "ghz/homo/homo.h"
 
 typedef struct coll_backend coll_backend_t;
 
@@ -69,6 +70,12 @@ struct coll_backend {
     void (*destroy)(coll_backend_t* be);
     void* state;
 };
+
+/* ghz/homo's name of a combining op (SUM, MIN or MAX; AVG arrives as SUM). */
+static inline ghz_homo_op_t coll_homo_op(ghz_op_t op)
+{
+    return op == GHZ_OP_MIN ? GHZ_HOMO_MIN : op == GHZ_OP_MAX ? GHZ_HOMO_MAX : GHZ_HOMO_SUM;
+}
 
 /* The CPU backend (host buffers). */
 ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be);
