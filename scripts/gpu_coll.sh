@@ -3,7 +3,7 @@
 # build everything with CUDA; the GPU reductions' test; the MPI tests on the CUDA
 # backend with 1 to 4 ranks sharing the GPU (ctest -L gpu -R coll.gpu); compute-sanitizer
 # memcheck on two ranks of the MPI test and on the reductions' test; `ghz-bench reduce`;
-# ghz-coll-bench with the CUDA backend. One tarball of logs and JSON in $OUT.
+# ghz-coll-bench with the CUDA backend. Logs and JSON in $OUT/logs.
 #
 #   bash scripts/gpu_coll.sh [test] [mpi] [ipc] [memcheck] [bench] [collbench]   # default: all
 #
@@ -12,14 +12,22 @@
 # test on 4 ranks as two "nodes" of 2, then memcheck of two ranks over it (errors, edge).
 #
 # Carry ".device-carry" (Criterion) and "datasets/out/real" (collbench's real fields).
-# GHZ_GPU_COLL_RANKS: the rank counts of the MPI tests (default "1 2 3 4"); GHZ_GPU_COLL_PARTS:
-# which parts (default "errors edge lossy exact").
+# racecheck: compute-sanitizer racecheck on the GPU reductions' test and on two ranks of the
+# MPI test (the kernels' shared memory).
+#
+# GHZ_GPU_COLL_RANKS: the rank counts of the MPI tests (default "1 2 3 4"), run side by side
+# on the GPU (one part at a time); GHZ_GPU_COLL_PARTS: which parts (default "errors edge
+# lossy exact"); GHZ_GPU_COLL_TIMEOUT: seconds one MPI run may take (default 240): a hang
+# costs that, not the whole call. collbench runs once over MPI (host-staged) and once over
+# CUDA IPC.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-L=$(mktemp -d /tmp/gpu-coll.XXXXXX)
-steps=" ${*:-test mpi ipc memcheck bench collbench} "
+L=$OUT/logs   # in $OUT as they are written: a call cut short still brings them back
+mkdir -p "$L"
+steps=" ${*:-test mpi ipc memcheck racecheck bench collbench} "
+TMO=${GHZ_GPU_COLL_TIMEOUT:-240}
 has() { [[ $steps == *" $1 "* ]]; }
 C=$PWD/.device-carry/crit
 export LD_LIBRARY_PATH=$C/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -27,7 +35,7 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 status=0
 t0=$(date +%s)
 since() { echo "$(($(date +%s) - t0)) s"; }
-finish() { echo "finished in $(since), status $status"; tar czf "$OUT/gpu-coll.tgz" -C "$L" .; exit $status; }
+finish() { echo "finished in $(since), status $status"; exit $status; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DGHZ_BUILD_COLL=ON -DPKG_CONFIG_EXECUTABLE=/nonexistent -DGHZ_CRITERION_INCLUDE="$C/include" \
@@ -43,52 +51,84 @@ if has test; then
     grep -E "FAIL|Assert" "$L/coll-reduce.log" | head -5
 fi
 # One run of the MPI test: mpi_test LABEL NP PART [VAR=value ...] (variables exported to
-# every rank); its log is $L/mpi-LABEL.log, its line "== coll.gpu.LABEL: exit ...".
+# every rank), in the background; its log is $L/mpi-LABEL.log, its exit status
+# $L/mpi-LABEL.rc. mpi_done prints "== coll.gpu.LABEL: exit ..." for the runs started.
+started=()
 mpi_test() {
-    local label=$1 np=$2 part=$3 kv rc
+    local label=$1 np=$2 part=$3 kv
     local xs=()
     shift 3
     for kv in "$@"; do xs+=(-x "${kv%%=*}"); done
-    env "$@" timeout 300 $MPIRUN -np "$np" ${xs[@]+"${xs[@]}"} build-gpu/test/coll/test_coll_mpi_cuda "$part" \
-        >"$L/mpi-$label.log" 2>&1
-    rc=$?
-    [ $rc = 0 ] || status=1
-    echo "== coll.gpu.$label: exit $rc, $(tail -1 "$L/mpi-$label.log") ($(since))"
-    [ $rc = 0 ] || grep -E "CHECK|rror" "$L/mpi-$label.log" | head -5
+    ( env "$@" timeout "$TMO" $MPIRUN -np "$np" ${xs[@]+"${xs[@]}"} build-gpu/test/coll/test_coll_mpi_cuda "$part" \
+        >"$L/mpi-$label.log" 2>&1; echo $? >"$L/mpi-$label.rc" ) &
+    started+=("$label")
+}
+mpi_done() {
+    local label rc
+    wait
+    for label in ${started[@]+"${started[@]}"}; do
+        rc=$(cat "$L/mpi-$label.rc" 2>/dev/null || echo 99)
+        [ "$rc" = 0 ] || status=1
+        echo "== coll.gpu.$label: exit $rc, $(tail -1 "$L/mpi-$label.log") ($(since))"
+        [ "$rc" = 0 ] || grep -E "CHECK|rror" "$L/mpi-$label.log" | head -5
+    done
+    started=()
 }
 if has mpi; then
     for part in ${GHZ_GPU_COLL_PARTS:-errors edge lossy exact}; do
         for np in ${GHZ_GPU_COLL_RANKS:-1 2 3 4}; do mpi_test "$part.np$np" "$np" "$part"; done
+        mpi_done
     done
+    mpi_test two_level.np4.rpn2 4 two_level GHZ_COLL_RANKS_PER_NODE=2
+    mpi_test two_level.np5.rpn2 5 two_level GHZ_COLL_RANKS_PER_NODE=2
+    mpi_done
 fi
 if has ipc; then
     for part in ${GHZ_GPU_COLL_PARTS:-errors edge lossy exact}; do
         for np in ${GHZ_GPU_COLL_IPC_RANKS:-2 3 4}; do
             mpi_test "ipc.$part.np$np" "$np" "$part" GHZ_COLL_TRANSPORT=ipc
         done
+        mpi_done
     done
     mpi_test ipc.two_level.np4.rpn2 4 two_level GHZ_COLL_TRANSPORT=ipc GHZ_COLL_RANKS_PER_NODE=2
+    mpi_done
     for part in errors edge; do
-        GHZ_COLL_TRANSPORT=ipc timeout 300 $MPIRUN -np 2 -x GHZ_COLL_TRANSPORT compute-sanitizer --tool memcheck \
-            --error-exitcode 9 build-gpu/test/coll/test_coll_mpi_cuda "$part" >"$L/memcheck-ipc-$part.log" 2>&1
-        rc=$?
-        [ $rc = 0 ] || status=1
-        echo "== memcheck ipc $part np2: exit $rc, $(grep -c 'ERROR SUMMARY: 0 errors' "$L/memcheck-ipc-$part.log") clean rank logs ($(since))"
+        GHZ_COLL_TRANSPORT=ipc timeout "$TMO" $MPIRUN -np 2 -x GHZ_COLL_TRANSPORT compute-sanitizer --tool memcheck \
+            --error-exitcode 9 build-gpu/test/coll/test_coll_mpi_cuda "$part" >"$L/memcheck-ipc-$part.log" 2>&1 &
+    done
+    wait
+    for part in errors edge; do
+        n=$(grep -c 'ERROR SUMMARY: 0 errors' "$L/memcheck-ipc-$part.log")
+        [ "$n" = 2 ] || status=1
+        echo "== memcheck ipc $part np2: $n of 2 rank logs clean ($(since))"
     done
 fi
 if has memcheck; then
     for part in errors edge; do
-        timeout 300 $MPIRUN -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 \
-            build-gpu/test/coll/test_coll_mpi_cuda "$part" >"$L/memcheck-mpi-$part.log" 2>&1
-        rc=$?
-        [ $rc = 0 ] || status=1
-        echo "== memcheck mpi $part np2: exit $rc, $(grep -c 'ERROR SUMMARY: 0 errors' "$L/memcheck-mpi-$part.log") clean rank logs ($(since))"
+        timeout "$TMO" $MPIRUN -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 \
+            build-gpu/test/coll/test_coll_mpi_cuda "$part" >"$L/memcheck-mpi-$part.log" 2>&1 &
     done
-    GHZ_COLL_TEST_N=100003 GHZ_COLL_TEST_LARGE_N=300000 timeout 300 compute-sanitizer --tool memcheck \
-        --error-exitcode 9 build-gpu/test/gpu/test_cuda_coll_reduce --jobs 1 >"$L/memcheck-reduce.log" 2>&1
-    rc=$?
-    [ $rc = 0 ] || status=1
-    echo "== memcheck coll_reduce: exit $rc, $(grep 'ERROR SUMMARY' "$L/memcheck-reduce.log" | tail -1) ($(since))"
+    GHZ_COLL_TEST_N=100003 GHZ_COLL_TEST_LARGE_N=300000 timeout "$TMO" compute-sanitizer --tool memcheck \
+        --error-exitcode 9 build-gpu/test/gpu/test_cuda_coll_reduce --jobs 1 >"$L/memcheck-reduce.log" 2>&1 &
+    wait
+    for part in errors edge; do
+        n=$(grep -c 'ERROR SUMMARY: 0 errors' "$L/memcheck-mpi-$part.log")
+        [ "$n" = 2 ] || status=1
+        echo "== memcheck mpi $part np2: $n of 2 rank logs clean ($(since))"
+    done
+    grep -q 'ERROR SUMMARY: 0 errors' "$L/memcheck-reduce.log" || status=1
+    echo "== memcheck coll_reduce: $(grep 'ERROR SUMMARY' "$L/memcheck-reduce.log" | tail -1) ($(since))"
+fi
+if has racecheck; then
+    GHZ_COLL_TEST_N=100003 GHZ_COLL_TEST_LARGE_N=300000 timeout "$TMO" compute-sanitizer --tool racecheck \
+        --error-exitcode 9 build-gpu/test/gpu/test_cuda_coll_reduce --jobs 1 >"$L/racecheck-reduce.log" 2>&1 &
+    timeout "$TMO" $MPIRUN -np 2 compute-sanitizer --tool racecheck --error-exitcode 9 \
+        build-gpu/test/coll/test_coll_mpi_cuda edge >"$L/racecheck-mpi-edge.log" 2>&1 &
+    wait
+    for f in racecheck-reduce racecheck-mpi-edge; do
+        grep -q 'ERROR SUMMARY: 0 hazards\|ERROR SUMMARY: 0 errors' "$L/$f.log" || status=1
+        echo "== $f: $(grep 'ERROR SUMMARY' "$L/$f.log" | tr '\n' ' ') ($(since))"
+    done
 fi
 if has bench; then
     timeout 200 build-gpu/ghz/tools/bench/ghz-bench reduce --gib 1 --reps 10 --json "$L/bench_reduce.json" \
@@ -97,11 +137,13 @@ if has bench; then
 fi
 if has collbench; then
     python3 scripts/coll_rank_fields.py "$L/fields" 4 >/dev/null
-    for np in 2; do
-        timeout 300 $MPIRUN -np $np build-gpu/ghz/tools/coll_bench/ghz-coll-bench ${GHZ_COLLBENCH_ARGS:--b 1M -e 256M -f 4 -n 5 -w 1 -c 1} \
-            --backend cuda --rel 1e-4 -d float --raw "$L"/fields/rank*.f32 --json "$L/collbench-cuda-np$np.jsonl" \
-            >"$L/collbench-cuda-np$np.log" 2>&1 || status=1
-        tail -30 "$L/collbench-cuda-np$np.log"
+    for tr in mpi ipc; do
+        GHZ_COLL_TRANSPORT=$tr timeout "$TMO" $MPIRUN -np 2 -x GHZ_COLL_TRANSPORT build-gpu/ghz/tools/coll_bench/ghz-coll-bench \
+            ${GHZ_COLLBENCH_ARGS:--b 1M -e 256M -f 4 -n 5 -w 1 -c 1} --backend cuda --rel 1e-4 -d float \
+            --raw "$L"/fields/rank*.f32 --json "$L/collbench-cuda-$tr-np2.jsonl" >"$L/collbench-cuda-$tr-np2.log" 2>&1 ||
+            status=1
+        echo "== collbench cuda, transport $tr, 2 ranks ($(since))"
+        tail -30 "$L/collbench-cuda-$tr-np2.log"
     done
 fi
 finish
