@@ -75,9 +75,15 @@ typedef enum {
     GHZ_ALGO_TWO_LEVEL = 5,          /* allreduce over nodes: exact reduce to one leader
                                         per node, the lossy allreduce among leaders only,
                                         exact broadcast inside the node */
-    GHZ_ALGO_TWO_LEVEL_MULTI = 6     /* allreduce over nodes of equal size: exact
+    GHZ_ALGO_TWO_LEVEL_MULTI = 6,    /* allreduce over nodes of equal size: exact
                                         reduce-scatter inside the node, every local rank
                                         leads its slice across nodes, exact allgather */
+    GHZ_ALGO_IPC_DIRECT = 7          /* allreduce, reduce_scatter over CUDA IPC: every
+                                        rank publishes its input (compressed) once, reads
+                                        its segment from every peer's memory and combines
+                                        it in one pass (lossy: the n-ary homomorphic sum;
+                                        sum and avg), then reads every segment's result
+                                        from its owner. Exact: asynchronous to the host */
 } ghz_algo_t;
 
 /* How a communicator's messages move between ranks (COLL.md, Transports). Values are

@@ -143,12 +143,35 @@ static size_t fit_window(const ghz_comm_t* c, need_fn need, need_fn need2, coll_
     return lo;
 }
 
+/* Whether GHZ_ALGO_IPC_DIRECT can run the call: a transport that maps the peers'
+ * pools (CUDA IPC), and exact or the homomorphic sum (ghz/homo's n-ary sum takes at most
+ * COLL_SUM_N_MAX inputs); NULL or the reason. */
+static const char* direct_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
+{
+#ifdef GHZ_WITH_CUDA
+    if (!c->tp.fence || !c->tp.peer_pool) return "needs the CUDA IPC transport";
+    if (m == COLL_EXACT) return NULL;
+    if (m != COLL_HOMO) return "combines compressed data only (the homomorphic path)";
+    if (k->op != GHZ_OP_SUM && k->op != GHZ_OP_AVG) return "combines compressed data by sums only (sum, avg)";
+    if (c->size > COLL_SUM_N_MAX) return "sums at most 64 ranks' compressed data";
+    return NULL;
+#else
+    (void)c;
+    (void)k;
+    (void)m;
+    return "needs a CUDA build and the CUDA IPC transport";
+#endif
+}
+
 static ghz_algo_t choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
 {
     const size_t bytes = k->total * ghz_dtype_size(k->dtype);
     switch (k->kind) {
     case KIND_ALLREDUCE:
         if (c->cfg.allreduce_algo != GHZ_ALGO_AUTO) return c->cfg.allreduce_algo;
+        /* one node over CUDA IPC: the peers' memory is read directly, every size (the
+         * messages of the other algorithms each wait for the GPU) */
+        if (!direct_refusal(c, k, m) && !(c->intra && c->inter && m != COLL_EXACT)) return GHZ_ALGO_IPC_DIRECT;
         if (m == COLL_EXACT) return bytes <= AUTO_RECDBL_MAX_BYTES ? GHZ_ALGO_RECURSIVE_DOUBLING : GHZ_ALGO_RING;
         /* lossy over several nodes: compress only across nodes (K over the node count,
          * exact on the fast links inside a node), every local rank busy if nodes match */
@@ -157,6 +180,7 @@ static ghz_algo_t choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t 
         return c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
     case KIND_REDUCE_SCATTER:
         if (c->cfg.reduce_scatter_algo != GHZ_ALGO_AUTO) return c->cfg.reduce_scatter_algo;
+        if (!direct_refusal(c, k, m)) return GHZ_ALGO_IPC_DIRECT;
         return m != COLL_EXACT && c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
     case KIND_REDUCE:
         return c->cfg.reduce_algo != GHZ_ALGO_AUTO ? c->cfg.reduce_algo : GHZ_ALGO_BINOMIAL;
@@ -171,10 +195,10 @@ static ghz_status_t check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t 
     switch (k->kind) {
     case KIND_ALLREDUCE:
         ok = a == GHZ_ALGO_RING || a == GHZ_ALGO_RECURSIVE_DOUBLING || a == GHZ_ALGO_PAIRWISE ||
-             a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI;
+             a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI || a == GHZ_ALGO_IPC_DIRECT;
         break;
     default: break;
-    case KIND_REDUCE_SCATTER: ok = a == GHZ_ALGO_RING || a == GHZ_ALGO_PAIRWISE; break;
+    case KIND_REDUCE_SCATTER: ok = a == GHZ_ALGO_RING || a == GHZ_ALGO_PAIRWISE || a == GHZ_ALGO_IPC_DIRECT; break;
     case KIND_REDUCE: ok = a == GHZ_ALGO_BINOMIAL; break;
     }
     if (!ok)
@@ -186,6 +210,8 @@ static ghz_status_t check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t 
                         ghz_algo_name(a), c->nodes);
     if (a == GHZ_ALGO_TWO_LEVEL_MULTI && !c->uniform_nodes)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "two_level_multi needs nodes of equal size");
+    if (a == GHZ_ALGO_IPC_DIRECT && direct_refusal(c, k, m))
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "ipc_direct %s", direct_refusal(c, k, m));
     if (a == GHZ_ALGO_PAIRWISE && m == COLL_HOMO && c->size > COLL_SUM_N_MAX)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "pairwise homomorphic sums take at most %d ranks",
                         COLL_SUM_N_MAX);
@@ -215,6 +241,9 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
     case GHZ_ALGO_RING: need = coll_ring_need; break;
     case GHZ_ALGO_PAIRWISE: need = coll_pairwise_need; break;
     case GHZ_ALGO_RECURSIVE_DOUBLING: need = coll_recdbl_need; break;
+#ifdef GHZ_WITH_CUDA
+    case GHZ_ALGO_IPC_DIRECT: need = coll_direct_need; break;
+#endif
     default: need = coll_binomial_need; break;
     }
     if (k->kind == KIND_ALLREDUCE && (algo == GHZ_ALGO_RING || algo == GHZ_ALGO_PAIRWISE))
@@ -283,9 +312,22 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
                 c->seg_off[s] = s * k->count + off;
                 c->seg_cnt[s] = w;
             }
-            if (algo == GHZ_ALGO_RING) coll_ring_reduce_scatter(&r, &pool, k->out + off * e);
-            else coll_pairwise_reduce_scatter(&r, &pool, k->out + off * e);
             r.logical_bytes = (N - 1) * w * e;
+            if (algo == GHZ_ALGO_RING) coll_ring_reduce_scatter(&r, &pool, k->out + off * e);
+#ifdef GHZ_WITH_CUDA
+            else if (algo == GHZ_ALGO_IPC_DIRECT) {
+                r.logical_bytes = 0; /* counted by what the peers read */
+                coll_direct_reduce(&r, &pool, 0, k->out + off * e);
+            }
+#endif
+            else coll_pairwise_reduce_scatter(&r, &pool, k->out + off * e);
+#ifdef GHZ_WITH_CUDA
+        } else if (algo == GHZ_ALGO_IPC_DIRECT) {
+            w = k->count - off < window * N ? k->count - off : window * N;
+            split(c, off, w);
+            r.out = k->out;
+            coll_direct_reduce(&r, &pool, 1, NULL);
+#endif
         } else if (algo == GHZ_ALGO_RING || algo == GHZ_ALGO_PAIRWISE) {
             w = k->count - off < window * N ? k->count - off : window * N;
             split(c, off, w);

@@ -90,9 +90,9 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* 
     if (out->backend == GHZ_EXEC_CUDA)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "this libghzcoll was built without CUDA");
 #endif
-    if ((unsigned)out->allreduce_algo > GHZ_ALGO_TWO_LEVEL_MULTI ||
-        (unsigned)out->reduce_scatter_algo > GHZ_ALGO_TWO_LEVEL_MULTI ||
-        (unsigned)out->reduce_algo > GHZ_ALGO_TWO_LEVEL_MULTI)
+    if ((unsigned)out->allreduce_algo > GHZ_ALGO_IPC_DIRECT ||
+        (unsigned)out->reduce_scatter_algo > GHZ_ALGO_IPC_DIRECT ||
+        (unsigned)out->reduce_algo > GHZ_ALGO_IPC_DIRECT)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown algorithm in the configuration");
     if (out->pool_bytes == 0) out->pool_bytes = out->backend == GHZ_EXEC_CUDA ? DEFAULT_POOL_CUDA : DEFAULT_POOL;
     if (out->chunk_bytes == 0) out->chunk_bytes = out->backend == GHZ_EXEC_CUDA ? DEFAULT_CHUNK_CUDA : DEFAULT_CHUNK;

@@ -81,6 +81,8 @@ ghz_status_t ghz_coll_transport_mpi(MPI_Comm* comm, coll_transport_t* tp)
     tp->irecv = mpi_irecv;
     tp->wait = mpi_wait;
     tp->destroy = mpi_destroy;
+    tp->peer_pool = NULL; /* two-sided only */
+    tp->fence = NULL;
     tp->state = comm;
     return GHZ_SUCCESS;
 }

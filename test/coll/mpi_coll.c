@@ -158,6 +158,29 @@ static int same_everywhere(const void* buf, size_t bytes)
     return hmin == hmax;
 }
 
+/* 1 when the run is over the CUDA IPC transport (GHZ_COLL_TRANSPORT=ipc on the CUDA
+ * build): the exact and lossy parts then also run GHZ_ALGO_IPC_DIRECT. */
+static int ipc_run(void)
+{
+#ifdef GHZ_TEST_CUDA
+    const char* env = getenv("GHZ_COLL_TRANSPORT");
+    return env && strcmp(env, "ipc") == 0;
+#else
+    return 0;
+#endif
+}
+
+/* The allreduce algorithms the exact and lossy parts run, and each one's reduce-scatter
+ * partner (index 3, ipc_direct, only in ipc runs). */
+static const ghz_algo_t ar_algos[] = {GHZ_ALGO_RING, GHZ_ALGO_RECURSIVE_DOUBLING, GHZ_ALGO_PAIRWISE,
+                                      GHZ_ALGO_IPC_DIRECT};
+static const ghz_algo_t rs_algos[] = {GHZ_ALGO_RING, GHZ_ALGO_RING, GHZ_ALGO_PAIRWISE, GHZ_ALGO_IPC_DIRECT};
+
+static size_t n_algos(void)
+{
+    return ipc_run() ? 4 : 3;
+}
+
 static ghz_comm_t* make_comm(ghz_algo_t ar, ghz_algo_t rs, size_t pool, size_t chunk)
 {
     ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
@@ -335,7 +358,6 @@ static void test_exact_case(ghz_comm_t* c, int kind, ghz_dtype_t t, ghz_op_t op,
 
 static int run_exact(void)
 {
-    static const ghz_algo_t ar_algos[] = {GHZ_ALGO_RING, GHZ_ALGO_RECURSIVE_DOUBLING, GHZ_ALGO_PAIRWISE};
     const size_t N = (size_t)g_size;
     /* counts: empty, one, fewer than N, not divisible by N, and (with a 64 KiB pool and
      * 256-byte chunks) many pieces and several rounds */
@@ -351,8 +373,8 @@ static int run_exact(void)
     counts[4] = 1001;
     counts[5] = 9001;
     for (q = 0; q < N; q++) in[q] = malloc(maxc * 8 + 64);
-    for (a = 0; a < 3; a++) {
-        ghz_comm_t* c = make_comm(ar_algos[a], a == 2 ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING, 1 << 16, 256);
+    for (a = 0; a < n_algos(); a++) {
+        ghz_comm_t* c = make_comm(ar_algos[a], rs_algos[a], 1 << 16, 256);
         ghz_coll_info_t i0 = GHZ_COLL_INFO_INIT, i1 = GHZ_COLL_INFO_INIT;
         if (!c) break;
         ghz_comm_info(c, &i0);
@@ -486,7 +508,6 @@ static double lossy_case(ghz_comm_t* c, ghz_dtype_t t, ghz_op_t op, ghz_path_t p
 
 static int run_lossy(void)
 {
-    static const ghz_algo_t ar_algos[] = {GHZ_ALGO_RING, GHZ_ALGO_RECURSIVE_DOUBLING, GHZ_ALGO_PAIRWISE};
     static const ghz_op_t ops[] = {GHZ_OP_SUM, GHZ_OP_AVG, GHZ_OP_MIN, GHZ_OP_MAX};
     const size_t count = 20011, N = (size_t)g_size;
     void* in[64];
@@ -494,9 +515,9 @@ static int run_lossy(void)
     size_t a, q, oi;
     double worst = 0, min_ratio = 1e30;
     for (q = 0; q < N; q++) in[q] = malloc((count + N) * N * 8);
-    for (a = 0; a < 3; a++) {
+    for (a = 0; a < n_algos(); a++) {
         /* 256 KiB pool, 16 KiB chunks: several pieces and rounds */
-        ghz_comm_t* c = make_comm(ar_algos[a], a == 2 ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING, 256 << 10, 16 << 10);
+        ghz_comm_t* c = make_comm(ar_algos[a], rs_algos[a], 256 << 10, 16 << 10);
         int ti, p, m, kind;
         if (!c) break;
         for (ti = 0; ti < 2; ti++)
@@ -509,6 +530,9 @@ static int run_lossy(void)
                             double ratio = 0, r;
                             if (kind == 1 && a != 0) continue;
                             if (kind == 2 && a == 1) continue;
+                            /* ipc_direct sums compressed data: min, max and DOC are
+                             * refused (run_direct_refusals) */
+                            if (a == 3 && (p || ops[oi] == GHZ_OP_MIN || ops[oi] == GHZ_OP_MAX)) continue;
                             r = lossy_case(c, t, ops[oi], path, m ? GHZ_EB_REL : GHZ_EB_ABS,
                                            m ? 1e-3 : abs_bound(1e-3), kind == 2 ? count / N + 1 : count, kind,
                                            (int)((oi + p + kind) & 1), in, send, recv, &ratio);
@@ -542,6 +566,105 @@ static int run_lossy(void)
 }
 
 /* ---- edge cases ---------------------------------------------------------------------- */
+
+/* GHZ_ALGO_IPC_DIRECT: refused with a reason on every rank where it cannot run (no
+ * CUDA IPC transport; min, max and DOC); chosen by AUTO over CUDA IPC; and a collective
+ * on a stream being captured into a CUDA graph is refused before it enqueues anything
+ * (the ranks meet on the host), on the capturing rank and, through the agreement, on
+ * the others. */
+static void edge_direct(void)
+{
+    const size_t n = 4099;
+    float *x = malloc(n * 4 * 64), *y = malloc(n * 4 * 64);
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+    ghz_comm_t* c = make_comm(GHZ_ALGO_IPC_DIRECT, GHZ_ALGO_IPC_DIRECT, 0, 0);
+    ghz_status_t st;
+    size_t i;
+    int q;
+    for (i = 0; i < n * 64; i++) x[i] = (float)cos(0.002 * (double)i) + (float)g_rank;
+    acc.mode = GHZ_EB_ABS;
+    acc.bound = 1e-3;
+    if (c && g_size > 1) {
+        st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c);
+        if (!ipc_run()) {
+            CHECK(st == GHZ_ERR_UNSUPPORTED, "ipc_direct over MPI: %s", ghz_status_string(st));
+        } else {
+            CHECK(st == GHZ_SUCCESS, "ipc_direct exact: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
+            for (i = 0; i < n && st == GHZ_SUCCESS; i++) {
+                float ex = 0;
+                for (q = 0; q < g_size; q++) ex += (float)cos(0.002 * (double)i) + (float)q;
+                if (y[i] != ex) {
+                    CHECK(0, "ipc_direct exact: element %zu: %g, expected %g", i, y[i], ex);
+                    break;
+                }
+            }
+            st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_MAX, &acc, c);
+            CHECK(st == GHZ_ERR_UNSUPPORTED, "ipc_direct lossy max: %s", ghz_status_string(st));
+            acc.path = GHZ_PATH_DOC;
+            st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c);
+            CHECK(st == GHZ_ERR_UNSUPPORTED, "ipc_direct DOC: %s", ghz_status_string(st));
+            acc.path = GHZ_PATH_HOMO;
+        }
+    }
+    ghz_comm_destroy(c);
+    /* AUTO picks it over CUDA IPC (exact and the homomorphic sum), and only there */
+    acc.path = GHZ_PATH_HOMO;
+    c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 0, 0);
+    if (c && g_size > 1) {
+        st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c);
+        ghz_comm_info(c, &info);
+        CHECK(st == GHZ_SUCCESS && (info.algo == GHZ_ALGO_IPC_DIRECT) == ipc_run(), "auto exact: %s, %s",
+              ghz_status_string(st), ghz_algo_name(info.algo));
+        st = ALLREDUCE(x, y, n * 64, GHZ_F32, GHZ_OP_SUM, &acc, c);
+        ghz_comm_info(c, &info);
+        CHECK(st == GHZ_SUCCESS && (info.algo == GHZ_ALGO_IPC_DIRECT) == ipc_run() && info.lossy &&
+                  info.path == GHZ_PATH_HOMO,
+              "auto homo: %s, %s", ghz_status_string(st), ghz_algo_name(info.algo));
+        st = REDUCE_SCATTER(x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c);
+        ghz_comm_info(c, &info);
+        CHECK(st == GHZ_SUCCESS && (info.algo == GHZ_ALGO_IPC_DIRECT) == ipc_run(), "auto reduce_scatter: %s, %s",
+              ghz_status_string(st), ghz_algo_name(info.algo));
+    }
+#ifdef GHZ_TEST_CUDA
+    if (c) {
+        /* rank 0 captures; its call is refused, the others' fail as PEER; no output */
+        cudaStream_t s = NULL;
+        cudaGraph_t g = NULL;
+        void *ds = NULL, *dr = NULL;
+        const int capturing = g_rank == 0;
+        CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "cudaStreamCreate");
+        CHECK(cudaMalloc(&ds, n * 4) == cudaSuccess && cudaMalloc(&dr, n * 4) == cudaSuccess, "cudaMalloc");
+        cudaMemcpy(ds, x, n * 4, cudaMemcpyHostToDevice);
+        cudaMemset(dr, 0x5A, n * 4);
+        if (capturing) CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed) == cudaSuccess, "capture");
+        st = ghz_allreduce(ds, dr, n, GHZ_F32, GHZ_OP_SUM, NULL, c, s);
+        if (capturing) {
+            CHECK(cudaStreamEndCapture(s, &g) == cudaSuccess, "end capture");
+            if (g) cudaGraphDestroy(g);
+        }
+        CHECK(st == (capturing ? GHZ_ERR_UNSUPPORTED : g_size > 1 ? GHZ_ERR_PEER : GHZ_SUCCESS),
+              "allreduce while rank 0 captures: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
+        cudaStreamSynchronize(s);
+        cudaMemcpy(y, dr, n * 4, cudaMemcpyDeviceToHost);
+        for (i = 0; i < n && g_size > 1; i++)
+            if (((const uint32_t*)y)[i] != 0x5A5A5A5Au) {
+                CHECK(0, "the refused call wrote element %zu", i);
+                break;
+            }
+        /* the communicator still works afterwards, on the same stream */
+        st = ghz_allreduce(ds, dr, n, GHZ_F32, GHZ_OP_SUM, NULL, c, s);
+        cudaStreamSynchronize(s);
+        CHECK(st == GHZ_SUCCESS, "allreduce after the refusal: %s", ghz_status_string(st));
+        cudaFree(ds);
+        cudaFree(dr);
+        cudaStreamDestroy(s);
+    }
+#endif
+    ghz_comm_destroy(c);
+    free(x);
+    free(y);
+}
 
 static int run_edge(void)
 {
@@ -676,6 +799,7 @@ static int run_edge(void)
     free(x);
     free(y);
     free(z);
+    edge_direct();
     return mpi_check_finish("edge");
 }
 

@@ -32,6 +32,7 @@
 
 #include "ghz/codec/codec_cuda.h"
 #include "ghz/coll/detail/backend.h"
+#include "ghz/coll/detail/backend_cuda.h"
 #include "ghz/coll/detail/reduce_cuda.h"
 #include "ghz/detail/error.h"
 #include "ghz/homo/homo_cuda.h"
@@ -44,6 +45,8 @@ typedef struct {
     void* d_sum_work;         /* ghz_cuda_homo_sum_n's workspace for up to 64 inputs */
     size_t sum_work_bytes;
     void* h_scratch;          /* pinned mirror */
+    cudaEvent_t done;         /* ghz_coll_backend_cuda_mark's */
+    int have_done, done_pending;
 } cuda_state_t;
 
 enum { SCRATCH_RANGE = 0, SCRATCH_SIZE = 64, SCRATCH_STATUS = 72, SCRATCH_BYTES = 128 };
@@ -84,7 +87,22 @@ static void cuda_release(coll_backend_t* be, void* p, int kind)
 
 static ghz_status_t cuda_begin(coll_backend_t* be, ghz_stream_t stream)
 {
-    st_of(be)->stream = (cudaStream_t)stream;
+    cuda_state_t* s = st_of(be);
+    enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+    cudaError_t e = cudaStreamIsCapturing((cudaStream_t)stream, &cap);
+    s->stream = (cudaStream_t)stream;
+    if (e != cudaSuccess) return cuda_fail(e, "cudaStreamIsCapturing");
+    /* the peers meet on the host during a call (agreement, messages, fences), which a
+     * graph cannot replay: refused before anything is enqueued (COLL.md, CUDA backend) */
+    if (cap != cudaStreamCaptureStatusNone)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "a collective cannot be captured into a CUDA graph: its ranks meet on "
+                                             "the host during the call");
+    /* a previous call's reads of the peers' memory (another stream, maybe) come first */
+    if (s->done_pending) {
+        e = cudaStreamWaitEvent(s->stream, s->done, 0);
+        if (e != cudaSuccess) return cuda_fail(e, "cudaStreamWaitEvent");
+        s->done_pending = 0;
+    }
     /* the input was written by the caller's earlier work on this stream */
     return drain(be, GHZ_SUCCESS);
 }
@@ -238,6 +256,34 @@ static ghz_status_t cuda_homo_sum_n(coll_backend_t* be, ghz_dtype_t dtype, const
     return device_result(be, st, out_size, "n-ary homomorphic sum");
 }
 
+void ghz_coll_backend_cuda_parts(coll_backend_t* be, coll_cuda_parts_t* parts)
+{
+    cuda_state_t* s = st_of(be);
+    parts->ctx = s->ctx;
+    parts->stream = s->stream;
+    parts->sum_work = s->d_sum_work;
+    parts->sum_work_bytes = s->sum_work_bytes;
+    parts->max_elems = s->max_elems;
+}
+
+ghz_status_t ghz_coll_backend_cuda_check(coll_backend_t* be, const int* d_status, size_t n, const char* what)
+{
+    cuda_state_t* s = st_of(be);
+    ghz_status_t st = clear_status(be);
+    if (st == GHZ_SUCCESS && n)
+        st = ghz_coll_first_error_cuda(d_status, n, (int*)((char*)s->d_scratch + SCRATCH_STATUS), s->stream);
+    return device_result(be, st, NULL, what);
+}
+
+ghz_status_t ghz_coll_backend_cuda_mark(coll_backend_t* be)
+{
+    cuda_state_t* s = st_of(be);
+    cudaError_t e = cudaEventRecord(s->done, s->stream);
+    if (e != cudaSuccess) return cuda_fail(e, "cudaEventRecord");
+    s->done_pending = 1;
+    return GHZ_SUCCESS;
+}
+
 ghz_stream_t ghz_coll_backend_cuda_stream(coll_backend_t* be)
 {
     return (ghz_stream_t)st_of(be)->stream;
@@ -252,6 +298,9 @@ static void cuda_destroy(coll_backend_t* be)
 {
     cuda_state_t* s = st_of(be);
     if (!s) return;
+    /* nothing of this backend's may still run when its memory goes */
+    if (s->done_pending) cudaEventSynchronize(s->done);
+    if (s->have_done) cudaEventDestroy(s->done);
     ghz_cuda_ctx_destroy(s->ctx);
     cudaFree(s->d_scratch);
     cudaFree(s->d_sum_work);
@@ -292,6 +341,8 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     e = cudaMalloc(&s->d_scratch, SCRATCH_BYTES);
     if (e == cudaSuccess) e = cudaMalloc(&s->d_sum_work, s->sum_work_bytes ? s->sum_work_bytes : 1);
     if (e == cudaSuccess) e = cudaHostAlloc(&s->h_scratch, SCRATCH_BYTES, cudaHostAllocPortable);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming);
+    if (e == cudaSuccess) s->have_done = 1;
     if (e != cudaSuccess) {
         cuda_destroy(be);
         return cuda_fail(e, "CUDA backend scratch");

@@ -487,6 +487,19 @@ ghz_status_t range_of(const void* src, size_t n, ghz_coll_range_t* r, cudaStream
     return launch("ghz_coll_range_cuda", grid, stream, range_kernel<F, false>, (const F*)src, s, r);
 }
 
+/* The first failure among n statuses, in index order, into *first (GHZ_SUCCESS when
+ * none): one block strides over them and keeps the smallest failing index. */
+__global__ void first_error_kernel(const int* st, size_t n, int* first)
+{
+    __shared__ unsigned long long lowest;
+    if (threadIdx.x == 0) lowest = ~0ull;
+    __syncthreads();
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+        if (st[i] != 0) atomicMin(&lowest, (unsigned long long)i);
+    __syncthreads();
+    if (threadIdx.x == 0) *first = lowest == ~0ull ? 0 : st[lowest];
+}
+
 } // namespace coll_cuda
 } // inline namespace GHZ_COLL_CUDA_NS
 } // namespace ghz
@@ -539,4 +552,14 @@ extern "C" ghz_status_t ghz_coll_range_cuda(const void* d_src, size_t n, ghz_dty
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_range_cuda: the result is not 8-byte aligned");
     return dtype == GHZ_F32 ? range_of<float>(d_src, n, d_range, stream)
                             : range_of<double>(d_src, n, d_range, stream);
+}
+
+extern "C" ghz_status_t ghz_coll_first_error_cuda(const int* d_status, size_t n, int* d_first, cudaStream_t stream)
+{
+    if (!d_first || (n > 0u && !d_status))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_first_error_cuda: NULL pointer");
+    first_error_kernel<<<1, 256, 0, stream>>>(d_status, n, d_first);
+    const cudaError_t e = cudaGetLastError();
+    return e == cudaSuccess ? GHZ_SUCCESS
+                            : ghz_fail(GHZ_ERR_CUDA, "ghz_coll_first_error_cuda: %s", cudaGetErrorString(e));
 }

@@ -28,6 +28,15 @@
  * it, so that the sender never waits forever, and returns the failure: the round
  * poisons its later messages as with any failure.
  *
+ * One-sided use (transport.h, peer_pool and fence; cuda/algo_direct.c): kernels read
+ * the peers' mapped pools directly. A fence records this rank's event after its
+ * enqueued work, meets every peer (MPI_Barrier: host only, the GPU keeps running) and
+ * makes the stream wait on every peer's event. The barrier makes each peer's record
+ * happen before the wait on it, so the wait covers that record or a later one of the
+ * same event (which covers more work): never an older one. Later records cannot
+ * deadlock: a peer's later record follows only work that waited on records made
+ * before this rank's own wait was enqueued.
+ *
  * Tags: TAG_CTL for records; acknowledgements TAG_ACK_BASE + (sequence mod ACK_SEQS),
  * so that an acknowledgement completes exactly its own send even when the receiver
  * waits for its receives in another order than it posted them. MPI guarantees tags up
@@ -255,6 +264,38 @@ static void free_state(ipc_state_t* s)
     free(s);
 }
 
+static unsigned char* ipc_peer_pool(coll_transport_t* tp, int peer)
+{
+    ipc_state_t* s = st_of(tp);
+    return peer >= 0 && peer < s->size ? s->peer_pool[peer] : NULL;
+}
+
+static ghz_status_t ipc_fence(coll_transport_t* tp, ghz_status_t mine)
+{
+    ipc_state_t* s = st_of(tp);
+    cudaStream_t stream = stream_of(s);
+    cudaError_t e;
+    int rc, p, worst = 0, st_in;
+    if (mine == GHZ_SUCCESS) {
+        e = cudaEventRecord(s->ev, stream);
+        if (e != cudaSuccess) mine = cuda_fail(e, "cudaEventRecord (CUDA IPC fence)");
+    }
+    /* the meeting carries every rank's status: met after a failure too, so no peer
+     * waits forever, and no rank reads a failed rank's buffers */
+    st_in = (int)mine;
+    rc = MPI_Allreduce(&st_in, &worst, 1, MPI_INT, MPI_MAX, s->comm);
+    if (mine != GHZ_SUCCESS) return mine;
+    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (CUDA IPC fence)");
+    if (worst != GHZ_SUCCESS)
+        return ghz_fail(GHZ_ERR_PEER, "another rank failed (%s)", ghz_status_string((ghz_status_t)worst));
+    for (p = 0; p < s->size; p++) {
+        if (p == s->rank) continue;
+        e = cudaStreamWaitEvent(stream, s->peer_ev[p], 0);
+        if (e != cudaSuccess) return cuda_fail(e, "cudaStreamWaitEvent (CUDA IPC fence)");
+    }
+    return GHZ_SUCCESS;
+}
+
 /* Unmaps the peers' pools and events, then meets every peer (MPI_Barrier) before this
  * rank's event goes and the caller frees this rank's pool: no peer still maps them. */
 static void ipc_destroy(coll_transport_t* tp)
@@ -262,6 +303,9 @@ static void ipc_destroy(coll_transport_t* tp)
     ipc_state_t* s = st_of(tp);
     int p;
     if (!s) return;
+    /* reads of the peers' pools that one-sided calls left running end first (this
+     * process's work only; destroy is not a hot path) */
+    cudaDeviceSynchronize();
     for (p = 0; p < s->size; p++) {
         if (!(s->peer_open[p] & 1)) continue;
         cudaIpcCloseMemHandle(s->peer_pool[p]);
@@ -387,7 +431,8 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
     }
     /* from here on tp->destroy undoes it (collective: it meets the peers) */
     {
-        static const coll_transport_t ipc = {"cuda_ipc", ipc_isend, ipc_irecv, ipc_wait, ipc_destroy, NULL};
+        static const coll_transport_t ipc = {"cuda_ipc", ipc_isend, ipc_irecv,     ipc_wait,
+                                             ipc_destroy, ipc_peer_pool, ipc_fence, NULL};
         *tp = ipc;
         tp->state = s;
     }

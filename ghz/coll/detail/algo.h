@@ -127,6 +127,12 @@ void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool);
 size_t coll_bcast_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
 void coll_binomial_bcast(coll_round_t* r, coll_pool_t* pool);
 
+/* Direct reads of the peers' pools (cuda/algo_direct.c; CUDA builds, transports with
+ * peer_pool and fence): the pairwise dataflow without messages. all: every segment's
+ * result into out + seg_off[s] (allreduce), else this rank's into out_own. */
+size_t coll_direct_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
+void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned char* out_own);
+
 /* Piece geometry: elements of piece j of a segment of n, and its offsets in a raw
  * buffer and in a wire buffer (every full piece has the same wire capacity). */
 size_t coll_piece_n(const coll_round_t* r, size_t n, size_t j);

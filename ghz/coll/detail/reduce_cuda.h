@@ -64,6 +64,10 @@ typedef struct {
 ghz_status_t ghz_coll_range_cuda(const void* d_src, size_t n, ghz_dtype_t dtype,
                                  ghz_coll_range_t* d_range, cudaStream_t stream);
 
+/* *d_first = the first nonzero of d_status[0..n) (statuses that stream-ordered codec
+ * and ghz/homo calls wrote), or 0 (GHZ_SUCCESS): one small kernel on `stream`. */
+ghz_status_t ghz_coll_first_error_cuda(const int* d_status, size_t n, int* d_first, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

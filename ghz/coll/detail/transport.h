@@ -44,6 +44,16 @@ struct coll_transport {
     /* Completes req (no-op when inactive); *bytes and *poison may be NULL (sends). */
     ghz_status_t (*wait)(coll_transport_t* tp, coll_req_t* req, size_t* bytes, int* poison);
     void (*destroy)(coll_transport_t* tp);
+    /* One-sided access, for transports that map every peer's wire pool (CUDA IPC);
+     * NULL elsewhere. peer_pool: where rank `peer`'s pool is mapped here (this rank's
+     * own pool for itself); every rank lays out a call's buffers alike, so a peer's
+     * buffer is its pool plus the offset of one's own. fence: collective over the
+     * transport's ranks; the backend's stream work that any rank enqueued before its
+     * fence happens before the stream work that any rank enqueues after its fence, and
+     * every rank learns whether any rank's `mine` was a failure (its own status, or
+     * GHZ_ERR_PEER). The host does not wait for the GPU (cuda/algo_direct.c). */
+    unsigned char* (*peer_pool)(coll_transport_t* tp, int peer);
+    ghz_status_t (*fence)(coll_transport_t* tp, ghz_status_t mine);
     void* state;
 };
 

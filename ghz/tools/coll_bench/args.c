@@ -281,7 +281,7 @@ int cb_parse_args(int argc, char** argv, int speak, cb_args_t* a)
             else USAGE_ERR("--backend takes cpu or cuda: %s", v);
         } else if (!strcmp(o, "--algo")) {
             int x;
-            if (!find_name(v, GHZ_ALGO_AUTO, GHZ_ALGO_BINOMIAL, algo_name, &x))
+            if (!find_name(v, GHZ_ALGO_AUTO, GHZ_ALGO_IPC_DIRECT, algo_name, &x))
                 USAGE_ERR("unknown algorithm: %s", v);
             a->algo = (ghz_algo_t)x;
         } else if (!strcmp(o, "--rel") || !strcmp(o, "--abs")) {

@@ -1,0 +1,284 @@
+/* ghz/coll/cuda/algo_direct.c: allreduce and reduce-scatter by direct reads of the
+ * peers' memory (GHZ_ALGO_IPC_DIRECT; transports with one-sided access: CUDA IPC).
+ *
+ * The dataflow is the pairwise algorithm's (algo_pairwise.c), without messages: every
+ * rank publishes its whole input once in its exported pool (HOMO: compressed, one
+ * frame per piece; EXACT: a copy of the values); after a fence, each rank combines
+ * its own segment from every rank's pool in one pass (HOMO: ghz/homo's n-ary sum,
+ * reading the frames and their sizes straight from the peers' memory; EXACT: the
+ * exact reduction folded over the ranks in rank order) into its pool; after a second
+ * fence, every rank decodes (copies) every segment's result from its owner's pool into
+ * its output (reduce-scatter: its own only); a third fence ends the call.
+ *
+ * Why it is safe (transport.h, fence): a rank reads a peer's region only between the
+ * fences that follow the peer's write of it and precede its next write. Its regions
+ * are: C (the published input, written before fence 1, read between fences 1 and 2)
+ * and R (the combined segment, written between fences 1 and 2, read between fences 2
+ * and 3). The next round's writes of C follow fence 3 and of R its fence 1. Work of a
+ * later call on another stream waits for this one (ghz_coll_backend_cuda_mark).
+ *
+ * Layout: every rank carves the same regions at the same offsets of its pool (the
+ * same round on every rank), so a peer's region is its mapped pool plus one's own
+ * offset. Sizes of frames live next to them in the pool, written by the GPU: the host
+ * never learns them before the consumer's kernel reads them.
+ *
+ * The host waits for the GPU only on the lossy path, after each phase: to read the
+ * statuses the codec and ghz/homo kernels wrote (a rank that failed tells the others
+ * at the next fence, before they read its memory) and the frame sizes (the call's
+ * wire bytes). The exact path enqueues everything and returns: its kernels report only
+ * launch failures.
+ *
+ * The error: HOMO has the pairwise algorithm's terms, N leaves and one n-ary
+ * recompression, K = N + 1 (bound.c); EXACT is exact, bit-identical on every rank
+ * (each segment is reduced once, by its owner, and copied). */
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "ghz/codec/codec_cuda.h"
+#include "ghz/coll/detail/algo.h"
+#include "ghz/coll/detail/backend_cuda.h"
+#include "ghz/coll/detail/reduce_cuda.h"
+#include "ghz/detail/error.h"
+#include "ghz/homo/homo_cuda.h"
+
+static size_t align16(size_t x)
+{
+    return (x + 15u) & ~(size_t)15u;
+}
+
+/* A segment's region: every piece of a segment of `window` elements. */
+static size_t seg_region(coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
+{
+    return align16(coll_seg_wire_cap(m, t, window, piece));
+}
+
+size_t coll_direct_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
+{
+    const size_t N = (size_t)c->size, P = coll_pieces(window, piece);
+    /* N published segments and the combined one; their frame sizes; the statuses of
+     * the compressions, combines and decodes; slack for the pool's alignment */
+    return (N + 1) * seg_region(m, t, window, piece) + align16((N + 1) * P * sizeof(uint64_t)) +
+           align16((2 * N + 1) * P * sizeof(int)) + 64;
+}
+
+typedef struct {
+    coll_round_t* r;
+    ghz_comm_t* c;
+    coll_cuda_parts_t x;
+    size_t seg, P;      /* bytes of a segment's region; most pieces of a segment */
+    unsigned char* C;   /* N regions: this rank's published input, segment by segment */
+    unsigned char* R;   /* this rank's combined segment */
+    uint64_t* szC;      /* N * P frame sizes of C, then P of R */
+    uint64_t* szR;
+    int* stC;           /* statuses: N * P compressions, P combines, N * P decodes */
+    int* stR;
+    int* stD;
+} direct_t;
+
+/* Where the peer's copy of this rank's region p is mapped. */
+static void* at_peer(const direct_t* d, int peer, const void* mine)
+{
+    unsigned char* base = d->c->tp.peer_pool(&d->c->tp, peer);
+    return base + ((const unsigned char*)mine - d->c->pool);
+}
+
+static ghz_buf_t frame(void* data, size_t capacity, uint64_t* d_size)
+{
+    ghz_buf_t b = GHZ_BUF_INIT;
+    b.data = data;
+    b.capacity = capacity;
+    b.where = GHZ_MEM_DEVICE;
+    b.d_size = d_size;
+    return b;
+}
+
+static ghz_status_t cuda_fail(cudaError_t e, const char* what)
+{
+    return ghz_fail(GHZ_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
+}
+
+static ghz_status_t copy_async(const direct_t* d, void* dst, const void* src, size_t bytes)
+{
+    cudaError_t e = bytes ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, d->x.stream) : cudaSuccess;
+    return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "cudaMemcpyAsync (direct)");
+}
+
+/* Phase 1: this rank's input into C, every segment at its region. */
+static ghz_status_t publish(direct_t* d)
+{
+    coll_round_t* r = d->r;
+    const size_t N = (size_t)d->c->size, e = r->elem;
+    ghz_status_t st = GHZ_SUCCESS;
+    ghz_params_t p;
+    size_t s, j;
+    ghz_params_init(&p);
+    p.dtype = r->dtype;
+    p.eb_mode = GHZ_EB_ABS;
+    p.eb = r->eb;
+    for (s = 0; s < N && st == GHZ_SUCCESS; s++) {
+        const size_t n = r->seg_cnt[s];
+        const unsigned char* src = r->in + r->seg_off[s] * e;
+        unsigned char* dst = d->C + s * d->seg;
+        if (r->mode == COLL_EXACT) {
+            st = copy_async(d, dst, src, n * e);
+            continue;
+        }
+        for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
+            const size_t pc = coll_piece_n(r, n, j);
+            ghz_buf_t out = frame(dst + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j), d->szC + s * d->P + j);
+            if (pc)
+                st = ghz_cuda_compress(d->x.ctx, &p, src + j * r->piece * e, pc, &out, d->stC + s * d->P + j, NULL,
+                                       0, d->x.stream);
+        }
+    }
+    if (st == GHZ_SUCCESS && r->mode != COLL_EXACT)
+        st = ghz_coll_backend_cuda_check(&d->c->be, d->stC, N * d->P, "compression (direct)");
+    return st;
+}
+
+/* Phase 2: this rank's segment, combined from every rank's C, into R. */
+static ghz_status_t combine(direct_t* d)
+{
+    coll_round_t* r = d->r;
+    const int N = d->c->size, me = d->c->rank;
+    const size_t n = r->seg_cnt[me], e = r->elem;
+    ghz_status_t st = GHZ_SUCCESS;
+    ghz_buf_t ins[GHZ_CUDA_HOMO_MAX_INPUTS];
+    size_t j;
+    int q;
+    if (n == 0) return GHZ_SUCCESS;
+    if (r->mode == COLL_EXACT) {
+        /* left to right in rank order, as every algorithm's exact combine */
+        const unsigned char* mine = d->C + (size_t)me * d->seg;
+        st = ghz_coll_reduce_cuda(d->R, at_peer(d, 0, mine), at_peer(d, 1, mine), n, r->dtype, r->op, d->x.stream);
+        for (q = 2; q < N && st == GHZ_SUCCESS; q++)
+            st = ghz_coll_reduce_cuda(d->R, d->R, at_peer(d, q, mine), n, r->dtype, r->op, d->x.stream);
+        (void)e;
+        return st;
+    }
+    for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
+        const size_t cap = coll_piece_cap(r, n, j), off = coll_piece_wire_off(r, j);
+        unsigned char* mine = d->C + (size_t)me * d->seg + off;
+        ghz_buf_t out = frame(d->R + off, cap, d->szR + j);
+        for (q = 0; q < N; q++)
+            ins[q] = frame(at_peer(d, q, mine), cap, (uint64_t*)at_peer(d, q, d->szC + (size_t)me * d->P + j));
+        st = ghz_cuda_homo_sum_n(d->x.ctx, r->dtype, (size_t)N, ins, &out, d->x.max_elems, d->stR + j,
+                                 d->x.sum_work, d->x.sum_work_bytes, d->x.stream);
+    }
+    if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda_check(&d->c->be, d->stR, d->P, "n-ary sum (direct)");
+    return st;
+}
+
+/* Phase 3: segment s's result from its owner's R into out_of(s). */
+static ghz_status_t gather(direct_t* d, int all, unsigned char* out_own)
+{
+    coll_round_t* r = d->r;
+    const int N = d->c->size, me = d->c->rank;
+    const size_t e = r->elem;
+    ghz_status_t st = GHZ_SUCCESS;
+    size_t j;
+    int s;
+    for (s = 0; s < N && st == GHZ_SUCCESS; s++) {
+        const size_t n = r->seg_cnt[s];
+        unsigned char* dst = all ? r->out + r->seg_off[s] * e : out_own;
+        if (!all && s != me) continue;
+        if (r->mode == COLL_EXACT) {
+            st = copy_async(d, dst, at_peer(d, s, d->R), n * e);
+            continue;
+        }
+        for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
+            const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
+            ghz_buf_t src = frame(at_peer(d, s, d->R + off), coll_piece_cap(r, n, j),
+                                  (uint64_t*)at_peer(d, s, d->szR + j));
+            if (pc)
+                st = ghz_cuda_decompress(d->x.ctx, r->dtype, &src, dst + j * r->piece * e, pc * e, NULL,
+                                         d->stD + (size_t)s * d->P + j, NULL, 0, d->x.stream);
+        }
+    }
+    if (st == GHZ_SUCCESS && r->mode != COLL_EXACT)
+        st = ghz_coll_backend_cuda_check(&d->c->be, d->stD, (size_t)N * d->P, "decompression (direct)");
+    return st;
+}
+
+/* The bytes the peers read from this rank: its published segments but its own, and its
+ * combined segment once per reader (all: allreduce). Compressed sizes come from the GPU. */
+static void count_bytes(direct_t* d, int all)
+{
+    coll_round_t* r = d->r;
+    const int N = d->c->size, me = d->c->rank;
+    const size_t e = r->elem;
+    uint64_t logical = 0, wire = 0;
+    size_t j;
+    int s;
+    for (s = 0; s < N; s++)
+        if (s != me) logical += r->seg_cnt[s] * e;
+    if (all) logical += (uint64_t)(N - 1) * r->seg_cnt[me] * e;
+    wire = logical;
+    if (r->mode != COLL_EXACT && r->st == GHZ_SUCCESS) {
+        /* the sizes, after the phase checks waited for the stream */
+        uint64_t* h = (uint64_t*)d->c->wire_size; /* (N + 2) * COLL_MAX_PIECES entries */
+        if (cudaMemcpy(h, d->szC, ((size_t)N + 1) * d->P * sizeof *h, cudaMemcpyDeviceToHost) == cudaSuccess) {
+            wire = 0;
+            for (s = 0; s < N; s++)
+                for (j = 0; j < coll_pieces(r->seg_cnt[s], r->piece) && s != me; j++)
+                    if (coll_piece_n(r, r->seg_cnt[s], j)) wire += h[(size_t)s * d->P + j];
+            if (all)
+                for (j = 0; j < coll_pieces(r->seg_cnt[me], r->piece); j++)
+                    if (coll_piece_n(r, r->seg_cnt[me], j)) wire += (uint64_t)(N - 1) * h[(size_t)N * d->P + j];
+        }
+    }
+    r->logical_bytes += logical;
+    r->wire_bytes += wire;
+}
+
+void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned char* out_own)
+{
+    direct_t d;
+    ghz_comm_t* c = r->comm;
+    coll_transport_t* tp = &c->tp;
+    const size_t N = (size_t)c->size, window = coll_max_seg(r);
+    ghz_status_t st = r->st;
+    double t0;
+    memset(&d, 0, sizeof d);
+    d.r = r;
+    d.c = c;
+    ghz_coll_backend_cuda_parts(&c->be, &d.x);
+    d.seg = seg_region(r->mode, r->dtype, window, r->piece);
+    d.P = coll_pieces(window, r->piece);
+    /* the same takes on every rank: the same offsets */
+    d.C = (unsigned char*)coll_pool_take(pool, (N + 1) * d.seg);
+    d.szC = (uint64_t*)coll_pool_take(pool, (N + 1) * d.P * sizeof(uint64_t));
+    d.stC = (int*)coll_pool_take(pool, (2 * N + 1) * d.P * sizeof(int));
+    if (st == GHZ_SUCCESS && (!d.C || !d.szC || !d.stC || !tp->fence || !tp->peer_pool || d.P > COLL_MAX_PIECES))
+        st = ghz_fail(GHZ_ERR_INVALID_ARG, "internal: the direct algorithm's round does not fit");
+    if (st == GHZ_SUCCESS) {
+        cudaError_t e;
+        d.R = d.C + N * d.seg;
+        d.szR = d.szC + N * d.P;
+        d.stR = d.stC + N * d.P;
+        d.stD = d.stR + d.P;
+        /* pieces that no kernel writes (empty segments) read as successes */
+        e = cudaMemsetAsync(d.stC, 0, (2 * N + 1) * d.P * sizeof(int), d.x.stream);
+        if (e != cudaSuccess) st = cuda_fail(e, "cudaMemsetAsync (direct)");
+    }
+    /* three fences on every rank whatever happens: each carries the statuses */
+    t0 = MPI_Wtime();
+    if (st == GHZ_SUCCESS) st = publish(&d);
+    if (r->mode != COLL_EXACT) r->t_comp += MPI_Wtime() - t0;
+    st = tp->fence ? tp->fence(tp, st) : st;
+    t0 = MPI_Wtime();
+    if (st == GHZ_SUCCESS) st = combine(&d);
+    if (r->mode != COLL_EXACT) r->t_comb += MPI_Wtime() - t0;
+    st = tp->fence ? tp->fence(tp, st) : st;
+    t0 = MPI_Wtime();
+    if (st == GHZ_SUCCESS) st = gather(&d, all, out_own);
+    if (r->mode != COLL_EXACT) r->t_dec += MPI_Wtime() - t0;
+    st = tp->fence ? tp->fence(tp, st) : st;
+    if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda_mark(&c->be);
+    if (st != GHZ_SUCCESS) {
+        coll_fail(r, st);
+        return;
+    }
+    count_bytes(&d, all);
+}

@@ -1,0 +1,33 @@
+/* ghz/coll/detail/backend_cuda.h: what the CUDA-only algorithms (cuda/algo_direct.c)
+ * need from the CUDA backend beyond the generic table (private; CUDA builds only).
+ *
+ * The generic entries (backend.h) each complete before they return. An algorithm that
+ * keeps the GPU busy while the host goes on enqueues codec and ghz/homo work itself,
+ * with the backend's context and workspace, on the call's stream. */
+#ifndef GHZ_COLL_DETAIL_BACKEND_CUDA_H
+#define GHZ_COLL_DETAIL_BACKEND_CUDA_H
+
+#include <cuda_runtime_api.h>
+
+#include "ghz/codec/codec_cuda.h"
+#include "ghz/coll/detail/backend.h"
+
+typedef struct {
+    ghz_cuda_ctx_t* ctx;   /* workspace for one frame of at most max_elems values */
+    cudaStream_t stream;   /* the current call's (set by begin) */
+    void* sum_work;        /* ghz_cuda_homo_sum_n's workspace, up to 64 inputs */
+    size_t sum_work_bytes;
+    size_t max_elems;
+} coll_cuda_parts_t;
+
+void ghz_coll_backend_cuda_parts(coll_backend_t* be, coll_cuda_parts_t* parts);
+
+/* Waits for the call's stream; then the first failure among the statuses d_status[0..n)
+ * that the GPU wrote (GHZ_SUCCESS when none), `what` naming the step in the detail. */
+ghz_status_t ghz_coll_backend_cuda_check(coll_backend_t* be, const int* d_status, size_t n, const char* what);
+
+/* Marks the end of work still running on the call's stream that later calls must wait
+ * for (reads of peers' memory): the next begin, on whatever stream, waits for it. */
+ghz_status_t ghz_coll_backend_cuda_mark(coll_backend_t* be);
+
+#endif
