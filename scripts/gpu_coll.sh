@@ -3,7 +3,7 @@
 # build everything with CUDA; the GPU reductions' test; the MPI tests on the CUDA
 # backend with 1 to 4 ranks sharing the GPU (ctest -L gpu -R coll.gpu); compute-sanitizer
 # memcheck on two ranks of the MPI test and on the reductions' test; `ghz-bench reduce`;
-# ghz-coll-bench with the CUDA backend. Logs and JSON in $OUT/logs.
+# ghz-coll-bench with the CUDA backend. Logs and JSON in $OUT/gpu-coll[-TAG].tgz.
 #
 #   bash scripts/gpu_coll.sh [test] [mpi] [ipc] [memcheck] [bench] [collbench]   # default: all
 #
@@ -24,9 +24,13 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-L=$OUT/logs   # in $OUT as they are written: a call cut short still brings them back
-mkdir -p "$L"
-steps=" ${*:-test mpi ipc memcheck racecheck bench collbench} "
+L=$(mktemp -d /tmp/gpu-coll.XXXXXX)
+# the device brings back at most 8 files: the logs travel as one tarball, rewritten
+# after every step so that a call cut short still brings back what ran
+# (GHZ_GPU_COLL_TAG names it, so that several runs of this script in one call keep theirs)
+TGZ="$OUT/gpu-coll${GHZ_GPU_COLL_TAG:+-$GHZ_GPU_COLL_TAG}.tgz"
+checkpoint() { tar czf "$TGZ" -C "$L" . 2>/dev/null; }
+steps=" ${*:-test mpi ipc memcheck racecheck bench collbench floor} "
 TMO=${GHZ_GPU_COLL_TIMEOUT:-240}
 has() { [[ $steps == *" $1 "* ]]; }
 C=$PWD/.device-carry/crit
@@ -35,7 +39,7 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 status=0
 t0=$(date +%s)
 since() { echo "$(($(date +%s) - t0)) s"; }
-finish() { echo "finished in $(since), status $status"; exit $status; }
+finish() { echo "finished in $(since), status $status"; checkpoint; exit $status; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DGHZ_BUILD_COLL=ON -DPKG_CONFIG_EXECUTABLE=/nonexistent -DGHZ_CRITERION_INCLUDE="$C/include" \
@@ -74,19 +78,28 @@ mpi_done() {
     done
     started=()
 }
+# The exact part makes thousands of small calls, each waiting for the GPU several
+# times: side by side, ten processes time-share the GPU and each wait grows; one run at
+# a time.
 if has mpi; then
     for part in ${GHZ_GPU_COLL_PARTS:-errors edge lossy exact}; do
-        for np in ${GHZ_GPU_COLL_RANKS:-1 2 3 4}; do mpi_test "$part.np$np" "$np" "$part"; done
+        for np in ${GHZ_GPU_COLL_RANKS:-1 2 3 4}; do
+            mpi_test "$part.np$np" "$np" "$part"
+            [ "$part" = exact ] && mpi_done
+        done
         mpi_done
     done
+    checkpoint
     mpi_test two_level.np4.rpn2 4 two_level GHZ_COLL_RANKS_PER_NODE=2
     mpi_test two_level.np5.rpn2 5 two_level GHZ_COLL_RANKS_PER_NODE=2
     mpi_done
 fi
+checkpoint
 if has ipc; then
     for part in ${GHZ_GPU_COLL_PARTS:-errors edge lossy exact}; do
         for np in ${GHZ_GPU_COLL_IPC_RANKS:-2 3 4}; do
             mpi_test "ipc.$part.np$np" "$np" "$part" GHZ_COLL_TRANSPORT=ipc
+            [ "$part" = exact ] && mpi_done
         done
         mpi_done
     done
@@ -103,6 +116,7 @@ if has ipc; then
         echo "== memcheck ipc $part np2: $n of 2 rank logs clean ($(since))"
     done
 fi
+checkpoint
 if has memcheck; then
     for part in errors edge; do
         timeout "$TMO" $MPIRUN -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 \
@@ -119,6 +133,7 @@ if has memcheck; then
     grep -q 'ERROR SUMMARY: 0 errors' "$L/memcheck-reduce.log" || status=1
     echo "== memcheck coll_reduce: $(grep 'ERROR SUMMARY' "$L/memcheck-reduce.log" | tail -1) ($(since))"
 fi
+checkpoint
 if has racecheck; then
     GHZ_COLL_TEST_N=100003 GHZ_COLL_TEST_LARGE_N=300000 timeout "$TMO" compute-sanitizer --tool racecheck \
         --error-exitcode 9 build-gpu/test/gpu/test_cuda_coll_reduce --jobs 1 >"$L/racecheck-reduce.log" 2>&1 &
@@ -130,20 +145,36 @@ if has racecheck; then
         echo "== $f: $(grep 'ERROR SUMMARY' "$L/$f.log" | tr '\n' ' ') ($(since))"
     done
 fi
+checkpoint
 if has bench; then
     timeout 200 build-gpu/ghz/tools/bench/ghz-bench reduce --gib 1 --reps 10 --json "$L/bench_reduce.json" \
         >"$L/bench_reduce.txt" 2>&1 || status=1
     tail -40 "$L/bench_reduce.txt"
 fi
+# collbench: 2 ranks, f32 SUM, REL 1e-4 on the final result, real fields (a different
+# time window of navy_uwnd per rank), over each transport (GHZ_COLLBENCH_TRANSPORTS,
+# default "ipc mpi") with GHZ_COLLBENCH_ARGS (sizes, paths, iterations).
+checkpoint
 if has collbench; then
     python3 scripts/coll_rank_fields.py "$L/fields" 4 >/dev/null
-    for tr in mpi ipc; do
+    for tr in ${GHZ_COLLBENCH_TRANSPORTS:-ipc mpi}; do
         GHZ_COLL_TRANSPORT=$tr timeout "$TMO" $MPIRUN -np 2 -x GHZ_COLL_TRANSPORT build-gpu/ghz/tools/coll_bench/ghz-coll-bench \
             ${GHZ_COLLBENCH_ARGS:--b 1M -e 256M -f 4 -n 5 -w 1 -c 1} --backend cuda --rel 1e-4 -d float \
             --raw "$L"/fields/rank*.f32 --json "$L/collbench-cuda-$tr-np2.jsonl" >"$L/collbench-cuda-$tr-np2.log" 2>&1 ||
             status=1
         echo "== collbench cuda, transport $tr, 2 ranks ($(since))"
-        tail -30 "$L/collbench-cuda-$tr-np2.log"
+        tail -40 "$L/collbench-cuda-$tr-np2.log"
+        checkpoint
     done
+fi
+# floor: one GPU decompression of 1 GiB of the same field (navy_uwnd), at the bound each
+# compression of a 2-rank direct allreduce uses (REL 1e-4 / K, K = 3), the least time a
+# compressed allreduce that decodes 1 GiB can take per rank
+if has floor; then
+    timeout 200 build-gpu/ghz/tools/bench/ghz-bench codec --rel 3.3e-5 --gib 1 --reps 5 \
+        --raw navy_uwnd:datasets/out/real/navy_uwnd_144x73x132.f32 --json "$L/floor.json" >"$L/floor.txt" 2>&1 ||
+        status=1
+    echo "== floor ($(since))"
+    tail -12 "$L/floor.txt"
 fi
 finish

@@ -374,7 +374,13 @@ static int run_exact(void)
     counts[5] = 9001;
     for (q = 0; q < N; q++) in[q] = malloc(maxc * 8 + 64);
     for (a = 0; a < n_algos(); a++) {
+#ifdef GHZ_TEST_CUDA
+        /* 2 KiB pieces on the GPU, where every piece waits for the device: still many
+         * pieces per call and several rounds, in minutes */
+        ghz_comm_t* c = make_comm(ar_algos[a], rs_algos[a], 1 << 16, 2048);
+#else
         ghz_comm_t* c = make_comm(ar_algos[a], rs_algos[a], 1 << 16, 256);
+#endif
         ghz_coll_info_t i0 = GHZ_COLL_INFO_INIT, i1 = GHZ_COLL_INFO_INIT;
         if (!c) break;
         ghz_comm_info(c, &i0);
