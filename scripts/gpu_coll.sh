@@ -57,6 +57,16 @@ fi
 # One run of the MPI test: mpi_test LABEL NP PART [VAR=value ...] (variables exported to
 # every rank), in the background; its log is $L/mpi-LABEL.log, its exit status
 # $L/mpi-LABEL.rc. mpi_done prints "== coll.gpu.LABEL: exit ..." for the runs started.
+# A sanitizer run's verdict: its exit status 0 (the tool's errors and the test's
+# failures both end it otherwise) and the tool's clean summary in every rank's log.
+san_verdict() {
+    local f=$1 clean=$2 rc n
+    rc=$(cat "$L/$f.rc" 2>/dev/null || echo 99)
+    n=$(grep -c "$clean" "$L/$f.log")
+    [ "$rc" = 0 ] || status=1
+    echo "== $f: exit $rc, $n clean summaries ($(since))"
+    [ "$rc" = 0 ] || grep -E "CHECK|FAIL|rror" "$L/$f.log" | grep -v "ERROR SUMMARY: 0" | head -5
+}
 started=()
 mpi_test() {
     local label=$1 np=$2 part=$3 kv
@@ -106,44 +116,36 @@ if has ipc; then
     mpi_test ipc.two_level.np4.rpn2 4 two_level GHZ_COLL_TRANSPORT=ipc GHZ_COLL_RANKS_PER_NODE=2
     mpi_done
     for part in errors edge; do
-        GHZ_COLL_TRANSPORT=ipc timeout "$TMO" $MPIRUN -np 2 -x GHZ_COLL_TRANSPORT compute-sanitizer --tool memcheck \
-            --error-exitcode 9 build-gpu/test/coll/test_coll_mpi_cuda "$part" >"$L/memcheck-ipc-$part.log" 2>&1 &
+        ( GHZ_COLL_TRANSPORT=ipc timeout "$TMO" $MPIRUN -np 2 -x GHZ_COLL_TRANSPORT compute-sanitizer --tool memcheck \
+            --error-exitcode 9 build-gpu/test/coll/test_coll_mpi_cuda "$part" >"$L/memcheck-ipc-$part.log" 2>&1
+          echo $? >"$L/memcheck-ipc-$part.rc" ) &
     done
     wait
-    for part in errors edge; do
-        n=$(grep -c 'ERROR SUMMARY: 0 errors' "$L/memcheck-ipc-$part.log")
-        [ "$n" = 2 ] || status=1
-        echo "== memcheck ipc $part np2: $n of 2 rank logs clean ($(since))"
-    done
+    for part in errors edge; do san_verdict "memcheck-ipc-$part" "ERROR SUMMARY: 0 errors"; done
 fi
 checkpoint
 if has memcheck; then
     for part in errors edge; do
-        timeout "$TMO" $MPIRUN -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 \
-            build-gpu/test/coll/test_coll_mpi_cuda "$part" >"$L/memcheck-mpi-$part.log" 2>&1 &
+        ( timeout "$TMO" $MPIRUN -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 \
+            build-gpu/test/coll/test_coll_mpi_cuda "$part" >"$L/memcheck-mpi-$part.log" 2>&1
+          echo $? >"$L/memcheck-mpi-$part.rc" ) &
     done
-    GHZ_COLL_TEST_N=100003 GHZ_COLL_TEST_LARGE_N=300000 timeout "$TMO" compute-sanitizer --tool memcheck \
-        --error-exitcode 9 build-gpu/test/gpu/test_cuda_coll_reduce --jobs 1 >"$L/memcheck-reduce.log" 2>&1 &
+    ( GHZ_COLL_TEST_N=100003 GHZ_COLL_TEST_LARGE_N=300000 timeout "$TMO" compute-sanitizer --tool memcheck \
+        --error-exitcode 9 build-gpu/test/gpu/test_cuda_coll_reduce --jobs 1 >"$L/memcheck-reduce.log" 2>&1
+      echo $? >"$L/memcheck-reduce.rc" ) &
     wait
-    for part in errors edge; do
-        n=$(grep -c 'ERROR SUMMARY: 0 errors' "$L/memcheck-mpi-$part.log")
-        [ "$n" = 2 ] || status=1
-        echo "== memcheck mpi $part np2: $n of 2 rank logs clean ($(since))"
-    done
-    grep -q 'ERROR SUMMARY: 0 errors' "$L/memcheck-reduce.log" || status=1
-    echo "== memcheck coll_reduce: $(grep 'ERROR SUMMARY' "$L/memcheck-reduce.log" | tail -1) ($(since))"
+    for f in memcheck-mpi-errors memcheck-mpi-edge memcheck-reduce; do san_verdict "$f" "ERROR SUMMARY: 0 errors"; done
 fi
 checkpoint
 if has racecheck; then
-    GHZ_COLL_TEST_N=100003 GHZ_COLL_TEST_LARGE_N=300000 timeout "$TMO" compute-sanitizer --tool racecheck \
-        --error-exitcode 9 build-gpu/test/gpu/test_cuda_coll_reduce --jobs 1 >"$L/racecheck-reduce.log" 2>&1 &
-    timeout "$TMO" $MPIRUN -np 2 compute-sanitizer --tool racecheck --error-exitcode 9 \
-        build-gpu/test/coll/test_coll_mpi_cuda edge >"$L/racecheck-mpi-edge.log" 2>&1 &
+    ( GHZ_COLL_TEST_N=100003 GHZ_COLL_TEST_LARGE_N=300000 timeout "$TMO" compute-sanitizer --tool racecheck \
+        --error-exitcode 9 build-gpu/test/gpu/test_cuda_coll_reduce --jobs 1 >"$L/racecheck-reduce.log" 2>&1
+      echo $? >"$L/racecheck-reduce.rc" ) &
+    ( timeout "$TMO" $MPIRUN -np 2 compute-sanitizer --tool racecheck --error-exitcode 9 \
+        build-gpu/test/coll/test_coll_mpi_cuda edge >"$L/racecheck-mpi-edge.log" 2>&1
+      echo $? >"$L/racecheck-mpi-edge.rc" ) &
     wait
-    for f in racecheck-reduce racecheck-mpi-edge; do
-        grep -q 'ERROR SUMMARY: 0 hazards\|ERROR SUMMARY: 0 errors' "$L/$f.log" || status=1
-        echo "== $f: $(grep 'ERROR SUMMARY' "$L/$f.log" | tr '\n' ' ') ($(since))"
-    done
+    for f in racecheck-reduce racecheck-mpi-edge; do san_verdict "$f" "ERROR SUMMARY: 0 errors"; done
 fi
 checkpoint
 if has bench; then

@@ -505,6 +505,44 @@ static ghz_status_t two_level(ghz_comm_t* c, const call_t* k, coll_mode_t mode, 
     }
 }
 
+static ghz_status_t run(ghz_comm_t* c, call_t* k);
+
+/* Whether an exact call of a CUDA communicator goes through host memory: small (the
+ * device paths' fixed costs, a few GPU synchronisations or fences, exceed a copy each
+ * way plus the CPU algorithm: COLL.md, Choices) and the algorithm left to AUTO. */
+static int host_path_takes(const ghz_comm_t* c, const call_t* k, coll_mode_t mode)
+{
+    ghz_algo_t a = k->kind == KIND_ALLREDUCE        ? c->cfg.allreduce_algo
+                   : k->kind == KIND_REDUCE_SCATTER ? c->cfg.reduce_scatter_algo
+                                                    : c->cfg.reduce_algo;
+    return c->host && mode == COLL_EXACT && a == GHZ_ALGO_AUTO &&
+           k->total * ghz_dtype_size(k->dtype) <= c->small_bytes;
+}
+
+/* The call on the host communicator: input copied to pinned memory, the CPU algorithm
+ * (its own AVG scaling included), the result copied back. Every rank learns first
+ * whether every copy worked (one small allreduce), so none enters the host call alone. */
+static ghz_status_t host_path(ghz_comm_t* c, const call_t* k, ghz_coll_info_t* info)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    const int has_out = k->kind != KIND_REDUCE || c->rank == k->root;
+    call_t kk = make_call(k->kind, c->small_in, c->small_out, k->count, k->dtype, k->op, k->root, NULL, NULL);
+    double t0 = MPI_Wtime(), t_stage;
+    ghz_status_t st = c->be.copy(&c->be, c->small_in, k->in, k->total * e);
+    t_stage = MPI_Wtime() - t0;
+    st = stage_agree(c, st);
+    if (st == GHZ_SUCCESS) st = run(c->host, &kk);
+    if (st == GHZ_SUCCESS && has_out) {
+        t0 = MPI_Wtime();
+        st = c->be.copy(&c->be, k->out, c->small_out, k->count * e);
+        t_stage += MPI_Wtime() - t0;
+    }
+    if (st != GHZ_SUCCESS) return st;
+    *info = c->host->info;
+    info->time_stage = t_stage;
+    return GHZ_SUCCESS;
+}
+
 static ghz_status_t run(ghz_comm_t* c, call_t* k)
 {
     ghz_status_t st = GHZ_SUCCESS;
@@ -613,6 +651,17 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
         return GHZ_SUCCESS;
     }
 
+    if (host_path_takes(c, k, mode)) {
+        double bound_abs = info.bound_abs;
+        st = host_path(c, k, &info);
+        if (st != GHZ_SUCCESS) return st;
+        info.lossy = lossy;
+        info.bound_abs = bound_abs;
+        info.time_total = MPI_Wtime() - t_call;
+        c->info = info;
+        if (lossy) c->lossy_calls++;
+        return GHZ_SUCCESS;
+    }
     proto_init(c, k, mode, budget.eb, &proto);
     {
         size_t bytes = k->total * elem;

@@ -116,6 +116,9 @@ static void release(ghz_comm_t* c)
 {
     ghz_comm_destroy(c->intra);
     ghz_comm_destroy(c->inter);
+    ghz_comm_destroy(c->host);
+    if (c->small_in) c->be.release(&c->be, c->small_in, COLL_MEM_MIRROR);
+    if (c->small_out) c->be.release(&c->be, c->small_out, COLL_MEM_MIRROR);
     /* the transport first: CUDA IPC unmaps the peers' pools and waits until every peer
      * has unmapped this rank's before the pool is freed */
     if (c->tp.destroy) c->tp.destroy(&c->tp);
@@ -135,6 +138,10 @@ static void release(ghz_comm_t* c)
 }
 
 static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, int leaf, ghz_comm_t** comm);
+
+/* Exact calls of a CUDA communicator up to this many bytes of input per rank (and with
+ * the AUTO algorithm) go through host memory (collectives.c, host_path). */
+#define HOST_PATH_MAX ((size_t)1 << 20)
 
 /* The two levels: node = the ranks sharing memory, or blocks of ranks_per_node ranks
  * (cfg or GHZ_COLL_RANKS_PER_NODE); a child communicator for this rank's node and one
@@ -175,6 +182,31 @@ static ghz_status_t make_levels(ghz_comm_t* c)
     }
     MPI_Comm_free(&node);
     MPI_Comm_free(&across);
+    return st;
+}
+
+/* The host path of a CUDA communicator's small exact calls (collectives.c): a CPU
+ * communicator over the same ranks (MPI transport, no agreement of its own: the
+ * parent's call agreed) and two pinned buffers. Collective over c. */
+static ghz_status_t make_host(ghz_comm_t* c)
+{
+    ghz_comm_config_t h = GHZ_COMM_CONFIG_INIT;
+    ghz_status_t st;
+    h.backend = GHZ_EXEC_CPU;
+    h.check_args = 0;
+    h.transport = GHZ_TRANSPORT_MPI;
+    c->small_bytes = HOST_PATH_MAX;
+    h.pool_bytes = 4 * HOST_PATH_MAX; /* recursive doubling and ring in one round */
+    c->small_in = (unsigned char*)c->be.alloc(&c->be, c->small_bytes, COLL_MEM_MIRROR);
+    c->small_out = (unsigned char*)c->be.alloc(&c->be, c->small_bytes, COLL_MEM_MIRROR);
+    c->allocations += 2;
+    st = c->small_in && c->small_out ? GHZ_SUCCESS : ghz_fail(GHZ_ERR_NOMEM, "pinned host buffers");
+    /* collective: every rank takes part, ready or not, and the agreement that follows
+     * tells them apart */
+    {
+        ghz_status_t st2 = comm_init(c->mpi, &h, 1, &c->host);
+        if (st == GHZ_SUCCESS) st = st2;
+    }
     return st;
 }
 
@@ -278,6 +310,10 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 #endif
     if (st == GHZ_SUCCESS && !leaf) {
         st = make_levels(c);
+        st = coll_agree_config(c->mpi, &c->cfg, st);
+    }
+    if (st == GHZ_SUCCESS && !leaf && c->cfg.backend == GHZ_EXEC_CUDA) {
+        st = make_host(c);
         st = coll_agree_config(c->mpi, &c->cfg, st);
     }
     if (st != GHZ_SUCCESS) {

@@ -35,6 +35,12 @@ struct ghz_comm {
      * every node. NULL when there is one node or one rank per node. */
     ghz_comm_t* intra;
     ghz_comm_t* inter;
+    /* Small exact calls of a CUDA communicator (collectives.c, host_path): a CPU
+     * communicator over the same ranks and two pinned buffers of small_bytes; NULL
+     * elsewhere. */
+    ghz_comm_t* host;
+    unsigned char *small_in, *small_out;
+    size_t small_bytes;
     int nodes, local_rank, local_size, uniform_nodes;
     ghz_coll_info_t info;
     uint64_t allocations;
