@@ -578,6 +578,22 @@ static int run_lossy(void)
  * on a stream being captured into a CUDA graph is refused before it enqueues anything
  * (the ranks meet on the host), on the capturing rank and, through the agreement, on
  * the others. */
+/* y[i] == the sum over ranks q of (i % 13) + q: edge_direct's inputs, whose sums are
+ * exact in any order. */
+static void check_int_sums(const float* y, size_t n, const char* what)
+{
+    size_t i;
+    int q;
+    for (i = 0; i < n; i++) {
+        float ex = 0;
+        for (q = 0; q < g_size; q++) ex += (float)(i % 13) + (float)q;
+        if (y[i] != ex) {
+            CHECK(0, "%s: element %zu: %g, expected %g", what, i, y[i], ex);
+            break;
+        }
+    }
+}
+
 static void edge_direct(void)
 {
     const size_t n = 4099;
@@ -599,14 +615,7 @@ static void edge_direct(void)
             CHECK(st == GHZ_ERR_UNSUPPORTED, "ipc_direct over MPI: %s", ghz_status_string(st));
         } else {
             CHECK(st == GHZ_SUCCESS, "ipc_direct exact: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
-            for (i = 0; i < n && st == GHZ_SUCCESS; i++) {
-                float ex = 0;
-                for (q = 0; q < g_size; q++) ex += (float)(i % 13) + (float)q;
-                if (y[i] != ex) {
-                    CHECK(0, "ipc_direct exact: element %zu: %g, expected %g", i, y[i], ex);
-                    break;
-                }
-            }
+            if (st == GHZ_SUCCESS) check_int_sums(y, n, "ipc_direct exact");
             st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_MAX, &acc, c);
             CHECK(st == GHZ_ERR_UNSUPPORTED, "ipc_direct lossy max: %s", ghz_status_string(st));
             acc.path = GHZ_PATH_DOC;
@@ -633,14 +642,7 @@ static void edge_direct(void)
 #ifdef GHZ_TEST_CUDA
         CHECK(info.time_stage > 0, "auto small exact: no staging time on the CUDA backend");
 #endif
-        for (i = 0; i < n && st == GHZ_SUCCESS; i++) {
-            float ex = 0;
-            for (q = 0; q < g_size; q++) ex += (float)(i % 13) + (float)q;
-            if (y[i] != ex) {
-                CHECK(0, "auto small exact: element %zu: %g, expected %g", i, y[i], ex);
-                break;
-            }
-        }
+        if (st == GHZ_SUCCESS) check_int_sums(y, n, "auto small exact");
         st = ALLREDUCE(x, y, big, GHZ_F32, GHZ_OP_SUM, &acc, c);
         ghz_comm_info(c, &info);
         CHECK(st == GHZ_SUCCESS && (info.algo == GHZ_ALGO_IPC_DIRECT) == ipc_run() && info.lossy &&
