@@ -604,8 +604,8 @@ static void edge_direct(void)
     const size_t big = n * 64; /* over 1 MiB: past the CUDA backend's host path */
     ghz_status_t st;
     size_t i;
-    int q;
-    for (i = 0; i < n * 64 + 64; i++) x[i] = (float)(i % 13) + (float)g_rank; /* integers: exact sums in any order */
+    /* integers: their sums are exact in any order */
+    for (i = 0; i < n * 64 + 64; i++) x[i] = (float)(i % 13) + (float)g_rank;
     acc.mode = GHZ_EB_ABS;
     acc.bound = 1e-3;
     acc.path = GHZ_PATH_HOMO; /* (AUTO would run these small calls exact) */
