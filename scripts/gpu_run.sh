@@ -160,7 +160,7 @@ if has homo; then
     for tool in memcheck racecheck; do
         note "compute-sanitizer $tool (ghz/homo)"
         sanitize $tool test_cuda_homo \
-            'cuda_homo/@(empty_frame|mismatch_and_corruption_reported|few_tiles_pairs_of_classes)' \
+            'cuda_homo/@(empty_frame|mismatch_and_corruption_reported|few_tiles_pairs_of_classes|sealed_input_changed_byte_corrupt)' \
             "sanitize-homo-$tool.log"
     done
     note "ghz-bench homo"

@@ -37,9 +37,12 @@ GHZ_API ghz_status_t ghz_cuda_homo_workspace(size_t max_elems, size_t* bytes);
 /* Enqueues out = op(a, b). Both frames must hold dtype values and at most max_elems
  * of them (0 with a context: the context's max_elems; at most what the workspace was
  * sized for), and out->capacity must be at least ghz_compress_bound(n, dtype), else
- * *d_status = GHZ_ERR_DST_TOO_SMALL. *out->d_size (device) receives the output frame's
- * size; *d_status (device, may be NULL) GHZ_SUCCESS or the error (GHZ_ERR_MISMATCH,
- * GHZ_ERR_CORRUPT, ...), in which case the output is unspecified. */
+ * *d_status = GHZ_ERR_DST_TOO_SMALL. Either input may be sealed with a checksum: its
+ * CRC-32C is verified on the GPU before any block is combined, a mismatch is
+ * GHZ_ERR_CORRUPT (the CPU's ghz_homo_binary's status), and the output carries no
+ * checksum. *out->d_size (device) receives the output frame's size; *d_status
+ * (device, may be NULL) GHZ_SUCCESS or the error (GHZ_ERR_MISMATCH, GHZ_ERR_CORRUPT,
+ * ...), in which case the output is unspecified. */
 GHZ_API ghz_status_t ghz_cuda_homo_binary(ghz_cuda_ctx_t* ctx, ghz_homo_op_t op, ghz_dtype_t dtype,
                                           const ghz_buf_t* a, const ghz_buf_t* b, ghz_buf_t* out,
                                           size_t max_elems, int* d_status, void* d_work,

@@ -69,6 +69,18 @@ static unsigned char* make_frame(enum kind k, ghz_dtype_t t, size_t n, double eb
     return out;
 }
 
+/* Seals the frame f of *sz bytes with its CRC-32C (ghz_frame_add_checksum): returns it
+ * grown by GHZ_CHECKSUM_SIZE bytes, *sz updated. */
+static unsigned char* seal_frame(unsigned char* f, size_t* sz)
+{
+    size_t ns = 0;
+    f = realloc(f, *sz + GHZ_CHECKSUM_SIZE);
+    cr_assert(f != NULL);
+    GK(ghz_frame_add_checksum(f, *sz, *sz + GHZ_CHECKSUM_SIZE, &ns));
+    *sz = ns;
+    return f;
+}
+
 /* Runs op on the GPU; returns the device status and the output in *out (malloc'd). */
 static int gpu_binary(ghz_homo_op_t op, ghz_dtype_t t, const unsigned char* a, size_t sa,
                       const unsigned char* b, size_t sb, size_t max_elems, unsigned char** out,
@@ -136,9 +148,9 @@ static ghz_status_t cpu_binary(ghz_homo_op_t op, unsigned char* a, size_t sa, un
     return st;
 }
 
-/* Every op on frames of classes k (A) and kb (B), n values of dtype t: the GPU's bytes
- * are the CPU's. */
-static void check_all_ops(ghz_dtype_t t, int k, int kb, size_t n)
+/* Every op on frames of classes k (A) and kb (B), n values of dtype t, A sealed when
+ * bit 0 of seal is set, B when bit 1 is: the GPU's bytes are the CPU's. */
+static void check_all_ops(ghz_dtype_t t, int k, int kb, size_t n, int seal)
 {
     const double eb = k == NEAR_QMAX ? 1e-6 : 1e-3;
     const size_t cap = ghz_compress_bound(n, t);
@@ -148,16 +160,18 @@ static void check_all_ops(ghz_dtype_t t, int k, int kb, size_t n)
     unsigned char* c = malloc(cap);
     if (kb == NEAR_QMAX || kb == QFILL || k == QFILL) kb = k; /* same bound and fill */
     b = make_frame((enum kind)kb, t, n, eb, &sb);
+    if (seal & 1) a = seal_frame(a, &sa);
+    if (seal & 2) b = seal_frame(b, &sb);
     for (int op = GHZ_HOMO_SUM; op <= GHZ_HOMO_MAX; ++op) {
         unsigned char* g;
         GK(cpu_binary((ghz_homo_op_t)op, a, sa, b, sb, c, cap, &sc));
         int st = gpu_binary((ghz_homo_op_t)op, t, a, sa, b, sb, n + 5000, &g, &sg);
-        cr_assert_eq(st, GHZ_SUCCESS, "t=%d kind=%d n=%zu op=%d: GPU status %d", t, k, n, op, st);
-        cr_assert_eq(sg, sc, "t=%d kind=%d n=%zu op=%d: GPU %zu bytes, CPU %zu", t, k, n, op, sg, sc);
+        cr_assert_eq(st, GHZ_SUCCESS, "t=%d kind=%d n=%zu op=%d seal=%d: GPU status %d", t, k, n, op, seal, st);
+        cr_assert_eq(sg, sc, "t=%d kind=%d n=%zu op=%d seal=%d: GPU %zu bytes, CPU %zu", t, k, n, op, seal, sg, sc);
         for (size_t i = 0; i < sc; ++i)
             if (g[i] != c[i])
-                cr_assert_fail("t=%d kind=%d n=%zu op=%d: byte %zu differs (GPU %02x, CPU %02x)", t, k, n, op, i,
-                               g[i], c[i]);
+                cr_assert_fail("t=%d kind=%d n=%zu op=%d seal=%d: byte %zu differs (GPU %02x, CPU %02x)", t, k, n, op,
+                               seal, i, g[i], c[i]);
         free(g);
     }
     free(a);
@@ -172,7 +186,7 @@ Test(cuda_homo, equals_cpu_reference)
     for (int ti = 0; ti < 2; ++ti)
         for (int k = 0; k < KINDS; ++k)
             for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
-                check_all_ops(ti ? GHZ_F64 : GHZ_F32, k, (int)((k + si) % KINDS), sizes[si]);
+                check_all_ops(ti ? GHZ_F64 : GHZ_F32, k, (int)((k + si) % KINDS), sizes[si], 0);
 }
 
 /* A few tiles of each dtype (4096 f32 or 2048 f64 values a tile) with a short last
@@ -182,7 +196,91 @@ Test(cuda_homo, few_tiles_pairs_of_classes)
 {
     need_gpu();
     for (int ti = 0; ti < 2; ++ti)
-        for (int k = 0; k < KINDS; ++k) check_all_ops(ti ? GHZ_F64 : GHZ_F32, k, (k + 3) % KINDS, 9003);
+        for (int k = 0; k < KINDS; ++k) check_all_ops(ti ? GHZ_F64 : GHZ_F32, k, (k + 3) % KINDS, 9003, 0);
+}
+
+/* Sealed inputs are verified on the GPU, not refused: A sealed, B sealed or both, every
+ * op, class and dtype, from one value to frames whose checksum takes several CTAs:
+ * the GPU's bytes are those of the CPU's
+ * ghz_homo_binary on the same sealed frames (which verifies them; outputs carry no
+ * checksum). */
+Test(cuda_homo, sealed_inputs_equal_cpu)
+{
+    static const size_t sizes[] = {1, 9003, 100003};
+    need_gpu();
+    for (int ti = 0; ti < 2; ++ti)
+        for (int seal = 1; seal <= 3; ++seal)
+            for (int k = 0; k < KINDS; ++k)
+                for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+                    check_all_ops(ti ? GHZ_F64 : GHZ_F32, k, (int)((k + seal + si) % KINDS), sizes[si], seal);
+}
+
+/* One changed byte in a sealed input (A or B; the other sealed too, or not): in its
+ * payload, its code bytes or its CRC, it is GHZ_ERR_CORRUPT on the GPU (*d_status) as on
+ * the CPU, whose ghz_homo_binary verifies the CRC-32C; a payload byte changed inside a
+ * QUANT block still decodes, so only the checksum can tell. A changed header byte is
+ * refused by both, perhaps with another error first (a valid-looking eb_abs reads as
+ * a mismatch on the GPU, which matches the headers before it verifies checksums, and
+ * as a checksum mismatch on the CPU). Byte 11 (the flags) is left out: with the
+ * checksum flag cleared the GPU reads one unsealed frame followed by 4 bytes it does
+ * not use, where the CPU reads a truncated second frame. */
+Test(cuda_homo, sealed_input_changed_byte_corrupt)
+{
+    const size_t n = 20011;
+    need_gpu();
+    for (int ti = 0; ti < 2; ++ti) {
+        const ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
+        const size_t cap = ghz_compress_bound(n, t);
+        size_t sz[2], sc, sg;
+        unsigned char* f[2] = {make_frame(SMOOTH, t, n, 1e-3, &sz[0]), make_frame(NOISY, t, n, 1e-3, &sz[1])};
+        unsigned char *c = malloc(cap), *g;
+        for (int r = 0; r < 64; ++r) {
+            const int i = r % 2, other_sealed = r % 4 < 2;
+            const unsigned char bit = (unsigned char)(1u << (rng() % 8));
+            ghz_frame_info_t info;
+            size_t at, pay0;
+            ghz_status_t cst;
+            int gst;
+            /* input i sealed, the other one sealed or not */
+            unsigned char* x[2];
+            size_t sx[2] = {sz[0], sz[1]};
+            for (int j = 0; j < 2; ++j) {
+                x[j] = malloc(sz[j]);
+                memcpy(x[j], f[j], sz[j]);
+                if (j == i || other_sealed) x[j] = seal_frame(x[j], &sx[j]);
+            }
+            GK(ghz_frame_header(NULL, x[i], sx[i], &info));
+            cr_assert(info.has_checksum && info.frame_size == sx[i] && info.payload_size > 0);
+            pay0 = sx[i] - GHZ_CHECKSUM_SIZE - (size_t)info.payload_size;
+            switch (r / 4 % 4) { /* r % 4: which input, the other sealed or not */
+            case 0: /* payload */
+            case 1: at = pay0 + rng() % (size_t)info.payload_size; break;
+            case 2: at = GHZ_HEADER_SIZE + rng() % (sx[i] - GHZ_HEADER_SIZE); break; /* codes, payload, CRC */
+            default: /* the header, but the flags */
+                do at = rng() % GHZ_HEADER_SIZE;
+                while (at == 11);
+            }
+            x[i][at] ^= bit;
+            cst = cpu_binary(GHZ_HOMO_SUM, x[0], sx[0], x[1], sx[1], c, cap, &sc);
+            gst = gpu_binary(GHZ_HOMO_SUM, t, x[0], sx[0], x[1], sx[1], n, &g, &sg);
+            if (at >= GHZ_HEADER_SIZE) {
+                cr_assert_eq(cst, GHZ_ERR_CORRUPT, "t=%d input %d byte %zu (payload from %zu): CPU status %d", t, i,
+                             at, pay0, cst);
+                cr_assert_eq(gst, GHZ_ERR_CORRUPT, "t=%d input %d byte %zu (payload from %zu): GPU status %d", t, i,
+                             at, pay0, gst);
+            } else {
+                cr_assert_neq(cst, GHZ_SUCCESS, "t=%d input %d header byte %zu: the CPU accepted it", t, i, at);
+                cr_assert_neq(gst, GHZ_SUCCESS, "t=%d input %d header byte %zu: the GPU accepted it (CPU %d)", t, i,
+                              at, cst);
+            }
+            free(g);
+            free(x[0]);
+            free(x[1]);
+        }
+        free(f[0]);
+        free(f[1]);
+        free(c);
+    }
 }
 
 Test(cuda_homo, empty_frame)
@@ -541,13 +639,8 @@ Test(cuda_homo_nary, sum_n_checksums_verified)
     size_t sg;
     need_gpu();
     for (size_t i = 0; i < k; ++i) {
-        size_t ns = 0;
-        unsigned char* x = make_frame((enum kind)(i % 3), GHZ_F64, n, 1e-3, &sz[i]);
-        f[i] = realloc(x, sz[i] + GHZ_CHECKSUM_SIZE);
-        if (i != 2) { /* one input left unsealed */
-            GK(ghz_frame_add_checksum(f[i], sz[i], sz[i] + GHZ_CHECKSUM_SIZE, &ns));
-            sz[i] = ns;
-        }
+        f[i] = make_frame((enum kind)(i % 3), GHZ_F64, n, 1e-3, &sz[i]);
+        if (i != 2) f[i] = seal_frame(f[i], &sz[i]); /* one input left unsealed */
     }
     check_sum_n(GHZ_F64, k, f, sz, n, IN_DEVICE, "sealed");
     for (int c = 0; c < 40; ++c) {
@@ -635,12 +728,7 @@ static void check_inplace(ghz_dtype_t t, int ka, int kb, size_t n, double eb, in
     uint64_t *d_size, h_size = 0, sa64;
     int *d_st, h_st = -1;
     void* d_w;
-    a0 = realloc(a0, sa + GHZ_CHECKSUM_SIZE);
-    if (seal) {
-        size_t ns;
-        GK(ghz_frame_add_checksum(a0, sa, sa + GHZ_CHECKSUM_SIZE, &ns));
-        sa = ns;
-    }
+    if (seal) a0 = seal_frame(a0, &sa);
     GK(ghz_homo_bound(a0, sa, &bound));
     GK(ghz_cuda_homo_binary_inplace_workspace(n, &ws));
     a = malloc(bound), cpu = malloc(bound), gpu = malloc(bound);

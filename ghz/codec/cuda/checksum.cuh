@@ -32,15 +32,21 @@ namespace detail {
 constexpr int kSeg = 128;              /* bytes of one segment */
 constexpr unsigned kMaxCrcCtas = 2048; /* per chunk; more segments are strided over */
 
-/* Checksum CTAs (of kThreads threads) for the largest chunk of a batch. */
+/* Checksum CTAs (of kThreads threads) per frame for frames of at most `bytes` bytes
+ * (ghz/homo's kernels size theirs with it too). */
+inline unsigned checksum_ctas(uint64_t bytes)
+{
+    const uint64_t ctas = (bytes / kSeg + 1 + kThreads - 1) / kThreads;
+    return (unsigned)(ctas < kMaxCrcCtas ? ctas : kMaxCrcCtas);
+}
+
+/* Checksum CTAs for the largest chunk of a batch. */
 inline unsigned checksum_ctas(const batch_t& b)
 {
-    uint64_t most = 1;
-    for (int i = 0; i < b.k; ++i) {
-        const uint64_t ctas = (b.c[i].n / kSeg + 1 + kThreads - 1) / kThreads;
-        if (ctas > most) most = ctas;
-    }
-    return (unsigned)(most < kMaxCrcCtas ? most : kMaxCrcCtas);
+    uint64_t most = 0;
+    for (int i = 0; i < b.k; ++i)
+        if (b.c[i].n > most) most = b.c[i].n;
+    return checksum_ctas(most);
 }
 
 /* By all threads of checksum CTA `cta` of `ctas` for chunk c; table: 256 words of

@@ -1,7 +1,8 @@
 /* ghz/homo/cuda/api.cu: the host API of ghz/homo/homo_cuda.h: argument checks,
- * workspace carving (the parsed headers, three look-back status arrays, the inputs'
- * tile offsets),
+ * workspace carving (the parsed headers and the inputs' checksum states, three
+ * look-back status arrays, the inputs' tile offsets),
  * launch. Nothing here allocates, copies or synchronises. */
+#include "ghz/codec/cuda/checksum.cuh"
 #include "ghz/codec/cuda/host.cuh"
 #include "ghz/detail/error.h"
 #include "ghz/homo/cuda/homo_kernels.cuh"
@@ -11,8 +12,11 @@ namespace {
 
 using namespace ghz::detail;
 
-constexpr size_t kParsedBytes = 512;
-static_assert(sizeof(homo_parsed_t) <= kParsedBytes, "parsed headers must fit their slot");
+/* The first slot: the parsed headers (homo_parsed_t), then at kSealAt the two inputs'
+ * checksum states (parsed_t). */
+constexpr size_t kParsedBytes = 512, kSealAt = 256;
+static_assert(sizeof(homo_parsed_t) <= kSealAt && kSealAt + 2 * sizeof(parsed_t) <= kParsedBytes,
+              "parsed headers and checksum states must fit their slot");
 
 size_t align256(size_t v)
 {
@@ -26,8 +30,8 @@ int homo_tiles(size_t max_elems)
     return tiles_for(max_elems, kHomoTileElems);
 }
 
-/* The parsed headers, three look-back status arrays (A's and B's tile offsets, the
- * output's), A's and B's tile offsets. */
+/* The parsed headers and checksum states, three look-back status arrays (A's and B's
+ * tile offsets, the output's), A's and B's tile offsets. */
 size_t homo_work_bytes(int tiles)
 {
     return kParsedBytes + 3 * align256(lookback_bytes(tiles)) + 2 * align256(((size_t)tiles + 1) * sizeof(offset_t));
@@ -78,6 +82,7 @@ extern "C" ghz_status_t ghz_cuda_homo_binary(ghz_cuda_ctx_t* ctx, ghz_homo_op_t 
     g.d_out_size = d_out_size;
     g.d_status = d_status;
     g.parsed = (homo_parsed_t*)d_work;
+    g.seal = (parsed_t*)((char*)d_work + kSealAt);
     char* w = (char*)d_work + kParsedBytes;
     const size_t lb = align256(lookback_bytes(tiles)), ob = align256(((size_t)tiles + 1) * sizeof(offset_t));
     g.in_tiles_a = lookback_state(w, tiles);
@@ -88,6 +93,8 @@ extern "C" ghz_status_t ghz_cuda_homo_binary(ghz_cuda_ctx_t* ctx, ghz_homo_op_t 
     g.num_tiles = tiles;
     g.op = (int)op;
     g.dtype = (int)dtype;
+    /* sealed or not is known only on the GPU: CTAs for the larger readable input */
+    g.crc_ctas = checksum_ctas(in_a.n > in_b.n ? in_a.n : in_b.n);
     const cudaError_t e = dtype == GHZ_F32 ? launch_homo_binary<float>(g, stream) : launch_homo_binary<double>(g, stream);
     return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "homo launch");
 }

@@ -106,12 +106,11 @@ ghz_status_t add_job(nary_launch_t& g, ghz_buf_t* out, const char* name, int i, 
 /* Carves the workspace and launches the table in g. */
 ghz_status_t run(nary_launch_t& g, int tiles, bool inplace, void* d_work, cudaStream_t stream)
 {
-    uint64_t most = 1;
+    uint64_t most = 0;
     nary_layout(g.n_in, g.n_jobs, tiles, g.max_elems, inplace, (char*)d_work, &g);
     for (int i = 0; i < g.n_in; ++i)
         if (g.in[i].n > most) most = g.in[i].n;
-    const uint64_t crc = (most / kSeg + 1 + kThreads - 1) / kThreads;
-    g.crc_ctas = (unsigned)(crc < kMaxCrcCtas ? crc : kMaxCrcCtas);
+    g.crc_ctas = checksum_ctas(most);
     g.shift_chunks = inplace ? (unsigned)shift_chunks(g.max_elems, (ghz_dtype_t)g.dtype) : 0u;
     const cudaError_t e =
         g.dtype == GHZ_F32 ? launch_homo_nary<float>(g, stream) : launch_homo_nary<double>(g, stream);

@@ -5,7 +5,9 @@
  * One CTA per tile (128 blocks of f32, 64 of f64: two staged inputs must fit in 48 KB
  * of shared memory), thread t owns block t of the tile:
  *  0. a kernel of its own (homo_offsets_kernel, tile_offsets.cuh) finds the payload
- *     offset of every tile of A and of B from their code bytes;
+ *     offset of every tile of A and of B from their code bytes and, in CTAs of its
+ *     own, verifies the CRC-32C of a sealed input (checksum.cuh, the decompressor's);
+ *     on a mismatch every tile leaves at once and tile 0 reports GHZ_ERR_CORRUPT;
  *  1. the thread reads its block's code byte in A and in B and sizes both; the tile's
  *     sizes are checked against those offsets and the payload sizes;
  *  2. the CTA stages both tiles' payloads in shared memory with 16-byte loads, those
@@ -25,6 +27,7 @@
  * Every tile that has a block publishes to both look-backs even when it found an
  * error, so that no tile waits forever; errors go to *d_status and such a tile writes
  * nothing. Nothing is read outside [a, a + a_size) and [b, b + b_size). */
+#include "ghz/codec/cuda/checksum.cuh"
 #include "ghz/codec/cuda/thread_block.cuh"
 #include "ghz/codec/cuda/tile_offsets.cuh"
 #include "ghz/codec/detail/header.h"
@@ -89,7 +92,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     __shared__ unsigned out_warp[S::warps];
     __shared__ offset_t s_in_off[4], s_out_off; /* A's tile offset and end, B's */
     __shared__ homo_parsed_t s_p;
-    __shared__ int s_ok;
+    __shared__ int s_go; /* 1: go on; 0: init refused the call; -1: a checksum mismatch */
     __shared__ __align__(16) uint8_t bufa[S::buffer_bytes];
     __shared__ __align__(16) uint8_t bufb[S::buffer_bytes];
 
@@ -104,15 +107,23 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     const unsigned code_read_b = GHZ_HEADER_SIZE + blk < g.b_size ? g.b[GHZ_HEADER_SIZE + blk] : 0u;
     if (t == 0) {
         s_p = *g.parsed;
-        s_ok = s_p.status == GHZ_SUCCESS;
+        /* the checksum states are final: the offsets kernel ran before this one (stream
+         * order); unsealed inputs keep GHZ_SUCCESS there */
+        const bool crc_ok = g.seal[0].crc_status == GHZ_SUCCESS && g.seal[1].crc_status == GHZ_SUCCESS;
+        s_go = s_p.status != GHZ_SUCCESS ? 0 : crc_ok ? 1 : -1;
         s_in_off[0] = g.off_a[tile];
         s_in_off[1] = g.off_a[tile + 1];
         s_in_off[2] = g.off_b[tile];
         s_in_off[3] = g.off_b[tile + 1];
     }
     __syncthreads();
-    /* every CTA reads the same verdict: all leave here together, or none does */
-    if (!s_ok) return;
+    /* every CTA reads the same verdict: all leave here together, or none does. init's
+     * error is in *d_status already; a checksum mismatch is reported once, with
+     * atomicMax over init's GHZ_SUCCESS (nothing else writes the status then) */
+    if (s_go != 1) {
+        if (s_go < 0 && tile == 0 && t == 0) report(g.d_status, GHZ_ERR_CORRUPT);
+        return;
+    }
     const homo_parsed_t& p = s_p;
     const uint64_t n = p.a.n, nb = p.a.n_blocks, cb = ghz_codes_bytes(nb);
     const int has_fill = p.a.has_fill;
@@ -278,15 +289,26 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     if (last && warp == 0) write_frame_end(g.out, g.d_out_size, p.a, nb, cb, out_base + out_total);
 }
 
-/* Grid (groups, 2): the tile offsets of A (y = 0) and B (y = 1), in tiles of the
- * fused kernel's size, when init accepted the headers. */
+/* Grid (groups + g.crc_ctas, 2): the tile offsets of A (y = 0) and B (y = 1), in
+ * tiles of the fused kernel's size, when init accepted the headers; the last
+ * g.crc_ctas CTAs verify the input's checksum when it has one (else each leaves after
+ * reading its flag). */
 template <typename T>
 __global__ void __launch_bounds__(kThreads) homo_offsets_kernel(homo_args_t g)
 {
     __shared__ tile_offsets_smem sm;
+    __shared__ uint32_t crc_table[256];
+    const bool is_b = blockIdx.y != 0;
+    const unsigned groups = gridDim.x - g.crc_ctas;
+    if (blockIdx.x >= groups) {
+        chunk_t c{};
+        c.src = is_b ? g.b : g.a;
+        c.parsed = g.seal + blockIdx.y;
+        checksum_part(c, blockIdx.x - groups, g.crc_ctas, crc_table);
+        return;
+    }
     const homo_parsed_t* const p = g.parsed;
     if (p->status != GHZ_SUCCESS) return;
-    const bool is_b = blockIdx.y != 0;
     const ghz_frame_info_t& f = is_b ? p->b : p->a;
     frame_tile_offsets<homo_shape<T>::tile_blocks>(sm, (is_b ? g.b : g.a) + GHZ_HEADER_SIZE, f.n, f.n_blocks,
                                                    f.has_fill, (unsigned)sizeof(T), blockIdx.x,
@@ -302,7 +324,8 @@ cudaError_t launch_homo_binary(const homo_args_t& a, cudaStream_t stream)
     g.num_tiles = tiles_for(a.max_elems, S::tile_elems);
     cudaError_t e = launch_homo_init(g, stream);
     if (e == cudaSuccess)
-        e = launch(homo_offsets_kernel<T>, dim3(tile_offset_groups(g.num_tiles), 2), kThreads, stream, g);
+        e = launch(homo_offsets_kernel<T>, dim3(tile_offset_groups(g.num_tiles) + g.crc_ctas, 2), kThreads, stream,
+                   g);
     if (e != cudaSuccess) return e;
     const unsigned grid = (unsigned)g.num_tiles;
     switch (g.op) {

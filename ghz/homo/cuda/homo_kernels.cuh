@@ -51,6 +51,7 @@ struct homo_args_t {
     uint64_t* d_out_size;
     int* d_status;
     homo_parsed_t* parsed;
+    parsed_t* seal; /* [2]: A's and B's header again, for their checksums (checksum.cuh) */
     tile_state_t in_tiles_a, in_tiles_b; /* look-backs of the inputs' tile offsets (tile_offsets.cuh) */
     offset_t* off_a;                     /* payload offset of each tile of A, then A's payload size */
     offset_t* off_b;                     /* the same for B */
@@ -58,6 +59,7 @@ struct homo_args_t {
     int num_tiles;
     int op;
     int dtype;
+    unsigned crc_ctas; /* checksum CTAs per input in the offsets kernel (binary.cu) */
 };
 
 /* HOMO.md, Operands must match: the fields of two frames that must agree. */
@@ -83,8 +85,8 @@ __device__ __forceinline__ void int_path_rules(const ghz_frame_info_t& a, int* i
     }
 }
 
-/* Enqueues the init kernel (init.cu): checks both headers once into *a.parsed and
- * initialises both look-backs for a.num_tiles tiles. */
+/* Enqueues the init kernel (init.cu): checks both headers once into *a.parsed (and
+ * a.seal, for the checksums) and initialises the look-backs for a.num_tiles tiles. */
 cudaError_t launch_homo_init(const homo_args_t& a, cudaStream_t stream);
 
 /* Enqueues init + the fused kernel. a.num_tiles counts tiles of kHomoTileElems

@@ -1,7 +1,8 @@
 /* ghz/homo/cuda/init.cu: the kernel that runs before either fused kernel of ghz/homo
  * (binary.cu): it checks both headers once, with the CPU reader's
  * inline checks (detail/header.h) and HOMO.md's matching rules, derives what every tile
- * needs (homo_parsed_t), and initialises the three look-backs. */
+ * needs (homo_parsed_t), readies the inputs' checksum states (checksum.cuh, verified by
+ * the offsets kernel) and initialises the three look-backs. */
 #include "ghz/codec/cuda/host.cuh"
 #include "ghz/codec/detail/header.h"
 #include "ghz/homo/cuda/homo_kernels.cuh"
@@ -20,9 +21,6 @@ __global__ void homo_init_kernel(homo_args_t g)
     int st = ghz_header_unpack(g.a, readable_bytes(g.a_size, g.d_a_size), &p.a, &why);
     if (st == GHZ_SUCCESS) st = ghz_header_unpack(g.b, readable_bytes(g.b_size, g.d_b_size), &p.b, &why);
     if (st == GHZ_SUCCESS && (p.a.dtype != g.dtype || !same_frame(p.a, p.b))) st = GHZ_ERR_MISMATCH;
-    /* a checksummed input would be used unverified here (the CPU verifies, ghz/homo
-     * engine.c): refuse rather than trust it; verify on the host or strip the seal */
-    if (st == GHZ_SUCCESS && (p.a.has_checksum || p.b.has_checksum)) st = GHZ_ERR_UNSUPPORTED;
     if (st == GHZ_SUCCESS &&
         (p.a.n > g.max_elems ||
          g.out_capacity < GHZ_HEADER_SIZE + ghz_codes_bytes(p.a.n_blocks) + p.a.n * (g.dtype == GHZ_F32 ? 4u : 8u)))
@@ -33,6 +31,20 @@ __global__ void homo_init_kernel(homo_args_t g)
     p.qfill = 0;
     if (st == GHZ_SUCCESS) int_path_rules(p.a, &p.int_ok, &p.has_qfill, &p.qfill);
     *g.parsed = p;
+    /* The checksum states: a sealed input is hashed only when the call passed these
+     * checks (so frame_size lies inside the readable bytes); a mismatch turns its
+     * crc_status to GHZ_ERR_CORRUPT, which the fused kernel reads. */
+    for (int i = 0; i < 2; ++i) {
+        parsed_t s;
+        s.info = i ? p.b : p.a;
+        s.status = st;
+        s.crc = 0u;
+        s.crc_done = 0u;
+        s.crc_status = GHZ_SUCCESS;
+        g.seal[i] = s;
+    }
+    /* the call's only plain store to *d_status: every later verdict (the fused
+     * kernel's) is an atomicMax (report), so none is lost */
     if (g.d_status) *g.d_status = st;
 }
 
