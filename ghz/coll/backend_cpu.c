@@ -190,6 +190,7 @@ ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be)
     be->release = cpu_release;
     be->begin = cpu_begin;
     be->copy = cpu_copy;
+    be->copy_async = cpu_copy;
     be->reduce = cpu_reduce;
     be->scale = cpu_scale;
     be->range = cpu_range;

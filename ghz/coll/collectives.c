@@ -519,22 +519,29 @@ static int host_path_takes(const ghz_comm_t* c, const call_t* k, coll_mode_t mod
            k->total * ghz_dtype_size(k->dtype) <= c->small_bytes;
 }
 
-/* The call on the host communicator: input copied to pinned memory, the CPU algorithm
- * (its own AVG scaling included), the result copied back. Every rank learns first
- * whether every copy worked (one small allreduce), so none enters the host call alone. */
-static ghz_status_t host_path(ghz_comm_t* c, const call_t* k, ghz_coll_info_t* info)
+/* The call on the host communicator: input copied to pinned memory (already, when
+ * `copied`: before the agreement, which then carried the copy's status), the CPU
+ * algorithm (its own AVG scaling included), the result copied back without waiting
+ * (the next call's work waits for it: backend.h, copy_async). Every rank learns
+ * whether every copy worked before any enters the host call, so none enters it alone.
+ * The copy in waits for the stream, and with it for the previous call's copy out of
+ * small_out, which the host call writes. */
+static ghz_status_t host_path(ghz_comm_t* c, const call_t* k, int copied, double t_copied, ghz_coll_info_t* info)
 {
     const size_t e = ghz_dtype_size(k->dtype);
     const int has_out = k->kind != KIND_REDUCE || c->rank == k->root;
     call_t kk = make_call(k->kind, c->small_in, c->small_out, k->count, k->dtype, k->op, k->root, NULL, NULL);
-    double t0 = MPI_Wtime(), t_stage;
-    ghz_status_t st = c->be.copy(&c->be, c->small_in, k->in, k->total * e);
-    t_stage = MPI_Wtime() - t0;
-    st = stage_agree(c, st);
+    double t0 = MPI_Wtime(), t_stage = t_copied;
+    ghz_status_t st = GHZ_SUCCESS;
+    if (!copied) {
+        st = c->be.copy(&c->be, c->small_in, k->in, k->total * e);
+        t_stage += MPI_Wtime() - t0;
+        st = stage_agree(c, st);
+    }
     if (st == GHZ_SUCCESS) st = run(c->host, &kk);
     if (st == GHZ_SUCCESS && has_out) {
         t0 = MPI_Wtime();
-        st = c->be.copy(&c->be, k->out, c->small_out, k->count * e);
+        st = c->be.copy_async(&c->be, k->out, c->small_out, k->count * e);
         t_stage += MPI_Wtime() - t0;
     }
     if (st != GHZ_SUCCESS) return st;
@@ -556,7 +563,8 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     uint64_t rounds = 0;
     const size_t elem = ghz_dtype_size(k->dtype);
     const double t_call = MPI_Wtime();
-    int lossy;
+    double t_copied = 0.0;
+    int lossy, copied;
 
     ghz_clear_detail();
     if (!c) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL communicator");
@@ -565,6 +573,15 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     lossy = k->acc != NULL;
     /* the input must be ready before any backend work reads it */
     if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);
+    /* an exact call that will take the host path copies its input now, so that the
+     * agreement carries the copy's status (host_path) */
+    copied = st == GHZ_SUCCESS && !lossy && c->cfg.check_args && k->count > 0 && c->size > 1 &&
+             host_path_takes(c, k, COLL_EXACT);
+    if (copied) {
+        double t0 = MPI_Wtime();
+        st = c->be.copy(&c->be, c->small_in, k->in, k->total * elem);
+        t_copied = MPI_Wtime() - t0;
+    }
     if (st == GHZ_SUCCESS && lossy && k->count > 0) {
         /* reduce_scatter's input is every rank's whole buffer */
         double lo = NAN, hi = NAN;
@@ -653,7 +670,7 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
 
     if (host_path_takes(c, k, mode)) {
         double bound_abs = info.bound_abs;
-        st = host_path(c, k, &info);
+        st = host_path(c, k, copied, t_copied, &info);
         if (st != GHZ_SUCCESS) return st;
         info.lossy = lossy;
         info.bound_abs = bound_abs;

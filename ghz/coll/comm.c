@@ -117,15 +117,17 @@ static void release(ghz_comm_t* c)
     ghz_comm_destroy(c->intra);
     ghz_comm_destroy(c->inter);
     ghz_comm_destroy(c->host);
+    /* the transport first: CUDA IPC unmaps the peers' pools and waits until every peer
+     * has unmapped this rank's before the pool is freed; then the backend, which waits
+     * for work still queued (asynchronous copies out of small_out); then the memory
+     * (`release` needs no backend state) */
+    if (c->tp.destroy) c->tp.destroy(&c->tp);
+    if (c->be.destroy) c->be.destroy(&c->be);
     if (c->small_in) c->be.release(&c->be, c->small_in, COLL_MEM_MIRROR);
     if (c->small_out) c->be.release(&c->be, c->small_out, COLL_MEM_MIRROR);
-    /* the transport first: CUDA IPC unmaps the peers' pools and waits until every peer
-     * has unmapped this rank's before the pool is freed */
-    if (c->tp.destroy) c->tp.destroy(&c->tp);
     if (c->pool) c->be.release(&c->be, c->pool, COLL_MEM_WIRE);
     if (c->pool_raw) c->be.release(&c->be, c->pool_raw, COLL_MEM_RAW);
     if (c->pool_mirror) c->be.release(&c->be, c->pool_mirror, COLL_MEM_MIRROR);
-    if (c->be.destroy) c->be.destroy(&c->be);
     free(c->seg_off);
     free(c->seg_cnt);
     free(c->wire_size);

@@ -103,8 +103,10 @@ static ghz_status_t cuda_begin(coll_backend_t* be, ghz_stream_t stream)
         if (e != cudaSuccess) return cuda_fail(e, "cudaStreamWaitEvent");
         s->done_pending = 0;
     }
-    /* the input was written by the caller's earlier work on this stream */
-    return drain(be, GHZ_SUCCESS);
+    /* The input was written by the caller's earlier work on this stream. Staged, every
+     * later step is stream work after it (kernels, copies); only an MPI that reads the
+     * caller's device buffers itself needs the stream drained first. */
+    return be->staged ? GHZ_SUCCESS : drain(be, GHZ_SUCCESS);
 }
 
 static ghz_status_t cuda_copy(coll_backend_t* be, void* dst, const void* src, size_t bytes)
@@ -113,6 +115,15 @@ static ghz_status_t cuda_copy(coll_backend_t* be, void* dst, const void* src, si
     if (!bytes || dst == src) return GHZ_SUCCESS;
     e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st_of(be)->stream);
     return drain(be, e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "cudaMemcpyAsync"));
+}
+
+static ghz_status_t cuda_copy_async(coll_backend_t* be, void* dst, const void* src, size_t bytes)
+{
+    cudaError_t e;
+    if (!bytes) return GHZ_SUCCESS;
+    e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st_of(be)->stream);
+    if (e != cudaSuccess) return cuda_fail(e, "cudaMemcpyAsync");
+    return ghz_coll_backend_cuda_mark(be);
 }
 
 static ghz_status_t cuda_reduce(coll_backend_t* be, void* out, const void* a, const void* b,
@@ -356,6 +367,7 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     be->release = cuda_release;
     be->begin = cuda_begin;
     be->copy = cuda_copy;
+    be->copy_async = cuda_copy_async;
     be->reduce = cuda_reduce;
     be->scale = cuda_scale;
     be->range = cuda_range;

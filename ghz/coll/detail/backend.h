@@ -41,6 +41,9 @@ struct coll_backend {
     ghz_status_t (*begin)(coll_backend_t* be, ghz_stream_t stream);
     /* dst[0..bytes) = src[0..bytes); the ranges may overlap. */
     ghz_status_t (*copy)(coll_backend_t* be, void* dst, const void* src, size_t bytes);
+    /* The same, not waited for: it completes before any work of the next call (begin)
+     * and before the backend goes; the ranges must not overlap. */
+    ghz_status_t (*copy_async)(coll_backend_t* be, void* dst, const void* src, size_t bytes);
     /* out = op(a, b) element-wise (a is the left operand, reduce_ops.h); out may be a
      * or b. */
     ghz_status_t (*reduce)(coll_backend_t* be, void* out, const void* a, const void* b, size_t n,
