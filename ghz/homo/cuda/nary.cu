@@ -40,22 +40,89 @@ namespace detail {
 
 constexpr uint32_t kMagSat = 0x7FFFFFFFu;
 
-/* The fold of one position: ghz_homo_acc_first / _next in 32 bits, with the magnitude
- * saturating (q* is exact while mag < kMagSat: every partial sum is at most mag). */
-template <int Op>
-__device__ __forceinline__ void fold_q(bool first, int32_t q, int32_t& acc, uint32_t& mag)
+/* Register-pressure variants (tuning experiments only; the output bytes are the same
+ * in every combination). GHZ_CUDA_HOMO_NARY_REGS picks a level for an A/B in one macro
+ * (scripts/gpu_ab.sh with GHZ_AB_BENCH=homo): 0 neither, 1 PARK, 2 both (the default: tested
+ * and sanitized on an H100, sum4 1037-1203 GB/s against 810-870 for 0):
+ *  GHZ_CUDA_HOMO_NARY_PARK: a tile entering the float pass parks the integer pass's
+ *    q* in local memory (8 16-byte stores and loads, once per thread) instead of
+ *    holding them in 32 registers across the k inputs' float fold, where the
+ *    compiler otherwise spills in the loop.
+ *  GHZ_CUDA_HOMO_NARY_BLOCK_MAG: the integer pass's test takes, for every position of
+ *    a block, the block's bound sum_i max_j |q_i[j]| (MIN/MAX: max_i max_j) instead of
+ *    the position's own sum |q_i[j]|: one register instead of 32. The bound is at
+ *    least every position's magnitude and the test is monotone in it, so a block
+ *    that passes passes the per-position test too; one that fails only here takes
+ *    the float path, whose bytes are DOC's, which are the integer path's wherever
+ *    that test passes (HOMO.md): the output is the same, only the path may differ
+ *    (for |q| near the limits: k sum max|q_i| > L, L = 2^21 (f32) or 2^50 (f64)). */
+#ifndef GHZ_CUDA_HOMO_NARY_REGS
+#define GHZ_CUDA_HOMO_NARY_REGS 2 /* measured on an H100: docs/RESULTS.md, n-ary sum */
+#endif
+#ifndef GHZ_CUDA_HOMO_NARY_PARK
+#define GHZ_CUDA_HOMO_NARY_PARK (GHZ_CUDA_HOMO_NARY_REGS >= 1)
+#endif
+#ifndef GHZ_CUDA_HOMO_NARY_BLOCK_MAG
+#define GHZ_CUDA_HOMO_NARY_BLOCK_MAG (GHZ_CUDA_HOMO_NARY_REGS >= 2)
+#endif
+/* magnitudes the integer pass keeps per block: 1 (the bound) or 32 (per position) */
+constexpr unsigned kMagSlots = GHZ_CUDA_HOMO_NARY_BLOCK_MAG ? 1u : 32u;
+
+/* An index the compiler cannot fold: an array indexed by it stays in local memory
+ * (one address per thread) instead of being promoted back to registers. */
+__device__ __forceinline__ unsigned opaque_zero()
 {
-    const uint32_t m = q < 0 ? 0u - (uint32_t)q : (uint32_t)q;
-    if (first) {
-        acc = q;
-        mag = m;
-    } else if (Op == GHZ_HOMO_MIN || Op == GHZ_HOMO_MAX) {
-        acc = Op == GHZ_HOMO_MIN ? (q < acc ? q : acc) : (q > acc ? q : acc);
-        mag = m > mag ? m : mag;
-    } else {
-        acc = (int32_t)(Op == GHZ_HOMO_SUB ? (uint32_t)acc - (uint32_t)q : (uint32_t)acc + (uint32_t)q);
-        mag = mag + m > kMagSat ? kMagSat : mag + m; /* mag + m < 2^32: both below 2^31 */
+    unsigned z;
+    asm volatile("mov.u32 %0, 0;" : "=r"(z));
+    return z;
+}
+
+/* q[32] into / out of a local-memory slot, 16 bytes at a time. */
+__device__ __forceinline__ void park_q(int4 (&slot)[8], const int32_t (&q)[32])
+{
+    const unsigned z = opaque_zero();
+#pragma unroll
+    for (unsigned j = 0; j < 8u; ++j) slot[j ^ z] = make_int4(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
+}
+__device__ __forceinline__ void unpark_q(const int4 (&slot)[8], int32_t (&q)[32])
+{
+    const unsigned z = opaque_zero();
+#pragma unroll
+    for (unsigned j = 0; j < 8u; ++j) {
+        const int4 v = slot[j ^ z];
+        q[4 * j] = v.x;
+        q[4 * j + 1] = v.y;
+        q[4 * j + 2] = v.z;
+        q[4 * j + 3] = v.w;
     }
+}
+
+/* The fold of one position: ghz_homo_acc_first / _next in 32 bits, q* (fold_acc) and
+ * the magnitude (fold_mag) saturating (q* is exact while mag < kMagSat: every partial
+ * sum is at most mag). */
+template <int Op>
+__device__ __forceinline__ void fold_acc(bool first, int32_t q, int32_t& acc)
+{
+    if (first)
+        acc = q;
+    else if (Op == GHZ_HOMO_MIN || Op == GHZ_HOMO_MAX)
+        acc = Op == GHZ_HOMO_MIN ? (q < acc ? q : acc) : (q > acc ? q : acc);
+    else
+        acc = (int32_t)(Op == GHZ_HOMO_SUB ? (uint32_t)acc - (uint32_t)q : (uint32_t)acc + (uint32_t)q);
+}
+template <int Op>
+__device__ __forceinline__ void fold_mag(bool first, uint32_t m, uint32_t& mag)
+{
+    if (first)
+        mag = m;
+    else if (Op == GHZ_HOMO_MIN || Op == GHZ_HOMO_MAX)
+        mag = m > mag ? m : mag;
+    else
+        mag = mag + m > kMagSat ? kMagSat : mag + m; /* mag + m < 2^32: both below 2^31 */
+}
+__device__ __forceinline__ uint32_t magnitude(int32_t q)
+{
+    return q < 0 ? 0u - (uint32_t)q : (uint32_t)q;
 }
 
 template <typename T, int Op>
@@ -182,7 +249,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     bool need_float = !s_js.int_ok;
 
     if (__syncthreads_or(!need_float)) {
-        uint32_t mag[32];
+        uint32_t mag[kMagSlots];
         const bool has_qfill = s_js.has_qfill;
         const int32_t qfill = s_js.qfill;
         pass([&](int i, unsigned ci, const uint32_t* sw, unsigned off) {
@@ -201,12 +268,18 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
                 err = 1;
                 return;
             }
+            uint32_t qmax = 0; /* max_j |q[j]|, for the block's bound */
 #pragma unroll
             for (unsigned j = 0; j < 32u; ++j) {
                 /* a decoded input equal to the fill value is fill for DOC */
                 if (j < m && !(imask >> j & 1u) && has_qfill && q[j] == qfill) need_float = true;
-                fold_q<Op>(i == 0, q[j], qr[j], mag[j]);
+                fold_acc<Op>(i == 0, q[j], qr[j]);
+                if (kMagSlots == 1u)
+                    qmax = magnitude(q[j]) > qmax ? magnitude(q[j]) : qmax;
+                else
+                    fold_mag<Op>(i == 0, magnitude(q[j]), mag[j % kMagSlots]);
             }
+            if (kMagSlots == 1u) fold_mag<Op>(i == 0, qmax, mag[0]);
             fmask |= imask;
         });
         if (!need_float && mine && !err) {
@@ -215,8 +288,8 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
                 if (j >= m || (fmask >> j & 1u)) continue;
                 ghz_homo_acc_t acc;
                 acc.q = qr[j];
-                acc.mag = mag[j];
-                if (mag[j] >= kMagSat || !ghz_homo_acc_exact(Op, &acc, (uint64_t)k, 0, is_f32) ||
+                acc.mag = mag[j % kMagSlots];
+                if (acc.mag >= kMagSat || !ghz_homo_acc_exact(Op, &acc, (uint64_t)k, 0, is_f32) ||
                     (has_qfill && qr[j] == qfill))
                     need_float = true;
             }
@@ -236,6 +309,12 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     if (__syncthreads_or(need_float)) {
         const ghz_quantizer_t z = ghz_quantizer_make(info.eb_abs, is_f32);
         uint32_t fm = 0;
+#if GHZ_CUDA_HOMO_NARY_PARK
+        /* a thread done on the integer path keeps q* here; one on the float path
+         * overwrites its own below (the values are the same as held in registers) */
+        int4 parked[8];
+        park_q(parked, qr);
+#endif
         pass([&](int i, unsigned ci, const uint32_t* sw, unsigned off) {
             if (!need_float) return;
             int32_t q[32];
@@ -261,6 +340,9 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
                                               : ghz_homo_apply64(Op, vals[j], v, 0));
             }
         });
+#if GHZ_CUDA_HOMO_NARY_PARK
+        unpark_q(parked, qr);
+#endif
         if (need_float && !err) {
             ghz_block_facts_t f;
             ghz_facts_begin(&f, m);
