@@ -145,7 +145,7 @@ if has racecheck; then
         build-gpu/test/coll/test_coll_mpi_cuda edge >"$L/racecheck-mpi-edge.log" 2>&1
       echo $? >"$L/racecheck-mpi-edge.rc" ) &
     wait
-    for f in racecheck-reduce racecheck-mpi-edge; do san_verdict "$f" "ERROR SUMMARY: 0 errors"; done
+    for f in racecheck-reduce racecheck-mpi-edge; do san_verdict "$f" "RACECHECK SUMMARY: 0 hazards"; done
 fi
 checkpoint
 if has bench; then
