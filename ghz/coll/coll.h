@@ -137,7 +137,8 @@ typedef struct {
                                        run in rounds. */
     size_t chunk_bytes;             /* pipeline chunk in uncompressed bytes: messages are
                                        at most this large so transfers and compute
-                                       overlap; 0 = the default (1 MiB; CUDA: 8 MiB) */
+                                       overlap; 0 = the default (1 MiB; CUDA: 8 MiB;
+                                       CUDA over CUDA IPC: 64 MiB) */
     int check_args;                 /* nonzero (default): agree on every call's arguments
                                        across ranks before moving data (COLL.md, Errors,
                                        says what it costs). Lossy calls always agree. */
