@@ -643,6 +643,34 @@ static void edge_direct(void)
         CHECK(info.time_stage > 0, "auto small exact: no staging time on the CUDA backend");
 #endif
         if (st == GHZ_SUCCESS) check_int_sums(y, n, "auto small exact");
+        {
+            /* the host path's reduce-scatter (the result at this rank's block of the
+             * input, NCCL's in place; the CUDA build's harness copies both buffers to
+             * the device apart) and reduce (root N-1, MAX): x's integers */
+            const size_t rc = n / (size_t)g_size + 1;
+            const int root = g_size - 1;
+            memcpy(y, x, rc * (size_t)g_size * 4);
+            st = REDUCE_SCATTER(y, y + (size_t)g_rank * rc, rc, GHZ_F32, GHZ_OP_SUM, NULL, c);
+            CHECK(st == GHZ_SUCCESS, "auto small reduce_scatter in place: %s", ghz_status_string(st));
+            for (i = 0; i < rc && st == GHZ_SUCCESS; i++) {
+                const size_t at = (size_t)g_rank * rc + i;
+                float ex = 0;
+                int q;
+                for (q = 0; q < g_size; q++) ex += (float)(at % 13) + (float)q;
+                if (y[at] != ex) {
+                    CHECK(0, "auto small reduce_scatter: element %zu: %g, expected %g", at, y[at], ex);
+                    break;
+                }
+            }
+            memset(y, 0, n * 4);
+            st = REDUCE(x, y, n, GHZ_F32, GHZ_OP_MAX, root, NULL, c);
+            CHECK(st == GHZ_SUCCESS, "auto small reduce: %s", ghz_status_string(st));
+            for (i = 0; i < n && st == GHZ_SUCCESS && g_rank == root; i++)
+                if (y[i] != (float)(i % 13) + (float)(g_size - 1)) {
+                    CHECK(0, "auto small reduce: element %zu: %g", i, y[i]);
+                    break;
+                }
+        }
         st = ALLREDUCE(x, y, big, GHZ_F32, GHZ_OP_SUM, &acc, c);
         ghz_comm_info(c, &info);
         CHECK(st == GHZ_SUCCESS && (info.algo == GHZ_ALGO_IPC_DIRECT) == ipc_run() && info.lossy &&
