@@ -76,7 +76,7 @@ typedef struct {
     int* stD;
 } direct_t;
 
-/* Where the peer's copy of this rank's region p is mapped. */
+/* Where the peer's region at the offset of this rank's `mine` is mapped here. */
 static void* at_peer(const direct_t* d, int peer, const void* mine)
 {
     unsigned char* base = d->c->tp.peer_pool(&d->c->tp, peer);
@@ -142,7 +142,7 @@ static ghz_status_t combine(direct_t* d)
 {
     coll_round_t* r = d->r;
     const int N = d->c->size, me = d->c->rank;
-    const size_t n = r->seg_cnt[me], e = r->elem;
+    const size_t n = r->seg_cnt[me];
     ghz_status_t st = GHZ_SUCCESS;
     ghz_buf_t ins[GHZ_CUDA_HOMO_MAX_INPUTS];
     size_t j;
@@ -154,7 +154,6 @@ static ghz_status_t combine(direct_t* d)
         st = ghz_coll_reduce_cuda(d->R, at_peer(d, 0, mine), at_peer(d, 1, mine), n, r->dtype, r->op, d->x.stream);
         for (q = 2; q < N && st == GHZ_SUCCESS; q++)
             st = ghz_coll_reduce_cuda(d->R, d->R, at_peer(d, q, mine), n, r->dtype, r->op, d->x.stream);
-        (void)e;
         return st;
     }
     for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
