@@ -19,10 +19,13 @@
  *    calls allocate nothing (large calls are processed in rounds that fit its pool).
  *  - One call at a time per communicator (like an MPI communicator in
  *    MPI_THREAD_SERIALIZED use). Different communicators are independent.
- *  - The stream argument is a cudaStream_t for the CUDA backend (device buffers; the
- *    call first waits for the stream's earlier work, runs on it, and returns when the
- *    call has completed: with a host MPI in the loop it cannot return earlier, see
- *    COLL.md, CUDA backend); the CPU backend takes NULL and returns when complete.
+ *  - The stream argument is a cudaStream_t for the CUDA backend (device buffers): the
+ *    call's work is ordered after the stream's earlier work and before its later work,
+ *    as NCCL's is. Most calls wait for the GPU inside (a host MPI, sizes only the GPU
+ *    knows); exact calls over CUDA IPC and small exact calls may return with work still
+ *    queued, so synchronise the stream before the host reads the result (COLL.md, CUDA
+ *    backend). A stream being captured into a CUDA graph is refused
+ *    (GHZ_ERR_UNSUPPORTED). The CPU backend takes NULL and returns when complete.
  *  - In place: pass MPI_IN_PLACE as sendbuf (MPI's convention, the input is then
  *    read from recvbuf), or sendbuf == recvbuf (NCCL's; for reduce_scatter the NCCL
  *    form is recvbuf == sendbuf + rank * recvcount elements).
