@@ -210,8 +210,10 @@ static ghz_status_t check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t 
                         ghz_algo_name(a), c->nodes);
     if (a == GHZ_ALGO_TWO_LEVEL_MULTI && !c->uniform_nodes)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "two_level_multi needs nodes of equal size");
-    if (a == GHZ_ALGO_IPC_DIRECT && direct_refusal(c, k, m))
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "ipc_direct %s", direct_refusal(c, k, m));
+    if (a == GHZ_ALGO_IPC_DIRECT) {
+        const char* why = direct_refusal(c, k, m);
+        if (why) return ghz_fail(GHZ_ERR_UNSUPPORTED, "ipc_direct %s", why);
+    }
     if (a == GHZ_ALGO_PAIRWISE && m == COLL_HOMO && c->size > COLL_SUM_N_MAX)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "pairwise homomorphic sums take at most %d ranks",
                         COLL_SUM_N_MAX);
@@ -312,15 +314,13 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
                 c->seg_off[s] = s * k->count + off;
                 c->seg_cnt[s] = w;
             }
-            r.logical_bytes = (N - 1) * w * e;
             if (algo == GHZ_ALGO_RING) coll_ring_reduce_scatter(&r, &pool, k->out + off * e);
 #ifdef GHZ_WITH_CUDA
-            else if (algo == GHZ_ALGO_IPC_DIRECT) {
-                r.logical_bytes = 0; /* counted by what the peers read */
-                coll_direct_reduce(&r, &pool, 0, k->out + off * e);
-            }
+            else if (algo == GHZ_ALGO_IPC_DIRECT)
+                coll_direct_reduce(&r, &pool, 0, k->out + off * e); /* counts what the peers read */
 #endif
             else coll_pairwise_reduce_scatter(&r, &pool, k->out + off * e);
+            if (algo != GHZ_ALGO_IPC_DIRECT) r.logical_bytes = (N - 1) * w * e;
 #ifdef GHZ_WITH_CUDA
         } else if (algo == GHZ_ALGO_IPC_DIRECT) {
             w = k->count - off < window * N ? k->count - off : window * N;

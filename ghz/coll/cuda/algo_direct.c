@@ -83,25 +83,10 @@ static void* at_peer(const direct_t* d, int peer, const void* mine)
     return base + ((const unsigned char*)mine - d->c->pool);
 }
 
-static ghz_buf_t frame(void* data, size_t capacity, uint64_t* d_size)
-{
-    ghz_buf_t b = GHZ_BUF_INIT;
-    b.data = data;
-    b.capacity = capacity;
-    b.where = GHZ_MEM_DEVICE;
-    b.d_size = d_size;
-    return b;
-}
-
-static ghz_status_t cuda_fail(cudaError_t e, const char* what)
-{
-    return ghz_fail(GHZ_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
-}
-
 static ghz_status_t copy_async(const direct_t* d, void* dst, const void* src, size_t bytes)
 {
     cudaError_t e = bytes ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, d->x.stream) : cudaSuccess;
-    return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "cudaMemcpyAsync (direct)");
+    return e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, "cudaMemcpyAsync (direct)");
 }
 
 /* Phase 1: this rank's input into C, every segment at its region. */
@@ -126,7 +111,8 @@ static ghz_status_t publish(direct_t* d)
         }
         for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
             const size_t pc = coll_piece_n(r, n, j);
-            ghz_buf_t out = frame(dst + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j), d->szC + s * d->P + j);
+            ghz_buf_t out =
+                coll_cuda_frame(dst + coll_piece_wire_off(r, j), 0, coll_piece_cap(r, n, j), d->szC + s * d->P + j);
             if (pc)
                 st = ghz_cuda_compress(d->x.ctx, &p, src + j * r->piece * e, pc, &out, d->stC + s * d->P + j, NULL,
                                        0, d->x.stream);
@@ -159,9 +145,10 @@ static ghz_status_t combine(direct_t* d)
     for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
         const size_t cap = coll_piece_cap(r, n, j), off = coll_piece_wire_off(r, j);
         unsigned char* mine = d->C + (size_t)me * d->seg + off;
-        ghz_buf_t out = frame(d->R + off, cap, d->szR + j);
+        ghz_buf_t out = coll_cuda_frame(d->R + off, 0, cap, d->szR + j);
         for (q = 0; q < N; q++)
-            ins[q] = frame(at_peer(d, q, mine), cap, (uint64_t*)at_peer(d, q, d->szC + (size_t)me * d->P + j));
+            ins[q] = coll_cuda_frame(at_peer(d, q, mine), 0, cap,
+                                     (uint64_t*)at_peer(d, q, d->szC + (size_t)me * d->P + j));
         st = ghz_cuda_homo_sum_n(d->x.ctx, r->dtype, (size_t)N, ins, &out, d->x.max_elems, d->stR + j,
                                  d->x.sum_work, d->x.sum_work_bytes, d->x.stream);
     }
@@ -188,8 +175,8 @@ static ghz_status_t gather(direct_t* d, int all, unsigned char* out_own)
         }
         for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
             const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
-            ghz_buf_t src = frame(at_peer(d, s, d->R + off), coll_piece_cap(r, n, j),
-                                  (uint64_t*)at_peer(d, s, d->szR + j));
+            ghz_buf_t src = coll_cuda_frame(at_peer(d, s, d->R + off), 0, coll_piece_cap(r, n, j),
+                                            (uint64_t*)at_peer(d, s, d->szR + j));
             if (pc)
                 st = ghz_cuda_decompress(d->x.ctx, r->dtype, &src, dst + j * r->piece * e, pc * e, NULL,
                                          d->stD + (size_t)s * d->P + j, NULL, 0, d->x.stream);
@@ -259,7 +246,7 @@ void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned ch
         d.stD = d.stR + d.P;
         /* pieces that no kernel writes (empty segments) read as successes */
         e = cudaMemsetAsync(d.stC, 0, (2 * N + 1) * d.P * sizeof(int), d.x.stream);
-        if (e != cudaSuccess) st = cuda_fail(e, "cudaMemsetAsync (direct)");
+        if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaMemsetAsync (direct)");
     }
     /* three fences on every rank whatever happens: each carries the statuses */
     t0 = MPI_Wtime();

@@ -56,17 +56,12 @@ static cuda_state_t* st_of(coll_backend_t* be)
     return (cuda_state_t*)be->state;
 }
 
-static ghz_status_t cuda_fail(cudaError_t e, const char* what)
-{
-    return ghz_fail(GHZ_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
-}
-
 /* Waits for the call's stream; a failure there is the call's. */
 static ghz_status_t drain(coll_backend_t* be, ghz_status_t st)
 {
     cudaError_t e = cudaStreamSynchronize(st_of(be)->stream);
     if (st != GHZ_SUCCESS) return st;
-    return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "cudaStreamSynchronize");
+    return e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, "cudaStreamSynchronize");
 }
 
 static void* cuda_alloc(coll_backend_t* be, size_t bytes, int kind)
@@ -91,7 +86,7 @@ static ghz_status_t cuda_begin(coll_backend_t* be, ghz_stream_t stream)
     enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
     cudaError_t e = cudaStreamIsCapturing((cudaStream_t)stream, &cap);
     s->stream = (cudaStream_t)stream;
-    if (e != cudaSuccess) return cuda_fail(e, "cudaStreamIsCapturing");
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamIsCapturing");
     /* the peers meet on the host during a call (agreement, messages, fences), which a
      * graph cannot replay: refused before anything is enqueued (COLL.md, CUDA backend) */
     if (cap != cudaStreamCaptureStatusNone)
@@ -100,7 +95,7 @@ static ghz_status_t cuda_begin(coll_backend_t* be, ghz_stream_t stream)
     /* a previous call's reads of the peers' memory (another stream, maybe) come first */
     if (s->done_pending) {
         e = cudaStreamWaitEvent(s->stream, s->done, 0);
-        if (e != cudaSuccess) return cuda_fail(e, "cudaStreamWaitEvent");
+        if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamWaitEvent");
         s->done_pending = 0;
     }
     /* The input was written by the caller's earlier work on this stream. Staged, every
@@ -114,7 +109,7 @@ static ghz_status_t cuda_copy(coll_backend_t* be, void* dst, const void* src, si
     cudaError_t e;
     if (!bytes || dst == src) return GHZ_SUCCESS;
     e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st_of(be)->stream);
-    return drain(be, e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "cudaMemcpyAsync"));
+    return drain(be, e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, "cudaMemcpyAsync"));
 }
 
 static ghz_status_t cuda_copy_async(coll_backend_t* be, void* dst, const void* src, size_t bytes)
@@ -122,7 +117,7 @@ static ghz_status_t cuda_copy_async(coll_backend_t* be, void* dst, const void* s
     cudaError_t e;
     if (!bytes) return GHZ_SUCCESS;
     e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st_of(be)->stream);
-    if (e != cudaSuccess) return cuda_fail(e, "cudaMemcpyAsync");
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMemcpyAsync");
     return ghz_coll_backend_cuda_mark(be);
 }
 
@@ -143,7 +138,7 @@ static ghz_status_t fetch(coll_backend_t* be, size_t bytes, ghz_status_t st)
     cuda_state_t* s = st_of(be);
     if (st == GHZ_SUCCESS) {
         cudaError_t e = cudaMemcpyAsync(s->h_scratch, s->d_scratch, bytes, cudaMemcpyDeviceToHost, s->stream);
-        if (e != cudaSuccess) st = cuda_fail(e, "cudaMemcpyAsync");
+        if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaMemcpyAsync");
     }
     return drain(be, st);
 }
@@ -161,18 +156,6 @@ static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, gh
     *vmax = r.vmax;
     *nonfinite = r.nonfinite;
     return GHZ_SUCCESS;
-}
-
-/* A frame descriptor over wire memory (device). */
-static ghz_buf_t frame(const void* data, size_t size, size_t capacity, uint64_t* d_size)
-{
-    ghz_buf_t b = GHZ_BUF_INIT;
-    b.data = (void*)data;
-    b.size = size;
-    b.capacity = capacity;
-    b.where = GHZ_MEM_DEVICE;
-    b.d_size = d_size;
-    return b;
 }
 
 /* The status and size the GPU wrote to the scratch. */
@@ -194,7 +177,7 @@ static ghz_status_t clear_status(coll_backend_t* be)
 {
     cuda_state_t* s = st_of(be);
     cudaError_t e = cudaMemsetAsync((char*)s->d_scratch + SCRATCH_SIZE, 0, SCRATCH_BYTES - SCRATCH_SIZE, s->stream);
-    return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "cudaMemsetAsync");
+    return e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, "cudaMemsetAsync");
 }
 
 static ghz_status_t cuda_compress(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype,
@@ -202,7 +185,7 @@ static ghz_status_t cuda_compress(coll_backend_t* be, const void* src, size_t n,
 {
     cuda_state_t* s = st_of(be);
     ghz_params_t p;
-    ghz_buf_t out = frame(dst, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
+    ghz_buf_t out = coll_cuda_frame(dst, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
     ghz_status_t st = clear_status(be);
     ghz_params_init(&p);
     p.dtype = dtype;
@@ -218,7 +201,7 @@ static ghz_status_t cuda_decompress(coll_backend_t* be, const void* src, size_t 
                                     size_t n, ghz_dtype_t dtype)
 {
     cuda_state_t* s = st_of(be);
-    ghz_buf_t in = frame(src, size, size, NULL);
+    ghz_buf_t in = coll_cuda_frame(src, size, size, NULL);
     size_t got = 0;
     ghz_status_t st = clear_status(be);
     if (st == GHZ_SUCCESS)
@@ -236,8 +219,8 @@ static ghz_status_t cuda_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_
                                      size_t* out_size)
 {
     cuda_state_t* s = st_of(be);
-    ghz_buf_t A = frame(a, a_size, a_size, NULL), B = frame(b, b_size, b_size, NULL),
-              O = frame(out, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
+    ghz_buf_t A = coll_cuda_frame(a, a_size, a_size, NULL), B = coll_cuda_frame(b, b_size, b_size, NULL),
+              O = coll_cuda_frame(out, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
     ghz_status_t st = clear_status(be);
     if (st == GHZ_SUCCESS)
         st = ghz_cuda_homo_binary(s->ctx, coll_homo_op(op), dtype, &A, &B, &O, 0,
@@ -252,13 +235,13 @@ static ghz_status_t cuda_homo_sum_n(coll_backend_t* be, ghz_dtype_t dtype, const
 {
     cuda_state_t* s = st_of(be);
     ghz_buf_t ins[GHZ_CUDA_HOMO_MAX_INPUTS];
-    ghz_buf_t O = frame(out, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
+    ghz_buf_t O = coll_cuda_frame(out, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
     ghz_status_t st;
     size_t i;
     if (k == 0 || k > GHZ_CUDA_HOMO_MAX_INPUTS)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "n-ary sum of %zu frames on the GPU (at most %d)", k,
                         GHZ_CUDA_HOMO_MAX_INPUTS);
-    for (i = 0; i < k; i++) ins[i] = frame(in[i], sizes[i], sizes[i], NULL);
+    for (i = 0; i < k; i++) ins[i] = coll_cuda_frame(in[i], sizes[i], sizes[i], NULL);
     st = clear_status(be);
     if (st == GHZ_SUCCESS)
         st = ghz_cuda_homo_sum_n(s->ctx, dtype, k, ins, &O, s->max_elems,
@@ -290,7 +273,7 @@ ghz_status_t ghz_coll_backend_cuda_mark(coll_backend_t* be)
 {
     cuda_state_t* s = st_of(be);
     cudaError_t e = cudaEventRecord(s->done, s->stream);
-    if (e != cudaSuccess) return cuda_fail(e, "cudaEventRecord");
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventRecord");
     s->done_pending = 1;
     return GHZ_SUCCESS;
 }
@@ -356,7 +339,7 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     if (e == cudaSuccess) s->have_done = 1;
     if (e != cudaSuccess) {
         cuda_destroy(be);
-        return cuda_fail(e, "CUDA backend scratch");
+        return coll_cuda_fail(e, "CUDA backend scratch");
     }
     be->name = "cuda";
     be->exec = GHZ_EXEC_CUDA;

@@ -48,6 +48,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ghz/coll/detail/backend.h"
+#include "ghz/coll/detail/backend_cuda.h"
 #include "ghz/coll/detail/transport.h"
 #include "ghz/detail/error.h"
 
@@ -84,11 +85,6 @@ static ipc_state_t* st_of(coll_transport_t* tp)
     return (ipc_state_t*)tp->state;
 }
 
-static ghz_status_t cuda_fail(cudaError_t e, const char* what)
-{
-    return ghz_fail(GHZ_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
-}
-
 static cudaStream_t stream_of(ipc_state_t* s)
 {
     return (cudaStream_t)ghz_coll_backend_cuda_stream(s->be);
@@ -119,7 +115,7 @@ static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t byte
         else {
             /* after the work that wrote the buffer, in stream order */
             cudaError_t e = cudaEventRecord(s->ev, stream_of(s));
-            if (e != cudaSuccess) st = cuda_fail(e, "cudaEventRecord (CUDA IPC send)");
+            if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaEventRecord (CUDA IPC send)");
         }
         /* a failure here still sends a record, poisoned: the peer must not wait forever */
         if (st != GHZ_SUCCESS) {
@@ -189,8 +185,8 @@ static ghz_status_t pull(ipc_state_t* s, const coll_req_t* req, uint64_t off, ui
         e = cudaMemcpyAsync(req->dst, s->peer_pool[peer] + off, (size_t)n, cudaMemcpyDeviceToDevice, stream);
     /* always drained: the acknowledgement that follows lets the sender reuse the buffer */
     e2 = cudaStreamSynchronize(stream);
-    if (e != cudaSuccess) return cuda_fail(e, "CUDA IPC receive (cudaStreamWaitEvent, cudaMemcpyAsync)");
-    if (e2 != cudaSuccess) return cuda_fail(e2, "cudaStreamSynchronize (CUDA IPC receive)");
+    if (e != cudaSuccess) return coll_cuda_fail(e, "CUDA IPC receive (cudaStreamWaitEvent, cudaMemcpyAsync)");
+    if (e2 != cudaSuccess) return coll_cuda_fail(e2, "cudaStreamSynchronize (CUDA IPC receive)");
     return GHZ_SUCCESS;
 }
 
@@ -278,7 +274,7 @@ static ghz_status_t ipc_fence(coll_transport_t* tp, ghz_status_t mine)
     int rc, p, worst = 0, st_in;
     if (mine == GHZ_SUCCESS) {
         e = cudaEventRecord(s->ev, stream);
-        if (e != cudaSuccess) mine = cuda_fail(e, "cudaEventRecord (CUDA IPC fence)");
+        if (e != cudaSuccess) mine = coll_cuda_fail(e, "cudaEventRecord (CUDA IPC fence)");
     }
     /* the meeting carries every rank's status: met after a failure too, so no peer
      * waits forever, and no rank reads a failed rank's buffers */
@@ -291,7 +287,7 @@ static ghz_status_t ipc_fence(coll_transport_t* tp, ghz_status_t mine)
     for (p = 0; p < s->size; p++) {
         if (p == s->rank) continue;
         e = cudaStreamWaitEvent(stream, s->peer_ev[p], 0);
-        if (e != cudaSuccess) return cuda_fail(e, "cudaStreamWaitEvent (CUDA IPC fence)");
+        if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamWaitEvent (CUDA IPC fence)");
     }
     return GHZ_SUCCESS;
 }
@@ -370,13 +366,13 @@ static ghz_status_t prepare(ipc_state_t* s, ipc_card_t* card)
     if (!s->peer_pool || !s->peer_bytes || !s->peer_ev || !s->peer_open || !s->sent || !s->posted || !s->unacked)
         return ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport state");
     e = cudaEventCreateWithFlags(&s->ev, cudaEventDisableTiming | cudaEventInterprocess);
-    if (e != cudaSuccess) return cuda_fail(e, "cudaEventCreateWithFlags (CUDA IPC)");
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventCreateWithFlags (CUDA IPC)");
     s->have_ev = 1;
     memset(card, 0, sizeof *card);
     e = cudaIpcGetMemHandle(&card->mem, s->pool);
-    if (e != cudaSuccess) return cuda_fail(e, "cudaIpcGetMemHandle (wire pool)");
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaIpcGetMemHandle (wire pool)");
     e = cudaIpcGetEventHandle(&card->ev, s->ev);
-    if (e != cudaSuccess) return cuda_fail(e, "cudaIpcGetEventHandle");
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaIpcGetEventHandle");
     card->pool_bytes = s->pool_bytes;
     return GHZ_SUCCESS;
 }

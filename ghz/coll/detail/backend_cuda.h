@@ -11,6 +11,25 @@
 
 #include "ghz/codec/codec_cuda.h"
 #include "ghz/coll/detail/backend.h"
+#include "ghz/detail/error.h"
+
+/* A CUDA runtime failure as the call's status (GHZ_ERR_CUDA, its text in the detail). */
+static inline ghz_status_t coll_cuda_fail(cudaError_t e, const char* what)
+{
+    return ghz_fail(GHZ_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
+}
+
+/* A frame descriptor over device memory: `size` valid bytes, or *d_size when set. */
+static inline ghz_buf_t coll_cuda_frame(const void* data, size_t size, size_t capacity, uint64_t* d_size)
+{
+    ghz_buf_t b = GHZ_BUF_INIT;
+    b.data = (void*)data;
+    b.size = size;
+    b.capacity = capacity;
+    b.where = GHZ_MEM_DEVICE;
+    b.d_size = d_size;
+    return b;
+}
 
 typedef struct {
     ghz_cuda_ctx_t* ctx;   /* workspace for one frame of at most max_elems values */
