@@ -4,7 +4,7 @@
 # (memcheck and racecheck, on a reduced set), then the benchmark. Logs and JSON go to
 # $OUT (the device tool's output folder) or ./gpu-out.
 #
-#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench|homo|fixed|gmres|sanitize-all|profile|sass]...
+#   bash scripts/gpu_run.sh [all|test|sanitize|cpu|bench|homo|fixed|gmres|sanitize-all|profile|profile-nary|sass]...
 #
 # sanitize-all (never part of `all`: it takes long) runs every GPU test binary, whole,
 # under memcheck, racecheck and synccheck (scripts/gpu_sanitize.sh). profile (not in
@@ -126,6 +126,22 @@ if [[ " $steps " == *" profile "* ]]; then
         "$OUT/ncu.txt" | head -140
 fi
 
+if [[ " $steps " == *" profile-nary "* ]]; then
+    # Nsight Compute on ghz/homo's n-ary sum of 4 inputs next to the decompressor of the
+    # same frames (ghz-bench homo's sum4 and dec4, navy_uwnd tiled to 0.25 GiB, REL 1e-4):
+    # every kernel of one sum_n call (init, offsets, the combining kernel) and one
+    # decompression. Not part of `all`.
+    note "ncu: n-ary sum4 against decompress (navy_uwnd)"
+    timeout $((2 * T)) ncu --section SpeedOfLight --section Occupancy --section WarpStateStats \
+        --section LaunchStats --section MemoryWorkloadAnalysis \
+        --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+        -k regex:"homo_nary_kernel|nary_init|nary_offsets|decompress_kernel" -c 16 \
+        build-gpu/ghz/tools/bench/ghz-bench homo --rel 1e-4 --reps 1 --gib 0.25 \
+        --raw "navy_uwnd:datasets/out/real/navy_uwnd_144x73x132.f32" --json /dev/null >"$OUT/ncu-nary.txt" 2>&1 || status=1
+    grep -E "_kernel|Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|Warp Cycles Per Issued|Issued Warp|stalled_.*[0-9]\.[0-9]" \
+        "$OUT/ncu-nary.txt" | grep -vE " 0(\.0+)?$" | head -150
+fi
+
 if [[ " $steps " == *" sass "* ]]; then
     # The kernels' SASS and, per SASS instruction, executed counts and warp-stall
     # samples (ncu SourceCounters), for reading where the instructions and the waits
@@ -162,6 +178,9 @@ if has homo; then
         sanitize $tool test_cuda_homo \
             'cuda_homo/@(empty_frame|mismatch_and_corruption_reported|few_tiles_pairs_of_classes|sealed_input_changed_byte_corrupt)' \
             "sanitize-homo-$tool.log"
+        # in place (the fused path when built with GHZ_CUDA_HOMO_INPLACE_FUSED=1)
+        sanitize $tool test_cuda_homo 'cuda_homo_nary/inplace_shrink_and_recompute' \
+            "sanitize-homo-inplace-$tool.log"
     done
     note "ghz-bench homo"
     timeout $((2 * T)) build-gpu/ghz/tools/bench/ghz-bench homo --json "$OUT/bench_homo.json" ${GHZ_BENCH_HOMO_ARGS:-} \

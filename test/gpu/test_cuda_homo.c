@@ -26,8 +26,14 @@ static double unif(void)
 }
 
 /* QFILL: fill value 0.0, which quantizes (to 0): the integer path must step aside
- * wherever an integer is 0 (HOMO.md, Fill collisions). */
-enum kind { SMOOTH, NOISY, ZEROS, SPECIALS, FILLS, NEAR_QMAX, QFILL, KINDS };
+ * wherever an integer is 0 (HOMO.md, Fill collisions). HALVES (not among the KINDS
+ * the loops take): -1e30 in the first 1024 values of every 2048, +1e30 in the others,
+ * CONST blocks; with a NOISY a at a tiny bound (RAW), MIN and MAX give CONST and RAW
+ * results in every tile, both recomputed from a when emitted, and the CONST ones
+ * shrink: in place, later tiles' output then covers the RAW half of an earlier tile's
+ * input while that tile may still be reading it (HOMO.md, In place with the fused
+ * kernel). */
+enum kind { SMOOTH, NOISY, ZEROS, SPECIALS, FILLS, NEAR_QMAX, QFILL, KINDS, HALVES = KINDS };
 
 /* One frame of n values of a class, compressed on the CPU under ABS eb. */
 static unsigned char* make_frame(enum kind k, ghz_dtype_t t, size_t n, double eb, size_t* size)
@@ -55,6 +61,7 @@ static unsigned char* make_frame(enum kind k, ghz_dtype_t t, size_t n, double eb
         }
         case FILLS: v = ((i / 700) % 3 == 0 || rng() % 17 == 0) ? -1e34 : (walk += unif() - 0.5); break;
         case QFILL: v = rng() % 5 == 0 ? 0.0 : (unif() - 0.5) * 0.02; break;
+        case HALVES: v = i % 2048 < 1024 ? -1e30 : 1e30; break;
         default: v = (rng() & 1 ? 1 : -1) * (520.0 + 16.0 * unif()); break; /* |q| ~ 5e8 at 1e-6 */
         }
         if (t == GHZ_F32) {
@@ -804,6 +811,21 @@ Test(cuda_homo_nary, binary_inplace_equals_cpu)
             check_inplace(t, SMOOTH, NOISY, sizes[si], 1e-3, 1);
             check_inplace(t, NOISY, NOISY, sizes[si], 1e-9, 1);
         }
+    }
+}
+
+/* In place, results that shrink (CONST) and stay RAW in every tile, both recomputed
+ * from a when emitted (see HALVES): later tiles' output covers earlier tiles' input as
+ * soon as the look-back lets them write. Many tiles in flight at once; small enough
+ * for the sanitizers (scripts/gpu_run.sh homo). */
+Test(cuda_homo_nary, inplace_shrink_and_recompute)
+{
+    need_gpu();
+    for (int ti = 0; ti < 2; ++ti) {
+        const ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
+        check_inplace(t, NOISY, HALVES, 9003, 1e-9, 1);
+        check_inplace(t, NOISY, HALVES, (size_t)1 << 18, 1e-9, 0);
+        check_inplace(t, NOISY, HALVES, (size_t)1 << 18, 1e-9, 1);
     }
 }
 

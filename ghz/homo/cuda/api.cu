@@ -6,6 +6,7 @@
 #include "ghz/codec/cuda/host.cuh"
 #include "ghz/detail/error.h"
 #include "ghz/homo/cuda/homo_kernels.cuh"
+#include "ghz/homo/cuda/shift.cuh"
 #include "ghz/homo/homo_cuda.h"
 
 namespace {
@@ -37,7 +38,41 @@ size_t homo_work_bytes(int tiles)
     return kParsedBytes + 3 * align256(lookback_bytes(tiles)) + 2 * align256(((size_t)tiles + 1) * sizeof(offset_t));
 }
 
+/* Fills g for one call (the inputs, the output, the workspace carved from d_work) and
+ * launches it. */
+ghz_status_t homo_launch(homo_args_t& g, const buf_in_t& in_a, const buf_in_t& in_b, uint8_t* d_out,
+                         uint64_t out_capacity, uint64_t* d_out_size, size_t max_elems, int tiles, int* d_status,
+                         void* d_work, cudaStream_t stream)
+{
+    g.a = in_a.data;
+    g.b = in_b.data;
+    g.out = d_out;
+    g.a_size = in_a.n;
+    g.b_size = in_b.n;
+    g.d_a_size = in_a.d_size;
+    g.d_b_size = in_b.d_size;
+    g.out_capacity = out_capacity;
+    g.max_elems = max_elems;
+    g.d_out_size = d_out_size;
+    g.d_status = d_status;
+    g.parsed = (homo_parsed_t*)d_work;
+    g.seal = (parsed_t*)((char*)d_work + kSealAt);
+    char* w = (char*)d_work + kParsedBytes;
+    const size_t lb = align256(lookback_bytes(tiles)), ob = align256(((size_t)tiles + 1) * sizeof(offset_t));
+    g.in_tiles_a = lookback_state(w, tiles);
+    g.in_tiles_b = lookback_state(w + lb, tiles);
+    g.out_tiles = lookback_state(w + 2 * lb, tiles);
+    g.off_a = (offset_t*)(w + 3 * lb);
+    g.off_b = (offset_t*)(w + 3 * lb + ob);
+    g.num_tiles = tiles;
+    /* sealed or not is known only on the GPU: CTAs for the larger readable input */
+    g.crc_ctas = checksum_ctas(in_a.n > in_b.n ? in_a.n : in_b.n);
+    const cudaError_t e = g.dtype == GHZ_F32 ? launch_homo_binary<float>(g, stream) : launch_homo_binary<double>(g, stream);
+    return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "homo launch");
+}
+
 } // namespace
+
 
 extern "C" ghz_status_t ghz_cuda_homo_workspace(size_t max_elems, size_t* bytes)
 {
@@ -70,31 +105,71 @@ extern "C" ghz_status_t ghz_cuda_homo_binary(ghz_cuda_ctx_t* ctx, ghz_homo_op_t 
     if ((st = work_pick(ctx, &d_work, &work_bytes, homo_work_bytes(tiles))) != GHZ_SUCCESS) return st;
 
     homo_args_t g{};
-    g.a = in_a.data;
-    g.b = in_b.data;
-    g.out = d_out;
-    g.a_size = in_a.n;
-    g.b_size = in_b.n;
-    g.d_a_size = in_a.d_size;
-    g.d_b_size = in_b.d_size;
-    g.out_capacity = out->capacity;
-    g.max_elems = max_elems;
-    g.d_out_size = d_out_size;
-    g.d_status = d_status;
-    g.parsed = (homo_parsed_t*)d_work;
-    g.seal = (parsed_t*)((char*)d_work + kSealAt);
-    char* w = (char*)d_work + kParsedBytes;
-    const size_t lb = align256(lookback_bytes(tiles)), ob = align256(((size_t)tiles + 1) * sizeof(offset_t));
-    g.in_tiles_a = lookback_state(w, tiles);
-    g.in_tiles_b = lookback_state(w + lb, tiles);
-    g.out_tiles = lookback_state(w + 2 * lb, tiles);
-    g.off_a = (offset_t*)(w + 3 * lb);
-    g.off_b = (offset_t*)(w + 3 * lb + ob);
-    g.num_tiles = tiles;
     g.op = (int)op;
     g.dtype = (int)dtype;
-    /* sealed or not is known only on the GPU: CTAs for the larger readable input */
-    g.crc_ctas = checksum_ctas(in_a.n > in_b.n ? in_a.n : in_b.n);
-    const cudaError_t e = dtype == GHZ_F32 ? launch_homo_binary<float>(g, stream) : launch_homo_binary<double>(g, stream);
-    return e == cudaSuccess ? GHZ_SUCCESS : cuda_fail(e, "homo launch");
+    return homo_launch(g, in_a, in_b, d_out, out->capacity, d_out_size, max_elems, tiles, d_status, d_work, stream);
 }
+
+#if GHZ_CUDA_HOMO_INPLACE_FUSED
+/* In place with the fused kernel (HOMO.md, "In place with the fused kernel"): the
+ * workspace of ghz_cuda_homo_binary, then a flag per chunk of the shift and A's code
+ * bytes copied aside. These two calls replace api_nary.cu's. */
+namespace {
+
+size_t inplace_extras(size_t max_elems, size_t* flags)
+{
+    *flags = align256(shift_chunks(max_elems, GHZ_F64) * sizeof(unsigned));
+    return *flags + align256(ghz_codes_bytes(ghz_blocks_of(max_elems)));
+}
+
+} // namespace
+
+extern "C" ghz_status_t ghz_cuda_homo_binary_inplace_workspace(size_t max_elems, size_t* bytes)
+{
+    size_t flags;
+    const ghz_status_t st = ghz_cuda_homo_workspace(max_elems, bytes);
+    if (st == GHZ_SUCCESS) *bytes += inplace_extras(max_elems, &flags);
+    return st;
+}
+
+extern "C" ghz_status_t ghz_cuda_homo_binary_inplace(ghz_cuda_ctx_t* ctx, ghz_homo_op_t op, ghz_dtype_t dtype,
+                                                     ghz_buf_t* a, const ghz_buf_t* b, size_t max_elems,
+                                                     int* d_status, void* d_work, size_t work_bytes,
+                                                     cudaStream_t stream)
+{
+    buf_in_t in_a, in_b;
+    uint8_t* d_out;
+    uint64_t* d_out_size;
+    size_t flags;
+    ghz_status_t st;
+    ghz_clear_detail();
+    if (op < GHZ_HOMO_SUM || op > GHZ_HOMO_MAX) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown operation %d", (int)op);
+    if (dtype != GHZ_F32 && dtype != GHZ_F64) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)dtype);
+    if (max_elems == 0 && ctx) max_elems = ctx->max_elems;
+    const int tiles = homo_tiles(max_elems);
+    if (!tiles) return ghz_fail(GHZ_ERR_INVALID_ARG, "%zu elements is too many for one frame", max_elems);
+    /* a is input A (its size: a->size, or *a->d_size) and the output (its capacity, its
+     * d_size, required) */
+    if ((st = buf_in(a, "a", 0, &in_a)) != GHZ_SUCCESS || (st = buf_in(b, "b", 0, &in_b)) != GHZ_SUCCESS)
+        return st;
+    {
+        const uintptr_t pa = (uintptr_t)a->data, pb = (uintptr_t)in_b.data;
+        const uint64_t nb = in_b.d_size ? b->capacity : in_b.n;
+        if (nb && a->capacity && pb < pa + a->capacity && pa < pb + nb)
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "b 0 overlaps a's capacity");
+    }
+    if ((st = buf_out(a, "a", 0, &d_out, &d_out_size)) != GHZ_SUCCESS) return st;
+    const size_t extras = inplace_extras(max_elems, &flags);
+    if ((st = work_pick(ctx, &d_work, &work_bytes, homo_work_bytes(tiles) + extras)) != GHZ_SUCCESS) return st;
+
+    homo_args_t g{};
+    g.op = (int)op;
+    g.dtype = (int)dtype;
+    g.inplace = 1;
+    g.shift_flags = (unsigned*)((char*)d_work + homo_work_bytes(tiles));
+    g.codes_copy = (uint8_t*)g.shift_flags + flags;
+    g.codes_cap = extras - flags;
+    g.shift_chunks = (unsigned)shift_chunks(max_elems, dtype);
+    return homo_launch(g, in_a, in_b, d_out, a->capacity, d_out_size, max_elems, tiles, d_status, d_work, stream);
+}
+#endif

@@ -6,6 +6,7 @@
 #include "ghz/codec/cuda/host.cuh"
 #include "ghz/codec/cuda/tile_offsets.cuh"
 #include "ghz/detail/error.h"
+#include "ghz/homo/cuda/homo_kernels.cuh"
 #include "ghz/homo/cuda/nary.cuh"
 #include "ghz/homo/homo_cuda.h"
 
@@ -25,12 +26,6 @@ int nary_tiles(size_t max_elems)
 {
     if (max_elems / kNaryTileElems > (uint64_t)(1 << 30)) return 0;
     return tiles_for(max_elems, kNaryTileElems);
-}
-
-/* Bytes of the in-place extras: a flag per shifted chunk, the code bytes copied aside. */
-size_t shift_chunks(size_t max_elems, ghz_dtype_t dtype)
-{
-    return (ghz_compress_bound(max_elems, dtype) + GHZ_CHECKSUM_SIZE + kShiftBytes - 1) / kShiftBytes;
 }
 
 /* The workspace of one launch: job and input states, each input's offsets look-back and
@@ -202,6 +197,9 @@ extern "C" ghz_status_t ghz_cuda_homo_binary_batch(ghz_cuda_ctx_t* ctx, ghz_homo
     return GHZ_SUCCESS;
 }
 
+/* In place through the k-input kernel; with GHZ_CUDA_HOMO_INPLACE_FUSED, api.cu's
+ * fused path replaces these two calls. */
+#if !GHZ_CUDA_HOMO_INPLACE_FUSED
 extern "C" ghz_status_t ghz_cuda_homo_binary_inplace_workspace(size_t max_elems, size_t* bytes)
 {
     ghz_clear_detail();
@@ -237,3 +235,4 @@ extern "C" ghz_status_t ghz_cuda_homo_binary_inplace(ghz_cuda_ctx_t* ctx, ghz_ho
         return st;
     return run(g, tiles, true, d_work, stream);
 }
+#endif

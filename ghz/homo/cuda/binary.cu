@@ -26,12 +26,23 @@
  *     the last tile writes the header.
  * Every tile that has a block publishes to both look-backs even when it found an
  * error, so that no tile waits forever; errors go to *d_status and such a tile writes
- * nothing. Nothing is read outside [a, a + a_size) and [b, b + b_size). */
+ * nothing. Nothing is read outside [a, a + a_size) and [b, b + b_size).
+ *
+ * In place (InPlace, GHZ_CUDA_HOMO_INPLACE_FUSED; HOMO.md, "In place with the fused
+ * kernel"): out is a's memory, and A was moved to the end of the capacity by the shift
+ * kernel, its code bytes copied aside (read from there, here and by the offsets pass).
+ * Safe because a tile has read every byte of A it will read before a later tile can
+ * learn its output offset: the payload is staged before the tile publishes, and a tile
+ * whose emission reads A again from global memory (a RAW or CONST result) publishes
+ * only after emitting, in lookback_exclusive. A tile writes its payload after every
+ * earlier tile published, and ends at or below the next tile's input (the bound), so
+ * it covers only input that has been read; its code bytes lie below A's payload. */
 #include "ghz/codec/cuda/checksum.cuh"
 #include "ghz/codec/cuda/thread_block.cuh"
 #include "ghz/codec/cuda/tile_offsets.cuh"
 #include "ghz/codec/detail/header.h"
 #include "ghz/homo/cuda/homo_kernels.cuh"
+#include "ghz/homo/cuda/shift.cuh"
 
 namespace ghz {
 namespace detail {
@@ -82,7 +93,7 @@ __device__ __forceinline__ int int_path(const homo_parsed_t& p, unsigned m, cons
     return pass;
 }
 
-template <typename T, int Op>
+template <typename T, int Op, bool InPlace>
 __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) homo_binary_kernel(homo_args_t g)
 {
     using S = homo_shape<T>;
@@ -93,6 +104,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     __shared__ offset_t s_in_off[4], s_out_off; /* A's tile offset and end, B's */
     __shared__ homo_parsed_t s_p;
     __shared__ int s_go; /* 1: go on; 0: init refused the call; -1: a checksum mismatch */
+    __shared__ int s_late; /* in place: some block reads A's payload in global memory after step 3 */
     __shared__ __align__(16) uint8_t bufa[S::buffer_bytes];
     __shared__ __align__(16) uint8_t bufb[S::buffer_bytes];
 
@@ -103,7 +115,11 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     /* This thread's code bytes, read together with the parsed headers (one round
      * trip): a read inside each source is safe, and whether the block exists is known
      * once the header is. */
-    const unsigned code_read_a = GHZ_HEADER_SIZE + blk < g.a_size ? g.a[GHZ_HEADER_SIZE + blk] : 0u;
+    unsigned code_read_a;
+    if constexpr (InPlace)
+        code_read_a = blk < g.codes_cap ? g.codes_copy[blk] : 0u; /* A's code bytes, copied aside by the shift */
+    else
+        code_read_a = GHZ_HEADER_SIZE + blk < g.a_size ? g.a[GHZ_HEADER_SIZE + blk] : 0u;
     const unsigned code_read_b = GHZ_HEADER_SIZE + blk < g.b_size ? g.b[GHZ_HEADER_SIZE + blk] : 0u;
     if (t == 0) {
         s_p = *g.parsed;
@@ -115,6 +131,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
         s_in_off[1] = g.off_a[tile + 1];
         s_in_off[2] = g.off_b[tile];
         s_in_off[3] = g.off_b[tile + 1];
+        if constexpr (InPlace) s_late = 0;
     }
     __syncthreads();
     /* every CTA reads the same verdict: all leave here together, or none does. init's
@@ -132,9 +149,12 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     const uint64_t tiles_needed = nb ? (nb + S::tile_blocks - 1u) / S::tile_blocks : 1u;
     if ((uint64_t)tile >= tiles_needed) return; /* tiles past the last wait on nobody */
     const bool last = (uint64_t)tile == tiles_needed - 1u;
-    const uint8_t* const codes_a = g.a + GHZ_HEADER_SIZE;
+    /* in place, A's frame was moved to the end of the capacity (the shift kernel; init
+     * accepted it, so frame_size <= out_capacity) and its code bytes copied aside */
+    const uint8_t* const a_src = InPlace ? g.a + (g.out_capacity - p.a.frame_size) : g.a;
+    const uint8_t* const codes_a = InPlace ? (const uint8_t*)g.codes_copy : g.a + GHZ_HEADER_SIZE;
     const uint8_t* const codes_b = g.b + GHZ_HEADER_SIZE;
-    const uint8_t* const pay_a = codes_a + cb;
+    const uint8_t* const pay_a = a_src + GHZ_HEADER_SIZE + cb;
     const uint8_t* const pay_b = codes_b + cb;
     uint8_t* const out_codes = g.out + GHZ_HEADER_SIZE;
     uint8_t* const out_pay = out_codes + cb;
@@ -240,6 +260,14 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
         }
     }
 
+    /* In place, a block whose emission below reads A's payload in global memory (a RAW
+     * or CONST result: its values are computed again from the inputs) makes its tile
+     * publish its output size only once it has emitted (HOMO.md, In place with the
+     * fused kernel): a later tile may overwrite this tile's input as soon as it sees
+     * the size published. Atomic: racecheck-clean, read after the barrier below. */
+    if constexpr (InPlace)
+        if (recompute || code == GHZ_CODE_RAW || code == GHZ_CODE_CONST) atomicOr(&s_late, 1);
+
     /* 4. output offsets: in the warp, the tile, then across tiles */
     unsigned out_off = warp_inclusive_scan(size);
     if (lane == 31) out_warp[warp] = out_off;
@@ -250,7 +278,8 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
     const unsigned warp_off = warp_offset_in_tile<S::warps>(out_warp, &out_total);
     /* The tile's output total is published at once and the output staged (from offset
      * 0) before the tile waits for the earlier tiles' totals, as in compress.cu. */
-    if (t == 0) {
+    const bool late = InPlace && s_late;
+    if (t == 0 && !late) {
         tile_state_t ts = g.out_tiles;
         lookback_publish(ts, tile, out_total);
     }
@@ -276,6 +305,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
             [&](uint8_t* o) { ghz_quant_encode(qb, fmask, o); });
     }
     __syncthreads();
+    /* a late tile publishes here, in lookback_exclusive, after its last read of A */
     if (warp == 0) {
         tile_state_t ts = g.out_tiles;
         const offset_t excl = lookback_exclusive(ts, lb, tile, out_total);
@@ -292,27 +322,64 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) h
 /* Grid (groups + g.crc_ctas, 2): the tile offsets of A (y = 0) and B (y = 1), in
  * tiles of the fused kernel's size, when init accepted the headers; the last
  * g.crc_ctas CTAs verify the input's checksum when it has one (else each leaves after
- * reading its flag). */
-template <typename T>
+ * reading its flag). In place, A is read where the shift moved it, its code bytes from
+ * their copy. */
+template <typename T, bool InPlace>
 __global__ void __launch_bounds__(kThreads) homo_offsets_kernel(homo_args_t g)
 {
     __shared__ tile_offsets_smem sm;
     __shared__ uint32_t crc_table[256];
     const bool is_b = blockIdx.y != 0;
     const unsigned groups = gridDim.x - g.crc_ctas;
+    const homo_parsed_t* const p = g.parsed;
+    const uint8_t* a = g.a;
+    /* init refused a call whose frame does not fit the capacity, and nothing below reads
+     * a then (the checksum part checks the state's status first) */
+    if constexpr (InPlace)
+        if (p->status == GHZ_SUCCESS) a += g.out_capacity - p->a.frame_size;
     if (blockIdx.x >= groups) {
         chunk_t c{};
-        c.src = is_b ? g.b : g.a;
+        c.src = is_b ? g.b : a;
         c.parsed = g.seal + blockIdx.y;
         checksum_part(c, blockIdx.x - groups, g.crc_ctas, crc_table);
         return;
     }
-    const homo_parsed_t* const p = g.parsed;
     if (p->status != GHZ_SUCCESS) return;
     const ghz_frame_info_t& f = is_b ? p->b : p->a;
-    frame_tile_offsets<homo_shape<T>::tile_blocks>(sm, (is_b ? g.b : g.a) + GHZ_HEADER_SIZE, f.n, f.n_blocks,
-                                                   f.has_fill, (unsigned)sizeof(T), blockIdx.x,
-                                                   is_b ? g.in_tiles_b : g.in_tiles_a, is_b ? g.off_b : g.off_a);
+    const uint8_t* const codes = is_b ? g.b + GHZ_HEADER_SIZE : InPlace ? g.codes_copy : a + GHZ_HEADER_SIZE;
+    frame_tile_offsets<homo_shape<T>::tile_blocks>(sm, codes, f.n, f.n_blocks, f.has_fill, (unsigned)sizeof(T),
+                                                   blockIdx.x, is_b ? g.in_tiles_b : g.in_tiles_a,
+                                                   is_b ? g.off_b : g.off_a);
+}
+
+/* In place: A's frame to the end of the capacity, its code bytes to g.codes_copy
+ * (shift.cuh), when init accepted the call. */
+__global__ void __launch_bounds__(kThreads) homo_shift_kernel(homo_args_t g)
+{
+    __shared__ uint8_t chunk[kShiftBytes];
+    const homo_parsed_t* const p = g.parsed;
+    if (p->status != GHZ_SUCCESS) return;
+    const uint64_t S = p->a.frame_size;
+    shift_frame(g.out, S, g.out_capacity - S, ghz_codes_bytes(p->a.n_blocks), g.codes_copy, g.shift_flags, chunk);
+}
+
+template <typename T, bool InPlace>
+cudaError_t launch_fused(const homo_args_t& g, cudaStream_t stream)
+{
+    using S = homo_shape<T>;
+    cudaError_t e = cudaSuccess;
+    if (InPlace) e = launch(homo_shift_kernel, g.shift_chunks, kThreads, stream, g);
+    if (e == cudaSuccess)
+        e = launch(homo_offsets_kernel<T, InPlace>, dim3(tile_offset_groups(g.num_tiles) + g.crc_ctas, 2), kThreads,
+                   stream, g);
+    if (e != cudaSuccess) return e;
+    const unsigned grid = (unsigned)g.num_tiles;
+    switch (g.op) {
+    case GHZ_HOMO_SUM: return launch(homo_binary_kernel<T, GHZ_HOMO_SUM, InPlace>, grid, S::threads, stream, g);
+    case GHZ_HOMO_SUB: return launch(homo_binary_kernel<T, GHZ_HOMO_SUB, InPlace>, grid, S::threads, stream, g);
+    case GHZ_HOMO_MIN: return launch(homo_binary_kernel<T, GHZ_HOMO_MIN, InPlace>, grid, S::threads, stream, g);
+    default: return launch(homo_binary_kernel<T, GHZ_HOMO_MAX, InPlace>, grid, S::threads, stream, g);
+    }
 }
 
 template <typename T>
@@ -323,17 +390,11 @@ cudaError_t launch_homo_binary(const homo_args_t& a, cudaStream_t stream)
     homo_args_t g = a;
     g.num_tiles = tiles_for(a.max_elems, S::tile_elems);
     cudaError_t e = launch_homo_init(g, stream);
-    if (e == cudaSuccess)
-        e = launch(homo_offsets_kernel<T>, dim3(tile_offset_groups(g.num_tiles) + g.crc_ctas, 2), kThreads, stream,
-                   g);
     if (e != cudaSuccess) return e;
-    const unsigned grid = (unsigned)g.num_tiles;
-    switch (g.op) {
-    case GHZ_HOMO_SUM: return launch(homo_binary_kernel<T, GHZ_HOMO_SUM>, grid, S::threads, stream, g);
-    case GHZ_HOMO_SUB: return launch(homo_binary_kernel<T, GHZ_HOMO_SUB>, grid, S::threads, stream, g);
-    case GHZ_HOMO_MIN: return launch(homo_binary_kernel<T, GHZ_HOMO_MIN>, grid, S::threads, stream, g);
-    default: return launch(homo_binary_kernel<T, GHZ_HOMO_MAX>, grid, S::threads, stream, g);
-    }
+#if GHZ_CUDA_HOMO_INPLACE_FUSED
+    if (g.inplace) return launch_fused<T, true>(g, stream);
+#endif
+    return launch_fused<T, false>(g, stream);
 }
 
 template cudaError_t launch_homo_binary<float>(const homo_args_t&, cudaStream_t);

@@ -8,6 +8,14 @@
 #include "ghz/codec/detail/header.h"
 #include "ghz/homo/detail/homo_block.h"
 
+/* 1 (the default): ghz_cuda_homo_binary_inplace runs the fused two-input kernel of
+ * binary.cu after the shift (HOMO.md, "In place with the fused kernel"); 0: the k-input
+ * kernel of nary.cu. On an H100 (docs/RESULTS.md, session 9) in place ran at 0.75-0.87x
+ * out of place with 1, 0.52-0.55x with 0; tests, memcheck and racecheck clean with 1. */
+#ifndef GHZ_CUDA_HOMO_INPLACE_FUSED
+#define GHZ_CUDA_HOMO_INPLACE_FUSED 1
+#endif
+
 namespace ghz {
 namespace detail {
 
@@ -60,6 +68,15 @@ struct homo_args_t {
     int op;
     int dtype;
     unsigned crc_ctas; /* checksum CTAs per input in the offsets kernel (binary.cu) */
+    /* In place (out == a, out_capacity a's capacity, d_out_size == d_a_size): A is
+     * moved to the end of the capacity by the shift kernel and its code bytes copied to
+     * codes_copy (codes_cap bytes), where the offsets pass and the fused kernel read them;
+     * shift_flags: one per chunk of the shift (shift_chunks). */
+    int inplace;
+    uint8_t* codes_copy;
+    uint64_t codes_cap;
+    unsigned* shift_flags;
+    unsigned shift_chunks;
 };
 
 /* HOMO.md, Operands must match: the fields of two frames that must agree. */
@@ -89,8 +106,9 @@ __device__ __forceinline__ void int_path_rules(const ghz_frame_info_t& a, int* i
  * a.seal, for the checksums) and initialises the look-backs for a.num_tiles tiles. */
 cudaError_t launch_homo_init(const homo_args_t& a, cudaStream_t stream);
 
-/* Enqueues init + the fused kernel. a.num_tiles counts tiles of kHomoTileElems
- * elements (what the workspace holds); a kernel with larger tiles launches fewer. */
+/* Enqueues init (+ the shift when a.inplace) + the offsets pass + the fused kernel.
+ * a.num_tiles counts tiles of kHomoTileElems elements (what the workspace holds); a
+ * kernel with larger tiles launches fewer. */
 template <typename T>
 cudaError_t launch_homo_binary(const homo_args_t& a, cudaStream_t stream);
 

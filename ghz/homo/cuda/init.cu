@@ -2,7 +2,8 @@
  * (binary.cu): it checks both headers once, with the CPU reader's
  * inline checks (detail/header.h) and HOMO.md's matching rules, derives what every tile
  * needs (homo_parsed_t), readies the inputs' checksum states (checksum.cuh, verified by
- * the offsets kernel) and initialises the three look-backs. */
+ * the offsets kernel) and initialises the three look-backs (and, in place, the shift's
+ * flags). */
 #include "ghz/codec/cuda/host.cuh"
 #include "ghz/codec/detail/header.h"
 #include "ghz/homo/cuda/homo_kernels.cuh"
@@ -15,15 +16,23 @@ __global__ void homo_init_kernel(homo_args_t g)
     lookback_init(g.in_tiles_a, g.num_tiles);
     lookback_init(g.in_tiles_b, g.num_tiles);
     lookback_init(g.out_tiles, g.num_tiles);
+    if (g.inplace) {
+        const unsigned idx = blockIdx.x * blockDim.x + threadIdx.x;
+        if (idx < g.shift_chunks) g.shift_flags[idx] = 0u;
+    }
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
     homo_parsed_t p;
     int why = 0;
     int st = ghz_header_unpack(g.a, readable_bytes(g.a_size, g.d_a_size), &p.a, &why);
     if (st == GHZ_SUCCESS) st = ghz_header_unpack(g.b, readable_bytes(g.b_size, g.d_b_size), &p.b, &why);
     if (st == GHZ_SUCCESS && (p.a.dtype != g.dtype || !same_frame(p.a, p.b))) st = GHZ_ERR_MISMATCH;
+    /* the output never holds more than the bound; in place, the capacity must keep the
+     * output below unread input (HOMO.md, In place: ghz_homo_bound, 4 more when a is
+     * sealed). A refusal here leaves a untouched, *d_a_size too (nothing writes it). */
+    const uint64_t bound = GHZ_HEADER_SIZE + ghz_codes_bytes(p.a.n_blocks) + p.a.n * (g.dtype == GHZ_F32 ? 4u : 8u);
     if (st == GHZ_SUCCESS &&
-        (p.a.n > g.max_elems ||
-         g.out_capacity < GHZ_HEADER_SIZE + ghz_codes_bytes(p.a.n_blocks) + p.a.n * (g.dtype == GHZ_F32 ? 4u : 8u)))
+        (p.a.n > g.max_elems || g.out_capacity < bound ||
+         (g.inplace && g.out_capacity < bound + (p.a.has_checksum ? GHZ_CHECKSUM_SIZE : 0u))))
         st = GHZ_ERR_DST_TOO_SMALL;
     p.status = st;
     p.int_ok = 0;
@@ -50,7 +59,9 @@ __global__ void homo_init_kernel(homo_args_t g)
 
 cudaError_t launch_homo_init(const homo_args_t& a, cudaStream_t stream)
 {
-    const unsigned blocks = (unsigned)((a.num_tiles + 32 + kThreads - 1) / kThreads);
+    uint64_t span = (uint64_t)a.num_tiles + 32u;
+    if (a.inplace && a.shift_chunks > span) span = a.shift_chunks;
+    const unsigned blocks = (unsigned)((span + kThreads - 1) / kThreads);
     return launch(homo_init_kernel, blocks, kThreads, stream, a);
 }
 

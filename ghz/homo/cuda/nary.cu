@@ -125,8 +125,15 @@ __device__ __forceinline__ uint32_t magnitude(int32_t q)
     return q < 0 ? 0u - (uint32_t)q : (uint32_t)q;
 }
 
+/* CTAs of 128 threads per SM the register budget is set for (f64: twice as many CTAs
+ * of 64 threads): 4 gives 128 registers, 5 gives 96 and 6 gives 80, with more spills
+ * (ptxas, sm_90). A tuning knob for scripts/gpu_ab.sh; shared memory (two staging
+ * buffers, 35.5 KB) allows up to 6. */
+#ifndef GHZ_CUDA_HOMO_NARY_CTAS
+#define GHZ_CUDA_HOMO_NARY_CTAS 4
+#endif
 template <typename T, int Op>
-__global__ void __launch_bounds__(homo_shape<T>::threads, homo_shape<T>::ctas) homo_nary_kernel(nary_launch_t g)
+__global__ void __launch_bounds__(homo_shape<T>::threads, GHZ_CUDA_HOMO_NARY_CTAS * 4 / homo_shape<T>::warps) homo_nary_kernel(nary_launch_t g)
 {
     using S = homo_shape<T>;
     using U = typename std::conditional<sizeof(T) == 4, uint32_t, unsigned long long>::type;

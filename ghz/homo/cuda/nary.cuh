@@ -11,6 +11,7 @@
 
 #include "ghz/codec/cuda/tile.cuh"
 #include "ghz/codec/detail/header.h"
+#include "ghz/homo/cuda/shift.cuh"
 
 namespace ghz {
 namespace detail {
@@ -19,8 +20,6 @@ constexpr int kNaryMaxInputs = 64; /* GHZ_CUDA_HOMO_MAX_INPUTS */
 constexpr int kNaryMaxJobs = 32;
 /* Elements of the smallest tile of nary.cu (f64: 64 blocks), which sizes workspaces. */
 constexpr uint64_t kNaryTileElems = 2048;
-/* Bytes each CTA of the in-place shift moves (nary_prep.cu). */
-constexpr unsigned kShiftBytes = 4096;
 
 struct nary_in_t {
     const uint8_t* data;

@@ -90,45 +90,15 @@ __global__ void __launch_bounds__(kThreads) nary_init_kernel(nary_launch_t g)
 }
 
 /* In place (job 0, input 0): moves the frame's S bytes from data to src = data + d,
- * d = capacity - S >= 0, and copies its code bytes to g.codes_copy. CTA c moves the c-th
- * chunk of kShiftBytes counted from the top: it reads its chunk into shared memory,
- * says so (its flag), waits for the flags of the chunks whose bytes its destination
- * covers (all above it, so lower CTAs: they were scheduled first, and nothing waits on
- * a later CTA), then writes. */
+ * d = capacity - S >= 0, and copies its code bytes to g.codes_copy (shift.cuh). */
 __global__ void __launch_bounds__(kThreads) nary_shift_kernel(nary_launch_t g)
 {
     __shared__ uint8_t chunk[kShiftBytes];
     const nary_in_state_t& s = g.in_state[0];
     if (s.p.status != GHZ_SUCCESS) return;
     uint8_t* const data = (uint8_t*)g.in[0].data;
-    const uint64_t S = s.p.info.frame_size, d = (uint64_t)(s.src - data);
-    const uint64_t c = blockIdx.x, C = kShiftBytes;
-    if (c * C >= S) return;
-    const uint64_t hi = S - c * C, lo = hi > C ? hi - C : 0;
-    const uint64_t cb = ghz_codes_bytes(s.p.info.n_blocks);
-    for (uint64_t x = lo + threadIdx.x; x < hi; x += kThreads) {
-        const uint8_t v = data[x];
-        chunk[x - lo] = v;
-        if (x >= GHZ_HEADER_SIZE && x < GHZ_HEADER_SIZE + cb) g.codes_copy[x - GHZ_HEADER_SIZE] = v;
-    }
-    __syncthreads();
-    if (d == 0) return;
-    if (threadIdx.x == 0) {
-        __threadfence();
-        atomicExch(&g.shift_flags[c], 1u);
-        /* the chunks holding source bytes [lo + d, hi + d): j from the top chunk of the
-         * range to chunk c - 1 (chunk c is this one, read above) */
-        if (lo + d < S) {
-            const uint64_t top = hi + d - 1;
-            const uint64_t jmin = top >= S ? 0 : (S - 1 - top) / C;
-            for (uint64_t j = jmin; j < c; ++j)
-                while (atomicAdd(&g.shift_flags[j], 0u) == 0u) {
-                }
-        }
-        __threadfence();
-    }
-    __syncthreads();
-    for (uint64_t x = lo + threadIdx.x; x < hi; x += kThreads) data[x + d] = chunk[x - lo];
+    shift_frame(data, s.p.info.frame_size, (uint64_t)(s.src - data), ghz_codes_bytes(s.p.info.n_blocks),
+                g.codes_copy, g.shift_flags, chunk);
 }
 
 /* Grid (groups + checksum CTAs, inputs): the tile offsets of each input whose job init
