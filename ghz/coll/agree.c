@@ -1,6 +1,6 @@
 /* ghz/coll/agree.c: agreeing on a call before any data moves.
  *
- * One MPI_Allreduce(MPI_MAX) over 24 int64 words. A field f that must be equal everywhere
+ * One MPI_Allreduce(MPI_MAX) over a few dozen int64 words. A field f that must be equal everywhere
  * goes in twice, as v and ~v: max(v) is the largest value and ~max(~v) the smallest,
  * so the ranks agree exactly when the two are equal. Doubles travel as order-preserving
  * integers (ordered()). Cost: one small allreduce (a few microseconds on a node), which
@@ -14,7 +14,7 @@
 
 static const char* const field_name[AGREE_NFIELDS] = {
     "collective", "count", "dtype", "op", "root", "accuracy (NULL or not)", "accuracy mode",
-    "bound", "path"};
+    "bound", "path", "CUDA-graph capture (on or off)"};
 
 /* Monotone map of doubles (not NaN) onto int64, and back. */
 static int64_t ordered(double x)

@@ -186,6 +186,7 @@ ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be)
     be->nthreads = nthreads;
     be->staged = 0;
     be->has_sum_n = 1;
+    be->capturing = 0;
     be->alloc = cpu_alloc;
     be->release = cpu_release;
     be->begin = cpu_begin;

@@ -24,8 +24,13 @@
  *    as NCCL's is. Most calls wait for the GPU inside (a host MPI, sizes only the GPU
  *    knows); exact calls over CUDA IPC and small exact calls may return with work still
  *    queued, so synchronise the stream before the host reads the result (COLL.md, CUDA
- *    backend). A stream being captured into a CUDA graph is refused
- *    (GHZ_ERR_UNSUPPORTED). The CPU backend takes NULL and returns when complete.
+ *    backend). CUDA graphs: every rank may capture the same exact allreduce or
+ *    reduce_scatter over the CUDA IPC transport (or any exact call of one rank) into a
+ *    graph on its stream; each replay then meets the peers on the GPU, and every rank
+ *    must replay its graph as many times, in the same order relative to its other
+ *    calls on comm. Other captured calls are refused (GHZ_ERR_UNSUPPORTED) before
+ *    anything is enqueued; capture on some ranks only is GHZ_ERR_MISMATCH. See
+ *    ghz_comm_graph_status. The CPU backend takes NULL and returns when complete.
  *  - In place: pass MPI_IN_PLACE as sendbuf (MPI's convention, the input is then
  *    read from recvbuf), or sendbuf == recvbuf (NCCL's; for reduce_scatter the NCCL
  *    form is recvbuf == sendbuf + rank * recvcount elements).
@@ -227,6 +232,15 @@ typedef struct {
                              0.0, 0.0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, GHZ_TRANSPORT_AUTO }
 
 GHZ_API ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info);
+
+/* Whether every replayed collective of comm found its peers: a captured call's fence
+ * waits for them on the GPU for at most GHZ_GRAPH_FENCE_TIMEOUT_S seconds (environment,
+ * 60 by default), then gives up, leaves that replay's result undefined and makes later
+ * replays stop waiting. GHZ_ERR_PEER (detail: which rank) once that has happened on this
+ * rank; GHZ_SUCCESS otherwise, and always for communicators without captured calls'
+ * fences (CPU backend, MPI transport). Reads one word of device memory; call it after
+ * synchronising the stream the graphs run on. */
+GHZ_API ghz_status_t ghz_comm_graph_status(ghz_comm_t* comm);
 
 /* Static names, never NULL ("unknown" for values this version does not know). */
 GHZ_API const char* ghz_op_name(ghz_op_t op);

@@ -515,8 +515,28 @@ static int host_path_takes(const ghz_comm_t* c, const call_t* k, coll_mode_t mod
     ghz_algo_t a = k->kind == KIND_ALLREDUCE        ? c->cfg.allreduce_algo
                    : k->kind == KIND_REDUCE_SCATTER ? c->cfg.reduce_scatter_algo
                                                     : c->cfg.reduce_algo;
-    return c->host && mode == COLL_EXACT && a == GHZ_ALGO_AUTO &&
+    return c->host && mode == COLL_EXACT && a == GHZ_ALGO_AUTO && !c->be.capturing &&
            k->total * ghz_dtype_size(k->dtype) <= c->small_bytes;
+}
+
+/* Why this rank's call cannot be captured into a CUDA graph (NULL: it can), decided
+ * before anything is enqueued and carried to the peers by the agreement. A replay runs
+ * only stream work, so what may be captured is what needs nothing from the host
+ * between its kernels: an exact allreduce or reduce-scatter by the direct algorithm
+ * over CUDA IPC, whose fences then wait on the GPU (transport.h, graph_status), or any
+ * exact call of one rank (a copy). The lossy paths read statuses, frame sizes and the
+ * value range on the host; the message-passing algorithms synchronise per message. */
+static const char* capture_refusal(const ghz_comm_t* c, const call_t* k, int lossy)
+{
+    ghz_algo_t a = k->kind == KIND_ALLREDUCE ? c->cfg.allreduce_algo : c->cfg.reduce_scatter_algo;
+    if (lossy) return "a lossy collective reads statuses, sizes and the value range on the host";
+    if (k->kind != KIND_ALLREDUCE && k->kind != KIND_REDUCE_SCATTER)
+        return "only allreduce and reduce_scatter can be captured";
+    if (c->size == 1) return NULL;
+    if (!c->tp.fence || !c->tp.graph_status) return "a captured collective needs the CUDA IPC transport";
+    if (a != GHZ_ALGO_AUTO && a != GHZ_ALGO_IPC_DIRECT)
+        return "a captured collective runs ipc_direct only (the algorithm is forced to another)";
+    return NULL;
 }
 
 /* The call on the host communicator: input copied to pinned memory (already, when
@@ -573,6 +593,10 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     lossy = k->acc != NULL;
     /* the input must be ready before any backend work reads it */
     if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);
+    if (st == GHZ_SUCCESS && c->be.capturing) {
+        const char* why = capture_refusal(c, k, lossy);
+        if (why) st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: %s", why);
+    }
     /* an exact call that will take the host path copies its input now, so that the
      * agreement carries the copy's status (host_path) */
     copied = st == GHZ_SUCCESS && !lossy && c->cfg.check_args && k->count > 0 && c->size > 1 &&
@@ -599,6 +623,7 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     mine.field[AGREE_OP] = k->op;
     mine.field[AGREE_ROOT] = k->kind == KIND_REDUCE ? k->root : 0;
     mine.field[AGREE_LOSSY] = lossy;
+    mine.field[AGREE_CAPTURE] = c->be.capturing;
     if (lossy && st == GHZ_SUCCESS) {
         mine.field[AGREE_MODE] = k->a.mode;
         memcpy(&mine.field[AGREE_BOUND], &k->a.bound, sizeof(double));
@@ -623,6 +648,8 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
     }
     algo = choose_algo(c, k, mode);
     st = check_algo(c, k, algo, mode);
+    if (st == GHZ_SUCCESS && c->be.capturing && c->size > 1 && algo != GHZ_ALGO_IPC_DIRECT)
+        st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: %s cannot be captured", ghz_algo_name(algo));
     if (st == GHZ_SUCCESS && lossy) {
         coll_budget_in_t bi;
         bi.dtype = k->dtype;

@@ -364,6 +364,12 @@ ghz_status_t ghz_comm_size(const ghz_comm_t* comm, int* size)
     return GHZ_SUCCESS;
 }
 
+ghz_status_t ghz_comm_graph_status(ghz_comm_t* comm)
+{
+    if (!comm) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm");
+    return comm->tp.graph_status ? comm->tp.graph_status(&comm->tp) : GHZ_SUCCESS;
+}
+
 ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info)
 {
     size_t n;

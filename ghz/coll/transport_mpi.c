@@ -83,6 +83,7 @@ ghz_status_t ghz_coll_transport_mpi(MPI_Comm* comm, coll_transport_t* tp)
     tp->destroy = mpi_destroy;
     tp->peer_pool = NULL; /* two-sided only */
     tp->fence = NULL;
+    tp->graph_status = NULL;
     tp->state = comm;
     return GHZ_SUCCESS;
 }

@@ -602,6 +602,98 @@ static void check_int_sums_at(const float* y, size_t at, size_t n, const char* w
 }
 
 
+#ifdef GHZ_TEST_CUDA
+/* Collectives captured into a CUDA graph by every rank: over CUDA IPC (and on one rank)
+ * an exact allreduce (SUM, AVG) and reduce-scatter are captured once and replayed three
+ * times with new inputs, an uncaptured call in between, each result checked; a lossy
+ * call and the MPI transport's calls are refused on every rank before anything is
+ * enqueued, and the capture still ends cleanly. Inputs are integers: sums are exact in
+ * any order. */
+static void edge_graph(void)
+{
+    const size_t n = 4099, rc = n / (size_t)g_size; /* small: the host path is skipped */
+    const int can = g_size == 1 || ipc_run();
+    ghz_comm_t* c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 0, 0);
+    float *x = malloc(n * 4), *y = malloc(n * 4), *z = malloc(n * 4), *v = malloc(n * 4);
+    cudaStream_t s = NULL;
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t ge = NULL;
+    void *ds = NULL, *dr = NULL, *drs = NULL, *dav = NULL;
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    ghz_status_t st[4];
+    size_t i;
+    int rep, k;
+    if (!c || !x || !y || !z || !v) {
+        CHECK(0, "edge_graph set-up");
+        goto done;
+    }
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "cudaStreamCreate");
+    CHECK(cudaMalloc(&ds, n * 4) == cudaSuccess && cudaMalloc(&dr, n * 4) == cudaSuccess &&
+              cudaMalloc(&drs, n * 4) == cudaSuccess && cudaMalloc(&dav, n * 4) == cudaSuccess,
+          "cudaMalloc");
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed) == cudaSuccess, "capture");
+    st[0] = ghz_allreduce(ds, dr, n, GHZ_F32, GHZ_OP_SUM, NULL, c, s);
+    st[1] = ghz_reduce_scatter(ds, drs, rc, GHZ_F32, GHZ_OP_SUM, NULL, c, s);
+    st[2] = ghz_allreduce(ds, dav, n, GHZ_F32, GHZ_OP_AVG, NULL, c, s);
+    acc.mode = GHZ_EB_ABS;
+    acc.bound = 1e-2;
+    acc.path = GHZ_PATH_HOMO;
+    st[3] = ghz_allreduce(ds, dr, n, GHZ_F32, GHZ_OP_SUM, &acc, c, s);
+    CHECK(cudaStreamEndCapture(s, &g) == cudaSuccess, "end capture");
+    for (k = 0; k < 3; k++)
+        CHECK(st[k] == (can ? GHZ_SUCCESS : GHZ_ERR_UNSUPPORTED), "captured call %d: %s (%s)", k,
+              ghz_status_string(st[k]), ghz_last_error_detail());
+    CHECK(st[3] == GHZ_ERR_UNSUPPORTED, "captured lossy call: %s", ghz_status_string(st[3]));
+    if (!can || st[0] != GHZ_SUCCESS || st[1] != GHZ_SUCCESS || st[2] != GHZ_SUCCESS) goto done;
+    CHECK(cudaGraphInstantiate(&ge, g, 0) == cudaSuccess, "cudaGraphInstantiate");
+    for (rep = 0; rep < 3 && ge; rep++) {
+        /* input (i % 13) + rank + 5 rep: the sum over ranks is int_sum(i) + 5 N rep */
+        for (i = 0; i < n; i++) x[i] = (float)(i % 13) + (float)g_rank + 5.0f * (float)rep;
+        cudaMemcpyAsync(ds, x, n * 4, cudaMemcpyHostToDevice, s);
+        CHECK(cudaGraphLaunch(ge, s) == cudaSuccess, "cudaGraphLaunch");
+        cudaMemcpyAsync(y, dr, n * 4, cudaMemcpyDeviceToHost, s);
+        cudaMemcpyAsync(z, drs, rc * 4, cudaMemcpyDeviceToHost, s);
+        cudaMemcpyAsync(v, dav, n * 4, cudaMemcpyDeviceToHost, s);
+        CHECK(cudaStreamSynchronize(s) == cudaSuccess, "replay %d", rep);
+        for (i = 0; i < n; i++) {
+            const float ex = int_sum(i) + 5.0f * (float)(g_size * rep);
+            const float av = (float)((double)ex * (1.0 / (double)g_size));
+            if (y[i] != ex || v[i] != av || (i < rc && z[i] != int_sum(g_rank * rc + i) + 5.0f * (float)(g_size * rep))) {
+                CHECK(0, "replay %d, element %zu: sum %g (%g), avg %g (%g), reduce_scatter %g", rep, i, y[i], ex, v[i],
+                      av, i < rc ? z[i] : 0.0f);
+                break;
+            }
+        }
+        if (rep == 1) {
+            /* an uncaptured call between replays, on the same stream */
+            ghz_status_t u = ghz_allreduce(ds, dr, n, GHZ_F32, GHZ_OP_MAX, NULL, c, s);
+            cudaMemcpyAsync(y, dr, n * 4, cudaMemcpyDeviceToHost, s);
+            cudaStreamSynchronize(s);
+            CHECK(u == GHZ_SUCCESS, "uncaptured call between replays: %s", ghz_status_string(u));
+            for (i = 0; i < n && u == GHZ_SUCCESS; i++)
+                if (y[i] != (float)(i % 13) + (float)(g_size - 1) + 5.0f) {
+                    CHECK(0, "uncaptured max between replays, element %zu: %g", i, y[i]);
+                    break;
+                }
+        }
+    }
+    CHECK(ghz_comm_graph_status(c) == GHZ_SUCCESS, "graph status: %s", ghz_last_error_detail());
+done:
+    if (ge) cudaGraphExecDestroy(ge);
+    if (g) cudaGraphDestroy(g);
+    cudaFree(ds);
+    cudaFree(dr);
+    cudaFree(drs);
+    cudaFree(dav);
+    if (s) cudaStreamDestroy(s);
+    ghz_comm_destroy(c);
+    free(x);
+    free(y);
+    free(z);
+    free(v);
+}
+#endif
+
 static void edge_direct(void)
 {
     const size_t n = 4099;
@@ -682,7 +774,9 @@ static void edge_direct(void)
     }
 #ifdef GHZ_TEST_CUDA
     if (c) {
-        /* rank 0 captures; its call is refused, the others' fail as PEER; no output */
+        /* rank 0 captures, the others do not: over CUDA IPC the agreement finds the
+         * mismatch (every rank MISMATCH); over MPI rank 0 refuses (UNSUPPORTED, the
+         * others PEER); one rank alone may capture (a copy). No output either way. */
         cudaStream_t s = NULL;
         cudaGraph_t g = NULL;
         void *ds = NULL, *dr = NULL;
@@ -697,7 +791,10 @@ static void edge_direct(void)
             CHECK(cudaStreamEndCapture(s, &g) == cudaSuccess, "end capture");
             if (g) cudaGraphDestroy(g);
         }
-        CHECK(st == (capturing ? GHZ_ERR_UNSUPPORTED : g_size > 1 ? GHZ_ERR_PEER : GHZ_SUCCESS),
+        CHECK(st == (g_size == 1   ? GHZ_SUCCESS
+                     : ipc_run()   ? GHZ_ERR_MISMATCH
+                     : capturing   ? GHZ_ERR_UNSUPPORTED
+                                   : GHZ_ERR_PEER),
               "allreduce while rank 0 captures: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
         cudaStreamSynchronize(s);
         cudaMemcpy(y, dr, n * 4, cudaMemcpyDeviceToHost);
@@ -854,6 +951,9 @@ static int run_edge(void)
     free(y);
     free(z);
     edge_direct();
+#ifdef GHZ_TEST_CUDA
+    edge_graph();
+#endif
     return mpi_check_finish("edge");
 }
 

@@ -56,10 +56,15 @@ static cuda_state_t* st_of(coll_backend_t* be)
     return (cuda_state_t*)be->state;
 }
 
-/* Waits for the call's stream; a failure there is the call's. */
+/* Waits for the call's stream; a failure there is the call's. While the stream is
+ * being captured there is nothing to wait for (the work only runs when the graph is
+ * launched) and waiting would end the capture in error: the paths that may be captured
+ * (collectives.c, capture_refusal) read nothing back, so only the status passes. */
 static ghz_status_t drain(coll_backend_t* be, ghz_status_t st)
 {
-    cudaError_t e = cudaStreamSynchronize(st_of(be)->stream);
+    cudaError_t e;
+    if (be->capturing) return st;
+    e = cudaStreamSynchronize(st_of(be)->stream);
     if (st != GHZ_SUCCESS) return st;
     return e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, "cudaStreamSynchronize");
 }
@@ -86,12 +91,22 @@ static ghz_status_t cuda_begin(coll_backend_t* be, ghz_stream_t stream)
     enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
     cudaError_t e = cudaStreamIsCapturing((cudaStream_t)stream, &cap);
     s->stream = (cudaStream_t)stream;
+    be->capturing = 0;
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamIsCapturing");
-    /* the peers meet on the host during a call (agreement, messages, fences), which a
-     * graph cannot replay: refused before anything is enqueued (COLL.md, CUDA backend) */
-    if (cap != cudaStreamCaptureStatusNone)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "a collective cannot be captured into a CUDA graph: its ranks meet on "
-                                             "the host during the call");
+    if (cap == cudaStreamCaptureStatusInvalidated)
+        return ghz_fail(GHZ_ERR_CUDA, "the stream's CUDA-graph capture was invalidated before this call");
+    if (cap == cudaStreamCaptureStatusActive) {
+        /* what may be captured is decided with the peers (collectives.c); a graph orders
+         * only with its own stream, so a previous uncaptured call's work (another
+         * stream, maybe) is waited for here, on the host, at capture time */
+        be->capturing = 1;
+        if (s->done_pending) {
+            e = cudaEventSynchronize(s->done);
+            if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventSynchronize");
+            s->done_pending = 0;
+        }
+        return GHZ_SUCCESS;
+    }
     /* a previous call's reads of the peers' memory (another stream, maybe) come first */
     if (s->done_pending) {
         e = cudaStreamWaitEvent(s->stream, s->done, 0);
@@ -272,7 +287,11 @@ ghz_status_t ghz_coll_backend_cuda_check(coll_backend_t* be, const int* d_status
 ghz_status_t ghz_coll_backend_cuda_mark(coll_backend_t* be)
 {
     cuda_state_t* s = st_of(be);
-    cudaError_t e = cudaEventRecord(s->done, s->stream);
+    cudaError_t e;
+    /* an event recorded into a graph cannot be waited on outside it: a captured call's
+     * work orders with its own stream only (begin) */
+    if (be->capturing) return GHZ_SUCCESS;
+    e = cudaEventRecord(s->done, s->stream);
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventRecord");
     s->done_pending = 1;
     return GHZ_SUCCESS;
@@ -346,6 +365,7 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     be->nthreads = 1;
     be->staged = 1;
     be->has_sum_n = 1;
+    be->capturing = 0;
     be->alloc = cuda_alloc;
     be->release = cuda_release;
     be->begin = cuda_begin;

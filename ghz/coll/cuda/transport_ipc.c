@@ -2,8 +2,8 @@
  *
  * Data moves GPU to GPU; MPI carries only control messages of a few words.
  *
- * Set-up (once, collective): every rank exports its device wire pool
- * (cudaIpcGetMemHandle) and one interprocess event (cudaEventInterprocess |
+ * Set-up (once, collective): every rank exports its device wire pool and a block of
+ * fence flags (cudaIpcGetMemHandle) and one interprocess event (cudaEventInterprocess |
  * cudaEventDisableTiming, cudaIpcGetEventHandle); one MPI_Allgather hands the handles
  * around; every rank maps every peer's pool (cudaIpcOpenMemHandle,
  * cudaIpcMemLazyEnablePeerAccess) and opens every peer's event, once. Several ranks may
@@ -37,6 +37,12 @@
  * deadlock: a peer's later record follows only work that waited on records made
  * before this rank's own wait was enqueued.
  *
+ * Captured fences (a collective recorded into a CUDA graph, coll_backend_t.capturing):
+ * the statuses still meet on the host, once, at capture; the ordering is a device-side
+ * fence (fence_cuda.h) on flag blocks that every rank allocates, exports and maps at
+ * set-up next to its pool. Events cannot serve a replay: a wait on an IPC event binds
+ * to the record that was last enqueued when the wait was, not to the replay's.
+ *
  * Tags: TAG_CTL for records; acknowledgements TAG_ACK_BASE + (sequence mod ACK_SEQS),
  * so that an acknowledgement completes exactly its own send even when the receiver
  * waits for its receives in another order than it posted them. MPI guarantees tags up
@@ -49,6 +55,7 @@
 
 #include "ghz/coll/detail/backend.h"
 #include "ghz/coll/detail/backend_cuda.h"
+#include "ghz/coll/detail/fence_cuda.h"
 #include "ghz/coll/detail/transport.h"
 #include "ghz/detail/error.h"
 
@@ -59,6 +66,7 @@ enum { CTL_OFFSET = 0, CTL_BYTES = 1, CTL_POISON = 2, CTL_SEQ = 3, CTL_WORDS = 4
 typedef struct {
     cudaIpcMemHandle_t mem;
     cudaIpcEventHandle_t ev;
+    cudaIpcMemHandle_t flags;
     uint64_t pool_bytes;
 } ipc_card_t;
 
@@ -78,6 +86,12 @@ typedef struct {
     uint64_t* posted;          /* per peer: next sequence number a posted receive gets */
     uint64_t* unacked;         /* per peer: sends whose acknowledgement is pending */
     int exchanged;             /* the handles went around: destroy meets the peers */
+    /* captured fences (fence_cuda.h): this rank's flag block (exported), every rank's
+     * as mapped here (own: flags) and a device copy of that table */
+    uint64_t* flags;
+    uint64_t** peer_flags;
+    uint64_t** d_peer_flags;
+    uint64_t timeout_ns;
 } ipc_state_t;
 
 static ipc_state_t* st_of(coll_transport_t* tp)
@@ -93,6 +107,18 @@ static cudaStream_t stream_of(ipc_state_t* s)
 static int ack_tag(uint64_t seq)
 {
     return TAG_ACK_BASE + (int)(seq % ACK_SEQS);
+}
+
+/* How long a captured fence waits for a peer: GHZ_GRAPH_FENCE_TIMEOUT_S seconds
+ * (a positive number), 60 by default. Long enough for a peer that is merely late
+ * (ranks reach a collective at their own pace), short enough that a dead one ends the
+ * wait. */
+static uint64_t graph_timeout_ns(void)
+{
+    const char* v = getenv("GHZ_GRAPH_FENCE_TIMEOUT_S");
+    double sec = v ? strtod(v, NULL) : 0.0;
+    if (!(sec > 0.0) || sec > 1e6) sec = 60.0;
+    return (uint64_t)(sec * 1e9);
 }
 
 static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t bytes, int peer, int poison,
@@ -250,6 +276,9 @@ static ghz_status_t ipc_wait(coll_transport_t* tp, coll_req_t* req, size_t* byte
 
 static void free_state(ipc_state_t* s)
 {
+    if (s->d_peer_flags) cudaFree(s->d_peer_flags);
+    if (s->flags) cudaFree(s->flags);
+    free(s->peer_flags);
     free(s->peer_pool);
     free(s->peer_bytes);
     free(s->peer_ev);
@@ -272,7 +301,8 @@ static ghz_status_t ipc_fence(coll_transport_t* tp, ghz_status_t mine)
     cudaStream_t stream = stream_of(s);
     cudaError_t e;
     int rc, p, worst = 0, st_in;
-    if (mine == GHZ_SUCCESS) {
+    const int captured = s->be->capturing;
+    if (mine == GHZ_SUCCESS && !captured) {
         e = cudaEventRecord(s->ev, stream);
         if (e != cudaSuccess) mine = coll_cuda_fail(e, "cudaEventRecord (CUDA IPC fence)");
     }
@@ -284,11 +314,29 @@ static ghz_status_t ipc_fence(coll_transport_t* tp, ghz_status_t mine)
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (CUDA IPC fence)");
     if (worst != GHZ_SUCCESS)
         return ghz_fail(GHZ_ERR_PEER, "another rank failed (%s)", ghz_status_string((ghz_status_t)worst));
+    /* captured: the host meeting above happens once, at capture; every replay meets the
+     * peers on the GPU */
+    if (captured)
+        return ghz_coll_fence_cuda(s->flags, s->d_peer_flags, s->size, s->rank, s->timeout_ns, stream);
     for (p = 0; p < s->size; p++) {
         if (p == s->rank) continue;
         e = cudaStreamWaitEvent(stream, s->peer_ev[p], 0);
         if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamWaitEvent (CUDA IPC fence)");
     }
+    return GHZ_SUCCESS;
+}
+
+static ghz_status_t ipc_graph_status(coll_transport_t* tp)
+{
+    ipc_state_t* s = st_of(tp);
+    uint64_t w = 0;
+    cudaError_t e = cudaMemcpy(&w, s->flags + GHZ_COLL_FENCE_ERROR, sizeof w, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMemcpy (CUDA IPC fence flags)");
+    if (w)
+        return ghz_fail(GHZ_ERR_PEER,
+                        "a captured collective's fence waited %.3g s for rank %llu and gave up: the replay's "
+                        "result is not defined; destroy the communicator",
+                        (double)s->timeout_ns * 1e-9, (unsigned long long)(w - 1));
     return GHZ_SUCCESS;
 }
 
@@ -308,6 +356,8 @@ static void ipc_destroy(coll_transport_t* tp)
     }
     for (p = 0; p < s->size; p++)
         if (s->peer_open[p] & 2) cudaEventDestroy(s->peer_ev[p]);
+    for (p = 0; p < s->size; p++)
+        if (s->peer_open[p] & 4) cudaIpcCloseMemHandle(s->peer_flags[p]);
     if (s->exchanged) MPI_Barrier(s->comm);
     if (s->have_ev) cudaEventDestroy(s->ev);
     free_state(s);
@@ -325,6 +375,7 @@ static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
             s->peer_pool[p] = s->pool;
             s->peer_bytes[p] = s->pool_bytes;
             s->peer_ev[p] = s->ev;
+            s->peer_flags[p] = s->flags;
             continue;
         }
         e = cudaIpcOpenMemHandle(&base, cards[p].mem, cudaIpcMemLazyEnablePeerAccess);
@@ -337,6 +388,17 @@ static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
         if (e != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaIpcOpenEventHandle (rank %d's event): %s", p,
                                               cudaGetErrorString(e));
         s->peer_open[p] |= 2;
+        e = cudaIpcOpenMemHandle(&base, cards[p].flags, cudaIpcMemLazyEnablePeerAccess);
+        if (e != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaIpcOpenMemHandle (rank %d's fence flags): %s", p,
+                                              cudaGetErrorString(e));
+        s->peer_flags[p] = (uint64_t*)base;
+        s->peer_open[p] |= 4;
+    }
+    /* the table the device fence reads */
+    {
+        cudaError_t e = cudaMemcpy(s->d_peer_flags, s->peer_flags, (size_t)s->size * sizeof *s->peer_flags,
+                                   cudaMemcpyHostToDevice);
+        if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMemcpy (CUDA IPC fence table)");
     }
     return GHZ_SUCCESS;
 }
@@ -363,8 +425,17 @@ static ghz_status_t prepare(ipc_state_t* s, ipc_card_t* card)
     s->sent = (uint64_t*)calloc(n, sizeof *s->sent);
     s->posted = (uint64_t*)calloc(n, sizeof *s->posted);
     s->unacked = (uint64_t*)calloc(n, sizeof *s->unacked);
-    if (!s->peer_pool || !s->peer_bytes || !s->peer_ev || !s->peer_open || !s->sent || !s->posted || !s->unacked)
+    s->peer_flags = (uint64_t**)calloc(n, sizeof *s->peer_flags);
+    if (!s->peer_pool || !s->peer_bytes || !s->peer_ev || !s->peer_open || !s->sent || !s->posted || !s->unacked ||
+        !s->peer_flags)
         return ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport state");
+    s->timeout_ns = graph_timeout_ns();
+    e = cudaMalloc((void**)&s->flags, GHZ_COLL_FENCE_WORDS * sizeof(uint64_t));
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMalloc (CUDA IPC fence flags)");
+    e = cudaMemset(s->flags, 0, GHZ_COLL_FENCE_WORDS * sizeof(uint64_t));
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMemset (CUDA IPC fence flags)");
+    e = cudaMalloc((void**)&s->d_peer_flags, n * sizeof *s->d_peer_flags);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMalloc (CUDA IPC fence table)");
     e = cudaEventCreateWithFlags(&s->ev, cudaEventDisableTiming | cudaEventInterprocess);
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventCreateWithFlags (CUDA IPC)");
     s->have_ev = 1;
@@ -373,6 +444,8 @@ static ghz_status_t prepare(ipc_state_t* s, ipc_card_t* card)
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaIpcGetMemHandle (wire pool)");
     e = cudaIpcGetEventHandle(&card->ev, s->ev);
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaIpcGetEventHandle");
+    e = cudaIpcGetMemHandle(&card->flags, s->flags);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaIpcGetMemHandle (fence flags)");
     card->pool_bytes = s->pool_bytes;
     return GHZ_SUCCESS;
 }
@@ -427,8 +500,9 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
     }
     /* from here on tp->destroy undoes it (collective: it meets the peers) */
     {
-        static const coll_transport_t ipc = {"cuda_ipc", ipc_isend, ipc_irecv,     ipc_wait,
-                                             ipc_destroy, ipc_peer_pool, ipc_fence, NULL};
+        static const coll_transport_t ipc = {"cuda_ipc",    ipc_isend,     ipc_irecv, ipc_wait,
+                                             ipc_destroy,   ipc_peer_pool, ipc_fence, ipc_graph_status,
+                                             NULL};
         *tp = ipc;
         tp->state = s;
     }

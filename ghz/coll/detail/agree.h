@@ -15,6 +15,7 @@ enum {
     AGREE_MODE,
     AGREE_BOUND,   /* the bound's bit pattern */
     AGREE_PATH,
+    AGREE_CAPTURE, /* the call's stream is being captured into a CUDA graph */
     AGREE_NFIELDS
 };
 

@@ -33,6 +33,9 @@ struct coll_backend {
                               need a host mirror is the transport's business
                               (ghz_comm.host_mirror). */
     int has_sum_n;         /* homo_sum_n is available (pairwise HOMO sums need it) */
+    int capturing;         /* set by begin: the call's stream is being captured into a
+                              CUDA graph, so nothing may wait for the stream (COLL.md,
+                              CUDA graphs); 0 on the CPU */
     /* Memory of a kind (COLL_MEM_*). Returns NULL on failure. */
     void* (*alloc)(coll_backend_t* be, size_t bytes, int kind);
     void (*release)(coll_backend_t* be, void* p, int kind);

@@ -54,6 +54,12 @@ struct coll_transport {
      * GHZ_ERR_PEER). The host does not wait for the GPU (cuda/algo_direct.c). */
     unsigned char* (*peer_pool)(coll_transport_t* tp, int peer);
     ghz_status_t (*fence)(coll_transport_t* tp, ghz_status_t mine);
+    /* While the backend captures a CUDA graph (coll_backend_t.capturing), fence meets
+     * the peers at capture time on the host (the statuses) and enqueues a device-side
+     * fence that every replay runs (detail/fence_cuda.h). graph_status: whether a
+     * replayed fence of this rank found a peer missing (GHZ_ERR_PEER, detail set);
+     * reads device memory, waits for nothing else. NULL where there is no such fence. */
+    ghz_status_t (*graph_status)(coll_transport_t* tp);
     void* state;
 };
 

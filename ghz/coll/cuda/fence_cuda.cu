@@ -1,0 +1,75 @@
+/* ghz/coll/cuda/fence_cuda.cu: the device-side fence of captured collectives
+ * (detail/fence_cuda.h says what it guarantees).
+ *
+ * Ordering. The kernel starts after every earlier operation of this rank's stream has
+ * completed (copies and kernels that wrote the rank's exported regions); thread 0's
+ * __threadfence_system and the release store of the new sequence number make those
+ * writes visible before the number, at system scope (peers may be other processes on
+ * this GPU or other GPUs). A waiting thread's acquire load that sees a peer's number
+ * orders the peer's earlier writes before everything this rank's stream does after the
+ * kernel ends. One warp: lane p waits for peers p, p + 32, ... in turn.
+ *
+ * The wait sleeps between polls (__nanosleep): ranks that share one GPU time-slice it,
+ * and a spinning fence only delays the peer it waits for. */
+#include "ghz/coll/detail/fence_cuda.h"
+#include "ghz/detail/error.h"
+
+namespace {
+
+__device__ __forceinline__ uint64_t load_acquire(const uint64_t* p)
+{
+    uint64_t v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void store_release(uint64_t* p, uint64_t v)
+{
+    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ uint64_t now_ns()
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void __launch_bounds__(32) fence_kernel(uint64_t* mine, uint64_t* const* peers, int n, int me,
+                                                   uint64_t timeout_ns)
+{
+    const int lane = (int)threadIdx.x;
+    /* only this rank writes its sequence word: its last value is the last fence's */
+    const uint64_t seq = load_acquire(mine + GHZ_COLL_FENCE_SEQ) + 1u;
+    const int failed = load_acquire(mine + GHZ_COLL_FENCE_ERROR) != 0;
+    __syncwarp();
+    if (lane == 0) {
+        __threadfence_system();
+        store_release(mine + GHZ_COLL_FENCE_SEQ, seq);
+    }
+    if (failed) return; /* a peer was missing before: publish, do not wait again */
+    const uint64_t t0 = now_ns();
+    for (int p = lane; p < n; p += 32) {
+        if (p == me) continue;
+        const uint64_t* const word = peers[p] + GHZ_COLL_FENCE_SEQ;
+        while (load_acquire(word) < seq) {
+            if (now_ns() - t0 > timeout_ns) {
+                /* the first peer found missing, plus one (0 means none) */
+                atomicCAS((unsigned long long*)(mine + GHZ_COLL_FENCE_ERROR), 0ull, (unsigned long long)p + 1ull);
+                break;
+            }
+            __nanosleep(500);
+        }
+    }
+}
+
+} // namespace
+
+extern "C" ghz_status_t ghz_coll_fence_cuda(uint64_t* mine, uint64_t* const* d_peers, int n, int me,
+                                            uint64_t timeout_ns, cudaStream_t stream)
+{
+    fence_kernel<<<1, 32, 0, stream>>>(mine, d_peers, n, me, timeout_ns);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "fence kernel: %s", cudaGetErrorString(e));
+    return GHZ_SUCCESS;
+}
