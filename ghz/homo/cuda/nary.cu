@@ -127,8 +127,9 @@ __device__ __forceinline__ uint32_t magnitude(int32_t q)
 
 /* CTAs of 128 threads per SM the register budget is set for (f64: twice as many CTAs
  * of 64 threads): 4 gives 128 registers, 5 gives 96 and 6 gives 80, with more spills
- * (ptxas, sm_90). A tuning knob for scripts/gpu_ab.sh; shared memory (two staging
- * buffers, 35.5 KB) allows up to 6. */
+ * (ptxas, sm_90); shared memory (two staging buffers, 35.5 KB) allows up to 6. On an
+ * H100 the n-ary sum of 4 ran 8 % slower at 5 and 25-28 % slower at 6 (docs/RESULTS.md):
+ * the spills cost more than the occupancy gives. A knob for scripts/gpu_ab.sh. */
 #ifndef GHZ_CUDA_HOMO_NARY_CTAS
 #define GHZ_CUDA_HOMO_NARY_CTAS 4
 #endif
