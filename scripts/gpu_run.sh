@@ -140,6 +140,15 @@ if [[ " $steps " == *" profile-nary "* ]]; then
         --raw "navy_uwnd:datasets/out/real/navy_uwnd_144x73x132.f32" --json /dev/null >"$OUT/ncu-nary.txt" 2>&1 || status=1
     grep -E "_kernel|Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Block Limit|Warp Cycles Per Issued|Issued Warp|stalled_.*[0-9]\.[0-9]" \
         "$OUT/ncu-nary.txt" | grep -vE " 0(\.0+)?$" | head -150
+    # per SASS instruction of the combining kernel: executions and stall samples
+    # (read offline: where the instructions and the waits go)
+    timeout $((2 * T)) ncu --section SourceCounters --section InstructionStats -k regex:"homo_nary_kernel" -c 1 \
+        -f -o "$OUT/src-nary" build-gpu/ghz/tools/bench/ghz-bench homo --rel 1e-4 --reps 1 --gib 0.25 \
+        --raw "navy_uwnd:datasets/out/real/navy_uwnd_144x73x132.f32" --json /dev/null >"$OUT/src-nary.log" 2>&1 ||
+        { status=1; tail -5 "$OUT/src-nary.log"; }
+    ncu -i "$OUT/src-nary.ncu-rep" --page source --csv --print-source sass 2>&1 | gzip >"$OUT/src-nary.csv.gz"
+    ncu -i "$OUT/src-nary.ncu-rep" --page details 2>&1 | grep -E "Executed Ipc|Issue Slots|Instructions|Warp Cycles|Duration" | head -12
+    rm -f "$OUT/src-nary.ncu-rep"
 fi
 
 if [[ " $steps " == *" sass "* ]]; then
