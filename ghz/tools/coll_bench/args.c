@@ -37,6 +37,8 @@ static void usage(FILE* f)
 "                       cuda, mpi-pinned (default all of them)\n"
 "  --pool B, --chunk B  ghz communicator pool and pipeline chunk (default: library's)\n"
 "  --threads N          ghz CPU compute threads (0 = all; default 1)\n"
+"  --graph 0|1          capture each ghz call once into a CUDA graph and time its\n"
+"                       replays (--backend cuda --paths exact; default 0)\n"
 "  --json FILE          also write one JSON object per row to FILE\n"
 "  --raw FILE...        real data: rank r uses file r mod k, tiled to each size\n"
 "  --raw-type f32|f64   element type of the --raw files (default: that of -d)\n"
@@ -175,7 +177,7 @@ static int known(const char* o)
         "-n", "--iters", "-w", "--warmup_iters", "-c", "--check", "-o", "--op", "-d",
         "--datatype", "-r", "--root", "-a", "--average", "--coll", "--backend", "--algo",
         "--rel", "--abs",
-        "--paths", "--pool", "--chunk", "--threads", "--json", "--raw-type"};
+        "--paths", "--pool", "--chunk", "--threads", "--json", "--raw-type", "--graph"};
     size_t i;
     for (i = 0; i < sizeof names / sizeof names[0]; ++i)
         if (strcmp(o, names[i]) == 0) return 1;
@@ -208,6 +210,12 @@ static int finish(cb_args_t* a, int speak)
         for (k = 0; k < a->npaths; ++k)
             if (a->paths[k] == CB_PATH_MPI_PINNED)
                 USAGE_ERR("path mpi-pinned needs --backend cuda (it stages device buffers)");
+    }
+    if (a->graph) {
+        /* what ghz can capture (COLL.md, CUDA graphs): its exact calls on device buffers */
+        if (a->backend != GHZ_EXEC_CUDA) USAGE_ERR("--graph 1 needs --backend cuda");
+        if (a->npaths != 1 || a->paths[0] != CB_PATH_EXACT)
+            USAGE_ERR("--graph 1 captures ghz's exact calls only: give --paths exact");
     }
     if (a->nraw > 0) {
         if (a->raw_type == 0) a->raw_type = a->dtype == GHZ_F64 ? GHZ_F64 : GHZ_F32;
@@ -296,6 +304,8 @@ int cb_parse_args(int argc, char** argv, int speak, cb_args_t* a)
             if (!cb_parse_bytes(v, &a->pool_bytes)) USAGE_ERR("bad size for --pool: %s", v);
         } else if (!strcmp(o, "--chunk")) {
             if (!cb_parse_bytes(v, &a->chunk_bytes)) USAGE_ERR("bad size for --chunk: %s", v);
+        } else if (!strcmp(o, "--graph")) {
+            if (!parse_int(v, 0, 1, &a->graph)) USAGE_ERR("--graph takes 0 or 1: %s", v);
         } else if (!strcmp(o, "--threads")) {
             if (!parse_int(v, 0, 1 << 16, &a->threads)) USAGE_ERR("bad --threads: %s", v);
         } else if (!strcmp(o, "--json")) {

@@ -57,6 +57,7 @@ typedef struct {
     int paths_given;                /* --paths was on the command line */
     size_t pool_bytes, chunk_bytes; /* --pool, --chunk (0: the library's default) */
     int threads;                    /* --threads */
+    int graph;                      /* --graph: ghz's calls captured once, replayed */
     const char* json;               /* --json FILE or NULL */
     const char** raw;               /* --raw FILE... (argv pointers) */
     int nraw;

@@ -156,7 +156,31 @@ static int run_ghz(cb_call_t* c)
 int cb_call_run(cb_call_t* c)
 {
     c->err[0] = '\0';
+    if (c->graph) return cb_cuda_graph_launch(c->graph, c->stream, c->err, sizeof c->err);
     return cb_path_mpi(c->path) ? run_mpi(c) : run_ghz(c);
+}
+
+int cb_call_capture(cb_call_t* c)
+{
+    int rc, end;
+    c->err[0] = '\0';
+    rc = cb_cuda_capture_begin(c->stream, c->err, sizeof c->err);
+    if (rc != 0) return rc;
+    rc = run_ghz(c);
+    /* the capture ends whatever happened: the stream must not stay in capture mode */
+    end = cb_cuda_capture_end(c->stream, &c->graph, rc == 0 ? c->err : NULL, rc == 0 ? sizeof c->err : 0);
+    if (rc == 0 && end != 0) rc = end;
+    if (rc != 0) {
+        cb_cuda_graph_free(c->graph);
+        c->graph = NULL;
+    }
+    return rc;
+}
+
+void cb_call_release(cb_call_t* c)
+{
+    cb_cuda_graph_free(c->graph);
+    c->graph = NULL;
 }
 
 int cb_call_reload(cb_call_t* c)

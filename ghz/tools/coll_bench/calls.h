@@ -26,12 +26,20 @@ typedef struct {
     ghz_stream_t stream; /* the ghz calls' and the reloads' stream (NULL on the CPU) */
     void *stage_send, *stage_recv;
     ghz_accuracy_t acc; /* the lossy paths' accuracy */
+    void* graph;        /* --graph: the call captured once, replayed by cb_call_run */
     char err[CB_ERR_LEN]; /* why the last call failed */
 } cb_call_t;
 
 /* Makes one call. Returns 0, or nonzero with err set (ghz status and detail, or the
  * MPI error string). */
 int cb_call_run(cb_call_t* c);
+
+/* --graph: captures one ghz call into a CUDA graph on c->stream; cb_call_run then
+ * replays it (the same buffers, so in place the reload still precedes every replay).
+ * Returns 0, or nonzero with err set (the capture is ended either way).
+ * cb_call_release frees the graph (none: nothing). */
+int cb_call_capture(cb_call_t* c);
+void cb_call_release(cb_call_t* c);
 
 /* In place: copies the input into work (the call overwrote it), and waits for the
  * copy. Returns 0, or nonzero with err set. */

@@ -100,3 +100,31 @@ int cb_cuda_sync(ghz_stream_t stream, char* err, size_t errlen)
     return cuda_err(cudaStreamSynchronize((cudaStream_t)stream), "cudaStreamSynchronize", err,
                     errlen);
 }
+
+int cb_cuda_capture_begin(ghz_stream_t stream, char* err, size_t errlen)
+{
+    return cuda_err(cudaStreamBeginCapture((cudaStream_t)stream, cudaStreamCaptureModeRelaxed),
+                    "cudaStreamBeginCapture", err, errlen);
+}
+
+int cb_cuda_capture_end(ghz_stream_t stream, void** exec, char* err, size_t errlen)
+{
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t x = NULL;
+    int rc = cuda_err(cudaStreamEndCapture((cudaStream_t)stream, &g), "cudaStreamEndCapture", err, errlen);
+    if (rc == 0) rc = cuda_err(cudaGraphInstantiate(&x, g, 0), "cudaGraphInstantiate", err, errlen);
+    if (g) cudaGraphDestroy(g);
+    *exec = rc == 0 ? (void*)x : NULL;
+    return rc;
+}
+
+int cb_cuda_graph_launch(void* exec, ghz_stream_t stream, char* err, size_t errlen)
+{
+    return cuda_err(cudaGraphLaunch((cudaGraphExec_t)exec, (cudaStream_t)stream), "cudaGraphLaunch", err,
+                    errlen);
+}
+
+void cb_cuda_graph_free(void* exec)
+{
+    if (exec) cudaGraphExecDestroy((cudaGraphExec_t)exec);
+}

@@ -42,6 +42,14 @@ int cb_cuda_copy(void* dst, const void* src, size_t bytes, ghz_stream_t stream, 
 /* Waits for the stream. Returns 0, or nonzero with err set. */
 int cb_cuda_sync(ghz_stream_t stream, char* err, size_t errlen);
 
+/* --graph: begins capturing `stream` (relaxed mode); ends it into an instantiated
+ * graph (*exec, NULL on failure); launches one on the stream; frees one (NULL
+ * accepted). Each returns 0, or nonzero with err set. */
+int cb_cuda_capture_begin(ghz_stream_t stream, char* err, size_t errlen);
+int cb_cuda_capture_end(ghz_stream_t stream, void** exec, char* err, size_t errlen);
+int cb_cuda_graph_launch(void* exec, ghz_stream_t stream, char* err, size_t errlen);
+void cb_cuda_graph_free(void* exec);
+
 #else
 
 static inline int cb_cuda_not_built(char* err, size_t errlen)
@@ -67,6 +75,23 @@ static inline int cb_cuda_sync(ghz_stream_t stream, char* err, size_t errlen)
     (void)stream;
     return cb_cuda_not_built(err, errlen);
 }
+static inline int cb_cuda_capture_begin(ghz_stream_t stream, char* err, size_t errlen)
+{
+    (void)stream;
+    return cb_cuda_not_built(err, errlen);
+}
+static inline int cb_cuda_capture_end(ghz_stream_t stream, void** exec, char* err, size_t errlen)
+{
+    (void)stream;
+    *exec = NULL;
+    return cb_cuda_not_built(err, errlen);
+}
+static inline int cb_cuda_graph_launch(void* exec, ghz_stream_t stream, char* err, size_t errlen)
+{
+    (void)exec, (void)stream;
+    return cb_cuda_not_built(err, errlen);
+}
+static inline void cb_cuda_graph_free(void* exec) { (void)exec; }
 
 #endif
 #endif

@@ -66,6 +66,9 @@ void cb_report_header(FILE* f, const cb_args_t* a, const cb_header_t* h)
             chunk, a->threads);
     fprintf(f, "# timing: -n %d -w %d; time(us) is %s (-a %d), min/avg/max over ranks follow\n",
             a->iters, a->warmup, time_mode_name(a->time_mode), (int)a->time_mode);
+    if (a->graph)
+        fprintf(f, "# --graph 1: each ghz call captured once into a CUDA graph; the times are its "
+                   "replays (cudaGraphLaunch)\n");
     fprintf(f, "# in place: the input is reloaded before every call, the reloads timed apart and "
                "taken out\n");
     if (a->backend == GHZ_EXEC_CUDA)
