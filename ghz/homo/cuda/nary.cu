@@ -68,22 +68,6 @@ constexpr uint32_t kMagSat = 0x7FFFFFFFu;
 /* magnitudes the integer pass keeps per block: 1 (the bound) or 32 (per position) */
 constexpr unsigned kMagSlots = GHZ_CUDA_HOMO_NARY_BLOCK_MAG ? 1u : 32u;
 
-/* Instruction-count variants of the integer pass (the output bytes are the same in
- * every one; A/B with scripts/gpu_ab.sh): GHZ_CUDA_HOMO_NARY_LEAN
- *  >= 1: the next input's code byte is loaded while this input is decoded (its global
- *        round trip no longer sits between two barriers), and the test of decoded
- *        values against the fill value's integer runs only where there is one (a
- *        uniform branch instead of 32 predicated compares per block and input);
- *  >= 2 (with BLOCK_MAG): a block's magnitude bound is taken from its header,
- *        |q_0| + 31 (2^w - 1) (ghz_quant_rebuild: every |q_j| is at most that), where
- *        that is small enough to pass the test by itself (at most lim / k^2 per input
- *        for sums, lim / 2 for MIN/MAX), instead of max_j |q_j| (32 absolute values and
- *        maxima). Any upper bound of the magnitudes keeps the output (BLOCK_MAG's
- *        argument); a block whose header bound is too large takes the exact maximum. */
-#ifndef GHZ_CUDA_HOMO_NARY_LEAN
-#define GHZ_CUDA_HOMO_NARY_LEAN 0
-#endif
-
 /* An index the compiler cannot fold: an array indexed by it stays in local memory
  * (one address per thread) instead of being promoted back to registers. */
 __device__ __forceinline__ unsigned opaque_zero()
@@ -235,16 +219,9 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, GHZ_CUDA_HOMO_NARY_CTA
     auto pass = [&](auto visit) {
         stage(0, 0);
         if (k > 1) stage(1, 1);
-        unsigned next_code = mine ? s_codes[0][blk] : 0u;
         for (int i = 0; i < k; ++i) {
             const int slot = i & 1;
-#if GHZ_CUDA_HOMO_NARY_LEAN >= 1
-            const unsigned code = next_code;
-            if (mine && i + 1 < k) next_code = s_codes[i + 1][blk];
-#else
             const unsigned code = mine ? s_codes[i][blk] : 0u;
-            (void)next_code;
-#endif
             unsigned size = 0;
             bool bad = false;
             if (mine) {
@@ -283,12 +260,6 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, GHZ_CUDA_HOMO_NARY_CTA
         uint32_t mag[kMagSlots];
         const bool has_qfill = s_js.has_qfill;
         const int32_t qfill = s_js.qfill;
-        /* a magnitude per input that passes ghz_homo_acc_exact's test whatever the other
-         * inputs hold (LEAN >= 2): lim / k^2 for sums, lim / 2 for MIN and MAX */
-        const uint64_t lim = is_f32 ? (uint64_t)GHZ_HOMO_LIMIT_F32 : (uint64_t)GHZ_HOMO_LIMIT_F64;
-        const uint64_t mag_fits_raw = Op == GHZ_HOMO_MIN || Op == GHZ_HOMO_MAX ? lim / 2u : lim / ((uint64_t)k * (uint64_t)k);
-        const uint64_t mag_fits = mag_fits_raw < kMagSat ? mag_fits_raw : kMagSat - 1u;
-        (void)mag_fits;
         pass([&](int i, unsigned ci, const uint32_t* sw, unsigned off) {
             if (need_float) return;
             if ((ci & GHZ_CODE_W_MASK) == GHZ_CODE_W_SPECIAL && ci != GHZ_CODE_FILLED) {
@@ -305,39 +276,16 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, GHZ_CUDA_HOMO_NARY_CTA
                 err = 1;
                 return;
             }
-            uint32_t qmax = 0; /* max_j |q[j]| (or a bound of it), for the block's bound */
-#if GHZ_CUDA_HOMO_NARY_LEAN >= 1
-            if (has_qfill) {
-#pragma unroll
-                for (unsigned j = 0; j < 32u; ++j)
-                    if (j < m && !(imask >> j & 1u) && q[j] == qfill) need_float = true;
-            }
-#endif
-#if GHZ_CUDA_HOMO_NARY_LEAN >= 2
-            bool header_bound = false;
-            if (kMagSlots == 1u) {
-                const unsigned w = ci & GHZ_CODE_W_MASK;
-                if (ci != GHZ_CODE_FILLED && w < 26u) {
-                    const uint64_t b = (uint64_t)magnitude(q[0]) + 31u * ((1ull << w) - 1u);
-                    header_bound = b <= mag_fits;
-                    if (header_bound) qmax = (uint32_t)b;
-                }
-            }
-#else
-            constexpr bool header_bound = false;
-#endif
+            uint32_t qmax = 0; /* max_j |q[j]|, for the block's bound */
 #pragma unroll
             for (unsigned j = 0; j < 32u; ++j) {
-#if GHZ_CUDA_HOMO_NARY_LEAN < 1
                 /* a decoded input equal to the fill value is fill for DOC */
                 if (j < m && !(imask >> j & 1u) && has_qfill && q[j] == qfill) need_float = true;
-#endif
                 fold_acc<Op>(i == 0, q[j], qr[j]);
-                if (kMagSlots == 1u) {
-                    if (!header_bound) qmax = magnitude(q[j]) > qmax ? magnitude(q[j]) : qmax;
-                } else {
+                if (kMagSlots == 1u)
+                    qmax = magnitude(q[j]) > qmax ? magnitude(q[j]) : qmax;
+                else
                     fold_mag<Op>(i == 0, magnitude(q[j]), mag[j % kMagSlots]);
-                }
             }
             if (kMagSlots == 1u) fold_mag<Op>(i == 0, qmax, mag[0]);
             fmask |= imask;
