@@ -28,9 +28,10 @@
  *    reduce_scatter over the CUDA IPC transport (or any exact call of one rank) into a
  *    graph on its stream; each replay then meets the peers on the GPU, and every rank
  *    must replay its graph as many times, in the same order relative to its other
- *    calls on comm. Other captured calls are refused (GHZ_ERR_UNSUPPORTED) before
- *    anything is enqueued; capture on some ranks only is GHZ_ERR_MISMATCH. See
- *    ghz_comm_graph_status. The CPU backend takes NULL and returns when complete.
+ *    calls on comm; a graph uses the communicator's buffers, so replays count as calls
+ *    (one at a time per communicator) and end with it. Other captured calls are
+ *    refused (GHZ_ERR_UNSUPPORTED) before anything is enqueued; capture on some ranks
+ *    only is GHZ_ERR_MISMATCH. See ghz_comm_graph_status. The CPU backend takes NULL and returns when complete.
  *  - In place: pass MPI_IN_PLACE as sendbuf (MPI's convention, the input is then
  *    read from recvbuf), or sendbuf == recvbuf (NCCL's; for reduce_scatter the NCCL
  *    form is recvbuf == sendbuf + rank * recvcount elements).

@@ -717,7 +717,8 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
         }
         /* the whole call: checks, range scan and agreement included */
         info.time_total = MPI_Wtime() - t_call;
-        if (st == GHZ_SUCCESS && bytes >= AUTO_LOSSY_MIN_BYTES)
+        /* (a capture only enqueues: its time says nothing of the call's speed) */
+        if (st == GHZ_SUCCESS && bytes >= AUTO_LOSSY_MIN_BYTES && !c->be.capturing)
             measured(mode == COLL_EXACT ? &c->spb_exact : &c->spb_lossy, info.time_total, bytes);
     }
     if (st == GHZ_SUCCESS && k->op == GHZ_OP_AVG && (k->kind != KIND_REDUCE || c->rank == k->root))
