@@ -607,12 +607,15 @@ static void check_int_sums_at(const float* y, size_t at, size_t n, const char* w
  * an exact allreduce (SUM, AVG) and reduce-scatter are captured once and replayed three
  * times with new inputs, an uncaptured call in between, each result checked; a lossy
  * call and the MPI transport's calls are refused on every rank before anything is
- * enqueued, and the capture still ends cleanly. Inputs are integers: sums are exact in
- * any order. */
+ * enqueued, and the capture still ends cleanly; a replay on one rank alone ends by the
+ * fences' timeout and ghz_comm_graph_status reports it there. Inputs are integers: sums
+ * are exact in any order. */
 static void edge_graph(void)
 {
     const size_t n = 4099, rc = n / (size_t)g_size; /* small: the host path is skipped */
     const int can = g_size == 1 || ipc_run();
+    /* read when the CUDA IPC transport is set up: a lone replay below waits 1 s */
+    const int env_set = setenv("GHZ_GRAPH_FENCE_TIMEOUT_S", "1", 1) == 0;
     ghz_comm_t* c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 0, 0);
     float *x = malloc(n * 4), *y = malloc(n * 4), *z = malloc(n * 4), *v = malloc(n * 4);
     cudaStream_t s = NULL;
@@ -623,7 +626,7 @@ static void edge_graph(void)
     ghz_status_t st[4];
     size_t i;
     int rep, k;
-    if (!c || !x || !y || !z || !v) {
+    if (!c || !x || !y || !z || !v || !env_set) {
         CHECK(0, "edge_graph set-up");
         goto done;
     }
@@ -678,6 +681,19 @@ static void edge_graph(void)
         }
     }
     CHECK(ghz_comm_graph_status(c) == GHZ_SUCCESS, "graph status: %s", ghz_last_error_detail());
+    if (g_size > 1 && ge) {
+        /* rank 0 replays once more, alone: its first fence finds no peer and gives up
+         * after the timeout (1 s, set above), the later ones do not wait, and the
+         * status says so on rank 0 only; the communicator then goes (COLL.md) */
+        ghz_status_t gs;
+        if (g_rank == 0) {
+            CHECK(cudaGraphLaunch(ge, s) == cudaSuccess, "lone replay");
+            CHECK(cudaStreamSynchronize(s) == cudaSuccess, "lone replay: the fences did not give up");
+        }
+        gs = ghz_comm_graph_status(c);
+        CHECK(gs == (g_rank == 0 ? GHZ_ERR_PEER : GHZ_SUCCESS), "graph status after a lone replay: %s (%s)",
+              ghz_status_string(gs), ghz_last_error_detail());
+    }
 done:
     if (ge) cudaGraphExecDestroy(ge);
     if (g) cudaGraphDestroy(g);
