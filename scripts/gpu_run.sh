@@ -190,6 +190,9 @@ if has homo; then
         # in place (the fused path when built with GHZ_CUDA_HOMO_INPLACE_FUSED=1)
         sanitize $tool test_cuda_homo 'cuda_homo_nary/inplace_shrink_and_recompute' \
             "sanitize-homo-inplace-$tool.log"
+        # the n-ary kernel (its shared staging and accumulators)
+        sanitize $tool test_cuda_homo 'cuda_homo_nary/@(sum_n_classes_equal_cpu|sum_n_errors_as_cpu)' \
+            "sanitize-homo-nary-$tool.log"
     done
     note "ghz-bench homo"
     timeout $((2 * T)) build-gpu/ghz/tools/bench/ghz-bench homo --json "$OUT/bench_homo.json" ${GHZ_BENCH_HOMO_ARGS:-} \

@@ -133,8 +133,29 @@ __device__ __forceinline__ uint32_t magnitude(int32_t q)
 #ifndef GHZ_CUDA_HOMO_NARY_CTAS
 #define GHZ_CUDA_HOMO_NARY_CTAS 4
 #endif
+/* GHZ_CUDA_HOMO_NARY_SMEM_ACC (f32; an A/B knob, the output bytes are the same either
+ * way): the integer pass folds q* in shared memory (one column of 32 per thread: no bank
+ * conflicts) instead of 32 registers held across every input's decode, and stages one
+ * input at a time instead of two, so that the same 35.5 KB of shared memory serve and
+ * the kernel can run 6 CTAs per SM at 80 registers (GHZ_CUDA_HOMO_NARY_CTAS_ACC) without
+ * spilling in the decode loop: the latency of the decode's dependent chains is hidden by
+ * more warps (the decompressor runs 8 CTAs at 64 registers) instead of by the second
+ * staging buffer. q* comes back to registers once, after the last input. */
+#ifndef GHZ_CUDA_HOMO_NARY_SMEM_ACC
+#define GHZ_CUDA_HOMO_NARY_SMEM_ACC 0
+#endif
+#ifndef GHZ_CUDA_HOMO_NARY_CTAS_ACC
+#define GHZ_CUDA_HOMO_NARY_CTAS_ACC 6
+#endif
+template <typename T>
+struct nary_shape {
+    static constexpr bool smem_acc = GHZ_CUDA_HOMO_NARY_SMEM_ACC && sizeof(T) == 4;
+    static constexpr unsigned slots = smem_acc ? 1u : 2u; /* staging buffers */
+    static constexpr int ctas =
+        smem_acc ? GHZ_CUDA_HOMO_NARY_CTAS_ACC : GHZ_CUDA_HOMO_NARY_CTAS * 4 / (int)homo_shape<T>::warps;
+};
 template <typename T, int Op>
-__global__ void __launch_bounds__(homo_shape<T>::threads, GHZ_CUDA_HOMO_NARY_CTAS * 4 / homo_shape<T>::warps) homo_nary_kernel(nary_launch_t g)
+__global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T>::ctas) homo_nary_kernel(nary_launch_t g)
 {
     using S = homo_shape<T>;
     using U = typename std::conditional<sizeof(T) == 4, uint32_t, unsigned long long>::type;
@@ -148,7 +169,9 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, GHZ_CUDA_HOMO_NARY_CTA
     __shared__ uint64_t s_pay[kNaryMaxInputs];
     __shared__ nary_job_state_t s_js;
     __shared__ offset_t s_out_off;
-    __shared__ __align__(16) uint8_t buf[2][S::buffer_bytes];
+    using NS = nary_shape<T>;
+    __shared__ __align__(16) uint8_t buf[NS::slots][S::buffer_bytes];
+    __shared__ int32_t s_acc[NS::smem_acc ? 32 : 1][NS::smem_acc ? S::threads : 1];
 
     const nary_job_t& job = g.job[blockIdx.y];
     const int tile = blockIdx.x, k = job.k;
@@ -218,9 +241,9 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, GHZ_CUDA_HOMO_NARY_CTA
      * disagree with the offsets pass (err is set then). */
     auto pass = [&](auto visit) {
         stage(0, 0);
-        if (k > 1) stage(1, 1);
+        if (NS::slots == 2 && k > 1) stage(1, 1);
         for (int i = 0; i < k; ++i) {
-            const int slot = i & 1;
+            const int slot = NS::slots == 2 ? (i & 1) : 0;
             const unsigned code = mine ? s_codes[i][blk] : 0u;
             unsigned size = 0;
             bool bad = false;
@@ -235,7 +258,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, GHZ_CUDA_HOMO_NARY_CTA
             if (last && warp == 0)
                 for (uint64_t j = nb + lane; j < cb; j += 32)
                     if (s_codes[i][j] != 0) err = 1;
-            if (i + 1 < k)
+            if (NS::slots == 2 && i + 1 < k)
                 __pipeline_wait_prior(1);
             else
                 __pipeline_wait_prior(0);
@@ -246,7 +269,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, GHZ_CUDA_HOMO_NARY_CTA
             err |= bad || !sound;
             if (sound && mine && !bad) visit(i, code, (const uint32_t*)buf[slot], phase + off);
             __syncthreads();
-            if (i + 2 < k) stage(i + 2, slot);
+            if (i + (int)NS::slots < k) stage(i + (int)NS::slots, slot);
         }
     };
 
@@ -281,7 +304,10 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, GHZ_CUDA_HOMO_NARY_CTA
             for (unsigned j = 0; j < 32u; ++j) {
                 /* a decoded input equal to the fill value is fill for DOC */
                 if (j < m && !(imask >> j & 1u) && has_qfill && q[j] == qfill) need_float = true;
-                fold_acc<Op>(i == 0, q[j], qr[j]);
+                if (NS::smem_acc)
+                    fold_acc<Op>(i == 0, q[j], s_acc[NS::smem_acc ? j : 0][NS::smem_acc ? t : 0]);
+                else
+                    fold_acc<Op>(i == 0, q[j], qr[j]);
                 if (kMagSlots == 1u)
                     qmax = magnitude(q[j]) > qmax ? magnitude(q[j]) : qmax;
                 else
@@ -290,6 +316,11 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, GHZ_CUDA_HOMO_NARY_CTA
             if (kMagSlots == 1u) fold_mag<Op>(i == 0, qmax, mag[0]);
             fmask |= imask;
         });
+        if (NS::smem_acc && !need_float && mine && !err) {
+            /* every input wrote this thread's column: its q* */
+#pragma unroll
+            for (unsigned j = 0; j < 32u; ++j) qr[j] = s_acc[NS::smem_acc ? j : 0][NS::smem_acc ? t : 0];
+        }
         if (!need_float && mine && !err) {
 #pragma unroll
             for (unsigned j = 0; j < 32u; ++j) {
