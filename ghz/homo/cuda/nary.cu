@@ -133,19 +133,21 @@ __device__ __forceinline__ uint32_t magnitude(int32_t q)
 #ifndef GHZ_CUDA_HOMO_NARY_CTAS
 #define GHZ_CUDA_HOMO_NARY_CTAS 4
 #endif
-/* GHZ_CUDA_HOMO_NARY_SMEM_ACC (f32; an A/B knob, the output bytes are the same either
- * way): the integer pass folds q* in shared memory (one column of 32 per thread: no bank
+/* GHZ_CUDA_HOMO_NARY_SMEM_ACC (f32; the output bytes are the same either way): the
+ * integer pass folds q* in shared memory (one column of 32 per thread: no bank
  * conflicts) instead of 32 registers held across every input's decode, and stages one
  * input at a time instead of two, so that the same 35.5 KB of shared memory serve and
- * the kernel can run 6 CTAs per SM at 80 registers (GHZ_CUDA_HOMO_NARY_CTAS_ACC) without
- * spilling in the decode loop: the latency of the decode's dependent chains is hidden by
- * more warps (the decompressor runs 8 CTAs at 64 registers) instead of by the second
- * staging buffer. q* comes back to registers once, after the last input. */
+ * the kernel runs GHZ_CUDA_HOMO_NARY_CTAS_ACC CTAs per SM: the latency of the decode's
+ * dependent chains is hidden by more warps (the decompressor runs 8 CTAs at 64
+ * registers) instead of by the second staging buffer. q* comes back to registers once,
+ * after the last input. On an H100 (docs/RESULTS.md, session 9) the n-ary sum of 4 ran
+ * 3-6 % faster with it at 5 CTAs (96 registers) on all five fields and three bounds,
+ * and 2-5 % slower at 6 (80 registers: the float pass and emission spill). */
 #ifndef GHZ_CUDA_HOMO_NARY_SMEM_ACC
-#define GHZ_CUDA_HOMO_NARY_SMEM_ACC 0
+#define GHZ_CUDA_HOMO_NARY_SMEM_ACC 1
 #endif
 #ifndef GHZ_CUDA_HOMO_NARY_CTAS_ACC
-#define GHZ_CUDA_HOMO_NARY_CTAS_ACC 6
+#define GHZ_CUDA_HOMO_NARY_CTAS_ACC 5
 #endif
 template <typename T>
 struct nary_shape {
