@@ -3,9 +3,9 @@
  * 2), byte-identical to the CPU reference (engine.c).
  *
  * Grid (tiles, jobs); one CTA per tile of 128 blocks (f32) or 64 (f64), thread t owning
- * block t, as binary.cu. The inputs go through shared memory one after the other, two
- * staging buffers in turn (input i + 2 is on its way, cp.async, while input i is
- * decoded):
+ * block t, as binary.cu. The inputs go through shared memory one after the other (f32:
+ * one staging buffer, the integer pass's q* in shared memory, SMEM_ACC below; f64: two
+ * staging buffers in turn, input i + 2 on its way, cp.async, while input i is decoded):
  *  1. integer pass (when Q is safe): each thread decodes its block of every input into
  *     integers and folds them, position by position, into q* and sum |q_i| (MIN/MAX:
  *     max |q_i|), the fill masks OR'ed; then HOMO.md's test U = k sum|q_i| <= L, the
@@ -125,11 +125,12 @@ __device__ __forceinline__ uint32_t magnitude(int32_t q)
     return q < 0 ? 0u - (uint32_t)q : (uint32_t)q;
 }
 
-/* CTAs of 128 threads per SM the register budget is set for (f64: twice as many CTAs
- * of 64 threads): 4 gives 128 registers, 5 gives 96 and 6 gives 80, with more spills
- * (ptxas, sm_90); shared memory (two staging buffers, 35.5 KB) allows up to 6. On an
- * H100 the n-ary sum of 4 ran 8 % slower at 5 and 25-28 % slower at 6 (docs/RESULTS.md):
- * the spills cost more than the occupancy gives. A knob for scripts/gpu_ab.sh. */
+/* CTAs of 128 threads per SM the register budget is set for without the shared
+ * accumulator below (f64 always: twice as many CTAs of 64 threads): 4 gives 128
+ * registers, 5 gives 96 and 6 gives 80, with more spills (ptxas, sm_90); shared memory
+ * (two staging buffers, 35.5 KB) allows up to 6. On an H100 the f32 n-ary sum of 4 ran
+ * 8 % slower at 5 and 25-28 % slower at 6 (docs/RESULTS.md) with q* in registers: the
+ * spills cost more than the occupancy gives. A knob for scripts/gpu_ab.sh. */
 #ifndef GHZ_CUDA_HOMO_NARY_CTAS
 #define GHZ_CUDA_HOMO_NARY_CTAS 4
 #endif
