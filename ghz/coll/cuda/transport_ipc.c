@@ -30,12 +30,12 @@
  *
  * One-sided use (transport.h, peer_pool and fence; cuda/algo_direct.c): kernels read
  * the peers' mapped pools directly. A fence records this rank's event after its
- * enqueued work, meets every peer (MPI_Barrier: host only, the GPU keeps running) and
- * makes the stream wait on every peer's event. The barrier makes each peer's record
- * happen before the wait on it, so the wait covers that record or a later one of the
- * same event (which covers more work): never an older one. Later records cannot
- * deadlock: a peer's later record follows only work that waited on records made
- * before this rank's own wait was enqueued.
+ * enqueued work, meets every peer (one MPI_Allreduce of the ranks' statuses: host only,
+ * the GPU keeps running) and makes the stream wait on every peer's event. The meeting
+ * makes each peer's record happen before the wait on it, so the wait covers that record
+ * or a later one of the same event (which covers more work): never an older one. Later
+ * records cannot deadlock: a peer's later record follows only work that waited on
+ * records made before this rank's own wait was enqueued.
  *
  * Captured fences (a collective recorded into a CUDA graph, coll_backend_t.capturing):
  * the statuses still meet on the host, once, at capture; the ordering is a device-side
