@@ -570,7 +570,7 @@ static ghz_status_t host_path(ghz_comm_t* c, const call_t* k, int copied, double
     return GHZ_SUCCESS;
 }
 
-static ghz_status_t run(ghz_comm_t* c, call_t* k)
+static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
 {
     ghz_status_t st = GHZ_SUCCESS;
     coll_call_t mine;
@@ -741,6 +741,14 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k)
             c->last_ratio = (double)proto.logical_bytes / (double)proto.wire_bytes;
     }
     return GHZ_SUCCESS;
+}
+
+/* One call; the backend's capture flag (set by begin) lasts for that call only. */
+static ghz_status_t run(ghz_comm_t* c, call_t* k)
+{
+    const ghz_status_t st = run_call(c, k);
+    if (c) c->be.capturing = 0;
+    return st;
 }
 
 ghz_status_t ghz_allreduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
