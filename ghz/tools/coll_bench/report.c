@@ -155,9 +155,9 @@ void cb_report_json(FILE* f, const cb_args_t* a, int nranks, const cb_row_t* row
 {
     static const char* const pre[2] = {"oop_", "ip_"};
     int i;
-    fprintf(f, "{\"coll\":\"%s\",\"backend\":\"%s\",\"nranks\":%d,\"size\":%zu,\"count\":%zu",
-            cb_coll_name(a->coll), a->backend == GHZ_EXEC_CUDA ? "cuda" : "cpu", nranks, row->bytes,
-            row->count);
+    fprintf(f, "{\"coll\":\"%s\",\"backend\":\"%s\",\"graph\":%s,\"nranks\":%d,\"size\":%zu,\"count\":%zu",
+            cb_coll_name(a->coll), a->backend == GHZ_EXEC_CUDA ? "cuda" : "cpu", a->graph ? "true" : "false",
+            nranks, row->bytes, row->count);
     fprintf(f, ",\"type\":\"%s\",\"redop\":\"%s\",\"root\":%d,\"path\":\"%s\"",
             ghz_dtype_name(a->dtype), ghz_op_name(a->op), row->root, cb_path_name(row->path));
     fprintf(f, ",\"eb_mode\":\"%s\"", a->eb_mode == GHZ_EB_REL ? "rel" : "abs");
