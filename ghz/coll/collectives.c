@@ -510,12 +510,17 @@ static ghz_status_t run(ghz_comm_t* c, call_t* k);
 /* Whether an exact call of a CUDA communicator goes through host memory: small (the
  * device paths' fixed costs, a few GPU synchronisations or fences, exceed a copy each
  * way plus the CPU algorithm: COLL.md, Choices) and the algorithm left to AUTO. */
+/* The algorithm the configuration names for the call's collective (AUTO: none forced). */
+static ghz_algo_t configured_algo(const ghz_comm_t* c, const call_t* k)
+{
+    return k->kind == KIND_ALLREDUCE        ? c->cfg.allreduce_algo
+           : k->kind == KIND_REDUCE_SCATTER ? c->cfg.reduce_scatter_algo
+                                            : c->cfg.reduce_algo;
+}
+
 static int host_path_takes(const ghz_comm_t* c, const call_t* k, coll_mode_t mode)
 {
-    ghz_algo_t a = k->kind == KIND_ALLREDUCE        ? c->cfg.allreduce_algo
-                   : k->kind == KIND_REDUCE_SCATTER ? c->cfg.reduce_scatter_algo
-                                                    : c->cfg.reduce_algo;
-    return c->host && mode == COLL_EXACT && a == GHZ_ALGO_AUTO && !c->be.capturing &&
+    return c->host && mode == COLL_EXACT && configured_algo(c, k) == GHZ_ALGO_AUTO && !c->be.capturing &&
            k->total * ghz_dtype_size(k->dtype) <= c->small_bytes;
 }
 
@@ -528,7 +533,7 @@ static int host_path_takes(const ghz_comm_t* c, const call_t* k, coll_mode_t mod
  * value range on the host; the message-passing algorithms synchronise per message. */
 static const char* capture_refusal(const ghz_comm_t* c, const call_t* k, int lossy)
 {
-    ghz_algo_t a = k->kind == KIND_ALLREDUCE ? c->cfg.allreduce_algo : c->cfg.reduce_scatter_algo;
+    const ghz_algo_t a = configured_algo(c, k);
     if (lossy) return "a lossy collective reads statuses, sizes and the value range on the host";
     if (k->kind != KIND_ALLREDUCE && k->kind != KIND_REDUCE_SCATTER)
         return "only allreduce and reduce_scatter can be captured";

@@ -351,13 +351,11 @@ static void ipc_destroy(coll_transport_t* tp)
      * process's work only; destroy is not a hot path) */
     cudaDeviceSynchronize();
     for (p = 0; p < s->size; p++) {
-        if (!(s->peer_open[p] & 1)) continue;
-        cudaIpcCloseMemHandle(s->peer_pool[p]);
-    }
-    for (p = 0; p < s->size; p++)
+        /* what open_peers opened of rank p: its pool (1), event (2), fence flags (4) */
+        if (s->peer_open[p] & 1) cudaIpcCloseMemHandle(s->peer_pool[p]);
         if (s->peer_open[p] & 2) cudaEventDestroy(s->peer_ev[p]);
-    for (p = 0; p < s->size; p++)
         if (s->peer_open[p] & 4) cudaIpcCloseMemHandle(s->peer_flags[p]);
+    }
     if (s->exchanged) MPI_Barrier(s->comm);
     if (s->have_ev) cudaEventDestroy(s->ev);
     free_state(s);
