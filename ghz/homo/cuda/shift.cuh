@@ -15,18 +15,6 @@ namespace detail {
 
 /* Bytes each CTA of the in-place shift moves. */
 constexpr unsigned kShiftBytes = 4096;
-/* Its shared staging: a chunk at any phase of 16 bytes (kShiftBytes + 32, 16-aligned). */
-constexpr unsigned kShiftStageBytes = kShiftBytes + 32u;
-
-/* GHZ_CUDA_HOMO_SHIFT_VEC (an A/B knob, default 0 until a GPU has measured it; the bytes
- * moved are the same): the chunk travels in whole 16-byte words (the codec's tile
- * loader and shifted store, at any alignment of source and destination) instead of one
- * byte per thread and step. Why: in place runs at 0.75-0.87x out of place on an H100
- * (docs/RESULTS.md), about 0.6 ms more for 1 GiB where moving A's frame at copy speed
- * would take ~0.25 ms; the byte-wise shift is the first suspect. */
-#ifndef GHZ_CUDA_HOMO_SHIFT_VEC
-#define GHZ_CUDA_HOMO_SHIFT_VEC 0
-#endif
 
 /* The shift's CTAs (and flags) for frames of at most max_elems values of dtype (+ a
  * checksum). */
@@ -48,27 +36,12 @@ __device__ __forceinline__ void shift_frame(uint8_t* data, uint64_t S, uint64_t 
     const uint64_t c = blockIdx.x, C = kShiftBytes;
     if (c * C >= S) return;
     const uint64_t hi = S - c * C, lo = hi > C ? hi - C : 0;
-#if GHZ_CUDA_HOMO_SHIFT_VEC
-    /* chunk[phase + i] = data[lo + i]: whole words by cp.async, the ends byte by byte */
-    const unsigned span = (unsigned)(hi - lo), phase = (unsigned)((uintptr_t)(data + lo) & 15u);
-    const uint8_t* const g0 = data + lo - phase;
-    tile_load_async<kThreads>(chunk, g0, phase, phase + span);
-    load_partial_words<kThreads>(chunk, g0, phase, phase + span);
-    tile_load_async_wait();
-    __syncthreads();
-    {
-        /* the code bytes among this chunk's, from the staged copy */
-        const uint64_t a = lo > GHZ_HEADER_SIZE ? lo : GHZ_HEADER_SIZE, b = hi < GHZ_HEADER_SIZE + cb ? hi : GHZ_HEADER_SIZE + cb;
-        for (uint64_t x = a + threadIdx.x; x < b; x += kThreads) codes_copy[x - GHZ_HEADER_SIZE] = chunk[phase + (x - lo)];
-    }
-#else
     for (uint64_t x = lo + threadIdx.x; x < hi; x += kThreads) {
         const uint8_t v = data[x];
         chunk[x - lo] = v;
         if (x >= GHZ_HEADER_SIZE && x < GHZ_HEADER_SIZE + cb) codes_copy[x - GHZ_HEADER_SIZE] = v;
     }
     __syncthreads();
-#endif
     if (d == 0) return;
     if (threadIdx.x == 0) {
         __threadfence();
@@ -85,11 +58,7 @@ __device__ __forceinline__ void shift_frame(uint8_t* data, uint64_t S, uint64_t 
         __threadfence();
     }
     __syncthreads();
-#if GHZ_CUDA_HOMO_SHIFT_VEC
-    tile_store_shifted<kThreads>(chunk + phase, data + lo + d, span);
-#else
     for (uint64_t x = lo + threadIdx.x; x < hi; x += kThreads) data[x + d] = chunk[x - lo];
-#endif
 }
 
 } // namespace detail
