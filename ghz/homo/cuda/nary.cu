@@ -3,9 +3,9 @@
  * 2), byte-identical to the CPU reference (engine.c).
  *
  * Grid (tiles, jobs); one CTA per tile of 128 blocks (f32) or 64 (f64), thread t owning
- * block t, as binary.cu. The inputs go through shared memory one after the other (f32:
- * one staging buffer, the integer pass's q* in shared memory, SMEM_ACC below; f64: two
- * staging buffers in turn, input i + 2 on its way, cp.async, while input i is decoded):
+ * block t, as binary.cu. The inputs go through shared memory one after the other, two
+ * staging buffers in turn (input i + 2 is on its way, cp.async, while input i is
+ * decoded; f32 with SMEM_ACC, below: one buffer, the integer pass's q* in shared memory):
  *  1. integer pass (when Q is safe): each thread decodes its block of every input into
  *     integers and folds them, position by position, into q* and sum |q_i| (MIN/MAX:
  *     max |q_i|), the fill masks OR'ed; then HOMO.md's test U = k sum|q_i| <= L, the
@@ -177,6 +177,8 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T>::ctas) h
     using NS = nary_shape<T>;
     __shared__ __align__(16) uint8_t buf[NS::slots][S::buffer_bytes];
     __shared__ int32_t s_acc[NS::smem_acc ? 32 : 1][NS::smem_acc ? S::threads : 1];
+    /* this thread's q*[j] in s_acc (SMEM_ACC; the array is 1 x 1 otherwise, never used) */
+    auto acc = [&](unsigned j) -> int32_t& { return s_acc[NS::smem_acc ? j : 0][NS::smem_acc ? threadIdx.x : 0]; };
 
     const nary_job_t& job = g.job[blockIdx.y];
     const int tile = blockIdx.x, k = job.k;
@@ -310,7 +312,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T>::ctas) h
                 /* a decoded input equal to the fill value is fill for DOC */
                 if (j < m && !(imask >> j & 1u) && has_qfill && q[j] == qfill) need_float = true;
                 if (NS::smem_acc)
-                    fold_acc<Op>(i == 0, q[j], s_acc[NS::smem_acc ? j : 0][NS::smem_acc ? t : 0]);
+                    fold_acc<Op>(i == 0, q[j], acc(j));
                 else
                     fold_acc<Op>(i == 0, q[j], qr[j]);
                 if (kMagSlots == 1u)
@@ -324,7 +326,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T>::ctas) h
         if (NS::smem_acc && !need_float && mine && !err) {
             /* every input wrote this thread's column: its q* */
 #pragma unroll
-            for (unsigned j = 0; j < 32u; ++j) qr[j] = s_acc[NS::smem_acc ? j : 0][NS::smem_acc ? t : 0];
+            for (unsigned j = 0; j < 32u; ++j) qr[j] = acc(j);
         }
         if (!need_float && mine && !err) {
 #pragma unroll
