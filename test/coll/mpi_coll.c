@@ -1173,6 +1173,22 @@ static int run_two_level(void)
     return mpi_check_finish("two_level");
 }
 
+#ifdef GHZ_TEST_CUDA
+/* One GPU per rank where the node has several, as an application places its ranks
+ * (node-local rank modulo the device count); ranks share a GPU where there are fewer
+ * GPUs than ranks. Ranks on different GPUs make the CUDA IPC transport read peer
+ * memory across the GPUs' link instead of within one device. */
+static void pick_device(void)
+{
+    MPI_Comm node;
+    int local = 0, ndev = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    if (cudaGetDeviceCount(&ndev) == cudaSuccess && ndev > 1) cudaSetDevice(local % ndev);
+}
+#endif
+
 int main(int argc, char** argv)
 {
     int fails = 0;
@@ -1181,6 +1197,9 @@ int main(int argc, char** argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
     mpi_check_rank = g_rank;
+#ifdef GHZ_TEST_CUDA
+    pick_device();
+#endif
     if (g_size > 64) {
         if (g_rank == 0) fprintf(stderr, "at most 64 ranks\n");
         MPI_Finalize();

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# scripts/gpu_multi.sh: the collective library on a machine of several GPUs, one GPU per
+# rank (the tests and ghz-coll-bench place rank r on GPU r mod count), in one device
+# call or, where the steps outlast one call, in several calls on the same warm machine
+# (build-gpu and the logs under /tmp/gpu-multi stay between them; a step already done
+# is not run again).
+#
+#   bash scripts/gpu_multi.sh [build] [homo] [tests] [collbench] [graph] [ab] [sanitize] [floor]
+#                                                   # default: all, in that order
+#
+# build:     build-gpu with CUDA and the collectives; with `ab`, the two ghz-bench builds of
+#            scripts/gpu_ab.sh (GHZ_MULTI_AB_MACRO, values GHZ_MULTI_AB_VALUES) alongside.
+# homo:      test_cuda_homo on the last GPU, and the n-ary and in-place tests under
+#            memcheck and racecheck, side by side with `tests` when both are asked for.
+# tests:     scripts/gpu_coll.sh's MPI tests over both transports (1-4 ranks over MPI,
+#            2-4 over CUDA IPC, two-level), ranks spread over the GPUs.
+# collbench: ghz-coll-bench, 2 ranks on 2 GPUs, allreduce f32 SUM, REL 1e-4, real fields,
+#            4 KiB to 1 GiB, over CUDA IPC and over MPI (GHZ_MULTI_COLLBENCH_ARGS).
+# graph:     ghz-coll-bench --graph 1 (exact calls replayed from a CUDA graph) and the same
+#            calls uncaptured, 2 ranks on 2 GPUs over CUDA IPC.
+# ab:        the A/B of GHZ_MULTI_AB_MACRO with `ghz-bench homo`, on GPU 0 alone.
+# sanitize:  memcheck over CUDA IPC and MPI, 2 ranks on 2 GPUs (errors, edge).
+# floor:     one GPU decompression of 1 GiB of navy_uwnd (the floor of a compressed
+#            allreduce's GPU time per rank).
+#
+# GHZ_MULTI_DEADLINE (seconds, default 540): a step that would start later than this after
+# the call began is left for the next call (its name is printed as "left: STEP").
+# Carry ".device-carry" (Criterion) and "datasets/out/real". Results: $OUT/multi.tgz.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+export NCCL_NVLS_ENABLE=0
+L=/tmp/gpu-multi
+mkdir -p "$L"
+C=$PWD/.device-carry/crit
+export LD_LIBRARY_PATH=$C/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export OMPI_MCA_rmaps_base_oversubscribe=1
+MPIRUN="mpirun --oversubscribe --allow-run-as-root --bind-to none"
+DEADLINE=${GHZ_MULTI_DEADLINE:-540}
+AB_MACRO=${GHZ_MULTI_AB_MACRO:-GHZ_CUDA_HOMO_SHIFT_VEC}
+AB_VALUES=${GHZ_MULTI_AB_VALUES:-0 1}
+t0=$(date +%s)
+since() { echo "$(($(date +%s) - t0)) s"; }
+steps=" ${*:-build homo tests collbench graph ab sanitize floor} "
+has() { [[ $steps == *" $1 "* ]]; }
+pack() { tar czf "$OUT/multi.tgz" -C "$L" . 2>/dev/null; }
+# run_step NAME: 0 when NAME is asked for, not yet done and there is time left for it
+run_step() {
+    has "$1" || return 1
+    [ -e "$L/done.$1" ] && { echo "== $1: done in an earlier call"; return 1; }
+    if [ $(($(date +%s) - t0)) -gt "$DEADLINE" ]; then
+        echo "left: $1"
+        return 1
+    fi
+    echo "== $1 ($(since))"
+    return 0
+}
+done_step() { touch "$L/done.$1"; pack; }
+ngpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+{ nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader; nvidia-smi topo -m; } \
+    >"$L/gpu.txt" 2>&1
+head -"$ngpu" "$L/gpu.txt"
+last=$((ngpu - 1))
+
+if run_step build; then
+    has ab && (GHZ_AB_BENCH=homo GHZ_AB_ONLY=build bash scripts/gpu_ab.sh "$AB_MACRO" "$AB_VALUES" \
+        >"$L/ab-build.log" 2>&1) &
+    cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DGHZ_BUILD_COLL=ON -DPKG_CONFIG_EXECUTABLE=/nonexistent -DGHZ_CRITERION_INCLUDE="$C/include" \
+        -DGHZ_CRITERION_LIBRARY="$C/lib/libcriterion.so" >"$L/configure.log" 2>&1 &&
+        cmake --build build-gpu -j"$(nproc)" --target test_cuda_homo test_cuda_coll_reduce test_coll_mpi_cuda \
+            ghz-bench ghz-coll-bench >"$L/build.log" 2>&1 ||
+        { grep -E "error" "$L/build.log" "$L/configure.log" | head -30; pack; exit 1; }
+    wait
+    tail -2 "$L/ab-build.log" 2>/dev/null
+    echo "built ($(since))"
+    done_step build
+fi
+
+# homo: in the background on the last GPU while the MPI tests run
+homo_pid=
+if run_step homo; then
+    (
+        H=build-gpu/test/gpu/test_cuda_homo
+        export CUDA_VISIBLE_DEVICES=$last
+        timeout 300 $H --jobs 1 --verbose >"$L/test-homo.log" 2>&1
+        echo $? >"$L/test-homo.rc"
+        for tool in memcheck racecheck; do
+            for f in 'cuda_homo_nary/inplace_shrink_and_recompute' \
+                'cuda_homo_nary/@(sum_n_classes_equal_cpu|sum_n_errors_as_cpu)' \
+                'cuda_homo/@(empty_frame|mismatch_and_corruption_reported|few_tiles_pairs_of_classes)'; do
+                tag=$(echo "$f" | tr -c 'a-z0-9\n' '_' | cut -c1-40)
+                timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 $H --jobs 1 --filter "$f" \
+                    >"$L/san-homo-$tool-$tag.log" 2>&1
+                echo $? >"$L/san-homo-$tool-$tag.rc"
+            done
+        done
+    ) &
+    homo_pid=$!
+fi
+
+if run_step tests; then
+    GHZ_GPU_COLL_TAG=tests GHZ_GPU_COLL_TIMEOUT=${GHZ_MULTI_TEST_TIMEOUT:-200} OUT="$L" \
+        bash scripts/gpu_coll.sh mpi ipc 2>&1 | grep -E "^==|CHECK|rror|finished" | head -60
+    done_step tests
+fi
+
+if [ -n "$homo_pid" ]; then
+    wait "$homo_pid"
+    echo "== test_cuda_homo: exit $(cat "$L/test-homo.rc"), $(grep Synthesis "$L/test-homo.log" | tail -1)"
+    grep -E "FAIL|Assert" "$L/test-homo.log" | head -5
+    for f in "$L"/san-homo-*.rc; do
+        b=${f%.rc}
+        echo "== $(basename "$b"): exit $(cat "$f"), $(grep -cE "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards" "$b.log") clean"
+    done
+    done_step homo
+fi
+
+fields() { [ -d "$L/fields" ] || python3 scripts/coll_rank_fields.py "$L/fields" 4 >/dev/null; }
+collbench() { # collbench TAG TRANSPORT ARGS...
+    local tag=$1 tr=$2
+    shift 2
+    fields
+    GHZ_COLL_TRANSPORT=$tr timeout 400 $MPIRUN -np 2 -x GHZ_COLL_TRANSPORT -x NCCL_NVLS_ENABLE \
+        build-gpu/ghz/tools/coll_bench/ghz-coll-bench --backend cuda --rel 1e-4 -d float \
+        --raw "$L"/fields/rank*.f32 --json "$L/collbench-$tag.jsonl" "$@" >"$L/collbench-$tag.log" 2>&1
+    echo "== collbench $tag: exit $? ($(since))"
+    grep -vE "^#  *[a-z]" "$L/collbench-$tag.log" | tail -30
+}
+if run_step collbench; then
+    for tr in ipc mpi; do
+        collbench "$tr" "$tr" ${GHZ_MULTI_COLLBENCH_ARGS:--b 4K -e 1G -f 4 -n 10 -w 3 -c 1}
+    done
+    done_step collbench
+fi
+
+if run_step graph; then
+    collbench graph ipc -b 4K -e 256M -f 4 -n 20 -w 5 -c 1 --paths exact --graph 1
+    collbench nograph ipc -b 4K -e 256M -f 4 -n 20 -w 5 -c 1 --paths exact
+    done_step graph
+fi
+
+if run_step ab; then
+    CUDA_VISIBLE_DEVICES=0 GHZ_AB_BENCH=homo GHZ_AB_ONLY=bench bash scripts/gpu_ab.sh "$AB_MACRO" "$AB_VALUES" \
+        >"$L/ab.txt" 2>&1
+    cat "$L/ab.txt"
+    done_step ab
+fi
+
+if run_step sanitize; then
+    for tr in ipc mpi; do
+        for part in errors edge; do
+            (GHZ_COLL_TRANSPORT=$tr timeout 300 $MPIRUN -np 2 -x GHZ_COLL_TRANSPORT compute-sanitizer --tool memcheck \
+                --error-exitcode 9 build-gpu/test/coll/test_coll_mpi_cuda "$part" >"$L/memcheck-$tr-$part.log" 2>&1
+             echo "== memcheck $tr $part (2 ranks, 2 GPUs): exit $?, $(grep -c 'ERROR SUMMARY: 0 errors' \
+                "$L/memcheck-$tr-$part.log") clean ($(since))") &
+        done
+        wait
+    done
+    done_step sanitize
+fi
+
+if run_step floor; then
+    CUDA_VISIBLE_DEVICES=0 timeout 200 build-gpu/ghz/tools/bench/ghz-bench codec --rel 3.3e-5 --gib 1 --reps 5 \
+        --raw navy_uwnd:datasets/out/real/navy_uwnd_144x73x132.f32 --json "$L/floor.json" >"$L/floor.txt" 2>&1
+    tail -8 "$L/floor.txt"
+    done_step floor
+fi
+echo "finished ($(since))"
+pack
