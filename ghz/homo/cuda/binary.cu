@@ -356,7 +356,7 @@ __global__ void __launch_bounds__(kThreads) homo_offsets_kernel(homo_args_t g)
  * (shift.cuh), when init accepted the call. */
 __global__ void __launch_bounds__(kThreads) homo_shift_kernel(homo_args_t g)
 {
-    __shared__ uint8_t chunk[kShiftBytes];
+    __shared__ __align__(16) uint8_t chunk[kShiftStageBytes];
     const homo_parsed_t* const p = g.parsed;
     if (p->status != GHZ_SUCCESS) return;
     const uint64_t S = p->a.frame_size;

@@ -143,11 +143,11 @@ __device__ __forceinline__ uint32_t magnitude(int32_t q)
  * registers) instead of by the second staging buffer. q* comes back to registers once,
  * after the last input. On an H100 (docs/RESULTS.md, session 9) the n-ary sum of 4 ran
  * 3-6 % faster with it at 5 CTAs (96 registers) on all five fields and three bounds,
- * and 2-5 % slower at 6 (80 registers: the float pass and emission spill). The GPU
- * tests and sanitizers ran on it at 6 CTAs only, so 0 stays the default until they
- * have run at 5 (then flip this to 1). */
+ * and 2-5 % slower at 6 (80 registers: the float pass and emission spill). The default
+ * since session 10, where test_cuda_homo and the n-ary tests under memcheck and
+ * racecheck passed with it at 5 CTAs (H200). */
 #ifndef GHZ_CUDA_HOMO_NARY_SMEM_ACC
-#define GHZ_CUDA_HOMO_NARY_SMEM_ACC 0
+#define GHZ_CUDA_HOMO_NARY_SMEM_ACC 1
 #endif
 #ifndef GHZ_CUDA_HOMO_NARY_CTAS_ACC
 #define GHZ_CUDA_HOMO_NARY_CTAS_ACC 5

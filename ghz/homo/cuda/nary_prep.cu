@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(kThreads) nary_init_kernel(nary_launch_t g)
  * d = capacity - S >= 0, and copies its code bytes to g.codes_copy (shift.cuh). */
 __global__ void __launch_bounds__(kThreads) nary_shift_kernel(nary_launch_t g)
 {
-    __shared__ uint8_t chunk[kShiftBytes];
+    __shared__ __align__(16) uint8_t chunk[kShiftStageBytes];
     const nary_in_state_t& s = g.in_state[0];
     if (s.p.status != GHZ_SUCCESS) return;
     uint8_t* const data = (uint8_t*)g.in[0].data;
