@@ -5,7 +5,7 @@
 # (build-gpu and the logs under /tmp/gpu-multi stay between them; a step already done
 # is not run again).
 #
-#   bash scripts/gpu_multi.sh [build] [homo] [tests] [collbench] [graph] [ab] [sanitize] [floor]
+#   bash scripts/gpu_multi.sh [build] [homo] [tests] [collbench] [crossover] [big] [graph] [ab] [sanitize] [floor]
 #                                                   # default: all, in that order
 #
 # build:     build-gpu with CUDA and the collectives; with `ab`, the two ghz-bench builds of
@@ -18,6 +18,12 @@
 #            4 KiB to 1 GiB, over CUDA IPC and over MPI (GHZ_MULTI_COLLBENCH_ARGS).
 # graph:     ghz-coll-bench --graph 1 (exact calls replayed from a CUDA graph) and the same
 #            calls uncaptured, 2 ranks on 2 GPUs over CUDA IPC.
+# crossover: where the host path of small exact calls should end (comm.c, host_path_limit):
+#            ghz exact (AUTO) next to ipc_direct forced, the host path forced up to 1 MiB
+#            (GHZ_COLL_HOST_PATH_MAX) and MPI_Allreduce host-staged, 4 KiB to 4 MiB, 2 ranks
+#            on 2 GPUs; the same AUTO with both ranks on GPU 0; the edge test there too.
+# big:       1 GiB compressed and exact allreduce over CUDA IPC with a 1 GiB pool (one
+#            round: the GPU time per phase without the pool's rounds).
 # ab:        the A/B of GHZ_MULTI_AB_MACRO with `ghz-bench homo`, on GPU 0 alone.
 # sanitize:  memcheck over CUDA IPC and MPI, 2 ranks on 2 GPUs (errors, edge).
 # floor:     one GPU decompression of 1 GiB of navy_uwnd (the floor of a compressed
@@ -42,7 +48,7 @@ AB_MACRO=${GHZ_MULTI_AB_MACRO:-GHZ_CUDA_HOMO_SHIFT_VEC}
 AB_VALUES=${GHZ_MULTI_AB_VALUES:-0 1}
 t0=$(date +%s)
 since() { echo "$(($(date +%s) - t0)) s"; }
-steps=" ${*:-build homo tests collbench graph ab sanitize floor} "
+steps=" ${*:-build homo tests collbench crossover big graph ab sanitize floor} "
 has() { [[ $steps == *" $1 "* ]]; }
 pack() { tar czf "$OUT/multi.tgz" -C "$L" . 2>/dev/null; }
 # run_step NAME: 0 when NAME is asked for, not yet done and there is time left for it
@@ -118,11 +124,11 @@ if [ -n "$homo_pid" ]; then
 fi
 
 fields() { [ -d "$L/fields" ] || python3 scripts/coll_rank_fields.py "$L/fields" 4 >/dev/null; }
-collbench() { # collbench TAG TRANSPORT ARGS...
+collbench() { # collbench TAG TRANSPORT ARGS... (the environment reaches the ranks: one host)
     local tag=$1 tr=$2
     shift 2
     fields
-    GHZ_COLL_TRANSPORT=$tr timeout 400 $MPIRUN -np 2 -x GHZ_COLL_TRANSPORT -x NCCL_NVLS_ENABLE \
+    GHZ_COLL_TRANSPORT=$tr timeout 400 $MPIRUN -np 2 \
         build-gpu/ghz/tools/coll_bench/ghz-coll-bench --backend cuda --rel 1e-4 -d float \
         --raw "$L"/fields/rank*.f32 --json "$L/collbench-$tag.jsonl" "$@" >"$L/collbench-$tag.log" 2>&1
     echo "== collbench $tag: exit $? ($(since))"
@@ -133,6 +139,23 @@ if run_step collbench; then
         collbench "$tr" "$tr" ${GHZ_MULTI_COLLBENCH_ARGS:--b 4K -e 1G -f 4 -n 10 -w 3 -c 1}
     done
     done_step collbench
+fi
+
+if run_step crossover; then
+    x="-b 4K -e 4M -f 2 -n 20 -w 5 -c 1"
+    collbench small-auto ipc $x --paths exact,mpi,mpi-pinned
+    collbench small-direct ipc $x --paths exact --algo ipc_direct
+    GHZ_COLL_HOST_PATH_MAX=1048576 collbench small-host ipc $x --paths exact
+    CUDA_VISIBLE_DEVICES=0 collbench small-shared ipc $x --paths exact,mpi-pinned
+    CUDA_VISIBLE_DEVICES=0 GHZ_COLL_TRANSPORT=ipc timeout 300 $MPIRUN -np 2 build-gpu/test/coll/test_coll_mpi_cuda \
+        edge >"$L/edge-shared.log" 2>&1
+    echo "== edge over CUDA IPC, 2 ranks on GPU 0: exit $?, $(tail -1 "$L/edge-shared.log")"
+    done_step crossover
+fi
+
+if run_step big; then
+    collbench big ipc -b 1G -e 1G -n 5 -w 2 -c 1 --paths homo,exact --pool 1G
+    done_step big
 fi
 
 if run_step graph; then

@@ -152,8 +152,33 @@ static void release(ghz_comm_t* c)
 static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, int leaf, ghz_comm_t** comm);
 
 /* Exact calls of a CUDA communicator up to this many bytes of input per rank (and with
- * the AUTO algorithm) go through host memory (collectives.c, host_path). */
+ * the AUTO algorithm) go through host memory (collectives.c, host_path; COLL.md,
+ * Choices). Where ranks share a GPU (and over the MPI transport) the device paths'
+ * fixed costs are cross-process waits that each take a time slice, and the host
+ * path wins up to 1 MiB (two ranks on one H100, session 8). Where every rank has a GPU
+ * of its own and CUDA IPC reads the peers' memory, ipc_direct's three fences cost
+ * about as much as the host path's two copies at 32 KiB and less above (two ranks on
+ * two H200s, session 10: host path 27 us at 16 KiB, 55 us at 64 KiB; ipc_direct about
+ * 40-55 us from 4 KiB to 4 MiB). GHZ_COLL_HOST_PATH_MAX (bytes, at most HOST_PATH_MAX)
+ * overrides both; 0 turns the host path off. */
 #define HOST_PATH_MAX ((size_t)1 << 20)
+#define HOST_PATH_MAX_OWN_GPU ((size_t)32 << 10)
+
+/* The host path's limit for this communicator; the same on every rank (the smallest
+ * any rank asks for, so that a variable set on some ranks only cannot split a call
+ * between paths). Collective over c. */
+static size_t host_path_limit(const ghz_comm_t* c)
+{
+    const char* env = getenv("GHZ_COLL_HOST_PATH_MAX");
+    unsigned long long mine = c->tp.shared_gpu == 0 ? HOST_PATH_MAX_OWN_GPU : HOST_PATH_MAX, all = mine;
+    if (env && *env) {
+        char* end = NULL;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (end && *end == '\0') mine = v < HOST_PATH_MAX ? v : HOST_PATH_MAX;
+    }
+    MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, c->mpi);
+    return (size_t)all;
+}
 
 /* The two levels: node = the ranks sharing memory, or blocks of ranks_per_node ranks
  * (cfg or GHZ_COLL_RANKS_PER_NODE); a child communicator for this rank's node and one
@@ -207,10 +232,11 @@ static ghz_status_t make_host(ghz_comm_t* c)
     h.backend = GHZ_EXEC_CPU;
     h.check_args = 0;
     h.transport = GHZ_TRANSPORT_MPI;
-    c->small_bytes = HOST_PATH_MAX;
-    h.pool_bytes = 4 * HOST_PATH_MAX; /* recursive doubling and ring in one round */
-    c->small_in = (unsigned char*)c->be.alloc(&c->be, c->small_bytes, COLL_MEM_MIRROR);
-    c->small_out = (unsigned char*)c->be.alloc(&c->be, c->small_bytes, COLL_MEM_MIRROR);
+    c->small_bytes = host_path_limit(c);
+    /* recursive doubling and ring in one round, and at least a pool's least */
+    h.pool_bytes = 4 * c->small_bytes > MIN_POOL ? 4 * c->small_bytes : MIN_POOL;
+    c->small_in = (unsigned char*)c->be.alloc(&c->be, c->small_bytes ? c->small_bytes : 16, COLL_MEM_MIRROR);
+    c->small_out = (unsigned char*)c->be.alloc(&c->be, c->small_bytes ? c->small_bytes : 16, COLL_MEM_MIRROR);
     c->allocations += 2;
     st = c->small_in && c->small_out ? GHZ_SUCCESS : ghz_fail(GHZ_ERR_NOMEM, "pinned host buffers");
     /* collective: every rank takes part, ready or not, and the agreement that follows

@@ -85,5 +85,6 @@ ghz_status_t ghz_coll_transport_mpi(MPI_Comm* comm, coll_transport_t* tp)
     tp->fence = NULL;
     tp->graph_status = NULL;
     tp->state = comm;
+    tp->shared_gpu = -1;
     return GHZ_SUCCESS;
 }

@@ -32,6 +32,7 @@
 #endif
 
 static int g_rank, g_size;
+static int g_shared_gpu = 1; /* some GPU serves several ranks of this node (pick_device) */
 static uint64_t g_max_rounds; /* the most rounds any call took (the round loop is exercised) */
 
 /* ---- inputs ------------------------------------------------------------------------ */
@@ -759,6 +760,18 @@ static void edge_direct(void)
         CHECK(info.time_stage > 0, "auto small exact: no staging time on the CUDA backend");
 #endif
         if (st == GHZ_SUCCESS) check_int_sums_at(y, 0, n, "auto small exact");
+        /* 64 KiB: the host path where ranks share a GPU or talk over MPI, ipc_direct
+         * where every rank has a GPU of its own (comm.c, host_path_limit) */
+        if (!getenv("GHZ_COLL_HOST_PATH_MAX")) {
+            const size_t mid = 4 * n;
+            const int direct = ipc_run() && !g_shared_gpu;
+            st = ALLREDUCE(x, y, mid, GHZ_F32, GHZ_OP_SUM, NULL, c);
+            ghz_comm_info(c, &info);
+            CHECK(st == GHZ_SUCCESS && (info.algo == GHZ_ALGO_IPC_DIRECT) == direct,
+                  "auto 64 KiB exact (%s GPU): %s, %s", g_shared_gpu ? "shared" : "own", ghz_status_string(st),
+                  ghz_algo_name(info.algo));
+            if (st == GHZ_SUCCESS) check_int_sums_at(y, 0, mid, "auto 64 KiB exact");
+        }
         {
             /* the host path's reduce-scatter (the result at this rank's block of the
              * input, NCCL's in place; the CUDA build's harness copies both buffers to
@@ -1183,9 +1196,12 @@ static void pick_device(void)
     MPI_Comm node;
     int local = 0, ndev = 0;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
+    int local_size = 1;
     MPI_Comm_rank(node, &local);
+    MPI_Comm_size(node, &local_size);
     MPI_Comm_free(&node);
     if (cudaGetDeviceCount(&ndev) == cudaSuccess && ndev > 1) cudaSetDevice(local % ndev);
+    g_shared_gpu = local_size > ndev;
 }
 #endif
 

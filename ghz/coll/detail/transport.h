@@ -61,6 +61,11 @@ struct coll_transport {
      * reads device memory, waits for nothing else. NULL where there is no such fence. */
     ghz_status_t (*graph_status)(coll_transport_t* tp);
     void* state;
+    /* 1 where one GPU serves several of the transport's ranks (processes then take
+     * turns on it, and every cross-process wait costs a time slice), 0 where every rank
+     * has a GPU of its own, -1 where the transport does not know (MPI). The same on
+     * every rank. */
+    int shared_gpu;
 };
 
 /* Host-memory MPI point-to-point over *comm (the communicator's private duplicate,
