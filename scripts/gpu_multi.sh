@@ -5,7 +5,8 @@
 # (build-gpu and the logs under /tmp/gpu-multi stay between them; a step already done
 # is not run again).
 #
-#   bash scripts/gpu_multi.sh [build] [homo] [tests] [collbench] [crossover] [big] [graph] [ab] [sanitize] [floor]
+#   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [big] [graph] [ab]
+#                             [sanitize] [floor]
 #                                                   # default: all, in that order
 #
 # build:     build-gpu with CUDA and the collectives; with `ab`, the two ghz-bench builds of
@@ -18,10 +19,13 @@
 #            4 KiB to 1 GiB, over CUDA IPC and over MPI (GHZ_MULTI_COLLBENCH_ARGS).
 # graph:     ghz-coll-bench --graph 1 (exact calls replayed from a CUDA graph) and the same
 #            calls uncaptured, 2 ranks on 2 GPUs over CUDA IPC.
+# ipctests:  scripts/gpu_coll.sh's tests over CUDA IPC only (2-4 ranks, two-level, memcheck),
+#            and the exact part on 2 and 3 ranks with ipc_direct's one shot off
+#            (GHZ_COLL_DIRECT_ONE_SHOT_MAX=0: its three phases at every size).
 # crossover: where the host path of small exact calls should end (comm.c, host_path_limit):
-#            ghz exact (AUTO) next to ipc_direct forced, the host path forced up to 1 MiB
-#            (GHZ_COLL_HOST_PATH_MAX) and MPI_Allreduce host-staged, 4 KiB to 4 MiB, 2 ranks
-#            on 2 GPUs; the same AUTO with both ranks on GPU 0; the edge test there too.
+#            ghz exact (AUTO) next to ipc_direct forced (one shot, and three phases), the
+#            host path forced up to 1 MiB or limited to 8 or 16 KiB (GHZ_COLL_HOST_PATH_MAX)
+#            and MPI_Allreduce host-staged, 4 KiB to 4 MiB, 2 ranks on 2 GPUs.
 # big:       1 GiB compressed and exact allreduce over CUDA IPC with a 1 GiB pool (one
 #            round: the GPU time per phase without the pool's rounds).
 # ab:        the A/B of GHZ_MULTI_AB_MACRO with `ghz-bench homo`, on GPU 0 alone.
@@ -48,7 +52,7 @@ AB_MACRO=${GHZ_MULTI_AB_MACRO:-GHZ_CUDA_HOMO_SHIFT_VEC}
 AB_VALUES=${GHZ_MULTI_AB_VALUES:-0 1}
 t0=$(date +%s)
 since() { echo "$(($(date +%s) - t0)) s"; }
-steps=" ${*:-build homo tests collbench crossover big graph ab sanitize floor} "
+steps=" ${*:-build homo tests ipctests collbench crossover big graph ab sanitize floor} "
 has() { [[ $steps == *" $1 "* ]]; }
 pack() { tar czf "$OUT/multi.tgz" -C "$L" . 2>/dev/null; }
 # run_step NAME: 0 when NAME is asked for, not yet done and there is time left for it
@@ -141,15 +145,25 @@ if run_step collbench; then
     done_step collbench
 fi
 
+if run_step ipctests; then
+    GHZ_GPU_COLL_TAG=ipctests GHZ_GPU_COLL_TIMEOUT=${GHZ_MULTI_TEST_TIMEOUT:-200} OUT="$L" \
+        bash scripts/gpu_coll.sh ipc 2>&1 | grep -E "^==|CHECK|rror|finished" | head -40
+    for np in 2 3; do
+        GHZ_COLL_DIRECT_ONE_SHOT_MAX=0 GHZ_COLL_TRANSPORT=ipc timeout 200 $MPIRUN -np $np \
+            build-gpu/test/coll/test_coll_mpi_cuda exact >"$L/exact-3phase-np$np.log" 2>&1
+        echo "== exact over CUDA IPC, one shot off, $np ranks: exit $?, $(tail -1 "$L/exact-3phase-np$np.log")"
+    done
+    done_step ipctests
+fi
+
 if run_step crossover; then
     x="-b 4K -e 4M -f 2 -n 20 -w 5 -c 1"
     collbench small-auto ipc $x --paths exact,mpi,mpi-pinned
     collbench small-direct ipc $x --paths exact --algo ipc_direct
+    GHZ_COLL_DIRECT_ONE_SHOT_MAX=0 collbench small-direct3 ipc $x --paths exact --algo ipc_direct
     GHZ_COLL_HOST_PATH_MAX=1048576 collbench small-host ipc $x --paths exact
-    CUDA_VISIBLE_DEVICES=0 collbench small-shared ipc $x --paths exact,mpi-pinned
-    CUDA_VISIBLE_DEVICES=0 GHZ_COLL_TRANSPORT=ipc timeout 300 $MPIRUN -np 2 build-gpu/test/coll/test_coll_mpi_cuda \
-        edge >"$L/edge-shared.log" 2>&1
-    echo "== edge over CUDA IPC, 2 ranks on GPU 0: exit $?, $(tail -1 "$L/edge-shared.log")"
+    GHZ_COLL_HOST_PATH_MAX=8192 collbench small-h8k ipc -b 4K -e 64K -f 2 -n 20 -w 5 -c 1 --paths exact
+    GHZ_COLL_HOST_PATH_MAX=16384 collbench small-h16k ipc -b 4K -e 64K -f 2 -n 20 -w 5 -c 1 --paths exact
     done_step crossover
 fi
 

@@ -1,5 +1,6 @@
 /* ghz/coll/comm.c: the communicator: configuration, the pool, the per-call arrays.
  * Everything a call needs is allocated here, once; calls allocate nothing. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,20 +165,33 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 #define HOST_PATH_MAX ((size_t)1 << 20)
 #define HOST_PATH_MAX_OWN_GPU ((size_t)32 << 10)
 
-/* The host path's limit for this communicator; the same on every rank (the smallest
- * any rank asks for, so that a variable set on some ranks only cannot split a call
- * between paths). Collective over c. */
-static size_t host_path_limit(const ghz_comm_t* c)
+/* ipc_direct's exact allreduce rounds of at most this many bytes per rank run in one
+ * shot: one fence fewer and no gather (cuda/algo_direct.c, one_shot).
+ * GHZ_COLL_DIRECT_ONE_SHOT_MAX overrides it (0: never). */
+#define DIRECT_ONE_SHOT_MAX ((size_t)1 << 20)
+
+/* A size limit the environment variable `name` may set (bytes, at most `max`; unset,
+ * empty or not a number: `dflt`), the same on every rank: the least any rank asks for,
+ * so that a variable set on some ranks only cannot split a call between paths.
+ * Collective over c. */
+static size_t agreed_limit(const ghz_comm_t* c, const char* name, size_t dflt, size_t max)
 {
-    const char* env = getenv("GHZ_COLL_HOST_PATH_MAX");
-    unsigned long long mine = c->tp.shared_gpu == 0 ? HOST_PATH_MAX_OWN_GPU : HOST_PATH_MAX, all = mine;
+    const char* env = getenv(name);
+    unsigned long long mine = dflt, all = dflt;
     if (env && *env) {
         char* end = NULL;
         unsigned long long v = strtoull(env, &end, 10);
-        if (end && *end == '\0') mine = v < HOST_PATH_MAX ? v : HOST_PATH_MAX;
+        if (end && *end == '\0') mine = v < max ? v : max;
     }
     MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, c->mpi);
     return (size_t)all;
+}
+
+/* The host path's limit for this communicator (collective over c). */
+static size_t host_path_limit(const ghz_comm_t* c)
+{
+    return agreed_limit(c, "GHZ_COLL_HOST_PATH_MAX", c->tp.shared_gpu == 0 ? HOST_PATH_MAX_OWN_GPU : HOST_PATH_MAX,
+                        HOST_PATH_MAX);
 }
 
 /* The two levels: node = the ranks sharing memory, or blocks of ranks_per_node ranks
@@ -344,6 +358,9 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC) {
         st = ghz_coll_transport_ipc(&c->mpi, &c->be, c->pool, c->pool_bytes, &c->tp);
         st = coll_agree_config(c->mpi, &c->cfg, st);
+        /* (every rank agreed on st: all take part in the limit's reduction, or none) */
+        if (st == GHZ_SUCCESS)
+            c->one_shot_bytes = agreed_limit(c, "GHZ_COLL_DIRECT_ONE_SHOT_MAX", DIRECT_ONE_SHOT_MAX, SIZE_MAX);
     }
 #endif
     if (st == GHZ_SUCCESS && !leaf) {

@@ -30,7 +30,17 @@
  *
  * The error: HOMO has the pairwise algorithm's terms, N leaves and one n-ary
  * recompression, K = N + 1 (bound.c); EXACT is exact, bit-identical on every rank
- * (each segment is reduced once, by its owner, and copied). */
+ * (each segment is reduced once, by its owner, and copied).
+ *
+ * One shot (exact allreduce rounds of at most comm->one_shot_bytes per rank): every rank
+ * publishes its round's input whole in C, fence, then folds every rank's C, in rank
+ * order, straight into its output, fence. Each element is folded in the same order as
+ * by its owner in three phases, so the result is the same, bit for bit, on every rank.
+ * Two fences instead of three, and no gather: small calls are latency (the fences and
+ * launches), not bytes. The peers read N - 1 inputs whole instead of 2 (N - 1) / N of
+ * one: the same for two ranks, more beyond, hence the limit. Safe by the same argument:
+ * C is written before fence 1 and read between fences 1 and 2; the next round's write
+ * of C follows fence 2. */
 #include <string.h>
 
 #include <cuda_runtime_api.h>
@@ -218,6 +228,40 @@ static void count_bytes(direct_t* d, int all)
     r->wire_bytes += wire;
 }
 
+/* One shot (above): the round's input is [seg_off[0], + w) of in and out, w the sum of
+ * the segments (split() lays them end to end). */
+static void one_shot(coll_round_t* r, coll_pool_t* pool, size_t w)
+{
+    ghz_comm_t* c = r->comm;
+    coll_transport_t* tp = &c->tp;
+    const size_t e = r->elem, off = r->seg_off[0] * e;
+    const int N = c->size;
+    direct_t d;
+    ghz_status_t st = r->st;
+    unsigned char* C = (unsigned char*)coll_pool_take(pool, w * e);
+    unsigned char* out = r->out + off;
+    int q;
+    memset(&d, 0, sizeof d);
+    d.c = c;
+    ghz_coll_backend_cuda_parts(&c->be, &d.x);
+    if (st == GHZ_SUCCESS && !C) st = ghz_fail(GHZ_ERR_INVALID_ARG, "internal: the one-shot round does not fit");
+    if (st == GHZ_SUCCESS) st = copy_async(&d, C, r->in + off, w * e);
+    st = tp->fence(tp, st);
+    if (st == GHZ_SUCCESS)
+        st = ghz_coll_reduce_cuda(out, at_peer(&d, 0, C), at_peer(&d, 1, C), w, r->dtype, r->op, d.x.stream);
+    for (q = 2; q < N && st == GHZ_SUCCESS; q++)
+        st = ghz_coll_reduce_cuda(out, out, at_peer(&d, q, C), w, r->dtype, r->op, d.x.stream);
+    st = tp->fence(tp, st);
+    if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda_mark(&c->be);
+    if (st != GHZ_SUCCESS) {
+        coll_fail(r, st);
+        return;
+    }
+    /* what the peers read from this rank: its input, once each */
+    r->logical_bytes += (uint64_t)(N - 1) * w * e;
+    r->wire_bytes += (uint64_t)(N - 1) * w * e;
+}
+
 void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned char* out_own)
 {
     direct_t d;
@@ -226,6 +270,14 @@ void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned ch
     const size_t N = (size_t)c->size, window = coll_max_seg(r);
     ghz_status_t st = r->st;
     double t0;
+    if (all && r->mode == COLL_EXACT && tp->fence && tp->peer_pool) {
+        size_t w = 0, s;
+        for (s = 0; s < N; s++) w += r->seg_cnt[s];
+        if (w * r->elem <= c->one_shot_bytes) {
+            one_shot(r, pool, w);
+            return;
+        }
+    }
     memset(&d, 0, sizeof d);
     d.r = r;
     d.c = c;

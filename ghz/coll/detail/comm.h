@@ -41,6 +41,10 @@ struct ghz_comm {
     ghz_comm_t* host;
     unsigned char *small_in, *small_out;
     size_t small_bytes;
+    /* Exact allreduce rounds of ipc_direct of at most this many bytes per rank run in
+     * one shot (cuda/algo_direct.c): every rank folds every peer's whole input. 0 where
+     * the transport has no one-sided access. */
+    size_t one_shot_bytes;
     int nodes, local_rank, local_size, uniform_nodes;
     ghz_coll_info_t info;
     uint64_t allocations;
