@@ -33,6 +33,7 @@
 # floor:     one GPU decompression of 1 GiB of navy_uwnd (the floor of a compressed
 #            allreduce's GPU time per rank).
 #
+# GHZ_MULTI_TARGETS: what `build` builds (default: every target the steps use).
 # GHZ_MULTI_DEADLINE (seconds, default 540): a step that would start later than this after
 # the call began is left for the next call (its name is printed as "left: STEP").
 # Carry ".device-carry" (Criterion) and "datasets/out/real". Results: $OUT/multi.tgz.
@@ -79,8 +80,8 @@ if run_step build; then
     cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DGHZ_BUILD_COLL=ON -DPKG_CONFIG_EXECUTABLE=/nonexistent -DGHZ_CRITERION_INCLUDE="$C/include" \
         -DGHZ_CRITERION_LIBRARY="$C/lib/libcriterion.so" >"$L/configure.log" 2>&1 &&
-        cmake --build build-gpu -j"$(nproc)" --target test_cuda_homo test_cuda_coll_reduce test_coll_mpi_cuda \
-            ghz-bench ghz-coll-bench >"$L/build.log" 2>&1 ||
+        cmake --build build-gpu -j"$(nproc)" --target ${GHZ_MULTI_TARGETS:-test_cuda_homo test_cuda_coll_reduce \
+            test_coll_mpi_cuda ghz-bench ghz-coll-bench} >"$L/build.log" 2>&1 ||
         { grep -E "error" "$L/build.log" "$L/configure.log" | head -30; pack; exit 1; }
     wait
     tail -2 "$L/ab-build.log" 2>/dev/null
