@@ -157,13 +157,14 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
  * Choices). Where ranks share a GPU (and over the MPI transport) the device paths'
  * fixed costs are cross-process waits that each take a time slice, and the host
  * path wins up to 1 MiB (two ranks on one H100, session 8). Where every rank has a GPU
- * of its own and CUDA IPC reads the peers' memory, ipc_direct's three fences cost
- * about as much as the host path's two copies at 32 KiB and less above (two ranks on
- * two H200s, session 10: host path 27 us at 16 KiB, 55 us at 64 KiB; ipc_direct about
- * 40-55 us from 4 KiB to 4 MiB). GHZ_COLL_HOST_PATH_MAX (bytes, at most HOST_PATH_MAX)
- * overrides both; 0 turns the host path off. */
+ * of its own and CUDA IPC reads the peers' memory, ipc_direct in one shot costs about
+ * 20 us back to back and 30 us alone from 4 KiB to 1 MiB, the host path 22 / 27 us at
+ * 4 KiB and 30 / 35 us at 16 KiB (two ranks on two H200s, session 10): the host path
+ * keeps only what it does as fast, up to 8 KiB, where a lone call is 2 us quicker.
+ * GHZ_COLL_HOST_PATH_MAX (bytes, at most HOST_PATH_MAX) overrides both; 0 turns the
+ * host path off. */
 #define HOST_PATH_MAX ((size_t)1 << 20)
-#define HOST_PATH_MAX_OWN_GPU ((size_t)32 << 10)
+#define HOST_PATH_MAX_OWN_GPU ((size_t)8 << 10)
 
 /* ipc_direct's exact allreduce rounds of at most this many bytes per rank run in one
  * shot: one fence fewer and no gather (cuda/algo_direct.c, one_shot).
