@@ -5,7 +5,7 @@
 # (build-gpu and the logs under /tmp/gpu-multi stay between them; a step already done
 # is not run again).
 #
-#   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [big] [graph] [ab]
+#   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [big] [graph] [ab]
 #                             [sanitize] [floor]
 #                                                   # default: all, in that order
 #
@@ -26,6 +26,8 @@
 #            ghz exact (AUTO) next to ipc_direct forced (one shot, and three phases), the
 #            host path forced up to 1 MiB or limited to 8 or 16 KiB (GHZ_COLL_HOST_PATH_MAX)
 #            and MPI_Allreduce host-staged, 4 KiB to 4 MiB, 2 ranks on 2 GPUs.
+# quick:     the edge part over CUDA IPC on 2 and 3 ranks, and AUTO's exact allreduce against
+#            MPI_Allreduce (pinned staging) from 4 KiB to 4 MiB: a short check of a commit.
 # big:       1 GiB compressed and exact allreduce over CUDA IPC with a 1 GiB pool (one
 #            round: the GPU time per phase without the pool's rounds).
 # ab:        the A/B of GHZ_MULTI_AB_MACRO with `ghz-bench homo`, on GPU 0 alone.
@@ -53,7 +55,7 @@ AB_MACRO=${GHZ_MULTI_AB_MACRO:-GHZ_CUDA_HOMO_SHIFT_VEC}
 AB_VALUES=${GHZ_MULTI_AB_VALUES:-0 1}
 t0=$(date +%s)
 since() { echo "$(($(date +%s) - t0)) s"; }
-steps=" ${*:-build homo tests ipctests collbench crossover big graph ab sanitize floor} "
+steps=" ${*:-build homo tests ipctests collbench crossover quick big graph ab sanitize floor} "
 has() { [[ $steps == *" $1 "* ]]; }
 pack() { tar czf "$OUT/multi.tgz" -C "$L" . 2>/dev/null; }
 # run_step NAME: 0 when NAME is asked for, not yet done and there is time left for it
@@ -166,6 +168,16 @@ if run_step crossover; then
     GHZ_COLL_HOST_PATH_MAX=8192 collbench small-h8k ipc -b 4K -e 64K -f 2 -n 20 -w 5 -c 1 --paths exact
     GHZ_COLL_HOST_PATH_MAX=16384 collbench small-h16k ipc -b 4K -e 64K -f 2 -n 20 -w 5 -c 1 --paths exact
     done_step crossover
+fi
+
+if run_step quick; then
+    for np in 2 3; do
+        GHZ_COLL_TRANSPORT=ipc timeout 100 $MPIRUN -np $np build-gpu/test/coll/test_coll_mpi_cuda edge \
+            >"$L/edge-quick-np$np.log" 2>&1
+        echo "== edge over CUDA IPC, $np ranks: exit $?, $(tail -1 "$L/edge-quick-np$np.log")"
+    done
+    collbench quick ipc -b 4K -e 4M -f 2 -n 20 -w 5 -c 1 --paths exact,mpi-pinned
+    done_step quick
 fi
 
 if run_step big; then
