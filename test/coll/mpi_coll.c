@@ -750,16 +750,28 @@ static void edge_direct(void)
         ghz_comm_info(c, &info);
         CHECK(st == GHZ_SUCCESS && (info.algo == GHZ_ALGO_IPC_DIRECT) == ipc_run(), "auto exact: %s, %s",
               ghz_status_string(st), ghz_algo_name(info.algo));
-        /* small exact calls of a CUDA communicator go through host memory: the CPU
-         * algorithm, exact, the copies counted as staging */
+        /* small exact calls of a CUDA communicator go through host memory (comm.c,
+         * host_path_limit: 8 KiB where every rank has a GPU of its own over CUDA IPC,
+         * 1 MiB elsewhere): the CPU algorithm, exact, the copies counted as staging */
+        if (!getenv("GHZ_COLL_HOST_PATH_MAX")) {
+            const size_t tiny = 1000; /* 4000 bytes: under either limit */
+            st = ALLREDUCE(x, y, tiny, GHZ_F32, GHZ_OP_SUM, NULL, c);
+            ghz_comm_info(c, &info);
+            CHECK(st == GHZ_SUCCESS && info.algo != GHZ_ALGO_IPC_DIRECT, "auto small exact: %s, %s",
+                  ghz_status_string(st), ghz_algo_name(info.algo));
+#ifdef GHZ_TEST_CUDA
+            CHECK(info.time_stage > 0, "auto small exact: no staging time on the CUDA backend");
+#endif
+            if (st == GHZ_SUCCESS) check_int_sums_at(y, 0, tiny, "auto small exact");
+        }
+        /* 16 KiB: the host path but where every rank has a GPU of its own over IPC */
         st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c);
         ghz_comm_info(c, &info);
-        CHECK(st == GHZ_SUCCESS && info.algo != GHZ_ALGO_IPC_DIRECT, "auto small exact: %s, %s",
-              ghz_status_string(st), ghz_algo_name(info.algo));
-#ifdef GHZ_TEST_CUDA
-        CHECK(info.time_stage > 0, "auto small exact: no staging time on the CUDA backend");
-#endif
-        if (st == GHZ_SUCCESS) check_int_sums_at(y, 0, n, "auto small exact");
+        CHECK(st == GHZ_SUCCESS && (getenv("GHZ_COLL_HOST_PATH_MAX") ||
+                                    (info.algo == GHZ_ALGO_IPC_DIRECT) == (ipc_run() && !g_shared_gpu)),
+              "auto 16 KiB exact (%s GPU): %s, %s", g_shared_gpu ? "shared" : "own", ghz_status_string(st),
+              ghz_algo_name(info.algo));
+        if (st == GHZ_SUCCESS) check_int_sums_at(y, 0, n, "auto 16 KiB exact");
         /* 64 KiB: the host path where ranks share a GPU or talk over MPI, ipc_direct
          * where every rank has a GPU of its own (comm.c, host_path_limit) */
         if (!getenv("GHZ_COLL_HOST_PATH_MAX")) {
