@@ -15,7 +15,7 @@ unsigned ghz_encode_block(const ghz_enc_params* e, const uint8_t* src, unsigned 
                           uint8_t* out, uint32_t* size)
 {
     int32_t q[32];
-    uint32_t a[32], sign;
+    uint32_t a[32], sign = 0;
     ghz_block_facts_t f;
     uint64_t bits0, bits;
     unsigned i, code, sz;
