@@ -6,7 +6,7 @@
 # is not run again).
 #
 #   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [big] [graph] [ab]
-#                             [sanitize] [floor]
+#                             [abref] [sanitize] [floor]
 #                                                   # default: all, in that order
 #
 # build:     build-gpu with CUDA and the collectives; with `ab`, the two ghz-bench builds of
@@ -31,6 +31,10 @@
 # big:       1 GiB compressed and exact allreduce over CUDA IPC with a 1 GiB pool (one
 #            round: the GPU time per phase without the pool's rounds).
 # ab:        the A/B of GHZ_MULTI_AB_MACRO with `ghz-bench homo`, on GPU 0 alone.
+# abref:     this tree against a reference one (GHZ_MULTI_REF, default .device-carry/ref-src,
+#            e.g. `git archive COMMIT | tar -x -C .device-carry/ref-src`; its ghz-bench is
+#            built in the build step): `ghz-bench homo` and `ghz-bench codec --rel 1e-4`
+#            of both on the same fields, one after the other, on GPU 0 alone.
 # sanitize:  memcheck over CUDA IPC and MPI, 2 ranks on 2 GPUs (errors, edge).
 # floor:     one GPU decompression of 1 GiB of navy_uwnd (the floor of a compressed
 #            allreduce's GPU time per rank).
@@ -53,6 +57,7 @@ MPIRUN="mpirun --oversubscribe --allow-run-as-root --bind-to none"
 DEADLINE=${GHZ_MULTI_DEADLINE:-540}
 AB_MACRO=${GHZ_MULTI_AB_MACRO:-GHZ_CUDA_HOMO_SHIFT_VEC}
 AB_VALUES=${GHZ_MULTI_AB_VALUES:-0 1}
+REF=${GHZ_MULTI_REF:-$PWD/.device-carry/ref-src}
 t0=$(date +%s)
 since() { echo "$(($(date +%s) - t0)) s"; }
 steps=" ${*:-build homo tests ipctests collbench crossover quick big graph ab sanitize floor} "
@@ -79,6 +84,10 @@ last=$((ngpu - 1))
 if run_step build; then
     has ab && (GHZ_AB_BENCH=homo GHZ_AB_ONLY=build bash scripts/gpu_ab.sh "$AB_MACRO" "$AB_VALUES" \
         >"$L/ab-build.log" 2>&1) &
+    has abref && (cmake -S "$REF" -B /tmp/ghz-ref -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON \
+        -DCMAKE_CUDA_ARCHITECTURES=90 -DGHZ_BUILD_TESTS=OFF >"$L/ref-build.log" 2>&1 &&
+        cmake --build /tmp/ghz-ref -j"$(nproc)" --target ghz-bench >>"$L/ref-build.log" 2>&1 ||
+        echo "reference build failed" >>"$L/ref-build.log") &
     cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DGHZ_BUILD_COLL=ON -DPKG_CONFIG_EXECUTABLE=/nonexistent -DGHZ_CRITERION_INCLUDE="$C/include" \
         -DGHZ_CRITERION_LIBRARY="$C/lib/libcriterion.so" >"$L/configure.log" 2>&1 &&
@@ -196,6 +205,27 @@ if run_step ab; then
         >"$L/ab.txt" 2>&1
     cat "$L/ab.txt"
     done_step ab
+fi
+
+if run_step abref; then
+    real=datasets/out/real
+    fargs=(--gen smooth2d --gen wave3d --raw "etopo5_relief:$real/etopo5_relief_2160x2160.f32"
+        --raw "navy_uwnd:$real/navy_uwnd_144x73x132.f32"
+        --raw "coads_sst:$real/coads_sst_180x90x12.f32:-9.999999790214768e+33")
+    tail -1 "$L/ref-build.log"
+    for which in ref new ref new; do # twice each, interleaved: the GPU's drift shows
+        [ $which = ref ] && b=/tmp/ghz-ref/ghz/tools/bench/ghz-bench || b=build-gpu/ghz/tools/bench/ghz-bench
+        echo "== $which: homo (field GiB REL ratio homo DOC ...; field REL sum4 dec4 %dec inplace outplace ok)"
+        CUDA_VISIBLE_DEVICES=0 timeout 150 "$b" homo --json /dev/null "${fargs[@]}" 2>&1 |
+            grep -E '^ *[a-z0-9_]+ +[0-9.e+-]+ +[0-9.e+-]+ +[0-9.]+ |FAILED'
+    done 2>&1 | tee "$L/abref-homo.txt"
+    for which in ref new; do
+        [ $which = ref ] && b=/tmp/ghz-ref/ghz/tools/bench/ghz-bench || b=build-gpu/ghz/tools/bench/ghz-bench
+        echo "== $which: codec (field REL ratio comp-rg decomp identical bad)"
+        CUDA_VISIBLE_DEVICES=0 timeout 150 "$b" codec --rel 1e-4 --json /dev/null "${fargs[@]}" 2>&1 |
+            awk '/^[a-z0-9_]+ +[0-9.]+ +[0-9.e-]+ +[0-9.]+ / {print $1, $3, $4, $9, $11, $13, $14}'
+    done 2>&1 | tee "$L/abref-codec.txt"
+    done_step abref
 fi
 
 if run_step sanitize; then

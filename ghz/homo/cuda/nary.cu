@@ -32,6 +32,7 @@
 #include "ghz/codec/detail/header.h"
 #include "ghz/homo/cuda/homo_kernels.cuh"
 #include "ghz/homo/cuda/nary.cuh"
+#include "ghz/homo/detail/homo_sliced.h"
 
 #include <type_traits>
 
@@ -152,15 +153,34 @@ __device__ __forceinline__ uint32_t magnitude(int32_t q)
 #ifndef GHZ_CUDA_HOMO_NARY_CTAS_ACC
 #define GHZ_CUDA_HOMO_NARY_CTAS_ACC 5
 #endif
-template <typename T>
+/* GHZ_CUDA_HOMO_NARY_SLICED (SUM and SUB; the output bytes are the same either way): the
+ * integer pass adds the inputs' deltas on their bit planes (homo/detail/homo_sliced.h)
+ * instead of decoding every input into integers and folding them: per input, the
+ * fields' loads, the decoder's checks, a popcount per plane for the block's bound and a
+ * ripple-carry add of 23 (f32) or 32 (f64) planes, with no transpose and no prefix sum;
+ * the sums stay in 23 or 32 registers, so both staging buffers come back. An output
+ * without fill positions is written from the planes too (ghz_quant_write), without a
+ * transpose; one with fill positions is turned into integers once (ghz_sliced_values)
+ * and goes through ghz_facts_finish as before. GHZ_CUDA_HOMO_NARY_CTAS_SLICED: the
+ * f32 kernel's CTAs per SM then. */
+#ifndef GHZ_CUDA_HOMO_NARY_SLICED
+#define GHZ_CUDA_HOMO_NARY_SLICED 1
+#endif
+#ifndef GHZ_CUDA_HOMO_NARY_CTAS_SLICED
+#define GHZ_CUDA_HOMO_NARY_CTAS_SLICED 5
+#endif
+template <typename T, int Op>
 struct nary_shape {
-    static constexpr bool smem_acc = GHZ_CUDA_HOMO_NARY_SMEM_ACC && sizeof(T) == 4;
+    static constexpr bool sliced = GHZ_CUDA_HOMO_NARY_SLICED && (Op == GHZ_HOMO_SUM || Op == GHZ_HOMO_SUB);
+    static constexpr bool smem_acc = !sliced && GHZ_CUDA_HOMO_NARY_SMEM_ACC && sizeof(T) == 4;
     static constexpr unsigned slots = smem_acc ? 1u : 2u; /* staging buffers */
-    static constexpr int ctas =
-        smem_acc ? GHZ_CUDA_HOMO_NARY_CTAS_ACC : GHZ_CUDA_HOMO_NARY_CTAS * 4 / (int)homo_shape<T>::warps;
+    static constexpr unsigned planes = sizeof(T) == 4 ? GHZ_SLICED_PLANES_F32 : GHZ_SLICED_PLANES_F64;
+    static constexpr int ctas = sliced && sizeof(T) == 4 ? GHZ_CUDA_HOMO_NARY_CTAS_SLICED
+                                : smem_acc ? GHZ_CUDA_HOMO_NARY_CTAS_ACC
+                                           : GHZ_CUDA_HOMO_NARY_CTAS * 4 / (int)homo_shape<T>::warps;
 };
 template <typename T, int Op>
-__global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T>::ctas) homo_nary_kernel(nary_launch_t g)
+__global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T, Op>::ctas) homo_nary_kernel(nary_launch_t g)
 {
     using S = homo_shape<T>;
     using U = typename std::conditional<sizeof(T) == 4, uint32_t, unsigned long long>::type;
@@ -174,7 +194,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T>::ctas) h
     __shared__ uint64_t s_pay[kNaryMaxInputs];
     __shared__ nary_job_state_t s_js;
     __shared__ offset_t s_out_off;
-    using NS = nary_shape<T>;
+    using NS = nary_shape<T, Op>;
     __shared__ __align__(16) uint8_t buf[NS::slots][S::buffer_bytes];
     __shared__ int32_t s_acc[NS::smem_acc ? 32 : 1][NS::smem_acc ? S::threads : 1];
     /* this thread's q*[j] in s_acc (SMEM_ACC; the array is 1 x 1 otherwise, never used) */
@@ -280,13 +300,67 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T>::ctas) h
         }
     };
 
-    int32_t qr[32];
+    int32_t qr[32]; /* q*, or the result's magnitude planes where `planes` is set */
     U vals[32];
     uint32_t fmask = 0;
     unsigned code = 0, size = 0;
     bool need_float = !s_js.int_ok;
+    /* sliced: the output is written from its planes (ghz_quant_write: qr, q0s, sign_s, w_s) */
+    bool planes = false;
+    int32_t q0s = 0;
+    uint32_t sign_s = 0;
+    unsigned w_s = 0;
 
-    if (__syncthreads_or(!need_float)) {
+    if (NS::sliced && __syncthreads_or(!need_float)) {
+        const bool has_qfill = s_js.has_qfill;
+        const int32_t qfill = s_js.qfill;
+        ghz_sliced_t sl;
+        ghz_sliced_begin(&sl);
+        pass([&](int i, unsigned ci, const uint32_t* sw, unsigned off) {
+            if (need_float) return;
+            if ((ci & GHZ_CODE_W_MASK) == GHZ_CODE_W_SPECIAL && ci != GHZ_CODE_FILLED) {
+                need_float = true; /* RAW or CONST: DOC's floats decide */
+                return;
+            }
+            uint32_t mask = 0, zz = 0, sign = 0, top = 0, a[32];
+            if (ci != GHZ_CODE_FILLED)
+                read_fields(sw, off, ci, &mask, &zz, &sign, a, &top);
+            else
+#pragma unroll
+                for (unsigned j = 0; j < 32u; ++j) a[j] = 0;
+            const int v = ghz_sliced_take(&sl, NS::planes, Op == GHZ_HOMO_SUB && i > 0, ci, m, mask, zz, sign, a, top,
+                                          has_qfill, qfill);
+            if (v == GHZ_SLICED_CORRUPT)
+                err = 1;
+            else if (v == GHZ_SLICED_DECODE)
+                need_float = true; /* the float pass decodes it in full */
+        });
+        if (!need_float && mine && !err) {
+            if (!ghz_sliced_exact(&sl, (unsigned)k, is_f32)) {
+                need_float = true;
+            } else if (sl.fmask == 0 && !has_qfill) {
+                code = ghz_sliced_choose(&sl, NS::planes, m, has_fill, elem, &sign_s, &w_s, &size);
+                q0s = sl.q0;
+#pragma unroll
+                for (unsigned j = 0; j < 32u; ++j) qr[j] = (int32_t)(j < NS::planes ? sl.p[j] : 0u);
+                need_float = code == GHZ_CODE_RAW; /* RAW stores DOC's values (CONST: never, quantizable) */
+                planes = !need_float;
+            } else {
+                ghz_sliced_values(&sl, NS::planes, qr);
+#pragma unroll
+                for (unsigned j = 0; j < 32u; ++j)
+                    if (j < m && !(sl.fmask >> j & 1u) && has_qfill && qr[j] == qfill) need_float = true;
+                if (!need_float) {
+                    ghz_block_facts_t f;
+                    ghz_facts_begin(&f, m);
+                    f.fmask = sl.fmask;
+                    code = ghz_facts_finish(&f, qr, has_fill, elem, &size);
+                    fmask = f.fmask;
+                    need_float = code == GHZ_CODE_RAW || code == GHZ_CODE_CONST;
+                }
+            }
+        }
+    } else if (!NS::sliced && __syncthreads_or(!need_float)) {
         uint32_t mag[kMagSlots];
         const bool has_qfill = s_js.has_qfill;
         const int32_t qfill = s_js.qfill;
@@ -426,7 +500,16 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T>::ctas) h
     if (!tile_bad)
         emit_block<true>(
             code, size, elem, buf[0] + warp_off + out_off, [&](unsigned i) { return (uint64_t)vals[i]; },
-            [&](uint8_t* o) { ghz_quant_encode(qr, fmask, o); });
+            [&](uint8_t* o) {
+                if (planes) {
+                    uint32_t p[32];
+#pragma unroll
+                    for (unsigned j = 0; j < 32u; ++j) p[j] = (uint32_t)qr[j];
+                    ghz_quant_write(q0s, p, sign_s, w_s, 0u, o);
+                } else {
+                    ghz_quant_encode(qr, fmask, o);
+                }
+            });
     __syncthreads();
     if (warp == 0) {
         tile_state_t ts = nary_lookback(g.out_lb + blockIdx.y * g.out_lb_stride, g.out_lb_stride, g.tiles);
