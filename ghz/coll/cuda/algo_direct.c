@@ -99,6 +99,20 @@ static ghz_status_t copy_async(const direct_t* d, void* dst, const void* src, si
     return e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, "cudaMemcpyAsync (direct)");
 }
 
+/* dst = the n values at `mine`'s offset in every rank's pool, folded left to right in
+ * rank order: every exact combine of this file (three phases and one shot), so that
+ * both give the same bits. */
+static ghz_status_t fold_ranks(const direct_t* d, void* dst, const void* mine, size_t n)
+{
+    const coll_round_t* r = d->r;
+    ghz_status_t st = ghz_coll_reduce_cuda(dst, at_peer(d, 0, mine), at_peer(d, 1, mine), n, r->dtype, r->op,
+                                           d->x.stream);
+    int q;
+    for (q = 2; q < d->c->size && st == GHZ_SUCCESS; q++)
+        st = ghz_coll_reduce_cuda(dst, dst, at_peer(d, q, mine), n, r->dtype, r->op, d->x.stream);
+    return st;
+}
+
 /* Phase 1: this rank's input into C, every segment at its region. */
 static ghz_status_t publish(direct_t* d)
 {
@@ -144,14 +158,7 @@ static ghz_status_t combine(direct_t* d)
     size_t j;
     int q;
     if (n == 0) return GHZ_SUCCESS;
-    if (r->mode == COLL_EXACT) {
-        /* left to right in rank order, as every algorithm's exact combine */
-        const unsigned char* mine = d->C + (size_t)me * d->seg;
-        st = ghz_coll_reduce_cuda(d->R, at_peer(d, 0, mine), at_peer(d, 1, mine), n, r->dtype, r->op, d->x.stream);
-        for (q = 2; q < N && st == GHZ_SUCCESS; q++)
-            st = ghz_coll_reduce_cuda(d->R, d->R, at_peer(d, q, mine), n, r->dtype, r->op, d->x.stream);
-        return st;
-    }
+    if (r->mode == COLL_EXACT) return fold_ranks(d, d->R, d->C + (size_t)me * d->seg, n);
     for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
         const size_t cap = coll_piece_cap(r, n, j), off = coll_piece_wire_off(r, j);
         unsigned char* mine = d->C + (size_t)me * d->seg + off;
@@ -239,18 +246,14 @@ static void one_shot(coll_round_t* r, coll_pool_t* pool, size_t w)
     direct_t d;
     ghz_status_t st = r->st;
     unsigned char* C = (unsigned char*)coll_pool_take(pool, w * e);
-    unsigned char* out = r->out + off;
-    int q;
     memset(&d, 0, sizeof d);
+    d.r = r;
     d.c = c;
     ghz_coll_backend_cuda_parts(&c->be, &d.x);
     if (st == GHZ_SUCCESS && !C) st = ghz_fail(GHZ_ERR_INVALID_ARG, "internal: the one-shot round does not fit");
     if (st == GHZ_SUCCESS) st = copy_async(&d, C, r->in + off, w * e);
     st = tp->fence(tp, st);
-    if (st == GHZ_SUCCESS)
-        st = ghz_coll_reduce_cuda(out, at_peer(&d, 0, C), at_peer(&d, 1, C), w, r->dtype, r->op, d.x.stream);
-    for (q = 2; q < N && st == GHZ_SUCCESS; q++)
-        st = ghz_coll_reduce_cuda(out, out, at_peer(&d, q, C), w, r->dtype, r->op, d.x.stream);
+    if (st == GHZ_SUCCESS) st = fold_ranks(&d, r->out + off, C, w);
     st = tp->fence(tp, st);
     if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda_mark(&c->be);
     if (st != GHZ_SUCCESS) {
