@@ -6,7 +6,7 @@
 # is not run again).
 #
 #   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [big] [graph] [ab]
-#                             [abref] [sanitize] [floor]
+#                             [abref] [oneshot] [sanitize] [floor]
 #                                                   # default: all, in that order
 #
 # build:     build-gpu with CUDA and the collectives; with `ab`, the two ghz-bench builds of
@@ -35,6 +35,8 @@
 #            e.g. `git archive COMMIT | tar -x -C .device-carry/ref-src`; its ghz-bench is
 #            built in the build step): `ghz-bench homo` and `ghz-bench codec --rel 1e-4`
 #            of both on the same fields, one after the other, on GPU 0 alone.
+# oneshot:   ipc_direct's exact allreduce in one shot at every size (GHZ_COLL_DIRECT_ONE_SHOT_MAX
+#            1 GiB) against the default (three phases above 1 MiB), 1 to 64 MiB, 2 ranks.
 # sanitize:  memcheck over CUDA IPC and MPI, 2 ranks on 2 GPUs (errors, edge).
 # floor:     one GPU decompression of 1 GiB of navy_uwnd (the floor of a compressed
 #            allreduce's GPU time per rank).
@@ -60,7 +62,7 @@ AB_VALUES=${GHZ_MULTI_AB_VALUES:-0 1}
 REF=${GHZ_MULTI_REF:-$PWD/.device-carry/ref-src}
 t0=$(date +%s)
 since() { echo "$(($(date +%s) - t0)) s"; }
-steps=" ${*:-build homo tests ipctests collbench crossover quick big graph ab sanitize floor} "
+steps=" ${*:-build homo tests ipctests collbench crossover quick big graph ab abref oneshot sanitize floor} "
 has() { [[ $steps == *" $1 "* ]]; }
 pack() { tar czf "$OUT/multi.tgz" -C "$L" . 2>/dev/null; }
 # run_step NAME: 0 when NAME is asked for, not yet done and there is time left for it
@@ -226,6 +228,13 @@ if run_step abref; then
             awk '/^[a-z0-9_]+ +[0-9.]+ +[0-9.e-]+ +[0-9.]+ / {print $1, $3, $4, $9, $11, $13, $14}'
     done 2>&1 | tee "$L/abref-codec.txt"
     done_step abref
+fi
+
+if run_step oneshot; then
+    x="-b 1M -e 64M -f 2 -n 20 -w 5 -c 1 --paths exact --algo ipc_direct"
+    GHZ_COLL_DIRECT_ONE_SHOT_MAX=1073741824 collbench oneshot-all ipc $x
+    collbench oneshot-default ipc $x
+    done_step oneshot
 fi
 
 if run_step sanitize; then
