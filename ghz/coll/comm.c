@@ -167,8 +167,13 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 #define HOST_PATH_MAX_OWN_GPU ((size_t)8 << 10)
 
 /* ipc_direct's exact allreduce rounds of at most this many bytes per rank run in one
- * shot: one fence fewer and no gather (cuda/algo_direct.c, one_shot).
- * GHZ_COLL_DIRECT_ONE_SHOT_MAX overrides it (0: never). */
+ * shot: one fence fewer and no gather (cuda/algo_direct.c, one_shot). Between two ranks
+ * at every size: each rank then reads the peer's input whole, as many bytes over the
+ * link as in three phases, and the one shot was faster from 1 to 64 MiB (two H200s,
+ * session 11: 22.9 against 55.6 us at 2 MiB, 324 against 356 us at 64 MiB, out of
+ * place). Beyond two ranks it reads N - 1 inputs whole instead of 2 (N - 1) / N of one:
+ * only where the fences, not the bytes, set the time. GHZ_COLL_DIRECT_ONE_SHOT_MAX
+ * overrides both (0: never). */
 #define DIRECT_ONE_SHOT_MAX ((size_t)1 << 20)
 
 /* A size limit the environment variable `name` may set (bytes, at most `max`; unset,
@@ -361,7 +366,8 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
         st = coll_agree_config(c->mpi, &c->cfg, st);
         /* (every rank agreed on st: all take part in the limit's reduction, or none) */
         if (st == GHZ_SUCCESS)
-            c->one_shot_bytes = agreed_limit(c, "GHZ_COLL_DIRECT_ONE_SHOT_MAX", DIRECT_ONE_SHOT_MAX, SIZE_MAX);
+            c->one_shot_bytes = agreed_limit(c, "GHZ_COLL_DIRECT_ONE_SHOT_MAX",
+                                             c->size == 2 ? SIZE_MAX : DIRECT_ONE_SHOT_MAX, SIZE_MAX);
     }
 #endif
     if (st == GHZ_SUCCESS && !leaf) {
