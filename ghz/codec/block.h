@@ -576,12 +576,13 @@ GHZ_HD static inline uint32_t ghz_bit_mask(uint32_t x, unsigned i)
 }
 
 /* Writes the fields of a QUANT block in FORMAT.md's order: the mask `fmask` (0: none),
- * q0's zigzag code, and when w > 0 the sign word and the magnitude planes p[0..w-1]
- * (bit j of p[k] is bit k of |q[j] - q[j-1]|): ghz_quant_size() bytes to out. Returns
- * the code byte. ghz_quant_emit's second half, and on its own the writer of ghz/homo's
- * bit-plane sum, whose deltas never leave the planes (homo_sliced.h). */
-GHZ_HD static inline unsigned ghz_quant_write(int32_t q0, const uint32_t p[32], uint32_t sign, unsigned w,
-                                              uint32_t fmask, uint8_t* out)
+ * q0's zigzag code, and when w > 0 the sign word and the magnitude planes (bit j of
+ * plane k is bit k of |q[j] - q[j-1]|): ghz_quant_size() bytes to out. Returns the code
+ * byte. With `deltas`, p holds the deltas themselves (ghz_deltas; overwritten by the
+ * planes, ghz_quant_emit); without, the planes p[0..w-1] (ghz/homo's bit-plane sum,
+ * whose deltas never leave the planes: homo_sliced.h). */
+GHZ_HD static inline unsigned ghz_quant_write(int32_t q0, uint32_t p[32], uint32_t sign, unsigned w,
+                                              uint32_t fmask, int deltas, uint8_t* out)
 {
     const uint32_t zz = ghz_zigzag(q0);
     const unsigned cls = ghz_q0_class(zz), nb = ghz_q0_bytes(cls);
@@ -595,6 +596,7 @@ GHZ_HD static inline unsigned ghz_quant_write(int32_t q0, const uint32_t p[32], 
     if (w) {
         ghz_store_le(out, sign, 4);
         out += 4;
+        if (deltas) ghz_planes_of(p, w); /* p[k]: magnitude plane k */
         GHZ_UNROLL
         for (i = 0; i < GHZ_MAX_W; ++i) {
             if (i >= w) break; /* a branch, not 30 predicated stores */
@@ -611,8 +613,7 @@ GHZ_HD static inline unsigned ghz_quant_write(int32_t q0, const uint32_t p[32], 
 GHZ_HD static inline unsigned ghz_quant_emit(int32_t q0, uint32_t a[32], uint32_t sign, unsigned w,
                                              uint32_t fmask, uint8_t* out)
 {
-    if (w) ghz_planes_of(a, w); /* a[k]: magnitude plane k */
-    return ghz_quant_write(q0, a, w ? sign : 0u, w, fmask, out); /* sign: set only when w > 0 */
+    return ghz_quant_write(q0, a, sign, w, fmask, 1, out);
 }
 
 /* Encodes the integers q[0..31] of a QUANT block (fill positions and positions >= m
@@ -626,17 +627,21 @@ GHZ_HD static inline unsigned ghz_quant_encode(const int32_t q[32], uint32_t fma
     return ghz_quant_emit(q[0], a, sign, w, fmask, out);
 }
 
-/* The checks of a QUANT block's fields that need no integers (FORMAT.md): a mask that
- * marks some but not all of the m values, q0's class as the code byte says, and in the
- * sign plane and `orbits` (the OR of the magnitude planes; 0 when w = 0) no delta at
- * lane 0, at lanes >= m or at fill lanes, and no -0. Returns 1 when they hold. The
- * decoders' ghz_quant_rebuild and ghz/homo's bit-plane sum (homo_sliced.h) share it. */
-GHZ_HD static inline int ghz_quant_fields_ok(unsigned code, unsigned m, uint32_t mask, uint32_t zz,
-                                             uint32_t sign, uint32_t orbits)
+/* The checks of a QUANT block's fields that need no integers (FORMAT.md), in two parts:
+ * the head (a mask that marks some but not all of the values in `used`, the block's
+ * positions below m, and q0's class as the code byte says) and, for w > 0, the sign
+ * word against `orbits`, the OR of the magnitude planes (no delta at lane 0, at lanes
+ * >= m or at fill lanes, and no -0). Each returns
+ * 1 when its checks hold. ghz_quant_rebuild and ghz/homo's bit-plane sum
+ * (homo_sliced.h) share them. */
+GHZ_HD static inline int ghz_quant_head_ok(unsigned code, uint32_t used, uint32_t mask, uint32_t zz)
 {
-    const uint32_t used = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u);
-    if ((code & GHZ_CODE_FILL_BIT) && (mask == 0 || (mask & ~used) || mask == used)) return 0;
-    if (ghz_q0_class(zz) != ((code >> 5) & 3u)) return 0;
+    return !((code & GHZ_CODE_FILL_BIT) && (mask == 0 || (mask & ~used) || mask == used)) &&
+           ghz_q0_class(zz) == ((code >> 5) & 3u);
+}
+
+GHZ_HD static inline int ghz_quant_signs_ok(uint32_t used, uint32_t mask, uint32_t sign, uint32_t orbits)
+{
     return !(((orbits | sign) & (~used | 1u | mask)) || (sign & ~orbits));
 }
 
@@ -651,16 +656,16 @@ GHZ_HD static inline int ghz_quant_rebuild(unsigned code, unsigned m, uint32_t m
                                            uint32_t sign, uint32_t a[32], int32_t q[32])
 {
     const unsigned w = code & GHZ_CODE_W_MASK;
+    const uint32_t used = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u);
     uint32_t orbits = 0, any = 0;
     int32_t v;
     int bad;
     unsigned i;
+    if (!ghz_quant_head_ok(code, used, mask, zz)) return -1;
     if (w) {
         GHZ_UNROLL
         for (i = 0; i < 32; ++i) orbits |= a[i];
-    }
-    if (!ghz_quant_fields_ok(code, m, mask, zz, sign, orbits)) return -1;
-    if (w) {
+        if (!ghz_quant_signs_ok(used, mask, sign, orbits)) return -1;
         ghz_values_of_planes(a, w); /* a[i]: |d_i| */
         GHZ_UNROLL
         for (i = 0; i < 32; ++i) any |= a[i];

@@ -132,7 +132,7 @@ static void check_sum(tu_rng_t* r, unsigned k, int sub, unsigned m, unsigned bit
         memset(ref, 0xAA, sizeof ref);
         memset(out, 0x55, sizeof out);
         cr_assert_eq(ghz_quant_encode(want, 0, ref), ref_code);
-        cr_assert_eq(ghz_quant_write(s.q0, s.p, sign, w, 0, out), code);
+        cr_assert_eq(ghz_quant_write(s.q0, s.p, sign, w, 0, 0, out), code);
         cr_assert(memcmp(ref, out, ref_size) == 0, "k %u m %u w %u: bytes differ", k, m, w);
         for (j = w; j < 32; ++j) cr_assert_eq(s.p[j], 0u);
     }

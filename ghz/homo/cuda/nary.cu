@@ -323,9 +323,10 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T, Op>::cta
                 return;
             }
             uint32_t mask = 0, zz = 0, sign = 0, top = 0, a[32];
-            if (ci != GHZ_CODE_FILLED)
-                read_fields(sw, off, ci, &mask, &zz, &sign, a, &top);
-            else
+            if (ci != GHZ_CODE_FILLED) {
+                read_fields(sw, off, ci, &mask, &zz, &sign, a);
+                top = read_top_plane(sw, off, ci);
+            } else
 #pragma unroll
                 for (unsigned j = 0; j < 32u; ++j) a[j] = 0;
             const int v = ghz_sliced_take(&sl, NS::planes, Op == GHZ_HOMO_SUB && i > 0, ci, m, mask, zz, sign, a, top,
@@ -345,6 +346,9 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T, Op>::cta
                 for (unsigned j = 0; j < 32u; ++j) qr[j] = (int32_t)(j < NS::planes ? sl.p[j] : 0u);
                 need_float = code == GHZ_CODE_RAW; /* RAW stores DOC's values (CONST: never, quantizable) */
                 planes = !need_float;
+            } else if (sl.fmask == (m >= 32u ? 0xFFFFFFFFu : (1u << m) - 1u)) {
+                code = GHZ_CODE_FILLED; /* fill at every position (ghz_block_choose): nothing to write */
+                fmask = sl.fmask;
             } else {
                 ghz_sliced_values(&sl, NS::planes, qr);
 #pragma unroll
@@ -505,7 +509,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T, Op>::cta
                     uint32_t p[32];
 #pragma unroll
                     for (unsigned j = 0; j < 32u; ++j) p[j] = (uint32_t)qr[j];
-                    ghz_quant_write(q0s, p, sign_s, w_s, 0u, o);
+                    ghz_quant_write(q0s, p, sign_s, w_s, 0u, 0, o);
                 } else {
                     ghz_quant_encode(qr, fmask, o);
                 }

@@ -12,12 +12,13 @@
  * delta joins as ~|d| + 1 (the sign word XORed into every plane and carried in).
  *
  * Where this path decides, it decides as the integer path of engine.c (HOMO.md): the
- * same checks of each input block (ghz_quant_fields_ok, the top plane, q0's range), the
- * same integers, the same test, the same bytes. Its magnitude is a block's bound, not a
- * position's: |q[j]| <= |q[0]| + sum_j |d[j]|, and sum_j |d[j]| = sum_k popcount(plane
- * k) 2^k costs one popcount per plane. A bound above every position's magnitude only
- * sends more blocks to the float path (whose bytes are DOC's, hence the integer path's
- * wherever that one's test passes): the output never changes, only which path made it.
+ * same checks of each input block (ghz_quant_head_ok and _signs_ok, the top plane, q0's
+ * range), the same integers, the same test, the same bytes. Its magnitude is a block's
+ * bound, not a position's: |q[j]| <= |q[0]| + sum_j |d[j]|, and sum_j |d[j]| = sum_k
+ * popcount(plane k) 2^k costs one popcount per plane. A bound above every position's
+ * magnitude only sends more blocks to the float path (whose bytes are DOC's, hence the
+ * integer path's wherever that one's test passes): the output never changes, only
+ * which path made it.
  * The same holds for what the planes cannot take (a block wider than 25 planes, a
  * bound above QMAX, where only the decode's per-value check can tell a corrupt block):
  * GHZ_SLICED_DECODE hands it to the caller's full decode.
@@ -123,17 +124,20 @@ GHZ_HD static inline int ghz_sliced_take(ghz_sliced_t* s, unsigned planes, int n
                                          const uint32_t p[32], uint32_t top, int has_qfill, int32_t qfill)
 {
     const unsigned w = code & GHZ_CODE_W_MASK;
+    const uint32_t used = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u);
     uint32_t orbits = 0, sum, b;
     int32_t q0;
     unsigned k;
     if (code == GHZ_CODE_FILLED) {
-        s->fmask |= m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u);
+        s->fmask |= used;
         return GHZ_SLICED_TAKEN;
     }
     if (w > GHZ_SLICED_MAX_W) return GHZ_SLICED_DECODE;
     GHZ_UNROLL
     for (k = 0; k < 32u; ++k) orbits |= p[k];
-    if (!ghz_quant_fields_ok(code, m, mask, zz, sign, orbits) || (w && !top)) return GHZ_SLICED_CORRUPT;
+    /* (w = 0: no sign word and no planes, nothing for the second part to check) */
+    if (!ghz_quant_head_ok(code, used, mask, zz) || (w && (!ghz_quant_signs_ok(used, mask, sign, orbits) || !top)))
+        return GHZ_SLICED_CORRUPT;
     q0 = ghz_unzigzag(zz);
     if (q0 > GHZ_QMAX || q0 < -GHZ_QMAX) return GHZ_SLICED_CORRUPT;
     sum = ghz_sliced_abs_sum(p, w);
