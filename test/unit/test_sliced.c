@@ -58,6 +58,46 @@ static unsigned encode(int32_t q[32], unsigned m, uint32_t fmask, uint8_t* out, 
     return code;
 }
 
+/* The fields of a sum with fill positions (ghz_sliced_choose_fill) against
+ * ghz_facts_finish and ghz_quant_encode of its integers `want`; and the collision test
+ * with a live integer and with one no position holds. */
+static void check_fill(const ghz_sliced_t* s0, unsigned planes, unsigned m, int is_f32, const int32_t want[32])
+{
+    const unsigned elem = is_f32 ? 4 : 8;
+    const uint32_t used = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u), live = used & ~s0->fmask;
+    ghz_block_facts_t f;
+    ghz_sliced_t s = *s0;
+    int32_t q[32];
+    uint8_t ref[256], out[256];
+    unsigned ref_size, size, w, code, ref_code, j;
+    uint32_t sign;
+    int32_t q0;
+    int collide;
+    memcpy(q, want, sizeof q);
+    ghz_facts_begin(&f, m);
+    f.fmask = s.fmask;
+    ref_code = ghz_facts_finish(&f, q, 1, elem, &ref_size);
+    code = ghz_sliced_choose_fill(&s, planes, m, 1, elem, 0, 0, &sign, &w, &q0, &collide, &size);
+    cr_assert_eq(code, ref_code, "m %u fmask %08x: code 0x%02x, want 0x%02x", m, s0->fmask, code, ref_code);
+    cr_assert_eq(size, ref_size);
+    cr_assert_eq(collide, 0);
+    if (code != GHZ_CODE_RAW && code != GHZ_CODE_FILLED) {
+        memset(ref, 0xAA, sizeof ref);
+        memset(out, 0x55, sizeof out);
+        cr_assert_eq(ghz_quant_encode(q, f.fmask, ref), ref_code);
+        cr_assert_eq(ghz_quant_write(q0, s.p, sign, w, s.fmask, 0, out), code);
+        cr_assert(memcmp(ref, out, ref_size) == 0, "m %u fmask %08x w %u: bytes differ", m, s0->fmask, w);
+    }
+    for (j = 0; j < 32 && !(live >> j & 1u); ++j) continue;
+    if (j == 32) return;
+    s = *s0;
+    ghz_sliced_choose_fill(&s, planes, m, 1, elem, 1, want[j], &sign, &w, &q0, &collide, &size);
+    cr_assert_eq(collide, 1, "the live integer %d at %u is not seen", want[j], j);
+    s = *s0;
+    ghz_sliced_choose_fill(&s, planes, m, 1, elem, 1, GHZ_QMAX, &sign, &w, &q0, &collide, &size);
+    cr_assert_eq(collide, 0);
+}
+
 /* k blocks summed (or a - b for SUB) on the planes and on the integers: the same
  * integers, and where the test passes and no position is fill, the same bytes. */
 static void check_sum(tu_rng_t* r, unsigned k, int sub, unsigned m, unsigned bits, unsigned start_bits, int fills,
@@ -117,7 +157,10 @@ static void check_sum(tu_rng_t* r, unsigned k, int sub, unsigned m, unsigned bit
         ghz_sliced_values(&s, planes, got);
         for (j = 0; j < 32; ++j) cr_assert_eq(got[j], want[j], "k %u m %u position %u: %d, want %d", k, m, j, got[j], want[j]);
     }
-    if (s.fmask) return;
+    if (s.fmask) {
+        check_fill(&s, planes, m, is_f32, want);
+        return;
+    }
     {
         ghz_block_facts_t f;
         uint8_t ref[256], out[256];

@@ -34,13 +34,14 @@ __device__ __forceinline__ void read_planes(const uint32_t* sw, unsigned o1, uns
 /* The fields of a QUANT block staged in shared memory at byte `off` of the 4-byte
  * aligned shared buffer sw, as ghz_quant_decode reads them: the mask (0 without one),
  * zz, the sign word and the magnitude planes a (a[k] = 0 for k >= w, and 0 throughout
- * when w = 0). The fields are read as 32-bit words at any byte offset, each from
+ * when w = 0); with kTop, *top = plane w - 1 too (0 when w = 0). The fields are read as 32-bit words at any byte offset, each from
  * two aligned loads and a funnel shift (consecutive words share a load), where the byte
  * reader needs four loads a word. Indexing the shared array itself (not a pointer
  * rebuilt from an integer) keeps the loads shared-memory ones with 32-bit addresses.
  * The buffer needs 8 readable bytes after the payload (the words around the block). */
+template <bool kTop = false>
 __device__ __forceinline__ void read_fields(const uint32_t* sw, unsigned off, unsigned code, uint32_t* mask,
-                                            uint32_t* zz, uint32_t* sign, uint32_t a[32])
+                                            uint32_t* zz, uint32_t* sign, uint32_t a[32], uint32_t* top = nullptr)
 {
     const unsigned w = code & GHZ_CODE_W_MASK, nb = ghz_q0_bytes((code >> 5) & 3u);
     const unsigned fill = (code & GHZ_CODE_FILL_BIT) ? 1u : 0u;
@@ -52,6 +53,7 @@ __device__ __forceinline__ void read_fields(const uint32_t* sw, unsigned off, un
     *zz = nb ? zword & (0xFFFFFFFFu >> (32u - 8u * nb)) : 0u;
     const unsigned off1 = off + 4u * fill + nb, o1 = off1 >> 2, sh1 = (off1 & 3u) * 8u;
     *sign = 0;
+    if (kTop) *top = 0;
 #pragma unroll
     for (unsigned k = 0; k < 32u; ++k) a[k] = 0;
     if (w) {
@@ -63,16 +65,9 @@ __device__ __forceinline__ void read_fields(const uint32_t* sw, unsigned off, un
             read_planes<8, 16>(sw, o1, sh1, w, prev, a);
             if (w > 16u) read_planes<16, GHZ_MAX_W>(sw, o1, sh1, w, prev, a);
         }
+        /* plane w - 1 (field word w): a[w - 1] by a run-time index would move a to local memory */
+        if (kTop) *top = __funnelshift_r(sw[o1 + w], sw[o1 + w + 1u], sh1);
     }
-}
-
-/* Plane w - 1 of a QUANT block read by read_fields (0 when w = 0): one load pair and a
- * funnel shift, where picking a[w - 1] by a run-time index would move a to local memory. */
-__device__ __forceinline__ uint32_t read_top_plane(const uint32_t* sw, unsigned off, unsigned code)
-{
-    const unsigned w = code & GHZ_CODE_W_MASK, nb = ghz_q0_bytes((code >> 5) & 3u);
-    const unsigned off1 = off + ((code & GHZ_CODE_FILL_BIT) ? 4u : 0u) + nb, o1 = off1 >> 2, sh1 = (off1 & 3u) * 8u;
-    return w ? __funnelshift_r(sw[o1 + w], sw[o1 + w + 1u], sh1) : 0u; /* field word w (0: the sign) */
 }
 
 /* ghz_quant_decode for a block staged in shared memory (read_fields): checks and

@@ -160,9 +160,9 @@ __device__ __forceinline__ uint32_t magnitude(int32_t q)
  * ripple-carry add of 23 (f32) or 32 (f64) planes, with no transpose and no prefix sum;
  * the sums stay in 23 or 32 registers, so both staging buffers come back. An output
  * without fill positions is written from the planes too (ghz_quant_write), without a
- * transpose; one with fill positions is turned into integers once (ghz_sliced_values)
- * and goes through ghz_facts_finish as before. GHZ_CUDA_HOMO_NARY_CTAS_SLICED: the
- * f32 kernel's CTAs per SM then. */
+ * transpose; one with fill positions goes through one transpose into values and one
+ * back (ghz_sliced_choose_fill: a fill run's deltas folded into the next live one).
+ * GHZ_CUDA_HOMO_NARY_CTAS_SLICED: the f32 kernel's CTAs per SM then. */
 #ifndef GHZ_CUDA_HOMO_NARY_SLICED
 #define GHZ_CUDA_HOMO_NARY_SLICED 1
 #endif
@@ -323,10 +323,9 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T, Op>::cta
                 return;
             }
             uint32_t mask = 0, zz = 0, sign = 0, top = 0, a[32];
-            if (ci != GHZ_CODE_FILLED) {
-                read_fields(sw, off, ci, &mask, &zz, &sign, a);
-                top = read_top_plane(sw, off, ci);
-            } else
+            if (ci != GHZ_CODE_FILLED)
+                read_fields<true>(sw, off, ci, &mask, &zz, &sign, a, &top);
+            else
 #pragma unroll
                 for (unsigned j = 0; j < 32u; ++j) a[j] = 0;
             const int v = ghz_sliced_take(&sl, NS::planes, Op == GHZ_HOMO_SUB && i > 0, ci, m, mask, zz, sign, a, top,
@@ -350,18 +349,14 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T, Op>::cta
                 code = GHZ_CODE_FILLED; /* fill at every position (ghz_block_choose): nothing to write */
                 fmask = sl.fmask;
             } else {
-                ghz_sliced_values(&sl, NS::planes, qr);
+                int collide;
+                code = ghz_sliced_choose_fill(&sl, NS::planes, m, has_fill, elem, has_qfill, qfill, &sign_s, &w_s,
+                                              &q0s, &collide, &size);
+                fmask = sl.fmask;
 #pragma unroll
-                for (unsigned j = 0; j < 32u; ++j)
-                    if (j < m && !(sl.fmask >> j & 1u) && has_qfill && qr[j] == qfill) need_float = true;
-                if (!need_float) {
-                    ghz_block_facts_t f;
-                    ghz_facts_begin(&f, m);
-                    f.fmask = sl.fmask;
-                    code = ghz_facts_finish(&f, qr, has_fill, elem, &size);
-                    fmask = f.fmask;
-                    need_float = code == GHZ_CODE_RAW || code == GHZ_CODE_CONST;
-                }
+                for (unsigned j = 0; j < 32u; ++j) qr[j] = (int32_t)sl.p[j];
+                need_float = collide || code == GHZ_CODE_RAW;
+                planes = !need_float;
             }
         }
     } else if (!NS::sliced && __syncthreads_or(!need_float)) {
@@ -509,7 +504,7 @@ __global__ void __launch_bounds__(homo_shape<T>::threads, nary_shape<T, Op>::cta
                     uint32_t p[32];
 #pragma unroll
                     for (unsigned j = 0; j < 32u; ++j) p[j] = (uint32_t)qr[j];
-                    ghz_quant_write(q0s, p, sign_s, w_s, 0u, 0, o);
+                    ghz_quant_write(q0s, p, sign_s, w_s, fmask, 0, o);
                 } else {
                     ghz_quant_encode(qr, fmask, o);
                 }
