@@ -219,9 +219,9 @@ GHZ_HD static inline unsigned ghz_sliced_choose(ghz_sliced_t* s, unsigned planes
  * with a quantizable fill value: FORMAT.md gives a fill position and one past m the
  * integer before it (leading ones the first live one), so the result's first integer is
  * its first live sum and a live position's delta spans the fill run before it. One
- * transpose of the planes (as sign and magnitude) into the deltas' sums, one pass over
- * the 32 positions that turns them into the result's deltas (ghz_facts_finish_deltas's,
- * without the integers in between), one transpose back into planes (s->p, ghz_quant_write's fields with
+ * transpose of the planes into the deltas' sums, one pass over the 32 positions that
+ * turns them into the result's deltas (ghz_facts_finish_deltas's, without the integers
+ * in between), one transpose back into planes (s->p, ghz_quant_write's fields with
  * *sign, *w and *q0). *collide: some live sum is the fill value's integer qfill
  * (has_qfill), which DOC reads as fill: the caller takes the float path then. Returns the
  * code byte (ghz_block_choose) and the payload bytes in *size. */
@@ -229,22 +229,19 @@ GHZ_HD static inline unsigned ghz_sliced_choose_fill(ghz_sliced_t* s, unsigned p
                                                      unsigned elem, int has_qfill, int32_t qfill, uint32_t* sign,
                                                      unsigned* w, int32_t* q0, int* collide, unsigned* size)
 {
+    const uint32_t top = 1u << (planes - 1u);
     const uint32_t used = m >= 32u ? 0xFFFFFFFFu : ((1u << m) - 1u), live = used & ~s->fmask;
-    uint32_t v = (uint32_t)s->q0, last = 0, sg = 0, any = 0, first = 0, sg_in;
+    uint32_t v = (uint32_t)s->q0, last = 0, sg = 0, any = 0, first = 0;
     int seen = 0, hit = 0;
     unsigned j;
     ghz_block_facts_t f;
-    /* sign and magnitude first: the magnitudes are mostly narrow (a two's complement
-     * negative fills every plane), and the transpose does only as much as their width */
-    const unsigned w_in = ghz_sliced_magnitudes(s, planes, &sg_in);
     GHZ_UNROLL
     for (j = 0; j < 32u; ++j) s->p[j] = j < planes ? s->p[j] : 0u;
-    ghz_values_of_planes(s->p, w_in); /* p[j]: |the sum of deltas at j| */
+    ghz_values_of_planes(s->p, planes); /* p[j]: the sum of deltas at j, `planes` bits */
     GHZ_UNROLL
     for (j = 0; j < 32u; ++j) {
-        const uint32_t neg_in = ghz_bit_mask(sg_in, j);
         uint32_t d = 0;
-        v += (s->p[j] ^ neg_in) - neg_in; /* the sum's integer at j */
+        v += (s->p[j] ^ top) - top; /* the sum's integer at j */
         if (live >> j & 1u) {
             if (seen)
                 d = v - last;
