@@ -117,7 +117,7 @@ static void check_sum(tu_rng_t* r, unsigned k, int sub, unsigned m, unsigned bit
         uint32_t fm = 0, dmask = 0;
         unsigned code;
         int64_t b = 0, acc = 0;
-        if (fills && m > 2 && tu_below(r, 3) == 0) fm = (uint32_t)tu_below(r, 1u << 31) & used & ~1u;
+        if (fills && m > 2 && tu_below(r, 3) == 0) fm = (uint32_t)tu_next(r) & used & ~1u;
         if (fm == used) fm = 0;
         make_block(r, m, bits, start_bits, fm, q);
         code = encode(q, m, fm, buf, &size);
@@ -242,7 +242,7 @@ Test(sliced, verdicts_match_the_decoder)
         unsigned size, code, flips, i;
         ghz_sliced_t s;
         int v, d;
-        if (m > 2 && tu_below(&r, 3) == 0) fm = (uint32_t)tu_below(&r, 1u << 31) & ((1u << m) - 1u) & ~1u;
+        if (m > 2 && tu_below(&r, 3) == 0) fm = (uint32_t)tu_next(&r) & (m >= 32u ? 0xFFFFFFFFu : (1u << m) - 1u) & ~1u;
         make_block(&r, m, 1 + (unsigned)tu_below(&r, 12), 1 + (unsigned)tu_below(&r, 20), fm, q);
         memset(buf, 0, sizeof buf);
         code = encode(q, m, fm, buf, &size);
