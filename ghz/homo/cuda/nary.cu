@@ -5,11 +5,14 @@
  * Grid (tiles, jobs); one CTA per tile of 128 blocks (f32) or 64 (f64), thread t owning
  * block t, as binary.cu. The inputs go through shared memory one after the other, two
  * staging buffers in turn (input i + 2 is on its way, cp.async, while input i is
- * decoded; f32 with SMEM_ACC, below: one buffer, the integer pass's q* in shared memory):
- *  1. integer pass (when Q is safe): each thread decodes its block of every input into
- *     integers and folds them, position by position, into q* and sum |q_i| (MIN/MAX:
- *     max |q_i|), the fill masks OR'ed; then HOMO.md's test U = k sum|q_i| <= L, the
- *     collisions with the fill value's integer, and block.h's ghz_facts_finish;
+ * decoded; f32 MIN and MAX with SMEM_ACC, below: one buffer, the integer pass's q* in
+ * shared memory):
+ *  1. integer pass (when Q is safe): SUM and SUB add every input's delta planes to the
+ *     block's sums without decoding them (GHZ_CUDA_HOMO_NARY_SLICED, below); MIN and MAX
+ *     decode each block of every input into integers and fold them, position by
+ *     position, into q* and max |q_i|; the fill masks OR'ed; then HOMO.md's test U = k
+ *     sum|q_i| <= L, the collisions with the fill value's integer, and the result's
+ *     kind (block.h's ghz_facts_finish, or its bit-plane twins in homo_sliced.h);
  *  2. float pass, only in a tile where some block needs it (a RAW or CONST input block,
  *     a position that fails the test, a collision, a RAW result): the inputs are staged
  *     again and those threads fold DOC's values (decoded as the decompressor does,
