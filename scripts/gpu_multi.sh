@@ -7,7 +7,7 @@
 #
 #   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [big] [graph] [ab]
 #                             [abref] [oneshot] [sanitize] [floor]
-#                                                   # default: all, in that order
+#                                                   # default: all but abref, in that order
 #
 # build:     build-gpu with CUDA and the collectives; with `ab`, the two ghz-bench builds of
 #            scripts/gpu_ab.sh (GHZ_MULTI_AB_MACRO, values GHZ_MULTI_AB_VALUES) alongside.
@@ -35,8 +35,8 @@
 #            e.g. `git archive COMMIT | tar -x -C .device-carry/ref-src`; its ghz-bench is
 #            built in the build step): `ghz-bench homo` and `ghz-bench codec --rel 1e-4`
 #            of both on the same fields, one after the other, on GPU 0 alone.
-# oneshot:   ipc_direct's exact allreduce in one shot at every size (GHZ_COLL_DIRECT_ONE_SHOT_MAX
-#            1 GiB) against the default (three phases above 1 MiB), 1 to 64 MiB, 2 ranks.
+# oneshot:   ipc_direct's exact allreduce as configured (two ranks: one shot at every size)
+#            against its three phases (GHZ_COLL_DIRECT_ONE_SHOT_MAX=0), 1 to 64 MiB, 2 ranks.
 # sanitize:  memcheck over CUDA IPC and MPI, 2 ranks on 2 GPUs (errors, edge).
 # floor:     one GPU decompression of 1 GiB of navy_uwnd (the floor of a compressed
 #            allreduce's GPU time per rank).
@@ -62,7 +62,7 @@ AB_VALUES=${GHZ_MULTI_AB_VALUES:-0 1}
 REF=${GHZ_MULTI_REF:-$PWD/.device-carry/ref-src}
 t0=$(date +%s)
 since() { echo "$(($(date +%s) - t0)) s"; }
-steps=" ${*:-build homo tests ipctests collbench crossover quick big graph ab abref oneshot sanitize floor} "
+steps=" ${*:-build homo tests ipctests collbench crossover quick big graph ab oneshot sanitize floor} "
 has() { [[ $steps == *" $1 "* ]]; }
 pack() { tar czf "$OUT/multi.tgz" -C "$L" . 2>/dev/null; }
 # run_step NAME: 0 when NAME is asked for, not yet done and there is time left for it
@@ -86,7 +86,7 @@ last=$((ngpu - 1))
 if run_step build; then
     has ab && (GHZ_AB_BENCH=homo GHZ_AB_ONLY=build bash scripts/gpu_ab.sh "$AB_MACRO" "$AB_VALUES" \
         >"$L/ab-build.log" 2>&1) &
-    has abref && (cmake -S "$REF" -B /tmp/ghz-ref -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON \
+    has abref && [ -d "$REF" ] && (cmake -S "$REF" -B /tmp/ghz-ref -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON \
         -DCMAKE_CUDA_ARCHITECTURES=90 -DGHZ_BUILD_TESTS=OFF >"$L/ref-build.log" 2>&1 &&
         cmake --build /tmp/ghz-ref -j"$(nproc)" --target ghz-bench >>"$L/ref-build.log" 2>&1 ||
         echo "reference build failed" >>"$L/ref-build.log") &
@@ -210,30 +210,34 @@ if run_step ab; then
 fi
 
 if run_step abref; then
-    real=datasets/out/real
-    fargs=(--gen smooth2d --gen wave3d --raw "etopo5_relief:$real/etopo5_relief_2160x2160.f32"
-        --raw "navy_uwnd:$real/navy_uwnd_144x73x132.f32"
-        --raw "coads_sst:$real/coads_sst_180x90x12.f32:-9.999999790214768e+33")
-    tail -1 "$L/ref-build.log"
-    for which in ref new ref new; do # twice each, interleaved: the GPU's drift shows
-        [ $which = ref ] && b=/tmp/ghz-ref/ghz/tools/bench/ghz-bench || b=build-gpu/ghz/tools/bench/ghz-bench
-        echo "== $which: homo (field GiB REL ratio homo DOC ...; field REL sum4 dec4 %dec inplace outplace ok)"
-        CUDA_VISIBLE_DEVICES=0 timeout 150 "$b" homo --json /dev/null "${fargs[@]}" 2>&1 |
-            grep -E '^ *[a-z0-9_]+ +[0-9.e+-]+ +[0-9.e+-]+ +[0-9.]+ |FAILED'
-    done 2>&1 | tee "$L/abref-homo.txt"
-    for which in ref new; do
-        [ $which = ref ] && b=/tmp/ghz-ref/ghz/tools/bench/ghz-bench || b=build-gpu/ghz/tools/bench/ghz-bench
-        echo "== $which: codec (field REL ratio comp-rg decomp identical bad)"
-        CUDA_VISIBLE_DEVICES=0 timeout 150 "$b" codec --rel 1e-4 --json /dev/null "${fargs[@]}" 2>&1 |
-            awk '/^[a-z0-9_]+ +[0-9.]+ +[0-9.e-]+ +[0-9.]+ / {print $1, $3, $4, $9, $11, $13, $14}'
-    done 2>&1 | tee "$L/abref-codec.txt"
+    if [ ! -x /tmp/ghz-ref/ghz/tools/bench/ghz-bench ]; then
+        echo "abref: no reference build (GHZ_MULTI_REF=$REF: $(tail -1 "$L/ref-build.log" 2>/dev/null || echo missing))"
+    else
+        real=datasets/out/real
+        fargs=(--gen smooth2d --gen wave3d --raw "etopo5_relief:$real/etopo5_relief_2160x2160.f32"
+            --raw "navy_uwnd:$real/navy_uwnd_144x73x132.f32"
+            --raw "coads_sst:$real/coads_sst_180x90x12.f32:-9.999999790214768e+33")
+        tail -1 "$L/ref-build.log"
+        for which in ref new ref new; do # twice each, interleaved: the GPU's drift shows
+            [ $which = ref ] && b=/tmp/ghz-ref/ghz/tools/bench/ghz-bench || b=build-gpu/ghz/tools/bench/ghz-bench
+            echo "== $which: homo (field GiB REL ratio homo DOC ...; field REL sum4 dec4 %dec inplace outplace ok)"
+            CUDA_VISIBLE_DEVICES=0 timeout 150 "$b" homo --json /dev/null "${fargs[@]}" 2>&1 |
+                grep -E '^ *[a-z0-9_]+ +[0-9.e+-]+ +[0-9.e+-]+ +[0-9.]+ |FAILED'
+        done 2>&1 | tee "$L/abref-homo.txt"
+        for which in ref new; do
+            [ $which = ref ] && b=/tmp/ghz-ref/ghz/tools/bench/ghz-bench || b=build-gpu/ghz/tools/bench/ghz-bench
+            echo "== $which: codec (field REL ratio comp-rg decomp identical bad)"
+            CUDA_VISIBLE_DEVICES=0 timeout 150 "$b" codec --rel 1e-4 --json /dev/null "${fargs[@]}" 2>&1 |
+                awk '/^[a-z0-9_]+ +[0-9.]+ +[0-9.e-]+ +[0-9.]+ / {print $1, $3, $4, $9, $11, $13, $14}'
+        done 2>&1 | tee "$L/abref-codec.txt"
+    fi
     done_step abref
 fi
 
 if run_step oneshot; then
     x="-b 1M -e 64M -f 2 -n 20 -w 5 -c 1 --paths exact --algo ipc_direct"
-    GHZ_COLL_DIRECT_ONE_SHOT_MAX=1073741824 collbench oneshot-all ipc $x
     collbench oneshot-default ipc $x
+    GHZ_COLL_DIRECT_ONE_SHOT_MAX=0 collbench oneshot-off ipc $x
     done_step oneshot
 fi
 
