@@ -47,6 +47,11 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
     const size_t S = coll_max_seg(r), B = coll_seg_wire_cap(r->mode, r->dtype, S, r->piece);
     const int lossy = !coll_zero_copy(r); /* frames, or staged copies, in wire buffers */
     unsigned char *rb[2], *sb[2], *own = NULL, *tmp = NULL;
+    /* Exact, with the result's place the own segment of the input (in place): the last
+     * step combines straight into it instead of into rb and a copy after. No send reads
+     * that segment (send_own sends segment me - 1; the later steps send from rb), and
+     * each element is read before it is written, in the same order of operands. */
+    const int direct = !lossy && out_own == r->in + r->seg_off[me] * r->elem;
     coll_req_t* sreq[2] = {c->sreq, c->sreq + COLL_MAX_PIECES};
     coll_req_t* rreq = c->rreq;
     size_t j, kp = 0;
@@ -87,7 +92,10 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
             }
             if (coll_zero_copy(r)) {
                 coll_expect(r, got, pc * r->elem);
-                coll_reduce(r, in, in, own_raw, pc);
+                if (final && direct)
+                    coll_reduce(r, out_own + j * r->piece * r->elem, in, own_raw, pc);
+                else
+                    coll_reduce(r, in, in, own_raw, pc);
                 sz = pc * r->elem;
             } else if (r->mode == COLL_HOMO) {
                 size_t osz = coll_encode(r, own_raw, pc, own + off, cap);
@@ -109,7 +117,9 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
     if (N == 1 || r->st != GHZ_SUCCESS) return;
     {
         const size_t n = r->seg_cnt[me];
-        if (coll_zero_copy(r)) coll_copy(r, out_own, rb[(N - 2) & 1], n * r->elem);
+        if (coll_zero_copy(r)) {
+            if (!direct) coll_copy(r, out_own, rb[(N - 2) & 1], n * r->elem);
+        }
         else if (coll_doc_like(r) && !r->final_wire) coll_copy(r, out_own, tmp, n * r->elem);
         else coll_decode_fin(r, out_own, n);
     }
