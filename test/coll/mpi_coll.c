@@ -357,6 +357,25 @@ static void test_exact_case(ghz_comm_t* c, int kind, ghz_dtype_t t, ghz_op_t op,
     }
 }
 
+/* In place and out of place fold every element in the same order, so they give the
+ * same bits, on floats whose sum depends on the order (magnitudes 2^-20 to 2^20). */
+static void test_exact_inplace_bits(ghz_comm_t* c, size_t count, unsigned char* send, unsigned char* recv)
+{
+    float* x = (float*)send;
+    float* y = (float*)malloc(count * 4 + 4);
+    size_t i;
+    ghz_status_t st;
+    for (i = 0; i < count; i++)
+        x[i] = (float)ldexp(sin(0.7 * (double)i + g_rank), (int)((i * 7 + (size_t)g_rank * 3) % 41) - 20);
+    st = ALLREDUCE(send, y, count, GHZ_F32, GHZ_OP_SUM, NULL, c);
+    CHECK(st == GHZ_SUCCESS, "allreduce out of place: %s", ghz_status_string(st));
+    memcpy(recv, send, count * 4);
+    st = ALLREDUCE(MPI_IN_PLACE, recv, count, GHZ_F32, GHZ_OP_SUM, NULL, c);
+    CHECK(st == GHZ_SUCCESS, "allreduce in place: %s", ghz_status_string(st));
+    CHECK(memcmp(y, recv, count * 4) == 0, "allreduce f32 sum of %zu: in place and out of place differ", count);
+    free(y);
+}
+
 static int run_exact(void)
 {
     const size_t N = (size_t)g_size;
@@ -404,6 +423,8 @@ static int run_exact(void)
                             test_exact_case(c, kind, t, op, counts[ci], ip, in, send, recv);
                     }
                 }
+        test_exact_inplace_bits(c, 9001, send, recv);
+        test_exact_inplace_bits(c, N + 1, send, recv);
         ghz_comm_info(c, &i1);
         CHECK(i1.allocations == i0.allocations, "calls allocated: %llu -> %llu",
               (unsigned long long)i0.allocations, (unsigned long long)i1.allocations);
