@@ -631,9 +631,8 @@ GHZ_HD static inline unsigned ghz_quant_encode(const int32_t q[32], uint32_t fma
  * the head (a mask that marks some but not all of the values in `used`, the block's
  * positions below m, and q0's class as the code byte says) and, for w > 0, the sign
  * word against `orbits`, the OR of the magnitude planes (no delta at lane 0, at lanes
- * >= m or at fill lanes, and no -0). Each returns
- * 1 when its checks hold. ghz_quant_rebuild and ghz/homo's bit-plane sum
- * (homo_sliced.h) share them. */
+ * >= m or at fill lanes, and no -0). Each returns 1 when its checks hold.
+ * ghz_quant_rebuild and ghz/homo's bit-plane sum (homo_sliced.h) share them. */
 GHZ_HD static inline int ghz_quant_head_ok(unsigned code, uint32_t used, uint32_t mask, uint32_t zz)
 {
     return !((code & GHZ_CODE_FILL_BIT) && (mask == 0 || (mask & ~used) || mask == used)) &&

@@ -164,7 +164,8 @@ GHZ_HD static inline int ghz_sliced_exact(const ghz_sliced_t* s, unsigned k, int
 }
 
 /* The sums' integers q[0..31] (an exact s, ghz_sliced_exact): one transpose and one
- * prefix sum, for outputs with fill positions (ghz_facts_finish assigns them integers). */
+ * prefix sum. The kernel never needs them (ghz_sliced_choose and _choose_fill give the
+ * result's fields directly); test_sliced checks the sums against the integers with it. */
 GHZ_HD static inline void ghz_sliced_values(const ghz_sliced_t* s, unsigned planes, int32_t q[32])
 {
     const uint32_t top = 1u << (planes - 1u);
