@@ -187,7 +187,7 @@ if has homo; then
         sanitize $tool test_cuda_homo \
             'cuda_homo/@(empty_frame|mismatch_and_corruption_reported|few_tiles_pairs_of_classes|sealed_input_changed_byte_corrupt)' \
             "sanitize-homo-$tool.log"
-        # in place (the fused path when built with GHZ_CUDA_HOMO_INPLACE_FUSED=1)
+        # in place (SUM through the k-input kernel, MIN and MAX through the fused one)
         sanitize $tool test_cuda_homo 'cuda_homo_nary/inplace_shrink_and_recompute' \
             "sanitize-homo-inplace-$tool.log"
         # the n-ary kernel (its shared staging and accumulators)

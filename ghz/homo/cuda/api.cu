@@ -74,6 +74,13 @@ ghz_status_t homo_launch(homo_args_t& g, const buf_in_t& in_a, const buf_in_t& i
 } // namespace
 
 
+/* The larger of two workspace needs (the operation, which picks the kernel, is not an
+ * argument of the queries). */
+static size_t larger(size_t a, size_t b)
+{
+    return a > b ? a : b;
+}
+
 extern "C" ghz_status_t ghz_cuda_homo_workspace(size_t max_elems, size_t* bytes)
 {
     ghz_clear_detail();
@@ -81,6 +88,7 @@ extern "C" ghz_status_t ghz_cuda_homo_workspace(size_t max_elems, size_t* bytes)
     if (!bytes) return ghz_fail(GHZ_ERR_INVALID_ARG, "bytes is NULL");
     if (!tiles) return ghz_fail(GHZ_ERR_INVALID_ARG, "%zu elements is too many for one frame", max_elems);
     *bytes = homo_work_bytes(tiles);
+    if (GHZ_CUDA_HOMO_BINARY_SLICED) *bytes = larger(*bytes, nary_binary_work_bytes(max_elems, false));
     return GHZ_SUCCESS;
 }
 
@@ -96,6 +104,10 @@ extern "C" ghz_status_t ghz_cuda_homo_binary(ghz_cuda_ctx_t* ctx, ghz_homo_op_t 
     ghz_clear_detail();
     if (op < GHZ_HOMO_SUM || op > GHZ_HOMO_MAX) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown operation %d", (int)op);
     if (dtype != GHZ_F32 && dtype != GHZ_F64) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)dtype);
+    if (binary_through_nary(op)) {
+        if (!out) return ghz_fail(GHZ_ERR_INVALID_ARG, "out is NULL");
+        return nary_binary(ctx, op, dtype, a, b, out, false, max_elems, d_status, d_work, work_bytes, stream);
+    }
     if ((st = buf_in(a, "a", 0, &in_a)) != GHZ_SUCCESS || (st = buf_in(b, "b", 0, &in_b)) != GHZ_SUCCESS ||
         (st = buf_out(out, "out", 0, &d_out, &d_out_size)) != GHZ_SUCCESS)
         return st;
@@ -110,10 +122,10 @@ extern "C" ghz_status_t ghz_cuda_homo_binary(ghz_cuda_ctx_t* ctx, ghz_homo_op_t 
     return homo_launch(g, in_a, in_b, d_out, out->capacity, d_out_size, max_elems, tiles, d_status, d_work, stream);
 }
 
-#if GHZ_CUDA_HOMO_INPLACE_FUSED
-/* In place with the fused kernel (HOMO.md, "In place with the fused kernel"): the
- * workspace of ghz_cuda_homo_binary, then a flag per chunk of the shift and A's code
- * bytes copied aside. These two calls replace api_nary.cu's. */
+/* In place: SUM and SUB through the k-input kernel (binary_through_nary), MIN and MAX
+ * with the fused kernel (HOMO.md, "In place with the fused kernel"): the workspace of
+ * ghz_cuda_homo_binary's fused path, then a flag per chunk of the shift and A's code
+ * bytes copied aside. */
 namespace {
 
 size_t inplace_extras(size_t max_elems, size_t* flags)
@@ -127,9 +139,13 @@ size_t inplace_extras(size_t max_elems, size_t* flags)
 extern "C" ghz_status_t ghz_cuda_homo_binary_inplace_workspace(size_t max_elems, size_t* bytes)
 {
     size_t flags;
-    const ghz_status_t st = ghz_cuda_homo_workspace(max_elems, bytes);
-    if (st == GHZ_SUCCESS) *bytes += inplace_extras(max_elems, &flags);
-    return st;
+    ghz_clear_detail();
+    const int tiles = homo_tiles(max_elems);
+    if (!bytes) return ghz_fail(GHZ_ERR_INVALID_ARG, "bytes is NULL");
+    if (!tiles) return ghz_fail(GHZ_ERR_INVALID_ARG, "%zu elements is too many for one frame", max_elems);
+    *bytes = homo_work_bytes(tiles) + inplace_extras(max_elems, &flags);
+    if (GHZ_CUDA_HOMO_BINARY_SLICED) *bytes = larger(*bytes, nary_binary_work_bytes(max_elems, true));
+    return GHZ_SUCCESS;
 }
 
 extern "C" ghz_status_t ghz_cuda_homo_binary_inplace(ghz_cuda_ctx_t* ctx, ghz_homo_op_t op, ghz_dtype_t dtype,
@@ -145,6 +161,8 @@ extern "C" ghz_status_t ghz_cuda_homo_binary_inplace(ghz_cuda_ctx_t* ctx, ghz_ho
     ghz_clear_detail();
     if (op < GHZ_HOMO_SUM || op > GHZ_HOMO_MAX) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown operation %d", (int)op);
     if (dtype != GHZ_F32 && dtype != GHZ_F64) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)dtype);
+    if (binary_through_nary(op))
+        return nary_binary(ctx, op, dtype, a, b, a, true, max_elems, d_status, d_work, work_bytes, stream);
     if (max_elems == 0 && ctx) max_elems = ctx->max_elems;
     const int tiles = homo_tiles(max_elems);
     if (!tiles) return ghz_fail(GHZ_ERR_INVALID_ARG, "%zu elements is too many for one frame", max_elems);
@@ -172,4 +190,4 @@ extern "C" ghz_status_t ghz_cuda_homo_binary_inplace(ghz_cuda_ctx_t* ctx, ghz_ho
     g.shift_chunks = (unsigned)shift_chunks(max_elems, dtype);
     return homo_launch(g, in_a, in_b, d_out, a->capacity, d_out_size, max_elems, tiles, d_status, d_work, stream);
 }
-#endif
+

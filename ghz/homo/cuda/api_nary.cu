@@ -197,42 +197,35 @@ extern "C" ghz_status_t ghz_cuda_homo_binary_batch(ghz_cuda_ctx_t* ctx, ghz_homo
     return GHZ_SUCCESS;
 }
 
-/* In place through the k-input kernel; with GHZ_CUDA_HOMO_INPLACE_FUSED, api.cu's
- * fused path replaces these two calls. */
-#if !GHZ_CUDA_HOMO_INPLACE_FUSED
-extern "C" ghz_status_t ghz_cuda_homo_binary_inplace_workspace(size_t max_elems, size_t* bytes)
+/* The binary operation through the k-input kernel: api.cu routes SUM and SUB here
+ * (homo_kernels.cuh, binary_through_nary), out of place and in place. */
+size_t ghz::detail::nary_binary_work_bytes(size_t max_elems, bool inplace)
 {
-    ghz_clear_detail();
     const int tiles = nary_tiles(max_elems);
-    if (!bytes) return ghz_fail(GHZ_ERR_INVALID_ARG, "bytes is NULL");
-    if (!tiles) return ghz_fail(GHZ_ERR_INVALID_ARG, "%zu elements is too many for one frame", max_elems);
-    *bytes = nary_layout(2, 1, tiles, max_elems, true, nullptr, nullptr);
-    return GHZ_SUCCESS;
+    return tiles ? nary_layout(2, 1, tiles, max_elems, inplace, nullptr, nullptr) : 0;
 }
 
-extern "C" ghz_status_t ghz_cuda_homo_binary_inplace(ghz_cuda_ctx_t* ctx, ghz_homo_op_t op, ghz_dtype_t dtype,
-                                                     ghz_buf_t* a, const ghz_buf_t* b, size_t max_elems,
-                                                     int* d_status, void* d_work, size_t work_bytes,
-                                                     cudaStream_t stream)
+ghz_status_t ghz::detail::nary_binary(ghz_cuda_ctx_t* ctx, ghz_homo_op_t op, ghz_dtype_t dtype, const ghz_buf_t* a,
+                                      const ghz_buf_t* b, ghz_buf_t* out, bool inplace, size_t max_elems,
+                                      int* d_status, void* d_work, size_t work_bytes, cudaStream_t stream)
 {
+    ghz_buf_t* const dst = out;
     int tiles = 0;
     ghz_status_t st;
-    ghz_clear_detail();
-    if (op < GHZ_HOMO_SUM || op > GHZ_HOMO_MAX) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown operation %d", (int)op);
     if ((st = check_common(dtype, &max_elems, ctx, &tiles)) != GHZ_SUCCESS) return st;
     nary_launch_t g{};
     g.op = (int)op;
     g.dtype = (int)dtype;
     g.max_elems = max_elems;
-    /* a is input 0 (its size: a->size, or *a->d_size) and the output (its capacity, its
-     * d_size) */
-    if ((st = add_input(g, a, "a", 0, nullptr)) != GHZ_SUCCESS || (st = add_input(g, b, "b", 0, a)) != GHZ_SUCCESS ||
-        (st = add_job(g, a, "a", 0, 0, 2, d_status)) != GHZ_SUCCESS)
+    /* in place, a is input 0 (its size: a->size, or *a->d_size) and the output (its
+     * capacity, its d_size); b must not overlap it */
+    if ((st = add_input(g, a, "a", 0, inplace ? nullptr : out)) != GHZ_SUCCESS ||
+        (st = add_input(g, b, "b", 0, dst)) != GHZ_SUCCESS ||
+        (st = add_job(g, dst, inplace ? "a" : "out", 0, 0, 2, d_status)) != GHZ_SUCCESS)
         return st;
-    g.job[0].inplace = 1;
-    if ((st = work_pick(ctx, &d_work, &work_bytes, nary_layout(2, 1, tiles, max_elems, true, nullptr, nullptr))) !=
+    g.job[0].inplace = inplace ? 1 : 0;
+    if ((st = work_pick(ctx, &d_work, &work_bytes, nary_layout(2, 1, tiles, max_elems, inplace, nullptr, nullptr))) !=
         GHZ_SUCCESS)
         return st;
-    return run(g, tiles, true, d_work, stream);
+    return run(g, tiles, inplace, d_work, stream);
 }
-#endif

@@ -28,7 +28,7 @@
  * error, so that no tile waits forever; errors go to *d_status and such a tile writes
  * nothing. Nothing is read outside [a, a + a_size) and [b, b + b_size).
  *
- * In place (InPlace, GHZ_CUDA_HOMO_INPLACE_FUSED; HOMO.md, "In place with the fused
+ * In place (InPlace: MIN and MAX, or every operation without GHZ_CUDA_HOMO_BINARY_SLICED; HOMO.md, "In place with the fused
  * kernel"): out is a's memory, and A was moved to the end of the capacity by the shift
  * kernel, its code bytes copied aside (read from there, here and by the offsets pass).
  * Safe because a tile has read every byte of A it will read before a later tile can
@@ -391,9 +391,7 @@ cudaError_t launch_homo_binary(const homo_args_t& a, cudaStream_t stream)
     g.num_tiles = tiles_for(a.max_elems, S::tile_elems);
     cudaError_t e = launch_homo_init(g, stream);
     if (e != cudaSuccess) return e;
-#if GHZ_CUDA_HOMO_INPLACE_FUSED
     if (g.inplace) return launch_fused<T, true>(g, stream);
-#endif
     return launch_fused<T, false>(g, stream);
 }
 

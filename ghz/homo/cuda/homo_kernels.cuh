@@ -7,13 +7,16 @@
 #include "ghz/codec/cuda/tile.cuh"
 #include "ghz/codec/detail/header.h"
 #include "ghz/homo/detail/homo_block.h"
+#include "ghz/homo/homo_cuda.h"
 
-/* 1 (the default): ghz_cuda_homo_binary_inplace runs the fused two-input kernel of
- * binary.cu after the shift (HOMO.md, "In place with the fused kernel"); 0: the k-input
- * kernel of nary.cu. On an H100 (docs/RESULTS.md, session 9) in place ran at 0.75-0.87x
- * out of place with 1, 0.52-0.55x with 0; tests, memcheck and racecheck clean with 1. */
-#ifndef GHZ_CUDA_HOMO_INPLACE_FUSED
-#define GHZ_CUDA_HOMO_INPLACE_FUSED 1
+/* GHZ_CUDA_HOMO_BINARY_SLICED 1 (the default): the binary SUM and SUB, out of place and
+ * in place, run the k-input kernel of nary.cu with k = 2, whose integer pass adds the
+ * inputs on their bit planes (homo_sliced.h); MIN and MAX run binary.cu's fused
+ * two-input kernel (in place after the shift). 0: every operation through binary.cu.
+ * On an H200 (docs/RESULTS.md, session 11) in place through the k-input kernel ran at
+ * 616 / 751 GB/s (navy_uwnd / smooth2d, REL 1e-4) against 456 / 567 through binary.cu. */
+#ifndef GHZ_CUDA_HOMO_BINARY_SLICED
+#define GHZ_CUDA_HOMO_BINARY_SLICED 1
 #endif
 
 namespace ghz {
@@ -172,6 +175,20 @@ __device__ __forceinline__ void write_frame_end(uint8_t* out, uint64_t* d_out_si
     }
     for (uint64_t i = nb + lane; i < cb; i += 32) out[GHZ_HEADER_SIZE + i] = 0;
 }
+
+/* Whether the binary operation op runs through the k-input kernel (GHZ_CUDA_HOMO_BINARY_SLICED). */
+inline bool binary_through_nary(int op)
+{
+    return GHZ_CUDA_HOMO_BINARY_SLICED && (op == GHZ_HOMO_SUM || op == GHZ_HOMO_SUB);
+}
+
+/* The binary operation through the k-input kernel (api_nary.cu): one job of two inputs
+ * into out, or in place (out == a: input A and the output), and the workspace it needs
+ * for frames of max_elems elements (0: too many). */
+size_t nary_binary_work_bytes(size_t max_elems, bool inplace);
+ghz_status_t nary_binary(ghz_cuda_ctx_t* ctx, ghz_homo_op_t op, ghz_dtype_t dtype, const ghz_buf_t* a,
+                         const ghz_buf_t* b, ghz_buf_t* out, bool inplace, size_t max_elems, int* d_status,
+                         void* d_work, size_t work_bytes, cudaStream_t stream);
 
 } // namespace detail
 } // namespace ghz

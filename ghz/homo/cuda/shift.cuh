@@ -1,8 +1,9 @@
 /* ghz/homo/cuda/shift.cuh (private): the in-place shift of ghz/homo on the GPU (HOMO.md,
  * "In place on the GPU"): a's frame moved to the end of its capacity, as the CPU's
  * ghz_homo_binary_inplace's memmove does, and its code bytes copied aside, before the
- * combining kernel reads it. Shared by the k-input path (nary_prep.cu) and the fused
- * two-input one (binary.cu, GHZ_CUDA_HOMO_INPLACE_FUSED). */
+ * combining kernel reads it. Shared by the k-input path (nary_prep.cu: SUM and SUB) and
+ * the fused two-input one (binary.cu: MIN and MAX; homo_kernels.cuh,
+ * GHZ_CUDA_HOMO_BINARY_SLICED). */
 #ifndef GHZ_HOMO_CUDA_SHIFT_CUH
 #define GHZ_HOMO_CUDA_SHIFT_CUH
 
