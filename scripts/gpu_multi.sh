@@ -5,7 +5,7 @@
 # (build-gpu and the logs under /tmp/gpu-multi stay between them; a step already done
 # is not run again).
 #
-#   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [big] [graph] [ab]
+#   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [mpismall] [big] [graph] [ab]
 #                             [abref] [oneshot] [sanitize] [floor]
 #                                                   # default: all but abref, in that order
 #
@@ -28,6 +28,8 @@
 #            and MPI_Allreduce host-staged, 4 KiB to 4 MiB, 2 ranks on 2 GPUs.
 # quick:     the edge part over CUDA IPC on 2 and 3 ranks, and AUTO's exact allreduce against
 #            MPI_Allreduce (pinned staging) from 4 KiB to 4 MiB: a short check of a commit.
+# mpismall:  the host-staged MPI transport from 4 KiB to 1 MiB, homo and exact (AUTO) against
+#            MPI_Allreduce (pinned staging), out of place and in place, 2 ranks.
 # big:       1 GiB compressed and exact allreduce over CUDA IPC with a 1 GiB pool (one
 #            round: the GPU time per phase without the pool's rounds).
 # ab:        the A/B of GHZ_MULTI_AB_MACRO with `ghz-bench homo`, on GPU 0 alone.
@@ -41,6 +43,8 @@
 # floor:     one GPU decompression of 1 GiB of navy_uwnd (the floor of a compressed
 #            allreduce's GPU time per rank).
 #
+# GHZ_MULTI_ABREF_ROUNDS (default 2): abref's interleaved homo runs of each tree;
+# GHZ_MULTI_ABREF_CODEC=0 leaves out its codec runs.
 # GHZ_MULTI_TARGETS: what `build` builds (default: every target the steps use).
 # GHZ_MULTI_DEADLINE (seconds, default 540): a step that would start later than this after
 # the call began is left for the next call (its name is printed as "left: STEP").
@@ -191,6 +195,11 @@ if run_step quick; then
     done_step quick
 fi
 
+if run_step mpismall; then
+    collbench mpismall mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths homo,exact,mpi-pinned
+    done_step mpismall
+fi
+
 if run_step big; then
     collbench big ipc -b 1G -e 1G -n 5 -w 2 -c 1 --paths homo,exact --pool 1G
     done_step big
@@ -218,13 +227,13 @@ if run_step abref; then
             --raw "navy_uwnd:$real/navy_uwnd_144x73x132.f32"
             --raw "coads_sst:$real/coads_sst_180x90x12.f32:-9.999999790214768e+33")
         tail -1 "$L/ref-build.log"
-        for which in ref new ref new; do # twice each, interleaved: the GPU's drift shows
+        for which in $(for i in $(seq "${GHZ_MULTI_ABREF_ROUNDS:-2}"); do echo ref new; done); do # interleaved: the GPU's drift shows
             [ $which = ref ] && b=/tmp/ghz-ref/ghz/tools/bench/ghz-bench || b=build-gpu/ghz/tools/bench/ghz-bench
             echo "== $which: homo (field GiB REL ratio homo DOC ...; field REL sum4 dec4 %dec inplace outplace ok)"
             CUDA_VISIBLE_DEVICES=0 timeout 150 "$b" homo --json /dev/null "${fargs[@]}" 2>&1 |
                 grep -E '^ *[a-z0-9_]+ +[0-9.e+-]+ +[0-9.e+-]+ +[0-9.]+ |FAILED'
         done 2>&1 | tee "$L/abref-homo.txt"
-        for which in ref new; do
+        [ "${GHZ_MULTI_ABREF_CODEC:-1}" = 1 ] && for which in ref new; do
             [ $which = ref ] && b=/tmp/ghz-ref/ghz/tools/bench/ghz-bench || b=build-gpu/ghz/tools/bench/ghz-bench
             echo "== $which: codec (field REL ratio comp-rg decomp identical bad)"
             CUDA_VISIBLE_DEVICES=0 timeout 150 "$b" codec --rel 1e-4 --json /dev/null "${fargs[@]}" 2>&1 |
