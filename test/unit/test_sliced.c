@@ -117,7 +117,7 @@ static void check_sum(tu_rng_t* r, unsigned k, int sub, unsigned m, unsigned bit
         uint32_t fm = 0, dmask = 0;
         unsigned code;
         int64_t b = 0, acc = 0;
-        if (fills && m > 2 && tu_below(r, 3) == 0) fm = (uint32_t)tu_next(r) & used & ~1u;
+        if (fills && m > 2 && tu_below(r, 3) == 0) fm = (uint32_t)tu_next(r) & used; /* leading fills too */
         if (fm == used) fm = 0;
         make_block(r, m, bits, start_bits, fm, q);
         code = encode(q, m, fm, buf, &size);
