@@ -39,6 +39,9 @@ static void usage(FILE* f)
 "  --threads N          ghz CPU compute threads (0 = all; default 1)\n"
 "  --graph 0|1          capture each ghz call once into a CUDA graph and time its\n"
 "                       replays (--backend cuda --paths exact; default 0)\n"
+"  --sync 0|1           1: every call ends on the clock (its stream synchronized),\n"
+"                       out of place as in place, so that work a call leaves on the\n"
+"                       stream is timed in the call it belongs to (default 0)\n"
 "  --json FILE          also write one JSON object per row to FILE\n"
 "  --raw FILE...        real data: rank r uses file r mod k, tiled to each size\n"
 "  --raw-type f32|f64   element type of the --raw files (default: that of -d)\n"
@@ -177,7 +180,7 @@ static int known(const char* o)
         "-n", "--iters", "-w", "--warmup_iters", "-c", "--check", "-o", "--op", "-d",
         "--datatype", "-r", "--root", "-a", "--average", "--coll", "--backend", "--algo",
         "--rel", "--abs",
-        "--paths", "--pool", "--chunk", "--threads", "--json", "--raw-type", "--graph"};
+        "--paths", "--pool", "--chunk", "--threads", "--json", "--raw-type", "--graph", "--sync"};
     size_t i;
     for (i = 0; i < sizeof names / sizeof names[0]; ++i)
         if (strcmp(o, names[i]) == 0) return 1;
@@ -306,6 +309,8 @@ int cb_parse_args(int argc, char** argv, int speak, cb_args_t* a)
             if (!cb_parse_bytes(v, &a->chunk_bytes)) USAGE_ERR("bad size for --chunk: %s", v);
         } else if (!strcmp(o, "--graph")) {
             if (!parse_int(v, 0, 1, &a->graph)) USAGE_ERR("--graph takes 0 or 1: %s", v);
+        } else if (!strcmp(o, "--sync")) {
+            if (!parse_int(v, 0, 1, &a->sync)) USAGE_ERR("--sync takes 0 or 1: %s", v);
         } else if (!strcmp(o, "--threads")) {
             if (!parse_int(v, 0, 1 << 16, &a->threads)) USAGE_ERR("bad --threads: %s", v);
         } else if (!strcmp(o, "--json")) {

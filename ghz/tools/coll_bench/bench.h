@@ -58,6 +58,7 @@ typedef struct {
     size_t pool_bytes, chunk_bytes; /* --pool, --chunk (0: the library's default) */
     int threads;                    /* --threads */
     int graph;                      /* --graph: ghz's calls captured once, replayed */
+    int sync;                       /* --sync: every call's stream synchronized, on the clock */
     const char* json;               /* --json FILE or NULL */
     const char** raw;               /* --raw FILE... (argv pointers) */
     int nraw;

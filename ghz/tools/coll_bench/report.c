@@ -71,6 +71,9 @@ void cb_report_header(FILE* f, const cb_args_t* a, const cb_header_t* h)
                    "replays (cudaGraphLaunch)\n");
     fprintf(f, "# in place: the input is reloaded before every call, the reloads timed apart and "
                "taken out\n");
+    if (a->sync)
+        fprintf(f, "# --sync 1: every call ends on the clock with its stream synchronized, out of "
+                   "place too\n");
     if (a->backend == GHZ_EXEC_CUDA)
         fprintf(f, "# cuda: the clock stops after cudaStreamSynchronize; the mpi rows' copies to "
                    "and from the host are inside the timed call\n");

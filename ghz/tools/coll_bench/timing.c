@@ -7,19 +7,24 @@
 /* One call, the input first reloaded in place; returns the reload's seconds. The
  * previous call ends first, on the clock: a call that returns before its GPU work is
  * done (ghz's direct algorithm, exact) must not hide that work in the reload's time,
- * which is taken out. */
+ * which is taken out. That sync exposes, in place only, whatever a call leaves on the
+ * stream (ghz's host path: the copy of the result back), which out of place overlaps
+ * the next call's host work: --sync 1 ends every call on the clock in both modes. */
 static int one_call(cb_call_t* c, double* reload_s)
 {
+    int rc;
     if (c->in_place) {
         double t0;
-        int rc = cb_call_sync(c);
+        rc = c->a->sync ? 0 : cb_call_sync(c); /* --sync: the previous call ended synced */
         if (rc != 0) return rc;
         t0 = MPI_Wtime();
         rc = cb_call_reload(c);
         *reload_s += MPI_Wtime() - t0;
         if (rc != 0) return rc;
     }
-    return cb_call_run(c);
+    rc = cb_call_run(c);
+    if (rc == 0 && c->a->sync) rc = cb_call_sync(c);
+    return rc;
 }
 
 /* Every rank learns whether any rank failed (MPI calls of the bench's own
