@@ -29,7 +29,8 @@
 # quick:     the edge part over CUDA IPC on 2 and 3 ranks, and AUTO's exact allreduce against
 #            MPI_Allreduce (pinned staging) from 4 KiB to 4 MiB: a short check of a commit.
 # mpismall:  the host-staged MPI transport from 4 KiB to 1 MiB, homo and exact (AUTO) against
-#            MPI_Allreduce (pinned staging), out of place and in place, 2 ranks.
+#            MPI_Allreduce (pinned staging), out of place and in place, 2 ranks; then exact
+#            and MPI again with --sync 1 (every call ends synchronized, both modes).
 # big:       1 GiB compressed and exact allreduce over CUDA IPC with a 1 GiB pool (one
 #            round: the GPU time per phase without the pool's rounds).
 # ab:        the A/B of GHZ_MULTI_AB_MACRO with `ghz-bench homo`, on GPU 0 alone.
@@ -197,6 +198,7 @@ fi
 
 if run_step mpismall; then
     collbench mpismall mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths homo,exact,mpi-pinned
+    collbench mpismall-sync mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths exact,mpi-pinned --sync 1
     done_step mpismall
 fi
 
