@@ -87,12 +87,17 @@ typedef enum {
     GHZ_ALGO_TWO_LEVEL_MULTI = 6,    /* allreduce over nodes of equal size: exact
                                         reduce-scatter inside the node, every local rank
                                         leads its slice across nodes, exact allgather */
-    GHZ_ALGO_IPC_DIRECT = 7          /* allreduce, reduce_scatter over CUDA IPC: every
+    GHZ_ALGO_IPC_DIRECT = 7,         /* allreduce, reduce_scatter over CUDA IPC: every
                                         rank publishes its input (compressed) once, reads
                                         its segment from every peer's memory and combines
                                         it in one pass (lossy: the n-ary homomorphic sum;
                                         sum and avg), then reads every segment's result
                                         from its owner. Exact: asynchronous to the host */
+    GHZ_ALGO_MPI = 8                 /* allreduce, exact, CPU backend: the MPI library's own
+                                        MPI_Allreduce, for the ops whose rules are ghz's
+                                        (float sum, prod and avg; every integer op); the
+                                        agreement still comes first. AUTO takes it up to
+                                        GHZ_COLL_MPI_MAX bytes per rank (default 0: never) */
 } ghz_algo_t;
 
 /* How a communicator's messages move between ranks (COLL.md, Transports). Values are

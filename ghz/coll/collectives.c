@@ -163,6 +163,80 @@ static const char* direct_refusal(const ghz_comm_t* c, const call_t* k, coll_mod
 #endif
 }
 
+/* Why GHZ_ALGO_MPI cannot run the call (NULL: it can; then *dt and *op, when given, are
+ * MPI's datatype and operation for it). It runs exact calls on the CPU backend, for the
+ * ops whose rules MPI shares with ghz (reduce_ops.h): 32- and 64-bit integer ops wrap as
+ * ghz's do (8- and 16-bit sums saturate in Open MPI 4.1's AVX op component: test_coll_mpi
+ * caught it, open-mpi/ompi#8045 says it stays), the logical and bitwise ops agree, and
+ * float sums and products are one IEEE operation each (in MPI's order, within the exact
+ * path's (n + 2) u S of the true sum, like ghz's own algorithms); AVG is MPI's sum,
+ * scaled by ghz as on every path. Float MIN and MAX are not MPI's: ghz defines the
+ * result of a NaN operand (quieted NaN), MPI does not. */
+static const char* mpi_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_t m, MPI_Datatype* dt, MPI_Op* op)
+{
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    MPI_Op o = MPI_OP_NULL;
+    if (m != COLL_EXACT) return "runs exact calls only";
+    if (c->cfg.backend != GHZ_EXEC_CPU)
+        return "takes host buffers (a CUDA communicator's small exact calls reach it through the host path)";
+    switch (k->dtype) {
+    case GHZ_F32: t = MPI_FLOAT; break;
+    case GHZ_F64: t = MPI_DOUBLE; break;
+    case GHZ_I8: t = MPI_INT8_T; break;
+    case GHZ_U8: t = MPI_UINT8_T; break;
+    case GHZ_I16: t = MPI_INT16_T; break;
+    case GHZ_U16: t = MPI_UINT16_T; break;
+    case GHZ_I32: t = MPI_INT32_T; break;
+    case GHZ_U32: t = MPI_UINT32_T; break;
+    case GHZ_I64: t = MPI_INT64_T; break;
+    case GHZ_U64: t = MPI_UINT64_T; break;
+    default: return "an unknown dtype";
+    }
+    switch (k->op) {
+    case GHZ_OP_SUM:
+    case GHZ_OP_AVG: o = MPI_SUM; break;
+    case GHZ_OP_PROD: o = MPI_PROD; break;
+    case GHZ_OP_MAX: o = MPI_MAX; break;
+    case GHZ_OP_MIN: o = MPI_MIN; break;
+    case GHZ_OP_LAND: o = MPI_LAND; break;
+    case GHZ_OP_LOR: o = MPI_LOR; break;
+    case GHZ_OP_LXOR: o = MPI_LXOR; break;
+    case GHZ_OP_BAND: o = MPI_BAND; break;
+    case GHZ_OP_BOR: o = MPI_BOR; break;
+    case GHZ_OP_BXOR: o = MPI_BXOR; break;
+    default: return "an unknown op";
+    }
+    if ((k->op == GHZ_OP_MIN || k->op == GHZ_OP_MAX) && (k->dtype == GHZ_F32 || k->dtype == GHZ_F64))
+        return "float min and max: a NaN operand's result is ghz's rule, not MPI's";
+    if ((k->op == GHZ_OP_SUM || k->op == GHZ_OP_PROD) && ghz_dtype_size(k->dtype) <= 2 && k->dtype != GHZ_F32)
+        return "8- and 16-bit integer sums and products: Open MPI 4.1's AVX reductions saturate where "
+               "ghz wraps (open-mpi/ompi#8045; seen here on 4.1.6)";
+    if (dt) *dt = t;
+    if (op) *op = o;
+    return NULL;
+}
+
+/* GHZ_ALGO_MPI: MPI_Allreduce on the caller's buffers (MPI_IN_PLACE in place), in
+ * pieces of at most 2^30 elements (MPI's counts are ints). */
+static ghz_status_t mpi_allreduce(ghz_comm_t* c, const call_t* k, coll_round_t* proto)
+{
+    const size_t e = ghz_dtype_size(k->dtype), piece = (size_t)1 << 30;
+    const int in_place = k->in == k->out;
+    MPI_Datatype dt;
+    MPI_Op op;
+    size_t off;
+    mpi_refusal(c, k, COLL_EXACT, &dt, &op); /* check_algo passed */
+    for (off = 0; off < k->count; off += piece) {
+        const size_t n = k->count - off < piece ? k->count - off : piece;
+        const int rc = MPI_Allreduce(in_place ? MPI_IN_PLACE : (const void*)(k->in + off * e), k->out + off * e,
+                                     (int)n, dt, op, c->mpi);
+        if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (GHZ_ALGO_MPI)");
+    }
+    proto->logical_bytes = k->count * e; /* what this rank gave MPI; its traffic is MPI's */
+    proto->wire_bytes = k->count * e;
+    return GHZ_SUCCESS;
+}
+
 static ghz_algo_t choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
 {
     const size_t bytes = k->total * ghz_dtype_size(k->dtype);
@@ -172,6 +246,7 @@ static ghz_algo_t choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t 
         /* one node over CUDA IPC: the peers' memory is read directly, every size (the
          * messages of the other algorithms each wait for the GPU) */
         if (!direct_refusal(c, k, m) && !(c->intra && c->inter && m != COLL_EXACT)) return GHZ_ALGO_IPC_DIRECT;
+        if (m == COLL_EXACT && bytes <= c->mpi_max && !mpi_refusal(c, k, m, NULL, NULL)) return GHZ_ALGO_MPI;
         if (m == COLL_EXACT) return bytes <= AUTO_RECDBL_MAX_BYTES ? GHZ_ALGO_RECURSIVE_DOUBLING : GHZ_ALGO_RING;
         /* lossy over several nodes: compress only across nodes (K over the node count,
          * exact on the fast links inside a node), every local rank busy if nodes match */
@@ -195,7 +270,8 @@ static ghz_status_t check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t 
     switch (k->kind) {
     case KIND_ALLREDUCE:
         ok = a == GHZ_ALGO_RING || a == GHZ_ALGO_RECURSIVE_DOUBLING || a == GHZ_ALGO_PAIRWISE ||
-             a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI || a == GHZ_ALGO_IPC_DIRECT;
+             a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI || a == GHZ_ALGO_IPC_DIRECT ||
+             a == GHZ_ALGO_MPI;
         break;
     default: break;
     case KIND_REDUCE_SCATTER: ok = a == GHZ_ALGO_RING || a == GHZ_ALGO_PAIRWISE || a == GHZ_ALGO_IPC_DIRECT; break;
@@ -213,6 +289,10 @@ static ghz_status_t check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t 
     if (a == GHZ_ALGO_IPC_DIRECT) {
         const char* why = direct_refusal(c, k, m);
         if (why) return ghz_fail(GHZ_ERR_UNSUPPORTED, "ipc_direct %s", why);
+    }
+    if (a == GHZ_ALGO_MPI) {
+        const char* why = mpi_refusal(c, k, m, NULL, NULL);
+        if (why) return ghz_fail(GHZ_ERR_UNSUPPORTED, "mpi (MPI_Allreduce) %s", why);
     }
     if (a == GHZ_ALGO_PAIRWISE && m == COLL_HOMO && c->size > COLL_SUM_N_MAX)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "pairwise homomorphic sums take at most %d ranks",
@@ -716,6 +796,9 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         size_t bytes = k->total * elem;
         if (algo == GHZ_ALGO_TWO_LEVEL || algo == GHZ_ALGO_TWO_LEVEL_MULTI) {
             st = two_level(c, k, mode, budget.eb, algo, &proto);
+            rounds = 1;
+        } else if (algo == GHZ_ALGO_MPI) {
+            st = mpi_allreduce(c, k, &proto);
             rounds = 1;
         } else {
             st = run_rounds(c, k, &proto, algo, &rounds);

@@ -96,7 +96,7 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* 
     if (out->backend == GHZ_EXEC_CUDA)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "this libghzcoll was built without CUDA");
 #endif
-    if ((unsigned)out->allreduce_algo > GHZ_ALGO_IPC_DIRECT ||
+    if ((unsigned)out->allreduce_algo > GHZ_ALGO_MPI ||
         (unsigned)out->reduce_scatter_algo > GHZ_ALGO_IPC_DIRECT ||
         (unsigned)out->reduce_algo > GHZ_ALGO_IPC_DIRECT)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown algorithm in the configuration");
@@ -175,6 +175,13 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
  * only where the fences, not the bytes, set the time. GHZ_COLL_DIRECT_ONE_SHOT_MAX
  * overrides both (0: never). */
 #define DIRECT_ONE_SHOT_MAX ((size_t)1 << 20)
+
+/* Exact allreduce calls of a CPU communicator up to GHZ_COLL_MPI_MAX bytes per rank (at
+ * most this; default 0) and with the AUTO algorithm call MPI_Allreduce itself
+ * (collectives.c, mpi_native). A CUDA communicator's host path runs on such a
+ * communicator: there it is what `cudaMemcpy` + `MPI_Allreduce` + `cudaMemcpy` users
+ * do, behind ghz's agreement. Off until measured on the GPU machines. */
+#define MPI_NATIVE_MAX ((size_t)1 << 30)
 
 /* A size limit the environment variable `name` may set (bytes, at most `max`; unset,
  * empty or not a number: `dflt`), the same on every rank: the least any rank asks for,
@@ -299,6 +306,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     MPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN);
     MPI_Comm_rank(c->mpi, &c->rank);
     MPI_Comm_size(c->mpi, &c->size);
+    c->mpi_max = agreed_limit(c, "GHZ_COLL_MPI_MAX", 0, MPI_NATIVE_MAX);
 
     st = read_config(config, &c->cfg);
     if (st == GHZ_SUCCESS) {

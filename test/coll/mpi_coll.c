@@ -376,6 +376,62 @@ static void test_exact_inplace_bits(ghz_comm_t* c, size_t count, unsigned char* 
     free(y);
 }
 
+/* GHZ_ALGO_MPI (CPU backend): MPI_Allreduce for the ops whose rules are ghz's, the
+ * same checks as the other algorithms (every element, ranks equal, in place, nothing
+ * written past the result, in place and out of place the same bits); float min and max
+ * and lossy calls refused on every rank; AUTO takes it up to GHZ_COLL_MPI_MAX bytes. */
+static void run_exact_mpi(const size_t* counts, void** in, unsigned char* send, unsigned char* recv)
+{
+    ghz_comm_t* c = make_comm(GHZ_ALGO_MPI, GHZ_ALGO_RING, 1 << 16, 256);
+    size_t ti, oi, ci, n = 16400; /* 65600 bytes: above AUTO_LOSSY_MIN_BYTES, within the buffers at N = 1 */
+    ghz_status_t st;
+    ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    if (!c) return;
+    for (ti = 0; ti < sizeof all_types / sizeof all_types[0]; ti++)
+        for (oi = 0; oi < sizeof all_ops / sizeof all_ops[0]; oi++)
+            for (ci = 0; ci < 5; ci++) {
+                const ghz_dtype_t t = all_types[ti];
+                const ghz_op_t op = all_ops[oi];
+                const int fminmax = (op == GHZ_OP_MIN || op == GHZ_OP_MAX) && (t == GHZ_F32 || t == GHZ_F64);
+                const int small = (op == GHZ_OP_SUM || op == GHZ_OP_PROD) && ghz_dtype_size(t) <= 2;
+                int ip;
+                if (!op_defined(t, op)) continue;
+                if (fminmax || small) {
+                    if (ci != 4) continue;
+                    st = ALLREDUCE(send, recv, counts[ci], t, op, NULL, c);
+                    CHECK(st == GHZ_ERR_UNSUPPORTED && strstr(ghz_last_error_detail(), fminmax ? "NaN" : "saturate"),
+                          "mpi, %s %s: %s (%s), want unsupported", ghz_dtype_name(t), ghz_op_name(op),
+                          ghz_status_string(st), ghz_last_error_detail());
+                    continue;
+                }
+                for (ip = 0; ip < 2; ip++) test_exact_case(c, 0, t, op, counts[ci], ip, in, send, recv);
+                ghz_comm_info(c, &info);
+                CHECK(counts[ci] == 0 || info.algo == GHZ_ALGO_MPI, "mpi: the call says %s", ghz_algo_name(info.algo));
+            }
+    test_exact_inplace_bits(c, 9001, send, recv);
+    /* lossy: refused on every rank (the compressed path is ghz's own) */
+    memset(send, 0, n * 4);
+    st = ALLREDUCE(send, recv, n, GHZ_F32, GHZ_OP_SUM, &acc, c);
+    CHECK(st == GHZ_ERR_UNSUPPORTED, "mpi, lossy: %s, want unsupported", ghz_status_string(st));
+    ghz_comm_destroy(c);
+    /* AUTO: MPI_Allreduce up to GHZ_COLL_MPI_MAX bytes per rank, where the rules allow */
+    setenv("GHZ_COLL_MPI_MAX", "4096", 1);
+    c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 1 << 16, 256);
+    unsetenv("GHZ_COLL_MPI_MAX");
+    if (!c) return;
+    test_exact_case(c, 0, GHZ_F32, GHZ_OP_SUM, 1001, 0, in, send, recv);
+    ghz_comm_info(c, &info);
+    CHECK(info.algo == GHZ_ALGO_MPI, "auto, 4004 bytes under GHZ_COLL_MPI_MAX 4096: %s", ghz_algo_name(info.algo));
+    test_exact_case(c, 0, GHZ_F32, GHZ_OP_SUM, 1025, 0, in, send, recv);
+    ghz_comm_info(c, &info);
+    CHECK(info.algo != GHZ_ALGO_MPI, "auto, 4100 bytes over GHZ_COLL_MPI_MAX: %s", ghz_algo_name(info.algo));
+    test_exact_case(c, 0, GHZ_F32, GHZ_OP_MAX, 1001, 0, in, send, recv);
+    ghz_comm_info(c, &info);
+    CHECK(info.algo != GHZ_ALGO_MPI, "auto, float max: %s", ghz_algo_name(info.algo));
+    ghz_comm_destroy(c);
+}
+
 static int run_exact(void)
 {
     const size_t N = (size_t)g_size;
@@ -432,6 +488,9 @@ static int run_exact(void)
         g_max_rounds = 0;
         ghz_comm_destroy(c);
     }
+#ifndef GHZ_TEST_CUDA
+    run_exact_mpi(counts, in, send, recv);
+#endif
     for (q = 0; q < N; q++) free(in[q]);
     free(send);
     free(recv);

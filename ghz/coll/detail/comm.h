@@ -45,6 +45,10 @@ struct ghz_comm {
      * one shot (cuda/algo_direct.c): every rank folds every peer's whole input. 0 where
      * the transport has no one-sided access. */
     size_t one_shot_bytes;
+    /* Exact allreduce calls of at most this many bytes per rank, on the CPU backend and
+     * with the AUTO algorithm, call MPI_Allreduce itself where its rules are ghz's
+     * (collectives.c, mpi_native; GHZ_COLL_MPI_MAX, agreed; default 0: never). */
+    size_t mpi_max;
     int nodes, local_rank, local_size, uniform_nodes;
     ghz_coll_info_t info;
     uint64_t allocations;

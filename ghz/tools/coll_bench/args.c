@@ -31,7 +31,7 @@ static void usage(FILE* f)
 "  --backend B          cpu (host buffers) | cuda (device buffers; ranks share the\n"
 "                       node's GPUs round robin) (default cpu)\n"
 "  --algo A             auto ring recursive_doubling pairwise binomial two_level\n"
-"                       two_level_multi ipc_direct (default auto)\n"
+"                       two_level_multi ipc_direct mpi (default auto)\n"
 "  --rel X | --abs X    bound on the FINAL result of the lossy rows (default --rel 1e-4)\n"
 "  --paths LIST         rows per size among homo,doc,exact,mpi and, with --backend\n"
 "                       cuda, mpi-pinned (default all of them)\n"
@@ -293,7 +293,7 @@ int cb_parse_args(int argc, char** argv, int speak, cb_args_t* a)
             else USAGE_ERR("--backend takes cpu or cuda: %s", v);
         } else if (!strcmp(o, "--algo")) {
             int x;
-            if (!find_name(v, GHZ_ALGO_AUTO, GHZ_ALGO_IPC_DIRECT, algo_name, &x))
+            if (!find_name(v, GHZ_ALGO_AUTO, GHZ_ALGO_MPI, algo_name, &x))
                 USAGE_ERR("unknown algorithm: %s", v);
             a->algo = (ghz_algo_t)x;
         } else if (!strcmp(o, "--rel") || !strcmp(o, "--abs")) {
