@@ -199,6 +199,8 @@ fi
 if run_step mpismall; then
     collbench mpismall mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths homo,exact,mpi-pinned
     collbench mpismall-sync mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths exact,mpi-pinned --sync 1
+    # the host path's CPU algorithm as MPI_Allreduce itself (GHZ_ALGO_MPI) up to 1 MiB
+    GHZ_COLL_MPI_MAX=1048576 collbench mpismall-mpi mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths exact,mpi-pinned
     done_step mpismall
 fi
 
