@@ -95,7 +95,8 @@ typedef enum {
                                         from its owner. Exact: asynchronous to the host */
     GHZ_ALGO_MPI = 8                 /* allreduce, exact, CPU backend: the MPI library's own
                                         MPI_Allreduce, for the ops whose rules are ghz's
-                                        (float sum, prod and avg; every integer op); the
+                                        (float sum, prod and avg; integer ops but 8- and
+                                        16-bit sums and products: COLL.md); the
                                         agreement still comes first. AUTO takes it up to
                                         GHZ_COLL_MPI_MAX bytes per rank (default 0: never) */
 } ghz_algo_t;

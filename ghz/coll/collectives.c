@@ -208,7 +208,7 @@ static const char* mpi_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_t
     }
     if ((k->op == GHZ_OP_MIN || k->op == GHZ_OP_MAX) && (k->dtype == GHZ_F32 || k->dtype == GHZ_F64))
         return "float min and max: a NaN operand's result is ghz's rule, not MPI's";
-    if ((k->op == GHZ_OP_SUM || k->op == GHZ_OP_PROD) && ghz_dtype_size(k->dtype) <= 2 && k->dtype != GHZ_F32)
+    if ((k->op == GHZ_OP_SUM || k->op == GHZ_OP_PROD) && ghz_dtype_size(k->dtype) <= 2)
         return "8- and 16-bit integer sums and products: Open MPI 4.1's AVX reductions saturate where "
                "ghz wraps (open-mpi/ompi#8045; seen here on 4.1.6)";
     if (dt) *dt = t;

@@ -178,7 +178,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 
 /* Exact allreduce calls of a CPU communicator up to GHZ_COLL_MPI_MAX bytes per rank (at
  * most this; default 0) and with the AUTO algorithm call MPI_Allreduce itself
- * (collectives.c, mpi_native). A CUDA communicator's host path runs on such a
+ * (collectives.c, mpi_refusal says which). A CUDA communicator's host path runs on such a
  * communicator: there it is what `cudaMemcpy` + `MPI_Allreduce` + `cudaMemcpy` users
  * do, behind ghz's agreement. Off until measured on the GPU machines. */
 #define MPI_NATIVE_MAX ((size_t)1 << 30)
