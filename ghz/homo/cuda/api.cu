@@ -81,17 +81,6 @@ static size_t larger(size_t a, size_t b)
     return a > b ? a : b;
 }
 
-extern "C" ghz_status_t ghz_cuda_homo_workspace(size_t max_elems, size_t* bytes)
-{
-    ghz_clear_detail();
-    const int tiles = homo_tiles(max_elems);
-    if (!bytes) return ghz_fail(GHZ_ERR_INVALID_ARG, "bytes is NULL");
-    if (!tiles) return ghz_fail(GHZ_ERR_INVALID_ARG, "%zu elements is too many for one frame", max_elems);
-    *bytes = homo_work_bytes(tiles);
-    if (GHZ_CUDA_HOMO_BINARY_SLICED) *bytes = larger(*bytes, nary_binary_work_bytes(max_elems, false));
-    return GHZ_SUCCESS;
-}
-
 extern "C" ghz_status_t ghz_cuda_homo_binary(ghz_cuda_ctx_t* ctx, ghz_homo_op_t op, ghz_dtype_t dtype,
                                              const ghz_buf_t* a, const ghz_buf_t* b, ghz_buf_t* out,
                                              size_t max_elems, int* d_status, void* d_work, size_t work_bytes,
@@ -136,16 +125,29 @@ size_t inplace_extras(size_t max_elems, size_t* flags)
 
 } // namespace
 
-extern "C" ghz_status_t ghz_cuda_homo_binary_inplace_workspace(size_t max_elems, size_t* bytes)
+/* Both binary workspace queries: the fused kernel's need (its tiles of max_elems, plus
+ * the shift's flags and A's codes in place), or the k-input kernel's where SUM and SUB
+ * take it, whichever is larger. */
+static ghz_status_t binary_workspace(size_t max_elems, size_t* bytes, bool in_place)
 {
     size_t flags;
     ghz_clear_detail();
     const int tiles = homo_tiles(max_elems);
     if (!bytes) return ghz_fail(GHZ_ERR_INVALID_ARG, "bytes is NULL");
     if (!tiles) return ghz_fail(GHZ_ERR_INVALID_ARG, "%zu elements is too many for one frame", max_elems);
-    *bytes = homo_work_bytes(tiles) + inplace_extras(max_elems, &flags);
-    if (GHZ_CUDA_HOMO_BINARY_SLICED) *bytes = larger(*bytes, nary_binary_work_bytes(max_elems, true));
+    *bytes = homo_work_bytes(tiles) + (in_place ? inplace_extras(max_elems, &flags) : 0);
+    if (GHZ_CUDA_HOMO_BINARY_SLICED) *bytes = larger(*bytes, nary_binary_work_bytes(max_elems, in_place));
     return GHZ_SUCCESS;
+}
+
+extern "C" ghz_status_t ghz_cuda_homo_workspace(size_t max_elems, size_t* bytes)
+{
+    return binary_workspace(max_elems, bytes, false);
+}
+
+extern "C" ghz_status_t ghz_cuda_homo_binary_inplace_workspace(size_t max_elems, size_t* bytes)
+{
+    return binary_workspace(max_elems, bytes, true);
 }
 
 extern "C" ghz_status_t ghz_cuda_homo_binary_inplace(ghz_cuda_ctx_t* ctx, ghz_homo_op_t op, ghz_dtype_t dtype,
