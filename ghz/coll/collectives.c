@@ -624,6 +624,15 @@ static const char* capture_refusal(const ghz_comm_t* c, const call_t* k, int los
     return NULL;
 }
 
+/* Where the host path copies a call's input: an allreduce runs in place in small_out
+ * (its result's buffer), where the CPU ring combines its last step straight into the
+ * result (algo_ring.c) and MPI_IN_PLACE-like calls save a copy; the others from
+ * small_in. */
+static unsigned char* host_in(const ghz_comm_t* c, const call_t* k)
+{
+    return k->kind == KIND_ALLREDUCE ? c->small_out : c->small_in;
+}
+
 /* The call on the host communicator: input copied to pinned memory (already, when
  * `copied`: before the agreement, which then carried the copy's status), the CPU
  * algorithm (its own AVG scaling included), the result copied back without waiting
@@ -635,11 +644,11 @@ static ghz_status_t host_path(ghz_comm_t* c, const call_t* k, int copied, double
 {
     const size_t e = ghz_dtype_size(k->dtype);
     const int has_out = k->kind != KIND_REDUCE || c->rank == k->root;
-    call_t kk = make_call(k->kind, c->small_in, c->small_out, k->count, k->dtype, k->op, k->root, NULL, NULL);
+    call_t kk = make_call(k->kind, host_in(c, k), c->small_out, k->count, k->dtype, k->op, k->root, NULL, NULL);
     double t0 = MPI_Wtime(), t_stage = t_copied;
     ghz_status_t st = GHZ_SUCCESS;
     if (!copied) {
-        st = c->be.copy(&c->be, c->small_in, k->in, k->total * e);
+        st = c->be.copy(&c->be, host_in(c, k), k->in, k->total * e);
         t_stage += MPI_Wtime() - t0;
         st = stage_agree(c, st);
     }
@@ -688,7 +697,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
              host_path_takes(c, k, COLL_EXACT);
     if (copied) {
         double t0 = MPI_Wtime();
-        st = c->be.copy(&c->be, c->small_in, k->in, k->total * elem);
+        st = c->be.copy(&c->be, host_in(c, k), k->in, k->total * elem);
         t_copied = MPI_Wtime() - t0;
     }
     if (st == GHZ_SUCCESS && lossy && k->count > 0) {
