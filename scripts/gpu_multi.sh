@@ -30,7 +30,8 @@
 #            MPI_Allreduce (pinned staging) from 4 KiB to 4 MiB: a short check of a commit.
 # mpismall:  the host-staged MPI transport from 4 KiB to 1 MiB, homo and exact (AUTO) against
 #            MPI_Allreduce (pinned staging), out of place and in place, 2 ranks; then exact
-#            and MPI again with --sync 1 (every call ends synchronized, both modes).
+#            and MPI again with --sync 1 (every call ends synchronized, both modes), with
+#            the host path on ghz's own CPU algorithms (GHZ_COLL_MPI_MAX=0), and as first.
 # big:       1 GiB compressed and exact allreduce over CUDA IPC with a 1 GiB pool (one
 #            round: the GPU time per phase without the pool's rounds).
 # ab:        the A/B of GHZ_MULTI_AB_MACRO with `ghz-bench homo`, on GPU 0 alone.
@@ -199,8 +200,10 @@ fi
 if run_step mpismall; then
     collbench mpismall mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths homo,exact,mpi-pinned
     collbench mpismall-sync mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths exact,mpi-pinned --sync 1
-    # the host path's CPU algorithm as MPI_Allreduce itself (GHZ_ALGO_MPI) up to 1 MiB
-    GHZ_COLL_MPI_MAX=1048576 collbench mpismall-mpi mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths exact,mpi-pinned
+    # the host path's CPU algorithm as ghz's own (GHZ_COLL_MPI_MAX=0: recursive doubling,
+    # ring) instead of MPI_Allreduce, then the default again (run-to-run noise)
+    GHZ_COLL_MPI_MAX=0 collbench mpismall-own mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths exact,mpi-pinned
+    collbench mpismall-again mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths exact,mpi-pinned
     done_step mpismall
 fi
 

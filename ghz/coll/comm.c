@@ -177,11 +177,16 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 #define DIRECT_ONE_SHOT_MAX ((size_t)1 << 20)
 
 /* Exact allreduce calls of a CPU communicator up to GHZ_COLL_MPI_MAX bytes per rank (at
- * most this; default 0) and with the AUTO algorithm call MPI_Allreduce itself
- * (collectives.c, mpi_refusal says which). A CUDA communicator's host path runs on such a
- * communicator: there it is what `cudaMemcpy` + `MPI_Allreduce` + `cudaMemcpy` users
- * do, behind ghz's agreement. Off until measured on the GPU machines. */
+ * most MPI_NATIVE_MAX; default MPI_NATIVE_DEFAULT) and with the AUTO algorithm call
+ * MPI_Allreduce itself (collectives.c, mpi_refusal says which). A CUDA communicator's
+ * host path runs on such a communicator, in place in its pinned buffer: there it is what
+ * `cudaMemcpy` + `MPI_Allreduce(MPI_IN_PLACE)` + `cudaMemcpy` users do, behind ghz's
+ * agreement. Why 1 MiB: the host path's own limit (HOST_PATH_MAX); at 4 KiB MPI's call
+ * took 1.7 us against 6.0 for ghz's recursive doubling (CPU, 2 ranks, 2-core VM), and on
+ * the GPU machines' host path MPI's in-place call saves a host copy that ghz's ring
+ * and recursive doubling make (COLL.md, "mpi"; docs/RESULTS.md, session 13). */
 #define MPI_NATIVE_MAX ((size_t)1 << 30)
+#define MPI_NATIVE_DEFAULT ((size_t)1 << 20)
 
 /* A size limit the environment variable `name` may set (bytes, at most `max`; unset,
  * empty or not a number: `dflt`), the same on every rank: the least any rank asks for,
@@ -306,7 +311,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     MPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN);
     MPI_Comm_rank(c->mpi, &c->rank);
     MPI_Comm_size(c->mpi, &c->size);
-    c->mpi_max = agreed_limit(c, "GHZ_COLL_MPI_MAX", 0, MPI_NATIVE_MAX);
+    c->mpi_max = agreed_limit(c, "GHZ_COLL_MPI_MAX", MPI_NATIVE_DEFAULT, MPI_NATIVE_MAX);
 
     st = read_config(config, &c->cfg);
     if (st == GHZ_SUCCESS) {

@@ -431,6 +431,21 @@ static void run_exact_mpi(const size_t* counts, void** in, unsigned char* send, 
     ghz_comm_info(c, &info);
     CHECK(info.algo != GHZ_ALGO_MPI, "auto, float max: %s", ghz_algo_name(info.algo));
     ghz_comm_destroy(c);
+    /* the default (1 MiB: comm.c, MPI_NATIVE_DEFAULT) takes a 64 KiB call; 0 turns it off */
+    c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 1 << 16, 256);
+    if (!c) return;
+    test_exact_case(c, 0, GHZ_F32, GHZ_OP_SUM, n, 0, in, send, recv);
+    ghz_comm_info(c, &info);
+    CHECK(info.algo == GHZ_ALGO_MPI, "auto, %zu bytes, GHZ_COLL_MPI_MAX unset: %s", n * 4, ghz_algo_name(info.algo));
+    ghz_comm_destroy(c);
+    setenv("GHZ_COLL_MPI_MAX", "0", 1);
+    c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 1 << 16, 256);
+    unsetenv("GHZ_COLL_MPI_MAX");
+    if (!c) return;
+    test_exact_case(c, 0, GHZ_F32, GHZ_OP_SUM, 1001, 0, in, send, recv);
+    ghz_comm_info(c, &info);
+    CHECK(info.algo != GHZ_ALGO_MPI, "auto, GHZ_COLL_MPI_MAX=0: %s", ghz_algo_name(info.algo));
+    ghz_comm_destroy(c);
 }
 #endif
 
