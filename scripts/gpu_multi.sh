@@ -5,7 +5,7 @@
 # (build-gpu and the logs under /tmp/gpu-multi stay between them; a step already done
 # is not run again).
 #
-#   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [mpismall] [big] [graph] [ab]
+#   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [mpismall] [auto] [big] [graph] [ab]
 #                             [abref] [oneshot] [sanitize] [floor]
 #                                                   # default: all but abref, in that order
 #
@@ -32,6 +32,8 @@
 #            MPI_Allreduce (pinned staging), out of place and in place, 2 ranks; then exact
 #            and MPI again with --sync 1 (every call ends synchronized, both modes), with
 #            the host path on ghz's own CPU algorithms (GHZ_COLL_MPI_MAX=0), and as first.
+# auto:      ghz-coll-bench's auto row (GHZ_PATH_AUTO) against exact, homo and MPI pinned,
+#            4 KiB to 16 MiB, 100 warm-up calls a size, over MPI and CUDA IPC, 2 ranks.
 # big:       1 GiB compressed and exact allreduce over CUDA IPC with a 1 GiB pool (one
 #            round: the GPU time per phase without the pool's rounds).
 # ab:        the A/B of GHZ_MULTI_AB_MACRO with `ghz-bench homo`, on GPU 0 alone.
@@ -205,6 +207,16 @@ if run_step mpismall; then
     GHZ_COLL_MPI_MAX=0 collbench mpismall-own mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths exact,mpi-pinned
     collbench mpismall-again mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths exact,mpi-pinned
     done_step mpismall
+fi
+
+if run_step auto; then
+    # ghz's own choice (GHZ_PATH_AUTO, compressed or exact as it measures per size) next
+    # to both paths and MPI pinned, after 100 calls of warm-up: times average calls
+    # 100-199 of each size, out of place (the retries, 8 to 512 calls apart, included)
+    for tr in mpi ipc; do
+        collbench "auto-$tr" "$tr" -b 4K -e 16M -f 4 -n 100 -w 100 -c 1 --paths auto,exact,homo,mpi-pinned
+    done
+    done_step auto
 fi
 
 if run_step big; then

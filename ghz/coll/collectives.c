@@ -47,26 +47,18 @@ typedef struct {
 #define AUTO_LOSSY_MIN_BYTES ((size_t)64 << 10)
 /* Exact allreduce: recursive doubling below this many bytes per rank, ring above. */
 #define AUTO_RECDBL_MAX_BYTES ((size_t)32 << 10)
-/* Lossy calls whose agreed previous ratio is below this run exact, and so do calls
- * where this communicator measured compressed calls slower than exact ones; every
- * RATIO_RETRY-th lossy call compresses anyway, to measure again. */
+/* Lossy calls whose agreed previous ratio is below this run exact; every
+ * RATIO_RETRY-th lossy call compresses anyway, to measure again. Whether compressing
+ * is faster than exact at the call's size is detail/auto_path.h's measured vote. */
 #define AUTO_MIN_RATIO 1.15
 #define RATIO_RETRY 8
 
-/* This rank's vote for running a GHZ_PATH_AUTO call exact: when it has measured both
- * kinds of call and compression was the slower (on one node, the CPU codec loses to
- * memory-speed MPI: COLL.md, Choices), or has measured compression but not exact. */
-static int vote_exact(const ghz_comm_t* c)
+/* A call's time, for GHZ_PATH_AUTO's choice at its size (the calls it chooses for:
+ * AUTO_LOSSY_MIN_BYTES and more; a capture only enqueues, so its time says nothing). */
+static void measured(ghz_comm_t* c, size_t bytes, coll_mode_t mode, double seconds)
 {
-    if (c->lossy_calls % RATIO_RETRY == 0 || c->spb_lossy == 0.0) return 0;
-    if (c->spb_exact == 0.0) return 1;
-    return c->spb_lossy > c->spb_exact;
-}
-
-static void measured(double* spb, double seconds, size_t bytes)
-{
-    double x = seconds / (double)(bytes ? bytes : 1);
-    *spb = *spb == 0.0 ? x : 0.5 * (*spb + x);
+    if (bytes >= AUTO_LOSSY_MIN_BYTES && !c->be.capturing)
+        coll_auto_measured(&c->autop, bytes, mode == COLL_EXACT, seconds);
 }
 
 static ghz_status_t read_accuracy(call_t* k)
@@ -710,7 +702,8 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     }
     mine.status = st;
     mine.ratio_seen = c->last_ratio;
-    mine.vote_exact = lossy && st == GHZ_SUCCESS && k->a.path == GHZ_PATH_AUTO && vote_exact(c);
+    mine.vote_exact = lossy && st == GHZ_SUCCESS && k->a.path == GHZ_PATH_AUTO &&
+                      coll_auto_vote_exact(&c->autop, k->total * elem);
     mine.field[AGREE_KIND] = k->kind;
     mine.field[AGREE_COUNT] = (int64_t)k->count;
     mine.field[AGREE_DTYPE] = k->dtype;
@@ -739,6 +732,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
             (bytes < AUTO_LOSSY_MIN_BYTES || all.vote_exact ||
              (all.ratio_seen > 0.0 && all.ratio_seen < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0)))
             mode = COLL_EXACT;
+        if (k->a.path == GHZ_PATH_AUTO) coll_auto_count(&c->autop, bytes);
     }
     algo = choose_algo(c, k, mode);
     st = check_algo(c, k, algo, mode);
@@ -796,6 +790,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         info.lossy = lossy;
         info.bound_abs = bound_abs;
         info.time_total = MPI_Wtime() - t_call;
+        measured(c, k->total * elem, COLL_EXACT, info.time_total);
         c->info = info;
         if (lossy) c->lossy_calls++;
         return GHZ_SUCCESS;
@@ -814,9 +809,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         }
         /* the whole call: checks, range scan and agreement included */
         info.time_total = MPI_Wtime() - t_call;
-        /* (a capture only enqueues: its time says nothing of the call's speed) */
-        if (st == GHZ_SUCCESS && bytes >= AUTO_LOSSY_MIN_BYTES && !c->be.capturing)
-            measured(mode == COLL_EXACT ? &c->spb_exact : &c->spb_lossy, info.time_total, bytes);
+        if (st == GHZ_SUCCESS) measured(c, bytes, mode, info.time_total);
     }
     if (st == GHZ_SUCCESS && k->op == GHZ_OP_AVG && (k->kind != KIND_REDUCE || c->rank == k->root))
         st = c->be.scale(&c->be, k->out, k->count, k->dtype, 1.0 / c->size);

@@ -2,6 +2,7 @@
 #ifndef GHZ_COLL_DETAIL_COMM_H
 #define GHZ_COLL_DETAIL_COMM_H
 
+#include "ghz/coll/detail/auto_path.h"
 #include "ghz/coll/detail/backend.h"
 #include "ghz/coll/detail/transport.h"
 
@@ -54,9 +55,9 @@ struct ghz_comm {
     uint64_t allocations;
     double last_ratio;       /* compression ratio of the last lossy call (auto choice) */
     uint64_t lossy_calls;    /* lossy calls so far (the same on every rank) */
-    /* Seconds per byte per rank of recent calls of at least AUTO_LOSSY_MIN_BYTES,
-     * exact and compressed (0: none measured): what GHZ_PATH_AUTO decides by. */
-    double spb_exact, spb_lossy;
+    /* Recent calls' times per size class, exact and compressed: what GHZ_PATH_AUTO
+     * decides by (auto_path.h). */
+    coll_auto_t autop;
 };
 
 #endif

@@ -30,9 +30,10 @@ typedef enum {
     CB_PATH_DOC = 1,
     CB_PATH_EXACT = 2,
     CB_PATH_MPI = 3,
-    CB_PATH_MPI_PINNED = 4
+    CB_PATH_MPI_PINNED = 4,
+    CB_PATH_AUTO = 5 /* ghz with GHZ_PATH_AUTO: compressed or exact, as it measures */
 } cb_path_t;
-#define CB_PATH_COUNT 5
+#define CB_PATH_COUNT 6
 
 /* -a: which rank's time a row reports. */
 typedef enum { CB_TIME_RANK0 = 0, CB_TIME_AVG = 1, CB_TIME_MIN = 2, CB_TIME_MAX = 3 } cb_time_mode_t;
@@ -80,7 +81,7 @@ const char* cb_path_name(cb_path_t p);
 static inline int cb_path_mpi(cb_path_t p) { return p == CB_PATH_MPI || p == CB_PATH_MPI_PINNED; }
 
 /* Is the path lossy (an accuracy is passed)? */
-static inline int cb_path_lossy(cb_path_t p) { return p == CB_PATH_HOMO || p == CB_PATH_DOC; }
+static inline int cb_path_lossy(cb_path_t p) { return p == CB_PATH_HOMO || p == CB_PATH_DOC || p == CB_PATH_AUTO; }
 
 /* Can ghz/coll run dtype/op lossy (COLL.md: f32/f64 with SUM, AVG, MIN, MAX)? */
 static inline int cb_lossy_ok(ghz_dtype_t t, ghz_op_t op)

@@ -177,7 +177,7 @@ static void run_row(bench_t* b, const shape_t* s, cb_path_t path)
     c.acc.struct_size = sizeof c.acc;
     c.acc.mode = a->eb_mode;
     c.acc.bound = a->eb;
-    c.acc.path = path == CB_PATH_DOC ? GHZ_PATH_DOC : GHZ_PATH_HOMO;
+    c.acc.path = path == CB_PATH_DOC ? GHZ_PATH_DOC : path == CB_PATH_AUTO ? GHZ_PATH_AUTO : GHZ_PATH_HOMO;
     row.bytes = s->bytes;
     row.count = s->in_elems;
     row.path = path;

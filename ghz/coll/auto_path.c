@@ -1,0 +1,53 @@
+/* ghz/coll/auto_path.c: GHZ_PATH_AUTO's measured choice per size class
+ * (detail/auto_path.h says why). */
+#include "ghz/coll/detail/auto_path.h"
+
+int coll_auto_class(size_t bytes)
+{
+    int c = 0;
+    bytes >>= COLL_AUTO_CLASS_MIN_LOG2;
+    while (bytes > 1 && c < COLL_AUTO_CLASSES - 1) {
+        bytes >>= 1;
+        ++c;
+    }
+    return c;
+}
+
+/* The retry interval in force (a zeroed class: the least). */
+static uint32_t interval(const coll_auto_class_t* k)
+{
+    return k->retry ? k->retry : COLL_AUTO_RETRY_MIN;
+}
+
+int coll_auto_vote_exact(const coll_auto_t* a, size_t bytes)
+{
+    const coll_auto_class_t* k = &a->cls[coll_auto_class(bytes)];
+    if (k->spb_lossy == 0.0 || k->calls % interval(k) == 0) return 0;
+    if (k->spb_exact == 0.0) return 1;
+    return k->spb_lossy > k->spb_exact;
+}
+
+void coll_auto_count(coll_auto_t* a, size_t bytes)
+{
+    a->cls[coll_auto_class(bytes)].calls++;
+}
+
+static void average(double* spb, double x)
+{
+    *spb = *spb == 0.0 ? x : 0.5 * (*spb + x);
+}
+
+void coll_auto_measured(coll_auto_t* a, size_t bytes, int exact, double seconds)
+{
+    coll_auto_class_t* k = &a->cls[coll_auto_class(bytes)];
+    const double x = seconds / (double)(bytes ? bytes : 1);
+    if (exact) {
+        average(&k->spb_exact, x);
+        return;
+    }
+    if (k->spb_exact > 0.0) {
+        const uint32_t r = interval(k);
+        k->retry = x > k->spb_exact ? (r < COLL_AUTO_RETRY_MAX ? 2 * r : COLL_AUTO_RETRY_MAX) : COLL_AUTO_RETRY_MIN;
+    }
+    average(&k->spb_lossy, x);
+}
