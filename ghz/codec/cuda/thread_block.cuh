@@ -36,8 +36,9 @@ __device__ __forceinline__ void read_planes(const uint32_t* sw, unsigned o1, uns
  * zz, the sign word and the magnitude planes a (a[k] = 0 for k >= w, and 0 throughout
  * when w = 0); with kTop, *top = plane w - 1 too (0 when w = 0). The fields are read
  * as 32-bit words at any byte offset, each from two aligned loads and a funnel shift
- * (consecutive words share a load), where the byte reader needs four loads a word. Indexing the shared array itself (not a pointer
- * rebuilt from an integer) keeps the loads shared-memory ones with 32-bit addresses.
+ * (consecutive words share a load), where the byte reader needs four loads a word.
+ * Indexing the shared array itself (not a pointer rebuilt from an integer) keeps the
+ * loads shared-memory ones with 32-bit addresses.
  * The buffer needs 8 readable bytes after the payload (the words around the block). */
 template <bool kTop = false>
 __device__ __forceinline__ void read_fields(const uint32_t* sw, unsigned off, unsigned code, uint32_t* mask,

@@ -73,7 +73,6 @@ ghz_status_t homo_launch(homo_args_t& g, const buf_in_t& in_a, const buf_in_t& i
 
 } // namespace
 
-
 /* The larger of two workspace needs (the operation, which picks the kernel, is not an
  * argument of the queries). */
 static size_t larger(size_t a, size_t b)
@@ -192,4 +191,3 @@ extern "C" ghz_status_t ghz_cuda_homo_binary_inplace(ghz_cuda_ctx_t* ctx, ghz_ho
     g.shift_chunks = (unsigned)shift_chunks(max_elems, dtype);
     return homo_launch(g, in_a, in_b, d_out, a->capacity, d_out_size, max_elems, tiles, d_status, d_work, stream);
 }
-

@@ -209,7 +209,6 @@ ghz_status_t ghz::detail::nary_binary(ghz_cuda_ctx_t* ctx, ghz_homo_op_t op, ghz
                                       const ghz_buf_t* b, ghz_buf_t* out, bool inplace, size_t max_elems,
                                       int* d_status, void* d_work, size_t work_bytes, cudaStream_t stream)
 {
-    ghz_buf_t* const dst = out;
     int tiles = 0;
     ghz_status_t st;
     if ((st = check_common(dtype, &max_elems, ctx, &tiles)) != GHZ_SUCCESS) return st;
@@ -220,8 +219,8 @@ ghz_status_t ghz::detail::nary_binary(ghz_cuda_ctx_t* ctx, ghz_homo_op_t op, ghz
     /* in place, a is input 0 (its size: a->size, or *a->d_size) and the output (its
      * capacity, its d_size); b must not overlap it */
     if ((st = add_input(g, a, "a", 0, inplace ? nullptr : out)) != GHZ_SUCCESS ||
-        (st = add_input(g, b, "b", 0, dst)) != GHZ_SUCCESS ||
-        (st = add_job(g, dst, inplace ? "a" : "out", 0, 0, 2, d_status)) != GHZ_SUCCESS)
+        (st = add_input(g, b, "b", 0, out)) != GHZ_SUCCESS ||
+        (st = add_job(g, out, inplace ? "a" : "out", 0, 0, 2, d_status)) != GHZ_SUCCESS)
         return st;
     g.job[0].inplace = inplace ? 1 : 0;
     if ((st = work_pick(ctx, &d_work, &work_bytes, nary_layout(2, 1, tiles, max_elems, inplace, nullptr, nullptr))) !=

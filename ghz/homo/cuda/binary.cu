@@ -28,9 +28,10 @@
  * error, so that no tile waits forever; errors go to *d_status and such a tile writes
  * nothing. Nothing is read outside [a, a + a_size) and [b, b + b_size).
  *
- * In place (InPlace: MIN and MAX, or every operation without GHZ_CUDA_HOMO_BINARY_SLICED; HOMO.md, "In place with the fused
- * kernel"): out is a's memory, and A was moved to the end of the capacity by the shift
- * kernel, its code bytes copied aside (read from there, here and by the offsets pass).
+ * In place (InPlace: MIN and MAX, or every operation without
+ * GHZ_CUDA_HOMO_BINARY_SLICED; HOMO.md, "In place with the fused kernel"): out is a's
+ * memory, and A was moved to the end of the capacity by the shift kernel, its code
+ * bytes copied aside (read from there, here and by the offsets pass).
  * Safe because a tile has read every byte of A it will read before a later tile can
  * learn its output offset: the payload is staged before the tile publishes, and a tile
  * whose emission reads A again from global memory (a RAW or CONST result) publishes
