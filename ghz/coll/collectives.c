@@ -9,6 +9,7 @@
 
 #include "ghz/codec/codec.h"
 #include "ghz/coll/detail/agree.h"
+#include "ghz/coll/detail/auto_path.h"
 #include "ghz/coll/detail/bound.h"
 #include "ghz/coll/detail/reduce_ops.h"
 #include "ghz/detail/error.h"
@@ -42,9 +43,10 @@ typedef struct {
     ghz_accuracy_t a;      /* the accuracy, read through struct_size */
 } call_t;
 
-/* Below this many bytes per rank a lossy call with GHZ_PATH_AUTO runs exact: the
- * compression's fixed costs outweigh what it saves (COLL.md, Choices). */
-#define AUTO_LOSSY_MIN_BYTES ((size_t)64 << 10)
+/* Below this many bytes per rank (64 KiB) a lossy call with GHZ_PATH_AUTO runs exact:
+ * the compression's fixed costs outweigh what it saves (COLL.md, Choices). The least
+ * size class whose times AUTO keeps (auto_path.h), so the two cannot drift apart. */
+#define AUTO_LOSSY_MIN_BYTES ((size_t)1 << COLL_AUTO_CLASS_MIN_LOG2)
 /* Exact allreduce: recursive doubling below this many bytes per rank, ring above. */
 #define AUTO_RECDBL_MAX_BYTES ((size_t)32 << 10)
 /* Lossy calls whose agreed previous ratio is below this run exact; every

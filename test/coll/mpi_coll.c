@@ -381,6 +381,17 @@ static void test_exact_inplace_bits(ghz_comm_t* c, size_t count, unsigned char* 
  * same checks as the other algorithms (every element, ranks equal, in place, nothing
  * written past the result, in place and out of place the same bits); float min and max
  * and lossy calls refused on every rank; AUTO takes it up to GHZ_COLL_MPI_MAX bytes. */
+/* An AUTO communicator made with GHZ_COLL_MPI_MAX set to `v` (NULL: unset), which it
+ * reads once, at creation. */
+static ghz_comm_t* auto_comm_mpi_max(const char* v)
+{
+    ghz_comm_t* c;
+    if (v) setenv("GHZ_COLL_MPI_MAX", v, 1);
+    c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 1 << 16, 256);
+    unsetenv("GHZ_COLL_MPI_MAX");
+    return c;
+}
+
 static void run_exact_mpi(const size_t* counts, void** in, unsigned char* send, unsigned char* recv)
 {
     ghz_comm_t* c = make_comm(GHZ_ALGO_MPI, GHZ_ALGO_RING, 1 << 16, 256);
@@ -417,9 +428,7 @@ static void run_exact_mpi(const size_t* counts, void** in, unsigned char* send, 
     CHECK(st == GHZ_ERR_UNSUPPORTED, "mpi, lossy: %s, want unsupported", ghz_status_string(st));
     ghz_comm_destroy(c);
     /* AUTO: MPI_Allreduce up to GHZ_COLL_MPI_MAX bytes per rank, where the rules allow */
-    setenv("GHZ_COLL_MPI_MAX", "4096", 1);
-    c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 1 << 16, 256);
-    unsetenv("GHZ_COLL_MPI_MAX");
+    c = auto_comm_mpi_max("4096");
     if (!c) return;
     test_exact_case(c, 0, GHZ_F32, GHZ_OP_SUM, 1001, 0, in, send, recv);
     ghz_comm_info(c, &info);
@@ -432,15 +441,13 @@ static void run_exact_mpi(const size_t* counts, void** in, unsigned char* send, 
     CHECK(info.algo != GHZ_ALGO_MPI, "auto, float max: %s", ghz_algo_name(info.algo));
     ghz_comm_destroy(c);
     /* the default (1 MiB: comm.c, MPI_NATIVE_DEFAULT) takes a 64 KiB call; 0 turns it off */
-    c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 1 << 16, 256);
+    c = auto_comm_mpi_max(NULL);
     if (!c) return;
     test_exact_case(c, 0, GHZ_F32, GHZ_OP_SUM, n, 0, in, send, recv);
     ghz_comm_info(c, &info);
     CHECK(info.algo == GHZ_ALGO_MPI, "auto, %zu bytes, GHZ_COLL_MPI_MAX unset: %s", n * 4, ghz_algo_name(info.algo));
     ghz_comm_destroy(c);
-    setenv("GHZ_COLL_MPI_MAX", "0", 1);
-    c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 1 << 16, 256);
-    unsetenv("GHZ_COLL_MPI_MAX");
+    c = auto_comm_mpi_max("0");
     if (!c) return;
     test_exact_case(c, 0, GHZ_F32, GHZ_OP_SUM, 1001, 0, in, send, recv);
     ghz_comm_info(c, &info);
