@@ -83,8 +83,8 @@ ghz_status_t coll_derive_eb(const coll_budget_in_t* in, coll_budget_t* out)
         budget = B;
     }
     out->rounding = avg ? rounding / N : rounding;
-    if (in->nranks <= 1 || in->terms == 0.0) {
-        /* Nothing is compressed; exact (one rank: the input itself). */
+    if (in->nranks <= 1) {
+        /* One rank: the result is the input itself, exactly. */
         out->exact = 1;
         return GHZ_SUCCESS;
     }
@@ -94,12 +94,20 @@ ghz_status_t coll_derive_eb(const coll_budget_in_t* in, coll_budget_t* out)
         out->exact = 1;
         return GHZ_SUCCESS;
     }
+    /* The exact path too (terms 0, which AUTO chooses by speed): its error is the
+     * rounding alone, so a bound below the rounding is refused whichever path would
+     * run, and a call's success never depends on AUTO's timings. */
     if (!(budget > 0.0))
         return ghz_fail(GHZ_ERR_BAD_BOUND,
                         "bound %g (absolute %g) is below the %s rounding error of a %d-rank %s of "
                         "values up to %g (%g): use a larger bound or float64",
                         in->bound, B, in->dtype == GHZ_F32 ? "float32" : "float64", in->nranks,
                         avg ? "mean" : "sum", M, out->rounding);
+    if (in->terms == 0.0) {
+        /* Nothing is compressed: exact, within the budget (above). */
+        out->exact = 1;
+        return GHZ_SUCCESS;
+    }
     out->eb = nextafter(budget / in->terms, 0.0);
     if (!(out->eb > 0.0) || !isfinite(2 * out->eb))
         return ghz_fail(GHZ_ERR_BAD_BOUND, "derived per-compression bound %g is unusable", out->eb);

@@ -43,10 +43,6 @@ typedef struct {
     ghz_accuracy_t a;      /* the accuracy, read through struct_size */
 } call_t;
 
-/* Below this many bytes per rank (64 KiB) a lossy call with GHZ_PATH_AUTO runs exact:
- * the compression's fixed costs outweigh what it saves (COLL.md, Choices). The least
- * size class whose times AUTO keeps (auto_path.h), so the two cannot drift apart. */
-#define AUTO_LOSSY_MIN_BYTES ((size_t)1 << COLL_AUTO_CLASS_MIN_LOG2)
 /* Exact allreduce: recursive doubling below this many bytes per rank, ring above. */
 #define AUTO_RECDBL_MAX_BYTES ((size_t)32 << 10)
 /* Lossy calls whose agreed previous ratio is below this run exact; every
@@ -56,10 +52,10 @@ typedef struct {
 #define RATIO_RETRY 8
 
 /* A call's time, for GHZ_PATH_AUTO's choice at its size (the calls it chooses for:
- * AUTO_LOSSY_MIN_BYTES and more; a capture only enqueues, so its time says nothing). */
+ * COLL_AUTO_LOSSY_MIN_BYTES and more; a capture only enqueues, so its time says nothing). */
 static void measured(ghz_comm_t* c, size_t bytes, coll_mode_t mode, double seconds)
 {
-    if (bytes >= AUTO_LOSSY_MIN_BYTES && !c->be.capturing)
+    if (bytes >= COLL_AUTO_LOSSY_MIN_BYTES && !c->be.capturing)
         coll_auto_measured(&c->autop, bytes, mode == COLL_EXACT, seconds);
 }
 
@@ -592,10 +588,23 @@ static ghz_algo_t configured_algo(const ghz_comm_t* c, const call_t* k)
                                             : c->cfg.reduce_algo;
 }
 
+/* A lossy AUTO call too small ever to compress: it runs exact on every rank, decided
+ * by agreed fields alone (size and path), not by the vote. */
+static int auto_small(const call_t* k)
+{
+    return k->acc && k->a.path == GHZ_PATH_AUTO &&
+           k->total * ghz_dtype_size(k->dtype) < COLL_AUTO_LOSSY_MIN_BYTES;
+}
+
+/* Such a call takes the host path up to small_auto_bytes, beyond where exact calls
+ * stop (comm.h): its bound needs the input's range, which the pinned copy gives for a
+ * host loop, where the device path pays a range kernel and a synchronisation that
+ * also waits for the previous call's kernels. */
 static int host_path_takes(const ghz_comm_t* c, const call_t* k, coll_mode_t mode)
 {
+    const size_t limit = auto_small(k) ? c->small_auto_bytes : c->small_bytes;
     return c->host && mode == COLL_EXACT && configured_algo(c, k) == GHZ_ALGO_AUTO && !c->be.capturing &&
-           k->total * ghz_dtype_size(k->dtype) <= c->small_bytes;
+           k->total * ghz_dtype_size(k->dtype) <= limit;
 }
 
 /* Why this rank's call cannot be captured into a CUDA graph (NULL: it can), decided
@@ -687,11 +696,10 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     }
     /* an exact call that will take the host path copies its input now, so that the
      * agreement carries the copy's status (host_path); so does a lossy AUTO call too
-     * small ever to compress (it runs exact on every rank: AUTO_LOSSY_MIN_BYTES), which
+     * small ever to compress (it runs exact on every rank: COLL_AUTO_LOSSY_MIN_BYTES), which
      * then takes its range from that host copy instead of a device scan (one kernel
      * and one synchronisation fewer, and no second agreement in host_path) */
-    copied = st == GHZ_SUCCESS && k->count > 0 && c->size > 1 &&
-             (lossy ? k->a.path == GHZ_PATH_AUTO && k->total * elem < AUTO_LOSSY_MIN_BYTES : c->cfg.check_args) &&
+    copied = st == GHZ_SUCCESS && k->count > 0 && c->size > 1 && (lossy ? auto_small(k) : c->cfg.check_args) &&
              host_path_takes(c, k, COLL_EXACT);
     if (copied) {
         double t0 = MPI_Wtime();
@@ -738,7 +746,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         size_t bytes = k->total * elem;
         mode = k->a.path == GHZ_PATH_DOC ? COLL_DOC : COLL_HOMO;
         if (k->a.path == GHZ_PATH_AUTO &&
-            (bytes < AUTO_LOSSY_MIN_BYTES || all.vote_exact ||
+            (bytes < COLL_AUTO_LOSSY_MIN_BYTES || all.vote_exact ||
              (all.ratio_seen > 0.0 && all.ratio_seen < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0)))
             mode = COLL_EXACT;
         if (k->a.path == GHZ_PATH_AUTO) coll_auto_count(&c->autop, bytes);

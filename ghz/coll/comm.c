@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ghz/coll/detail/agree.h"
+#include "ghz/coll/detail/auto_path.h"
 /* Open MPI says at compile time whether it could be CUDA-aware (mpi-ext.h, after
  * mpi.h), and at run time whether it is (MPIX_Query_cuda_support). */
 #if defined(GHZ_WITH_CUDA) && defined(OPEN_MPI) && defined(__has_include)
@@ -265,10 +266,14 @@ static ghz_status_t make_host(ghz_comm_t* c)
     h.check_args = 0;
     h.transport = GHZ_TRANSPORT_MPI;
     c->small_bytes = host_path_limit(c);
+    /* lossy AUTO calls below the least compressed size (collectives.c, auto_small) */
+    c->small_auto_bytes = !c->small_bytes                             ? 0
+                          : c->small_bytes > COLL_AUTO_LOSSY_MIN_BYTES ? c->small_bytes
+                                                                       : COLL_AUTO_LOSSY_MIN_BYTES;
     /* recursive doubling and ring in one round, and at least a pool's least */
-    h.pool_bytes = 4 * c->small_bytes > MIN_POOL ? 4 * c->small_bytes : MIN_POOL;
-    c->small_in = (unsigned char*)c->be.alloc(&c->be, c->small_bytes ? c->small_bytes : 16, COLL_MEM_MIRROR);
-    c->small_out = (unsigned char*)c->be.alloc(&c->be, c->small_bytes ? c->small_bytes : 16, COLL_MEM_MIRROR);
+    h.pool_bytes = 4 * c->small_auto_bytes > MIN_POOL ? 4 * c->small_auto_bytes : MIN_POOL;
+    c->small_in = (unsigned char*)c->be.alloc(&c->be, c->small_auto_bytes ? c->small_auto_bytes : 16, COLL_MEM_MIRROR);
+    c->small_out = (unsigned char*)c->be.alloc(&c->be, c->small_auto_bytes ? c->small_auto_bytes : 16, COLL_MEM_MIRROR);
     c->allocations += 2;
     st = c->small_in && c->small_out ? GHZ_SUCCESS : ghz_fail(GHZ_ERR_NOMEM, "pinned host buffers");
     /* collective: every rank takes part, ready or not, and the agreement that follows

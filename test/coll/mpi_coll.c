@@ -395,7 +395,7 @@ static ghz_comm_t* auto_comm_mpi_max(const char* v)
 static void run_exact_mpi(const size_t* counts, void** in, unsigned char* send, unsigned char* recv)
 {
     ghz_comm_t* c = make_comm(GHZ_ALGO_MPI, GHZ_ALGO_RING, 1 << 16, 256);
-    size_t ti, oi, ci, n = 16400; /* 65600 bytes: above AUTO_LOSSY_MIN_BYTES, within the buffers at N = 1 */
+    size_t ti, oi, ci, n = 16400; /* 65600 bytes: above COLL_AUTO_LOSSY_MIN_BYTES, within the buffers at N = 1 */
     ghz_status_t st;
     ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
     ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
@@ -992,6 +992,78 @@ static void edge_direct(void)
     free(y);
 }
 
+/* Lossy AUTO calls too small ever to compress run exact on every rank; on a CUDA
+ * communicator they take the host path (up to 64 KiB, past where exact calls stop)
+ * and take the input's range from its pinned copy. The bound they state is REL times
+ * every rank's range (finite values only), tiny bounds are refused on every rank, and
+ * the result is exact up to float rounding, for each collective, 4 KiB and 48 KiB. */
+static void edge_auto_small(void)
+{
+    static const size_t totals[] = {1000, 12000};
+    ghz_comm_t* c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 0, 0);
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    size_t ti, i;
+    int kind;
+    if (!c) return;
+    acc.path = GHZ_PATH_AUTO;
+    acc.mode = GHZ_EB_REL;
+    for (ti = 0; ti < 2; ti++)
+        for (kind = 0; kind < 3; kind++) {
+            const size_t total = totals[ti] - totals[ti] % (size_t)g_size;
+            const size_t count = kind == 2 ? total / (size_t)g_size : total;
+            const size_t off = kind == 2 ? (size_t)g_rank * count : 0;
+            const int root = g_size - 1, has_out = kind != 1 || g_rank == root;
+            float *x = malloc(total * 4), *y = malloc(total * 4);
+            float lo = INFINITY, hi = -INFINITY, glo, ghi;
+            ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+            ghz_status_t st;
+            char what[80];
+            snprintf(what, sizeof what, "auto small %s %zu",
+                     kind == 0 ? "allreduce" : kind == 1 ? "reduce" : "reduce_scatter", total);
+            for (i = 0; i < total; i++) x[i] = (float)(3.0 * sin(0.001 * (double)i * (g_rank + 1)) + g_rank);
+            /* a NaN on the last rank: outside the range, NaN in the result where it lands */
+            if (g_rank == g_size - 1) x[off + 1] = NAN;
+            for (i = 0; i < total; i++)
+                if (!isnan(x[i])) {
+                    lo = x[i] < lo ? x[i] : lo;
+                    hi = x[i] > hi ? x[i] : hi;
+                }
+            MPI_Allreduce(&lo, &glo, 1, MPI_FLOAT, MPI_MIN, MPI_COMM_WORLD);
+            MPI_Allreduce(&hi, &ghi, 1, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
+            acc.bound = 1e-4;
+            st = call_coll(kind, x, y, count, GHZ_F32, GHZ_OP_SUM, root, &acc, c);
+            CHECK(st == GHZ_SUCCESS, "%s: %s (%s)", what, ghz_status_string(st), ghz_last_error_detail());
+            ghz_comm_info(c, &info);
+            CHECK(st != GHZ_SUCCESS || (info.lossy && info.eb_abs == 0.0 && info.path == GHZ_PATH_AUTO),
+                  "%s: lossy %d eb %g path %d (exact expected)", what, info.lossy, info.eb_abs, (int)info.path);
+            CHECK(st != GHZ_SUCCESS || info.bound_abs == 1e-4 * ((double)ghi - (double)glo),
+                  "%s: bound %.17g, expected 1e-4 x [%g, %g]", what, info.bound_abs, (double)glo, (double)ghi);
+            for (i = 0; st == GHZ_SUCCESS && has_out && i < count; i++) {
+                double ex = 0;
+                int q;
+                if (i == 1 && (kind != 2 || g_rank == g_size - 1)) {
+                    CHECK(isnan(y[i]), "%s: the NaN's position gives %g", what, y[i]);
+                    continue;
+                }
+                for (q = 0; q < g_size; q++)
+                    ex += (float)(3.0 * sin(0.001 * (double)(off + i) * (q + 1)) + q);
+                if (!(fabs(y[i] - ex) <= info.bound_abs)) {
+                    CHECK(0, "%s: element %zu error %g > %g", what, i, fabs(y[i] - ex), info.bound_abs);
+                    break;
+                }
+            }
+            /* below float32's rounding of the sum: refused on every rank */
+            x[off + 1] = 1.0f;
+            acc.bound = 1e-12;
+            st = call_coll(kind, x, y, count, GHZ_F32, GHZ_OP_SUM, root, &acc, c);
+            CHECK(g_size == 1 ? st == GHZ_SUCCESS : st == GHZ_ERR_BAD_BOUND, "%s tiny bound: %s", what,
+                  ghz_status_string(st));
+            free(x);
+            free(y);
+        }
+    ghz_comm_destroy(c);
+}
+
 static int run_edge(void)
 {
     const size_t n = 5000;
@@ -1126,6 +1198,7 @@ static int run_edge(void)
     free(y);
     free(z);
     edge_direct();
+    edge_auto_small();
 #ifdef GHZ_TEST_CUDA
     edge_graph();
 #endif

@@ -22,8 +22,12 @@
 #include <stdint.h>
 
 /* Classes of bytes per rank: [2^16, 2^17), [2^17, 2^18), ..., [2^31, inf). Smaller
- * calls never compress under AUTO (collectives.c, AUTO_LOSSY_MIN_BYTES). */
+ * calls never compress under AUTO: below COLL_AUTO_LOSSY_MIN_BYTES (64 KiB) the
+ * compression's fixed costs outweigh what it saves (COLL.md, Choices), so such a call
+ * runs exact on every rank without a vote. One constant for both ideas, so that the
+ * least class and the least compressed call cannot drift apart. */
 #define COLL_AUTO_CLASS_MIN_LOG2 16
+#define COLL_AUTO_LOSSY_MIN_BYTES ((size_t)1 << COLL_AUTO_CLASS_MIN_LOG2)
 #define COLL_AUTO_CLASSES 16
 #define COLL_AUTO_RETRY_MIN 8u
 #define COLL_AUTO_RETRY_MAX 512u

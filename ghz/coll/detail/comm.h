@@ -37,11 +37,13 @@ struct ghz_comm {
     ghz_comm_t* intra;
     ghz_comm_t* inter;
     /* Small exact calls of a CUDA communicator (collectives.c, host_path): a CPU
-     * communicator over the same ranks and two pinned buffers of small_bytes; NULL
-     * elsewhere. */
+     * communicator over the same ranks and two pinned buffers of small_auto_bytes;
+     * NULL elsewhere. Exact calls take it up to small_bytes per rank, lossy AUTO calls
+     * too small to compress (which run exact) up to small_auto_bytes: at least
+     * COLL_AUTO_LOSSY_MIN_BYTES, 0 when the host path is off (comm.c). */
     ghz_comm_t* host;
     unsigned char *small_in, *small_out;
-    size_t small_bytes;
+    size_t small_bytes, small_auto_bytes;
     /* Exact allreduce rounds of ipc_direct of at most this many bytes per rank run in
      * one shot (cuda/algo_direct.c): every rank folds every peer's whole input. 0 where
      * the transport has no one-sided access. */
