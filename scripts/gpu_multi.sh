@@ -6,7 +6,7 @@
 # is not run again).
 #
 #   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [mpismall] [auto] [big] [graph] [ab]
-#                             [abref] [oneshot] [sanitize] [floor]
+#                             [abref] [homobench] [oneshot] [sanitize] [floor]
 #                                                   # default: all but abref, in that order
 #
 # build:     build-gpu with CUDA and the collectives; with `ab`, the two ghz-bench builds of
@@ -41,6 +41,9 @@
 #            e.g. `git archive COMMIT | tar -x -C .device-carry/ref-src`; its ghz-bench is
 #            built in the build step): `ghz-bench homo` and `ghz-bench codec --rel 1e-4`
 #            of both on the same fields, one after the other, on GPU 0 alone.
+# homobench: `ghz-bench homo` of this tree alone on GPU 0, GHZ_MULTI_HOMO_ROUNDS runs (default
+#            2; the real fields and generators of abref): binary homo and DOC, sum4 against
+#            dec4, in place against out of place and out of place + copy back.
 # oneshot:   ipc_direct's exact allreduce as configured (two ranks: one shot at every size)
 #            against its three phases (GHZ_COLL_DIRECT_ONE_SHOT_MAX=0), 1 to 64 MiB, 2 ranks.
 # sanitize:  memcheck over CUDA IPC and MPI, 2 ranks on 2 GPUs (errors, edge).
@@ -260,6 +263,19 @@ if run_step abref; then
         done 2>&1 | tee "$L/abref-codec.txt"
     fi
     done_step abref
+fi
+
+if run_step homobench; then
+    real=datasets/out/real
+    for i in $(seq "${GHZ_MULTI_HOMO_ROUNDS:-2}"); do
+        echo "== round $i: homo (field GiB REL ratio homo DOC ...; field REL sum4 dec4 %dec inplace outplace out+back ok)"
+        CUDA_VISIBLE_DEVICES=0 timeout 150 build-gpu/ghz/tools/bench/ghz-bench homo --json /dev/null \
+            --gen smooth2d --gen wave3d --raw "etopo5_relief:$real/etopo5_relief_2160x2160.f32" \
+            --raw "navy_uwnd:$real/navy_uwnd_144x73x132.f32" \
+            --raw "coads_sst:$real/coads_sst_180x90x12.f32:-9.999999790214768e+33" 2>&1 |
+            grep -E '^ *[a-z0-9_]+ +[0-9.e+-]+ +[0-9.e+-]+ +[0-9.]+ |FAILED'
+    done 2>&1 | tee "$L/homobench.txt"
+    done_step homobench
 fi
 
 if run_step oneshot; then
