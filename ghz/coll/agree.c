@@ -32,7 +32,7 @@ static double unordered(int64_t b)
     return x;
 }
 
-enum { W_STATUS = 2 * AGREE_NFIELDS, W_FAILED, W_MAX, W_NMIN, W_NONFINITE, W_NRATIO, W_VOTE, W_WORDS };
+enum { W_STATUS = 2 * AGREE_NFIELDS, W_FAILED, W_MAX, W_NMIN, W_NONFINITE, W_NRATIO, W_VOTE, W_NSTAGED, W_WORDS };
 
 ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* all)
 {
@@ -49,6 +49,7 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     w[W_NONFINITE] = mine->nonfinite;
     w[W_NRATIO] = ~ordered(mine->ratio_seen);
     w[W_VOTE] = mine->vote_exact;
+    w[W_NSTAGED] = !mine->staged;
     rc = MPI_Allreduce(MPI_IN_PLACE, w, W_WORDS, MPI_INT64_T, MPI_MAX, c->mpi);
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (call agreement)");
     if (w[W_STATUS] != GHZ_SUCCESS) {
@@ -68,6 +69,7 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     all->nonfinite = w[W_NONFINITE] != 0;
     all->ratio_seen = unordered(~w[W_NRATIO]);
     all->vote_exact = w[W_VOTE] != 0;
+    all->staged = w[W_NSTAGED] == 0;
     return GHZ_SUCCESS;
 }
 

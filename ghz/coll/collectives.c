@@ -637,13 +637,15 @@ static unsigned char* host_in(const ghz_comm_t* c, const call_t* k)
 }
 
 /* The call on the host communicator: input copied to pinned memory (already, when
- * `copied`: before the agreement, which then carried the copy's status), the CPU
+ * `copied`, before the agreement, which then carried the copy's status; `all_staged`:
+ * every rank's was, so none needs to hear of the others' copies again), the CPU
  * algorithm (its own AVG scaling included), the result copied back without waiting
  * (the next call's work waits for it: backend.h, copy_async). Every rank learns
  * whether every copy worked before any enters the host call, so none enters it alone.
  * The copy in waits for the stream, and with it for the previous call's copy out of
  * small_out, which the host call writes. */
-static ghz_status_t host_path(ghz_comm_t* c, const call_t* k, int copied, double t_copied, ghz_coll_info_t* info)
+static ghz_status_t host_path(ghz_comm_t* c, const call_t* k, int copied, int all_staged, double t_copied,
+                              ghz_coll_info_t* info)
 {
     const size_t e = ghz_dtype_size(k->dtype);
     const int has_out = k->kind != KIND_REDUCE || c->rank == k->root;
@@ -653,8 +655,8 @@ static ghz_status_t host_path(ghz_comm_t* c, const call_t* k, int copied, double
     if (!copied) {
         st = c->be.copy(&c->be, host_in(c, k), k->in, k->total * e);
         t_stage += MPI_Wtime() - t0;
-        st = stage_agree(c, st);
     }
+    if (!all_staged) st = stage_agree(c, st);
     if (st == GHZ_SUCCESS) st = run(c->host, &kk);
     if (st == GHZ_SUCCESS && has_out) {
         t0 = MPI_Wtime();
@@ -694,33 +696,35 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         const char* why = capture_refusal(c, k, lossy);
         if (why) st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: %s", why);
     }
-    /* an exact call that will take the host path copies its input now, so that the
-     * agreement carries the copy's status (host_path); so does a lossy AUTO call too
-     * small ever to compress (it runs exact on every rank: COLL_AUTO_LOSSY_MIN_BYTES), which
-     * then takes its range from that host copy instead of a device scan (one kernel
-     * and one synchronisation fewer, and no second agreement in host_path) */
-    copied = st == GHZ_SUCCESS && k->count > 0 && c->size > 1 && (lossy ? auto_small(k) : c->cfg.check_args) &&
-             host_path_takes(c, k, COLL_EXACT);
-    if (copied) {
+    mine.vote_exact = lossy && st == GHZ_SUCCESS && k->a.path == GHZ_PATH_AUTO &&
+                      coll_auto_vote_exact(&c->autop, k->total * elem);
+    /* A call certain to run exact on every rank stages its input for the host path now,
+     * when it will take that path, so that the agreement carries the copy's status (and
+     * host_path needs no second agreement where every rank did): an exact call, a lossy
+     * AUTO call too small ever to compress, and one this rank votes exact for (one vote
+     * is enough). A lossy call's range comes in the same wait as its copy (backend.h):
+     * one synchronisation, where a range scan of its own costs a second one, which also
+     * waits for the previous call's kernels (on a GPU that ranks share, a time slice). */
+    copied = st == GHZ_SUCCESS && k->count > 0 && c->size > 1 &&
+             (lossy ? auto_small(k) || mine.vote_exact : c->cfg.check_args) && host_path_takes(c, k, COLL_EXACT);
+    if (copied && !lossy) {
         double t0 = MPI_Wtime();
         st = c->be.copy(&c->be, host_in(c, k), k->in, k->total * elem);
         t_copied = MPI_Wtime() - t0;
     }
     if (st == GHZ_SUCCESS && lossy && k->count > 0) {
         /* reduce_scatter's input is every rank's whole buffer */
-        double lo = NAN, hi = NAN;
-        if (copied)
-            st = c->host->be.range(&c->host->be, host_in(c, k), k->total, k->dtype, &lo, &hi, &mine.nonfinite);
-        else
-            st = c->be.range(&c->be, k->in, k->total, k->dtype, &lo, &hi, &mine.nonfinite);
+        double lo = NAN, hi = NAN, t0 = MPI_Wtime();
+        st = c->be.range(&c->be, k->in, k->total, k->dtype, copied ? host_in(c, k) : NULL, &lo, &hi,
+                         &mine.nonfinite);
+        if (copied) t_copied = MPI_Wtime() - t0;
         mine.have_range = !isnan(lo);
         mine.vmin = lo;
         mine.vmax = hi;
     }
     mine.status = st;
+    mine.staged = copied && st == GHZ_SUCCESS;
     mine.ratio_seen = c->last_ratio;
-    mine.vote_exact = lossy && st == GHZ_SUCCESS && k->a.path == GHZ_PATH_AUTO &&
-                      coll_auto_vote_exact(&c->autop, k->total * elem);
     mine.field[AGREE_KIND] = k->kind;
     mine.field[AGREE_COUNT] = (int64_t)k->count;
     mine.field[AGREE_DTYPE] = k->dtype;
@@ -802,7 +806,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
 
     if (host_path_takes(c, k, mode)) {
         double bound_abs = info.bound_abs;
-        st = host_path(c, k, copied, t_copied, &info);
+        st = host_path(c, k, copied, all.staged, t_copied, &info);
         if (st != GHZ_SUCCESS) return st;
         info.lossy = lossy;
         info.bound_abs = bound_abs;

@@ -992,14 +992,16 @@ static void edge_direct(void)
     free(y);
 }
 
-/* Lossy AUTO calls too small ever to compress run exact on every rank; on a CUDA
- * communicator they take the host path (up to 64 KiB, past where exact calls stop)
- * and take the input's range from its pinned copy. The bound they state is REL times
- * every rank's range (finite values only), tiny bounds are refused on every rank, and
- * the result is exact up to float rounding, for each collective, 4 KiB and 48 KiB. */
+/* Lossy AUTO calls that run exact: below 64 KiB always, and at 400 KB the second call
+ * of a communicator (the first compresses, then every rank votes exact once to measure
+ * it). On a CUDA communicator they take the host path where it is on (below 64 KiB up to
+ * 64 KiB, past where exact calls stop; 400 KB where ranks share a GPU or over MPI), the
+ * input staged before the agreement with its range in the same wait. The bound they
+ * state is REL times every rank's range (finite values only), tiny bounds are refused
+ * on every rank, and the result is exact up to float rounding, for each collective. */
 static void edge_auto_small(void)
 {
-    static const size_t totals[] = {1000, 12000};
+    static const size_t totals[] = {1000, 12000, 100000};
     ghz_comm_t* c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 0, 0);
     ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
     size_t ti, i;
@@ -1007,7 +1009,7 @@ static void edge_auto_small(void)
     if (!c) return;
     acc.path = GHZ_PATH_AUTO;
     acc.mode = GHZ_EB_REL;
-    for (ti = 0; ti < 2; ti++)
+    for (ti = 0; ti < 3; ti++)
         for (kind = 0; kind < 3; kind++) {
             const size_t total = totals[ti] - totals[ti] % (size_t)g_size;
             const size_t count = kind == 2 ? total / (size_t)g_size : total;
@@ -1017,6 +1019,8 @@ static void edge_auto_small(void)
             float lo = INFINITY, hi = -INFINITY, glo, ghi;
             ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
             ghz_status_t st;
+            /* 400 KB: a communicator of its own, whose first call measures compression */
+            ghz_comm_t* cc = ti == 2 ? make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 0, 0) : c;
             char what[80];
             snprintf(what, sizeof what, "auto small %s %zu",
                      kind == 0 ? "allreduce" : kind == 1 ? "reduce" : "reduce_scatter", total);
@@ -1031,9 +1035,17 @@ static void edge_auto_small(void)
             MPI_Allreduce(&lo, &glo, 1, MPI_FLOAT, MPI_MIN, MPI_COMM_WORLD);
             MPI_Allreduce(&hi, &ghi, 1, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
             acc.bound = 1e-4;
-            st = call_coll(kind, x, y, count, GHZ_F32, GHZ_OP_SUM, root, &acc, c);
+            if (!cc) break;
+            if (cc != c) {
+                st = call_coll(kind, x, y, count, GHZ_F32, GHZ_OP_SUM, root, &acc, cc);
+                ghz_comm_info(cc, &info);
+                CHECK(st == GHZ_SUCCESS && (g_size == 1 || info.path == GHZ_PATH_HOMO),
+                      "%s, first call: %s, path %d (compressed expected)", what, ghz_status_string(st),
+                      (int)info.path);
+            }
+            st = call_coll(kind, x, y, count, GHZ_F32, GHZ_OP_SUM, root, &acc, cc);
             CHECK(st == GHZ_SUCCESS, "%s: %s (%s)", what, ghz_status_string(st), ghz_last_error_detail());
-            ghz_comm_info(c, &info);
+            ghz_comm_info(cc, &info);
             CHECK(st != GHZ_SUCCESS || (info.lossy && info.eb_abs == 0.0 && info.path == GHZ_PATH_AUTO),
                   "%s: lossy %d eb %g path %d (exact expected)", what, info.lossy, info.eb_abs, (int)info.path);
             CHECK(st != GHZ_SUCCESS || info.bound_abs == 1e-4 * ((double)ghi - (double)glo),
@@ -1055,9 +1067,10 @@ static void edge_auto_small(void)
             /* below float32's rounding of the sum: refused on every rank */
             x[off + 1] = 1.0f;
             acc.bound = 1e-12;
-            st = call_coll(kind, x, y, count, GHZ_F32, GHZ_OP_SUM, root, &acc, c);
+            st = call_coll(kind, x, y, count, GHZ_F32, GHZ_OP_SUM, root, &acc, cc);
             CHECK(g_size == 1 ? st == GHZ_SUCCESS : st == GHZ_ERR_BAD_BOUND, "%s tiny bound: %s", what,
                   ghz_status_string(st));
+            if (cc != c) ghz_comm_destroy(cc);
             free(x);
             free(y);
         }

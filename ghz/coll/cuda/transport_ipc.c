@@ -520,7 +520,7 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
     {
         static const coll_transport_t ipc = {"cuda_ipc",    ipc_isend,     ipc_irecv, ipc_wait,
                                              ipc_destroy,   ipc_peer_pool, ipc_fence, ipc_graph_status,
-                                             NULL};
+                                             NULL,          0};
         *tp = ipc;
         tp->state = s;
         tp->shared_gpu = shared;
