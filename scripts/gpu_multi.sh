@@ -6,7 +6,7 @@
 # is not run again).
 #
 #   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [mpismall] [auto] [big] [graph] [ab]
-#                             [abref] [homobench] [oneshot] [sanitize] [floor]
+#                             [autohp] [abref] [homobench] [oneshot] [sanitize] [floor]
 #                                                   # default: all but abref, in that order
 #
 # build:     build-gpu with CUDA and the collectives; with `ab`, the two ghz-bench builds of
@@ -34,6 +34,9 @@
 #            the host path on ghz's own CPU algorithms (GHZ_COLL_MPI_MAX=0), and as first.
 # auto:      ghz-coll-bench's auto row (GHZ_PATH_AUTO) against exact, homo and MPI pinned,
 #            4 KiB to 16 MiB, 100 warm-up calls a size, over MPI and CUDA IPC, 2 ranks.
+# autohp:    the auto step over MPI from 256 KiB to 16 MiB with the host path and MPI's own
+#            allreduce up to 16 MiB (GHZ_COLL_HOST_PATH_MAX, GHZ_COLL_MPI_MAX): where the
+#            host path should end over MPI and where ranks share a GPU.
 # big:       1 GiB compressed and exact allreduce over CUDA IPC with a 1 GiB pool (one
 #            round: the GPU time per phase without the pool's rounds).
 # ab:        the A/B of GHZ_MULTI_AB_MACRO with `ghz-bench homo`, on GPU 0 alone.
@@ -220,6 +223,12 @@ if run_step auto; then
         collbench "auto-$tr" "$tr" -b 4K -e 16M -f 4 -n 100 -w 100 -c 1 --paths auto,exact,homo,mpi-pinned
     done
     done_step auto
+fi
+
+if run_step autohp; then
+    GHZ_COLL_HOST_PATH_MAX=16777216 GHZ_COLL_MPI_MAX=16777216 \
+        collbench auto-hp mpi -b 256K -e 16M -f 4 -n 100 -w 100 -c 1 --paths auto,exact,homo,mpi-pinned
+    done_step autohp
 fi
 
 if run_step big; then

@@ -162,10 +162,11 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
  * 20 us back to back and 30 us alone from 4 KiB to 1 MiB, the host path 22 / 27 us at
  * 4 KiB and 30 / 35 us at 16 KiB (two ranks on two H200s, session 10): the host path
  * keeps only what it does as fast, up to 8 KiB, where a lone call is 2 us quicker.
- * GHZ_COLL_HOST_PATH_MAX (bytes, at most HOST_PATH_MAX) overrides both; 0 turns the
+ * GHZ_COLL_HOST_PATH_MAX (bytes, at most HOST_PATH_CAP) overrides both; 0 turns the
  * host path off. */
 #define HOST_PATH_MAX ((size_t)1 << 20)
 #define HOST_PATH_MAX_OWN_GPU ((size_t)8 << 10)
+#define HOST_PATH_CAP ((size_t)16 << 20)
 
 /* ipc_direct's exact allreduce rounds of at most this many bytes per rank run in one
  * shot: one fence fewer and no gather (cuda/algo_direct.c, one_shot). Between two ranks
@@ -210,7 +211,7 @@ static size_t agreed_limit(const ghz_comm_t* c, const char* name, size_t dflt, s
 static size_t host_path_limit(const ghz_comm_t* c)
 {
     return agreed_limit(c, "GHZ_COLL_HOST_PATH_MAX", c->tp.shared_gpu == 0 ? HOST_PATH_MAX_OWN_GPU : HOST_PATH_MAX,
-                        HOST_PATH_MAX);
+                        HOST_PATH_CAP);
 }
 
 /* The two levels: node = the ranks sharing memory, or blocks of ranks_per_node ranks
