@@ -14,10 +14,68 @@ typedef struct {
     uint64_t count;
 } range_acc;
 
+/* The common case, no fill value, in RANGE_LANES independent lanes whose selects and
+ * compares the compiler turns into vector min/max (17 GB/s on one core of a 2-core VM
+ * against 4 GB/s for the general loop below: the collectives scan staged inputs on the
+ * host, collectives.c). A value is finite when its exponent bits are not all ones. The
+ * result equals the general loop's, but for the sign of a zero extreme (either zero is
+ * the min of {-0, +0}; every use takes hi - lo or magnitudes). */
+#define RANGE_LANES 16
+#define RANGE_FAST(NAME, T, U, EXP)                                                              \
+    static void NAME(const uint8_t* src, size_t begin, size_t end, range_acc* acc)               \
+    {                                                                                            \
+        T lo[RANGE_LANES], hi[RANGE_LANES];                                                      \
+        uint32_t c[RANGE_LANES];                                                                 \
+        size_t i = begin;                                                                        \
+        int j;                                                                                   \
+        for (j = 0; j < RANGE_LANES; ++j) {                                                      \
+            lo[j] = (T)INFINITY;                                                                 \
+            hi[j] = (T)-INFINITY;                                                                \
+            c[j] = 0;                                                                            \
+        }                                                                                        \
+        for (; i + RANGE_LANES <= end; i += RANGE_LANES)                                         \
+            for (j = 0; j < RANGE_LANES; ++j) {                                                  \
+                U b;                                                                             \
+                T v;                                                                             \
+                memcpy(&b, src + sizeof(T) * (i + (size_t)j), sizeof b);                         \
+                memcpy(&v, &b, sizeof v);                                                        \
+                const int fin = (b & (EXP)) != (EXP);                                            \
+                const T vl = fin ? v : (T)INFINITY, vh = fin ? v : (T)-INFINITY;                 \
+                lo[j] = vl < lo[j] ? vl : lo[j];                                                 \
+                hi[j] = vh > hi[j] ? vh : hi[j];                                                 \
+                c[j] += (uint32_t)fin;                                                           \
+            }                                                                                    \
+        for (j = 0; j < RANGE_LANES; ++j) {                                                      \
+            if (lo[j] < acc->lo) acc->lo = lo[j];                                                \
+            if (hi[j] > acc->hi) acc->hi = hi[j];                                                \
+            acc->count += c[j];                                                                  \
+        }                                                                                        \
+        for (; i < end; ++i) {                                                                   \
+            T v;                                                                                 \
+            memcpy(&v, src + sizeof(T) * i, sizeof v);                                           \
+            if (!isfinite(v)) continue;                                                          \
+            if (v < acc->lo) acc->lo = v;                                                        \
+            if (v > acc->hi) acc->hi = v;                                                        \
+            acc->count++;                                                                        \
+        }                                                                                        \
+    }
+RANGE_FAST(range_fast_f32, float, uint32_t, 0x7f800000u)
+RANGE_FAST(range_fast_f64, double, uint64_t, 0x7ff0000000000000ull)
+
 static void range_scan(const ghz_enc_params* e, const uint8_t* src, size_t begin, size_t end,
                        range_acc* acc)
 {
     size_t i;
+    /* (a lane counts at most 2^32 - 1 values: longer spans go in pieces) */
+    const size_t piece = (size_t)RANGE_LANES << 31;
+    if (!e->has_fill) {
+        for (i = begin; i < end; i += end - i < piece ? end - i : piece) {
+            const size_t stop = end - i < piece ? end : i + piece;
+            if (e->dtype == GHZ_F32) range_fast_f32(src, i, stop, acc);
+            else range_fast_f64(src, i, stop, acc);
+        }
+        return;
+    }
     for (i = begin; i < end; ++i) {
         uint64_t bits;
         double x = ghz_load_value(e, src, i, &bits);

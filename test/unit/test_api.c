@@ -139,6 +139,42 @@ Test(api, value_range)
     }
 }
 
+/* Without a fill value the scan runs in lanes (codec/range.c): every length around the
+ * lane count, every start offset, the extremes at every position (lanes and tail),
+ * non-finite values anywhere and values at the type's ends, against tu_range. */
+Test(api, value_range_lanes)
+{
+    int k;
+    for (k = 0; k < 2; k++) {
+        const ghz_dtype_t t = k ? GHZ_F64 : GHZ_F32;
+        const size_t e = k ? 8 : 4, cap = 80;
+        const double big = k ? DBL_MAX : FLT_MAX, tiny = k ? DBL_TRUE_MIN : FLT_TRUE_MIN;
+        unsigned char* buf = malloc((cap + 1) * e);
+        ghz_params_t p = tu_params(t, GHZ_EB_REL, 1e-3);
+        size_t n, off, at, i;
+        for (n = 0; n <= 50; n++)
+            for (off = 0; off < 2; off++)
+                for (at = 0; at < (n ? n : 1); at++) {
+                    void* a = buf + off * e;
+                    double lo, hi, elo, ehi;
+                    uint64_t count;
+                    size_t ecount;
+                    for (i = 0; i < n; i++) tu_set(a, t, i, (double)((i * 7) % 11) - 5.0 + tiny);
+                    if (n) {
+                        tu_set(a, t, at, at % 3 ? -big : big);
+                        tu_set(a, t, (at * 5 + 1) % n, at % 2 ? NAN : (at % 4 ? INFINITY : -INFINITY));
+                        tu_set(a, t, (at + n / 2) % n, at % 5 ? -0.0 : tiny);
+                    }
+                    cr_assert_eq(ghz_value_range(&p, a, n, &lo, &hi, &count), GHZ_SUCCESS);
+                    ecount = tu_range(a, t, n, 0, 0, &elo, &ehi);
+                    cr_assert(count == ecount && (ecount ? lo == elo && hi == ehi : isnan(lo) && isnan(hi)),
+                              "f%d n %zu offset %zu at %zu: [%g, %g] count %llu, expected [%g, %g] count %zu",
+                              k ? 64 : 32, n, off, at, lo, hi, (unsigned long long)count, elo, ehi, ecount);
+                }
+        free(buf);
+    }
+}
+
 Test(api, abs_bound)
 {
     ghz_params_t p = tu_params(GHZ_F64, GHZ_EB_ABS, 0.125);
