@@ -155,15 +155,19 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 
 /* Exact calls of a CUDA communicator up to this many bytes of input per rank (and with
  * the AUTO algorithm) go through host memory (collectives.c, host_path; COLL.md,
- * Choices). Where ranks share a GPU (and over the MPI transport) the device paths'
- * fixed costs are cross-process waits that each take a time slice, and the host
- * path wins up to 1 MiB (two ranks on one H100, session 8). Where every rank has a GPU
+ * Choices). Where ranks share a GPU the device paths' fixed costs are cross-process
+ * waits and kernels that each take a time slice: the host path won up to 1 MiB (two
+ * ranks on one H100, session 8), and over MPI at 4 MiB too, 1.48 / 1.59 ms against 2.17
+ * / 2.18 for the device ring and 1.63 / 1.35 for host-staged MPI_Allreduce, equal at
+ * 16 MiB (two ranks on one H200, session 14, out of place / in place): HOST_PATH_MAX_SHARED.
+ * Over MPI with a GPU per rank, 1 MiB (HOST_PATH_MAX). Where every rank has a GPU
  * of its own and CUDA IPC reads the peers' memory, ipc_direct in one shot costs about
  * 20 us back to back and 30 us alone from 4 KiB to 1 MiB, the host path 22 / 27 us at
  * 4 KiB and 30 / 35 us at 16 KiB (two ranks on two H200s, session 10): the host path
  * keeps only what it does as fast, up to 8 KiB, where a lone call is 2 us quicker.
  * GHZ_COLL_HOST_PATH_MAX (bytes, at most HOST_PATH_CAP) overrides both; 0 turns the
  * host path off. */
+#define HOST_PATH_MAX_SHARED ((size_t)4 << 20)
 #define HOST_PATH_MAX ((size_t)1 << 20)
 #define HOST_PATH_MAX_OWN_GPU ((size_t)8 << 10)
 #define HOST_PATH_CAP ((size_t)16 << 20)
@@ -183,12 +187,13 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
  * MPI_Allreduce itself (collectives.c, mpi_refusal says which). A CUDA communicator's
  * host path runs on such a communicator, in place in its pinned buffer: there it is what
  * `cudaMemcpy` + `MPI_Allreduce(MPI_IN_PLACE)` + `cudaMemcpy` users do, behind ghz's
- * agreement. Why 1 MiB: the host path's own limit (HOST_PATH_MAX); at 4 KiB MPI's call
+ * agreement. Why 4 MiB: the host path's largest default limit (HOST_PATH_MAX_SHARED,
+ * measured with MPI's call to 4 MiB); at 4 KiB MPI's call
  * took 1.7 us against 6.0 for ghz's recursive doubling (CPU, 2 ranks, 2-core VM), and on
  * the GPU machines' host path MPI's in-place call saves a host copy that ghz's ring
  * and recursive doubling make (COLL.md, "mpi"; docs/RESULTS.md, session 13). */
 #define MPI_NATIVE_MAX ((size_t)1 << 30)
-#define MPI_NATIVE_DEFAULT ((size_t)1 << 20)
+#define MPI_NATIVE_DEFAULT ((size_t)4 << 20)
 
 /* A size limit the environment variable `name` may set (bytes, at most `max`; unset,
  * empty or not a number: `dflt`), the same on every rank: the least any rank asks for,
@@ -210,8 +215,39 @@ static size_t agreed_limit(const ghz_comm_t* c, const char* name, size_t dflt, s
 /* The host path's limit for this communicator (collective over c). */
 static size_t host_path_limit(const ghz_comm_t* c)
 {
-    return agreed_limit(c, "GHZ_COLL_HOST_PATH_MAX", c->tp.shared_gpu == 0 ? HOST_PATH_MAX_OWN_GPU : HOST_PATH_MAX,
+    const int own = c->tp.shared_gpu == 0, ipc = c->tp.fence != NULL;
+    return agreed_limit(c, "GHZ_COLL_HOST_PATH_MAX",
+                        !own ? HOST_PATH_MAX_SHARED
+                        : ipc ? HOST_PATH_MAX_OWN_GPU
+                              : HOST_PATH_MAX,
                         HOST_PATH_CAP);
+}
+
+/* Whether some GPU serves several ranks of c (1), none does (0), or the backend has no
+ * GPU (-1): every rank's GPU UUID gathered and compared. A rank that cannot name its
+ * GPU counts as sharing (the cautious limits). Collective over c. */
+static int gpu_shared(const ghz_comm_t* c)
+{
+    unsigned char mine[17], *all;
+    int i, j, ok, all_ok = 0, shared = 0;
+    if (!c->be.gpu_uuid) return -1;
+    memset(mine, 0, sizeof mine);
+    mine[16] = c->be.gpu_uuid((coll_backend_t*)&c->be, mine) != GHZ_SUCCESS;
+    all = (unsigned char*)malloc((size_t)c->size * sizeof mine);
+    /* the exchange only where every rank has room for it; else every rank is cautious */
+    ok = all != NULL;
+    if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c->mpi) != MPI_SUCCESS || !all_ok ||
+        MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, c->mpi) != MPI_SUCCESS) {
+        free(all);
+        return 1;
+    }
+    for (i = 0; i < c->size && !shared; i++) {
+        shared = all[i * sizeof mine + 16] != 0;
+        for (j = i + 1; j < c->size && !shared; j++)
+            shared = memcmp(all + i * sizeof mine, all + j * sizeof mine, 16) == 0;
+    }
+    free(all);
+    return shared;
 }
 
 /* The two levels: node = the ranks sharing memory, or blocks of ranks_per_node ranks
@@ -393,6 +429,8 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
         st = make_levels(c);
         st = coll_agree_config(c->mpi, &c->cfg, st);
     }
+    /* (every rank agreed on st: all take part, or none) */
+    if (st == GHZ_SUCCESS) c->tp.shared_gpu = gpu_shared(c);
     if (st == GHZ_SUCCESS && !leaf && c->cfg.backend == GHZ_EXEC_CUDA) {
         st = make_host(c);
         st = coll_agree_config(c->mpi, &c->cfg, st);

@@ -440,7 +440,7 @@ static void run_exact_mpi(const size_t* counts, void** in, unsigned char* send, 
     ghz_comm_info(c, &info);
     CHECK(info.algo != GHZ_ALGO_MPI, "auto, float max: %s", ghz_algo_name(info.algo));
     ghz_comm_destroy(c);
-    /* the default (1 MiB: comm.c, MPI_NATIVE_DEFAULT) takes a 64 KiB call; 0 turns it off */
+    /* the default (4 MiB: comm.c, MPI_NATIVE_DEFAULT) takes a 64 KiB call; 0 turns it off */
     c = auto_comm_mpi_max(NULL);
     if (!c) return;
     test_exact_case(c, 0, GHZ_F32, GHZ_OP_SUM, n, 0, in, send, recv);

@@ -284,6 +284,18 @@ ghz_status_t ghz_coll_backend_cuda_check(coll_backend_t* be, const int* d_status
     return device_result(be, st, NULL, what);
 }
 
+static ghz_status_t cuda_gpu_uuid(coll_backend_t* be, unsigned char uuid[16])
+{
+    struct cudaDeviceProp prop;
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    (void)be;
+    if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, dev);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaGetDeviceProperties (the GPU's UUID)");
+    memcpy(uuid, &prop.uuid, 16);
+    return GHZ_SUCCESS;
+}
+
 ghz_status_t ghz_coll_backend_cuda_mark(coll_backend_t* be)
 {
     cuda_state_t* s = st_of(be);
@@ -374,6 +386,7 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     be->reduce = cuda_reduce;
     be->scale = cuda_scale;
     be->range = cuda_range;
+    be->gpu_uuid = cuda_gpu_uuid;
     be->compress = cuda_compress;
     be->decompress = cuda_decompress;
     be->homo_binary = cuda_homo_binary;

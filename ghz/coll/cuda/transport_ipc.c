@@ -68,7 +68,6 @@ typedef struct {
     cudaIpcEventHandle_t ev;
     cudaIpcMemHandle_t flags;
     uint64_t pool_bytes;
-    cudaUUID_t gpu; /* which GPU the rank runs on */
 } ipc_card_t;
 
 typedef struct {
@@ -446,25 +445,7 @@ static ghz_status_t prepare(ipc_state_t* s, ipc_card_t* card)
     e = cudaIpcGetMemHandle(&card->flags, s->flags);
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaIpcGetMemHandle (fence flags)");
     card->pool_bytes = s->pool_bytes;
-    {
-        struct cudaDeviceProp prop;
-        int dev = 0;
-        e = cudaGetDevice(&dev);
-        if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, dev);
-        if (e != cudaSuccess) return coll_cuda_fail(e, "cudaGetDeviceProperties (CUDA IPC)");
-        card->gpu = prop.uuid;
-    }
     return GHZ_SUCCESS;
-}
-
-/* 1 when two ranks' cards name the same GPU. */
-static int shares_gpu(const ipc_card_t* cards, int n)
-{
-    int i, j;
-    for (i = 0; i < n; i++)
-        for (j = i + 1; j < n; j++)
-            if (memcmp(&cards[i].gpu, &cards[j].gpu, sizeof cards[i].gpu) == 0) return 1;
-    return 0;
 }
 
 ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* pool, size_t pool_bytes,
@@ -473,7 +454,7 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
     ipc_state_t* s = (ipc_state_t*)calloc(1, sizeof *s);
     ipc_card_t card, *cards = NULL;
     ghz_status_t st = GHZ_SUCCESS;
-    int ok, all_ok = 0, rc, shared = 1;
+    int ok, all_ok = 0, rc;
     if (s) {
         s->comm = *comm;
         s->be = be;
@@ -507,7 +488,6 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
         s->exchanged = 1;
     }
     if (st == GHZ_SUCCESS) st = open_peers(s, cards);
-    shared = st == GHZ_SUCCESS && cards ? shares_gpu(cards, s->size) : 1;
     free(cards);
     if (!s) return st;
     if (!s->exchanged) {
@@ -523,7 +503,7 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
                                              NULL,          0};
         *tp = ipc;
         tp->state = s;
-        tp->shared_gpu = shared;
+        tp->shared_gpu = -1; /* comm.c sets it */
     }
     return st;
 }

@@ -73,6 +73,9 @@ struct coll_backend {
                                size_t k, void* out, size_t capacity, size_t* out_size);
     /* Waits for the backend's queued work (no-op on the CPU). */
     ghz_status_t (*sync)(coll_backend_t* be);
+    /* The 16-byte UUID of the GPU this rank computes on (comm.c compares them: which
+     * ranks share a GPU); NULL on the CPU. */
+    ghz_status_t (*gpu_uuid)(coll_backend_t* be, unsigned char uuid[16]);
     void (*destroy)(coll_backend_t* be);
     void* state;
 };

@@ -61,10 +61,10 @@ struct coll_transport {
      * reads device memory, waits for nothing else. NULL where there is no such fence. */
     ghz_status_t (*graph_status)(coll_transport_t* tp);
     void* state;
-    /* 1 where one GPU serves several of the transport's ranks (processes then take
-     * turns on it, and every cross-process wait costs a time slice), 0 where every rank
-     * has a GPU of its own, -1 where the transport does not know (MPI). The same on
-     * every rank. */
+    /* 1 where one GPU serves several of the communicator's ranks (processes then take
+     * turns on it, and every cross-process wait or kernel costs a time slice), 0 where
+     * every rank has a GPU of its own, -1 on the CPU backend. Set by comm.c from the
+     * GPUs' UUIDs, whichever the transport. The same on every rank. */
     int shared_gpu;
 };
 
