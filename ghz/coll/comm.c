@@ -159,8 +159,9 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
  * waits and kernels that each take a time slice: the host path won up to 1 MiB (two
  * ranks on one H100, session 8), and over MPI at 4 MiB too, 1.48 / 1.59 ms against 2.17
  * / 2.18 for the device ring and 1.63 / 1.35 for host-staged MPI_Allreduce, equal at
- * 16 MiB (two ranks on one H200, session 14, out of place / in place): HOST_PATH_MAX_SHARED.
- * Over MPI with a GPU per rank, 1 MiB (HOST_PATH_MAX). Where every rank has a GPU
+ * 16 MiB (two ranks on one H200, session 14, out of place / in place): HOST_PATH_MAX_SHARED
+ * over MPI; over CUDA IPC ipc_direct took 0.59 ms at 4 MiB there, so 1 MiB
+ * (HOST_PATH_MAX), as over MPI with a GPU per rank. Where every rank has a GPU
  * of its own and CUDA IPC reads the peers' memory, ipc_direct in one shot costs about
  * 20 us back to back and 30 us alone from 4 KiB to 1 MiB, the host path 22 / 27 us at
  * 4 KiB and 30 / 35 us at 16 KiB (two ranks on two H200s, session 10): the host path
@@ -217,9 +218,7 @@ static size_t host_path_limit(const ghz_comm_t* c)
 {
     const int own = c->tp.shared_gpu == 0, ipc = c->tp.fence != NULL;
     return agreed_limit(c, "GHZ_COLL_HOST_PATH_MAX",
-                        !own ? HOST_PATH_MAX_SHARED
-                        : ipc ? HOST_PATH_MAX_OWN_GPU
-                              : HOST_PATH_MAX,
+                        ipc ? (own ? HOST_PATH_MAX_OWN_GPU : HOST_PATH_MAX) : (own ? HOST_PATH_MAX : HOST_PATH_MAX_SHARED),
                         HOST_PATH_CAP);
 }
 
