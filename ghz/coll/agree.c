@@ -32,7 +32,7 @@ static double unordered(int64_t b)
     return x;
 }
 
-enum { W_STATUS = 2 * AGREE_NFIELDS, W_FAILED, W_MAX, W_NMIN, W_NONFINITE, W_NRATIO, W_VOTE, W_NSTAGED, W_WORDS };
+enum { W_STATUS = 2 * AGREE_NFIELDS, W_FAILED, W_MAX, W_NMIN, W_NONFINITE, W_NRATIO, W_NSTAGED, W_PREV, W_WORDS };
 
 ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* all)
 {
@@ -48,8 +48,8 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     w[W_NMIN] = mine->have_range ? ~ordered(mine->vmin) : INT64_MIN;
     w[W_NONFINITE] = mine->nonfinite;
     w[W_NRATIO] = ~ordered(mine->ratio_seen);
-    w[W_VOTE] = mine->vote_exact;
     w[W_NSTAGED] = !mine->staged;
+    w[W_PREV] = mine->prev_seconds >= 0.0 ? ordered(mine->prev_seconds) : INT64_MAX; /* none wins */
     rc = MPI_Allreduce(MPI_IN_PLACE, w, W_WORDS, MPI_INT64_T, MPI_MAX, c->mpi);
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (call agreement)");
     if (w[W_STATUS] != GHZ_SUCCESS) {
@@ -68,8 +68,8 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     all->vmin = all->have_range ? unordered(~w[W_NMIN]) : NAN;
     all->nonfinite = w[W_NONFINITE] != 0;
     all->ratio_seen = unordered(~w[W_NRATIO]);
-    all->vote_exact = w[W_VOTE] != 0;
     all->staged = w[W_NSTAGED] == 0;
+    all->prev_seconds = w[W_PREV] != INT64_MAX ? unordered(w[W_PREV]) : -1.0;
     return GHZ_SUCCESS;
 }
 

@@ -19,12 +19,19 @@ static uint32_t interval(const coll_auto_class_t* k)
     return k->retry ? k->retry : COLL_AUTO_RETRY_MIN;
 }
 
+/* Whether exact is the faster path of a class that has measured both. */
+static int exact_wins(const coll_auto_class_t* k)
+{
+    return k->spb_lossy > k->spb_exact;
+}
+
 int coll_auto_vote_exact(const coll_auto_t* a, size_t bytes)
 {
     const coll_auto_class_t* k = &a->cls[coll_auto_class(bytes)];
-    if (k->spb_lossy == 0.0 || k->calls % interval(k) == 0) return 0;
+    if (k->spb_lossy == 0.0) return 0;
     if (k->spb_exact == 0.0) return 1;
-    return k->spb_lossy > k->spb_exact;
+    /* every interval-th call retries the slower path */
+    return k->calls % interval(k) == 0 ? !exact_wins(k) : exact_wins(k);
 }
 
 void coll_auto_count(coll_auto_t* a, size_t bytes)
@@ -41,13 +48,12 @@ void coll_auto_measured(coll_auto_t* a, size_t bytes, int exact, double seconds)
 {
     coll_auto_class_t* k = &a->cls[coll_auto_class(bytes)];
     const double x = seconds / (double)(bytes ? bytes : 1);
-    if (exact) {
-        average(&k->spb_exact, x);
-        return;
-    }
-    if (k->spb_exact > 0.0) {
+    if (k->spb_exact > 0.0 && k->spb_lossy > 0.0 && exact != exact_wins(k)) {
+        /* the slower path ran (a retry, or another rank's vote): still slower than the
+         * faster one's average, back off; faster, retry soon */
         const uint32_t r = interval(k);
-        k->retry = x > k->spb_exact ? (r < COLL_AUTO_RETRY_MAX ? 2 * r : COLL_AUTO_RETRY_MAX) : COLL_AUTO_RETRY_MIN;
+        const double best = exact ? k->spb_lossy : k->spb_exact;
+        k->retry = x > best ? (r < COLL_AUTO_RETRY_MAX ? 2 * r : COLL_AUTO_RETRY_MAX) : COLL_AUTO_RETRY_MIN;
     }
-    average(&k->spb_lossy, x);
+    average(exact ? &k->spb_exact : &k->spb_lossy, x);
 }

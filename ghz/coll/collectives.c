@@ -52,11 +52,35 @@ typedef struct {
 #define RATIO_RETRY 8
 
 /* A call's time, for GHZ_PATH_AUTO's choice at its size (the calls it chooses for:
- * COLL_AUTO_LOSSY_MIN_BYTES and more; a capture only enqueues, so its time says nothing). */
+ * COLL_AUTO_LOSSY_MIN_BYTES and more; a capture only enqueues, so its time says
+ * nothing), kept until the next agreement (comm.h, auto_bytes). */
 static void measured(ghz_comm_t* c, size_t bytes, coll_mode_t mode, double seconds)
 {
-    if (bytes >= COLL_AUTO_LOSSY_MIN_BYTES && !c->be.capturing)
-        coll_auto_measured(&c->autop, bytes, mode == COLL_EXACT, seconds);
+    if (bytes >= COLL_AUTO_LOSSY_MIN_BYTES && !c->be.capturing) {
+        c->auto_bytes = bytes;
+        c->auto_exact = mode == COLL_EXACT;
+        c->auto_seconds = seconds;
+    }
+}
+
+/* The agreed time of the last measured call (the slowest rank's) into AUTO's classes:
+ * every rank keeps the same times, so every rank's AUTO choice is the same without a
+ * vote (auto_path.h). */
+static void measured_agreed(ghz_comm_t* c, const coll_agreed_t* all)
+{
+    if (c->auto_bytes && all->prev_seconds >= 0.0)
+        coll_auto_measured(&c->autop, c->auto_bytes, c->auto_exact, all->prev_seconds);
+    c->auto_bytes = 0;
+}
+
+/* Whether an AUTO call of `bytes` is likely to run exact, before the agreement: the
+ * choice with this rank's own time of the last call where the agreement will bring
+ * the slowest rank's. */
+static int auto_guess_exact(const ghz_comm_t* c, size_t bytes)
+{
+    coll_auto_t guess = c->autop;
+    if (c->auto_bytes) coll_auto_measured(&guess, c->auto_bytes, c->auto_exact, c->auto_seconds);
+    return coll_auto_vote_exact(&guess, bytes);
 }
 
 static ghz_status_t read_accuracy(call_t* k)
@@ -696,18 +720,20 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         const char* why = capture_refusal(c, k, lossy);
         if (why) st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: %s", why);
     }
-    mine.vote_exact = lossy && st == GHZ_SUCCESS && k->a.path == GHZ_PATH_AUTO &&
-                      coll_auto_vote_exact(&c->autop, k->total * elem);
-    /* A call certain to run exact on every rank stages its input for the host path now,
-     * when it will take that path, so that the agreement carries the copy's status (and
-     * host_path needs no second agreement where every rank did): an exact call, a lossy
-     * AUTO call too small ever to compress, and one this rank votes exact for (one vote
-     * is enough). A lossy call then takes its range from that host copy: no kernel and
-     * no second synchronisation, each of which costs a GPU time slice where ranks share
-     * a GPU (about 270 us at 64 KiB on one H100 or H200, session 14) and waits for the
+    /* A call that will run exact stages its input for the host path now, when it will
+     * take that path, so that the agreement carries the copy's status (and host_path
+     * needs no second agreement where every rank did): an exact call, a lossy AUTO call
+     * too small ever to compress, and one whose AUTO choice will be exact (guessed
+     * here with this rank's time of the last call, decided after the agreement with the
+     * slowest rank's: a wrong guess costs a copy, or the second agreement). A lossy
+     * call then takes its range from that host copy: no kernel and no second
+     * synchronisation, each of which costs a GPU time slice where ranks share a GPU
+     * (about 270 us at 64 KiB on one H100 or H200, session 14) and waits for the
      * previous call's kernels everywhere. */
     copied = st == GHZ_SUCCESS && k->count > 0 && c->size > 1 &&
-             (lossy ? auto_small(k) || mine.vote_exact : c->cfg.check_args) && host_path_takes(c, k, COLL_EXACT);
+             (lossy ? auto_small(k) || (k->a.path == GHZ_PATH_AUTO && auto_guess_exact(c, k->total * elem))
+                    : c->cfg.check_args) &&
+             host_path_takes(c, k, COLL_EXACT);
     if (copied) {
         double t0 = MPI_Wtime();
         st = c->be.copy(&c->be, host_in(c, k), k->in, k->total * elem);
@@ -726,6 +752,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     }
     mine.status = st;
     mine.staged = copied && st == GHZ_SUCCESS;
+    mine.prev_seconds = c->auto_bytes ? c->auto_seconds : -1.0;
     mine.ratio_seen = c->last_ratio;
     mine.field[AGREE_KIND] = k->kind;
     mine.field[AGREE_COUNT] = (int64_t)k->count;
@@ -742,6 +769,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     memset(&all, 0, sizeof all);
     if (lossy || c->cfg.check_args) {
         st = coll_agree(c, &mine, &all);
+        if (st == GHZ_SUCCESS) measured_agreed(c, &all);
     } else if (st != GHZ_SUCCESS) {
         return st; /* unchecked: peers may wait (COLL.md, Errors) */
     }
@@ -752,7 +780,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         size_t bytes = k->total * elem;
         mode = k->a.path == GHZ_PATH_DOC ? COLL_DOC : COLL_HOMO;
         if (k->a.path == GHZ_PATH_AUTO &&
-            (bytes < COLL_AUTO_LOSSY_MIN_BYTES || all.vote_exact ||
+            (bytes < COLL_AUTO_LOSSY_MIN_BYTES || coll_auto_vote_exact(&c->autop, bytes) ||
              (all.ratio_seen > 0.0 && all.ratio_seen < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0)))
             mode = COLL_EXACT;
         if (k->a.path == GHZ_PATH_AUTO) coll_auto_count(&c->autop, bytes);

@@ -26,8 +26,8 @@ typedef struct {
     double vmin, vmax;
     int nonfinite;
     double ratio_seen;     /* the last lossy call's ratio on this rank (0: none) */
-    int vote_exact;        /* GHZ_PATH_AUTO: this rank measured compression not paying */
     int staged;            /* the host path's copy of the input is made (collectives.c) */
+    double prev_seconds;   /* the time of this rank's previous measured call (< 0: none) */
 } coll_call_t;
 
 typedef struct {
@@ -35,8 +35,8 @@ typedef struct {
     double vmin, vmax;
     int nonfinite;         /* some rank has a NaN or infinity */
     double ratio_seen;     /* the smallest over ranks */
-    int vote_exact;        /* some rank votes for the exact path */
     int staged;            /* every rank made its host path copy, and it worked */
+    double prev_seconds;   /* the slowest rank's previous measured call (< 0: some rank has none) */
 } coll_agreed_t;
 
 /* One MPI_Allreduce of a few integers: every rank learns whether any rank failed its

@@ -7,14 +7,20 @@
  * 4 KiB to 1 GiB (two H200s), over a host-staged MPI compression won from 4 MiB up and
  * lost 2.5-5x at 64-256 KiB. One seconds-per-byte average over all sizes (what this
  * replaced) let a 1 GiB call's rate decide a 64 KiB one. Here each power-of-two class
- * of bytes per rank keeps its own averages, and while exact wins in a class the
- * compressed retries (to notice when the data or the machine change) come ever more
- * rarely: every 8th AUTO call, then 16th, ... up to every 512th, and back to every 8th
- * when a retry wins. At 64 KiB over MPI that makes the amortised retry cost 0.4 %
- * instead of 50 % (a compressed call at 5x the exact time every 8th call).
+ * of bytes per rank keeps its own averages, and the slower path is retried (to notice
+ * when the data or the machine change, or that its first time was an outlier) ever
+ * more rarely while it keeps losing: every 8th AUTO call, then 16th, ... up to every
+ * 512th, and back to every 8th when a retry wins. At 64 KiB over MPI that makes the
+ * amortised retry cost 0.4 % instead of 50 % (a compressed call at 5x the exact time
+ * every 8th call). Both ways: until session 14 only compression was retried, so a
+ * class whose one exact measurement was slow (a first call's set-up; two ranks on one
+ * H200 at 1 MiB, where exact took 0.4 ms and compression 1.5) compressed for good.
  *
- * Every rank keeps the same call counts (calls are collective); times differ by rank,
- * and the agreement ORs the votes (collectives.c), so every rank runs the same path. */
+ * Every rank keeps the same call counts (calls are collective) and the same times: a
+ * call's time enters at the next call's agreement as the slowest rank's (collectives.c,
+ * measured_agreed), so every rank decides alike without a vote. (Until session 14 each
+ * rank kept its own times and the agreement ORed the votes: a rank whose retry was
+ * vetoed never backed off, and each such call missed the staging of the host path.) */
 #ifndef GHZ_COLL_DETAIL_AUTO_PATH_H
 #define GHZ_COLL_DETAIL_AUTO_PATH_H
 
@@ -35,7 +41,7 @@
 typedef struct {
     double spb_exact, spb_lossy; /* seconds per byte, running averages (0: none yet) */
     uint32_t calls;              /* AUTO lossy calls of this class so far */
-    uint32_t retry;              /* while exact wins, compress every retry-th call */
+    uint32_t retry;              /* run the slower path every retry-th call (0: the least) */
 } coll_auto_class_t;
 
 typedef struct {
@@ -45,16 +51,16 @@ typedef struct {
 /* The class of a call of `bytes` per rank. */
 int coll_auto_class(size_t bytes);
 
-/* 1 when this rank votes for running the next AUTO call of `bytes` exact. A zeroed
+/* 1 when the next AUTO call of `bytes` runs exact. A zeroed
  * coll_auto_t is valid (nothing measured: compress first, then measure exact). */
 int coll_auto_vote_exact(const coll_auto_t* a, size_t bytes);
 
 /* Counts an AUTO lossy call of `bytes` (after it is decided, whichever path ran). */
 void coll_auto_count(coll_auto_t* a, size_t bytes);
 
-/* Records a call's time: `exact` or compressed, `seconds` for `bytes` per rank. A
- * compressed call slower than the class's exact rate doubles the retry interval, a
- * faster one resets it. */
+/* Records a call's time: `exact` or compressed, `seconds` for `bytes` per rank. A call
+ * of the slower path that is still slower than the faster path's rate doubles the
+ * retry interval, a faster one resets it. */
 void coll_auto_measured(coll_auto_t* a, size_t bytes, int exact, double seconds);
 
 #endif

@@ -58,8 +58,13 @@ struct ghz_comm {
     double last_ratio;       /* compression ratio of the last lossy call (auto choice) */
     uint64_t lossy_calls;    /* lossy calls so far (the same on every rank) */
     /* Recent calls' times per size class, exact and compressed: what GHZ_PATH_AUTO
-     * decides by (auto_path.h). */
+     * decides by (auto_path.h). A call's time enters it at the next call's agreement,
+     * as the slowest rank's (auto_seconds of the call of auto_bytes, auto_exact; 0
+     * bytes: none), so that every rank keeps the same times and votes alike. */
     coll_auto_t autop;
+    size_t auto_bytes;
+    int auto_exact;
+    double auto_seconds;
 };
 
 #endif
