@@ -6,7 +6,7 @@
 # is not run again).
 #
 #   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [mpismall] [auto] [big] [graph] [ab]
-#                             [autohp] [abref] [homobench] [oneshot] [sanitize] [floor]
+#                             [autoshared] [autohp] [abref] [homobench] [oneshot] [sanitize] [floor]
 #                                                   # default: all but abref, in that order
 #
 # build:     build-gpu with CUDA and the collectives; with `ab`, the two ghz-bench builds of
@@ -34,6 +34,7 @@
 #            the host path on ghz's own CPU algorithms (GHZ_COLL_MPI_MAX=0), and as first.
 # auto:      ghz-coll-bench's auto row (GHZ_PATH_AUTO) against exact, homo and MPI pinned,
 #            4 KiB to 16 MiB, 100 warm-up calls a size, over MPI and CUDA IPC, 2 ranks.
+# autoshared: the auto step with both ranks on GPU 0 (CUDA_VISIBLE_DEVICES=0: they share it).
 # autohp:    the auto step over MPI from 256 KiB to 16 MiB with the host path and MPI's own
 #            allreduce up to 16 MiB (GHZ_COLL_HOST_PATH_MAX, GHZ_COLL_MPI_MAX): where the
 #            host path should end over MPI and where ranks share a GPU.
@@ -223,6 +224,14 @@ if run_step auto; then
         collbench "auto-$tr" "$tr" -b 4K -e 16M -f 4 -n 100 -w 100 -c 1 --paths auto,exact,homo,mpi-pinned
     done
     done_step auto
+fi
+
+if run_step autoshared; then
+    for tr in mpi ipc; do
+        CUDA_VISIBLE_DEVICES=0 collbench "autoshared-$tr" "$tr" -b 4K -e 16M -f 4 -n 100 -w 100 -c 1 \
+            --paths auto,exact,homo,mpi-pinned
+    done
+    done_step autoshared
 fi
 
 if run_step autohp; then

@@ -47,6 +47,8 @@ typedef struct {
     void* h_scratch;          /* pinned mirror */
     cudaEvent_t done;         /* ghz_coll_backend_cuda_mark's */
     int have_done, done_pending;
+    cudaEvent_t end;          /* end_call's: the end of a measured call's work */
+    int have_end, end_pending;
 } cuda_state_t;
 
 enum { SCRATCH_RANGE = 0, SCRATCH_SIZE = 64, SCRATCH_STATUS = 72, SCRATCH_BYTES = 128 };
@@ -284,6 +286,27 @@ ghz_status_t ghz_coll_backend_cuda_check(coll_backend_t* be, const int* d_status
     return device_result(be, st, NULL, what);
 }
 
+static ghz_status_t cuda_end_call(coll_backend_t* be)
+{
+    cuda_state_t* s = st_of(be);
+    cudaError_t e;
+    if (be->capturing) return GHZ_SUCCESS;
+    e = cudaEventRecord(s->end, s->stream);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventRecord");
+    s->end_pending = 1;
+    return GHZ_SUCCESS;
+}
+
+static ghz_status_t cuda_wait_end(coll_backend_t* be)
+{
+    cuda_state_t* s = st_of(be);
+    cudaError_t e;
+    if (!s->end_pending) return GHZ_SUCCESS;
+    s->end_pending = 0;
+    e = cudaEventSynchronize(s->end);
+    return e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, "cudaEventSynchronize");
+}
+
 static ghz_status_t cuda_gpu_uuid(coll_backend_t* be, unsigned char uuid[16])
 {
     struct cudaDeviceProp prop;
@@ -326,6 +349,7 @@ static void cuda_destroy(coll_backend_t* be)
     /* nothing of this backend's may still run when its memory goes */
     if (s->done_pending) cudaEventSynchronize(s->done);
     if (s->have_done) cudaEventDestroy(s->done);
+    if (s->have_end) cudaEventDestroy(s->end);
     ghz_cuda_ctx_destroy(s->ctx);
     cudaFree(s->d_scratch);
     cudaFree(s->d_sum_work);
@@ -368,6 +392,8 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     if (e == cudaSuccess) e = cudaHostAlloc(&s->h_scratch, SCRATCH_BYTES, cudaHostAllocPortable);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming);
     if (e == cudaSuccess) s->have_done = 1;
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->end, cudaEventDisableTiming);
+    if (e == cudaSuccess) s->have_end = 1;
     if (e != cudaSuccess) {
         cuda_destroy(be);
         return coll_cuda_fail(e, "CUDA backend scratch");
@@ -387,6 +413,8 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     be->scale = cuda_scale;
     be->range = cuda_range;
     be->gpu_uuid = cuda_gpu_uuid;
+    be->end_call = cuda_end_call;
+    be->wait_end = cuda_wait_end;
     be->compress = cuda_compress;
     be->decompress = cuda_decompress;
     be->homo_binary = cuda_homo_binary;

@@ -76,6 +76,13 @@ struct coll_backend {
     /* The 16-byte UUID of the GPU this rank computes on (comm.c compares them: which
      * ranks share a GPU); NULL on the CPU. */
     ghz_status_t (*gpu_uuid)(coll_backend_t* be, unsigned char uuid[16]);
+    /* end_call marks the end of the call's work on its stream (nothing while
+     * capturing); wait_end waits on the host until the last mark is reached. A call
+     * that returns before its kernels end leaves them to slow the next call down:
+     * GHZ_PATH_AUTO charges that wait to the call that left it (collectives.c). NULL
+     * where calls end with their work (the CPU). */
+    ghz_status_t (*end_call)(coll_backend_t* be);
+    ghz_status_t (*wait_end)(coll_backend_t* be);
     void (*destroy)(coll_backend_t* be);
     void* state;
 };
