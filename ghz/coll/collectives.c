@@ -5,6 +5,7 @@
  * per-compression bound E (bound.c); choose the algorithm and mode; run it in rounds
  * that fit the pool; scale for AVG. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ghz/codec/codec.h"
@@ -804,7 +805,16 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
             (bytes < COLL_AUTO_LOSSY_MIN_BYTES || coll_auto_vote_exact(&c->autop, bytes) ||
              (all.ratio_seen > 0.0 && all.ratio_seen < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0)))
             mode = COLL_EXACT;
-        if (k->a.path == GHZ_PATH_AUTO) coll_auto_count(&c->autop, bytes);
+        if (k->a.path == GHZ_PATH_AUTO) {
+            const coll_auto_class_t* q = &c->autop.cls[coll_auto_class(bytes)];
+            if (c->auto_trace && c->rank == 0)
+                fprintf(stderr,
+                        "ghz auto: %zu bytes, call %u: %s (us per call: exact %.1f, compressed %.1f; retry %u; "
+                        "staged %d, every rank %d; last call %.1f us)\n",
+                        bytes, q->calls, mode == COLL_EXACT ? "exact" : "compressed", q->spb_exact * bytes * 1e6,
+                        q->spb_lossy * bytes * 1e6, q->retry, copied, all.staged, all.prev_seconds * 1e6);
+            coll_auto_count(&c->autop, bytes);
+        }
     }
     algo = choose_algo(c, k, mode);
     st = check_algo(c, k, algo, mode);

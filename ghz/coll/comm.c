@@ -353,6 +353,10 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     MPI_Comm_rank(c->mpi, &c->rank);
     MPI_Comm_size(c->mpi, &c->size);
     c->mpi_max = agreed_limit(c, "GHZ_COLL_MPI_MAX", MPI_NATIVE_DEFAULT, MPI_NATIVE_MAX);
+    {
+        const char* tr = getenv("GHZ_COLL_AUTO_TRACE");
+        c->auto_trace = tr && *tr == '1';
+    }
 
     st = read_config(config, &c->cfg);
     if (st == GHZ_SUCCESS) {

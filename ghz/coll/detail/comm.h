@@ -64,6 +64,7 @@ struct ghz_comm {
     coll_auto_t autop;
     size_t auto_bytes;
     int auto_exact;
+    int auto_trace;        /* GHZ_COLL_AUTO_TRACE=1: rank 0 prints each AUTO decision */
     double auto_seconds;
 };
 
