@@ -726,7 +726,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     uint64_t rounds = 0;
     const size_t elem = ghz_dtype_size(k->dtype);
     double t_call = MPI_Wtime();
-    double t_copied = 0.0;
+    double t_copied = 0.0, t_range = 0.0;
     int lossy, copied;
 
     ghz_clear_detail();
@@ -764,10 +764,12 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     if (st == GHZ_SUCCESS && lossy && k->count > 0) {
         /* reduce_scatter's input is every rank's whole buffer */
         double lo = NAN, hi = NAN;
+        t_range = MPI_Wtime();
         if (copied)
             st = c->host->be.range(&c->host->be, host_in(c, k), k->total, k->dtype, &lo, &hi, &mine.nonfinite);
         else
             st = c->be.range(&c->be, k->in, k->total, k->dtype, &lo, &hi, &mine.nonfinite);
+        t_range = MPI_Wtime() - t_range;
         mine.have_range = !isnan(lo);
         mine.vmin = lo;
         mine.vmax = hi;
@@ -810,9 +812,11 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
             if (c->auto_trace && c->rank == 0)
                 fprintf(stderr,
                         "ghz auto: %zu bytes, call %u: %s (us per call: exact %.1f, compressed %.1f; retry %u; "
-                        "staged %d, every rank %d; last call %.1f us)\n",
+                        "staged %d, every rank %d; last call %.1f us; this call's copy %.1f us, range %.1f us, "
+                        "agreed after %.1f us)\n",
                         bytes, q->calls, mode == COLL_EXACT ? "exact" : "compressed", q->spb_exact * bytes * 1e6,
-                        q->spb_lossy * bytes * 1e6, q->retry, copied, all.staged, all.prev_seconds * 1e6);
+                        q->spb_lossy * bytes * 1e6, q->retry, copied, all.staged, all.prev_seconds * 1e6,
+                        t_copied * 1e6, t_range * 1e6, (MPI_Wtime() - t_call) * 1e6);
             coll_auto_count(&c->autop, bytes);
         }
     }

@@ -300,6 +300,9 @@ static ghz_status_t make_host(ghz_comm_t* c)
     ghz_status_t st;
     h.backend = GHZ_EXEC_CPU;
     h.check_args = 0;
+    /* one thread: its calls are small (the range scan of a staged lossy call among
+     * them), and an OpenMP team woken per call costs more than it saves */
+    h.nthreads = 1;
     h.transport = GHZ_TRANSPORT_MPI;
     c->small_bytes = host_path_limit(c);
     /* lossy AUTO calls below the least compressed size (collectives.c, auto_small) */
