@@ -93,6 +93,16 @@ static void measured_agreed(ghz_comm_t* c, const coll_agreed_t* all)
     c->auto_bytes = 0;
 }
 
+/* Whether an AUTO call of `bytes` is likely to run exact, before the agreement: the
+ * choice with this rank's own time of the last call where the agreement will bring
+ * the slowest rank's. */
+static int auto_guess_exact(const ghz_comm_t* c, size_t bytes)
+{
+    coll_auto_t guess = c->autop;
+    if (c->auto_bytes) coll_auto_measured(&guess, c->auto_bytes, c->auto_exact, c->auto_seconds);
+    return coll_auto_vote_exact(&guess, bytes);
+}
+
 static ghz_status_t read_accuracy(call_t* k)
 {
     const ghz_accuracy_t* acc = k->acc;
@@ -730,18 +740,22 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         const char* why = capture_refusal(c, k, lossy);
         if (why) st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: %s", why);
     }
-    /* A call certain to run exact stages its input for the host path now, when it will
+    /* A call that will run exact stages its input for the host path now, when it will
      * take that path, so that the agreement carries the copy's status (and host_path
-     * needs no second agreement where every rank did): an exact call, and a lossy AUTO
-     * call too small ever to compress, which then takes its range from that host copy:
-     * no kernel and no second synchronisation, each of which costs a GPU time slice
-     * where ranks share a GPU and waits for the previous call's kernels everywhere.
-     * (Session 14 also staged larger AUTO calls whose choice would be exact: on one
-     * H200 shared by two ranks 64 KiB went from 327 to 101 us, but 256 KiB to 4 MiB
-     * lost about 0.75 ns a byte to something not yet found, 1 MiB 598 -> 1015-1358 us,
-     * and 256 KiB over MPI with a GPU per rank 280 us against 100 for exact; so they
-     * scan on the GPU, COLL.md.) */
-    copied = st == GHZ_SUCCESS && k->count > 0 && c->size > 1 && (lossy ? auto_small(k) : c->cfg.check_args) &&
+     * needs no second agreement where every rank did): an exact call, a lossy AUTO call
+     * too small ever to compress, and, where ranks share a GPU, one whose AUTO choice
+     * will be exact (guessed with this rank's time of the last call, decided after the
+     * agreement with the slowest rank's: a wrong guess costs a copy, or the second
+     * agreement). A lossy call then takes its range from that host copy: no kernel and
+     * no second synchronisation, each of which waits for the previous call's kernels,
+     * and where ranks share a GPU costs a time slice (one H200, two ranks, session 14:
+     * AUTO at 64 KiB 327 us with the GPU scan, 101 staged). With a GPU per rank the GPU
+     * scan stays for those: staged calls there cost more, with an OpenMP team in the
+     * host scan (since one thread, comm.c, make_host), COLL.md. */
+    copied = st == GHZ_SUCCESS && k->count > 0 && c->size > 1 &&
+             (lossy ? auto_small(k) || (c->tp.shared_gpu == 1 && k->a.path == GHZ_PATH_AUTO &&
+                                        auto_guess_exact(c, k->total * elem))
+                    : c->cfg.check_args) &&
              host_path_takes(c, k, COLL_EXACT);
     /* (the copy and the range scan synchronise: the previous call's tail first, its own) */
     if (copied || (lossy && k->count > 0)) t_call += tail(c, &st);
