@@ -6,7 +6,7 @@
 # is not run again).
 #
 #   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [mpismall] [auto] [big] [graph] [ab]
-#                             [autoshared] [autohp] [abref] [homobench] [oneshot] [sanitize] [floor]
+#                             [autoshared] [autotrace] [autohp] [abref] [homobench] [oneshot] [sanitize] [floor]
 #                                                   # default: all but abref, in that order
 #
 # build:     build-gpu with CUDA and the collectives; with `ab`, the two ghz-bench builds of
@@ -35,6 +35,10 @@
 # auto:      ghz-coll-bench's auto row (GHZ_PATH_AUTO) against exact, homo and MPI pinned,
 #            4 KiB to 16 MiB, 100 warm-up calls a size, over MPI and CUDA IPC, 2 ranks.
 # autoshared: the auto step with both ranks on GPU 0 (CUDA_VISIBLE_DEVICES=0: they share it).
+# autotrace: AUTO's decisions (GHZ_COLL_AUTO_TRACE=1) over MPI, 64 KiB to 4 MiB, both ranks on
+#            GPU 0 and then one GPU per rank (where there are two): per size, how many calls
+#            ran exact and compressed, and the median staging copy, range scan and call
+#            time of the exact ones (AUTO's exact calls against the exact row).
 # autohp:    the auto step over MPI from 256 KiB to 16 MiB with the host path and MPI's own
 #            allreduce up to 16 MiB (GHZ_COLL_HOST_PATH_MAX, GHZ_COLL_MPI_MAX): where the
 #            host path should end over MPI and where ranks share a GPU.
@@ -232,6 +236,37 @@ if run_step autoshared; then
             --paths auto,exact,homo,mpi-pinned
     done
     done_step autoshared
+fi
+
+if run_step autotrace; then
+    for gpus in 0 "${CUDA_VISIBLE_DEVICES:-all}"; do
+        [ "$gpus" = all ] && [ "$ngpu" -lt 2 ] && continue
+        fields
+        echo "== autotrace, GPUs: $gpus"
+        (if [ "$gpus" != all ]; then export CUDA_VISIBLE_DEVICES=$gpus; fi
+         GHZ_COLL_AUTO_TRACE=1 GHZ_COLL_TRANSPORT=mpi timeout 300 $MPIRUN -np 2 \
+            build-gpu/ghz/tools/coll_bench/ghz-coll-bench --backend cuda --rel 1e-4 -d float \
+            --raw "$L"/fields/rank*.f32 -b 64K -e 4M -f 4 -n 100 -w 100 -c 1 --paths auto,exact) \
+            >"$L/autotrace-$gpus.log" 2>&1
+        grep -E '^ +[0-9]+ ' "$L/autotrace-$gpus.log" | awk '{printf "%10s %-6s %9s %9s\n", $1, $6, $7, $16}'
+        python3 - "$L/autotrace-$gpus.log" <<'PY'
+import re, statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    m = re.search(r"ghz auto: (\d+) bytes, call \d+: (\w+) .*last call ([-\d.]+) us; this call's copy "
+                  r"([\d.]+) us, range ([\d.]+) us, agreed after ([\d.]+) us", line)
+    if m:
+        r = rows.setdefault(int(m[1]), {"exact": [], "compressed": 0})
+        if m[2] == "exact": r["exact"].append((float(m[4]), float(m[5]), float(m[6])))
+        else: r["compressed"] += 1
+for b, r in sorted(rows.items()):
+    e = r["exact"]
+    med = lambda i: statistics.median(x[i] for x in e) if e else float("nan")
+    print(f"{b:>10} exact {len(e)} compressed {r['compressed']}: median copy {med(0):.1f} us, "
+          f"range {med(1):.1f} us, agreed after {med(2):.1f} us")
+PY
+    done
+    done_step autotrace
 fi
 
 if run_step autohp; then
