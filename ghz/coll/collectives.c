@@ -759,7 +759,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
              host_path_takes(c, k, COLL_EXACT);
     /* (the copy and the range scan synchronise: the previous call's tail first, its own) */
     if (copied || (lossy && k->count > 0)) t_call += tail(c, &st);
-    if (copied) {
+    if (copied && st == GHZ_SUCCESS) {
         double t0 = MPI_Wtime();
         st = c->be.copy(&c->be, host_in(c, k), k->in, k->total * elem);
         t_copied = MPI_Wtime() - t0;
