@@ -58,14 +58,14 @@ typedef struct {
  * work marked: a call may return before its kernels end, and the next call that waits
  * for them adds that wait to this one's time (tail). Called last, when all its work
  * is enqueued. */
-static ghz_status_t measured(ghz_comm_t* c, size_t bytes, coll_mode_t mode, double seconds)
+static ghz_status_t measured(ghz_comm_t* c, size_t bytes, coll_mode_t mode, int lossy, double seconds)
 {
     if (bytes < COLL_AUTO_LOSSY_MIN_BYTES || c->be.capturing) return GHZ_SUCCESS;
     c->auto_bytes = bytes;
     c->auto_exact = mode == COLL_EXACT;
     c->auto_seconds = seconds;
     /* (an event per call costs a microsecond or two: only once lossy calls come) */
-    return c->be.end_call && c->lossy_calls ? c->be.end_call(&c->be) : GHZ_SUCCESS;
+    return c->be.end_call && (lossy || c->lossy_calls) ? c->be.end_call(&c->be) : GHZ_SUCCESS;
 }
 
 /* Before a call that synchronises anyway, the wait for the last measured call's work
@@ -880,7 +880,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         info.lossy = lossy;
         info.bound_abs = bound_abs;
         info.time_total = MPI_Wtime() - t_call;
-        st = measured(c, k->total * elem, COLL_EXACT, info.time_total);
+        st = measured(c, k->total * elem, COLL_EXACT, lossy, info.time_total);
         if (st != GHZ_SUCCESS) return st;
         c->info = info;
         if (lossy) c->lossy_calls++;
@@ -902,7 +902,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     }
     if (st == GHZ_SUCCESS && k->op == GHZ_OP_AVG && (k->kind != KIND_REDUCE || c->rank == k->root))
         st = c->be.scale(&c->be, k->out, k->count, k->dtype, 1.0 / c->size);
-    if (st == GHZ_SUCCESS) st = measured(c, k->total * elem, mode, info.time_total);
+    if (st == GHZ_SUCCESS) st = measured(c, k->total * elem, mode, lossy, info.time_total);
     if (st != GHZ_SUCCESS) return st;
     info.algo = algo;
     info.lossy = lossy;
