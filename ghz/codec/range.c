@@ -65,12 +65,12 @@ RANGE_FAST(range_fast_f64, double, uint64_t, 0x7ff0000000000000ull)
 static void range_scan(const ghz_enc_params* e, const uint8_t* src, size_t begin, size_t end,
                        range_acc* acc)
 {
-    size_t i;
+    size_t i, stop;
     /* (a lane counts at most 2^32 - 1 values: longer spans go in pieces) */
     const size_t piece = (size_t)RANGE_LANES << 31;
     if (!e->has_fill) {
-        for (i = begin; i < end; i += end - i < piece ? end - i : piece) {
-            const size_t stop = end - i < piece ? end : i + piece;
+        for (i = begin; i < end; i = stop) {
+            stop = end - i < piece ? end : i + piece;
             if (e->dtype == GHZ_F32) range_fast_f32(src, i, stop, acc);
             else range_fast_f64(src, i, stop, acc);
         }

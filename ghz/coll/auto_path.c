@@ -25,7 +25,7 @@ static int exact_wins(const coll_auto_class_t* k)
     return k->spb_lossy > k->spb_exact;
 }
 
-int coll_auto_vote_exact(const coll_auto_t* a, size_t bytes)
+int coll_auto_runs_exact(const coll_auto_t* a, size_t bytes)
 {
     const coll_auto_class_t* k = &a->cls[coll_auto_class(bytes)];
     if (k->spb_lossy == 0.0) return 0;
@@ -49,8 +49,8 @@ void coll_auto_measured(coll_auto_t* a, size_t bytes, int exact, double seconds)
     coll_auto_class_t* k = &a->cls[coll_auto_class(bytes)];
     const double x = seconds / (double)(bytes ? bytes : 1);
     if (k->spb_exact > 0.0 && k->spb_lossy > 0.0 && exact != exact_wins(k)) {
-        /* the slower path ran (a retry, or another rank's vote): still slower than the
-         * faster one's average, back off; faster, retry soon */
+        /* the slower path ran (a retry, or the ratio rule chose exact): still slower
+         * than the faster one's average, back off; faster, retry soon */
         const uint32_t r = interval(k);
         const double best = exact ? k->spb_lossy : k->spb_exact;
         k->retry = x > best ? (r < COLL_AUTO_RETRY_MAX ? 2 * r : COLL_AUTO_RETRY_MAX) : COLL_AUTO_RETRY_MIN;

@@ -48,7 +48,7 @@ typedef struct {
 #define AUTO_RECDBL_MAX_BYTES ((size_t)32 << 10)
 /* Lossy calls whose agreed previous ratio is below this run exact; every
  * RATIO_RETRY-th lossy call compresses anyway, to measure again. Whether compressing
- * is faster than exact at the call's size is detail/auto_path.h's measured vote. */
+ * is faster than exact at the call's size is detail/auto_path.h's measured choice. */
 #define AUTO_MIN_RATIO 1.15
 #define RATIO_RETRY 8
 
@@ -75,9 +75,9 @@ static ghz_status_t measured(ghz_comm_t* c, size_t bytes, coll_mode_t mode, int 
  * 3.4x the exact time). Returns the seconds waited. */
 static double tail(ghz_comm_t* c, ghz_status_t* st)
 {
-    const double t0 = MPI_Wtime();
-    double waited;
+    double t0, waited;
     if (*st != GHZ_SUCCESS || !c->auto_bytes || !c->be.wait_end) return 0.0;
+    t0 = MPI_Wtime();
     *st = c->be.wait_end(&c->be);
     waited = MPI_Wtime() - t0;
     c->auto_seconds += waited;
@@ -101,7 +101,7 @@ static int auto_guess_exact(const ghz_comm_t* c, size_t bytes)
 {
     coll_auto_t guess = c->autop;
     if (c->auto_bytes) coll_auto_measured(&guess, c->auto_bytes, c->auto_exact, c->auto_seconds);
-    return coll_auto_vote_exact(&guess, bytes);
+    return coll_auto_runs_exact(&guess, bytes);
 }
 
 static ghz_status_t read_accuracy(call_t* k)
@@ -634,7 +634,7 @@ static ghz_algo_t configured_algo(const ghz_comm_t* c, const call_t* k)
 }
 
 /* A lossy AUTO call too small ever to compress: it runs exact on every rank, decided
- * by agreed fields alone (size and path), not by the vote. */
+ * by agreed fields alone (size and path), not by measured times. */
 static int auto_small(const call_t* k)
 {
     return k->acc && k->a.path == GHZ_PATH_AUTO &&
@@ -808,12 +808,12 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         size_t bytes = k->total * elem;
         mode = k->a.path == GHZ_PATH_DOC ? COLL_DOC : COLL_HOMO;
         if (k->a.path == GHZ_PATH_AUTO &&
-            (bytes < COLL_AUTO_LOSSY_MIN_BYTES || coll_auto_vote_exact(&c->autop, bytes) ||
+            (bytes < COLL_AUTO_LOSSY_MIN_BYTES || coll_auto_runs_exact(&c->autop, bytes) ||
              (all.ratio_seen > 0.0 && all.ratio_seen < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0)))
             mode = COLL_EXACT;
         if (k->a.path == GHZ_PATH_AUTO) {
             const coll_auto_class_t* q = &c->autop.cls[coll_auto_class(bytes)];
-            if (c->auto_trace && c->rank == 0)
+            if (c->auto_trace && c->rank == 0) /* (q: before this call is counted) */
                 fprintf(stderr,
                         "ghz auto: %zu bytes, call %u: %s (us per call: exact %.1f, compressed %.1f; retry %u; "
                         "staged %d, every rank %d; last call %.1f us; this call's copy %.1f us, range %.1f us, "

@@ -11,11 +11,11 @@
 #define KIB ((size_t)1 << 10)
 #define MIB ((size_t)1 << 20)
 
-/* One AUTO call of `bytes` as collectives.c makes it: vote, count, then the time of
+/* One AUTO call of `bytes` as collectives.c makes it: choose, count, then the time of
  * whichever path ran (t_exact or t_lossy seconds). Returns 1 when it ran exact. */
 static int call(coll_auto_t* a, size_t bytes, double t_exact, double t_lossy)
 {
-    const int exact = coll_auto_vote_exact(a, bytes);
+    const int exact = coll_auto_runs_exact(a, bytes);
     coll_auto_count(a, bytes);
     coll_auto_measured(a, bytes, exact, exact ? t_exact : t_lossy);
     return exact;
@@ -110,7 +110,7 @@ Test(auto_path, a_slow_first_exact_call_is_retried)
     coll_auto_t a = {0};
     int n, exact = 0, first = 1;
     for (n = 0; n < 100; ++n) {
-        const int ran_exact = coll_auto_vote_exact(&a, 1 * MIB);
+        const int ran_exact = coll_auto_runs_exact(&a, 1 * MIB);
         coll_auto_count(&a, 1 * MIB);
         coll_auto_measured(&a, 1 * MIB, ran_exact, ran_exact ? (first ? 5e-3 : 0.4e-3) : 1.5e-3);
         if (ran_exact) first = 0;

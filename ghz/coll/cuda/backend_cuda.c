@@ -286,15 +286,23 @@ ghz_status_t ghz_coll_backend_cuda_check(coll_backend_t* be, const int* d_status
     return device_result(be, st, NULL, what);
 }
 
+/* Records ev on the call's stream and notes it pending. An event recorded into a graph
+ * cannot be waited on outside it: a captured call records nothing (its work orders
+ * with its own stream only: begin). */
+static ghz_status_t record(coll_backend_t* be, cudaEvent_t ev, int* pending)
+{
+    cudaError_t e;
+    if (be->capturing) return GHZ_SUCCESS;
+    e = cudaEventRecord(ev, st_of(be)->stream);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventRecord");
+    *pending = 1;
+    return GHZ_SUCCESS;
+}
+
 static ghz_status_t cuda_end_call(coll_backend_t* be)
 {
     cuda_state_t* s = st_of(be);
-    cudaError_t e;
-    if (be->capturing) return GHZ_SUCCESS;
-    e = cudaEventRecord(s->end, s->stream);
-    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventRecord");
-    s->end_pending = 1;
-    return GHZ_SUCCESS;
+    return record(be, s->end, &s->end_pending);
 }
 
 static ghz_status_t cuda_wait_end(coll_backend_t* be)
@@ -322,14 +330,7 @@ static ghz_status_t cuda_gpu_uuid(coll_backend_t* be, unsigned char uuid[16])
 ghz_status_t ghz_coll_backend_cuda_mark(coll_backend_t* be)
 {
     cuda_state_t* s = st_of(be);
-    cudaError_t e;
-    /* an event recorded into a graph cannot be waited on outside it: a captured call's
-     * work orders with its own stream only (begin) */
-    if (be->capturing) return GHZ_SUCCESS;
-    e = cudaEventRecord(s->done, s->stream);
-    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventRecord");
-    s->done_pending = 1;
-    return GHZ_SUCCESS;
+    return record(be, s->done, &s->done_pending);
 }
 
 ghz_stream_t ghz_coll_backend_cuda_stream(coll_backend_t* be)

@@ -30,7 +30,7 @@
 /* Classes of bytes per rank: [2^16, 2^17), [2^17, 2^18), ..., [2^31, inf). Smaller
  * calls never compress under AUTO: below COLL_AUTO_LOSSY_MIN_BYTES (64 KiB) the
  * compression's fixed costs outweigh what it saves (COLL.md, Choices), so such a call
- * runs exact on every rank without a vote. One constant for both ideas, so that the
+ * runs exact on every rank without measuring. One constant for both ideas, so that the
  * least class and the least compressed call cannot drift apart. */
 #define COLL_AUTO_CLASS_MIN_LOG2 16
 #define COLL_AUTO_LOSSY_MIN_BYTES ((size_t)1 << COLL_AUTO_CLASS_MIN_LOG2)
@@ -53,7 +53,7 @@ int coll_auto_class(size_t bytes);
 
 /* 1 when the next AUTO call of `bytes` runs exact. A zeroed
  * coll_auto_t is valid (nothing measured: compress first, then measure exact). */
-int coll_auto_vote_exact(const coll_auto_t* a, size_t bytes);
+int coll_auto_runs_exact(const coll_auto_t* a, size_t bytes);
 
 /* Counts an AUTO lossy call of `bytes` (after it is decided, whichever path ran). */
 void coll_auto_count(coll_auto_t* a, size_t bytes);

@@ -60,7 +60,7 @@ struct ghz_comm {
     /* Recent calls' times per size class, exact and compressed: what GHZ_PATH_AUTO
      * decides by (auto_path.h). A call's time enters it at the next call's agreement,
      * as the slowest rank's (auto_seconds of the call of auto_bytes, auto_exact; 0
-     * bytes: none), so that every rank keeps the same times and votes alike. */
+     * bytes: none), so that every rank keeps the same times and decides alike. */
     coll_auto_t autop;
     size_t auto_bytes;
     int auto_exact;
