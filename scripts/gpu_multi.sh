@@ -35,10 +35,10 @@
 # auto:      ghz-coll-bench's auto row (GHZ_PATH_AUTO) against exact, homo and MPI pinned,
 #            4 KiB to 16 MiB, 100 warm-up calls a size, over MPI and CUDA IPC, 2 ranks.
 # autoshared: the auto step with both ranks on GPU 0 (CUDA_VISIBLE_DEVICES=0: they share it).
-# autotrace: AUTO's decisions (GHZ_COLL_AUTO_TRACE=1) over MPI, 64 KiB to 4 MiB, both ranks on
-#            GPU 0 and then one GPU per rank (where there are two): per size, how many calls
-#            ran exact and compressed, and the median staging copy, range scan and call
-#            time of the exact ones (AUTO's exact calls against the exact row).
+# autotrace: AUTO's decisions and each call's phases (GHZ_COLL_AUTO_TRACE=2) over MPI, 64 KiB
+#            to 4 MiB, both ranks on GPU 0 and then one GPU per rank (where there are two):
+#            per size, AUTO's calls and the exact row's apart, where they ran, how many,
+#            and the median of each phase (tail, copy, range, agreement, host call, ...).
 # autohp:    the auto step over MPI from 256 KiB to 16 MiB with the host path and MPI's own
 #            allreduce up to 16 MiB (GHZ_COLL_HOST_PATH_MAX, GHZ_COLL_MPI_MAX): where the
 #            host path should end over MPI and where ranks share a GPU.
@@ -244,26 +244,28 @@ if run_step autotrace; then
         fields
         echo "== autotrace, GPUs: $gpus"
         (if [ "$gpus" != all ]; then export CUDA_VISIBLE_DEVICES=$gpus; fi
-         GHZ_COLL_AUTO_TRACE=1 GHZ_COLL_TRANSPORT=mpi timeout 300 $MPIRUN -np 2 \
+         GHZ_COLL_AUTO_TRACE=2 GHZ_COLL_TRANSPORT=mpi timeout 300 $MPIRUN -np 2 \
             build-gpu/ghz/tools/coll_bench/ghz-coll-bench --backend cuda --rel 1e-4 -d float \
             --raw "$L"/fields/rank*.f32 -b 64K -e 4M -f 4 -n 100 -w 100 -c 1 --paths auto,exact) \
             >"$L/autotrace-$gpus.log" 2>&1
         grep -E '^ +[0-9]+ ' "$L/autotrace-$gpus.log" | awk '{printf "%10s %-6s %9s %9s\n", $1, $6, $7, $16}'
         python3 - "$L/autotrace-$gpus.log" <<'PY'
 import re, statistics, sys
+# per size, lossy (AUTO) and exact calls apart, where they ran: how many, and the median
+# of each phase (us) of GHZ_COLL_AUTO_TRACE=2's "ghz call" lines (rank 0)
 rows = {}
 for line in open(sys.argv[1]):
-    m = re.search(r"ghz auto: (\d+) bytes, call \d+: (\w+) .*last call ([-\d.]+) us; this call's copy "
-                  r"([\d.]+) us, range ([\d.]+) us, agreed after ([\d.]+) us", line)
-    if m:
-        r = rows.setdefault(int(m[1]), {"exact": [], "compressed": 0})
-        if m[2] == "exact": r["exact"].append((float(m[4]), float(m[5]), float(m[6])))
-        else: r["compressed"] += 1
-for b, r in sorted(rows.items()):
-    e = r["exact"]
-    med = lambda i: statistics.median(x[i] for x in e) if e else float("nan")
-    print(f"{b:>10} exact {len(e)} compressed {r['compressed']}: median copy {med(0):.1f} us, "
-          f"range {med(1):.1f} us, agreed after {med(2):.1f} us")
+    m = re.match(r"ghz call: (\d+) bytes, (\w+), (.*?): (.*) us$", line.strip())
+    if not m:
+        continue
+    key = (int(m[1]), m[2], m[3])
+    phases = [(p.rsplit(" ", 1)[0], float(p.rsplit(" ", 1)[1])) for p in m[4].split(", ")]
+    rows.setdefault(key, []).append(phases)
+for key, calls in sorted(rows.items()):
+    names = [n for n, _ in calls[0]]
+    med = [statistics.median(c[i][1] for c in calls) for i in range(len(names))]
+    print(f"{key[0]:>8} {key[1]:5} {key[2]:28} n={len(calls):3}: " +
+          ", ".join(f"{n} {v:.1f}" for n, v in zip(names, med)))
 PY
     done
     done_step autotrace

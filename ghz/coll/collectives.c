@@ -727,7 +727,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     uint64_t rounds = 0;
     const size_t elem = ghz_dtype_size(k->dtype);
     double t_call = MPI_Wtime();
-    double t_copied = 0.0, t_range = 0.0;
+    double t_copied = 0.0, t_range = 0.0, t_tail = 0.0, t_agreed = 0.0;
     int lossy, copied;
 
     ghz_clear_detail();
@@ -744,22 +744,22 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     /* A call that will run exact stages its input for the host path now, when it will
      * take that path, so that the agreement carries the copy's status (and host_path
      * needs no second agreement where every rank did): an exact call, a lossy AUTO call
-     * too small ever to compress, and, where ranks share a GPU, one whose AUTO choice
-     * will be exact (guessed with this rank's time of the last call, decided after the
-     * agreement with the slowest rank's: a wrong guess costs a copy, or the second
-     * agreement). A lossy call then takes its range from that host copy: no kernel and
-     * no second synchronisation, each of which waits for the previous call's kernels,
-     * and where ranks share a GPU costs a time slice (one H200, two ranks, session 14:
-     * AUTO at 64 KiB 327 us with the GPU scan, 101 staged). With a GPU per rank the GPU
-     * scan stays for those: staged calls there cost more, with an OpenMP team in the
-     * host scan (since one thread, comm.c, make_host), COLL.md. */
+     * too small ever to compress, and one whose AUTO choice will be exact (guessed with
+     * this rank's time of the last call, decided after the agreement with the slowest
+     * rank's: a wrong guess costs a copy, or the second agreement). A lossy call then
+     * takes its range from that host copy (one core, 16 GB/s: codec/range.c): no kernel
+     * and no second synchronisation, each of which waits for the previous call's
+     * kernels, and where ranks share a GPU costs a time slice (one H100, two ranks,
+     * session 15: the GPU scan and its wait 265-290 us at any size). */
     copied = st == GHZ_SUCCESS && k->count > 0 && c->size > 1 &&
-             (lossy ? auto_small(k) || (c->tp.shared_gpu == 1 && k->a.path == GHZ_PATH_AUTO &&
-                                        auto_guess_exact(c, k->total * elem))
+             (lossy ? auto_small(k) || (k->a.path == GHZ_PATH_AUTO && auto_guess_exact(c, k->total * elem))
                     : c->cfg.check_args) &&
              host_path_takes(c, k, COLL_EXACT);
     /* (the copy and the range scan synchronise: the previous call's tail first, its own) */
-    if (copied || (lossy && k->count > 0)) t_call += tail(c, &st);
+    if (copied || (lossy && k->count > 0)) {
+        t_tail = tail(c, &st);
+        t_call += t_tail;
+    }
     if (copied && st == GHZ_SUCCESS) {
         double t0 = MPI_Wtime();
         st = c->be.copy(&c->be, host_in(c, k), k->in, k->total * elem);
@@ -802,6 +802,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         return st; /* unchecked: peers may wait (COLL.md, Errors) */
     }
     if (st != GHZ_SUCCESS) return st;
+    t_agreed = MPI_Wtime() - t_call;
 
     if (lossy) {
         /* mode: what the path asks for, or exact where compressing cannot pay */
@@ -882,6 +883,13 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         info.time_total = MPI_Wtime() - t_call;
         st = measured(c, k->total * elem, COLL_EXACT, lossy, info.time_total);
         if (st != GHZ_SUCCESS) return st;
+        if (c->auto_trace > 1 && c->rank == 0)
+            fprintf(stderr,
+                    "ghz call: %zu bytes, %s, host path: tail %.1f, copy %.1f, range %.1f, agreed at %.1f, "
+                    "host call %.1f, copy back %.1f, total %.1f us\n",
+                    k->total * elem, lossy ? "lossy" : "exact", t_tail * 1e6, t_copied * 1e6, t_range * 1e6,
+                    t_agreed * 1e6, c->host->info.time_total * 1e6, (info.time_stage - t_copied) * 1e6,
+                    info.time_total * 1e6);
         c->info = info;
         if (lossy) c->lossy_calls++;
         return GHZ_SUCCESS;
@@ -904,6 +912,13 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         st = c->be.scale(&c->be, k->out, k->count, k->dtype, 1.0 / c->size);
     if (st == GHZ_SUCCESS) st = measured(c, k->total * elem, mode, lossy, info.time_total);
     if (st != GHZ_SUCCESS) return st;
+    if (c->auto_trace > 1 && c->rank == 0 && (lossy || copied))
+        fprintf(stderr,
+                "ghz call: %zu bytes, %s, %s on the device: tail %.1f, copy %.1f, range %.1f, agreed at %.1f, "
+                "compress %.1f, combine %.1f, decompress %.1f, stage %.1f, total %.1f us\n",
+                k->total * elem, lossy ? "lossy" : "exact", mode == COLL_EXACT ? "exact" : "compressed",
+                t_tail * 1e6, t_copied * 1e6, t_range * 1e6, t_agreed * 1e6, proto.t_comp * 1e6,
+                proto.t_comb * 1e6, proto.t_dec * 1e6, proto.t_stage * 1e6, info.time_total * 1e6);
     info.algo = algo;
     info.lossy = lossy;
     info.path = mode == COLL_HOMO ? GHZ_PATH_HOMO : mode == COLL_DOC ? GHZ_PATH_DOC : GHZ_PATH_AUTO;

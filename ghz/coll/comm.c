@@ -358,7 +358,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     c->mpi_max = agreed_limit(c, "GHZ_COLL_MPI_MAX", MPI_NATIVE_DEFAULT, MPI_NATIVE_MAX);
     {
         const char* tr = getenv("GHZ_COLL_AUTO_TRACE");
-        c->auto_trace = tr && *tr == '1';
+        c->auto_trace = tr && (*tr == '1' || *tr == '2') ? *tr - '0' : 0;
     }
 
     st = read_config(config, &c->cfg);

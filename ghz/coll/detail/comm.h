@@ -64,7 +64,8 @@ struct ghz_comm {
     coll_auto_t autop;
     size_t auto_bytes;
     int auto_exact;
-    int auto_trace;        /* GHZ_COLL_AUTO_TRACE=1: rank 0 prints each AUTO decision */
+    int auto_trace;        /* GHZ_COLL_AUTO_TRACE=1: rank 0 prints each AUTO decision; 2: and
+                            * every lossy or staged call's times, phase by phase */
     double auto_seconds;
 };
 
