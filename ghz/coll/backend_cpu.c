@@ -76,12 +76,13 @@ static ghz_status_t cpu_scale(coll_backend_t* be, void* buf, size_t n, ghz_dtype
     return GHZ_SUCCESS;
 }
 
-static ghz_status_t cpu_range(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype,
+static ghz_status_t cpu_range(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, void* copy_to,
                               double* vmin, double* vmax, int* nonfinite)
 {
     ghz_params_t p;
     uint64_t count = 0;
     ghz_status_t st;
+    if (copy_to && n) memcpy(copy_to, src, n * ghz_dtype_size(dtype));
     ghz_params_init(&p);
     p.dtype = dtype;
     p.nthreads = be->nthreads;

@@ -728,7 +728,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     const size_t elem = ghz_dtype_size(k->dtype);
     double t_call = MPI_Wtime();
     double t_copied = 0.0, t_range = 0.0, t_tail = 0.0, t_agreed = 0.0;
-    int lossy, copied;
+    int lossy, copied, range_in_copy;
 
     ghz_clear_detail();
     if (!c) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL communicator");
@@ -746,11 +746,12 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
      * needs no second agreement where every rank did): an exact call, a lossy AUTO call
      * too small ever to compress, and one whose AUTO choice will be exact (guessed with
      * this rank's time of the last call, decided after the agreement with the slowest
-     * rank's: a wrong guess costs a copy, or the second agreement). A lossy call then
-     * takes its range from that host copy (one core, 16 GB/s: codec/range.c): no kernel
-     * and no second synchronisation, each of which waits for the previous call's
-     * kernels, and where ranks share a GPU costs a time slice (one H100, two ranks,
-     * session 15: the GPU scan and its wait 265-290 us at any size). */
+     * rank's: a wrong guess costs a copy, or the second agreement). A lossy call's range
+     * then costs no second synchronisation (which would wait for the previous call's
+     * kernels): with a GPU per rank a range kernel runs in the copy's wait; where ranks
+     * share a GPU, whose every kernel costs a time slice (one H100, two ranks, session
+     * 15: 265-290 us for the GPU scan and its wait at any size), the host copy is scanned
+     * (16 GB/s a core, a team of up to 4 from 1 MiB: codec/range.c, comm.c make_host). */
     copied = st == GHZ_SUCCESS && k->count > 0 && c->size > 1 &&
              (lossy ? auto_small(k) || (k->a.path == GHZ_PATH_AUTO && auto_guess_exact(c, k->total * elem))
                     : c->cfg.check_args) &&
@@ -760,7 +761,8 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         t_tail = tail(c, &st);
         t_call += t_tail;
     }
-    if (copied && st == GHZ_SUCCESS) {
+    range_in_copy = copied && lossy && c->staged_range_gpu;
+    if (copied && !range_in_copy && st == GHZ_SUCCESS) {
         double t0 = MPI_Wtime();
         st = c->be.copy(&c->be, host_in(c, k), k->in, k->total * elem);
         t_copied = MPI_Wtime() - t0;
@@ -769,11 +771,14 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         /* reduce_scatter's input is every rank's whole buffer */
         double lo = NAN, hi = NAN;
         t_range = MPI_Wtime();
-        if (copied)
-            st = c->host->be.range(&c->host->be, host_in(c, k), k->total, k->dtype, &lo, &hi, &mine.nonfinite);
+        if (copied && !range_in_copy)
+            st = c->host->be.range(&c->host->be, host_in(c, k), k->total, k->dtype, NULL, &lo, &hi,
+                                   &mine.nonfinite);
         else
-            st = c->be.range(&c->be, k->in, k->total, k->dtype, &lo, &hi, &mine.nonfinite);
+            st = c->be.range(&c->be, k->in, k->total, k->dtype, range_in_copy ? host_in(c, k) : NULL, &lo, &hi,
+                             &mine.nonfinite);
         t_range = MPI_Wtime() - t_range;
+        if (range_in_copy) t_copied = t_range; /* (the copy's time, with the kernel) */
         mine.have_range = !isnan(lo);
         mine.vmin = lo;
         mine.vmax = hi;

@@ -300,9 +300,10 @@ static ghz_status_t make_host(ghz_comm_t* c)
     ghz_status_t st;
     h.backend = GHZ_EXEC_CPU;
     h.check_args = 0;
-    /* one thread: its calls are small (the range scan of a staged lossy call among
-     * them), and an OpenMP team woken per call costs more than it saves */
-    h.nthreads = 1;
+    /* a few threads: the range scan of a staged lossy call takes them from 1 MiB (64 Ki
+     * values a thread, codec/params.c); 1 MiB scanned in 97 us on one core where ranks
+     * share an H100 (session 15), and every rank of the node scans at once */
+    h.nthreads = 4;
     h.transport = GHZ_TRANSPORT_MPI;
     c->small_bytes = host_path_limit(c);
     /* lossy AUTO calls below the least compressed size (collectives.c, auto_small) */
@@ -436,7 +437,11 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
         st = coll_agree_config(c->mpi, &c->cfg, st);
     }
     /* (every rank agreed on st: all take part, or none) */
-    if (st == GHZ_SUCCESS) c->tp.shared_gpu = gpu_shared(c);
+    if (st == GHZ_SUCCESS) {
+        const char* sr = getenv("GHZ_COLL_STAGED_RANGE");
+        c->tp.shared_gpu = gpu_shared(c);
+        c->staged_range_gpu = sr && !strcmp(sr, "gpu") ? 1 : sr && !strcmp(sr, "host") ? 0 : c->tp.shared_gpu != 1;
+    }
     if (st == GHZ_SUCCESS && !leaf && c->cfg.backend == GHZ_EXEC_CUDA) {
         st = make_host(c);
         st = coll_agree_config(c->mpi, &c->cfg, st);

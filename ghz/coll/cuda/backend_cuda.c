@@ -160,12 +160,17 @@ static ghz_status_t fetch(coll_backend_t* be, size_t bytes, ghz_status_t st)
     return drain(be, st);
 }
 
-static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype,
+static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, void* copy_to,
                                double* vmin, double* vmax, int* nonfinite)
 {
     cuda_state_t* s = st_of(be);
     ghz_coll_range_t r;
     ghz_status_t st = ghz_coll_range_cuda(src, n, dtype, (ghz_coll_range_t*)s->d_scratch, s->stream);
+    if (st == GHZ_SUCCESS && copy_to && n) {
+        /* queued behind the range kernel, waited for by fetch's synchronisation */
+        cudaError_t e = cudaMemcpyAsync(copy_to, src, n * ghz_dtype_size(dtype), cudaMemcpyDeviceToHost, s->stream);
+        if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaMemcpyAsync");
+    }
     st = fetch(be, sizeof r, st);
     if (st != GHZ_SUCCESS) return st;
     memcpy(&r, s->h_scratch, sizeof r);

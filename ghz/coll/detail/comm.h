@@ -67,6 +67,11 @@ struct ghz_comm {
     int auto_trace;        /* GHZ_COLL_AUTO_TRACE=1: rank 0 prints each AUTO decision; 2: and
                             * every lossy or staged call's times, phase by phase */
     double auto_seconds;
+    /* Where a staged lossy call's range comes from: 1, a GPU kernel in its copy's wait
+     * (one synchronisation, a few us with a GPU per rank); 0, a scan of the host copy
+     * (where ranks share a GPU, whose every kernel costs a time slice): collectives.c.
+     * GHZ_COLL_STAGED_RANGE=gpu or host overrides. */
+    int staged_range_gpu;
 };
 
 #endif
