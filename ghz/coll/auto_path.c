@@ -44,6 +44,17 @@ static void average(double* spb, double x)
     *spb = *spb == 0.0 ? x : 0.5 * (*spb + x);
 }
 
+/* The interval after a retry that lost, taking q times the faster path's time: twice
+ * the last, and at least what keeps the retries' extra time under 1/SHARE_INV of all
+ * (q - 1 calls' worth every interval), up to the most. */
+static uint32_t backed_off(uint32_t r, double q)
+{
+    const double need = (q - 1.0) * COLL_AUTO_RETRY_SHARE_INV;
+    uint32_t next = r < COLL_AUTO_RETRY_MAX ? 2 * r : COLL_AUTO_RETRY_MAX;
+    while (next < COLL_AUTO_RETRY_MAX && (double)next < need) next *= 2;
+    return next;
+}
+
 void coll_auto_measured(coll_auto_t* a, size_t bytes, int exact, double seconds)
 {
     coll_auto_class_t* k = &a->cls[coll_auto_class(bytes)];
@@ -53,7 +64,7 @@ void coll_auto_measured(coll_auto_t* a, size_t bytes, int exact, double seconds)
          * than the faster one's average, back off; faster, retry soon */
         const uint32_t r = interval(k);
         const double best = exact ? k->spb_lossy : k->spb_exact;
-        k->retry = x > best ? (r < COLL_AUTO_RETRY_MAX ? 2 * r : COLL_AUTO_RETRY_MAX) : COLL_AUTO_RETRY_MIN;
+        k->retry = x > best ? backed_off(r, x / best) : COLL_AUTO_RETRY_MIN;
     }
     average(exact ? &k->spb_exact : &k->spb_lossy, x);
 }

@@ -10,9 +10,12 @@
  * of bytes per rank keeps its own averages, and the slower path is retried (to notice
  * when the data or the machine change, or that its first time was an outlier) ever
  * more rarely while it keeps losing: every 8th AUTO call, then 16th, ... up to every
- * 512th, and back to every 8th when a retry wins. At 64 KiB over MPI that makes the
- * amortised retry cost 0.4 % instead of 50 % (a compressed call at 5x the exact time
- * every 8th call). Both ways: until session 14 only compression was retried, so a
+ * 4096th, and back to every 8th when a retry wins. A retry that took q times the
+ * faster path's time also spaces the next one at least 32 (q - 1) calls apart, so that
+ * retries cost under 1/32 of the time: where ranks share one H100, a compressed 64 KiB
+ * call took 2.3 ms against 60 us exact, and retries 8, 16, 32 ... 256 calls apart made
+ * AUTO 69 us a call against 61 (session 15). (Until session 15 the intervals only
+ * doubled, up to every 512th call.) Both ways: until session 14 only compression was retried, so a
  * class whose one exact measurement was slow (a first call's set-up; two ranks on one
  * H200 at 1 MiB, where exact took 0.4 ms and compression 1.5) compressed for good.
  *
@@ -36,7 +39,9 @@
 #define COLL_AUTO_LOSSY_MIN_BYTES ((size_t)1 << COLL_AUTO_CLASS_MIN_LOG2)
 #define COLL_AUTO_CLASSES 16
 #define COLL_AUTO_RETRY_MIN 8u
-#define COLL_AUTO_RETRY_MAX 512u
+#define COLL_AUTO_RETRY_MAX 4096u
+/* a losing retry's extra time is kept under 1/32 of all calls' (auto_path.c) */
+#define COLL_AUTO_RETRY_SHARE_INV 32.0
 
 typedef struct {
     double spb_exact, spb_lossy; /* seconds per byte, running averages (0: none yet) */
@@ -59,8 +64,8 @@ int coll_auto_runs_exact(const coll_auto_t* a, size_t bytes);
 void coll_auto_count(coll_auto_t* a, size_t bytes);
 
 /* Records a call's time: `exact` or compressed, `seconds` for `bytes` per rank. A call
- * of the slower path that is still slower than the faster path's rate doubles the
- * retry interval, a faster one resets it. */
+ * of the slower path that is still slower than the faster path's rate at least doubles
+ * the retry interval (more, the slower it was), a faster one resets it. */
 void coll_auto_measured(coll_auto_t* a, size_t bytes, int exact, double seconds);
 
 #endif
