@@ -29,7 +29,8 @@
 #            and MPI_Allreduce host-staged, 4 KiB to 4 MiB, 2 ranks on 2 GPUs.
 # stagedrange: the edge and lossy parts over MPI on 2 and 3 ranks with a staged lossy call's
 #            range from the GPU kernel in the copy's wait and from the host scan
-#            (GHZ_COLL_STAGED_RANGE=gpu, host), memcheck of the edge part the first way.
+#            (GHZ_COLL_STAGED_RANGE=gpu, host), memcheck of the edge part the first way
+#            (GHZ_MULTI_STAGED_WAYS, GHZ_MULTI_STAGED_NP: which ways, rank counts).
 # quick:     the edge part over CUDA IPC on 2 and 3 ranks, and AUTO's exact allreduce against
 #            MPI_Allreduce (pinned staging) from 4 KiB to 4 MiB: a short check of a commit.
 # mpismall:  the host-staged MPI transport from 4 KiB to 1 MiB, homo and exact (AUTO) against
@@ -214,25 +215,6 @@ if run_step quick; then
     done_step quick
 fi
 
-if run_step stagedrange; then
-    # a staged lossy call's range either way (comm.h, staged_range_gpu): the GPU kernel in
-    # the copy's wait (the default with a GPU per rank) and the host scan (where ranks
-    # share one), whatever this machine's default; memcheck on the kernel's way
-    for way in gpu host; do
-        for part in edge lossy; do
-            for np in 2 3; do
-                GHZ_COLL_STAGED_RANGE=$way GHZ_COLL_TRANSPORT=mpi timeout 150 $MPIRUN -np $np \
-                    build-gpu/test/coll/test_coll_mpi_cuda $part >"$L/staged-$way-$part-np$np.log" 2>&1
-                echo "== staged range $way, $part over MPI, $np ranks: exit $?, $(tail -1 "$L/staged-$way-$part-np$np.log")"
-            done
-        done
-    done
-    GHZ_COLL_STAGED_RANGE=gpu GHZ_COLL_TRANSPORT=mpi timeout 300 $MPIRUN -np 2 compute-sanitizer --tool memcheck \
-        build-gpu/test/coll/test_coll_mpi_cuda edge >"$L/staged-gpu-memcheck.log" 2>&1
-    echo "== staged range gpu, memcheck edge, 2 ranks: exit $?, $(grep -c 'ERROR SUMMARY: 0 errors' "$L/staged-gpu-memcheck.log") clean"
-    done_step stagedrange
-fi
-
 if run_step mpismall; then
     collbench mpismall mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths homo,exact,mpi-pinned
     collbench mpismall-sync mpi -b 4K -e 1M -f 2 -n 20 -w 5 -c 1 --paths exact,mpi-pinned --sync 1
@@ -292,6 +274,25 @@ for key, calls in sorted(rows.items()):
 PY
     done
     done_step autotrace
+fi
+
+if run_step stagedrange; then
+    # a staged lossy call's range either way (comm.h, staged_range_gpu): the GPU kernel in
+    # the copy's wait (the default with a GPU per rank) and the host scan (where ranks
+    # share one), whatever this machine's default; memcheck on the kernel's way
+    for way in ${GHZ_MULTI_STAGED_WAYS:-gpu host}; do
+        for part in edge lossy; do
+            for np in ${GHZ_MULTI_STAGED_NP:-2 3}; do
+                GHZ_COLL_STAGED_RANGE=$way GHZ_COLL_TRANSPORT=mpi timeout 150 $MPIRUN -np $np \
+                    build-gpu/test/coll/test_coll_mpi_cuda $part >"$L/staged-$way-$part-np$np.log" 2>&1
+                echo "== staged range $way, $part over MPI, $np ranks: exit $?, $(tail -1 "$L/staged-$way-$part-np$np.log")"
+            done
+        done
+    done
+    GHZ_COLL_STAGED_RANGE=gpu GHZ_COLL_TRANSPORT=mpi timeout 300 $MPIRUN -np 2 compute-sanitizer --tool memcheck \
+        build-gpu/test/coll/test_coll_mpi_cuda edge >"$L/staged-gpu-memcheck.log" 2>&1
+    echo "== staged range gpu, memcheck edge, 2 ranks: exit $?, $(grep -c 'ERROR SUMMARY: 0 errors' "$L/staged-gpu-memcheck.log") clean"
+    done_step stagedrange
 fi
 
 if run_step autohp; then
