@@ -28,6 +28,7 @@ static int exact_wins(const coll_auto_class_t* k)
 int coll_auto_runs_exact(const coll_auto_t* a, size_t bytes)
 {
     const coll_auto_class_t* k = &a->cls[coll_auto_class(bytes)];
+    if (k->again) return k->last_exact;
     if (k->spb_lossy == 0.0) return 0;
     if (k->spb_exact == 0.0) return 1;
     /* every interval-th call retries the slower path */
@@ -46,10 +47,10 @@ static void average(double* spb, double x)
 
 /* The interval after a retry that lost, taking q times the faster path's time: twice
  * the last, and at least what keeps the retries' extra time under 1/SHARE_INV of all
- * (q - 1 calls' worth every interval), up to the most. */
+ * (two calls of q - 1 calls' worth each every interval), up to the most. */
 static uint32_t backed_off(uint32_t r, double q)
 {
-    const double need = (q - 1.0) * COLL_AUTO_RETRY_SHARE_INV;
+    const double need = 2.0 * (q - 1.0) * COLL_AUTO_RETRY_SHARE_INV;
     uint32_t next = r < COLL_AUTO_RETRY_MAX ? 2 * r : COLL_AUTO_RETRY_MAX;
     while (next < COLL_AUTO_RETRY_MAX && (double)next < need) next *= 2;
     return next;
@@ -59,6 +60,15 @@ void coll_auto_measured(coll_auto_t* a, size_t bytes, int exact, double seconds)
 {
     coll_auto_class_t* k = &a->cls[coll_auto_class(bytes)];
     const double x = seconds / (double)(bytes ? bytes : 1);
+    if (k->seen && !k->again && (exact != 0) != k->last_exact) {
+        /* a change of path: set aside, the next call takes this path again */
+        k->last_exact = exact != 0;
+        k->again = 1;
+        return;
+    }
+    k->seen = 1;
+    k->last_exact = exact != 0;
+    k->again = 0;
     if (k->spb_exact > 0.0 && k->spb_lossy > 0.0 && exact != exact_wins(k)) {
         /* the slower path ran (a retry, or the ratio rule chose exact): still slower
          * than the faster one's average, back off; faster, retry soon */

@@ -2,7 +2,8 @@
  * (ghz/coll/detail/auto_path.h), fed with made-up call times: the first call of a
  * size class compresses, the second runs exact, then the faster one wins; the slower
  * path is retried every 8th, 16th, ... 4096th call, and more rarely the slower it was
- * (its retries under 1/32 of the time); a winning retry brings it back (an
+ * (its retries under 1/32 of the time), two calls a retry (the first after a change of
+ * path does not count); a winning retry brings it back (an
  * exact path whose first time was an outlier, or compression that became faster);
  * classes do not see each other's times. */
 #include <criterion/criterion.h>
@@ -45,62 +46,90 @@ Test(auto_path, compression_first_then_exact_then_the_faster)
     call(&b, 4 * MIB, 1.4e-3, 0.8e-3);
     cr_expect_eq(call(&b, 4 * MIB, 1.4e-3, 0.8e-3), 1);
     for (i = 0; i < 100; ++i) exact += call(&b, 4 * MIB, 1.4e-3, 0.8e-3);
-    /* exact retried at calls 8, 32 and 64 of the class (1.75x: 32 x 0.75 = 24 calls
-     * at least between retries, so 32) */
-    cr_expect_eq(exact, 3, "compression faster: %d of 100 calls ran exact", exact);
+    /* exact's second measuring call (2), then its retries at calls 8-9 and 64-65 of the
+     * class (1.75x: 2 x 32 x 0.75 = 48 calls at least between retries, so 64) */
+    cr_expect_eq(exact, 5, "compression faster: %d of 100 calls ran exact", exact);
 }
 
-/* The calls of the slower path, `n` calls of a class whose compressed calls take q
- * times the exact ones: the gaps between them (from the class's first call). */
-static int lossy_gaps(double q, int n, int* gaps, int most)
+/* The compressed calls among `n` calls of a class whose compressed calls take q times
+ * the exact ones, in runs of consecutive calls: where each run starts (from the class's
+ * first call) and how long it is. Returns the number of runs. */
+static int lossy_runs(double q, int n, int* start, int* len, int most)
 {
     coll_auto_t a = {0};
-    int i, last = 0, ngaps = 0;
-    for (i = 0; i < n; ++i)
-        if (!call(&a, 256 * KIB, 100e-6, q * 100e-6)) {
-            if (i > 0 && ngaps < most) gaps[ngaps++] = i - last;
-            last = i;
+    int i, runs = 0, prev = 0;
+    for (i = 0; i < n; ++i) {
+        const int lossy = !call(&a, 256 * KIB, 100e-6, q * 100e-6);
+        if (lossy && !prev && runs < most) {
+            start[runs] = i;
+            len[runs++] = 0;
         }
-    return ngaps;
+        if (lossy && runs <= most && runs > 0 && start[runs - 1] + len[runs - 1] == i) len[runs - 1]++;
+        prev = lossy;
+    }
+    return runs;
 }
 
-/* While exact wins, the calls that compress come ever more rarely: 8 calls after the
- * first (compression measured) and exact's first, then, where compression took 2.7x
- * exact, 64 calls apart (32 x 1.7 = 54 calls' worth at least), then twice as far each
- * time up to 4096 and never more rarely. */
+/* While exact wins, compression is retried ever more rarely, each retry two calls in a
+ * row (the first pays for the change of path and does not count): at call 8, then,
+ * where compression took 2.7x exact, 128 calls on (2 x 32 x 1.7 = 109 calls' worth at
+ * least), then twice as far each time up to 4096 and never more rarely. The class's
+ * first call compresses (nothing measured yet), alone. */
 Test(auto_path, retries_back_off)
 {
-    int gaps[16], i;
-    const int ngaps = lossy_gaps(2.7, 20000, gaps, 16);
-    cr_assert_geq(ngaps, 11);
-    cr_expect_eq(gaps[0], 8);
-    cr_expect_eq(gaps[1], 56, "the first slower retry: to call 64 (%d)", gaps[1]);
-    for (i = 2; i < 9; ++i) cr_expect_eq(gaps[i], 64 << (i - 2), "gap %d: %d", i, gaps[i]);
-    cr_expect_eq(gaps[9], 4096, "at most %u apart", COLL_AUTO_RETRY_MAX);
-    cr_expect_eq(gaps[10], 4096, "at most %u apart", COLL_AUTO_RETRY_MAX);
+    int start[16], len[16], i;
+    const int runs = lossy_runs(2.7, 20000, start, len, 16);
+    cr_assert_geq(runs, 10);
+    cr_expect(start[0] == 0 && len[0] == 1, "the first call compresses, alone (%d, %d)", start[0], len[0]);
+    for (i = 1; i < runs && i < 16; ++i) cr_expect_eq(len[i], 2, "retry %d: %d calls in a row", i, len[i]);
+    cr_expect_eq(start[1], 8);
+    cr_expect_eq(start[2], 128, "the first retry lost 2.7x: the next at call 128 (%d)", start[2]);
+    for (i = 3; i < 8; ++i) cr_expect_eq(start[i], 128 << (i - 2), "retry %d at %d", i, start[i]);
+    cr_expect_eq(start[8] - start[7], 4096, "at most %u apart", COLL_AUTO_RETRY_MAX);
+    cr_expect_eq(start[9] - start[8], 4096, "at most %u apart", COLL_AUTO_RETRY_MAX);
     /* amortised: well under 1 % of calls compress once it has settled */
-    cr_expect_lt(ngaps + 1, 25, "%d of 20000 calls compressed", ngaps + 1);
+    cr_expect_lt(2 * runs, 25, "%d of 20000 calls compressed", 2 * runs - 1);
 }
 
 /* A path barely slower (1.1x) backs off by doubling alone, 8, 16, ... calls apart; one
  * far slower (38x: a compressed 64 KiB call where two ranks share one H100, session
- * 15) skips to 2048 after its first losing retry, and its retries then cost under 1/32
- * of the time (each costs q - 1 exact calls). */
+ * 15) skips to 4096 after its first losing retry, so that its retries (two calls of
+ * q - 1 calls' worth each) cost under 1/32 of the time. */
 Test(auto_path, retries_back_off_by_cost)
 {
-    int gaps[16], i, ngaps = lossy_gaps(1.1, 20000, gaps, 16);
-    cr_assert_geq(ngaps, 8);
-    cr_expect_eq(gaps[0], 8);
-    for (i = 1; i < 8; ++i) cr_expect_eq(gaps[i], 8 << (i - 1), "1.1x, gap %d: %d", i, gaps[i]);
-    ngaps = lossy_gaps(38.0, 20000, gaps, 16);
-    cr_assert_geq(ngaps, 3);
-    cr_expect_eq(gaps[0], 8);
-    cr_expect_eq(gaps[1] + gaps[0], 2048, "38x: the second retry at call 2048 (%d)", gaps[1] + gaps[0]);
-    for (i = 2; i < ngaps; ++i) {
-        cr_expect_geq(gaps[i], 2048, "38x, gap %d: %d", i, gaps[i]);
-        cr_expect_lt(37.0 / gaps[i], 1.0 / 32 + 1e-12, "38x, gap %d: retries cost %.3f of the time", i,
-                     37.0 / gaps[i]);
+    int start[16], len[16], i, runs = lossy_runs(1.1, 20000, start, len, 16);
+    cr_assert_geq(runs, 9);
+    for (i = 1; i < 9; ++i) {
+        cr_expect_eq(start[i], 8 << (i - 1), "1.1x, retry %d at %d", i, start[i]);
+        cr_expect_eq(len[i], 2, "1.1x, retry %d: %d calls", i, len[i]);
     }
+    runs = lossy_runs(38.0, 20000, start, len, 16);
+    cr_assert_geq(runs, 4);
+    cr_expect_eq(start[1], 8);
+    cr_expect_eq(start[2], 4096, "38x: the second retry at call 4096 (%d)", start[2]);
+    for (i = 3; i < runs; ++i) {
+        const int gap = start[i] - start[i - 1];
+        cr_expect_lt(2 * 37.0 / gap, 1.0 / 32, "38x, retry %d: retries cost %.3f of the time", i, 2 * 37.0 / gap);
+    }
+}
+
+/* The first call after a change of path does not count: exact calls that take 4 ms
+ * right after compressed ones (2.2 ms) and 1.7 ms in a row win (two ranks on one
+ * H100, 4 MiB, session 15, where every isolated exact retry lost). */
+Test(auto_path, the_call_after_a_change_of_path_does_not_count)
+{
+    coll_auto_t a = {0};
+    int n, exact = 0, prev_exact = 0;
+    for (n = 0; n < 300; ++n) {
+        const int ran_exact = coll_auto_runs_exact(&a, 4 * MIB);
+        coll_auto_count(&a, 4 * MIB);
+        coll_auto_measured(&a, 4 * MIB, ran_exact,
+                           ran_exact ? (prev_exact ? 1.7e-3 : 4.0e-3) : 2.2e-3);
+        if (n >= 200) exact += ran_exact;
+        prev_exact = ran_exact;
+    }
+    /* (but for a retry of compression, two calls) */
+    cr_expect_geq(exact, 98, "%d of the last 100 calls ran exact", exact);
 }
 
 /* A retry that finds compression faster (the data became more compressible, or the
@@ -127,7 +156,7 @@ Test(auto_path, classes_are_independent)
         exact_big += call(&a, 256 * MIB, 90e-3, 35e-3);
         exact_small += call(&a, 64 * KIB, 50e-6, 260e-6);
     }
-    cr_expect_eq(exact_big, 2, "256 MiB: the exact measurement and the retry at call 8 (%d; 2.6x: next at 64)",
+    cr_expect_eq(exact_big, 4, "256 MiB: exact measured at calls 1-2, retried at 8-9 (%d; 2.6x: next at 128)",
                  exact_big);
     cr_expect_geq(exact_small, 44, "64 KiB: %d of 50 exact", exact_small);
 }

@@ -15,7 +15,13 @@
  * retries cost under 1/32 of the time: where ranks share one H100, a compressed 64 KiB
  * call took 2.3 ms against 60 us exact, and retries 8, 16, 32 ... 256 calls apart made
  * AUTO 69 us a call against 61 (session 15). (Until session 15 the intervals only
- * doubled, up to every 512th call.) Both ways: until session 14 only compression was retried, so a
+ * doubled, up to every 512th call.) The first call after a change of path does not
+ * count, and the next call takes the same path again and counts: it pays for the
+ * change (where ranks share a GPU, the peers' last kernels of the other path; the
+ * host path's buffers coming back into the caches): two ranks on one H100, 4 MiB,
+ * exact calls right after compressed ones took 2.1-2.4 ms (the first two 4.4 and 4.5)
+ * against 1.7 in a row, so exact lost every retry to compression at 2.2 (session 15).
+ * Both ways: until session 14 only compression was retried, so a
  * class whose one exact measurement was slow (a first call's set-up; two ranks on one
  * H200 at 1 MiB, where exact took 0.4 ms and compression 1.5) compressed for good.
  *
@@ -47,6 +53,10 @@ typedef struct {
     double spb_exact, spb_lossy; /* seconds per byte, running averages (0: none yet) */
     uint32_t calls;              /* AUTO lossy calls of this class so far */
     uint32_t retry;              /* run the slower path every retry-th call (0: the least) */
+    uint8_t seen;                /* a call of this class has been measured */
+    uint8_t last_exact;          /* the path of the last measured call */
+    uint8_t again;               /* that call changed path and its time was set aside:
+                                  * the next call takes the same path, and counts */
 } coll_auto_class_t;
 
 typedef struct {
@@ -64,8 +74,9 @@ int coll_auto_runs_exact(const coll_auto_t* a, size_t bytes);
 void coll_auto_count(coll_auto_t* a, size_t bytes);
 
 /* Records a call's time: `exact` or compressed, `seconds` for `bytes` per rank. A call
- * of the slower path that is still slower than the faster path's rate at least doubles
- * the retry interval (more, the slower it was), a faster one resets it. */
+ * that changed path is set aside (the next takes the same path); a call of the slower
+ * path that is still slower than the faster path's rate at least doubles the retry
+ * interval (more, the slower it was), a faster one resets it. */
 void coll_auto_measured(coll_auto_t* a, size_t bytes, int exact, double seconds);
 
 #endif
