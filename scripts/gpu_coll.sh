@@ -41,6 +41,10 @@ t0=$(date +%s)
 since() { echo "$(($(date +%s) - t0)) s"; }
 finish() { echo "finished in $(since), status $status"; checkpoint; exit $status; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
+if [ -e build-gpu/PREBUILT ]; then # scripts/gpu_prebuild.sh: built before the call
+    export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH
+    echo "prebuilt: $(tr '\n' ' ' <build-gpu/PREBUILT)"
+else
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DGHZ_BUILD_COLL=ON -DPKG_CONFIG_EXECUTABLE=/nonexistent -DGHZ_CRITERION_INCLUDE="$C/include" \
     -DGHZ_CRITERION_LIBRARY="$C/lib/libcriterion.so" ${GHZ_CMAKE_ARGS:-} >"$L/configure.log" 2>&1 ||
@@ -48,6 +52,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_
 cmake --build build-gpu -j"$(nproc)" --target test_cuda_coll_reduce test_coll_mpi_cuda ghz-bench ghz-coll-bench \
     >"$L/build.log" 2>&1 || { grep -E "error" "$L/build.log" | head -30; status=1; finish; }
 echo "built in $(since)"
+fi
 MPIRUN="mpirun --oversubscribe --allow-run-as-root --bind-to none"
 if has test; then
     timeout 300 build-gpu/test/gpu/test_cuda_coll_reduce --jobs 1 --verbose >"$L/coll-reduce.log" 2>&1 || status=1

@@ -69,6 +69,9 @@
 # GHZ_MULTI_DEADLINE (seconds, default 540): a step that would start later than this after
 # the call began is left for the next call (its name is printed as "left: STEP").
 # Carry ".device-carry" (Criterion) and "datasets/out/real". Results: $OUT/multi.tgz.
+# With binaries built before the call (scripts/gpu_prebuild.sh: build-gpu/PREBUILT), the
+# build step only puts CUDA's libraries on the path: carry "build-gpu" and
+# ".device-carry/fields" instead (the steps that use ghz-coll-bench and the MPI tests).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-out}
@@ -107,22 +110,29 @@ ngpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
 head -"$ngpu" "$L/gpu.txt"
 last=$((ngpu - 1))
 
+# binaries built before the call (scripts/gpu_prebuild.sh) need CUDA's runtime library
+[ -e build-gpu/PREBUILT ] && export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH
+
 if run_step build; then
-    has ab && (GHZ_AB_BENCH=homo GHZ_AB_ONLY=build bash scripts/gpu_ab.sh "$AB_MACRO" "$AB_VALUES" \
-        >"$L/ab-build.log" 2>&1) &
-    has abref && [ -d "$REF" ] && (cmake -S "$REF" -B /tmp/ghz-ref -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON \
-        -DCMAKE_CUDA_ARCHITECTURES=90 -DGHZ_BUILD_TESTS=OFF >"$L/ref-build.log" 2>&1 &&
-        cmake --build /tmp/ghz-ref -j"$(nproc)" --target ghz-bench >>"$L/ref-build.log" 2>&1 ||
-        echo "reference build failed" >>"$L/ref-build.log") &
-    cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-        -DGHZ_BUILD_COLL=ON -DPKG_CONFIG_EXECUTABLE=/nonexistent -DGHZ_CRITERION_INCLUDE="$C/include" \
-        -DGHZ_CRITERION_LIBRARY="$C/lib/libcriterion.so" >"$L/configure.log" 2>&1 &&
-        cmake --build build-gpu -j"$(nproc)" --target ${GHZ_MULTI_TARGETS:-test_cuda_homo test_cuda_coll_reduce \
-            test_coll_mpi_cuda ghz-bench ghz-coll-bench} >"$L/build.log" 2>&1 ||
-        { grep -E "error" "$L/build.log" "$L/configure.log" | head -30; pack; exit 1; }
-    wait
-    tail -2 "$L/ab-build.log" 2>/dev/null
-    echo "built ($(since))"
+    if [ -e build-gpu/PREBUILT ]; then
+        echo "prebuilt: $(tr '\n' ' ' <build-gpu/PREBUILT)"
+    else
+        has ab && (GHZ_AB_BENCH=homo GHZ_AB_ONLY=build bash scripts/gpu_ab.sh "$AB_MACRO" "$AB_VALUES" \
+            >"$L/ab-build.log" 2>&1) &
+        has abref && [ -d "$REF" ] && (cmake -S "$REF" -B /tmp/ghz-ref -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON \
+            -DCMAKE_CUDA_ARCHITECTURES=90 -DGHZ_BUILD_TESTS=OFF >"$L/ref-build.log" 2>&1 &&
+            cmake --build /tmp/ghz-ref -j"$(nproc)" --target ghz-bench >>"$L/ref-build.log" 2>&1 ||
+            echo "reference build failed" >>"$L/ref-build.log") &
+        cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+            -DGHZ_BUILD_COLL=ON -DPKG_CONFIG_EXECUTABLE=/nonexistent -DGHZ_CRITERION_INCLUDE="$C/include" \
+            -DGHZ_CRITERION_LIBRARY="$C/lib/libcriterion.so" >"$L/configure.log" 2>&1 &&
+            cmake --build build-gpu -j"$(nproc)" --target ${GHZ_MULTI_TARGETS:-test_cuda_homo test_cuda_coll_reduce \
+                test_coll_mpi_cuda ghz-bench ghz-coll-bench} >"$L/build.log" 2>&1 ||
+            { grep -E "error" "$L/build.log" "$L/configure.log" | head -30; pack; exit 1; }
+        wait
+        tail -2 "$L/ab-build.log" 2>/dev/null
+        echo "built ($(since))"
+    fi
     done_step build
 fi
 
@@ -165,7 +175,10 @@ if [ -n "$homo_pid" ]; then
     done_step homo
 fi
 
-fields() { [ -d "$L/fields" ] || python3 scripts/coll_rank_fields.py "$L/fields" 4 >/dev/null; }
+fields() { # (gpu_prebuild.sh writes them before the call: then datasets/ need not travel)
+    [ -d "$L/fields" ] || { [ -d .device-carry/fields ] && cp -r .device-carry/fields "$L/fields"; } ||
+        python3 scripts/coll_rank_fields.py "$L/fields" 4 >/dev/null
+}
 collbench() { # collbench TAG TRANSPORT ARGS... (the environment reaches the ranks: one host)
     local tag=$1 tr=$2
     shift 2
