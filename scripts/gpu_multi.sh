@@ -69,9 +69,9 @@
 # GHZ_MULTI_DEADLINE (seconds, default 540): a step that would start later than this after
 # the call began is left for the next call (its name is printed as "left: STEP").
 # Carry ".device-carry" (Criterion) and "datasets/out/real". Results: $OUT/multi.tgz.
-# With binaries built before the call (scripts/gpu_prebuild.sh: build-gpu/PREBUILT), the
-# build step only puts CUDA's libraries on the path: carry "build-gpu" and
-# ".device-carry/fields" instead (the steps that use ghz-coll-bench and the MPI tests).
+# With binaries built before the call (scripts/gpu_prebuild.sh: .device-carry/prebuilt.tar.xz,
+# unpacked into build-gpu/ with PREBUILT), the build step only puts CUDA's libraries on
+# the path; the collectives' fields come from .device-carry/fields.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-$PWD/gpu-out}
@@ -111,6 +111,7 @@ head -"$ngpu" "$L/gpu.txt"
 last=$((ngpu - 1))
 
 # binaries built before the call (scripts/gpu_prebuild.sh) need CUDA's runtime library
+[ -e build-gpu/PREBUILT ] || [ ! -e .device-carry/prebuilt.tar.xz ] || tar -xJf .device-carry/prebuilt.tar.xz
 [ -e build-gpu/PREBUILT ] && export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH
 
 if run_step build; then
