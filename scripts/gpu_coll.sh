@@ -43,7 +43,7 @@ finish() { echo "finished in $(since), status $status"; checkpoint; exit $status
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$L/gpu.txt"
 [ -e build-gpu/PREBUILT ] || [ ! -e .device-carry/prebuilt.tar.xz ] || tar -xJf .device-carry/prebuilt.tar.xz
 if [ -e build-gpu/PREBUILT ]; then # scripts/gpu_prebuild.sh: built before the call
-    export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH
+    export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:$LD_LIBRARY_PATH
     echo "prebuilt: $(tr '\n' ' ' <build-gpu/PREBUILT)"
 else
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \

@@ -112,7 +112,7 @@ last=$((ngpu - 1))
 
 # binaries built before the call (scripts/gpu_prebuild.sh) need CUDA's runtime library
 [ -e build-gpu/PREBUILT ] || [ ! -e .device-carry/prebuilt.tar.xz ] || tar -xJf .device-carry/prebuilt.tar.xz
-[ -e build-gpu/PREBUILT ] && export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH
+[ -e build-gpu/PREBUILT ] && export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib:$LD_LIBRARY_PATH
 
 if run_step build; then
     if [ -e build-gpu/PREBUILT ]; then
