@@ -121,10 +121,7 @@ Test(auto_path, the_call_after_a_change_of_path_does_not_count)
     coll_auto_t a = {0};
     int n, exact = 0, prev_exact = 0;
     for (n = 0; n < 300; ++n) {
-        const int ran_exact = coll_auto_runs_exact(&a, 4 * MIB);
-        coll_auto_count(&a, 4 * MIB);
-        coll_auto_measured(&a, 4 * MIB, ran_exact,
-                           ran_exact ? (prev_exact ? 1.7e-3 : 4.0e-3) : 2.2e-3);
+        const int ran_exact = call(&a, 4 * MIB, prev_exact ? 1.7e-3 : 4.0e-3, 2.2e-3);
         if (n >= 200) exact += ran_exact;
         prev_exact = ran_exact;
     }
@@ -169,12 +166,8 @@ Test(auto_path, a_slow_first_exact_call_is_retried)
 {
     coll_auto_t a = {0};
     int n, exact = 0, first = 1;
-    for (n = 0; n < 100; ++n) {
-        const int ran_exact = coll_auto_runs_exact(&a, 1 * MIB);
-        coll_auto_count(&a, 1 * MIB);
-        coll_auto_measured(&a, 1 * MIB, ran_exact, ran_exact ? (first ? 5e-3 : 0.4e-3) : 1.5e-3);
-        if (ran_exact) first = 0;
-    }
+    for (n = 0; n < 100; ++n)
+        if (call(&a, 1 * MIB, first ? 5e-3 : 0.4e-3, 1.5e-3)) first = 0;
     for (n = 0; n < 100; ++n) exact += call(&a, 1 * MIB, 0.4e-3, 1.5e-3);
     cr_expect_geq(exact, 97, "%d of 100 calls ran exact", exact);
 }

@@ -148,10 +148,9 @@ Test(api, value_range_lanes)
     for (k = 0; k < 2; k++) {
         const ghz_dtype_t t = k ? GHZ_F64 : GHZ_F32;
         const size_t e = k ? 8 : 4, cap = 80;
-        const double big = k ? DBL_MAX : FLT_MAX, tiny = k ? DBL_TRUE_MIN : FLT_TRUE_MIN;
         unsigned char* buf = malloc((cap + 1) * e);
         ghz_params_t p = tu_params(t, GHZ_EB_REL, 1e-3);
-        size_t n, off, at, i;
+        size_t n, off, at;
         for (n = 0; n <= 50; n++)
             for (off = 0; off < 2; off++)
                 for (at = 0; at < (n ? n : 1); at++) {
@@ -159,12 +158,7 @@ Test(api, value_range_lanes)
                     double lo, hi, elo, ehi;
                     uint64_t count;
                     size_t ecount;
-                    for (i = 0; i < n; i++) tu_set(a, t, i, (double)((i * 7) % 11) - 5.0 + tiny);
-                    if (n) {
-                        tu_set(a, t, at, at % 3 ? -big : big);
-                        tu_set(a, t, (at * 5 + 1) % n, at % 2 ? NAN : (at % 4 ? INFINITY : -INFINITY));
-                        tu_set(a, t, (at + n / 2) % n, at % 5 ? -0.0 : tiny);
-                    }
+                    tu_range_case(a, t, n, at);
                     cr_assert_eq(ghz_value_range(&p, a, n, &lo, &hi, &count), GHZ_SUCCESS);
                     ecount = tu_range(a, t, n, 0, 0, &elo, &ehi);
                     cr_assert(count == ecount && (ecount ? lo == elo && hi == ehi : isnan(lo) && isnan(hi)),

@@ -12,7 +12,6 @@
 #undef ghz_rel_bound
 
 #include <criterion/criterion.h>
-#include <float.h>
 #include <stdlib.h>
 
 #include "testutil.h"
@@ -49,18 +48,11 @@ Test(range_portable, every_length_and_special_position)
     int k;
     for (k = 0; k < 2; k++) {
         const ghz_dtype_t t = k ? GHZ_F64 : GHZ_F32;
-        const size_t e = k ? 8 : 4;
-        const double big = k ? DBL_MAX : FLT_MAX, tiny = k ? DBL_TRUE_MIN : FLT_TRUE_MIN;
-        unsigned char* buf = malloc(100 * e);
-        size_t n, at, i;
+        unsigned char* buf = malloc(100 * (k ? 8 : 4));
+        size_t n, at;
         for (n = 0; n <= 80; n++)
             for (at = 0; at < (n ? n : 1); at++) {
-                for (i = 0; i < n; i++) tu_set(buf, t, i, (double)((i * 5) % 13) - 6.0 + tiny);
-                if (n) {
-                    tu_set(buf, t, at, at % 3 ? -big : big);
-                    tu_set(buf, t, (at * 7 + 3) % n, at % 2 ? NAN : (at % 4 ? INFINITY : -INFINITY));
-                    tu_set(buf, t, (at + n / 3) % n, at % 5 ? -0.0 : tiny);
-                }
+                tu_range_case(buf, t, n, at);
                 check(buf, t, n, "pattern");
             }
         free(buf);

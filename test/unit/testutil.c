@@ -3,6 +3,7 @@
 
 #include <criterion/criterion.h>
 #include <fenv.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +327,17 @@ size_t tu_range(const void* a, ghz_dtype_t t, size_t n, int has_fill, uint64_t f
     *vmin = lo;
     *vmax = hi;
     return count;
+}
+
+void tu_range_case(void* a, ghz_dtype_t t, size_t n, size_t at)
+{
+    const double big = t == GHZ_F64 ? DBL_MAX : FLT_MAX, tiny = t == GHZ_F64 ? DBL_TRUE_MIN : FLT_TRUE_MIN;
+    size_t i;
+    for (i = 0; i < n; i++) tu_set(a, t, i, (double)((i * 7) % 11) - 5.0 + tiny);
+    if (!n) return;
+    tu_set(a, t, at, at % 3 ? -big : big);
+    tu_set(a, t, (at * 5 + 1) % n, at % 2 ? NAN : (at % 4 ? INFINITY : -INFINITY));
+    tu_set(a, t, (at + n / 2) % n, at % 5 ? -0.0 : tiny);
 }
 
 uint64_t tu_rd(const unsigned char* p, unsigned bytes)

@@ -88,6 +88,10 @@ int tu_rel_holds(double E, double rel, double vmin, double vmax);
 /* Finite non-fill min/max by hand; returns the count of values that took part. */
 size_t tu_range(const void* a, ghz_dtype_t t, size_t n, int has_fill, uint64_t fill_bits,
                 double* vmin, double* vmax);
+/* n values for the range scan's lane tests (case `at` of 0..n-1): small values, the
+ * type's largest magnitude at `at`, a NaN or an infinity and a signed zero or the least
+ * subnormal at positions that move with `at` through lanes and tail. */
+void tu_range_case(void* a, ghz_dtype_t t, size_t n, size_t at);
 
 /* ---- an independent encoder, written from FORMAT.md alone --------------------------- */
 /* The quantizer of FORMAT.md, Quantization. */
