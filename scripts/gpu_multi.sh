@@ -7,7 +7,7 @@
 #
 #   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [mpismall] [auto] [big] [graph] [ab]
 #                             [autoshared] [autotrace] [autohp] [abref] [homobench] [oneshot] [sanitize] [floor]
-#                             [stagedrange]
+#                             [stagedrange] [altab] [rangeab]
 #                                                   # default: all but abref, in that order
 #
 # build:     build-gpu with CUDA and the collectives; with `ab`, the two ghz-bench builds of
@@ -31,6 +31,12 @@
 #            range from the GPU kernel in the copy's wait and from the host scan
 #            (GHZ_COLL_STAGED_RANGE=gpu, host), memcheck of the edge part the first way
 #            (GHZ_MULTI_STAGED_WAYS, GHZ_MULTI_STAGED_NP: which ways, rank counts).
+# rangeab:   a staged lossy call's range from the host scan, the GPU kernel beside the copy
+#            and as configured, 4 KiB to 1 MiB over MPI with AUTO's phases, a GPU per rank
+#            and both ranks on GPU 0.
+# altab:     this tree's ghz-coll-bench against build-gpu/alt/'s (GHZ_PREBUILD_ALT), auto, exact
+#            and MPI pinned over MPI, 64 KiB to 4 MiB, interleaved twice, both ranks on GPU 0
+#            and then (where there are two) one GPU per rank.
 # quick:     the edge part over CUDA IPC on 2 and 3 ranks, and AUTO's exact allreduce against
 #            MPI_Allreduce (pinned staging) from 4 KiB to 4 MiB: a short check of a commit.
 # mpismall:  the host-staged MPI transport from 4 KiB to 1 MiB, homo and exact (AUTO) against
@@ -185,10 +191,30 @@ collbench() { # collbench TAG TRANSPORT ARGS... (the environment reaches the ran
     shift 2
     fields
     GHZ_COLL_TRANSPORT=$tr timeout 400 $MPIRUN -np 2 \
-        build-gpu/ghz/tools/coll_bench/ghz-coll-bench --backend cuda --rel 1e-4 -d float \
+        ${GHZ_MULTI_BENCH:-build-gpu/ghz/tools/coll_bench/ghz-coll-bench} --backend cuda --rel 1e-4 -d float \
         --raw "$L"/fields/rank*.f32 --json "$L/collbench-$tag.jsonl" "$@" >"$L/collbench-$tag.log" 2>&1
     echo "== collbench $tag: exit $? ($(since))"
-    grep -vE "^#  *[a-z]" "$L/collbench-$tag.log" | tail -30
+    grep -vE "^#  *[a-z]|^ghz " "$L/collbench-$tag.log" | tail -30
+}
+# phases LOG: per size, lossy (AUTO) and exact calls apart, where they ran: how many, and
+# the median of each phase (us) of GHZ_COLL_AUTO_TRACE=2's "ghz call" lines (rank 0)
+phases() {
+    python3 - "$1" <<'PY'
+import re, statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"ghz call: (\d+) bytes, (\w+), (.*?): (.*) us$", line.strip())
+    if not m:
+        continue
+    key = (int(m[1]), m[2], m[3])
+    phases = [(p.rsplit(" ", 1)[0], float(p.rsplit(" ", 1)[1])) for p in m[4].split(", ")]
+    rows.setdefault(key, []).append(phases)
+for key, calls in sorted(rows.items()):
+    names = [n for n, _ in calls[0]]
+    med = [statistics.median(c[i][1] for c in calls) for i in range(len(names))]
+    print(f"{key[0]:>8} {key[1]:5} {key[2]:28} n={len(calls):3}: " +
+          ", ".join(f"{n} {v:.1f}" for n, v in zip(names, med)))
+PY
 }
 if run_step collbench; then
     for tr in ipc mpi; do
@@ -268,24 +294,7 @@ if run_step autotrace; then
             --raw "$L"/fields/rank*.f32 -b 64K -e 4M -f 4 -n 100 -w 100 -c 1 --paths auto,exact) \
             >"$L/autotrace-$gpus.log" 2>&1
         grep -E '^ +[0-9]+ ' "$L/autotrace-$gpus.log" | awk '{printf "%10s %-6s %9s %9s\n", $1, $6, $7, $16}'
-        python3 - "$L/autotrace-$gpus.log" <<'PY'
-import re, statistics, sys
-# per size, lossy (AUTO) and exact calls apart, where they ran: how many, and the median
-# of each phase (us) of GHZ_COLL_AUTO_TRACE=2's "ghz call" lines (rank 0)
-rows = {}
-for line in open(sys.argv[1]):
-    m = re.match(r"ghz call: (\d+) bytes, (\w+), (.*?): (.*) us$", line.strip())
-    if not m:
-        continue
-    key = (int(m[1]), m[2], m[3])
-    phases = [(p.rsplit(" ", 1)[0], float(p.rsplit(" ", 1)[1])) for p in m[4].split(", ")]
-    rows.setdefault(key, []).append(phases)
-for key, calls in sorted(rows.items()):
-    names = [n for n, _ in calls[0]]
-    med = [statistics.median(c[i][1] for c in calls) for i in range(len(names))]
-    print(f"{key[0]:>8} {key[1]:5} {key[2]:28} n={len(calls):3}: " +
-          ", ".join(f"{n} {v:.1f}" for n, v in zip(names, med)))
-PY
+        phases "$L/autotrace-$gpus.log"
     done
     done_step autotrace
 fi
@@ -307,6 +316,43 @@ if run_step stagedrange; then
         build-gpu/test/coll/test_coll_mpi_cuda edge >"$L/staged-gpu-memcheck.log" 2>&1
     echo "== staged range gpu, memcheck edge, 2 ranks: exit $?, $(grep -c 'ERROR SUMMARY: 0 errors' "$L/staged-gpu-memcheck.log") clean"
     done_step stagedrange
+fi
+
+if run_step rangeab; then
+    # a staged lossy call's range from the host scan, from the GPU kernel beside the copy and
+    # as configured (comm.c, STAGED_RANGE_GPU_MIN), 4 KiB to 1 MiB over MPI, AUTO's phases
+    # traced, with a GPU per rank (where there are two) and then both ranks on GPU 0
+    for gpus in all 0; do
+        [ "$gpus" = all ] && [ "$ngpu" -lt 2 ] && continue
+        for way in default gpu host; do
+            (if [ "$gpus" != all ]; then export CUDA_VISIBLE_DEVICES=$gpus; fi
+             [ $way = default ] || export GHZ_COLL_STAGED_RANGE=$way
+             GHZ_COLL_AUTO_TRACE=2 collbench "rangeab-$gpus-$way" mpi -b 4K -e 1M -f 2 -n 100 -w 100 -c 1 \
+                 --paths auto,exact,mpi-pinned)
+            phases "$L/collbench-rangeab-$gpus-$way.log" | grep lossy
+        done
+    done
+    done_step rangeab
+fi
+
+if run_step altab; then
+    # this tree's ghz-coll-bench against another build's (build-gpu/alt/, gpu_prebuild.sh with
+    # GHZ_PREBUILD_ALT), interleaved twice, both ranks on GPU 0 over MPI, then one GPU per rank
+    [ -x build-gpu/alt/ghz-coll-bench ] && echo "alt: $(cat build-gpu/alt/COMMIT 2>/dev/null)"
+    for gpus in 0 all; do
+        [ "$gpus" = all ] && [ "$ngpu" -lt 2 ] && continue
+        for round in 1 2; do
+            for b in main alt; do
+                bin=build-gpu/ghz/tools/coll_bench/ghz-coll-bench
+                [ $b = alt ] && bin=build-gpu/alt/ghz-coll-bench
+                [ -x "$bin" ] || continue
+                (if [ "$gpus" != all ]; then export CUDA_VISIBLE_DEVICES=$gpus; fi
+                 GHZ_MULTI_BENCH=$bin collbench "altab-$gpus-$b-$round" mpi -b 64K -e 4M -f 4 -n 100 -w 100 -c 1 \
+                     --paths auto,exact,mpi-pinned)
+            done
+        done
+    done
+    done_step altab
 fi
 
 if run_step autohp; then

@@ -39,6 +39,19 @@ for t in $targets; do
     strip "build-gpu/${f#"$B"/}"
     echo "build-gpu/${f#"$B"/}"
 done
+# GHZ_PREBUILD_ALT=DIR: also DIR's ghz-coll-bench (another worktree, built in DIR/build-prebuilt)
+# as build-gpu/alt/ghz-coll-bench, for gpu_multi.sh's `altab` step
+if [ -n "${GHZ_PREBUILD_ALT:-}" ]; then
+    A=$GHZ_PREBUILD_ALT/build-prebuilt
+    cmake -S "$GHZ_PREBUILD_ALT" -B "$A" -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DGHZ_BUILD_COLL=ON >"$A.configure.log" 2>&1 && cmake --build "$A" -j"$(nproc)" --target ghz-coll-bench \
+        >"$A.build.log" 2>&1 || { grep -E "error" "$A.build.log" | head -20; exit 1; }
+    mkdir -p build-gpu/alt
+    cp "$(find "$A" -type f -name ghz-coll-bench -perm -u+x | head -1)" build-gpu/alt/ghz-coll-bench
+    strip build-gpu/alt/ghz-coll-bench
+    git -C "$GHZ_PREBUILD_ALT" log --oneline -1 >build-gpu/alt/COMMIT
+    echo "build-gpu/alt/ghz-coll-bench: $(cat build-gpu/alt/COMMIT)"
+fi
 { echo "targets: $targets"; echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' (modified)')";
   echo "built: $(date -u '+%F %T') with $(nvcc --version | tail -1)"; } >build-gpu/PREBUILT
 mkdir -p .device-carry

@@ -761,7 +761,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         t_tail = tail(c, &st);
         t_call += t_tail;
     }
-    range_in_copy = copied && lossy && c->staged_range_gpu;
+    range_in_copy = copied && lossy && k->total * elem >= c->staged_range_gpu_min;
     if (copied && !range_in_copy && st == GHZ_SUCCESS) {
         double t0 = MPI_Wtime();
         st = c->be.copy(&c->be, host_in(c, k), k->in, k->total * elem);

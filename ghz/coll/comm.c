@@ -173,6 +173,15 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 #define HOST_PATH_MAX_OWN_GPU ((size_t)8 << 10)
 #define HOST_PATH_CAP ((size_t)16 << 20)
 
+/* Where every rank has a GPU of its own, a staged lossy call's range comes from a GPU
+ * kernel beside its copy from this many bytes per rank (comm.h, staged_range_gpu_min),
+ * and below from a scan of the host copy, which costs less than the kernel's launch,
+ * its result's copy and the wait for both at a few KiB. Two H200s, one GPU per rank, session 16: the
+ * kernel queued behind the copy on one stream added 17 us at every size from 64 KiB to
+ * 1 MiB (a 64 KiB copy alone: 9.6 us); the host scan of 64 KiB took 11.7 us, of 256 KiB
+ * 23.4 (the copy's memory is cold). */
+#define STAGED_RANGE_GPU_MIN ((size_t)64 << 10)
+
 /* ipc_direct's exact allreduce rounds of at most this many bytes per rank run in one
  * shot: one fence fewer and no gather (cuda/algo_direct.c, one_shot). Between two ranks
  * at every size: each rank then reads the peer's input whole, as many bytes over the
@@ -440,7 +449,10 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     if (st == GHZ_SUCCESS) {
         const char* sr = getenv("GHZ_COLL_STAGED_RANGE");
         c->tp.shared_gpu = gpu_shared(c);
-        c->staged_range_gpu = sr && !strcmp(sr, "gpu") ? 1 : sr && !strcmp(sr, "host") ? 0 : c->tp.shared_gpu != 1;
+        c->staged_range_gpu_min = c->tp.shared_gpu == 1 ? SIZE_MAX : STAGED_RANGE_GPU_MIN;
+        if (sr && !strcmp(sr, "gpu")) c->staged_range_gpu_min = 0;
+        else if (sr && !strcmp(sr, "host")) c->staged_range_gpu_min = SIZE_MAX;
+        else if (sr && *sr >= '0' && *sr <= '9') c->staged_range_gpu_min = (size_t)strtoull(sr, NULL, 10);
     }
     if (st == GHZ_SUCCESS && !leaf && c->cfg.backend == GHZ_EXEC_CUDA) {
         st = make_host(c);

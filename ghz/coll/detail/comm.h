@@ -67,11 +67,12 @@ struct ghz_comm {
     int auto_trace;        /* GHZ_COLL_AUTO_TRACE=1: rank 0 prints each AUTO decision; 2: and
                             * every lossy or staged call's times, phase by phase */
     double auto_seconds;
-    /* Where a staged lossy call's range comes from: 1, a GPU kernel in its copy's wait
-     * (one synchronisation, a few us with a GPU per rank); 0, a scan of the host copy
-     * (where ranks share a GPU, whose every kernel costs a time slice): collectives.c.
-     * GHZ_COLL_STAGED_RANGE=gpu or host overrides. */
-    int staged_range_gpu;
+    /* Where a staged lossy call's range comes from: from this many bytes per rank on, a
+     * GPU kernel beside its copy (one synchronisation for both, with a GPU per rank);
+     * below, a scan of the host copy (where ranks share a GPU, whose every kernel costs
+     * a time slice, at every size: SIZE_MAX): collectives.c, comm.c.
+     * GHZ_COLL_STAGED_RANGE=gpu (0), host (SIZE_MAX) or a number of bytes overrides. */
+    size_t staged_range_gpu_min;
 };
 
 #endif
