@@ -361,8 +361,8 @@ Test(cuda_coll_reduce, scale_equals_cpu)
 /* The device range of n elements of x (dtype t) at byte offset off against the CPU
  * backend's (ghz_value_range, nonfinite when it counted fewer than n): the same
  * numbers (-0 == +0), NaN for both when there is no finite value. */
-static void check_range(ctx_t* c, ghz_coll_range_t* d_r, ghz_dtype_t t, const unsigned char* x, size_t n,
-                        size_t off, const char* what)
+static void check_range(ctx_t* c, ghz_coll_range_acc_t* d_acc, ghz_coll_range_t* d_r, ghz_dtype_t t,
+                        const unsigned char* x, size_t n, size_t off, const char* what)
 {
     ghz_params_t p;
     double vmin, vmax;
@@ -375,7 +375,7 @@ static void check_range(ctx_t* c, ghz_coll_range_t* d_r, ghz_dtype_t t, const un
     GK(ghz_value_range(&p, x, n, &vmin, &vmax, &count));
     stage(c->hA, x, n, es, off);
     CK(cudaMemcpy(c->dA, c->hA, CAP, cudaMemcpyHostToDevice));
-    GK(ghz_coll_range_cuda(c->dA + MARGIN + off, n, t, d_r, c->s));
+    GK(ghz_coll_range_cuda(c->dA + MARGIN + off, n, t, d_acc, d_r, c->s));
     CK(cudaMemcpyAsync(&r, d_r, sizeof r, cudaMemcpyDeviceToHost, c->s));
     CK(cudaStreamSynchronize(c->s));
     cr_assert((isnan(vmin) && isnan(r.vmin)) || vmin == r.vmin, "%s: %s n=%zu: min %a, expected %a", what,
@@ -386,12 +386,18 @@ static void check_range(ctx_t* c, ghz_coll_range_t* d_r, ghz_dtype_t t, const un
                  r.nonfinite, (int)(count < n));
 }
 
+/* Every call on the same accumulators, never cleared between calls but once: a call
+ * that left them dirty (the kernel's last block empties them) would spoil the next
+ * one's range, which these cases vary from all finite to none. */
 Test(cuda_coll_reduce, range_equals_cpu)
 {
     setup();
     ctx_t c = ctx_new();
     ghz_coll_range_t* d_r;
+    ghz_coll_range_acc_t* d_acc;
     CK(cudaMalloc((void**)&d_r, sizeof *d_r));
+    CK(cudaMalloc((void**)&d_acc, sizeof *d_acc));
+    CK(cudaMemset(d_acc, 0, sizeof *d_acc));
     for (int f = 0; f < 2; ++f) {
         const ghz_dtype_t t = f ? GHZ_F64 : GHZ_F32;
         const size_t es = ghz_dtype_size(t);
@@ -401,7 +407,7 @@ Test(cuda_coll_reduce, range_equals_cpu)
                 const size_t n = lengths[k];
                 /* special values (some not finite) */
                 make_pairs(31u * k + oi + (uint64_t)t, t, n, c.xa, c.xb);
-                check_range(&c, d_r, t, c.xa, n, offs[oi], "specials");
+                check_range(&c, d_acc, d_r, t, c.xa, n, offs[oi], "specials");
                 /* finite only: the specials with every NaN and infinity made 1.5 */
                 for (size_t i = 0; i < n; ++i) {
                     uint64_t u = 0;
@@ -410,7 +416,7 @@ Test(cuda_coll_reduce, range_equals_cpu)
                     if (inf_nan) u = es == 4u ? 0x3FC00000u : 0x3FF8000000000000ull;
                     memcpy(c.xa + i * es, &u, es);
                 }
-                check_range(&c, d_r, t, c.xa, n, offs[oi], "finite");
+                check_range(&c, d_acc, d_r, t, c.xa, n, offs[oi], "finite");
                 /* nothing finite: NaN, -inf, +inf in turn */
                 for (size_t i = 0; i < n; ++i) {
                     const uint64_t u = es == 4u ? (i % 3 == 0 ? 0x7FC00001u : i % 3 == 1 ? 0xFF800000u : 0x7F800000u)
@@ -418,17 +424,58 @@ Test(cuda_coll_reduce, range_equals_cpu)
                                                    : i % 3 == 1 ? 0xFFF0000000000000ull : 0x7FF0000000000000ull);
                     memcpy(c.xa + i * es, &u, es);
                 }
-                check_range(&c, d_r, t, c.xa, n, offs[oi], "no finite value");
+                check_range(&c, d_acc, d_r, t, c.xa, n, offs[oi], "no finite value");
                 /* zeros of both signs and one subnormal at the end */
                 for (size_t i = 0; i < n; ++i) {
                     uint64_t u = (i & 1u) ? 1ull << (8u * es - 1u) : 0u;
                     if (i + 1 == n && n > 3) u = 1;
                     memcpy(c.xa + i * es, &u, es);
                 }
-                check_range(&c, d_r, t, c.xa, n, offs[oi], "zeros");
+                check_range(&c, d_acc, d_r, t, c.xa, n, offs[oi], "zeros");
             }
     }
     CK(cudaFree(d_r));
+    CK(cudaFree(d_acc));
+    ctx_free(&c);
+}
+
+/* The result straight into mapped pinned host memory (what the CUDA backend does, with
+ * no copy of its own): a large range, then a small one inside it, then none, read on the
+ * host after the stream, each as the CPU computes it. */
+Test(cuda_coll_reduce, range_into_pinned_host_memory)
+{
+    setup();
+    ctx_t c = ctx_new();
+    ghz_coll_range_acc_t* d_acc;
+    ghz_coll_range_t *h_r, *d_hr;
+    static const float big[] = {-1e30f, 3.0f, 7e29f, 0.5f, -2.0f};
+    static const float small[] = {0.25f, -0.125f, 0.5f, 0.375f};
+    static const float none[] = {NAN, INFINITY, -INFINITY};
+    CK(cudaMalloc((void**)&d_acc, sizeof *d_acc));
+    CK(cudaMemset(d_acc, 0, sizeof *d_acc));
+    CK(cudaHostAlloc((void**)&h_r, sizeof *h_r, cudaHostAllocMapped));
+    CK(cudaHostGetDevicePointer((void**)&d_hr, h_r, 0));
+    CK(cudaMemcpy(c.dA, big, sizeof big, cudaMemcpyHostToDevice));
+    GK(ghz_coll_range_cuda(c.dA, 5, GHZ_F32, d_acc, d_hr, c.s));
+    CK(cudaStreamSynchronize(c.s));
+    cr_assert(h_r->vmin == -1e30f && h_r->vmax == 7e29f && !h_r->nonfinite, "big: [%g, %g] %d", h_r->vmin,
+              h_r->vmax, h_r->nonfinite);
+    CK(cudaMemcpy(c.dA, small, sizeof small, cudaMemcpyHostToDevice));
+    GK(ghz_coll_range_cuda(c.dA, 4, GHZ_F32, d_acc, d_hr, c.s));
+    CK(cudaStreamSynchronize(c.s));
+    cr_assert(h_r->vmin == -0.125 && h_r->vmax == 0.5 && !h_r->nonfinite, "small after big: [%g, %g] %d",
+              h_r->vmin, h_r->vmax, h_r->nonfinite);
+    CK(cudaMemcpy(c.dA, none, sizeof none, cudaMemcpyHostToDevice));
+    GK(ghz_coll_range_cuda(c.dA, 3, GHZ_F32, d_acc, d_hr, c.s));
+    CK(cudaStreamSynchronize(c.s));
+    cr_assert(isnan(h_r->vmin) && isnan(h_r->vmax) && h_r->nonfinite, "none: [%g, %g] %d", h_r->vmin, h_r->vmax,
+              h_r->nonfinite);
+    GK(ghz_coll_range_cuda(NULL, 0, GHZ_F32, d_acc, d_hr, c.s));
+    CK(cudaStreamSynchronize(c.s));
+    cr_assert(isnan(h_r->vmin) && isnan(h_r->vmax) && !h_r->nonfinite, "empty after non-finite: [%g, %g] %d",
+              h_r->vmin, h_r->vmax, h_r->nonfinite);
+    CK(cudaFreeHost(h_r));
+    CK(cudaFree(d_acc));
     ctx_free(&c);
 }
 
@@ -439,23 +486,30 @@ Test(cuda_coll_reduce, bad_arguments_refused)
     setup();
     void* d;
     ghz_coll_range_t* d_r;
+    ghz_coll_range_acc_t* d_acc;
     CK(cudaMalloc(&d, 64));
     CK(cudaMalloc((void**)&d_r, sizeof *d_r));
+    CK(cudaMalloc((void**)&d_acc, sizeof *d_acc));
     cr_assert_eq(ghz_coll_reduce_cuda(d, d, d, 4, GHZ_F32, GHZ_OP_LAND, NULL), GHZ_ERR_UNSUPPORTED);
     cr_assert_eq(ghz_coll_reduce_cuda(d, d, d, 4, GHZ_I32, GHZ_OP_AVG, NULL), GHZ_ERR_UNSUPPORTED);
     cr_assert_eq(ghz_coll_reduce_cuda(d, d, d, 4, (ghz_dtype_t)99, GHZ_OP_SUM, NULL), GHZ_ERR_INVALID_ARG);
     cr_assert_eq(ghz_coll_reduce_cuda(d, d, d, 4, GHZ_F32, (ghz_op_t)11, NULL), GHZ_ERR_INVALID_ARG);
     cr_assert_eq(ghz_coll_reduce_cuda(NULL, d, d, 4, GHZ_F32, GHZ_OP_SUM, NULL), GHZ_ERR_INVALID_ARG);
     cr_assert_eq(ghz_coll_scale_cuda(d, 4, GHZ_I32, 0.5, NULL), GHZ_ERR_INVALID_ARG);
-    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_U8, d_r, NULL), GHZ_ERR_INVALID_ARG);
-    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, (ghz_coll_range_t*)((char*)d_r + 4), NULL),
+    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_U8, d_acc, d_r, NULL), GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, d_acc, (ghz_coll_range_t*)((char*)d_r + 4), NULL),
                  GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, (ghz_coll_range_acc_t*)((char*)d_acc + 4), d_r, NULL),
+                 GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, NULL, d_r, NULL), GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, d_acc, NULL, NULL), GHZ_ERR_INVALID_ARG);
     /* n == 0 launches nothing and takes NULL buffers */
     GK(ghz_coll_reduce_cuda(NULL, NULL, NULL, 0, GHZ_F32, GHZ_OP_SUM, NULL));
     GK(ghz_coll_scale_cuda(NULL, 0, GHZ_F64, 0.5, NULL));
     CK(cudaDeviceSynchronize());
     CK(cudaFree(d));
     CK(cudaFree(d_r));
+    CK(cudaFree(d_acc));
 }
 
 /* The three calls captured into one CUDA graph and replayed: stream-ordered, no
@@ -465,6 +519,7 @@ Test(cuda_coll_reduce, graph_capture)
     setup();
     ctx_t c = ctx_new();
     ghz_coll_range_t* d_r;
+    ghz_coll_range_acc_t* d_acc;
     ghz_coll_range_t r;
     cudaGraph_t g;
     cudaGraphExec_t ge;
@@ -473,13 +528,15 @@ Test(cuda_coll_reduce, graph_capture)
     ghz_params_t p;
     const size_t n = NMAX, es = 4;
     CK(cudaMalloc((void**)&d_r, sizeof *d_r));
+    CK(cudaMalloc((void**)&d_acc, sizeof *d_acc));
+    CK(cudaMemset(d_acc, 0, sizeof *d_acc));
     make_pairs(4242u, GHZ_F32, n, c.xa, c.xb);
     stage(c.hA, c.xa, n, es, 0);
     stage(c.hB, c.xb, n, es, 0);
     CK(cudaStreamBeginCapture(c.s, cudaStreamCaptureModeGlobal));
     GK(ghz_coll_reduce_cuda(c.dO + MARGIN, c.dA + MARGIN, c.dB + MARGIN, n, GHZ_F32, GHZ_OP_AVG, c.s));
     GK(ghz_coll_scale_cuda(c.dO + MARGIN, n, GHZ_F32, 0.5, c.s));
-    GK(ghz_coll_range_cuda(c.dO + MARGIN, n, GHZ_F32, d_r, c.s));
+    GK(ghz_coll_range_cuda(c.dO + MARGIN, n, GHZ_F32, d_acc, d_r, c.s));
     CK(cudaStreamEndCapture(c.s, &g));
     CK(cudaGraphInstantiate(&ge, g, 0));
     memcpy(c.exp, c.xa, n * es);
@@ -501,6 +558,7 @@ Test(cuda_coll_reduce, graph_capture)
     CK(cudaGraphExecDestroy(ge));
     CK(cudaGraphDestroy(g));
     CK(cudaFree(d_r));
+    CK(cudaFree(d_acc));
     ctx_free(&c);
 }
 

@@ -41,10 +41,11 @@ typedef struct {
     ghz_cuda_ctx_t* ctx;
     cudaStream_t stream;      /* the current call's stream */
     size_t max_elems;         /* the largest piece, in values of the widest dtype */
-    void* d_scratch;          /* ghz_coll_range_t, then a uint64 size and an int status */
+    void* d_scratch;          /* ghz_coll_range_acc_t, then a uint64 size and an int status */
     void* d_sum_work;         /* ghz_cuda_homo_sum_n's workspace for up to 64 inputs */
     size_t sum_work_bytes;
-    void* h_scratch;          /* pinned mirror */
+    void* h_scratch;          /* pinned mirror, then the range kernel's result (H_RANGE) */
+    ghz_coll_range_t* d_range_out; /* that result, as the device writes it */
     cudaEvent_t done;         /* ghz_coll_backend_cuda_mark's */
     int have_done, done_pending;
     cudaEvent_t end;          /* end_call's: the end of a measured call's work */
@@ -54,7 +55,8 @@ typedef struct {
     int have_side;
 } cuda_state_t;
 
-enum { SCRATCH_RANGE = 0, SCRATCH_SIZE = 64, SCRATCH_STATUS = 72, SCRATCH_BYTES = 128 };
+enum { SCRATCH_RANGE = 0, SCRATCH_SIZE = 64, SCRATCH_STATUS = 72, SCRATCH_BYTES = 128, H_RANGE = SCRATCH_BYTES,
+       H_SCRATCH_BYTES = H_RANGE + 64 };
 
 static cuda_state_t* st_of(coll_backend_t* be)
 {
@@ -163,47 +165,48 @@ static ghz_status_t fetch(coll_backend_t* be, size_t bytes, ghz_status_t st)
     return drain(be, st);
 }
 
-/* The range of src. With copy_to, src is also copied there (a staged call's pinned
- * input) and the range kernel runs on a side stream beside the copy, both reading src:
- * the copy engine and the SMs at once, one synchronisation for both. Queued behind the
- * copy on one stream (until session 16) the kernel, its accumulators' reset and the
- * result's copy added 17 us to a 9.6 us copy of 64 KiB (2 x H200, one GPU per rank):
- * AUTO's staged calls took 33 us at 4 KiB against 19 for host-staged MPI_Allreduce. */
+/* The range of src: one kernel, which writes the result straight into pinned host
+ * memory, and one synchronisation. With copy_to, src is also copied there (a staged
+ * call's pinned input) and the kernel runs on a side stream beside the copy, both
+ * reading src: the copy engine and the SMs at once. Until session 16 a memset, the
+ * kernel and the result's copy came after the copy on one stream: 17 us more than a
+ * 9.6 us copy of 64 KiB (2 x H200, one GPU per rank), and AUTO's staged calls took 33
+ * us at 4 KiB against 19 for host-staged MPI_Allreduce. */
 static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, void* copy_to,
                                double* vmin, double* vmax, int* nonfinite)
 {
     cuda_state_t* s = st_of(be);
+    ghz_coll_range_acc_t* acc = (ghz_coll_range_acc_t*)((char*)s->d_scratch + SCRATCH_RANGE);
     ghz_coll_range_t r;
     ghz_status_t st;
     if (copy_to && n && !be->capturing) {
         /* side waits for the stream's work so far (the input's writers); the stream, for
-         * side's before the synchronisation */
+         * side's, before the synchronisation */
         cudaError_t e = cudaEventRecord(s->fork, s->stream);
         if (e == cudaSuccess)
             e = cudaMemcpyAsync(copy_to, src, n * ghz_dtype_size(dtype), cudaMemcpyDeviceToHost, s->stream);
         if (e == cudaSuccess) e = cudaStreamWaitEvent(s->side, s->fork, 0);
         if (e != cudaSuccess) return drain(be, coll_cuda_fail(e, "the staging copy"));
-        st = ghz_coll_range_cuda(src, n, dtype, (ghz_coll_range_t*)s->d_scratch, s->side);
+        st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, s->side);
         if (st == GHZ_SUCCESS) {
-            e = cudaMemcpyAsync(s->h_scratch, s->d_scratch, sizeof r, cudaMemcpyDeviceToHost, s->side);
-            if (e == cudaSuccess) e = cudaEventRecord(s->join, s->side);
+            e = cudaEventRecord(s->join, s->side);
             if (e == cudaSuccess) e = cudaStreamWaitEvent(s->stream, s->join, 0);
             if (e != cudaSuccess) st = coll_cuda_fail(e, "the range beside the staging copy");
         }
-        /* (on a failure after the fork, side's work is waited for too: nothing of it may
-         * run past the call) */
+        /* (after a failure past the fork, side's work too: nothing of it may outlive
+         * the call) */
         if (st != GHZ_SUCCESS) cudaStreamSynchronize(s->side);
         st = drain(be, st);
     } else {
-        st = ghz_coll_range_cuda(src, n, dtype, (ghz_coll_range_t*)s->d_scratch, s->stream);
+        st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, s->stream);
         if (st == GHZ_SUCCESS && copy_to && n) {
             cudaError_t e = cudaMemcpyAsync(copy_to, src, n * ghz_dtype_size(dtype), cudaMemcpyDeviceToHost, s->stream);
             if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaMemcpyAsync");
         }
-        st = fetch(be, sizeof r, st);
+        st = drain(be, st);
     }
     if (st != GHZ_SUCCESS) return st;
-    memcpy(&r, s->h_scratch, sizeof r);
+    memcpy(&r, (char*)s->h_scratch + H_RANGE, sizeof r);
     *vmin = r.vmin;
     *vmax = r.vmax;
     *nonfinite = r.nonfinite;
@@ -408,6 +411,7 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     ghz_status_t st;
     cudaError_t e;
     int ndev = 0;
+    void* dev_h = NULL;
 
     memset(be, 0, sizeof *be);
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0)
@@ -432,7 +436,11 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     }
     e = cudaMalloc(&s->d_scratch, SCRATCH_BYTES);
     if (e == cudaSuccess) e = cudaMalloc(&s->d_sum_work, s->sum_work_bytes ? s->sum_work_bytes : 1);
-    if (e == cudaSuccess) e = cudaHostAlloc(&s->h_scratch, SCRATCH_BYTES, cudaHostAllocPortable);
+    /* the range kernel's accumulators start empty (reduce_cuda.h) */
+    if (e == cudaSuccess) e = cudaMemset(s->d_scratch, 0, SCRATCH_BYTES);
+    if (e == cudaSuccess) e = cudaHostAlloc(&s->h_scratch, H_SCRATCH_BYTES, cudaHostAllocPortable | cudaHostAllocMapped);
+    if (e == cudaSuccess) e = cudaHostGetDevicePointer(&dev_h, s->h_scratch, 0);
+    if (e == cudaSuccess) s->d_range_out = (ghz_coll_range_t*)((char*)dev_h + H_RANGE);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming);
     if (e == cudaSuccess) s->have_done = 1;
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->end, cudaEventDisableTiming);

@@ -306,18 +306,19 @@ __device__ __forceinline__ void range_take(T x, T& lo, T& hi, int& nonfinite)
     }
 }
 
-/* While the kernel runs, r->vmin holds ~key(min) and r->vmax key(max) (the caller's
- * memset made them 0: empty). Each warp folds its threads' extremes and its lane 0
- * merges them with atomics; the last CTA to finish turns the keys into doubles. */
+/* The accumulators hold ~key(min) and key(max) (0: empty, as the previous call or the
+ * allocation's memset left them). Each warp folds its threads' extremes and its lane 0
+ * merges them with atomics; the last CTA to finish turns the keys into doubles in *out
+ * and empties the accumulators for the next call. */
 template <typename T, bool kBytes>
-__global__ void __launch_bounds__(kThreads, kBlocksPerSm) range_kernel(const T* src, span_t s, ghz_coll_range_t* r)
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm) range_kernel(const T* src, span_t s, ghz_coll_range_acc_t* acc, ghz_coll_range_t* out)
 {
     constexpr unsigned per_vec = 16u / sizeof(T);
     const uint64_t tid = (uint64_t)blockIdx.x * kThreads + threadIdx.x;
     const uint64_t stride = (uint64_t)gridDim.x * kThreads;
     const uint64_t tail0 = s.head + s.nvec * per_vec, nscalar = s.head + (s.n - tail0);
-    unsigned long long* const kmin_not = (unsigned long long*)&r->vmin;
-    unsigned long long* const kmax = (unsigned long long*)&r->vmax;
+    unsigned long long* const kmin_not = &acc->kmin_not;
+    unsigned long long* const kmax = &acc->kmax;
     T lo = (T)INFINITY, hi = (T)-INFINITY;
     int nonfinite = 0;
 
@@ -355,18 +356,26 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) range_kernel(const T* 
     if ((threadIdx.x & 31u) == 0) {
         if (kn) atomicMax(kmin_not, kn);
         if (kx) atomicMax(kmax, kx);
-        if (nonfinite) atomicOr(&r->nonfinite, 1);
+        if (nonfinite) atomicOr(&acc->nonfinite, 1u);
         __threadfence(); /* this warp's merges before the CTA's ticket below */
     }
     __syncthreads();
     if (threadIdx.x == 0) {
-        const unsigned ticket = atomicAdd(&r->blocks_done, 1u);
+        const unsigned ticket = atomicAdd(&acc->blocks_done, 1u);
         if (ticket == gridDim.x - 1u) {
             __threadfence(); /* every other CTA's merges are visible from here on */
             const unsigned long long fn = atomicOr(kmin_not, 0ull), fx = atomicOr(kmax, 0ull);
+            const unsigned nf = atomicOr(&acc->nonfinite, 0u);
             const double nan = from_bits<double>(float_bits<double>::default_nan);
-            r->vmin = fx ? key_value(~fn) : nan;
-            r->vmax = fx ? key_value(fx) : nan;
+            out->vmin = fx ? key_value(~fn) : nan;
+            out->vmax = fx ? key_value(fx) : nan;
+            out->nonfinite = nf != 0u;
+            /* every other CTA is done with them: empty for the next call (the stream
+             * orders it after this kernel) */
+            acc->kmin_not = 0ull;
+            acc->kmax = 0ull;
+            acc->nonfinite = 0u;
+            acc->blocks_done = 0u;
         }
     }
 }
@@ -473,18 +482,14 @@ ghz_status_t reduce_float(void* out, const void* a, const void* b, size_t n, ghz
 }
 
 template <typename F>
-ghz_status_t range_of(const void* src, size_t n, ghz_coll_range_t* r, cudaStream_t stream)
+ghz_status_t range_of(const void* src, size_t n, ghz_coll_range_acc_t* acc, ghz_coll_range_t* out,
+                      cudaStream_t stream)
 {
     bool bytes = false;
     const span_t s = plan<F>(src, src, src, n, &bytes);
     const unsigned grid = grid_for<F>(s);
-    const cudaError_t e = cudaMemsetAsync(r, 0, sizeof *r, stream);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return ghz_fail(GHZ_ERR_CUDA, "ghz_coll_range_cuda: clearing the accumulators: %s", cudaGetErrorString(e));
-    }
-    if (bytes) return launch("ghz_coll_range_cuda", grid, stream, range_kernel<F, true>, (const F*)src, s, r);
-    return launch("ghz_coll_range_cuda", grid, stream, range_kernel<F, false>, (const F*)src, s, r);
+    if (bytes) return launch("ghz_coll_range_cuda", grid, stream, range_kernel<F, true>, (const F*)src, s, acc, out);
+    return launch("ghz_coll_range_cuda", grid, stream, range_kernel<F, false>, (const F*)src, s, acc, out);
 }
 
 /* The first failure among n statuses, in index order, into *first (GHZ_SUCCESS when
@@ -542,16 +547,18 @@ extern "C" ghz_status_t ghz_coll_scale_cuda(void* d_buf, size_t n, ghz_dtype_t d
 }
 
 extern "C" ghz_status_t ghz_coll_range_cuda(const void* d_src, size_t n, ghz_dtype_t dtype,
-                                            ghz_coll_range_t* d_range, cudaStream_t stream)
+                                            ghz_coll_range_acc_t* d_acc, ghz_coll_range_t* out, cudaStream_t stream)
 {
     if (dtype != GHZ_F32 && dtype != GHZ_F64)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_range_cuda: dtype %s is not a float type",
                         ghz_dtype_name(dtype));
-    if (!d_range || (n > 0u && !d_src)) return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_range_cuda: NULL pointer");
-    if ((uintptr_t)d_range % 8u != 0u)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_range_cuda: the result is not 8-byte aligned");
-    return dtype == GHZ_F32 ? range_of<float>(d_src, n, d_range, stream)
-                            : range_of<double>(d_src, n, d_range, stream);
+    if (!d_acc || !out || (n > 0u && !d_src))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_range_cuda: NULL pointer");
+    if ((uintptr_t)d_acc % 8u != 0u || (uintptr_t)out % 8u != 0u)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_range_cuda: the accumulators or the result are not "
+                                             "8-byte aligned");
+    return dtype == GHZ_F32 ? range_of<float>(d_src, n, d_acc, out, stream)
+                            : range_of<double>(d_src, n, d_acc, out, stream);
 }
 
 extern "C" ghz_status_t ghz_coll_first_error_cuda(const int* d_status, size_t n, int* d_first, cudaStream_t stream)

@@ -46,23 +46,36 @@ ghz_status_t ghz_coll_scale_cuda(void* d_buf, size_t n, ghz_dtype_t dtype, doubl
 
 /* The range of a float array in device memory, as the CPU backend's `range` entry
  * computes it: min and max over the finite values (binary64, exact), NaN both when no
- * value is finite, and nonfinite = 1 when some value is NaN or infinite. The fields are
- * valid once the stream has passed the call; until then the kernel uses them as its
- * accumulators. -0 and +0 compare equal here as on the CPU, but which of the two a
- * zero extreme carries differs (the CPU keeps the first it meets, the GPU takes -0 as
- * the smaller): the values are equal, their bits may not be. */
+ * value is finite, and nonfinite = 1 when some value is NaN or infinite. -0 and +0
+ * compare equal here as on the CPU, but which of the two a zero extreme carries differs
+ * (the CPU keeps the first it meets, the GPU takes -0 as the smaller): the values are
+ * equal, their bits may not be. */
 typedef struct {
     double vmin;
     double vmax;
     int nonfinite;
-    unsigned int blocks_done; /* the kernel's: which block finishes last */
 } ghz_coll_range_t;
 
-/* Computes the range of d_src[0..n) into *d_range (device memory, 8-byte aligned; one
- * memset and one kernel on `stream`). dtype GHZ_F32 or GHZ_F64. n == 0 gives NaN, NaN,
- * 0. The results reach the host only through the caller's copy. */
-ghz_status_t ghz_coll_range_cuda(const void* d_src, size_t n, ghz_dtype_t dtype,
-                                 ghz_coll_range_t* d_range, cudaStream_t stream);
+/* The range kernel's accumulators, in device memory: zero before the first call (one
+ * cudaMemset when they are allocated), and zero again after every call, which the
+ * kernel's last block leaves so, so that a call is one kernel and nothing else: no
+ * memset of its own, and no copy of the result where `out` is pinned host memory.
+ * (The memset and the result's copy, each a stream operation of a few us, made most
+ * of the 17 us a staged call's range added to its copy: session 16.) */
+typedef struct {
+    unsigned long long kmin_not; /* ~key of the least finite value so far (0: none) */
+    unsigned long long kmax;     /* key of the greatest (0: none) */
+    unsigned int nonfinite;
+    unsigned int blocks_done;    /* which block finishes last */
+} ghz_coll_range_acc_t;
+
+/* Computes the range of d_src[0..n) into *out (device memory, or pinned host memory the
+ * device can write; 8-byte aligned; valid once the stream has passed the call) with the
+ * accumulators d_acc (device memory, 8-byte aligned; one call at a time on them): one
+ * kernel on `stream`, which may be captured into a CUDA graph and replayed. dtype
+ * GHZ_F32 or GHZ_F64. n == 0 gives NaN, NaN, 0. */
+ghz_status_t ghz_coll_range_cuda(const void* d_src, size_t n, ghz_dtype_t dtype, ghz_coll_range_acc_t* d_acc,
+                                 ghz_coll_range_t* out, cudaStream_t stream);
 
 /* *d_first = the first nonzero of d_status[0..n) (statuses that stream-ordered codec
  * and ghz/homo calls wrote), or 0 (GHZ_SUCCESS): one small kernel on `stream`. */

@@ -57,10 +57,13 @@ int bench_reduce(int argc, char** argv)
     const size_t bytes = (size_t)(o.gib * (double)(1u << 30)) / 16u * 16u;
     void *out, *a, *b;
     ghz_coll_range_t* d_range;
+    ghz_coll_range_acc_t* d_acc;
     CUDA_OK(cudaMalloc(&out, bytes));
     CUDA_OK(cudaMalloc(&a, bytes));
     CUDA_OK(cudaMalloc(&b, bytes));
     CUDA_OK(cudaMalloc((void**)&d_range, sizeof *d_range));
+    CUDA_OK(cudaMalloc((void**)&d_acc, sizeof *d_acc));
+    CUDA_OK(cudaMemset(d_acc, 0, sizeof *d_acc));
     /* 0x3F bytes: 0.747 as f32 and 4.8e-4 as f64, so that every float op stays finite
      * and normal for a few calls; the integers do not care */
     CUDA_OK(cudaMemset(a, 0x3F, bytes));
@@ -99,7 +102,7 @@ int bench_reduce(int argc, char** argv)
         const row rs{"scale", ghz_dtype_name(t), 2.0 * bytes / (ms * 1e-3) / 1e9, -1.0, env.copy_gbs};
         print_row(rs);
         rows.push_back(rs);
-        const double ms_r = time_ms(reps, env.ea, env.eb, [&] { st = ghz_coll_range_cuda(a, n, t, d_range, 0); });
+        const double ms_r = time_ms(reps, env.ea, env.eb, [&] { st = ghz_coll_range_cuda(a, n, t, d_acc, d_range, 0); });
         GHZ_OK(st);
         const row rr{"range", ghz_dtype_name(t), (double)bytes / (ms_r * 1e-3) / 1e9, -1.0, read_gbs};
         print_row(rr);
@@ -121,5 +124,6 @@ int bench_reduce(int argc, char** argv)
     CUDA_OK(cudaFree(a));
     CUDA_OK(cudaFree(b));
     CUDA_OK(cudaFree(d_range));
+    CUDA_OK(cudaFree(d_acc));
     return 0;
 }
