@@ -309,13 +309,10 @@ static ghz_status_t make_host(ghz_comm_t* c)
     ghz_status_t st;
     h.backend = GHZ_EXEC_CPU;
     h.check_args = 0;
-    /* One thread. Session 15 gave the range scan of a staged lossy call a team of up to
-     * 4 (1 MiB scanned in 97 us on one core where two ranks share an H100, 45-50 us by
-     * 4); session 16 found the team stalling now and then for 1-8 ms a call (2 x H200,
-     * two ranks, 256 KiB-1 MiB, every OMP_WAIT_POLICY, worst with a GPU per rank), and
-     * one such call misleads AUTO's measured choice of its size class for hundreds of
-     * calls (auto_path.h). A predictable scan is worth more than a faster median. */
-    h.nthreads = 1;
+    /* a few threads: the range scan of a staged lossy call takes them from 1 MiB (64 Ki
+     * values a thread, codec/params.c); 1 MiB scanned in 97 us on one core where ranks
+     * share an H100 (session 15), and every rank of the node scans at once */
+    h.nthreads = 4;
     h.transport = GHZ_TRANSPORT_MPI;
     c->small_bytes = host_path_limit(c);
     /* lossy AUTO calls below the least compressed size (collectives.c, auto_small) */
