@@ -311,7 +311,13 @@ static ghz_status_t make_host(ghz_comm_t* c)
     h.check_args = 0;
     /* a few threads: the range scan of a staged lossy call takes them from 1 MiB (64 Ki
      * values a thread, codec/params.c); 1 MiB scanned in 97 us on one core where ranks
-     * share an H100 (session 15), and every rank of the node scans at once */
+     * share an H100 (session 15), and every rank of the node scans at once. By default
+     * only where ranks share a GPU (comm.h, staged_range_gpu_min: elsewhere the host
+     * scans below 64 KiB, one thread's share): with a GPU per rank and the host scan
+     * forced (GHZ_COLL_STAGED_RANGE=host), the team stalled now and then for 1-8 ms a
+     * call at 256 KiB-1 MiB, with every OMP_WAIT_POLICY, where ranks sharing a GPU and
+     * scanning every call saw none in 1195 calls with the default policy (2 x H200,
+     * session 16; cause not found: a team idle between calls is the difference seen). */
     h.nthreads = 4;
     h.transport = GHZ_TRANSPORT_MPI;
     c->small_bytes = host_path_limit(c);
