@@ -31,9 +31,10 @@
 #            range from the GPU kernel in the copy's wait and from the host scan
 #            (GHZ_COLL_STAGED_RANGE=gpu, host), memcheck of the edge part the first way
 #            (GHZ_MULTI_STAGED_WAYS, GHZ_MULTI_STAGED_NP: which ways, rank counts).
-# rangeab:   a staged lossy call's range from the host scan, the GPU kernel beside the copy
-#            and as configured, 4 KiB to 1 MiB over MPI with AUTO's phases, a GPU per rank
-#            and both ranks on GPU 0.
+# rangeab:   a staged lossy call's range as configured, from the GPU kernel at every size
+#            (it makes the copy too), from the host scan, and from the kernel beside the copy
+#            engine's copy (GHZ_COLL_STAGED_FUSED_MAX=0), 4 KiB to 1 MiB over MPI with AUTO's
+#            phases, a GPU per rank and both ranks on GPU 0 (GHZ_MULTI_RANGE_WAYS: which).
 # altab:     this tree's ghz-coll-bench against build-gpu/alt/'s (GHZ_PREBUILD_ALT), auto, exact
 #            and MPI pinned over MPI, 64 KiB to 4 MiB, interleaved twice, both ranks on GPU 0
 #            and then (where there are two) one GPU per rank.
@@ -324,9 +325,13 @@ if run_step rangeab; then
     # traced, with a GPU per rank (where there are two) and then both ranks on GPU 0
     for gpus in all 0; do
         [ "$gpus" = all ] && [ "$ngpu" -lt 2 ] && continue
-        for way in default gpu host; do
+        for way in ${GHZ_MULTI_RANGE_WAYS:-default gpu host nofuse}; do
             (if [ "$gpus" != all ]; then export CUDA_VISIBLE_DEVICES=$gpus; fi
-             [ $way = default ] || export GHZ_COLL_STAGED_RANGE=$way
+             case $way in
+             default) ;;
+             nofuse) export GHZ_COLL_STAGED_FUSED_MAX=0 ;; # the copy engine's copy, the kernel beside it
+             *) export GHZ_COLL_STAGED_RANGE=$way ;;    # gpu, host or a byte count
+             esac
              GHZ_COLL_AUTO_TRACE=2 collbench "rangeab-$gpus-$way" mpi -b 4K -e 1M -f 2 -n 100 -w 100 -c 1 \
                  --paths auto,exact,mpi-pinned)
             phases "$L/collbench-rangeab-$gpus-$way.log" | grep lossy

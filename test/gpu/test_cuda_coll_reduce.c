@@ -360,9 +360,13 @@ Test(cuda_coll_reduce, scale_equals_cpu)
 
 /* The device range of n elements of x (dtype t) at byte offset off against the CPU
  * backend's (ghz_value_range, nonfinite when it counted fewer than n): the same
- * numbers (-0 == +0), NaN for both when there is no finite value. */
+ * numbers (-0 == +0), NaN for both when there is no finite value. With h_copy (mapped
+ * pinned host memory of CAP bytes), once more with the values copied there at byte
+ * offset coff (vector stores when coff == off mod 16, else element or byte ones): the
+ * same range, the n values bit for bit, and the guard bytes around them untouched. */
 static void check_range(ctx_t* c, ghz_coll_range_acc_t* d_acc, ghz_coll_range_t* d_r, ghz_dtype_t t,
-                        const unsigned char* x, size_t n, size_t off, const char* what)
+                        const unsigned char* x, size_t n, size_t off, const char* what, unsigned char* h_copy,
+                        size_t coff)
 {
     ghz_params_t p;
     double vmin, vmax;
@@ -375,15 +379,31 @@ static void check_range(ctx_t* c, ghz_coll_range_acc_t* d_acc, ghz_coll_range_t*
     GK(ghz_value_range(&p, x, n, &vmin, &vmax, &count));
     stage(c->hA, x, n, es, off);
     CK(cudaMemcpy(c->dA, c->hA, CAP, cudaMemcpyHostToDevice));
-    GK(ghz_coll_range_cuda(c->dA + MARGIN + off, n, t, d_acc, d_r, c->s));
-    CK(cudaMemcpyAsync(&r, d_r, sizeof r, cudaMemcpyDeviceToHost, c->s));
-    CK(cudaStreamSynchronize(c->s));
-    cr_assert((isnan(vmin) && isnan(r.vmin)) || vmin == r.vmin, "%s: %s n=%zu: min %a, expected %a", what,
-              ghz_dtype_name(t), n, r.vmin, vmin);
-    cr_assert((isnan(vmax) && isnan(r.vmax)) || vmax == r.vmax, "%s: %s n=%zu: max %a, expected %a", what,
-              ghz_dtype_name(t), n, r.vmax, vmax);
-    cr_assert_eq(r.nonfinite, count < n, "%s: %s n=%zu: nonfinite %d, expected %d", what, ghz_dtype_name(t), n,
-                 r.nonfinite, (int)(count < n));
+    for (int with_copy = 0; with_copy <= (h_copy != NULL); ++with_copy) {
+        void* d_copy = NULL;
+        if (with_copy) {
+            memset(h_copy, GUARD, CAP);
+            CK(cudaHostGetDevicePointer(&d_copy, h_copy, 0));
+            d_copy = (unsigned char*)d_copy + MARGIN + coff;
+        }
+        GK(ghz_coll_range_cuda(c->dA + MARGIN + off, n, t, d_acc, d_r, d_copy, c->s));
+        CK(cudaMemcpyAsync(&r, d_r, sizeof r, cudaMemcpyDeviceToHost, c->s));
+        CK(cudaStreamSynchronize(c->s));
+        cr_assert((isnan(vmin) && isnan(r.vmin)) || vmin == r.vmin, "%s%s: %s n=%zu: min %a, expected %a", what,
+                  with_copy ? " (with the copy)" : "", ghz_dtype_name(t), n, r.vmin, vmin);
+        cr_assert((isnan(vmax) && isnan(r.vmax)) || vmax == r.vmax, "%s%s: %s n=%zu: max %a, expected %a", what,
+                  with_copy ? " (with the copy)" : "", ghz_dtype_name(t), n, r.vmax, vmax);
+        cr_assert_eq(r.nonfinite, count < n, "%s%s: %s n=%zu: nonfinite %d, expected %d", what,
+                     with_copy ? " (with the copy)" : "", ghz_dtype_name(t), n, r.nonfinite, (int)(count < n));
+        if (with_copy) {
+            cr_assert(memcmp(h_copy + MARGIN + coff, x, n * es) == 0, "%s: %s n=%zu at %zu -> %zu: the copy differs",
+                      what, ghz_dtype_name(t), n, off, coff);
+            for (size_t i = 0; i < CAP; ++i)
+                if (i < MARGIN + coff || i >= MARGIN + coff + n * es)
+                    cr_assert_eq(h_copy[i], GUARD, "%s: %s n=%zu: byte %zu outside the copy written", what,
+                                 ghz_dtype_name(t), n, i);
+        }
+    }
 }
 
 /* Every call on the same accumulators, never cleared between calls but once: a call
@@ -396,18 +416,22 @@ Test(cuda_coll_reduce, range_equals_cpu)
     ghz_coll_range_t* d_r;
     ghz_coll_range_acc_t* d_acc;
     CK(cudaMalloc((void**)&d_r, sizeof *d_r));
+    unsigned char* h_copy;
     CK(cudaMalloc((void**)&d_acc, sizeof *d_acc));
     CK(cudaMemset(d_acc, 0, sizeof *d_acc));
+    CK(cudaHostAlloc((void**)&h_copy, CAP, cudaHostAllocMapped));
     for (int f = 0; f < 2; ++f) {
         const ghz_dtype_t t = f ? GHZ_F64 : GHZ_F32;
         const size_t es = ghz_dtype_size(t);
         const size_t offs[] = {0, es, 1};
-        for (size_t oi = 0; oi < 3; ++oi)
+        for (size_t oi = 0; oi < 3; ++oi) {
+            /* where the copy goes: at the input's offset (vectors), a byte on, an element on */
+            const size_t coffs[] = {offs[oi], offs[oi] + 1, offs[oi] + es};
             for (size_t k = 0; k < NLENGTHS; ++k) {
                 const size_t n = lengths[k];
                 /* special values (some not finite) */
                 make_pairs(31u * k + oi + (uint64_t)t, t, n, c.xa, c.xb);
-                check_range(&c, d_acc, d_r, t, c.xa, n, offs[oi], "specials");
+                check_range(&c, d_acc, d_r, t, c.xa, n, offs[oi], "specials", h_copy, coffs[(k + oi) % 3]);
                 /* finite only: the specials with every NaN and infinity made 1.5 */
                 for (size_t i = 0; i < n; ++i) {
                     uint64_t u = 0;
@@ -416,7 +440,7 @@ Test(cuda_coll_reduce, range_equals_cpu)
                     if (inf_nan) u = es == 4u ? 0x3FC00000u : 0x3FF8000000000000ull;
                     memcpy(c.xa + i * es, &u, es);
                 }
-                check_range(&c, d_acc, d_r, t, c.xa, n, offs[oi], "finite");
+                check_range(&c, d_acc, d_r, t, c.xa, n, offs[oi], "finite", h_copy, coffs[(k + oi + 1) % 3]);
                 /* nothing finite: NaN, -inf, +inf in turn */
                 for (size_t i = 0; i < n; ++i) {
                     const uint64_t u = es == 4u ? (i % 3 == 0 ? 0x7FC00001u : i % 3 == 1 ? 0xFF800000u : 0x7F800000u)
@@ -424,18 +448,20 @@ Test(cuda_coll_reduce, range_equals_cpu)
                                                    : i % 3 == 1 ? 0xFFF0000000000000ull : 0x7FF0000000000000ull);
                     memcpy(c.xa + i * es, &u, es);
                 }
-                check_range(&c, d_acc, d_r, t, c.xa, n, offs[oi], "no finite value");
+                check_range(&c, d_acc, d_r, t, c.xa, n, offs[oi], "no finite value", h_copy, coffs[(k + oi + 2) % 3]);
                 /* zeros of both signs and one subnormal at the end */
                 for (size_t i = 0; i < n; ++i) {
                     uint64_t u = (i & 1u) ? 1ull << (8u * es - 1u) : 0u;
                     if (i + 1 == n && n > 3) u = 1;
                     memcpy(c.xa + i * es, &u, es);
                 }
-                check_range(&c, d_acc, d_r, t, c.xa, n, offs[oi], "zeros");
+                check_range(&c, d_acc, d_r, t, c.xa, n, offs[oi], "zeros", NULL, 0);
             }
+        }
     }
     CK(cudaFree(d_r));
     CK(cudaFree(d_acc));
+    CK(cudaFreeHost(h_copy));
     ctx_free(&c);
 }
 
@@ -456,21 +482,21 @@ Test(cuda_coll_reduce, range_into_pinned_host_memory)
     CK(cudaHostAlloc((void**)&h_r, sizeof *h_r, cudaHostAllocMapped));
     CK(cudaHostGetDevicePointer((void**)&d_hr, h_r, 0));
     CK(cudaMemcpy(c.dA, big, sizeof big, cudaMemcpyHostToDevice));
-    GK(ghz_coll_range_cuda(c.dA, 5, GHZ_F32, d_acc, d_hr, c.s));
+    GK(ghz_coll_range_cuda(c.dA, 5, GHZ_F32, d_acc, d_hr, NULL, c.s));
     CK(cudaStreamSynchronize(c.s));
     cr_assert(h_r->vmin == -1e30f && h_r->vmax == 7e29f && !h_r->nonfinite, "big: [%g, %g] %d", h_r->vmin,
               h_r->vmax, h_r->nonfinite);
     CK(cudaMemcpy(c.dA, small, sizeof small, cudaMemcpyHostToDevice));
-    GK(ghz_coll_range_cuda(c.dA, 4, GHZ_F32, d_acc, d_hr, c.s));
+    GK(ghz_coll_range_cuda(c.dA, 4, GHZ_F32, d_acc, d_hr, NULL, c.s));
     CK(cudaStreamSynchronize(c.s));
     cr_assert(h_r->vmin == -0.125 && h_r->vmax == 0.5 && !h_r->nonfinite, "small after big: [%g, %g] %d",
               h_r->vmin, h_r->vmax, h_r->nonfinite);
     CK(cudaMemcpy(c.dA, none, sizeof none, cudaMemcpyHostToDevice));
-    GK(ghz_coll_range_cuda(c.dA, 3, GHZ_F32, d_acc, d_hr, c.s));
+    GK(ghz_coll_range_cuda(c.dA, 3, GHZ_F32, d_acc, d_hr, NULL, c.s));
     CK(cudaStreamSynchronize(c.s));
     cr_assert(isnan(h_r->vmin) && isnan(h_r->vmax) && h_r->nonfinite, "none: [%g, %g] %d", h_r->vmin, h_r->vmax,
               h_r->nonfinite);
-    GK(ghz_coll_range_cuda(NULL, 0, GHZ_F32, d_acc, d_hr, c.s));
+    GK(ghz_coll_range_cuda(NULL, 0, GHZ_F32, d_acc, d_hr, NULL, c.s));
     CK(cudaStreamSynchronize(c.s));
     cr_assert(isnan(h_r->vmin) && isnan(h_r->vmax) && !h_r->nonfinite, "empty after non-finite: [%g, %g] %d",
               h_r->vmin, h_r->vmax, h_r->nonfinite);
@@ -496,13 +522,15 @@ Test(cuda_coll_reduce, bad_arguments_refused)
     cr_assert_eq(ghz_coll_reduce_cuda(d, d, d, 4, GHZ_F32, (ghz_op_t)11, NULL), GHZ_ERR_INVALID_ARG);
     cr_assert_eq(ghz_coll_reduce_cuda(NULL, d, d, 4, GHZ_F32, GHZ_OP_SUM, NULL), GHZ_ERR_INVALID_ARG);
     cr_assert_eq(ghz_coll_scale_cuda(d, 4, GHZ_I32, 0.5, NULL), GHZ_ERR_INVALID_ARG);
-    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_U8, d_acc, d_r, NULL), GHZ_ERR_INVALID_ARG);
-    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, d_acc, (ghz_coll_range_t*)((char*)d_r + 4), NULL),
+    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_U8, d_acc, d_r, NULL, NULL), GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, d_acc, (ghz_coll_range_t*)((char*)d_r + 4), NULL, NULL),
                  GHZ_ERR_INVALID_ARG);
-    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, (ghz_coll_range_acc_t*)((char*)d_acc + 4), d_r, NULL),
+    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, (ghz_coll_range_acc_t*)((char*)d_acc + 4), d_r, NULL, NULL),
                  GHZ_ERR_INVALID_ARG);
-    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, NULL, d_r, NULL), GHZ_ERR_INVALID_ARG);
-    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, d_acc, NULL, NULL), GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, NULL, d_r, NULL, NULL), GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, d_acc, NULL, NULL, NULL), GHZ_ERR_INVALID_ARG);
+    /* a copy over its own input */
+    cr_assert_eq(ghz_coll_range_cuda(d, 4, GHZ_F32, d_acc, d_r, (char*)d + 8, NULL), GHZ_ERR_INVALID_ARG);
     /* n == 0 launches nothing and takes NULL buffers */
     GK(ghz_coll_reduce_cuda(NULL, NULL, NULL, 0, GHZ_F32, GHZ_OP_SUM, NULL));
     GK(ghz_coll_scale_cuda(NULL, 0, GHZ_F64, 0.5, NULL));
@@ -536,7 +564,7 @@ Test(cuda_coll_reduce, graph_capture)
     CK(cudaStreamBeginCapture(c.s, cudaStreamCaptureModeGlobal));
     GK(ghz_coll_reduce_cuda(c.dO + MARGIN, c.dA + MARGIN, c.dB + MARGIN, n, GHZ_F32, GHZ_OP_AVG, c.s));
     GK(ghz_coll_scale_cuda(c.dO + MARGIN, n, GHZ_F32, 0.5, c.s));
-    GK(ghz_coll_range_cuda(c.dO + MARGIN, n, GHZ_F32, d_acc, d_r, c.s));
+    GK(ghz_coll_range_cuda(c.dO + MARGIN, n, GHZ_F32, d_acc, d_r, NULL, c.s));
     CK(cudaStreamEndCapture(c.s, &g));
     CK(cudaGraphInstantiate(&ge, g, 0));
     memcpy(c.exp, c.xa, n * es);

@@ -50,6 +50,8 @@ typedef struct {
     int have_done, done_pending;
     cudaEvent_t end;          /* end_call's: the end of a measured call's work */
     int have_end, end_pending;
+    size_t fused_max;         /* cuda_range copies by its kernel up to this many bytes */
+    void *mapped_host, *mapped_dev; /* the last staging buffer it wrote, as the device sees it */
     cudaStream_t side;        /* range's kernel, beside the staging copy (cuda_range) */
     cudaEvent_t fork, join;   /* the side stream's start after, and end before, the call's */
     int have_side;
@@ -82,7 +84,8 @@ static void* cuda_alloc(coll_backend_t* be, size_t bytes, int kind)
     (void)be;
     if (!bytes) bytes = 1;
     if (kind != COLL_MEM_MIRROR) return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
-    return cudaHostAlloc(&p, bytes, cudaHostAllocPortable) == cudaSuccess ? p : NULL;
+    /* mapped: the range kernel may write a staged call's copy into it (cuda_range) */
+    return cudaHostAlloc(&p, bytes, cudaHostAllocPortable | cudaHostAllocMapped) == cudaSuccess ? p : NULL;
 }
 
 static void cuda_release(coll_backend_t* be, void* p, int kind)
@@ -166,28 +169,40 @@ static ghz_status_t fetch(coll_backend_t* be, size_t bytes, ghz_status_t st)
 }
 
 /* The range of src: one kernel, which writes the result straight into pinned host
- * memory, and one synchronisation. With copy_to, src is also copied there (a staged
- * call's pinned input) and the kernel runs on a side stream beside the copy, both
- * reading src: the copy engine and the SMs at once. Until session 16 a memset, the
- * kernel and the result's copy came after the copy on one stream: 17 us more than a
- * 9.6 us copy of 64 KiB (2 x H200, one GPU per rank), and AUTO's staged calls took 33
- * us at 4 KiB against 19 for host-staged MPI_Allreduce. */
+ * memory, and one synchronisation. With copy_to (a staged call's pinned input), src
+ * is also copied there: up to fused_max bytes by the range kernel itself, which stores
+ * every value it reads into the mapped pinned memory, so that the call pays one kernel
+ * and one wait, as a copy alone does; beyond, or where copy_to is not mapped, by the
+ * copy engine, with the kernel on a side stream beside it (both reading src; one wait
+ * for both). Session 16, two H200s, one GPU per rank: a memset, the kernel and the
+ * result's copy after the copy on one stream had added 17 us to a 9.6 us copy of 64
+ * KiB, and AUTO's staged calls took 33 us at 4 KiB against 19 for host-staged
+ * MPI_Allreduce; the one kernel beside the copy engine's copy, 6.4 us at 64 KiB, 0.5
+ * at 1 MiB. */
 static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, void* copy_to,
                                double* vmin, double* vmax, int* nonfinite)
 {
     cuda_state_t* s = st_of(be);
     ghz_coll_range_acc_t* acc = (ghz_coll_range_acc_t*)((char*)s->d_scratch + SCRATCH_RANGE);
+    const size_t bytes = n * ghz_dtype_size(dtype);
+    void* d_copy = NULL;
     ghz_coll_range_t r;
     ghz_status_t st;
-    if (copy_to && n && !be->capturing) {
+    if (copy_to && n && bytes <= s->fused_max) {
+        if (copy_to != s->mapped_host && cudaHostGetDevicePointer(&s->mapped_dev, copy_to, 0) == cudaSuccess)
+            s->mapped_host = copy_to;
+        else if (copy_to != s->mapped_host)
+            (void)cudaGetLastError(); /* not mapped: the copy engine copies */
+        d_copy = copy_to == s->mapped_host ? s->mapped_dev : NULL;
+    }
+    if (copy_to && n && !d_copy && !be->capturing) {
         /* side waits for the stream's work so far (the input's writers); the stream, for
          * side's, before the synchronisation */
         cudaError_t e = cudaEventRecord(s->fork, s->stream);
-        if (e == cudaSuccess)
-            e = cudaMemcpyAsync(copy_to, src, n * ghz_dtype_size(dtype), cudaMemcpyDeviceToHost, s->stream);
+        if (e == cudaSuccess) e = cudaMemcpyAsync(copy_to, src, bytes, cudaMemcpyDeviceToHost, s->stream);
         if (e == cudaSuccess) e = cudaStreamWaitEvent(s->side, s->fork, 0);
         if (e != cudaSuccess) return drain(be, coll_cuda_fail(e, "the staging copy"));
-        st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, s->side);
+        st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, NULL, s->side);
         if (st == GHZ_SUCCESS) {
             e = cudaEventRecord(s->join, s->side);
             if (e == cudaSuccess) e = cudaStreamWaitEvent(s->stream, s->join, 0);
@@ -198,9 +213,9 @@ static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, gh
         if (st != GHZ_SUCCESS) cudaStreamSynchronize(s->side);
         st = drain(be, st);
     } else {
-        st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, s->stream);
-        if (st == GHZ_SUCCESS && copy_to && n) {
-            cudaError_t e = cudaMemcpyAsync(copy_to, src, n * ghz_dtype_size(dtype), cudaMemcpyDeviceToHost, s->stream);
+        st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, d_copy, s->stream);
+        if (st == GHZ_SUCCESS && copy_to && n && !d_copy) { /* (capturing: nothing is read back anyway) */
+            cudaError_t e = cudaMemcpyAsync(copy_to, src, bytes, cudaMemcpyDeviceToHost, s->stream);
             if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaMemcpyAsync");
         }
         st = drain(be, st);
@@ -404,6 +419,20 @@ static void cuda_destroy(coll_backend_t* be)
     be->state = NULL;
 }
 
+/* How much of a staged call's copy the range kernel makes itself (cuda_range): every
+ * staged size by default (the host path's largest, HOST_PATH_CAP in comm.c, is 16
+ * MiB); GHZ_COLL_STAGED_FUSED_MAX (bytes; 0: never) overrides, to compare. */
+#define STAGED_FUSED_MAX ((size_t)16 << 20)
+static size_t fused_max(void)
+{
+    const char* v = getenv("GHZ_COLL_STAGED_FUSED_MAX");
+    char* end = NULL;
+    unsigned long long x;
+    if (!v || !*v) return STAGED_FUSED_MAX;
+    x = strtoull(v, &end, 10);
+    return end && *end == '\0' ? (size_t)x : STAGED_FUSED_MAX;
+}
+
 ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
 {
     cuda_state_t* s;
@@ -420,6 +449,7 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     if (!s) return ghz_fail(GHZ_ERR_NOMEM, "CUDA backend state");
     be->state = s;
     be->destroy = cuda_destroy;
+    s->fused_max = fused_max();
     /* a piece holds at most chunk_bytes of values; f32 has the most values per byte */
     s->max_elems = chunk_bytes / 4 + 64;
     cfg.max_batch = 1;

@@ -310,8 +310,9 @@ __device__ __forceinline__ void range_take(T x, T& lo, T& hi, int& nonfinite)
  * allocation's memset left them). Each warp folds its threads' extremes and its lane 0
  * merges them with atomics; the last CTA to finish turns the keys into doubles in *out
  * and empties the accumulators for the next call. */
-template <typename T, bool kBytes>
-__global__ void __launch_bounds__(kThreads, kBlocksPerSm) range_kernel(const T* src, span_t s, ghz_coll_range_acc_t* acc, ghz_coll_range_t* out)
+template <typename T, bool kBytes, bool kCopy>
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm)
+    range_kernel(const T* src, span_t s, ghz_coll_range_acc_t* acc, ghz_coll_range_t* out, T* copy)
 {
     constexpr unsigned per_vec = 16u / sizeof(T);
     const uint64_t tid = (uint64_t)blockIdx.x * kThreads + threadIdx.x;
@@ -322,10 +323,15 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) range_kernel(const T* 
     T lo = (T)INFINITY, hi = (T)-INFINITY;
     int nonfinite = 0;
 
-    for (uint64_t k = tid; k < nscalar; k += stride)
-        range_take(load_elem<T, kBytes>(src, k < s.head ? k : tail0 + (k - s.head)), lo, hi, nonfinite);
+    for (uint64_t k = tid; k < nscalar; k += stride) {
+        const uint64_t i = k < s.head ? k : tail0 + (k - s.head);
+        const T x = load_elem<T, kBytes>(src, i);
+        if constexpr (kCopy) store_elem<T, kBytes>(copy, i, x);
+        range_take(x, lo, hi, nonfinite);
+    }
     if constexpr (!kBytes) {
         const uint4* const v = (const uint4*)(src + s.head);
+        uint4* const cv = kCopy ? (uint4*)(copy + s.head) : nullptr; /* (at src's offset within 16 bytes) */
         for (uint64_t v0 = tid; v0 < s.nvec; v0 += kUnroll * stride) {
             uint4 rv[kUnroll];
 #pragma unroll
@@ -335,6 +341,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) range_kernel(const T* 
             for (unsigned j = 0; j < kUnroll; ++j) {
                 if (v0 + j * stride < s.nvec) {
                     T x[per_vec];
+                    if constexpr (kCopy) cv[v0 + j * stride] = rv[j];
                     memcpy(x, &rv[j], sizeof x);
 #pragma unroll
                     for (unsigned e = 0; e < per_vec; ++e) range_take(x[e], lo, hi, nonfinite);
@@ -482,14 +489,19 @@ ghz_status_t reduce_float(void* out, const void* a, const void* b, size_t n, ghz
 }
 
 template <typename F>
-ghz_status_t range_of(const void* src, size_t n, ghz_coll_range_acc_t* acc, ghz_coll_range_t* out,
+ghz_status_t range_of(const void* src, size_t n, ghz_coll_range_acc_t* acc, ghz_coll_range_t* out, void* copy,
                       cudaStream_t stream)
 {
     bool bytes = false;
-    const span_t s = plan<F>(src, src, src, n, &bytes);
+    /* (with a copy, vectors only where it sits at src's offset within 16 bytes) */
+    const span_t s = plan<F>(copy ? copy : src, src, src, n, &bytes);
     const unsigned grid = grid_for<F>(s);
-    if (bytes) return launch("ghz_coll_range_cuda", grid, stream, range_kernel<F, true>, (const F*)src, s, acc, out);
-    return launch("ghz_coll_range_cuda", grid, stream, range_kernel<F, false>, (const F*)src, s, acc, out);
+    const char* what = "ghz_coll_range_cuda";
+    if (copy)
+        return bytes ? launch(what, grid, stream, range_kernel<F, true, true>, (const F*)src, s, acc, out, (F*)copy)
+                     : launch(what, grid, stream, range_kernel<F, false, true>, (const F*)src, s, acc, out, (F*)copy);
+    return bytes ? launch(what, grid, stream, range_kernel<F, true, false>, (const F*)src, s, acc, out, (F*)NULL)
+                 : launch(what, grid, stream, range_kernel<F, false, false>, (const F*)src, s, acc, out, (F*)NULL);
 }
 
 /* The first failure among n statuses, in index order, into *first (GHZ_SUCCESS when
@@ -547,7 +559,8 @@ extern "C" ghz_status_t ghz_coll_scale_cuda(void* d_buf, size_t n, ghz_dtype_t d
 }
 
 extern "C" ghz_status_t ghz_coll_range_cuda(const void* d_src, size_t n, ghz_dtype_t dtype,
-                                            ghz_coll_range_acc_t* d_acc, ghz_coll_range_t* out, cudaStream_t stream)
+                                            ghz_coll_range_acc_t* d_acc, ghz_coll_range_t* out, void* copy,
+                                            cudaStream_t stream)
 {
     if (dtype != GHZ_F32 && dtype != GHZ_F64)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_range_cuda: dtype %s is not a float type",
@@ -557,8 +570,14 @@ extern "C" ghz_status_t ghz_coll_range_cuda(const void* d_src, size_t n, ghz_dty
     if ((uintptr_t)d_acc % 8u != 0u || (uintptr_t)out % 8u != 0u)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_range_cuda: the accumulators or the result are not "
                                              "8-byte aligned");
-    return dtype == GHZ_F32 ? range_of<float>(d_src, n, d_acc, out, stream)
-                            : range_of<double>(d_src, n, d_acc, out, stream);
+    if (copy && n > 0u) {
+        const uintptr_t a = (uintptr_t)d_src, b = (uintptr_t)copy, bytes = (uintptr_t)n * ghz_dtype_size(dtype);
+        if (a < b + bytes && b < a + bytes)
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_range_cuda: the copy overlaps the input");
+    }
+    if (n == 0u) copy = NULL;
+    return dtype == GHZ_F32 ? range_of<float>(d_src, n, d_acc, out, copy, stream)
+                            : range_of<double>(d_src, n, d_acc, out, copy, stream);
 }
 
 extern "C" ghz_status_t ghz_coll_first_error_cuda(const int* d_status, size_t n, int* d_first, cudaStream_t stream)

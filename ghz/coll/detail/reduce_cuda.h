@@ -73,9 +73,13 @@ typedef struct {
  * device can write; 8-byte aligned; valid once the stream has passed the call) with the
  * accumulators d_acc (device memory, 8-byte aligned; one call at a time on them): one
  * kernel on `stream`, which may be captured into a CUDA graph and replayed. dtype
- * GHZ_F32 or GHZ_F64. n == 0 gives NaN, NaN, 0. */
+ * GHZ_F32 or GHZ_F64. n == 0 gives NaN, NaN, 0. With `copy` (NULL: none; memory the
+ * device can write, such as mapped pinned host memory, not overlapping d_src) the kernel
+ * also writes every value it reads there, at the same index: a staged call's copy to
+ * the host and its range in one pass (16-byte stores where copy sits at d_src's offset
+ * within 16 bytes, else element or byte stores). */
 ghz_status_t ghz_coll_range_cuda(const void* d_src, size_t n, ghz_dtype_t dtype, ghz_coll_range_acc_t* d_acc,
-                                 ghz_coll_range_t* out, cudaStream_t stream);
+                                 ghz_coll_range_t* out, void* copy, cudaStream_t stream);
 
 /* *d_first = the first nonzero of d_status[0..n) (statuses that stream-ordered codec
  * and ghz/homo calls wrote), or 0 (GHZ_SUCCESS): one small kernel on `stream`. */

@@ -102,7 +102,7 @@ int bench_reduce(int argc, char** argv)
         const row rs{"scale", ghz_dtype_name(t), 2.0 * bytes / (ms * 1e-3) / 1e9, -1.0, env.copy_gbs};
         print_row(rs);
         rows.push_back(rs);
-        const double ms_r = time_ms(reps, env.ea, env.eb, [&] { st = ghz_coll_range_cuda(a, n, t, d_acc, d_range, 0); });
+        const double ms_r = time_ms(reps, env.ea, env.eb, [&] { st = ghz_coll_range_cuda(a, n, t, d_acc, d_range, NULL, 0); });
         GHZ_OK(st);
         const row rr{"range", ghz_dtype_name(t), (double)bytes / (ms_r * 1e-3) / 1e9, -1.0, read_gbs};
         print_row(rr);
