@@ -59,7 +59,18 @@ static uint32_t backed_off(uint32_t r, double q)
 void coll_auto_measured(coll_auto_t* a, size_t bytes, int exact, double seconds)
 {
     coll_auto_class_t* k = &a->cls[coll_auto_class(bytes)];
-    const double x = seconds / (double)(bytes ? bytes : 1);
+    uint8_t* warm = exact ? &k->warm_exact : &k->warm_lossy;
+    const double avg = exact ? k->spb_exact : k->spb_lossy;
+    double x = seconds / (double)(bytes ? bytes : 1);
+    if (!*warm) {
+        /* the path's first call: set-up, set aside; the next takes this path again */
+        *warm = 1;
+        k->seen = 1;
+        k->last_exact = exact != 0;
+        k->again = 1;
+        return;
+    }
+    if (avg > 0.0 && x > COLL_AUTO_OUTLIER * avg) x = COLL_AUTO_OUTLIER * avg; /* a stall */
     if (k->seen && !k->again && (exact != 0) != k->last_exact) {
         /* a change of path: set aside, the next call takes this path again */
         k->last_exact = exact != 0;

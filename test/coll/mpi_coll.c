@@ -1019,7 +1019,8 @@ static void edge_auto_small(void)
             float lo = INFINITY, hi = -INFINITY, glo, ghi;
             ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
             ghz_status_t st;
-            /* 400 KB: a communicator of its own, whose first call measures compression */
+            /* 400 KB: a communicator of its own, whose first two calls measure compression
+             * (the first is set aside: auto_path.h), the third exact */
             ghz_comm_t* cc = ti == 2 ? make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 0, 0) : c;
             char what[80];
             snprintf(what, sizeof what, "auto small %s %zu",
@@ -1036,11 +1037,11 @@ static void edge_auto_small(void)
             MPI_Allreduce(&hi, &ghi, 1, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
             acc.bound = 1e-4;
             if (!cc) break;
-            if (cc != c) {
+            for (int first = 0; cc != c && first < 2; ++first) {
                 st = call_coll(kind, x, y, count, GHZ_F32, GHZ_OP_SUM, root, &acc, cc);
                 ghz_comm_info(cc, &info);
                 CHECK(st == GHZ_SUCCESS && (g_size == 1 || info.path == GHZ_PATH_HOMO),
-                      "%s, first call: %s, path %d (compressed expected)", what, ghz_status_string(st),
+                      "%s, call %d: %s, path %d (compressed expected)", what, first + 1, ghz_status_string(st),
                       (int)info.path);
             }
             st = call_coll(kind, x, y, count, GHZ_F32, GHZ_OP_SUM, root, &acc, cc);

@@ -21,6 +21,13 @@
  * host path's buffers coming back into the caches): two ranks on one H100, 4 MiB,
  * exact calls right after compressed ones took 2.1-2.4 ms (the first two 4.4 and 4.5)
  * against 1.7 in a row, so exact lost every retry to compression at 2.2 (session 15).
+ * A path's first call in a class does not count either (the next takes the same path
+ * and counts): it pays for set-up (lazy loading of kernels, first touches of buffers,
+ * a team of threads). And a call more than COLL_AUTO_OUTLIER times its path's average
+ * counts as that many times it: a stall of a few ms (2 x H200, session 16: 1-8 ms, now
+ * and then, in a host scan whose steady time was 20 us) otherwise set the class on the
+ * other path for thousands of calls, the retries spaced by the stall's cost; a path
+ * that really became slower is followed within a few calls.
  * Both ways: until session 14 only compression was retried, so a
  * class whose one exact measurement was slow (a first call's set-up; two ranks on one
  * H200 at 1 MiB, where exact took 0.4 ms and compression 1.5) compressed for good.
@@ -48,6 +55,8 @@
 #define COLL_AUTO_RETRY_MAX 4096u
 /* a losing retry's extra time is kept under 1/32 of all calls' (auto_path.c) */
 #define COLL_AUTO_RETRY_SHARE_INV 32.0
+/* a call's time counts as at most this many times its path's average */
+#define COLL_AUTO_OUTLIER 4.0
 
 typedef struct {
     double spb_exact, spb_lossy; /* seconds per byte, running averages (0: none yet) */
@@ -55,8 +64,10 @@ typedef struct {
     uint32_t retry;              /* run the slower path every retry-th call (0: the least) */
     uint8_t seen;                /* a call of this class has been measured */
     uint8_t last_exact;          /* the path of the last measured call */
-    uint8_t again;               /* that call changed path and its time was set aside:
-                                  * the next call takes the same path, and counts */
+    uint8_t again;               /* that call's time was set aside (it changed path, or
+                                  * was its path's first): the next call takes the same
+                                  * path, and counts */
+    uint8_t warm_exact, warm_lossy; /* that path's first call has run */
 } coll_auto_class_t;
 
 typedef struct {
@@ -74,9 +85,10 @@ int coll_auto_runs_exact(const coll_auto_t* a, size_t bytes);
 void coll_auto_count(coll_auto_t* a, size_t bytes);
 
 /* Records a call's time: `exact` or compressed, `seconds` for `bytes` per rank. A call
- * that changed path is set aside (the next takes the same path); a call of the slower
- * path that is still slower than the faster path's rate at least doubles the retry
- * interval (more, the slower it was), a faster one resets it. */
+ * that changed path, or its path's first, is set aside (the next takes the same path);
+ * one more than COLL_AUTO_OUTLIER times its path's average counts as that much; a call
+ * of the slower path that is still slower than the faster path's rate at least doubles
+ * the retry interval (more, the slower it was), a faster one resets it. */
 void coll_auto_measured(coll_auto_t* a, size_t bytes, int exact, double seconds);
 
 #endif
