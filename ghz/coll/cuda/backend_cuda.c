@@ -189,10 +189,15 @@ static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, gh
     ghz_coll_range_t r;
     ghz_status_t st;
     if (copy_to && n && bytes <= s->fused_max) {
-        if (copy_to != s->mapped_host && cudaHostGetDevicePointer(&s->mapped_dev, copy_to, 0) == cudaSuccess)
-            s->mapped_host = copy_to;
-        else if (copy_to != s->mapped_host)
-            (void)cudaGetLastError(); /* not mapped: the copy engine copies */
+        void* dev = NULL;
+        if (copy_to != s->mapped_host) {
+            if (cudaHostGetDevicePointer(&dev, copy_to, 0) == cudaSuccess) {
+                s->mapped_host = copy_to;
+                s->mapped_dev = dev;
+            } else {
+                (void)cudaGetLastError(); /* not mapped: the copy engine copies */
+            }
+        }
         d_copy = copy_to == s->mapped_host ? s->mapped_dev : NULL;
     }
     if (copy_to && n && !d_copy && !be->capturing) {
