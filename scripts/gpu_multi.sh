@@ -7,7 +7,7 @@
 #
 #   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [mpismall] [auto] [big] [graph] [ab]
 #                             [autoshared] [autotrace] [autohp] [abref] [homobench] [oneshot] [sanitize] [floor]
-#                             [stagedrange] [altab] [rangeab]
+#                             [stagedrange] [altab] [rangeab] [scanab]
 #                                                   # default: all but abref, in that order
 #
 # build:     build-gpu with CUDA and the collectives; with `ab`, the two ghz-bench builds of
@@ -35,6 +35,8 @@
 #            (it makes the copy too), from the host scan, and from the kernel beside the copy
 #            engine's copy (GHZ_COLL_STAGED_FUSED_MAX=0), 4 KiB to 1 MiB over MPI with AUTO's
 #            phases, a GPU per rank and both ranks on GPU 0 (GHZ_MULTI_RANGE_WAYS: which).
+# scanab:    both ranks on GPU 0: the staged host scan with a team of 4 against one thread
+#            (GHZ_COLL_HOST_THREADS), 256 KiB to 4 MiB over MPI, traced, interleaved twice.
 # altab:     this tree's ghz-coll-bench against build-gpu/alt/'s (GHZ_PREBUILD_ALT), auto, exact
 #            and MPI pinned over MPI, 64 KiB to 4 MiB, interleaved twice, both ranks on GPU 0
 #            and then (where there are two) one GPU per rank.
@@ -338,6 +340,22 @@ if run_step rangeab; then
         done
     done
     done_step rangeab
+fi
+
+if run_step scanab; then
+    # where ranks share a GPU: the host scan of a staged lossy call with the host
+    # communicator's team of 4 (default) against one thread (GHZ_COLL_HOST_THREADS=1),
+    # interleaved twice, 256 KiB to 4 MiB over MPI, AUTO's phases traced (comm.c, make_host:
+    # the host call after a team's scan ran 7-16 % slower than the exact row's)
+    for round in 1 2; do
+        for th in 4 1; do
+            (export CUDA_VISIBLE_DEVICES=0 GHZ_COLL_HOST_THREADS=$th
+             GHZ_COLL_AUTO_TRACE=2 collbench "scanab-$th-$round" mpi -b 256K -e 4M -f 2 -n 100 -w 100 -c 1 \
+                 --paths auto,exact,mpi-pinned)
+            phases "$L/collbench-scanab-$th-$round.log" | grep "host path"
+        done
+    done
+    done_step scanab
 fi
 
 if run_step altab; then

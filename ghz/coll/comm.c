@@ -317,8 +317,13 @@ static ghz_status_t make_host(ghz_comm_t* c)
      * forced (GHZ_COLL_STAGED_RANGE=host), the team stalled now and then for 1-8 ms a
      * call at 256 KiB-1 MiB, with every OMP_WAIT_POLICY, where ranks sharing a GPU and
      * scanning every call saw none in 1195 calls with the default policy (2 x H200,
-     * session 16; cause not found: a team idle between calls is the difference seen). */
-    h.nthreads = 4;
+     * session 16; cause not found: a team idle between calls is the difference seen).
+     * Where ranks share a GPU the host call that follows such a scan also ran 7-16 %
+     * slower than the exact row's (2 x H200, 256 KiB-1 MiB, session 16), cause not
+     * found either: GHZ_COLL_HOST_THREADS (1-64) sets the team, to measure one thread
+     * against it (gpu_multi.sh scanab). */
+    h.nthreads = (int)agreed_limit(c, "GHZ_COLL_HOST_THREADS", 4, 64);
+    if (h.nthreads < 1) h.nthreads = 1;
     h.transport = GHZ_TRANSPORT_MPI;
     c->small_bytes = host_path_limit(c);
     /* lossy AUTO calls below the least compressed size (collectives.c, auto_small) */
