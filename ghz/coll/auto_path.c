@@ -62,24 +62,17 @@ void coll_auto_measured(coll_auto_t* a, size_t bytes, int exact, double seconds)
     uint8_t* warm = exact ? &k->warm_exact : &k->warm_lossy;
     const double avg = exact ? k->spb_exact : k->spb_lossy;
     double x = seconds / (double)(bytes ? bytes : 1);
-    if (!*warm) {
-        /* the path's first call: set-up, set aside; the next takes this path again */
+    if (!*warm || (!k->again && (exact != 0) != k->last_exact)) {
+        /* the path's first call (set-up) or a change of path: set aside, the next call
+         * takes this path again */
         *warm = 1;
-        k->seen = 1;
         k->last_exact = exact != 0;
         k->again = 1;
         return;
     }
-    if (avg > 0.0 && x > COLL_AUTO_OUTLIER * avg) x = COLL_AUTO_OUTLIER * avg; /* a stall */
-    if (k->seen && !k->again && (exact != 0) != k->last_exact) {
-        /* a change of path: set aside, the next call takes this path again */
-        k->last_exact = exact != 0;
-        k->again = 1;
-        return;
-    }
-    k->seen = 1;
     k->last_exact = exact != 0;
     k->again = 0;
+    if (avg > 0.0 && x > COLL_AUTO_OUTLIER * avg) x = COLL_AUTO_OUTLIER * avg; /* a stall */
     if (k->spb_exact > 0.0 && k->spb_lossy > 0.0 && exact != exact_wins(k)) {
         /* the slower path ran (a retry, or the ratio rule chose exact): still slower
          * than the faster one's average, back off; faster, retry soon */

@@ -748,7 +748,8 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
      * this rank's time of the last call, decided after the agreement with the slowest
      * rank's: a wrong guess costs a copy, or the second agreement). A lossy call's range
      * then costs no second synchronisation (which would wait for the previous call's
-     * kernels): with a GPU per rank a range kernel runs in the copy's wait; where ranks
+     * kernels): with a GPU per rank the range kernel makes the copy (from 64 KiB; the
+     * host scans smaller ones: comm.c, STAGED_RANGE_GPU_MIN); where ranks
      * share a GPU, whose every kernel costs a time slice (one H100, two ranks, session
      * 15: 265-290 us for the GPU scan and its wait at any size), the host copy is scanned
      * (16 GB/s a core, a team of up to 4 from 1 MiB: codec/range.c, comm.c make_host). */

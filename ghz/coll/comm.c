@@ -173,13 +173,12 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 #define HOST_PATH_MAX_OWN_GPU ((size_t)8 << 10)
 #define HOST_PATH_CAP ((size_t)16 << 20)
 
-/* Where every rank has a GPU of its own, a staged lossy call's range comes from a GPU
- * kernel beside its copy from this many bytes per rank (comm.h, staged_range_gpu_min),
- * and below from a scan of the host copy, which costs less than the kernel's launch,
- * its result's copy and the wait for both at a few KiB. Two H200s, one GPU per rank, session 16: the
- * kernel queued behind the copy on one stream added 17 us at every size from 64 KiB to
- * 1 MiB (a 64 KiB copy alone: 9.6 us); the host scan of 64 KiB took 11.7 us, of 256 KiB
- * 23.4 (the copy's memory is cold). */
+/* Where every rank has a GPU of its own, a staged lossy call's range comes from this
+ * many bytes per rank on from the range kernel, which makes the copy too (comm.h,
+ * staged_range_gpu_min; cuda/backend_cuda.c, cuda_range), and below from a scan of the
+ * host copy. Two H200s, one GPU per rank, session 16, copy + range against the copy
+ * alone: the kernel 13.4 / 13.5 / 12.7 us at 4 / 32 / 64 KiB against 8.4 / 9.0 / 9.0,
+ * the host scan 8.5 + 0.8, 8.9 + 5.0, 9.9 + 9.6: even at 32 KiB. */
 #define STAGED_RANGE_GPU_MIN ((size_t)64 << 10)
 
 /* ipc_direct's exact allreduce rounds of at most this many bytes per rank run in one

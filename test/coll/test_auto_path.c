@@ -24,6 +24,14 @@ static int call(coll_auto_t* a, size_t bytes, double t_exact, double t_lossy)
     return exact;
 }
 
+/* n such calls with the same times; returns how many ran exact. */
+static int calls(coll_auto_t* a, int n, size_t bytes, double t_exact, double t_lossy)
+{
+    int exact = 0;
+    while (n-- > 0) exact += call(a, bytes, t_exact, t_lossy);
+    return exact;
+}
+
 Test(auto_path, classes)
 {
     cr_expect_eq(coll_auto_class(0), 0);
@@ -138,12 +146,12 @@ Test(auto_path, the_call_after_a_change_of_path_does_not_count)
 Test(auto_path, a_winning_retry_brings_compression_back)
 {
     coll_auto_t a = {0};
-    int n, exact = 0;
-    for (n = 0; n < 200; ++n) call(&a, 1 * MIB, 360e-6, 900e-6);
+    int exact;
+    calls(&a, 200, 1 * MIB, 360e-6, 900e-6);
     /* now compression costs 100 us: the next retry must find it, and from then on
      * compression stays once its average is under exact's */
-    for (n = 0; n < 600; ++n) call(&a, 1 * MIB, 360e-6, 100e-6);
-    for (n = 0; n < 100; ++n) exact += call(&a, 1 * MIB, 360e-6, 100e-6);
+    calls(&a, 600, 1 * MIB, 360e-6, 100e-6);
+    exact = calls(&a, 100, 1 * MIB, 360e-6, 100e-6);
     cr_expect_eq(exact, 0, "%d of 100 calls ran exact after compression became faster", exact);
 }
 
@@ -169,10 +177,10 @@ Test(auto_path, classes_are_independent)
 Test(auto_path, a_slow_first_exact_call_is_retried)
 {
     coll_auto_t a = {0};
-    int n, exact = 0, first = 1;
+    int n, exact, first = 1;
     for (n = 0; n < 100; ++n)
         if (call(&a, 1 * MIB, first ? 5e-3 : 0.4e-3, 1.5e-3)) first = 0;
-    for (n = 0; n < 100; ++n) exact += call(&a, 1 * MIB, 0.4e-3, 1.5e-3);
+    exact = calls(&a, 100, 1 * MIB, 0.4e-3, 1.5e-3);
     cr_expect_geq(exact, 97, "%d of 100 calls ran exact", exact);
 }
 
@@ -184,11 +192,11 @@ Test(auto_path, a_slow_first_exact_call_is_retried)
 Test(auto_path, one_stall_does_not_switch_the_class)
 {
     coll_auto_t a = {0};
-    int n, exact = 0;
-    for (n = 0; n < 200; ++n) call(&a, 1 * MIB, 0.4e-3, 1.5e-3);
+    int exact;
+    calls(&a, 200, 1 * MIB, 0.4e-3, 1.5e-3);
     cr_assert(coll_auto_runs_exact(&a, 1 * MIB), "settled on exact");
     call(&a, 1 * MIB, 50e-3, 1.5e-3);
-    for (n = 0; n < 100; ++n) exact += call(&a, 1 * MIB, 0.4e-3, 1.5e-3);
+    exact = calls(&a, 100, 1 * MIB, 0.4e-3, 1.5e-3);
     cr_expect_geq(exact, 97, "%d of 100 calls ran exact after one stall", exact);
 }
 
@@ -197,10 +205,10 @@ Test(auto_path, one_stall_does_not_switch_the_class)
 Test(auto_path, a_path_that_became_slower_is_followed)
 {
     coll_auto_t a = {0};
-    int n, lossy = 0;
-    for (n = 0; n < 200; ++n) call(&a, 1 * MIB, 0.4e-3, 1.5e-3);
-    for (n = 0; n < 10; ++n) call(&a, 1 * MIB, 4e-3, 1.5e-3);
-    for (n = 0; n < 100; ++n) lossy += !call(&a, 1 * MIB, 4e-3, 1.5e-3);
+    int lossy;
+    calls(&a, 200, 1 * MIB, 0.4e-3, 1.5e-3);
+    calls(&a, 10, 1 * MIB, 4e-3, 1.5e-3);
+    lossy = 100 - calls(&a, 100, 1 * MIB, 4e-3, 1.5e-3);
     cr_expect_geq(lossy, 95, "%d of 100 calls compressed after exact became 2.7x slower", lossy);
 }
 

@@ -62,7 +62,6 @@ typedef struct {
     double spb_exact, spb_lossy; /* seconds per byte, running averages (0: none yet) */
     uint32_t calls;              /* AUTO lossy calls of this class so far */
     uint32_t retry;              /* run the slower path every retry-th call (0: the least) */
-    uint8_t seen;                /* a call of this class has been measured */
     uint8_t last_exact;          /* the path of the last measured call */
     uint8_t again;               /* that call's time was set aside (it changed path, or
                                   * was its path's first): the next call takes the same

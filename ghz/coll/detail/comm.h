@@ -67,8 +67,9 @@ struct ghz_comm {
     int auto_trace;        /* GHZ_COLL_AUTO_TRACE=1: rank 0 prints each AUTO decision; 2: and
                             * every lossy or staged call's times, phase by phase */
     double auto_seconds;
-    /* Where a staged lossy call's range comes from: from this many bytes per rank on, a
-     * GPU kernel beside its copy (one synchronisation for both, with a GPU per rank);
+    /* Where a staged lossy call's range comes from: from this many bytes per rank on, the
+     * GPU's range kernel, which makes the copy too (one kernel and one wait, with a GPU
+     * per rank);
      * below, a scan of the host copy (where ranks share a GPU, whose every kernel costs
      * a time slice, at every size: SIZE_MAX): collectives.c, comm.c.
      * GHZ_COLL_STAGED_RANGE=gpu (0), host (SIZE_MAX) or a number of bytes overrides. */
