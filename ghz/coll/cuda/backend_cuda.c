@@ -50,11 +50,7 @@ typedef struct {
     int have_done, done_pending;
     cudaEvent_t end;          /* end_call's: the end of a measured call's work */
     int have_end, end_pending;
-    size_t fused_max;         /* cuda_range copies by its kernel up to this many bytes */
-    void *mapped_host, *mapped_dev; /* the last staging buffer it wrote, as the device sees it */
-    cudaStream_t side;        /* range's kernel, beside the staging copy (cuda_range) */
-    cudaEvent_t fork, join;   /* the side stream's start after, and end before, the call's */
-    int have_side;
+    void *mapped_host, *mapped_dev; /* the last staging buffer cuda_range wrote, as the device sees it */
 } cuda_state_t;
 
 enum { SCRATCH_RANGE = 0, SCRATCH_SIZE = 64, SCRATCH_STATUS = 72, SCRATCH_BYTES = 128, H_RANGE = SCRATCH_BYTES,
@@ -170,15 +166,17 @@ static ghz_status_t fetch(coll_backend_t* be, size_t bytes, ghz_status_t st)
 
 /* The range of src: one kernel, which writes the result straight into pinned host
  * memory, and one synchronisation. With copy_to (a staged call's pinned input), src
- * is also copied there: up to fused_max bytes by the range kernel itself, which stores
- * every value it reads into the mapped pinned memory, so that the call pays one kernel
- * and one wait, as a copy alone does; beyond, or where copy_to is not mapped, by the
- * copy engine, with the kernel on a side stream beside it (both reading src; one wait
- * for both). Session 16, two H200s, one GPU per rank: a memset, the kernel and the
- * result's copy after the copy on one stream had added 17 us to a 9.6 us copy of 64
- * KiB, and AUTO's staged calls took 33 us at 4 KiB against 19 for host-staged
- * MPI_Allreduce; the one kernel beside the copy engine's copy, 6.4 us at 64 KiB, 0.5
- * at 1 MiB. */
+ * is also copied there by the range kernel itself, which stores every value it reads
+ * into the mapped pinned memory: the call pays one kernel and one wait, as a copy
+ * alone does. Where copy_to is not mapped (the backend's own mirrors always are), the
+ * copy engine copies after the kernel, on the same stream.
+ *
+ * Session 16, two H200s, one GPU per rank: a memset, the kernel and the result's copy
+ * after the copy had added 17 us to a 9.6 us copy of 64 KiB (AUTO's staged calls 33 us
+ * at 4 KiB against 19 for host-staged MPI_Allreduce); the kernel beside the copy
+ * engine's copy, on a side stream, 15.2 / 19.7 / 34.5 us at 64 KiB / 256 KiB / 1 MiB;
+ * the kernel making the copy, 12.7 / 16.3 / 34.6 (the copy alone 9.0 / 13.3 / 30.9).
+ * The side stream went in session 17: never faster, and one more way to keep right. */
 static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, void* copy_to,
                                double* vmin, double* vmax, int* nonfinite)
 {
@@ -188,7 +186,7 @@ static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, gh
     void* d_copy = NULL;
     ghz_coll_range_t r;
     ghz_status_t st;
-    if (copy_to && n && bytes <= s->fused_max) {
+    if (copy_to && n) {
         void* dev = NULL;
         if (copy_to != s->mapped_host) {
             if (cudaHostGetDevicePointer(&dev, copy_to, 0) == cudaSuccess) {
@@ -200,31 +198,12 @@ static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, gh
         }
         d_copy = copy_to == s->mapped_host ? s->mapped_dev : NULL;
     }
-    if (copy_to && n && !d_copy && !be->capturing) {
-        /* side waits for the stream's work so far (the input's writers); the stream, for
-         * side's, before the synchronisation */
-        cudaError_t e = cudaEventRecord(s->fork, s->stream);
-        if (e == cudaSuccess) e = cudaMemcpyAsync(copy_to, src, bytes, cudaMemcpyDeviceToHost, s->stream);
-        if (e == cudaSuccess) e = cudaStreamWaitEvent(s->side, s->fork, 0);
-        if (e != cudaSuccess) return drain(be, coll_cuda_fail(e, "the staging copy"));
-        st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, NULL, s->side);
-        if (st == GHZ_SUCCESS) {
-            e = cudaEventRecord(s->join, s->side);
-            if (e == cudaSuccess) e = cudaStreamWaitEvent(s->stream, s->join, 0);
-            if (e != cudaSuccess) st = coll_cuda_fail(e, "the range beside the staging copy");
-        }
-        /* (after a failure past the fork, side's work too: nothing of it may outlive
-         * the call) */
-        if (st != GHZ_SUCCESS) cudaStreamSynchronize(s->side);
-        st = drain(be, st);
-    } else {
-        st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, d_copy, s->stream);
-        if (st == GHZ_SUCCESS && copy_to && n && !d_copy) { /* (capturing: nothing is read back anyway) */
-            cudaError_t e = cudaMemcpyAsync(copy_to, src, bytes, cudaMemcpyDeviceToHost, s->stream);
-            if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaMemcpyAsync");
-        }
-        st = drain(be, st);
+    st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, d_copy, s->stream);
+    if (st == GHZ_SUCCESS && copy_to && n && !d_copy) { /* (capturing: nothing is read back anyway) */
+        cudaError_t e = cudaMemcpyAsync(copy_to, src, bytes, cudaMemcpyDeviceToHost, s->stream);
+        if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaMemcpyAsync");
     }
+    st = drain(be, st);
     if (st != GHZ_SUCCESS) return st;
     memcpy(&r, (char*)s->h_scratch + H_RANGE, sizeof r);
     *vmin = r.vmin;
@@ -410,32 +389,12 @@ static void cuda_destroy(coll_backend_t* be)
     if (s->end_pending) cudaEventSynchronize(s->end);
     if (s->have_done) cudaEventDestroy(s->done);
     if (s->have_end) cudaEventDestroy(s->end);
-    if (s->have_side) {
-        cudaStreamSynchronize(s->side);
-        cudaStreamDestroy(s->side);
-        cudaEventDestroy(s->fork);
-        cudaEventDestroy(s->join);
-    }
     ghz_cuda_ctx_destroy(s->ctx);
     cudaFree(s->d_scratch);
     cudaFree(s->d_sum_work);
     cudaFreeHost(s->h_scratch);
     free(s);
     be->state = NULL;
-}
-
-/* How much of a staged call's copy the range kernel makes itself (cuda_range): every
- * staged size by default (the host path's largest, HOST_PATH_CAP in comm.c, is 16
- * MiB); GHZ_COLL_STAGED_FUSED_MAX (bytes; 0: never) overrides, to compare. */
-#define STAGED_FUSED_MAX ((size_t)16 << 20)
-static size_t fused_max(void)
-{
-    const char* v = getenv("GHZ_COLL_STAGED_FUSED_MAX");
-    char* end = NULL;
-    unsigned long long x;
-    if (!v || !*v) return STAGED_FUSED_MAX;
-    x = strtoull(v, &end, 10);
-    return end && *end == '\0' ? (size_t)x : STAGED_FUSED_MAX;
 }
 
 ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
@@ -454,7 +413,6 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     if (!s) return ghz_fail(GHZ_ERR_NOMEM, "CUDA backend state");
     be->state = s;
     be->destroy = cuda_destroy;
-    s->fused_max = fused_max();
     /* a piece holds at most chunk_bytes of values; f32 has the most values per byte */
     s->max_elems = chunk_bytes / 4 + 64;
     cfg.max_batch = 1;
@@ -480,14 +438,6 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     if (e == cudaSuccess) s->have_done = 1;
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->end, cudaEventDisableTiming);
     if (e == cudaSuccess) s->have_end = 1;
-    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s->side, cudaStreamNonBlocking);
-    if (e == cudaSuccess && (e = cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming)) != cudaSuccess)
-        cudaStreamDestroy(s->side);
-    if (e == cudaSuccess && (e = cudaEventCreateWithFlags(&s->join, cudaEventDisableTiming)) != cudaSuccess) {
-        cudaStreamDestroy(s->side);
-        cudaEventDestroy(s->fork);
-    }
-    if (e == cudaSuccess) s->have_side = 1;
     if (e != cudaSuccess) {
         cuda_destroy(be);
         return coll_cuda_fail(e, "CUDA backend scratch");
