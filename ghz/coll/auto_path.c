@@ -25,12 +25,33 @@ static int exact_wins(const coll_auto_class_t* k)
     return k->spb_lossy > k->spb_exact;
 }
 
+/* How many times compression's rate exact's was in the nearest smaller class that has
+ * measured both (0: none has). */
+static double margin_below(const coll_auto_t* a, int c)
+{
+    while (--c >= 0) {
+        const coll_auto_class_t* k = &a->cls[c];
+        if (k->spb_exact > 0.0 && k->spb_lossy > 0.0) return k->spb_exact / k->spb_lossy;
+    }
+    return 0.0;
+}
+
+static uint32_t backed_off(uint32_t r, double q);
+
 int coll_auto_runs_exact(const coll_auto_t* a, size_t bytes)
 {
-    const coll_auto_class_t* k = &a->cls[coll_auto_class(bytes)];
+    const int c = coll_auto_class(bytes);
+    const coll_auto_class_t* k = &a->cls[c];
     if (k->again) return k->last_exact;
     if (k->spb_lossy == 0.0) return 0;
-    if (k->spb_exact == 0.0) return 1;
+    if (k->spb_exact == 0.0) {
+        /* exact not measured here: where a smaller class saw compression win by the
+         * margin, it wins here too (auto_path.h), so exact waits for the retry that
+         * margin would have earned (its measurement, then, decides) */
+        const double q = margin_below(a, c);
+        if (q < COLL_AUTO_INHERIT_MIN) return 1;
+        return k->calls % backed_off(COLL_AUTO_RETRY_MIN, q) == 0;
+    }
     /* every interval-th call retries the slower path */
     return k->calls % interval(k) == 0 ? !exact_wins(k) : exact_wins(k);
 }

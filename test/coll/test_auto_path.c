@@ -6,7 +6,8 @@
  * (its retries under 1/32 of the time), two calls a retry (the first after a change of
  * path does not count); a winning retry brings it back (an
  * exact path whose first time was an outlier, or compression that became faster);
- * classes do not see each other's times. */
+ * classes keep their own times, but one without an exact time takes the nearest
+ * smaller class's clear lead of compression. */
 #include <criterion/criterion.h>
 
 #include "ghz/coll/detail/auto_path.h"
@@ -222,4 +223,41 @@ Test(auto_path, a_slow_first_compressed_call_is_set_aside)
     int n, exact = 0;
     for (n = 0; n < 60; ++n) exact += call(&a, 4 * MIB, 1.2e-3, n == 0 ? 50e-3 : 0.6e-3);
     cr_expect_leq(exact, 6, "%d of the first 60 calls ran exact", exact);
+}
+
+/* A class that has not measured exact takes a smaller class's clear lead of compression
+ * as its own: it compresses from its first call and tries exact first at the retry that
+ * lead earns (over host-staged MPI each new class from 64 MiB up paid two exact calls
+ * at 3x a compressed one, 2 x H200, session 17). A smaller class where exact won, or
+ * where compression led by less than COLL_AUTO_INHERIT_MIN, passes nothing on. */
+Test(auto_path, a_larger_class_takes_a_clear_lead_of_compression)
+{
+    coll_auto_t a = {0};
+    int i, first_exact = -1;
+    calls(&a, 20, 16 * MIB, 4.8e-3, 1.9e-3); /* 2.5x: both measured */
+    for (i = 0; i < 200 && first_exact < 0; ++i)
+        if (call(&a, 256 * MIB, 81e-3, 29e-3)) first_exact = i;
+    /* 2.5x: 2 x 1.5 x 32 = 96 calls at least, so the retry at 128 */
+    cr_expect_eq(first_exact, 128, "256 MiB's first exact call: %d", first_exact);
+    cr_expect_eq(call(&a, 256 * MIB, 81e-3, 29e-3), 1, "exact's first call set aside: again");
+    cr_expect_eq(calls(&a, 100, 256 * MIB, 81e-3, 29e-3), 2,
+                 "measured slower: compression, exact retried at calls 136-137 (then every 128th)");
+
+    /* exact won below: the new class measures exact at its third call, as alone */
+    coll_auto_t b = {0};
+    calls(&b, 20, 1 * MIB, 0.3e-3, 0.5e-3);
+    cr_expect_eq(calls(&b, 2, 4 * MIB, 1.2e-3, 0.8e-3), 0);
+    cr_expect_eq(call(&b, 4 * MIB, 1.2e-3, 0.8e-3), 1, "exact won at 1 MiB: 4 MiB measures exact");
+
+    /* compression led by 1.2x only: no inheritance */
+    coll_auto_t c = {0};
+    calls(&c, 20, 1 * MIB, 0.6e-3, 0.5e-3);
+    calls(&c, 2, 4 * MIB, 1.2e-3, 0.8e-3);
+    cr_expect_eq(call(&c, 4 * MIB, 1.2e-3, 0.8e-3), 1, "a 1.2x lead is not passed on");
+
+    /* the nearest measured class below counts, not a farther one */
+    coll_auto_t d = {0};
+    calls(&d, 20, 1 * MIB, 0.3e-3, 0.6e-3); /* exact 2x faster */
+    calls(&d, 20, 4 * MIB, 2.4e-3, 0.8e-3); /* compression 3x: measured (1 MiB passed nothing on) */
+    cr_expect_eq(calls(&d, 20, 16 * MIB, 9.6e-3, 3.2e-3), 0, "4 MiB's lead is the nearest: compress");
 }

@@ -28,6 +28,13 @@
  * and then, in a host scan whose steady time was 20 us) otherwise set the class on the
  * other path for thousands of calls, the retries spaced by the stall's cost; a path
  * that really became slower is followed within a few calls.
+ * A class that has not measured exact yet takes it from the nearest smaller class
+ * that has measured both paths, where compression won by COLL_AUTO_INHERIT_MIN or
+ * more: compression costs a fixed time and less per byte than exact, so its lead only
+ * grows with the size, and exact is first tried at the retry that lead would have
+ * earned (not at the class's third call): over host-staged MPI (2 x H200, session 17)
+ * each new class from 64 MiB up otherwise paid two exact calls of 3x a compressed one
+ * (1 GiB: 350 ms against 122), and AUTO averaged 155 ms over 5 calls against 123.
  * Both ways: until session 14 only compression was retried, so a
  * class whose one exact measurement was slow (a first call's set-up; two ranks on one
  * H200 at 1 MiB, where exact took 0.4 ms and compression 1.5) compressed for good.
@@ -57,6 +64,9 @@
 #define COLL_AUTO_RETRY_SHARE_INV 32.0
 /* a call's time counts as at most this many times its path's average */
 #define COLL_AUTO_OUTLIER 4.0
+/* a smaller class's lead of compression (exact's time / compressed time) that a class
+ * without an exact measurement of its own takes as its own */
+#define COLL_AUTO_INHERIT_MIN 1.5
 
 typedef struct {
     double spb_exact, spb_lossy; /* seconds per byte, running averages (0: none yet) */
@@ -77,7 +87,8 @@ typedef struct {
 int coll_auto_class(size_t bytes);
 
 /* 1 when the next AUTO call of `bytes` runs exact. A zeroed
- * coll_auto_t is valid (nothing measured: compress first, then measure exact). */
+ * coll_auto_t is valid (nothing measured: compress first, then measure exact, unless a
+ * smaller class saw compression lead by COLL_AUTO_INHERIT_MIN). */
 int coll_auto_runs_exact(const coll_auto_t* a, size_t bytes);
 
 /* Counts an AUTO lossy call of `bytes` (after it is decided, whichever path ran). */
