@@ -7,7 +7,7 @@
 #
 #   bash scripts/gpu_multi.sh [build] [homo] [tests] [ipctests] [collbench] [crossover] [quick] [mpismall] [auto] [big] [graph] [ab]
 #                             [autoshared] [autotrace] [autohp] [abref] [homobench] [oneshot] [sanitize] [floor]
-#                             [stagedrange] [altab] [rangeab] [scanab]
+#                             [stagedrange] [altab] [rangeab] [scanab] [bindab] [chunkab]
 #                                                   # default: all but abref, in that order
 #
 # build:     build-gpu with CUDA and the collectives; with `ab`, the two ghz-bench builds of
@@ -17,7 +17,8 @@
 # tests:     scripts/gpu_coll.sh's MPI tests over both transports (1-4 ranks over MPI,
 #            2-4 over CUDA IPC, two-level), ranks spread over the GPUs.
 # collbench: ghz-coll-bench, 2 ranks on 2 GPUs, allreduce f32 SUM, REL 1e-4, real fields,
-#            4 KiB to 1 GiB, over CUDA IPC and over MPI (GHZ_MULTI_COLLBENCH_ARGS).
+#            4 KiB to 1 GiB, over CUDA IPC and over MPI (GHZ_MULTI_COLLBENCH_ARGS; with
+#            GHZ_MULTI_COLLBENCH_SHARED=1, over MPI again with both ranks on GPU 0).
 # graph:     ghz-coll-bench --graph 1 (exact calls replayed from a CUDA graph) and the same
 #            calls uncaptured, 2 ranks on 2 GPUs over CUDA IPC.
 # ipctests:  scripts/gpu_coll.sh's tests over CUDA IPC only (2-4 ranks, two-level, memcheck),
@@ -37,6 +38,11 @@
 #            phases, a GPU per rank and both ranks on GPU 0 (GHZ_MULTI_RANGE_WAYS: which).
 # scanab:    both ranks on GPU 0: the staged host scan with a team of 4 against one thread
 #            (GHZ_COLL_HOST_THREADS), 256 KiB to 4 MiB over MPI, traced, interleaved twice.
+# bindab:    unbound ranks (as every other step) against ranks bound to their GPU's local
+#            CPUs (scripts/bind_gpu_local.sh), host teams of 4 and 8, 64 KiB to 4 MiB over
+#            MPI, traced, interleaved twice; both ranks on GPU 0, then one GPU per rank.
+# chunkab:   the MPI transport's pipeline chunk (--chunk 2M 8M 32M 64M) for ghz homomorphic,
+#            16-256 MiB, both ranks on GPU 0, then one GPU per rank.
 # altab:     this tree's ghz-coll-bench against build-gpu/alt/'s (GHZ_PREBUILD_ALT), auto, exact
 #            and MPI pinned over MPI, 64 KiB to 4 MiB, interleaved twice, both ranks on GPU 0
 #            and then (where there are two) one GPU per rank.
@@ -223,6 +229,10 @@ if run_step collbench; then
     for tr in ipc mpi; do
         collbench "$tr" "$tr" ${GHZ_MULTI_COLLBENCH_ARGS:--b 4K -e 1G -f 4 -n 10 -w 3 -c 1}
     done
+    # GHZ_MULTI_COLLBENCH_SHARED=1: over MPI once more with both ranks on GPU 0
+    if [ "${GHZ_MULTI_COLLBENCH_SHARED:-0}" = 1 ]; then
+        CUDA_VISIBLE_DEVICES=0 collbench shared-mpi mpi ${GHZ_MULTI_COLLBENCH_ARGS:--b 4K -e 1G -f 4 -n 10 -w 3 -c 1}
+    fi
     done_step collbench
 fi
 
@@ -322,16 +332,15 @@ if run_step stagedrange; then
 fi
 
 if run_step rangeab; then
-    # a staged lossy call's range from the host scan, from the GPU kernel beside the copy and
+    # a staged lossy call's range from the host scan, from the GPU kernel and
     # as configured (comm.c, STAGED_RANGE_GPU_MIN), 4 KiB to 1 MiB over MPI, AUTO's phases
     # traced, with a GPU per rank (where there are two) and then both ranks on GPU 0
     for gpus in all 0; do
         [ "$gpus" = all ] && [ "$ngpu" -lt 2 ] && continue
-        for way in ${GHZ_MULTI_RANGE_WAYS:-default gpu host nofuse}; do
+        for way in ${GHZ_MULTI_RANGE_WAYS:-default gpu host}; do
             (if [ "$gpus" != all ]; then export CUDA_VISIBLE_DEVICES=$gpus; fi
              case $way in
              default) ;;
-             nofuse) export GHZ_COLL_STAGED_FUSED_MAX=0 ;; # the copy engine's copy, the kernel beside it
              *) export GHZ_COLL_STAGED_RANGE=$way ;;    # gpu, host or a byte count
              esac
              GHZ_COLL_AUTO_TRACE=2 collbench "rangeab-$gpus-$way" mpi -b 4K -e 1M -f 2 -n 100 -w 100 -c 1 \
@@ -356,6 +365,50 @@ if run_step scanab; then
         done
     done
     done_step scanab
+fi
+
+if run_step bindab; then
+    # both ranks on GPU 0 (and then one GPU per rank, where there are two): unbound, as every
+    # other step runs (mpirun --bind-to none), against each rank bound to its GPU's local
+    # CPUs (scripts/bind_gpu_local.sh), with the host communicator's team of 4 and of 8
+    # (GHZ_COLL_HOST_THREADS): what the host scan of a staged lossy call's range, the
+    # staging copies and MPI's call cost where the memory and the threads sit. 64 KiB to
+    # 4 MiB over MPI, AUTO's phases traced, interleaved twice (GHZ_MULTI_BIND_WAYS).
+    { lscpu | grep -E "^(Model name|Socket|NUMA node|Core|Thread)"; nvidia-smi topo -m; } >"$L/bind-machine.txt" 2>&1
+    head -12 "$L/bind-machine.txt"
+    for gpus in 0 all; do
+        [ "$gpus" = all ] && [ "$ngpu" -lt 2 ] && continue
+        for round in 1 2; do
+            for way in ${GHZ_MULTI_BIND_WAYS:-none:4 local:4 local:8}; do
+                (if [ "$gpus" != all ]; then export CUDA_VISIBLE_DEVICES=$gpus; fi
+                 export GHZ_COLL_HOST_THREADS=${way#*:}
+                 b=build-gpu/ghz/tools/coll_bench/ghz-coll-bench
+                 [ "${way%:*}" = local ] && b="bash scripts/bind_gpu_local.sh $b"
+                 GHZ_MULTI_BENCH=$b GHZ_COLL_AUTO_TRACE=2 collbench "bindab-$gpus-${way/:/-}-$round" mpi \
+                     -b 64K -e 4M -f 4 -n 100 -w 100 -c 1 --paths auto,exact,mpi-pinned >/dev/null)
+                echo "== bindab GPUs $gpus, $way, round $round"
+                phases "$L/collbench-bindab-$gpus-${way/:/-}-$round.log" | grep "host path"
+            done
+        done
+    done
+    done_step bindab
+fi
+
+if run_step chunkab; then
+    # the pipeline chunk of the host-staged MPI transport (comm.c, DEFAULT_CHUNK_CUDA: 8 MiB)
+    # for ghz homomorphic, 16 MiB to 256 MiB, both ranks on GPU 0 and then (where there
+    # are two) one GPU per rank (GHZ_MULTI_CHUNKS: the chunks to try)
+    for gpus in 0 all; do
+        [ "$gpus" = all ] && [ "$ngpu" -lt 2 ] && continue
+        for ch in ${GHZ_MULTI_CHUNKS:-2M 8M 32M 64M}; do
+            (if [ "$gpus" != all ]; then export CUDA_VISIBLE_DEVICES=$gpus; fi
+             collbench "chunkab-$gpus-$ch" mpi -b 16M -e 256M -f 4 -n 3 -w 1 -c 0 --paths homo --chunk "$ch" \
+                 >/dev/null)
+            echo "== chunkab GPUs $gpus, chunk $ch"
+            grep -E '^ +[0-9]+ ' "$L/collbench-chunkab-$gpus-$ch.log" | awk '{printf "%10s %-6s %10s %10s\n", $1, $6, $7, $16}'
+        done
+    done
+    done_step chunkab
 fi
 
 if run_step altab; then
