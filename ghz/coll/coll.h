@@ -153,8 +153,9 @@ typedef struct {
                                        run in rounds. */
     size_t chunk_bytes;             /* pipeline chunk in uncompressed bytes: messages are
                                        at most this large so transfers and compute
-                                       overlap; 0 = the default (1 MiB; CUDA: 8 MiB;
-                                       CUDA over CUDA IPC: 64 MiB) */
+                                       overlap; 0 = the default (1 MiB; CUDA: 8 MiB,
+                                       32 MiB where ranks share a GPU; CUDA over CUDA
+                                       IPC: 64 MiB) */
     int check_args;                 /* nonzero (default): agree on every call's arguments
                                        across ranks before moving data (COLL.md, Errors,
                                        says what it costs). Lossy calls always agree. */
@@ -191,6 +192,11 @@ GHZ_API ghz_status_t ghz_comm_destroy(ghz_comm_t* comm);
 /* This rank and the rank count of comm. */
 GHZ_API ghz_status_t ghz_comm_rank(const ghz_comm_t* comm, int* rank);
 GHZ_API ghz_status_t ghz_comm_size(const ghz_comm_t* comm, int* size);
+
+/* The configuration comm runs with: the one it was made with, every default resolved
+ * (pool, chunk, transport). Set config->struct_size first (GHZ_COMM_CONFIG_INIT): only
+ * that many bytes are written. */
+GHZ_API ghz_status_t ghz_comm_config(const ghz_comm_t* comm, ghz_comm_config_t* config);
 
 /* recvbuf[i] = op over ranks of sendbuf[i], i < count, on every rank. Exact when acc is
  * NULL; lossy (f32/f64 with SUM, AVG, MIN, MAX) within acc's bound otherwise. Every rank

@@ -26,6 +26,14 @@
  * launches one codec kernel per piece: 64 MiB pieces took a compressed 1 GiB allreduce
  * from 24.7 to 18.8 ms on two ranks of an H100 (docs/RESULTS.md). */
 #define DEFAULT_CHUNK_CUDA_IPC ((size_t)64 << 20)
+/* Where ranks share a GPU over MPI, each piece's kernels wait for the other processes'
+ * time slices: fewer, larger pieces. Two ranks on one H200, ghz homomorphic, host-staged
+ * (session 17, `gpu_multi.sh chunkab`): 256 MiB in 40.2 / 40.1 ms (out of place / in
+ * place) with 32 MiB pieces against 60.5 / 56.4 with 8 MiB and 47.9 / 49.5 with 64 MiB;
+ * 64 MiB in 11.6 / 11.2 against 13.4 / 13.9; 16 MiB in 3.57 / 3.63 against 3.35 / 3.44
+ * (one piece instead of two). With a GPU per rank 8 MiB stays (64 MiB: 8.4 ms against 9.1
+ * with 32 MiB pieces; 256 MiB: 33.6 against 33.9). */
+#define DEFAULT_CHUNK_CUDA_SHARED ((size_t)32 << 20)
 #define MIN_POOL ((size_t)1 << 16)
 #define MAX_CHUNK ((size_t)1 << 30)
 
@@ -230,31 +238,37 @@ static size_t host_path_limit(const ghz_comm_t* c)
                         HOST_PATH_CAP);
 }
 
-/* Whether some GPU serves several ranks of c (1), none does (0), or the backend has no
- * GPU (-1): every rank's GPU UUID gathered and compared. A rank that cannot name its
- * GPU counts as sharing (the cautious limits). Collective over c. */
-static int gpu_shared(const ghz_comm_t* c)
+/* Whether some GPU serves several ranks of c (1), none does (0), or this rank computes
+ * on the CPU (-1): every rank's GPU UUID gathered and compared. A rank that cannot name
+ * its GPU counts as sharing (the cautious limits); a CPU rank shares nothing. Called
+ * before the backend is made (it sizes the backend: comm_init) and before the
+ * configurations are agreed, so every rank takes part whatever its configuration or
+ * status, and none waits alone. Collective over c. */
+static int gpu_shared(const ghz_comm_t* c, int cuda)
 {
     unsigned char mine[17], *all;
     int i, j, ok, all_ok = 0, shared = 0;
-    if (!c->be.gpu_uuid) return -1;
     memset(mine, 0, sizeof mine);
-    mine[16] = c->be.gpu_uuid((coll_backend_t*)&c->be, mine) != GHZ_SUCCESS;
+    mine[16] = 2; /* no GPU */
+#ifdef GHZ_WITH_CUDA
+    if (cuda) mine[16] = ghz_coll_cuda_gpu_uuid(mine) != GHZ_SUCCESS;
+#endif
     all = (unsigned char*)malloc((size_t)c->size * sizeof mine);
     /* the exchange only where every rank has room for it; else every rank is cautious */
     ok = all != NULL;
     if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c->mpi) != MPI_SUCCESS || !all_ok ||
         MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, c->mpi) != MPI_SUCCESS) {
         free(all);
-        return 1;
+        return cuda ? 1 : -1;
     }
     for (i = 0; i < c->size && !shared; i++) {
+        if (all[i * sizeof mine + 16] == 2) continue;
         shared = all[i * sizeof mine + 16] != 0;
         for (j = i + 1; j < c->size && !shared; j++)
-            shared = memcmp(all + i * sizeof mine, all + j * sizeof mine, 16) == 0;
+            shared = all[j * sizeof mine + 16] == 0 && memcmp(all + i * sizeof mine, all + j * sizeof mine, 16) == 0;
     }
     free(all);
-    return shared;
+    return cuda ? shared : -1;
 }
 
 /* The two levels: node = the ranks sharing memory, or blocks of ranks_per_node ranks
@@ -353,8 +367,11 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 {
     ghz_comm_t* c;
     ghz_status_t st;
-    int rc, flag = 0;
+    int rc, flag = 0, shared;
     size_t n;
+    /* the caller left the chunk to the library (which then sizes it by whether ranks
+     * share a GPU) */
+    const int chunk_default = !config || config->chunk_bytes == 0;
 
     ghz_clear_detail();
     if (!comm) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm");
@@ -382,6 +399,9 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     }
 
     st = read_config(config, &c->cfg);
+    shared = gpu_shared(c, st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CUDA);
+    if (st == GHZ_SUCCESS && chunk_default && shared == 1 && c->cfg.transport == GHZ_TRANSPORT_MPI)
+        c->cfg.chunk_bytes = DEFAULT_CHUNK_CUDA_SHARED;
     if (st == GHZ_SUCCESS) {
 #ifdef GHZ_WITH_CUDA
         if (c->cfg.backend == GHZ_EXEC_CUDA) {
@@ -458,7 +478,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     /* (every rank agreed on st: all take part, or none) */
     if (st == GHZ_SUCCESS) {
         const char* sr = getenv("GHZ_COLL_STAGED_RANGE");
-        c->tp.shared_gpu = gpu_shared(c);
+        c->tp.shared_gpu = shared;
         c->staged_range_gpu_min = c->tp.shared_gpu == 1 ? SIZE_MAX : STAGED_RANGE_GPU_MIN;
         if (sr && !strcmp(sr, "gpu")) c->staged_range_gpu_min = 0;
         else if (sr && !strcmp(sr, "host")) c->staged_range_gpu_min = SIZE_MAX;
@@ -501,6 +521,20 @@ ghz_status_t ghz_comm_size(const ghz_comm_t* comm, int* size)
 {
     if (!comm || !size) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or size");
     *size = comm->size;
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_comm_config(const ghz_comm_t* comm, ghz_comm_config_t* config)
+{
+    size_t n;
+    if (!comm || !config) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or config");
+    n = config->struct_size;
+    /* (read_config's rule: at least the fields of the first release, at most 64 KiB) */
+    if (n < offsetof(ghz_comm_config_t, nthreads) + sizeof(int) || n > (size_t)1 << 16)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_comm_config_t.struct_size %zu: initialise with GHZ_COMM_CONFIG_INIT",
+                        n);
+    memcpy(config, &comm->cfg, n < sizeof comm->cfg ? n : sizeof comm->cfg);
+    config->struct_size = n;
     return GHZ_SUCCESS;
 }
 

@@ -207,8 +207,25 @@ static ghz_comm_t* make_comm(ghz_algo_t ar, ghz_algo_t rs, size_t pool, size_t c
 #else
         (void)env;
 #endif
+        ghz_comm_config_t got = GHZ_COMM_CONFIG_INIT;
+        size_t want_chunk = chunk, want_pool = pool;
         ghz_comm_info(c, &info);
         CHECK(info.transport == want, "transport %d, expected %d", (int)info.transport, (int)want);
+        /* the defaults resolved: 1 MiB pieces on the CPU; on the GPU 64 MiB over CUDA
+         * IPC, over MPI 8 MiB, or 32 MiB where ranks share a GPU (comm.c) */
+#ifdef GHZ_TEST_CUDA
+        if (!want_chunk)
+            want_chunk = want == GHZ_TRANSPORT_CUDA_IPC ? (size_t)64 << 20 : g_shared_gpu ? (size_t)32 << 20 : (size_t)8 << 20;
+        if (!want_pool) want_pool = (size_t)256 << 20;
+#else
+        if (!want_chunk) want_chunk = (size_t)1 << 20;
+        if (!want_pool) want_pool = (size_t)64 << 20;
+#endif
+        st = ghz_comm_config(c, &got);
+        CHECK(st == GHZ_SUCCESS && got.chunk_bytes == want_chunk && got.pool_bytes == want_pool &&
+                  got.transport == want && got.allreduce_algo == ar && got.struct_size == sizeof got,
+              "ghz_comm_config: %s, chunk %zu (expected %zu), pool %zu (expected %zu), transport %d",
+              ghz_status_string(st), got.chunk_bytes, want_chunk, got.pool_bytes, want_pool, (int)got.transport);
     }
     return c;
 }
@@ -1089,6 +1106,16 @@ static int run_edge(void)
     size_t i;
     int rep;
     if (!c) return mpi_check_finish("edge");
+    {
+        /* ghz_comm_config's bad arguments (its good ones: make_comm) */
+        ghz_comm_config_t got = GHZ_COMM_CONFIG_INIT, before;
+        CHECK(ghz_comm_config(c, NULL) == GHZ_ERR_INVALID_ARG && ghz_comm_config(NULL, &got) == GHZ_ERR_INVALID_ARG,
+              "ghz_comm_config: NULL accepted");
+        got.struct_size = 8;
+        before = got;
+        CHECK(ghz_comm_config(c, &got) == GHZ_ERR_INVALID_ARG && memcmp(&got, &before, sizeof got) == 0,
+              "ghz_comm_config: struct_size 8 accepted, or written");
+    }
     acc.path = GHZ_PATH_HOMO;
     acc.mode = GHZ_EB_ABS;
     acc.bound = 0.01;

@@ -352,12 +352,11 @@ static ghz_status_t cuda_wait_end(coll_backend_t* be)
     return e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, "cudaEventSynchronize");
 }
 
-static ghz_status_t cuda_gpu_uuid(coll_backend_t* be, unsigned char uuid[16])
+ghz_status_t ghz_coll_cuda_gpu_uuid(unsigned char uuid[16])
 {
     struct cudaDeviceProp prop;
     int dev = 0;
     cudaError_t e = cudaGetDevice(&dev);
-    (void)be;
     if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, dev);
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaGetDeviceProperties (the GPU's UUID)");
     memcpy(uuid, &prop.uuid, 16);
@@ -456,7 +455,6 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     be->reduce = cuda_reduce;
     be->scale = cuda_scale;
     be->range = cuda_range;
-    be->gpu_uuid = cuda_gpu_uuid;
     be->end_call = cuda_end_call;
     be->wait_end = cuda_wait_end;
     be->compress = cuda_compress;

@@ -75,9 +75,6 @@ struct coll_backend {
                                size_t k, void* out, size_t capacity, size_t* out_size);
     /* Waits for the backend's queued work (no-op on the CPU). */
     ghz_status_t (*sync)(coll_backend_t* be);
-    /* The 16-byte UUID of the GPU this rank computes on (comm.c compares them: which
-     * ranks share a GPU); NULL on the CPU. */
-    ghz_status_t (*gpu_uuid)(coll_backend_t* be, unsigned char uuid[16]);
     /* end_call marks the end of the call's work on its stream (nothing while
      * capturing); wait_end waits on the host until the last mark is reached. A call
      * that returns before its kernels end leaves them to slow the next call down:
@@ -101,6 +98,9 @@ ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be);
 #ifdef GHZ_WITH_CUDA
 /* The CUDA backend (device buffers) on the current device, for messages of at most chunk_bytes uncompressed bytes. */
 ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be);
+/* The 16-byte UUID of the current device: the GPU a CUDA backend created now computes
+ * on (comm.c compares them, before the backend exists, to know which ranks share a GPU). */
+ghz_status_t ghz_coll_cuda_gpu_uuid(unsigned char uuid[16]);
 /* The stream of the CUDA backend's current call (set by begin): where the CUDA IPC
  * transport orders its copies. */
 ghz_stream_t ghz_coll_backend_cuda_stream(coll_backend_t* be);
