@@ -36,7 +36,16 @@ static double margin_below(const coll_auto_t* a, int c)
     return 0.0;
 }
 
-static uint32_t backed_off(uint32_t r, double q);
+/* The interval after a retry that lost, taking q times the faster path's time: twice
+ * the last, and at least what keeps the retries' extra time under 1/SHARE_INV of all
+ * (two calls of q - 1 calls' worth each every interval), up to the most. */
+static uint32_t backed_off(uint32_t r, double q)
+{
+    const double need = 2.0 * (q - 1.0) * COLL_AUTO_RETRY_SHARE_INV;
+    uint32_t next = r < COLL_AUTO_RETRY_MAX ? 2 * r : COLL_AUTO_RETRY_MAX;
+    while (next < COLL_AUTO_RETRY_MAX && (double)next < need) next *= 2;
+    return next;
+}
 
 int coll_auto_runs_exact(const coll_auto_t* a, size_t bytes)
 {
@@ -64,17 +73,6 @@ void coll_auto_count(coll_auto_t* a, size_t bytes)
 static void average(double* spb, double x)
 {
     *spb = *spb == 0.0 ? x : 0.5 * (*spb + x);
-}
-
-/* The interval after a retry that lost, taking q times the faster path's time: twice
- * the last, and at least what keeps the retries' extra time under 1/SHARE_INV of all
- * (two calls of q - 1 calls' worth each every interval), up to the most. */
-static uint32_t backed_off(uint32_t r, double q)
-{
-    const double need = 2.0 * (q - 1.0) * COLL_AUTO_RETRY_SHARE_INV;
-    uint32_t next = r < COLL_AUTO_RETRY_MAX ? 2 * r : COLL_AUTO_RETRY_MAX;
-    while (next < COLL_AUTO_RETRY_MAX && (double)next < need) next *= 2;
-    return next;
 }
 
 void coll_auto_measured(coll_auto_t* a, size_t bytes, int exact, double seconds)

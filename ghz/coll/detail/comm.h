@@ -69,9 +69,8 @@ struct ghz_comm {
     double auto_seconds;
     /* Where a staged lossy call's range comes from: from this many bytes per rank on, the
      * GPU's range kernel, which makes the copy too (one kernel and one wait, with a GPU
-     * per rank);
-     * below, a scan of the host copy (where ranks share a GPU, whose every kernel costs
-     * a time slice, at every size: SIZE_MAX): collectives.c, comm.c.
+     * per rank); below, a scan of the host copy (where ranks share a GPU, whose every
+     * kernel costs a time slice, at every size: SIZE_MAX): collectives.c, comm.c.
      * GHZ_COLL_STAGED_RANGE=gpu (0), host (SIZE_MAX) or a number of bytes overrides. */
     size_t staged_range_gpu_min;
 };
