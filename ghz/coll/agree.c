@@ -6,15 +6,75 @@
  * integers (ordered()). Cost: one small allreduce (a few microseconds on a node), which
  * a lossy call needs anyway for the global value range. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ghz/coll/detail/agree.h"
+#include "ghz/coll/detail/knobs.h"
 #include "ghz/coll/detail/transport.h"
 #include "ghz/detail/error.h"
 
 static const char* const field_name[AGREE_NFIELDS] = {
     "collective", "count", "dtype", "op", "root", "accuracy (NULL or not)", "accuracy mode",
     "bound", "path", "CUDA-graph capture (on or off)"};
+
+static const char* kind_name(int64_t v)
+{
+    switch (v) {
+    case 1: return "allreduce";
+    case 2: return "reduce";
+    case 3: return "reduce_scatter";
+    default: return "unknown";
+    }
+}
+
+static const char* path_name(int64_t v)
+{
+    return v == GHZ_PATH_AUTO ? "auto" : v == GHZ_PATH_HOMO ? "homo" : v == GHZ_PATH_DOC ? "doc" : "unknown";
+}
+
+static const char* transport_name(int64_t v)
+{
+    return v == GHZ_TRANSPORT_AUTO ? "auto" : v == GHZ_TRANSPORT_MPI ? "mpi" : v == GHZ_TRANSPORT_CUDA_IPC ? "ipc" : "unknown";
+}
+
+/* A field's value as a user reads it: names for enums, the bound as a number. */
+static void show(char* buf, size_t len, int field, int64_t v)
+{
+    double d;
+    switch (field) {
+    case AGREE_KIND: snprintf(buf, len, "%s", kind_name(v)); break;
+    case AGREE_COUNT: snprintf(buf, len, "%llu", (unsigned long long)v); break;
+    case AGREE_DTYPE: snprintf(buf, len, "%s", ghz_dtype_name((ghz_dtype_t)v)); break;
+    case AGREE_OP: snprintf(buf, len, "%s", ghz_op_name((ghz_op_t)v)); break;
+    case AGREE_LOSSY: snprintf(buf, len, "%s", v ? "given" : "NULL"); break;
+    case AGREE_MODE: snprintf(buf, len, "%s", v == GHZ_EB_ABS ? "ABS" : v == GHZ_EB_REL ? "REL" : "none"); break;
+    case AGREE_BOUND:
+        memcpy(&d, &v, sizeof d);
+        snprintf(buf, len, "%.17g", d);
+        break;
+    case AGREE_PATH: snprintf(buf, len, "%s", path_name(v)); break;
+    case AGREE_CAPTURE: snprintf(buf, len, "%s", v ? "on" : "off"); break;
+    default: snprintf(buf, len, "%lld", (long long)v); break;
+    }
+}
+
+/* The failing rank with the lowest number, and its own status, in one word whose MAX
+ * over ranks picks it: INT64_MIN where this rank did not fail. */
+static int64_t failure_word(int rank, ghz_status_t st)
+{
+    return st == GHZ_SUCCESS ? INT64_MIN : (int64_t)(INT32_MAX - rank) * 65536 + (int64_t)st;
+}
+
+static int failed_rank(int64_t w)
+{
+    return INT32_MAX - (int)(w / 65536);
+}
+
+static ghz_status_t failed_status(int64_t w)
+{
+    return (ghz_status_t)(w % 65536);
+}
 
 /* Monotone map of doubles (not NaN) onto int64, and back. */
 static int64_t ordered(double x)
@@ -32,7 +92,7 @@ static double unordered(int64_t b)
     return x;
 }
 
-enum { W_STATUS = 2 * AGREE_NFIELDS, W_FAILED, W_MAX, W_NMIN, W_NONFINITE, W_NRATIO, W_NSTAGED, W_PREV, W_WORDS };
+enum { W_FAILED = 2 * AGREE_NFIELDS, W_MAX, W_NMIN, W_NONFINITE, W_NRATIO, W_NSTAGED, W_PREV, W_WORDS };
 
 ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* all)
 {
@@ -42,8 +102,7 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
         w[i] = mine->field[i];
         w[AGREE_NFIELDS + i] = ~mine->field[i];
     }
-    w[W_STATUS] = mine->status;
-    w[W_FAILED] = mine->status != GHZ_SUCCESS ? ~(int64_t)c->rank : INT64_MIN;
+    w[W_FAILED] = failure_word(c->rank, mine->status);
     w[W_MAX] = mine->have_range ? ordered(mine->vmax) : INT64_MIN;
     w[W_NMIN] = mine->have_range ? ~ordered(mine->vmin) : INT64_MIN;
     w[W_NONFINITE] = mine->nonfinite;
@@ -52,17 +111,20 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     w[W_PREV] = mine->prev_seconds >= 0.0 ? ordered(mine->prev_seconds) : INT64_MAX; /* none wins */
     rc = MPI_Allreduce(MPI_IN_PLACE, w, W_WORDS, MPI_INT64_T, MPI_MAX, c->mpi);
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (call agreement)");
-    if (w[W_STATUS] != GHZ_SUCCESS) {
+    if (w[W_FAILED] != INT64_MIN) {
         if (mine->status != GHZ_SUCCESS) return mine->status; /* its detail is set */
-        return ghz_fail(GHZ_ERR_PEER, "rank %lld failed its own checks (%s)",
-                        (long long)~w[W_FAILED], ghz_status_string((ghz_status_t)w[W_STATUS]));
+        return ghz_fail(GHZ_ERR_PEER, "rank %d failed its own checks (%s)", failed_rank(w[W_FAILED]),
+                        ghz_status_string(failed_status(w[W_FAILED])));
     }
     for (i = 0; i < AGREE_NFIELDS; i++)
-        if (w[i] != ~w[AGREE_NFIELDS + i])
-            return ghz_fail(GHZ_ERR_MISMATCH,
-                            "the ranks pass different %s (from %lld to %lld; this rank %lld)",
-                            field_name[i], (long long)~w[AGREE_NFIELDS + i], (long long)w[i],
-                            (long long)mine->field[i]);
+        if (w[i] != ~w[AGREE_NFIELDS + i]) {
+            char lo[40], hi[40], me[40];
+            show(lo, sizeof lo, i, ~w[AGREE_NFIELDS + i]);
+            show(hi, sizeof hi, i, w[i]);
+            show(me, sizeof me, i, mine->field[i]);
+            return ghz_fail(GHZ_ERR_MISMATCH, "the ranks pass different %s (%s and %s among them; this rank %s)",
+                            field_name[i], lo, hi, me);
+        }
     all->have_range = w[W_MAX] != INT64_MIN;
     all->vmax = all->have_range ? unordered(w[W_MAX]) : NAN;
     all->vmin = all->have_range ? unordered(~w[W_NMIN]) : NAN;
@@ -73,34 +135,59 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     return GHZ_SUCCESS;
 }
 
-ghz_status_t coll_agree_config(MPI_Comm mpi, const ghz_comm_config_t* cfg, ghz_status_t mine)
+/* The settings of a communicator that must be equal on every rank: the resolved
+ * configuration, and the environment's knobs that shape calls. */
+enum { S_BACKEND, S_ARALGO, S_RSALGO, S_RALGO, S_POOL, S_CHUNK, S_CHECK, S_THREADS, S_RPN, S_TRANSPORT, S_STAGED,
+       S_KNOBS };
+#define MAX_SETTINGS (S_KNOBS + 16)
+
+static void show_setting(char* buf, size_t len, int s, int64_t v)
 {
-    enum { NV = 7 };
-    static const char* const name[NV] = {"backend", "allreduce_algo", "reduce_scatter_algo",
-                                         "reduce_algo", "pool_bytes", "chunk_bytes", "transport"};
-    int64_t v[NV], w[2 * NV + 1];
-    int i, rc;
-    v[0] = cfg->backend;
-    v[1] = cfg->allreduce_algo;
-    v[2] = cfg->reduce_scatter_algo;
-    v[3] = cfg->reduce_algo;
-    v[4] = (int64_t)cfg->pool_bytes;
-    v[5] = (int64_t)cfg->chunk_bytes;
-    v[6] = cfg->transport; /* resolved: AUTO became MPI or CUDA_IPC */
-    for (i = 0; i < NV; i++) {
+    if (s == S_BACKEND) snprintf(buf, len, "%s", v == GHZ_EXEC_CPU ? "cpu" : v == GHZ_EXEC_CUDA ? "cuda" : "unknown");
+    else if (s == S_ARALGO || s == S_RSALGO || s == S_RALGO) snprintf(buf, len, "%s", ghz_algo_name((ghz_algo_t)v));
+    else if (s == S_TRANSPORT) snprintf(buf, len, "%s", transport_name(v));
+    else if (v == (int64_t)COLL_KNOB_UNSET) snprintf(buf, len, "unset");
+    else snprintf(buf, len, "%lld", (long long)v);
+}
+
+ghz_status_t coll_agree_config(const ghz_comm_t* c, ghz_status_t mine)
+{
+    const char* name[MAX_SETTINGS] = {"backend", "allreduce_algo", "reduce_scatter_algo", "reduce_algo",
+                                      "pool_bytes", "chunk_bytes", "check_args", "nthreads", "ranks_per_node",
+                                      "transport", "staging through host memory (CUDA-aware MPI or not)"};
+    int64_t v[MAX_SETTINGS], w[2 * MAX_SETTINGS + 1];
+    int i, n, rc;
+    v[S_BACKEND] = c->cfg.backend;
+    v[S_ARALGO] = c->cfg.allreduce_algo;
+    v[S_RSALGO] = c->cfg.reduce_scatter_algo;
+    v[S_RALGO] = c->cfg.reduce_algo;
+    v[S_POOL] = (int64_t)c->cfg.pool_bytes;
+    v[S_CHUNK] = (int64_t)c->cfg.chunk_bytes;
+    v[S_CHECK] = c->cfg.check_args != 0;
+    v[S_THREADS] = c->cfg.nthreads;
+    v[S_RPN] = c->cfg.ranks_per_node; /* resolved: the environment's where the field is 0 */
+    v[S_TRANSPORT] = c->cfg.transport; /* resolved: AUTO became MPI or CUDA_IPC */
+    v[S_STAGED] = c->host_mirror;
+    n = S_KNOBS + coll_knobs_agreed(&c->knobs, name + S_KNOBS, v + S_KNOBS, MAX_SETTINGS - S_KNOBS);
+    for (i = 0; i < n; i++) {
         w[i] = v[i];
-        w[NV + i] = ~v[i];
+        w[n + i] = ~v[i];
     }
-    w[2 * NV] = mine;
-    rc = MPI_Allreduce(MPI_IN_PLACE, w, 2 * NV + 1, MPI_INT64_T, MPI_MAX, mpi);
+    w[2 * n] = failure_word(c->rank, mine);
+    rc = MPI_Allreduce(MPI_IN_PLACE, w, 2 * n + 1, MPI_INT64_T, MPI_MAX, c->mpi);
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (configuration agreement)");
-    if (w[2 * NV] != GHZ_SUCCESS)
+    if (w[2 * n] != INT64_MIN)
         return mine != GHZ_SUCCESS ? mine
-                                   : ghz_fail(GHZ_ERR_PEER, "another rank failed ghz_comm_init (%s)",
-                                              ghz_status_string((ghz_status_t)w[2 * NV]));
-    for (i = 0; i < NV; i++)
-        if (w[i] != ~w[NV + i])
-            return ghz_fail(GHZ_ERR_MISMATCH, "the ranks configure different %s (%lld to %lld)",
-                            name[i], (long long)~w[NV + i], (long long)w[i]);
+                                   : ghz_fail(GHZ_ERR_PEER, "rank %d failed ghz_comm_init (%s)", failed_rank(w[2 * n]),
+                                              ghz_status_string(failed_status(w[2 * n])));
+    for (i = 0; i < n; i++)
+        if (w[i] != ~w[n + i]) {
+            char lo[40], hi[40], me[40];
+            show_setting(lo, sizeof lo, i, ~w[n + i]);
+            show_setting(hi, sizeof hi, i, w[i]);
+            show_setting(me, sizeof me, i, v[i]);
+            return ghz_fail(GHZ_ERR_MISMATCH, "the ranks configure different %s (%s and %s among them; this rank %s)",
+                            name[i], lo, hi, me);
+        }
     return GHZ_SUCCESS;
 }

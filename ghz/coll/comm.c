@@ -1,11 +1,13 @@
 /* ghz/coll/comm.c: the communicator: configuration, the pool, the per-call arrays.
  * Everything a call needs is allocated here, once; calls allocate nothing. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/auto_path.h"
+#include "ghz/coll/detail/knobs.h"
 /* Open MPI says at compile time whether it could be CUDA-aware (mpi-ext.h, after
  * mpi.h), and at run time whether it is (MPIX_Query_cuda_support). */
 #if defined(GHZ_WITH_CUDA) && defined(OPEN_MPI) && defined(__has_include)
@@ -53,10 +55,9 @@ static void* host_alloc(ghz_comm_t* c, size_t bytes)
 #ifdef GHZ_WITH_CUDA
 /* Whether MPI takes device pointers. GHZ_COLL_CUDA_AWARE_MPI=0 refuses it (to compare
  * with host staging); nothing can claim it for an MPI that does not say so. */
-static int mpi_takes_device_pointers(void)
+static int mpi_takes_device_pointers(const coll_knobs_t* k)
 {
-    const char* env = getenv("GHZ_COLL_CUDA_AWARE_MPI");
-    if (env && strcmp(env, "0") == 0) return 0;
+    if (!k->cuda_aware_mpi) return 0;
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
     return MPIX_Query_cuda_support() == 1;
 #else
@@ -68,16 +69,10 @@ static int mpi_takes_device_pointers(void)
 /* The transport of a configuration: AUTO takes the environment's GHZ_COLL_TRANSPORT
  * ("ipc" only where it can apply: CUDA-backend communicators; a CPU communicator in
  * the same program stays on MPI), else MPI. An explicit field wins over the
- * environment. A value the library does not know is an error either way. */
-static ghz_status_t resolve_transport(ghz_comm_config_t* cfg)
+ * environment. A value the library does not know is an error either way (knobs.c). */
+static ghz_status_t resolve_transport(ghz_comm_config_t* cfg, const coll_knobs_t* k)
 {
-    const char* env = getenv("GHZ_COLL_TRANSPORT");
-    ghz_transport_t from_env = GHZ_TRANSPORT_AUTO;
-    if (env && *env) {
-        if (strcmp(env, "mpi") == 0) from_env = GHZ_TRANSPORT_MPI;
-        else if (strcmp(env, "ipc") == 0) from_env = GHZ_TRANSPORT_CUDA_IPC;
-        else return ghz_fail(GHZ_ERR_INVALID_ARG, "GHZ_COLL_TRANSPORT=%s: mpi or ipc", env);
-    }
+    const ghz_transport_t from_env = k->transport;
     if ((unsigned)cfg->transport > GHZ_TRANSPORT_CUDA_IPC)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown transport %d", (int)cfg->transport);
     if (cfg->transport == GHZ_TRANSPORT_AUTO)
@@ -88,7 +83,9 @@ static ghz_status_t resolve_transport(ghz_comm_config_t* cfg)
     return GHZ_SUCCESS;
 }
 
-static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* out)
+/* The configuration in force: the caller's fields, then the environment's where a
+ * field is left to it (transport AUTO, ranks_per_node 0), then the defaults. */
+static ghz_status_t read_config(const ghz_comm_config_t* in, const coll_knobs_t* k, ghz_comm_config_t* out)
 {
     ghz_status_t st;
     ghz_comm_config_init(out);
@@ -111,7 +108,7 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* 
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown algorithm in the configuration");
     if (in && in->struct_size < offsetof(ghz_comm_config_t, transport) + sizeof(ghz_transport_t))
         out->transport = GHZ_TRANSPORT_AUTO;
-    st = resolve_transport(out);
+    st = resolve_transport(out, k);
     if (st != GHZ_SUCCESS) return st;
     if (out->pool_bytes == 0) out->pool_bytes = out->backend == GHZ_EXEC_CUDA ? DEFAULT_POOL_CUDA : DEFAULT_POOL;
     if (out->chunk_bytes == 0)
@@ -129,6 +126,7 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* 
         out->ranks_per_node = 0; /* a caller compiled before the field existed */
     if (out->ranks_per_node < 0)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ranks_per_node %d", out->ranks_per_node);
+    if (out->ranks_per_node == 0) out->ranks_per_node = k->ranks_per_node;
     return GHZ_SUCCESS;
 }
 
@@ -161,6 +159,21 @@ static void release(ghz_comm_t* c)
 
 static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, int leaf, ghz_comm_t** comm);
 
+/* GHZ_COLL_DEBUG=INFO: the configuration in force and the environment's knobs, on one
+ * line (rank 0, once per communicator the caller makes). */
+static void describe(const ghz_comm_t* c)
+{
+    char knobs[512];
+    coll_knobs_describe(&c->knobs, knobs, sizeof knobs);
+    fprintf(stderr,
+            "ghz coll INFO: %d ranks, backend %s, transport %s, allreduce_algo %s, reduce_scatter_algo %s, "
+            "reduce_algo %s, pool_bytes %zu, chunk_bytes %zu, check_args %d, nthreads %d, ranks_per_node %d; %s\n",
+            c->size, c->cfg.backend == GHZ_EXEC_CUDA ? "cuda" : "cpu",
+            c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC ? "ipc" : "mpi", ghz_algo_name(c->cfg.allreduce_algo),
+            ghz_algo_name(c->cfg.reduce_scatter_algo), ghz_algo_name(c->cfg.reduce_algo), c->cfg.pool_bytes,
+            c->cfg.chunk_bytes, c->cfg.check_args != 0, c->cfg.nthreads, c->cfg.ranks_per_node, knobs);
+}
+
 /* Exact calls of a CUDA communicator up to this many bytes of input per rank (and with
  * the AUTO algorithm) go through host memory (collectives.c, host_path; COLL.md,
  * Choices). Where ranks share a GPU the device paths' fixed costs are cross-process
@@ -174,12 +187,11 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
  * 20 us back to back and 30 us alone from 4 KiB to 1 MiB, the host path 22 / 27 us at
  * 4 KiB and 30 / 35 us at 16 KiB (two ranks on two H200s, session 10): the host path
  * keeps only what it does as fast, up to 8 KiB, where a lone call is 2 us quicker.
- * GHZ_COLL_HOST_PATH_MAX (bytes, at most HOST_PATH_CAP) overrides both; 0 turns the
+ * GHZ_COLL_HOST_PATH_MAX (bytes, at most 16 MiB) overrides both; 0 turns the
  * host path off. */
 #define HOST_PATH_MAX_SHARED ((size_t)4 << 20)
 #define HOST_PATH_MAX ((size_t)1 << 20)
 #define HOST_PATH_MAX_OWN_GPU ((size_t)8 << 10)
-#define HOST_PATH_CAP ((size_t)16 << 20)
 
 /* Where every rank has a GPU of its own, a staged lossy call's range comes from this
  * many bytes per rank on from the range kernel, which makes the copy too (comm.h,
@@ -200,7 +212,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 #define DIRECT_ONE_SHOT_MAX ((size_t)1 << 20)
 
 /* Exact allreduce calls of a CPU communicator up to GHZ_COLL_MPI_MAX bytes per rank (at
- * most MPI_NATIVE_MAX; default MPI_NATIVE_DEFAULT) and with the AUTO algorithm call
+ * most 1 GiB, knobs.c; default MPI_NATIVE_DEFAULT) and with the AUTO algorithm call
  * MPI_Allreduce itself (collectives.c, mpi_refusal says which). A CUDA communicator's
  * host path runs on such a communicator, in place in its pinned buffer: there it is what
  * `cudaMemcpy` + `MPI_Allreduce(MPI_IN_PLACE)` + `cudaMemcpy` users do, behind ghz's
@@ -209,33 +221,17 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
  * took 1.7 us against 6.0 for ghz's recursive doubling (CPU, 2 ranks, 2-core VM), and on
  * the GPU machines' host path MPI's in-place call saves a host copy that ghz's ring
  * and recursive doubling make (COLL.md, "mpi"; docs/RESULTS.md, session 13). */
-#define MPI_NATIVE_MAX ((size_t)1 << 30)
 #define MPI_NATIVE_DEFAULT ((size_t)4 << 20)
+/* The host path's CPU communicator's threads (make_host). */
+#define HOST_THREADS 4
 
-/* A size limit the environment variable `name` may set (bytes, at most `max`; unset,
- * empty or not a number: `dflt`), the same on every rank: the least any rank asks for,
- * so that a variable set on some ranks only cannot split a call between paths.
- * Collective over c. */
-static size_t agreed_limit(const ghz_comm_t* c, const char* name, size_t dflt, size_t max)
-{
-    const char* env = getenv(name);
-    unsigned long long mine = dflt, all = dflt;
-    if (env && *env) {
-        char* end = NULL;
-        unsigned long long v = strtoull(env, &end, 10);
-        if (end && *end == '\0') mine = v < max ? v : max;
-    }
-    MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, c->mpi);
-    return (size_t)all;
-}
-
-/* The host path's limit for this communicator (collective over c). */
+/* The host path's limit for this communicator (GHZ_COLL_HOST_PATH_MAX, agreed at init,
+ * or the default for its GPUs and transport). */
 static size_t host_path_limit(const ghz_comm_t* c)
 {
     const int own = c->tp.shared_gpu == 0, ipc = c->tp.fence != NULL;
-    return agreed_limit(c, "GHZ_COLL_HOST_PATH_MAX",
-                        ipc ? (own ? HOST_PATH_MAX_OWN_GPU : HOST_PATH_MAX) : (own ? HOST_PATH_MAX : HOST_PATH_MAX_SHARED),
-                        HOST_PATH_CAP);
+    if (c->knobs.host_path_max != COLL_KNOB_UNSET) return c->knobs.host_path_max;
+    return ipc ? (own ? HOST_PATH_MAX_OWN_GPU : HOST_PATH_MAX) : (own ? HOST_PATH_MAX : HOST_PATH_MAX_SHARED);
 }
 
 /* Whether some GPU serves several ranks of c (1), none does (0), or this rank computes
@@ -277,8 +273,7 @@ static int gpu_shared(const ghz_comm_t* c, int cuda)
  * leaves (no levels of their own) with the parent's configuration. */
 static ghz_status_t make_levels(ghz_comm_t* c)
 {
-    const char* env = getenv("GHZ_COLL_RANKS_PER_NODE");
-    int rpn = env ? atoi(env) : c->cfg.ranks_per_node, rc, sizes[2], mins[2];
+    int rpn = c->cfg.ranks_per_node, rc, sizes[2], mins[2];
     MPI_Comm node = MPI_COMM_NULL, across = MPI_COMM_NULL;
     ghz_comm_config_t child = c->cfg;
     ghz_status_t st = GHZ_SUCCESS;
@@ -323,20 +318,9 @@ static ghz_status_t make_host(ghz_comm_t* c)
     h.backend = GHZ_EXEC_CPU;
     h.check_args = 0;
     /* a few threads: the range scan of a staged lossy call takes them from 1 MiB (64 Ki
-     * values a thread, codec/params.c); 1 MiB scanned in 97 us on one core where ranks
-     * share an H100 (session 15), and every rank of the node scans at once. By default
-     * only where ranks share a GPU (comm.h, staged_range_gpu_min: elsewhere the host
-     * scans below 64 KiB, one thread's share): with a GPU per rank and the host scan
-     * forced (GHZ_COLL_STAGED_RANGE=host), the team stalled now and then for 1-8 ms a
-     * call at 256 KiB-1 MiB, with every OMP_WAIT_POLICY, where ranks sharing a GPU and
-     * scanning every call saw none in 1195 calls with the default policy (2 x H200,
-     * session 16; cause not found: a team idle between calls is the difference seen).
-     * Where ranks share a GPU the host call that follows such a scan also ran 7-16 %
-     * slower than the exact row's (2 x H200, 256 KiB-1 MiB, session 16), cause not
-     * found either: GHZ_COLL_HOST_THREADS (1-64) sets the team, to measure one thread
-     * against it (gpu_multi.sh scanab). */
-    h.nthreads = (int)agreed_limit(c, "GHZ_COLL_HOST_THREADS", 4, 64);
-    if (h.nthreads < 1) h.nthreads = 1;
+     * values a thread, codec/params.c), and every rank of the node scans at once
+     * (docs/RESULTS.md has the measurements) */
+    h.nthreads = HOST_THREADS;
     h.transport = GHZ_TRANSPORT_MPI;
     c->small_bytes = host_path_limit(c);
     /* lossy AUTO calls below the least compressed size (collectives.c, auto_small) */
@@ -392,13 +376,13 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     MPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN);
     MPI_Comm_rank(c->mpi, &c->rank);
     MPI_Comm_size(c->mpi, &c->size);
-    c->mpi_max = agreed_limit(c, "GHZ_COLL_MPI_MAX", MPI_NATIVE_DEFAULT, MPI_NATIVE_MAX);
-    {
-        const char* tr = getenv("GHZ_COLL_AUTO_TRACE");
-        c->auto_trace = tr && (*tr == '1' || *tr == '2') ? *tr - '0' : 0;
-    }
-
-    st = read_config(config, &c->cfg);
+    /* the environment first: a bad value fails this rank's init (the agreement below
+     * tells the others) */
+    st = coll_knobs_read(&c->knobs);
+    c->mpi_max = c->knobs.mpi_max != COLL_KNOB_UNSET ? c->knobs.mpi_max : MPI_NATIVE_DEFAULT;
+    c->auto_trace = c->knobs.auto_trace;
+    if (st == GHZ_SUCCESS) st = read_config(config, &c->knobs, &c->cfg);
+    else ghz_comm_config_init(&c->cfg);
     shared = gpu_shared(c, st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CUDA);
     if (st == GHZ_SUCCESS && chunk_default && shared == 1 && c->cfg.transport == GHZ_TRANSPORT_MPI)
         c->cfg.chunk_bytes = DEFAULT_CHUNK_CUDA_SHARED;
@@ -410,18 +394,21 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
              * rounds send the caller's buffers directly (never seen on our machines,
              * whose Open MPI is built without CUDA: untested). CUDA IPC keeps the
              * staged exact path: it sends only from its exported wire pool. */
-            if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_MPI && mpi_takes_device_pointers())
+            if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_MPI && mpi_takes_device_pointers(&c->knobs))
                 c->be.staged = 0;
         } else
 #endif
             st = ghz_coll_backend_cpu(c->cfg.nthreads, &c->be);
-        /* Testing seam: the CPU backend run the way the CUDA one is, wire buffers
-         * apart from values and exact rounds on the staged (DOC-shaped) path, so that
-         * CI, which has no GPU, covers those paths (COLL.md, Testing). */
-        if (st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CPU && getenv("GHZ_COLL_TEST_STAGED")) {
+#ifdef GHZ_COLL_TEST_STAGED
+        /* Testing seam, compiled into the tests' copy of the library only
+         * (ghz_coll_test_staged): the CPU backend run the way the CUDA one is, wire
+         * buffers apart from values and exact rounds on the staged (DOC-shaped) path, so
+         * that CI, which has no GPU, covers those paths (COLL.md, Testing). */
+        if (st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CPU) {
             c->be.staged = 1;
             c->be.has_sum_n = 0; /* and pairwise sums folded, as on a GPU without the n-ary kernel */
         }
+#endif
     }
     /* A host mirror where the backend's wire memory is not what the transport takes:
      * MPI (not CUDA-aware) with wire buffers apart (the CUDA backend, or the test
@@ -458,35 +445,31 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
             st = ghz_fail(GHZ_ERR_NOMEM, "communicator buffers (pool %zu bytes)", c->pool_bytes);
     }
     /* Every rank learns whether every other one succeeded and configured alike. */
-    st = coll_agree_config(c->mpi, &c->cfg, st);
+    st = coll_agree_config(c, st);
 #ifdef GHZ_WITH_CUDA
     /* CUDA IPC replaces the MPI transport once every rank has its pool (the exchange
      * of handles is collective, so it starts only where every rank will take part) */
     if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC) {
         st = ghz_coll_transport_ipc(&c->mpi, &c->be, c->pool, c->pool_bytes, &c->tp);
-        st = coll_agree_config(c->mpi, &c->cfg, st);
+        st = coll_agree_config(c, st);
         /* (every rank agreed on st: all take part in the limit's reduction, or none) */
-        if (st == GHZ_SUCCESS)
-            c->one_shot_bytes = agreed_limit(c, "GHZ_COLL_DIRECT_ONE_SHOT_MAX",
-                                             c->size == 2 ? SIZE_MAX : DIRECT_ONE_SHOT_MAX, SIZE_MAX);
+        c->one_shot_bytes = c->knobs.one_shot_max != COLL_KNOB_UNSET ? c->knobs.one_shot_max
+                            : c->size == 2                              ? SIZE_MAX
+                                                                        : DIRECT_ONE_SHOT_MAX;
     }
 #endif
     if (st == GHZ_SUCCESS && !leaf) {
         st = make_levels(c);
-        st = coll_agree_config(c->mpi, &c->cfg, st);
+        st = coll_agree_config(c, st);
     }
     /* (every rank agreed on st: all take part, or none) */
     if (st == GHZ_SUCCESS) {
-        const char* sr = getenv("GHZ_COLL_STAGED_RANGE");
         c->tp.shared_gpu = shared;
         c->staged_range_gpu_min = c->tp.shared_gpu == 1 ? SIZE_MAX : STAGED_RANGE_GPU_MIN;
-        if (sr && !strcmp(sr, "gpu")) c->staged_range_gpu_min = 0;
-        else if (sr && !strcmp(sr, "host")) c->staged_range_gpu_min = SIZE_MAX;
-        else if (sr && *sr >= '0' && *sr <= '9') c->staged_range_gpu_min = (size_t)strtoull(sr, NULL, 10);
     }
     if (st == GHZ_SUCCESS && !leaf && c->cfg.backend == GHZ_EXEC_CUDA) {
         st = make_host(c);
-        st = coll_agree_config(c->mpi, &c->cfg, st);
+        st = coll_agree_config(c, st);
     }
     if (st != GHZ_SUCCESS) {
         char keep[256];
@@ -499,6 +482,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
         ghz_coll_info_t i0 = GHZ_COLL_INFO_INIT;
         c->info = i0;
     }
+    if (!leaf && c->rank == 0 && c->knobs.debug_info) describe(c);
     *comm = c;
     return GHZ_SUCCESS;
 }

@@ -57,6 +57,7 @@
 #include "ghz/coll/detail/backend_cuda.h"
 #include "ghz/coll/detail/fence_cuda.h"
 #include "ghz/coll/detail/transport.h"
+#include "ghz/coll/detail/knobs.h"
 #include "ghz/detail/error.h"
 
 enum { TAG_CTL = 7101, TAG_ACK_BASE = 16384, ACK_SEQS = 16384 };
@@ -110,15 +111,14 @@ static int ack_tag(uint64_t seq)
 }
 
 /* How long a captured fence waits for a peer: GHZ_GRAPH_FENCE_TIMEOUT_S seconds
- * (a positive number), 60 by default. Long enough for a peer that is merely late
- * (ranks reach a collective at their own pace), short enough that a dead one ends the
- * wait. */
+ * (knobs.c; read and checked by ghz_comm_init before the transport is made), 60 by
+ * default. Long enough for a peer that is merely late (ranks reach a collective at
+ * their own pace), short enough that a dead one ends the wait. */
 static uint64_t graph_timeout_ns(void)
 {
-    const char* v = getenv("GHZ_GRAPH_FENCE_TIMEOUT_S");
-    double sec = v ? strtod(v, NULL) : 0.0;
-    if (!(sec > 0.0) || sec > 1e6) sec = 60.0;
-    return (uint64_t)(sec * 1e9);
+    coll_knobs_t k;
+    if (coll_knobs_read(&k) != GHZ_SUCCESS) k.fence_timeout_s = 60.0;
+    return (uint64_t)(k.fence_timeout_s * 1e9);
 }
 
 static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t bytes, int peer, int poison,

@@ -46,7 +46,11 @@ typedef struct {
  * own status. */
 ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* all);
 
-/* The same for the configuration at ghz_comm_init. */
-ghz_status_t coll_agree_config(MPI_Comm mpi, const ghz_comm_config_t* cfg, ghz_status_t mine);
+/* The same for a communicator being made (ghz_comm_init): every rank learns whether any
+ * failed (its own status, or GHZ_ERR_PEER naming the lowest failing rank and that rank's
+ * status), and whether the ranks resolved different settings: every field of c->cfg
+ * that shapes a call, whether messages are staged through host memory, and the
+ * environment's knobs that shape calls (knobs.h); GHZ_ERR_MISMATCH naming the setting. */
+ghz_status_t coll_agree_config(const ghz_comm_t* c, ghz_status_t mine);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include "ghz/coll/detail/auto_path.h"
 #include "ghz/coll/detail/backend.h"
+#include "ghz/coll/detail/knobs.h"
 #include "ghz/coll/detail/transport.h"
 
 /* Where allocations are counted: every buffer the communicator owns comes from
@@ -12,6 +13,7 @@ struct ghz_comm {
     MPI_Comm mpi;            /* private duplicate of the user's communicator */
     int rank, size;
     ghz_comm_config_t cfg;   /* with defaults resolved */
+    coll_knobs_t knobs;      /* the environment's, read at init (agreed where they shape calls) */
     coll_backend_t be;
     coll_transport_t tp;
     /* The pool: one backend buffer, carved by each call (algo.h, coll_pool_*). */
@@ -70,8 +72,7 @@ struct ghz_comm {
     /* Where a staged lossy call's range comes from: from this many bytes per rank on, the
      * GPU's range kernel, which makes the copy too (one kernel and one wait, with a GPU
      * per rank); below, a scan of the host copy (where ranks share a GPU, whose every
-     * kernel costs a time slice, at every size: SIZE_MAX): collectives.c, comm.c.
-     * GHZ_COLL_STAGED_RANGE=gpu (0), host (SIZE_MAX) or a number of bytes overrides. */
+     * kernel costs a time slice, at every size: SIZE_MAX): collectives.c, comm.c. */
     size_t staged_range_gpu_min;
 };
 

@@ -1,0 +1,224 @@
+/* test/coll/mpi_contract.c: the contract of libghzcoll with hostile callers, on N ranks.
+ *
+ *   mpirun -np N test_coll_contract config|env|debug|args|broken
+ *
+ * config: every configuration field that shapes a call, and every environment knob that
+ *         does, set differently on one rank: ghz_comm_init refuses with GHZ_ERR_MISMATCH
+ *         on every rank (no hang, no communicator); a field the caller sets explicitly
+ *         wins over the environment.
+ * env:    a value the library cannot parse, on one rank: that rank GHZ_ERR_INVALID_ARG,
+ *         the others GHZ_ERR_PEER naming it.
+ * debug:  GHZ_COLL_DEBUG=INFO prints the resolved configuration (CTest matches it).
+ * args:   the call's arguments: fill values with a REL bound, partially overlapping
+ *         buffers, counts beyond PTRDIFF_MAX, and the messages of the errors.
+ * broken: a failure after data moved marks the communicator broken.
+ * The CTest timeout turns a hang into a failure.
+ */
+/* setenv, unsetenv (POSIX) */
+#define _POSIX_C_SOURCE 200112L
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghz/coll/coll.h"
+#include "mpi_check.h"
+
+static int g_rank, g_size;
+static char g_detail[512]; /* ghz_last_error_detail() of the last try_init */
+
+/* The rank that misbehaves. */
+static int odd_rank(void)
+{
+    return g_size - 1;
+}
+
+/* ghz_comm_init with cfg; the status, and the communicator destroyed. */
+static ghz_status_t try_init(const ghz_comm_config_t* cfg)
+{
+    ghz_comm_t* c = NULL;
+    ghz_status_t st = ghz_comm_init(MPI_COMM_WORLD, cfg, &c);
+    CHECK((st == GHZ_SUCCESS) == (c != NULL), "a communicator with %s", ghz_status_string(st));
+    strncpy(g_detail, ghz_last_error_detail(), sizeof g_detail - 1);
+    ghz_comm_destroy(c);
+    return st;
+}
+
+/* ghz_comm_init with the variable `name` set to `value` on the odd rank only. */
+static ghz_status_t init_with_env_on_one(const ghz_comm_config_t* cfg, const char* name, const char* value)
+{
+    ghz_status_t st;
+    if (g_rank == odd_rank()) setenv(name, value, 1);
+    st = try_init(cfg);
+    if (g_rank == odd_rank()) unsetenv(name);
+    return st;
+}
+
+static int run_config(void)
+{
+    /* each a configuration that differs from the default on the odd rank */
+    enum { F_CHECK, F_THREADS, F_RPN, F_POOL, F_CHUNK, F_AR, F_RS, F_R, F_N };
+    static const char* const what[F_N] = {"check_args", "nthreads",        "ranks_per_node",
+                                          "pool_bytes", "chunk_bytes",     "allreduce_algo",
+                                          "reduce_scatter_algo", "reduce_algo"};
+    static const char* const knob[][2] = {
+        {"GHZ_COLL_MPI_MAX", "4096"},          {"GHZ_COLL_HOST_PATH_MAX", "0"},
+        {"GHZ_COLL_DIRECT_ONE_SHOT_MAX", "0"}, {"GHZ_COLL_CUDA_AWARE_MPI", "0"},
+        {"GHZ_GRAPH_FENCE_TIMEOUT_S", "5"},    {"GHZ_COLL_RANKS_PER_NODE", "2"}};
+    int f;
+    size_t i;
+    for (f = 0; f < F_N; f++) {
+        ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
+        ghz_status_t st;
+        if (g_rank == odd_rank()) {
+            switch (f) {
+            case F_CHECK: cfg.check_args = 0; break;
+            case F_THREADS: cfg.nthreads = 2; break;
+            case F_RPN: cfg.ranks_per_node = 1; break;
+            case F_POOL: cfg.pool_bytes = 1 << 20; break;
+            case F_CHUNK: cfg.chunk_bytes = 4096; break;
+            case F_AR: cfg.allreduce_algo = GHZ_ALGO_RING; break;
+            case F_RS: cfg.reduce_scatter_algo = GHZ_ALGO_PAIRWISE; break;
+            default: cfg.reduce_algo = GHZ_ALGO_BINOMIAL; break;
+            }
+        }
+        st = try_init(&cfg);
+        CHECK(g_size == 1 ? st == GHZ_SUCCESS : st == GHZ_ERR_MISMATCH, "%s on one rank: %s (%s)", what[f],
+              ghz_status_string(st), g_detail);
+        if (g_size > 1)
+            CHECK(strstr(g_detail, what[f]) != NULL, "%s: the detail does not name it: %s", what[f],
+                  g_detail);
+    }
+    for (i = 0; i < sizeof knob / sizeof knob[0]; i++) {
+        ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
+        const ghz_status_t st = init_with_env_on_one(&cfg, knob[i][0], knob[i][1]);
+        CHECK(g_size == 1 ? st == GHZ_SUCCESS : st == GHZ_ERR_MISMATCH, "%s=%s on one rank: %s (%s)", knob[i][0],
+              knob[i][1], ghz_status_string(st), g_detail);
+    }
+    {
+        /* the explicit field wins over the environment: ranks_per_node and transport set
+         * on every rank, the variables on one */
+        ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
+        ghz_status_t st;
+        cfg.ranks_per_node = 1;
+        st = init_with_env_on_one(&cfg, "GHZ_COLL_RANKS_PER_NODE", "2");
+        CHECK(st == GHZ_SUCCESS, "ranks_per_node explicit, the variable on one rank: %s (%s)", ghz_status_string(st),
+              g_detail);
+        cfg.ranks_per_node = 0;
+        cfg.transport = GHZ_TRANSPORT_MPI;
+        st = init_with_env_on_one(&cfg, "GHZ_COLL_TRANSPORT", "ipc");
+        CHECK(st == GHZ_SUCCESS, "transport explicit, the variable on one rank: %s (%s)", ghz_status_string(st),
+              g_detail);
+        /* and the variable is what a field left to it resolves to */
+        if (g_rank == odd_rank()) setenv("GHZ_COLL_RANKS_PER_NODE", "1", 1);
+        if (g_size == 1) {
+            ghz_comm_t* c = NULL;
+            ghz_comm_config_t got = GHZ_COMM_CONFIG_INIT;
+            st = ghz_comm_init(MPI_COMM_WORLD, NULL, &c);
+            CHECK(st == GHZ_SUCCESS && ghz_comm_config(c, &got) == GHZ_SUCCESS && got.ranks_per_node == 1,
+                  "GHZ_COLL_RANKS_PER_NODE=1 resolves to %d", got.ranks_per_node);
+            ghz_comm_destroy(c);
+        }
+        if (g_rank == odd_rank()) unsetenv("GHZ_COLL_RANKS_PER_NODE");
+    }
+    {
+        /* the case: check_args on one rank only used to give a wrong sum */
+        ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
+        ghz_comm_t* c = NULL;
+        ghz_status_t st;
+        if (g_rank == 0) cfg.check_args = 0;
+        cfg.allreduce_algo = GHZ_ALGO_RING;
+        st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &c);
+        CHECK(g_size == 1 ? st == GHZ_SUCCESS : st == GHZ_ERR_MISMATCH && c == NULL, "check_args on rank 0 only: %s",
+              ghz_status_string(st));
+        ghz_comm_destroy(c);
+    }
+    return mpi_check_finish("config");
+}
+
+static int run_env(void)
+{
+    static const char* const bad[][2] = {
+        {"GHZ_COLL_MPI_MAX", "4X"},          {"GHZ_COLL_MPI_MAX", "-1"},
+        {"GHZ_COLL_MPI_MAX", " 4096"},       {"GHZ_COLL_MPI_MAX", "2G"},
+        {"GHZ_COLL_HOST_PATH_MAX", "abc"},   {"GHZ_COLL_HOST_PATH_MAX", "32M"},
+        {"GHZ_COLL_DIRECT_ONE_SHOT_MAX", "1.5M"}, {"GHZ_COLL_RANKS_PER_NODE", "two"},
+        {"GHZ_COLL_RANKS_PER_NODE", "2K"},   {"GHZ_COLL_CUDA_AWARE_MPI", "yes"},
+        {"GHZ_GRAPH_FENCE_TIMEOUT_S", "0"},  {"GHZ_GRAPH_FENCE_TIMEOUT_S", "5s"},
+        {"GHZ_COLL_AUTO_TRACE", "3"},        {"GHZ_COLL_DEBUG", "verbose"},
+        {"GHZ_COLL_TRANSPORT", "infiniband"}};
+    static const char* const good[][2] = {
+        {"GHZ_COLL_MPI_MAX", "64K"}, {"GHZ_COLL_HOST_PATH_MAX", "1m"}, {"GHZ_COLL_DEBUG", "warn"},
+        {"GHZ_GRAPH_FENCE_TIMEOUT_S", "0.5"}, {"GHZ_COLL_MPI_MAX", ""}};
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const ghz_status_t st = init_with_env_on_one(NULL, bad[i][0], bad[i][1]);
+        const ghz_status_t want = g_rank == odd_rank() ? GHZ_ERR_INVALID_ARG : GHZ_ERR_PEER;
+        CHECK(st == want, "%s=%s on rank %d: %s (%s)", bad[i][0], bad[i][1], odd_rank(), ghz_status_string(st),
+              g_detail);
+        if (g_rank == odd_rank())
+            CHECK(strstr(g_detail, bad[i][0]) != NULL, "the detail does not name %s: %s", bad[i][0],
+                  g_detail);
+        else
+            CHECK(strstr(g_detail, ghz_status_string(GHZ_ERR_INVALID_ARG)) != NULL,
+                  "PEER's detail does not give the failing rank's own status: %s", g_detail);
+    }
+    for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+        ghz_status_t st;
+        setenv(good[i][0], good[i][1], 1);
+        st = try_init(NULL);
+        unsetenv(good[i][0]);
+        CHECK(st == GHZ_SUCCESS, "%s=%s on every rank: %s (%s)", good[i][0], good[i][1], ghz_status_string(st),
+              g_detail);
+    }
+    {
+        /* a size with a suffix is what it says: 4K puts a 4 KiB call on MPI_Allreduce
+         * and an 8 KiB one on ghz's own algorithm */
+        ghz_comm_t* c = NULL;
+        ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+        float x[2048], y[2048];
+        ghz_status_t st;
+        memset(x, 0, sizeof x);
+        setenv("GHZ_COLL_MPI_MAX", "4K", 1);
+        st = ghz_comm_init(MPI_COMM_WORLD, NULL, &c);
+        unsetenv("GHZ_COLL_MPI_MAX");
+        CHECK(st == GHZ_SUCCESS, "GHZ_COLL_MPI_MAX=4K: %s", ghz_status_string(st));
+        if (c && g_size > 1) {
+            st = ghz_allreduce(x, y, 1024, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+            ghz_comm_info(c, &info);
+            CHECK(st == GHZ_SUCCESS && info.algo == GHZ_ALGO_MPI, "4 KiB: %s", ghz_algo_name(info.algo));
+            st = ghz_allreduce(x, y, 2048, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+            ghz_comm_info(c, &info);
+            CHECK(st == GHZ_SUCCESS && info.algo != GHZ_ALGO_MPI, "8 KiB: %s", ghz_algo_name(info.algo));
+        }
+        ghz_comm_destroy(c);
+    }
+    return mpi_check_finish("env");
+}
+
+static int run_debug(void)
+{
+    /* CTest runs this with GHZ_COLL_DEBUG=INFO and matches rank 0's line */
+    ghz_status_t st = try_init(NULL);
+    CHECK(st == GHZ_SUCCESS, "init: %s", ghz_status_string(st));
+    return mpi_check_finish("debug");
+}
+
+int main(int argc, char** argv)
+{
+    int fails = 0;
+    const char* what = argc > 1 ? argv[1] : "config";
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    mpi_check_rank = g_rank;
+    if (strcmp(what, "config") == 0) fails = run_config();
+    else if (strcmp(what, "env") == 0) fails = run_env();
+    else if (strcmp(what, "debug") == 0) fails = run_debug();
+    else {
+        if (g_rank == 0) fprintf(stderr, "usage: test_coll_contract config|env|debug|args|broken\n");
+        fails = 1;
+    }
+    MPI_Finalize();
+    return fails ? 1 : 0;
+}
