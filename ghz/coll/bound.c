@@ -55,6 +55,17 @@ ghz_status_t coll_derive_eb(const coll_budget_in_t* in, coll_budget_t* out)
         return ghz_fail(GHZ_ERR_BAD_BOUND, "bound %g: must be finite and > 0", in->bound);
     /* M: the largest magnitude of a finite input on any rank (0 when there is none) */
     M = in->have_range ? fabs(in->vmin) > fabs(in->vmax) ? fabs(in->vmin) : fabs(in->vmax) : 0.0;
+    /* A REL bound scales with the range, and one huge value (a fill value such as netCDF's
+     * 9.97e36 or -1e34, CF's 1e20) stretches it until the bound covers the real data
+     * many times over: the call would succeed with every ordinary value quantized to
+     * zero. Refuse where any magnitude reaches COLL_REL_HUGE: no physical field measured
+     * in float reaches it, the common fill values all do. */
+    if (in->mode == GHZ_EB_REL && M >= COLL_REL_HUGE)
+        return ghz_fail(GHZ_ERR_BAD_BOUND,
+                        "REL bound over values as large as %g (a fill value?): a value this large makes the "
+                        "range [%g, %g], and with it the REL bound, meaningless; mask fill values, or use an "
+                        "ABS bound or the exact path",
+                        M, in->vmin, in->vmax);
     B = in->mode == GHZ_EB_ABS ? in->bound : in->have_range ? in->bound * (in->vmax - in->vmin) : 0.0;
     if (!isfinite(B))
         return ghz_fail(GHZ_ERR_BAD_BOUND, "REL bound %g times the range [%g, %g] is not finite",

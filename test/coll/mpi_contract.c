@@ -196,6 +196,58 @@ static int run_env(void)
     return mpi_check_finish("env");
 }
 
+/* A netCDF fill value (-1e34) in every 10th element, the rest ordinary values: a REL
+ * bound over them is refused on every rank (it used to succeed with every ordinary
+ * value returned as 0); ABS too (the rounding); exact is right. */
+static void args_fill(ghz_comm_t* c)
+{
+    enum { n = 1000 };
+    static float x[n], y[n];
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    ghz_status_t st;
+    int p, i;
+    for (i = 0; i < n; i++) x[i] = i % 10 == 0 ? -1e34f : 100.0f + 0.01f * (float)i + (float)g_rank;
+    acc.mode = GHZ_EB_REL;
+    acc.bound = 1e-4;
+    for (p = 0; p < 2; p++) {
+        acc.path = p ? GHZ_PATH_DOC : GHZ_PATH_HOMO;
+        memset(y, 0, sizeof y);
+        st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+        CHECK(st == GHZ_ERR_BAD_BOUND, "REL over fill values (%s): %s (%s), y[1] = %g", p ? "doc" : "homo",
+              ghz_status_string(st), ghz_last_error_detail(), (double)y[1]);
+        CHECK(st == GHZ_SUCCESS || strstr(ghz_last_error_detail(), "fill") != NULL, "detail: %s",
+              ghz_last_error_detail());
+        st = ghz_reduce_scatter(x, y, n / (size_t)g_size, GHZ_F32, GHZ_OP_AVG, &acc, c, NULL);
+        CHECK(st == GHZ_ERR_BAD_BOUND, "reduce_scatter REL over fill values: %s", ghz_status_string(st));
+    }
+    acc.mode = GHZ_EB_ABS;
+    acc.bound = 1e-2;
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    /* (one rank: the result is the input, exactly) */
+    CHECK(g_size == 1 || st == GHZ_ERR_BAD_BOUND, "ABS over fill values: %s", ghz_status_string(st));
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_SUCCESS && y[1] > 100.0f * (float)g_size, "exact over fill values: %s, y[1] = %g",
+          ghz_status_string(st), (double)y[1]);
+    /* ordinary large values still work with REL */
+    for (i = 0; i < n; i++) x[i] = 1e15f + 1e12f * (float)(i % 7);
+    acc.mode = GHZ_EB_REL;
+    acc.bound = 1e-3;
+    acc.path = GHZ_PATH_HOMO;
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    CHECK(st == GHZ_SUCCESS, "REL over values up to 1e15: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
+}
+
+static int run_args(void)
+{
+    ghz_comm_t* c = NULL;
+    ghz_status_t st = ghz_comm_init(MPI_COMM_WORLD, NULL, &c);
+    CHECK(st == GHZ_SUCCESS, "init: %s", ghz_status_string(st));
+    if (!c) return mpi_check_finish("args");
+    args_fill(c);
+    ghz_comm_destroy(c);
+    return mpi_check_finish("args");
+}
+
 static int run_debug(void)
 {
     /* CTest runs this with GHZ_COLL_DEBUG=INFO and matches rank 0's line */
@@ -215,6 +267,7 @@ int main(int argc, char** argv)
     if (strcmp(what, "config") == 0) fails = run_config();
     else if (strcmp(what, "env") == 0) fails = run_env();
     else if (strcmp(what, "debug") == 0) fails = run_debug();
+    else if (strcmp(what, "args") == 0) fails = run_args();
     else {
         if (g_rank == 0) fprintf(stderr, "usage: test_coll_contract config|env|debug|args|broken\n");
         fails = 1;

@@ -11,6 +11,10 @@
 double coll_error_terms(ghz_algo_t algo, coll_mode_t mode, ghz_op_t op, int nranks, int final_wire,
                         int fused_sum);
 
+/* A REL bound is refused over inputs whose magnitude reaches this (fill values:
+ * bound.c, COLL.md, Limits). */
+#define COLL_REL_HUGE 1e20
+
 typedef struct {
     ghz_dtype_t dtype;
     ghz_op_t op;           /* SUM, AVG, MIN or MAX */
