@@ -34,7 +34,9 @@
  *    only is GHZ_ERR_MISMATCH. See ghz_comm_graph_status. The CPU backend takes NULL and returns when complete.
  *  - In place: pass MPI_IN_PLACE as sendbuf (MPI's convention, the input is then
  *    read from recvbuf), or sendbuf == recvbuf (NCCL's; for reduce_scatter the NCCL
- *    form is recvbuf == sendbuf + rank * recvcount elements).
+ *    form is recvbuf == sendbuf + rank * recvcount elements). Input and output that
+ *    overlap in any other way are refused (GHZ_ERR_INVALID_ARG on that rank, as any
+ *    bad argument), as are counts whose buffer would exceed PTRDIFF_MAX bytes.
  * Usable from C99/C11 and C++; needs <mpi.h>.
  */
 #ifndef GHZ_COLL_COLL_H

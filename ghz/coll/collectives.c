@@ -5,6 +5,8 @@
  * per-compression bound E (bound.c); choose the algorithm and mode; run it in rounds
  * that fit the pool; scale for AVG. */
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -129,6 +131,18 @@ static ghz_status_t read_accuracy(call_t* k)
     return GHZ_SUCCESS;
 }
 
+/* Whether the input [sendbuf, + total elements) and the output [recvbuf, + count
+ * elements) share a byte, other than the in-place forms (NCCL's for reduce_scatter:
+ * recvbuf at this rank's block of sendbuf). The algorithms read the input while they
+ * write the output, so any other overlap would give wrong elements. */
+static int overlap_not_in_place(const ghz_comm_t* c, const call_t* k, size_t elem)
+{
+    const uintptr_t in = (uintptr_t)k->sendbuf, out = (uintptr_t)k->recvbuf;
+    const uintptr_t in_end = in + k->total * elem, out_end = out + k->count * elem;
+    if (k->kind == KIND_REDUCE_SCATTER && out == in + (uintptr_t)c->rank * k->count * elem) return 0;
+    return in < out_end && out < in_end;
+}
+
 /* This rank's own checks, and where input and output are. */
 static ghz_status_t check_local(const ghz_comm_t* c, call_t* k)
 {
@@ -150,12 +164,20 @@ static ghz_status_t check_local(const ghz_comm_t* c, call_t* k)
                             c->size);
         k->total = k->count * (size_t)c->size;
     }
-    if (k->total > SIZE_MAX / elem) return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu too large", k->total);
+    /* (a buffer's byte size must be a valid pointer difference) */
+    if (k->total > (size_t)PTRDIFF_MAX / elem)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu of %s: the buffer would exceed PTRDIFF_MAX bytes", k->total,
+                        ghz_dtype_name(k->dtype));
     if (k->count == 0) return GHZ_SUCCESS;
     if (needs_out && !k->recvbuf) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
     if (!k->sendbuf) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
     if (k->sendbuf == MPI_IN_PLACE && !needs_out)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a reduce");
+    if (needs_out && k->sendbuf != MPI_IN_PLACE && !in_place_mpi && overlap_not_in_place(c, k, elem))
+        return ghz_fail(GHZ_ERR_INVALID_ARG,
+                        "sendbuf and recvbuf overlap without being in place (in place: MPI_IN_PLACE, sendbuf "
+                        "== recvbuf%s)",
+                        k->kind == KIND_REDUCE_SCATTER ? ", or recvbuf == sendbuf + rank * recvcount" : "");
     k->out = (unsigned char*)k->recvbuf;
     k->in = in_place_mpi && needs_out ? (const unsigned char*)k->recvbuf
                                       : (const unsigned char*)k->sendbuf;

@@ -237,6 +237,69 @@ static void args_fill(ghz_comm_t* c)
     CHECK(st == GHZ_SUCCESS, "REL over values up to 1e15: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
 }
 
+/* Buffers that overlap without being in place are refused (they used to give wrong
+ * elements on the MPI path); the in-place forms still work. */
+static void args_overlap(ghz_comm_t* c)
+{
+    enum { n = 1001 };
+    const size_t N = (size_t)g_size;
+    float* buf = malloc((n + 8) * N * sizeof(float));
+    ghz_status_t st;
+    size_t i;
+    for (i = 0; i < (n + 8) * N; i++) buf[i] = 1.0f;
+    st = ghz_allreduce(buf, buf + 1, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_ERR_INVALID_ARG, "allreduce(buf, buf + 1): %s", ghz_status_string(st));
+    CHECK(strstr(ghz_last_error_detail(), "overlap") != NULL, "detail: %s", ghz_last_error_detail());
+    st = ghz_allreduce(buf + 1, buf, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_ERR_INVALID_ARG, "allreduce(buf + 1, buf): %s", ghz_status_string(st));
+    st = ghz_reduce(buf, buf + n - 1, n, GHZ_F32, GHZ_OP_SUM, 0, NULL, c, NULL);
+    CHECK(st == (g_rank == 0 ? GHZ_ERR_INVALID_ARG : g_size > 1 ? GHZ_ERR_PEER : GHZ_SUCCESS),
+          "reduce, the root's buffers overlapping: %s", ghz_status_string(st));
+    st = ghz_reduce_scatter(buf, buf + 1, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_ERR_INVALID_ARG, "reduce_scatter(buf, buf + 1): %s", ghz_status_string(st));
+    /* one rank only: it says why, the others GHZ_ERR_PEER */
+    st = ghz_allreduce(buf, g_rank == odd_rank() ? buf + 2 : buf + n + 8, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == (g_rank == odd_rank() ? GHZ_ERR_INVALID_ARG : GHZ_ERR_PEER), "overlap on one rank: %s",
+          ghz_status_string(st));
+    /* in place: MPI's, NCCL's (sendbuf == recvbuf), and reduce_scatter's at the rank's block */
+    st = ghz_allreduce(MPI_IN_PLACE, buf, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_SUCCESS && buf[n - 1] == (float)N, "MPI_IN_PLACE: %s", ghz_status_string(st));
+    for (i = 0; i < (n + 8) * N; i++) buf[i] = 1.0f;
+    st = ghz_allreduce(buf, buf, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_SUCCESS && buf[0] == (float)N, "sendbuf == recvbuf: %s", ghz_status_string(st));
+    for (i = 0; i < (n + 8) * N; i++) buf[i] = 1.0f;
+    st = ghz_reduce_scatter(buf, buf + (size_t)g_rank * n, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_SUCCESS && buf[(size_t)g_rank * n] == (float)N, "reduce_scatter in place: %s",
+          ghz_status_string(st));
+    free(buf);
+}
+
+/* Counts whose byte size is not a valid pointer difference are refused before any
+ * buffer is read, and printed as the unsigned numbers they are. */
+static void args_counts(ghz_comm_t* c)
+{
+    char x[16], y[16];
+    const size_t huge = (size_t)1 << 63;
+    ghz_status_t st;
+    st = ghz_allreduce(x, y, huge, GHZ_I8, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_ERR_INVALID_ARG, "2^63 int8: %s", ghz_status_string(st));
+    CHECK(strstr(ghz_last_error_detail(), "9223372036854775808") != NULL, "detail: %s", ghz_last_error_detail());
+    st = ghz_allreduce(x, y, ((size_t)1 << 62) + 1, GHZ_I16, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_ERR_INVALID_ARG, "2^62 + 1 int16: %s", ghz_status_string(st));
+    st = ghz_reduce(x, y, SIZE_MAX, GHZ_F32, GHZ_OP_SUM, 0, NULL, c, NULL);
+    CHECK(st == GHZ_ERR_INVALID_ARG, "SIZE_MAX f32 reduce: %s", ghz_status_string(st));
+    st = ghz_reduce_scatter(x, y, huge / (size_t)g_size + 1, GHZ_I8, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_ERR_INVALID_ARG, "reduce_scatter over PTRDIFF_MAX: %s", ghz_status_string(st));
+    if (g_size > 1) {
+        /* different large counts (in place: no buffer is read before the agreement) */
+        const size_t big = (size_t)1 << 62;
+        st = ghz_allreduce(MPI_IN_PLACE, y, g_rank == odd_rank() ? big + 1 : big, GHZ_I8, GHZ_OP_SUM, NULL, c, NULL);
+        CHECK(st == GHZ_ERR_MISMATCH, "large counts: %s", ghz_status_string(st));
+        CHECK(strstr(ghz_last_error_detail(), "4611686018427387904") != NULL, "count not printed: %s",
+              ghz_last_error_detail());
+    }
+}
+
 static int run_args(void)
 {
     ghz_comm_t* c = NULL;
@@ -244,6 +307,8 @@ static int run_args(void)
     CHECK(st == GHZ_SUCCESS, "init: %s", ghz_status_string(st));
     if (!c) return mpi_check_finish("args");
     args_fill(c);
+    args_overlap(c);
+    args_counts(c);
     ghz_comm_destroy(c);
     return mpi_check_finish("args");
 }
