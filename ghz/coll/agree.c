@@ -7,6 +7,7 @@
  * a lossy call needs anyway for the global value range. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ghz/coll/detail/agree.h"
@@ -49,10 +50,14 @@ static void show(char* buf, size_t len, int field, int64_t v)
     case AGREE_OP: snprintf(buf, len, "%s", ghz_op_name((ghz_op_t)v)); break;
     case AGREE_LOSSY: snprintf(buf, len, "%s", v ? "given" : "NULL"); break;
     case AGREE_MODE: snprintf(buf, len, "%s", v == GHZ_EB_ABS ? "ABS" : v == GHZ_EB_REL ? "REL" : "none"); break;
-    case AGREE_BOUND:
+    case AGREE_BOUND: {
+        int prec = 6;
         memcpy(&d, &v, sizeof d);
-        snprintf(buf, len, "%.17g", d);
+        /* the shortest form that reads back as the same double */
+        do snprintf(buf, len, "%.*g", prec, d);
+        while (strtod(buf, NULL) != d && ++prec <= 17);
         break;
+    }
     case AGREE_PATH: snprintf(buf, len, "%s", path_name(v)); break;
     case AGREE_CAPTURE: snprintf(buf, len, "%s", v ? "on" : "off"); break;
     default: snprintf(buf, len, "%lld", (long long)v); break;

@@ -76,6 +76,11 @@ ghz_status_t coll_derive_eb(const coll_budget_in_t* in, coll_budget_t* out)
          * errors carried, which never exceed the final budget, scaled by N for AVG's
          * sum-level budget). Overflow would break the model: refuse. */
         const double Bs = avg ? N * B : B;
+        if (Bs > big / 4)
+            return ghz_fail(GHZ_ERR_BAD_BOUND,
+                            "bound %g (absolute %g) is too large: a sum within it could overflow %s; use a bound "
+                            "below %g",
+                            in->bound, B, in->dtype == GHZ_F32 ? "float32" : "float64", big / 8 / N);
         if (N * M + Bs > big / 4)
             return ghz_fail(GHZ_ERR_OVERFLOW,
                             "a sum of %d values as large as %g may overflow %s: use the exact path "

@@ -966,11 +966,14 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     return GHZ_SUCCESS;
 }
 
-/* One call; the backend's capture flag (set by begin) lasts for that call only. */
+/* One call; the backend's capture flag (set by begin) lasts for that call only. A
+ * call that succeeds leaves no detail behind (a step inside it may have recorded one
+ * it then recovered from). */
 static ghz_status_t run(ghz_comm_t* c, call_t* k)
 {
     const ghz_status_t st = run_call(c, k);
     if (c) c->be.capturing = 0;
+    if (st == GHZ_SUCCESS) ghz_clear_detail();
     return st;
 }
 

@@ -496,6 +496,7 @@ ghz_status_t ghz_comm_destroy(ghz_comm_t* comm)
 
 ghz_status_t ghz_comm_rank(const ghz_comm_t* comm, int* rank)
 {
+    ghz_clear_detail();
     if (!comm || !rank) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or rank");
     *rank = comm->rank;
     return GHZ_SUCCESS;
@@ -503,6 +504,7 @@ ghz_status_t ghz_comm_rank(const ghz_comm_t* comm, int* rank)
 
 ghz_status_t ghz_comm_size(const ghz_comm_t* comm, int* size)
 {
+    ghz_clear_detail();
     if (!comm || !size) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or size");
     *size = comm->size;
     return GHZ_SUCCESS;
@@ -511,6 +513,7 @@ ghz_status_t ghz_comm_size(const ghz_comm_t* comm, int* size)
 ghz_status_t ghz_comm_config(const ghz_comm_t* comm, ghz_comm_config_t* config)
 {
     size_t n;
+    ghz_clear_detail();
     if (!comm || !config) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or config");
     n = config->struct_size;
     /* (read_config's rule: at least the fields of the first release, at most 64 KiB) */
@@ -524,6 +527,7 @@ ghz_status_t ghz_comm_config(const ghz_comm_t* comm, ghz_comm_config_t* config)
 
 ghz_status_t ghz_comm_graph_status(ghz_comm_t* comm)
 {
+    ghz_clear_detail();
     if (!comm) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm");
     return comm->tp.graph_status ? comm->tp.graph_status(&comm->tp) : GHZ_SUCCESS;
 }
@@ -531,6 +535,7 @@ ghz_status_t ghz_comm_graph_status(ghz_comm_t* comm)
 ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info)
 {
     size_t n;
+    ghz_clear_detail();
     if (!comm || !info) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or info");
     if (info->struct_size < offsetof(ghz_coll_info_t, allocations) + sizeof(uint64_t))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_info_t.struct_size %zu: use GHZ_COLL_INFO_INIT",

@@ -300,6 +300,80 @@ static void args_counts(ghz_comm_t* c)
     }
 }
 
+/* What the errors say: the bound when it is the problem, values and names in a
+ * mismatch, the failing rank's own status in GHZ_ERR_PEER; and nothing after a
+ * success. */
+static void args_messages(ghz_comm_t* c)
+{
+    enum { n = 1000 };
+    static float x[2 * n], y[2 * n]; /* (room for the f64 calls) */
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    const char* d;
+    ghz_status_t st;
+    int i;
+    for (i = 0; i < n; i++) x[i] = (float)sin(0.01 * i);
+    acc.mode = GHZ_EB_ABS;
+    acc.bound = 1e300;
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    d = ghz_last_error_detail();
+    CHECK(g_size == 1 || (st == GHZ_ERR_BAD_BOUND && strstr(d, "bound 1e+300") && strstr(d, "too large")),
+          "bound 1e300: %s (%s)", ghz_status_string(st), d);
+    st = ghz_allreduce(x, y, n / 2, GHZ_F64, GHZ_OP_SUM, &acc, c, NULL);
+    CHECK(g_size == 1 || st == GHZ_SUCCESS, "f64, bound 1e300 (usable there): %s (%s)", ghz_status_string(st),
+          ghz_last_error_detail());
+    acc.bound = 1e308;
+    st = ghz_allreduce(x, y, n / 2, GHZ_F64, GHZ_OP_SUM, &acc, c, NULL);
+    CHECK(g_size == 1 || (st == GHZ_ERR_BAD_BOUND && strstr(ghz_last_error_detail(), "too large")),
+          "f64, bound 1e308: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
+    if (g_size > 1) {
+        acc.bound = g_rank == odd_rank() ? 0.02 : 0.01;
+        st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+        d = ghz_last_error_detail();
+        CHECK(st == GHZ_ERR_MISMATCH && strstr(d, "0.01") && strstr(d, "0.02"), "bound mismatch: %s (%s)",
+              ghz_status_string(st), d);
+        st = ghz_allreduce(x, y, n, g_rank == odd_rank() ? GHZ_F64 : GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+        d = ghz_last_error_detail();
+        CHECK(st == GHZ_ERR_MISMATCH && strstr(d, ghz_dtype_name(GHZ_F32)) && strstr(d, ghz_dtype_name(GHZ_F64)),
+              "dtype mismatch: %s (%s)", ghz_status_string(st), d);
+        st = ghz_allreduce(x, y, n, GHZ_F32, g_rank == odd_rank() ? GHZ_OP_MAX : GHZ_OP_SUM, NULL, c, NULL);
+        d = ghz_last_error_detail();
+        CHECK(st == GHZ_ERR_MISMATCH && strstr(d, "max") && strstr(d, "sum"), "op mismatch: %s (%s)",
+              ghz_status_string(st), d);
+        acc.bound = 0.01;
+        acc.path = g_rank == odd_rank() ? GHZ_PATH_DOC : GHZ_PATH_HOMO;
+        st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+        d = ghz_last_error_detail();
+        CHECK(st == GHZ_ERR_MISMATCH && strstr(d, "doc") && strstr(d, "homo"), "path mismatch: %s (%s)",
+              ghz_status_string(st), d);
+        acc.path = GHZ_PATH_AUTO;
+    }
+    if (g_size > 2) {
+        /* rank 1 a NULL buffer, rank 2 a NaN bound: rank 0 hears of rank 1 and its own status */
+        ghz_accuracy_t a2 = acc;
+        a2.bound = g_rank == 2 ? NAN : 0.01;
+        st = ghz_allreduce(g_rank == 1 ? NULL : x, y, n, GHZ_F32, GHZ_OP_SUM, &a2, c, NULL);
+        d = ghz_last_error_detail();
+        if (g_rank == 0)
+            CHECK(st == GHZ_ERR_PEER && strstr(d, "rank 1") && strstr(d, ghz_status_string(GHZ_ERR_INVALID_ARG)),
+                  "PEER: %s (%s)", ghz_status_string(st), d);
+    }
+    /* a success clears the detail, and so do the communicator's queries */
+    acc.bound = 0.0;
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    CHECK(st == GHZ_ERR_BAD_BOUND && *ghz_last_error_detail(), "zero bound: %s", ghz_status_string(st));
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_SUCCESS && *ghz_last_error_detail() == '\0', "after a success: %s, detail \"%s\"",
+          ghz_status_string(st), ghz_last_error_detail());
+    acc.bound = 0.0;
+    ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    {
+        ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+        st = ghz_comm_info(c, &info);
+        CHECK(st == GHZ_SUCCESS && *ghz_last_error_detail() == '\0', "after ghz_comm_info: detail \"%s\"",
+              ghz_last_error_detail());
+    }
+}
+
 static int run_args(void)
 {
     ghz_comm_t* c = NULL;
@@ -309,6 +383,7 @@ static int run_args(void)
     args_fill(c);
     args_overlap(c);
     args_counts(c);
+    args_messages(c);
     ghz_comm_destroy(c);
     return mpi_check_finish("args");
 }

@@ -17,9 +17,12 @@ static int cuda_err(cudaError_t e, const char* what, char* err, size_t errlen)
 static int pick_device(cb_cuda_t* g, int local, char* err, size_t errlen)
 {
     struct cudaDeviceProp prop;
-    if (cuda_err(cudaGetDeviceCount(&g->ndevices), "cudaGetDeviceCount", err, errlen)) return -1;
-    if (g->ndevices < 1) {
-        snprintf(err, errlen, "no CUDA device");
+    /* (no GPU, or no driver: the runtime's own text, "CUDA driver version is
+     * insufficient", does not say that) */
+    const cudaError_t e = cudaGetDeviceCount(&g->ndevices);
+    if (e != cudaSuccess || g->ndevices < 1) {
+        snprintf(err, errlen, "--backend cuda needs a GPU: none is usable here (cudaGetDeviceCount: %s)",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "no device");
         return -1;
     }
     g->device = local % g->ndevices;
