@@ -204,6 +204,8 @@ static int finish(cb_args_t* a, int speak)
         USAGE_ERR("sizes: need 0 < -b <= -e");
     if (a->step_bytes == 0 && !(a->factor > 1.0))
         USAGE_ERR("-f must be > 1 (or give -i)");
+    if (a->op == GHZ_OP_AVG && a->dtype != GHZ_F32 && a->dtype != GHZ_F64)
+        USAGE_ERR("-o avg needs -d float or double (AVG is defined for floating point only)");
     if (a->backend == GHZ_EXEC_CUDA) {
 #ifndef GHZ_WITH_CUDA
         USAGE_ERR("--backend cuda: this build has no CUDA (configure with -DGHZ_ENABLE_CUDA=ON)");

@@ -10,6 +10,7 @@
  * device memory; every call takes device buffers (cuda_bufs.h) and the results are
  * copied back to the host for the check after the timed loop. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,6 +384,25 @@ static int run(const cb_args_t* a, int rank, int nranks)
     return ok && b.wrong == 0 && b.failed_calls == 0 ? CB_EXIT_OK : CB_EXIT_FAIL;
 }
 
+/* Whether every rank was given the same command line: a hash of argv, and of its
+ * complement, reduced by MAX (the ranks agree when the largest hash is the smallest).
+ * The bench's own loops (sizes, iterations, paths) follow the arguments, so ranks that
+ * disagree would wait for each other in different places. */
+static int same_arguments(int argc, char** argv)
+{
+    uint64_t h = 1469598103934665603ull, w[2];
+    int i;
+    for (i = 1; i < argc; ++i) {
+        const unsigned char* p = (const unsigned char*)argv[i];
+        for (; *p; ++p) h = (h ^ *p) * 1099511628211ull;
+        h = (h ^ 0xffu) * 1099511628211ull; /* (an argument boundary) */
+    }
+    w[0] = h;
+    w[1] = ~h;
+    MPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return w[0] == ~w[1];
+}
+
 int main(int argc, char** argv)
 {
     cb_args_t a;
@@ -391,6 +411,13 @@ int main(int argc, char** argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (!same_arguments(argc, argv)) {
+        if (rank == 0)
+            fprintf(stderr, "ghz-coll-bench: the ranks were given different arguments: every rank must run the "
+                            "same command line\n");
+        MPI_Finalize();
+        return CB_EXIT_USAGE;
+    }
     rc = cb_parse_args(argc, argv, rank == 0, &a);
     if (rc < 0 && a.root >= nranks) {
         if (rank == 0) fprintf(stderr, "ghz-coll-bench: root %d but %d ranks\n", a.root, nranks);
