@@ -188,8 +188,23 @@ GHZ_API void ghz_comm_config_init(ghz_comm_config_t* config);
 GHZ_API ghz_status_t ghz_comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config,
                                    ghz_comm_t** comm);
 
-/* Releases a communicator (collective over its ranks); NULL is accepted. */
+/* Releases a communicator (collective over its ranks); NULL is accepted. A broken
+ * communicator (below) is released as ghz_comm_abort does: without waiting for peers. */
 GHZ_API ghz_status_t ghz_comm_destroy(ghz_comm_t* comm);
+
+/* Releases a communicator at once, on this rank alone (no barrier, no message to the
+ * peers; NCCL's ncclCommAbort): its outstanding messages are cancelled and it frees what
+ * it can (memory the peers may still map, over CUDA IPC, is left to the process's end).
+ * For a communicator that is broken or whose peers may be gone. NULL is accepted. */
+GHZ_API ghz_status_t ghz_comm_abort(ghz_comm_t* comm);
+
+/* Whether comm is broken (NCCL's ncclCommGetAsyncError): *async_error is GHZ_SUCCESS
+ * while it is usable, else the status of the failure that broke it. A communicator
+ * breaks when a call fails after its data started to move (a transport, backend or
+ * peer failure mid-call; COLL.md, Errors): every later call then returns an error at
+ * once, and only ghz_comm_abort, ghz_comm_destroy and the queries remain valid.
+ * Failures found before any data moves (bad or mismatched arguments) do not break it. */
+GHZ_API ghz_status_t ghz_comm_get_async_error(const ghz_comm_t* comm, ghz_status_t* async_error);
 
 /* This rank and the rank count of comm. */
 GHZ_API ghz_status_t ghz_comm_rank(const ghz_comm_t* comm, int* rank);

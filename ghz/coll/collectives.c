@@ -573,6 +573,7 @@ static ghz_status_t child_stage(ghz_comm_t* cc, coll_kind_t kind, const unsigned
     kk.in = in;
     kk.out = out;
     kk.total = count;
+    cc->tp.seq = ++cc->calls;
     proto_init(cc, &kk, mode, eb, &p);
     st = run_rounds(cc, &kk, &p, algo, &rounds);
     sum->wire_bytes += p.wire_bytes;
@@ -754,8 +755,17 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
 
     ghz_clear_detail();
     if (!c) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL communicator");
+    c->tp.seq = ++c->calls;
+    c->moving = 0;
     memset(&mine, 0, sizeof mine);
     st = check_local(c, k);
+    /* a broken communicator moves no data; a checked call still meets the peers in the
+     * agreement, so that they return GHZ_ERR_PEER instead of waiting */
+    if (st == GHZ_SUCCESS && c->broken != GHZ_SUCCESS)
+        st = ghz_fail(c->broken,
+                      "the communicator is broken: an earlier call failed after its data started to move (%s); "
+                      "destroy it (ghz_comm_abort or ghz_comm_destroy)",
+                      ghz_status_string(c->broken));
     lossy = k->acc != NULL;
     /* the input must be ready before any backend work reads it */
     if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);
@@ -886,6 +896,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     }
     /* Every input of these decisions was agreed, so every rank decided alike. */
     if (st != GHZ_SUCCESS) return st;
+    c->moving = 1;
     if (k->count == 0) {
         info.algo = algo;
         c->info = info;
@@ -967,12 +978,17 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
 }
 
 /* One call; the backend's capture flag (set by begin) lasts for that call only. A
- * call that succeeds leaves no detail behind (a step inside it may have recorded one
- * it then recovered from). */
+ * failure once the call's data started to move, or of MPI itself (the agreement's
+ * included), breaks the communicator: the ranks may be out of step, with messages in
+ * flight (COLL.md, Errors). A call that succeeds leaves no detail behind (a step inside
+ * it may have recorded one it then recovered from). */
 static ghz_status_t run(ghz_comm_t* c, call_t* k)
 {
     const ghz_status_t st = run_call(c, k);
-    if (c) c->be.capturing = 0;
+    if (c) {
+        c->be.capturing = 0;
+        if (st != GHZ_SUCCESS && c->broken == GHZ_SUCCESS && (c->moving || st == GHZ_ERR_MPI)) c->broken = st;
+    }
     if (st == GHZ_SUCCESS) ghz_clear_detail();
     return st;
 }

@@ -130,20 +130,46 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, const coll_knobs_t*
     return GHZ_SUCCESS;
 }
 
-static void release(ghz_comm_t* c)
+/* Cancels the messages a failed call left outstanding (a local release: nothing will
+ * wait for them). */
+static void cancel_requests(ghz_comm_t* c)
 {
-    ghz_comm_destroy(c->intra);
-    ghz_comm_destroy(c->inter);
-    ghz_comm_destroy(c->host);
+    size_t i, j;
+    for (i = 0; i < c->max_reqs; i++)
+        for (j = 0; j < 2; j++) {
+            coll_req_t* r = j ? &c->rreq[i] : &c->sreq[i];
+            if (r->active && r->mpi != MPI_REQUEST_NULL) {
+                MPI_Cancel(&r->mpi);
+                MPI_Request_free(&r->mpi);
+            }
+            if (r->ack_active && r->ack != MPI_REQUEST_NULL) {
+                MPI_Cancel(&r->ack);
+                MPI_Request_free(&r->ack);
+            }
+            r->active = r->ack_active = 0;
+        }
+}
+
+/* Frees the communicator. `local`: on this rank alone, meeting no peer (ghz_comm_abort,
+ * or a broken communicator): outstanding messages are cancelled, the transport releases
+ * what it can alone, and a wire pool the peers may map (CUDA IPC) stays allocated. */
+static void release(ghz_comm_t* c, int local)
+{
+    const int exported = local && c->tp.abort != NULL;
+    if (c->intra) release(c->intra, local);
+    if (c->inter) release(c->inter, local);
+    if (c->host) release(c->host, local);
+    if (local && c->sreq && c->rreq) cancel_requests(c);
     /* the transport first: CUDA IPC unmaps the peers' pools and waits until every peer
      * has unmapped this rank's before the pool is freed; then the backend, which waits
      * for work still queued (asynchronous copies out of small_out); then the memory
      * (`release` needs no backend state) */
-    if (c->tp.destroy) c->tp.destroy(&c->tp);
+    if (exported) c->tp.abort(&c->tp);
+    else if (c->tp.destroy) c->tp.destroy(&c->tp);
     if (c->be.destroy) c->be.destroy(&c->be);
     if (c->small_in) c->be.release(&c->be, c->small_in, COLL_MEM_MIRROR);
     if (c->small_out) c->be.release(&c->be, c->small_out, COLL_MEM_MIRROR);
-    if (c->pool) c->be.release(&c->be, c->pool, COLL_MEM_WIRE);
+    if (c->pool && !exported) c->be.release(&c->be, c->pool, COLL_MEM_WIRE);
     if (c->pool_raw) c->be.release(&c->be, c->pool_raw, COLL_MEM_RAW);
     if (c->pool_mirror) c->be.release(&c->be, c->pool_mirror, COLL_MEM_MIRROR);
     free(c->seg_off);
@@ -475,7 +501,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
         char keep[256];
         strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
         keep[sizeof keep - 1] = '\0';
-        release(c);
+        release(c, 0);
         return ghz_fail(st, "%s", keep);
     }
     {
@@ -490,7 +516,22 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 ghz_status_t ghz_comm_destroy(ghz_comm_t* comm)
 {
     ghz_clear_detail();
-    if (comm) release(comm);
+    if (comm) release(comm, comm->broken != GHZ_SUCCESS);
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_comm_abort(ghz_comm_t* comm)
+{
+    ghz_clear_detail();
+    if (comm) release(comm, 1);
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_comm_get_async_error(const ghz_comm_t* comm, ghz_status_t* async_error)
+{
+    ghz_clear_detail();
+    if (!comm || !async_error) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or async_error");
+    *async_error = comm->broken;
     return GHZ_SUCCESS;
 }
 

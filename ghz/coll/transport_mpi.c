@@ -1,16 +1,26 @@
 /* ghz/coll/transport_mpi.c: the MPI point-to-point transport (host memory).
  *
- * The poison bit travels as the tag (TAG_OK or TAG_POISON) and receives match any tag
- * from their peer; MPI's non-overtaking rule keeps a pair's messages in order.
- * MPI_Isend/Irecv count in int: messages larger than INT_MAX bytes cannot occur,
- * because pieces are at most ghz_comm_config_t.chunk_bytes (checked at init). */
+ * A message's tag carries the call it belongs to (the low bits of coll_transport_t.seq)
+ * and the poison bit: TAG_BASE + 2 * (seq mod TAG_SEQS) + poison. A receive matches any
+ * tag from its peer (it cannot know the poison bit in advance; MPI's non-overtaking rule
+ * keeps a pair's messages in order) and checks the call's bits on completion: a message
+ * left over from an earlier, failed call is never taken for this call's data (the call
+ * fails, and with it the communicator: collectives.c). MPI_Isend/Irecv count in int:
+ * messages larger than INT_MAX bytes cannot occur, because pieces are at most
+ * ghz_comm_config_t.chunk_bytes (checked at init). */
 #include <limits.h>
 #include <stdio.h>
 
 #include "ghz/coll/detail/transport.h"
 #include "ghz/detail/error.h"
 
-enum { TAG_OK = 7001, TAG_POISON = 7002 };
+/* MPI guarantees tags up to 32767: TAG_BASE + 2 * TAG_SEQS stays below. */
+enum { TAG_BASE = 7000, TAG_SEQS = 8192 };
+
+static int tag_of(const coll_transport_t* tp, int poison)
+{
+    return TAG_BASE + 2 * (int)(tp->seq % TAG_SEQS) + (poison != 0);
+}
 
 ghz_status_t ghz_coll_mpi_fail(int code, const char* what)
 {
@@ -30,8 +40,7 @@ static ghz_status_t mpi_isend(coll_transport_t* tp, const void* buf, size_t byte
 {
     int rc;
     if (bytes > INT_MAX) return ghz_fail(GHZ_ERR_INVALID_ARG, "message of %zu bytes", bytes);
-    rc = MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, poison ? TAG_POISON : TAG_OK, comm_of(tp),
-                   &req->mpi);
+    rc = MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, tag_of(tp, poison), comm_of(tp), &req->mpi);
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Isend");
     req->active = 1;
     return GHZ_SUCCESS;
@@ -52,7 +61,6 @@ static ghz_status_t mpi_wait(coll_transport_t* tp, coll_req_t* req, size_t* byte
 {
     MPI_Status s;
     int rc, n = 0;
-    (void)tp;
     if (!req->active) {
         if (bytes) *bytes = 0;
         if (poison) *poison = 0;
@@ -61,11 +69,15 @@ static ghz_status_t mpi_wait(coll_transport_t* tp, coll_req_t* req, size_t* byte
     req->active = 0;
     rc = MPI_Wait(&req->mpi, &s);
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Wait");
+    if (poison && (s.MPI_TAG & ~1) != tag_of(tp, 0))
+        return ghz_fail(GHZ_ERR_MPI, "a message (tag %d) from rank %d left over from an earlier call, where call %d's "
+                                     "was due: an earlier failure left the ranks out of step",
+                        s.MPI_TAG, s.MPI_SOURCE, (int)(tp->seq % TAG_SEQS));
     if (bytes) {
         MPI_Get_count(&s, MPI_BYTE, &n);
         *bytes = (size_t)(n < 0 ? 0 : n);
     }
-    if (poison) *poison = s.MPI_TAG == TAG_POISON;
+    if (poison) *poison = s.MPI_TAG & 1;
     return GHZ_SUCCESS;
 }
 
@@ -84,7 +96,9 @@ ghz_status_t ghz_coll_transport_mpi(MPI_Comm* comm, coll_transport_t* tp)
     tp->peer_pool = NULL; /* two-sided only */
     tp->fence = NULL;
     tp->graph_status = NULL;
+    tp->abort = NULL; /* nothing to release but the requests, which the communicator cancels */
     tp->state = comm;
+    tp->seq = 0;
     tp->shared_gpu = -1;
     return GHZ_SUCCESS;
 }

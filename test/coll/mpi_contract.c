@@ -1,6 +1,6 @@
 /* test/coll/mpi_contract.c: the contract of libghzcoll with hostile callers, on N ranks.
  *
- *   mpirun -np N test_coll_contract config|env|debug|args|broken
+ *   mpirun -np N test_coll_contract config|env|debug|args|broken|die|exit
  *
  * config: every configuration field that shapes a call, and every environment knob that
  *         does, set differently on one rank: ghz_comm_init refuses with GHZ_ERR_MISMATCH
@@ -11,12 +11,16 @@
  * debug:  GHZ_COLL_DEBUG=INFO prints the resolved configuration (CTest matches it).
  * args:   the call's arguments: fill values with a REL bound, partially overlapping
  *         buffers, counts beyond PTRDIFF_MAX, and the messages of the errors.
- * broken: a failure after data moved marks the communicator broken.
+ * broken: a failure after data moved marks the communicator broken; abort is local.
+ * die, exit: one rank is killed, or exits without MPI_Finalize, before a call: the job
+ *         ends (mpirun's report), no rank hangs.
  * The CTest timeout turns a hang into a failure.
  */
-/* setenv, unsetenv (POSIX) */
+/* setenv, unsetenv, _exit (POSIX) */
 #define _POSIX_C_SOURCE 200112L
 #include <math.h>
+#include <signal.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,6 +392,103 @@ static int run_args(void)
     return mpi_check_finish("args");
 }
 
+/* A failure once data moves: unchecked calls (check_args = 0) whose counts differ by one
+ * element, so that every rank's recursive doubling meets a message of the wrong size
+ * (MPI truncates it, or the size check fails), and the poison reaches every rank. Then
+ * the communicator is broken on every rank: calls fail at once, the async error says
+ * why, and destroy does not wait for peers. */
+static void broken_mid_call(void)
+{
+    enum { n = 100 };
+    float x[n + 1], y[n + 1];
+    ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
+    ghz_comm_t* c = NULL;
+    ghz_status_t st, async = GHZ_SUCCESS;
+    int i;
+    for (i = 0; i <= n; i++) x[i] = 1.0f;
+    cfg.check_args = 0;
+    cfg.allreduce_algo = GHZ_ALGO_RECURSIVE_DOUBLING;
+    st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &c);
+    CHECK(st == GHZ_SUCCESS, "init: %s", ghz_status_string(st));
+    if (!c) return;
+    st = ghz_comm_get_async_error(c, &async);
+    CHECK(st == GHZ_SUCCESS && async == GHZ_SUCCESS, "a new communicator's async error: %s",
+          ghz_status_string(async));
+    st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_SUCCESS && y[0] == (float)g_size, "a good call: %s", ghz_status_string(st));
+    if (g_size > 1) {
+        double t0;
+        st = ghz_allreduce(x, y, g_rank == odd_rank() ? n + 1 : n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+        CHECK(st != GHZ_SUCCESS, "counts that differ, unchecked: %s", ghz_status_string(st));
+        ghz_comm_get_async_error(c, &async);
+        CHECK(async != GHZ_SUCCESS, "not broken after a failure mid-call");
+        /* every later call fails at once, unchecked as checked, and says why */
+        t0 = MPI_Wtime();
+        st = ghz_allreduce(x, y, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+        CHECK(st == async && strstr(ghz_last_error_detail(), "broken"), "a call on a broken communicator: %s (%s)",
+              ghz_status_string(st), ghz_last_error_detail());
+        st = ghz_reduce(x, y, n, GHZ_F32, GHZ_OP_SUM, 0, NULL, c, NULL);
+        CHECK(st == async, "reduce on a broken communicator: %s", ghz_status_string(st));
+        CHECK(MPI_Wtime() - t0 < 5.0, "calls on a broken communicator took %.1f s", MPI_Wtime() - t0);
+    }
+    /* destroy does not meet the peers: rank 0 alone destroys first, the others after a
+     * barrier that rank 0 reaches only once its destroy has returned */
+    if (g_rank == 0) ghz_comm_destroy(c);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (g_rank != 0) ghz_comm_destroy(c);
+}
+
+/* ghz_comm_abort: local (rank 0 alone, before the others), and MPI still works after. */
+static void abort_local(void)
+{
+    ghz_comm_t* c = NULL;
+    float x = 1.0f, y = 0.0f;
+    ghz_status_t st = ghz_comm_init(MPI_COMM_WORLD, NULL, &c);
+    CHECK(st == GHZ_SUCCESS, "init: %s", ghz_status_string(st));
+    st = ghz_allreduce(&x, &y, 1, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_SUCCESS && y == (float)g_size, "a call: %s", ghz_status_string(st));
+    if (g_rank == 0) CHECK(ghz_comm_abort(c) == GHZ_SUCCESS, "abort");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (g_rank != 0) CHECK(ghz_comm_abort(c) == GHZ_SUCCESS, "abort");
+    CHECK(ghz_comm_abort(NULL) == GHZ_SUCCESS, "abort(NULL)");
+    CHECK(ghz_comm_get_async_error(NULL, &st) == GHZ_ERR_INVALID_ARG, "async error of NULL");
+    /* a new communicator over the same ranks works */
+    c = NULL;
+    st = ghz_comm_init(MPI_COMM_WORLD, NULL, &c);
+    y = 0.0f;
+    if (st == GHZ_SUCCESS) st = ghz_allreduce(&x, &y, 1, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    CHECK(st == GHZ_SUCCESS && y == (float)g_size, "after an abort: %s", ghz_status_string(st));
+    ghz_comm_destroy(c);
+}
+
+static int run_broken(void)
+{
+    broken_mid_call();
+    abort_local();
+    return mpi_check_finish("broken");
+}
+
+/* One rank dies (SIGKILL) or exits without MPI_Finalize before a call the others make.
+ * ghz cannot end the others' wait (they are inside MPI); Open MPI's mpirun sees the lost
+ * process and ends the job, so no rank hangs: CTest matches mpirun's report within its
+ * timeout (COLL.md, Errors). */
+static int run_die(int how)
+{
+    ghz_comm_t* c = NULL;
+    float x = 1.0f, y = 0.0f;
+    ghz_status_t st = ghz_comm_init(MPI_COMM_WORLD, NULL, &c);
+    CHECK(st == GHZ_SUCCESS, "init: %s", ghz_status_string(st));
+    if (g_rank == odd_rank()) {
+        fflush(stdout);
+        if (how) raise(SIGKILL);
+        _exit(0);
+    }
+    st = ghz_allreduce(&x, &y, 1, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+    fprintf(stderr, "rank %d: the call returned %s\n", g_rank, ghz_status_string(st));
+    ghz_comm_destroy(c);
+    return 1;
+}
+
 static int run_debug(void)
 {
     /* CTest runs this with GHZ_COLL_DEBUG=INFO and matches rank 0's line */
@@ -408,6 +509,9 @@ int main(int argc, char** argv)
     else if (strcmp(what, "env") == 0) fails = run_env();
     else if (strcmp(what, "debug") == 0) fails = run_debug();
     else if (strcmp(what, "args") == 0) fails = run_args();
+    else if (strcmp(what, "broken") == 0) fails = run_broken();
+    else if (strcmp(what, "die") == 0) fails = run_die(1);
+    else if (strcmp(what, "exit") == 0) fails = run_die(0);
     else {
         if (g_rank == 0) fprintf(stderr, "usage: test_coll_contract config|env|debug|args|broken\n");
         fails = 1;

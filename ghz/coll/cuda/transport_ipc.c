@@ -223,7 +223,14 @@ static ghz_status_t wait_recv(ipc_state_t* s, coll_req_t* req, size_t* bytes, in
     int rc;
     req->active = 0;
     rc = MPI_Wait(&req->mpi, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Wait (CUDA IPC control record)");
+    if (rc != MPI_SUCCESS) {
+        /* the record is lost, but the sender may be waiting for the acknowledgement of
+         * the message that was due: send it, so that the failure ends here */
+        uint64_t a = req->ack_seq;
+        st = ghz_coll_mpi_fail(rc, "MPI_Wait (CUDA IPC control record)");
+        MPI_Send(&a, 1, MPI_UINT64_T, req->peer, ack_tag(a), s->comm);
+        return st;
+    }
     seq = req->ctl[CTL_SEQ];
     n = req->ctl[CTL_BYTES];
     if (seq != req->ack_seq)
@@ -357,6 +364,23 @@ static void ipc_destroy(coll_transport_t* tp)
         if (s->peer_open[p] & 4) cudaIpcCloseMemHandle(s->peer_flags[p]);
     }
     if (s->exchanged) MPI_Barrier(s->comm);
+    if (s->have_ev) cudaEventDestroy(s->ev);
+    free_state(s);
+    tp->state = NULL;
+}
+
+/* ghz_comm_abort's: the peers' mappings closed, no meeting. This rank's pool stays
+ * allocated (the communicator does not free it: a peer may still map it). */
+static void ipc_abort(coll_transport_t* tp)
+{
+    ipc_state_t* s = st_of(tp);
+    int p;
+    if (!s) return;
+    for (p = 0; p < s->size; p++) {
+        if (s->peer_open[p] & 1) cudaIpcCloseMemHandle(s->peer_pool[p]);
+        if (s->peer_open[p] & 2) cudaEventDestroy(s->peer_ev[p]);
+        if (s->peer_open[p] & 4) cudaIpcCloseMemHandle(s->peer_flags[p]);
+    }
     if (s->have_ev) cudaEventDestroy(s->ev);
     free_state(s);
     tp->state = NULL;
@@ -498,9 +522,9 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
     }
     /* from here on tp->destroy undoes it (collective: it meets the peers) */
     {
-        static const coll_transport_t ipc = {"cuda_ipc",    ipc_isend,     ipc_irecv, ipc_wait,
-                                             ipc_destroy,   ipc_peer_pool, ipc_fence, ipc_graph_status,
-                                             NULL,          0};
+        static const coll_transport_t ipc = {"cuda_ipc",       ipc_isend,     ipc_irecv, ipc_wait,
+                                             ipc_destroy,      ipc_abort,     ipc_peer_pool, ipc_fence,
+                                             ipc_graph_status, NULL,          0,         0};
         *tp = ipc;
         tp->state = s;
         tp->shared_gpu = -1; /* comm.c sets it */

@@ -14,6 +14,12 @@ struct ghz_comm {
     int rank, size;
     ghz_comm_config_t cfg;   /* with defaults resolved */
     coll_knobs_t knobs;      /* the environment's, read at init (agreed where they shape calls) */
+    ghz_status_t broken;     /* GHZ_SUCCESS, or the failure after data started to move
+                                that broke it (ghz_comm_get_async_error) */
+    uint64_t calls;          /* collective calls begun: the MPI transport's message tags
+                                carry it, so no call matches an earlier call's message */
+    int moving;              /* the current call's data has started to move: a failure
+                                from here on breaks the communicator (collectives.c) */
     coll_backend_t be;
     coll_transport_t tp;
     /* The pool: one backend buffer, carved by each call (algo.h, coll_pool_*). */

@@ -7,7 +7,8 @@
  * whose part of a collective failed keeps the communication pattern going with
  * poisoned messages, so that no peer waits forever and every rank that receives one
  * learns of the failure (COLL.md, Errors). Messages between a pair of ranks are
- * received in the order they were sent. */
+ * received in the order they were sent, and never by another call than the one that
+ * sent them (seq below). */
 #ifndef GHZ_COLL_DETAIL_TRANSPORT_H
 #define GHZ_COLL_DETAIL_TRANSPORT_H
 
@@ -44,6 +45,9 @@ struct coll_transport {
     /* Completes req (no-op when inactive); *bytes and *poison may be NULL (sends). */
     ghz_status_t (*wait)(coll_transport_t* tp, coll_req_t* req, size_t* bytes, int* poison);
     void (*destroy)(coll_transport_t* tp);
+    /* Releases what this rank can alone, without meeting the peers (ghz_comm_abort, and
+     * the destroy of a broken communicator); NULL where destroy does not meet them. */
+    void (*abort)(coll_transport_t* tp);
     /* One-sided access, for transports that map every peer's wire pool (CUDA IPC);
      * NULL elsewhere. peer_pool: where rank `peer`'s pool is mapped here (this rank's
      * own pool for itself); every rank lays out a call's buffers alike, so a peer's
@@ -61,6 +65,10 @@ struct coll_transport {
      * reads device memory, waits for nothing else. NULL where there is no such fence. */
     ghz_status_t (*graph_status)(coll_transport_t* tp);
     void* state;
+    /* The communicator's call (comm.h, calls), set before each call's messages: a
+     * transport that can tell calls apart keeps one call from matching another's
+     * messages. */
+    uint64_t seq;
     /* 1 where one GPU serves several of the communicator's ranks (processes then take
      * turns on it, and every cross-process wait or kernel costs a time slice), 0 where
      * every rank has a GPU of its own, -1 on the CPU backend. Set by comm.c from the
