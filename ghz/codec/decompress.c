@@ -111,7 +111,8 @@ static ghz_status_t decode_frame(const uint8_t* frame, const ghz_frame_info_t* i
             if (b1 > info->n_blocks) b1 = info->n_blocks;
             r = decode_range(&e, info, codes, payload + starts[c], b0, b1, out);
             if (r != UINT64_MAX) {
-#pragma omp critical(ghz_decode_bad)
+/* (unnamed: a named critical section is a global symbol of the library) */
+#pragma omp critical
                 if (r < bad) bad = r;
             }
         }
