@@ -100,7 +100,7 @@ typedef enum {
                                         (float sum, prod and avg; integer ops but 8- and
                                         16-bit sums and products: COLL.md); the
                                         agreement still comes first. AUTO takes it up to
-                                        GHZ_COLL_MPI_MAX bytes per rank (default 1 MiB;
+                                        GHZ_COLL_MPI_MAX bytes per rank (default 4 MiB;
                                         0: never) */
 } ghz_algo_t;
 

@@ -25,16 +25,13 @@
 #define DEFAULT_POOL_CUDA ((size_t)256 << 20)
 #define DEFAULT_CHUNK_CUDA ((size_t)8 << 20)
 /* Over CUDA IPC nothing is pipelined through host copies, and the direct algorithm
- * launches one codec kernel per piece: 64 MiB pieces took a compressed 1 GiB allreduce
- * from 24.7 to 18.8 ms on two ranks of an H100 (docs/RESULTS.md). */
+ * launches one codec kernel per piece: fewer, larger pieces cost fewer launches
+ * (docs/RESULTS.md, "The numbers behind ghz/coll's defaults"). */
 #define DEFAULT_CHUNK_CUDA_IPC ((size_t)64 << 20)
 /* Where ranks share a GPU over MPI, each piece's kernels wait for the other processes'
- * time slices: fewer, larger pieces. Two ranks on one H200, ghz homomorphic, host-staged
- * (session 17, `gpu_multi.sh chunkab`): 256 MiB in 40.2 / 40.1 ms (out of place / in
- * place) with 32 MiB pieces against 60.5 / 56.4 with 8 MiB and 47.9 / 49.5 with 64 MiB;
- * 64 MiB in 11.6 / 11.2 against 13.4 / 13.9; 16 MiB in 3.57 / 3.63 against 3.35 / 3.44
- * (one piece instead of two). With a GPU per rank 8 MiB stays (64 MiB: 8.4 ms against 9.1
- * with 32 MiB pieces; 256 MiB: 33.6 against 33.9). */
+ * time slices: fewer, larger pieces pay fewer waits. 32 MiB was the fastest of 8, 32 and
+ * 64 MiB from 64 MiB up; with a GPU per rank 8 MiB stays as fast (docs/RESULTS.md, "The
+ * numbers behind ghz/coll's defaults"). */
 #define DEFAULT_CHUNK_CUDA_SHARED ((size_t)32 << 20)
 #define MIN_POOL ((size_t)1 << 16)
 #define MAX_CHUNK ((size_t)1 << 30)
@@ -202,19 +199,16 @@ static void describe(const ghz_comm_t* c)
 
 /* Exact calls of a CUDA communicator up to this many bytes of input per rank (and with
  * the AUTO algorithm) go through host memory (collectives.c, host_path; COLL.md,
- * Choices). Where ranks share a GPU the device paths' fixed costs are cross-process
- * waits and kernels that each take a time slice: the host path won up to 1 MiB (two
- * ranks on one H100, session 8), and over MPI at 4 MiB too, 1.48 / 1.59 ms against 2.17
- * / 2.18 for the device ring and 1.63 / 1.35 for host-staged MPI_Allreduce, equal at
- * 16 MiB (two ranks on one H200, session 14, out of place / in place): HOST_PATH_MAX_SHARED
- * over MPI; over CUDA IPC ipc_direct took 0.59 ms at 4 MiB there, so 1 MiB
- * (HOST_PATH_MAX), as over MPI with a GPU per rank. Where every rank has a GPU
- * of its own and CUDA IPC reads the peers' memory, ipc_direct in one shot costs about
- * 20 us back to back and 30 us alone from 4 KiB to 1 MiB, the host path 22 / 27 us at
- * 4 KiB and 30 / 35 us at 16 KiB (two ranks on two H200s, session 10): the host path
- * keeps only what it does as fast, up to 8 KiB, where a lone call is 2 us quicker.
- * GHZ_COLL_HOST_PATH_MAX (bytes, at most 16 MiB) overrides both; 0 turns the
- * host path off. */
+ * Choices): a copy each way and the CPU algorithm cost less there than the device
+ * paths' fixed costs. Where ranks share a GPU those are cross-process waits and kernels
+ * that each take a time slice, so the host path keeps up to 4 MiB over MPI
+ * (HOST_PATH_MAX_SHARED) and 1 MiB over CUDA IPC, whose direct algorithm has fewer such
+ * waits (HOST_PATH_MAX, as over MPI with a GPU per rank). Where every rank has a GPU of
+ * its own and CUDA IPC reads the peers' memory, the direct algorithm is as fast from 16
+ * KiB up: the host path keeps only what it does faster, up to 8 KiB
+ * (HOST_PATH_MAX_OWN_GPU). The measurements: docs/RESULTS.md, "The numbers behind
+ * ghz/coll's defaults". GHZ_COLL_HOST_PATH_MAX (bytes, at most 16 MiB) overrides them; 0
+ * turns the host path off. */
 #define HOST_PATH_MAX_SHARED ((size_t)4 << 20)
 #define HOST_PATH_MAX ((size_t)1 << 20)
 #define HOST_PATH_MAX_OWN_GPU ((size_t)8 << 10)
@@ -222,19 +216,18 @@ static void describe(const ghz_comm_t* c)
 /* Where every rank has a GPU of its own, a staged lossy call's range comes from this
  * many bytes per rank on from the range kernel, which makes the copy too (comm.h,
  * staged_range_gpu_min; cuda/backend_cuda.c, cuda_range), and below from a scan of the
- * host copy. Two H200s, one GPU per rank, session 16, copy + range against the copy
- * alone: the kernel 13.4 / 13.5 / 12.7 us at 4 / 32 / 64 KiB against 8.4 / 9.0 / 9.0,
- * the host scan 8.5 + 0.8, 8.9 + 5.0, 9.9 + 9.6: even at 32 KiB. */
+ * host copy: the kernel's fixed cost over the copy alone is about constant, the scan's
+ * grows with the size, and they meet near 32 KiB (docs/RESULTS.md, "The numbers behind
+ * ghz/coll's defaults"). */
 #define STAGED_RANGE_GPU_MIN ((size_t)64 << 10)
 
 /* ipc_direct's exact allreduce rounds of at most this many bytes per rank run in one
  * shot: one fence fewer and no gather (cuda/algo_direct.c, one_shot). Between two ranks
  * at every size: each rank then reads the peer's input whole, as many bytes over the
- * link as in three phases, and the one shot was faster from 1 to 64 MiB (two H200s,
- * session 11: 22.9 against 55.6 us at 2 MiB, 324 against 356 us at 64 MiB, out of
- * place). Beyond two ranks it reads N - 1 inputs whole instead of 2 (N - 1) / N of one:
- * only where the fences, not the bytes, set the time. GHZ_COLL_DIRECT_ONE_SHOT_MAX
- * overrides both (0: never). */
+ * link as in three phases, so the fence saved is pure gain (measured faster from 1 to
+ * 64 MiB: docs/RESULTS.md, "The numbers behind ghz/coll's defaults"). Beyond two ranks
+ * it reads N - 1 inputs whole instead of 2 (N - 1) / N of one: only where the fences,
+ * not the bytes, set the time. GHZ_COLL_DIRECT_ONE_SHOT_MAX overrides both (0: never). */
 #define DIRECT_ONE_SHOT_MAX ((size_t)1 << 20)
 
 /* Exact allreduce calls of a CPU communicator up to GHZ_COLL_MPI_MAX bytes per rank (at
@@ -243,10 +236,10 @@ static void describe(const ghz_comm_t* c)
  * host path runs on such a communicator, in place in its pinned buffer: there it is what
  * `cudaMemcpy` + `MPI_Allreduce(MPI_IN_PLACE)` + `cudaMemcpy` users do, behind ghz's
  * agreement. Why 4 MiB: the host path's largest default limit (HOST_PATH_MAX_SHARED,
- * measured with MPI's call to 4 MiB); at 4 KiB MPI's call
- * took 1.7 us against 6.0 for ghz's recursive doubling (CPU, 2 ranks, 2-core VM), and on
- * the GPU machines' host path MPI's in-place call saves a host copy that ghz's ring
- * and recursive doubling make (COLL.md, "mpi"; docs/RESULTS.md, session 13). */
+ * measured with MPI's call up to 4 MiB); MPI's own call is faster than ghz's recursive
+ * doubling for small calls on the CPU, and on the host path its in-place call saves a
+ * host copy that ghz's ring and recursive doubling make (COLL.md, "mpi"; docs/RESULTS.md,
+ * "The numbers behind ghz/coll's defaults"). */
 #define MPI_NATIVE_DEFAULT ((size_t)4 << 20)
 /* The host path's CPU communicator's threads (make_host). */
 #define HOST_THREADS 4

@@ -19,7 +19,8 @@
  * entry that wrote or read it, and a compressed size must reach the host to size the
  * message. So a collective on this backend returns when complete (COLL.md, CUDA
  * backend), and a piece costs one synchronisation per step; pieces are large
- * (chunk_bytes, 1 MiB by default) to keep that small.
+ * (chunk_bytes: by default 8 MiB over MPI, 32 MiB where ranks share a GPU over MPI,
+ * 64 MiB over CUDA IPC; comm.c) to keep that small.
  *
  * What the backend owns, allocated once: a ghz_cuda_ctx_t (the codec's and ghz/homo's
  * workspace for one piece), a small device scratch for sizes, statuses and the range,
@@ -171,12 +172,10 @@ static ghz_status_t fetch(coll_backend_t* be, size_t bytes, ghz_status_t st)
  * alone does. Where copy_to is not mapped (the backend's own mirrors always are), the
  * copy engine copies after the kernel, on the same stream.
  *
- * Session 16, two H200s, one GPU per rank: a memset, the kernel and the result's copy
- * after the copy had added 17 us to a 9.6 us copy of 64 KiB (AUTO's staged calls 33 us
- * at 4 KiB against 19 for host-staged MPI_Allreduce); the kernel beside the copy
- * engine's copy, on a side stream, 15.2 / 19.7 / 34.5 us at 64 KiB / 256 KiB / 1 MiB;
- * the kernel making the copy, 12.7 / 16.3 / 34.6 (the copy alone 9.0 / 13.3 / 30.9).
- * The side stream went in session 17: never faster, and one more way to keep right. */
+ * Why one kernel: every stream operation (a memset, a copy of the result) costs a few
+ * microseconds of its own, more than the scan; and a kernel beside the copy engine's
+ * copy on a side stream was never faster than the kernel making the copy
+ * (docs/RESULTS.md, "The numbers behind ghz/coll's defaults"). */
 static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, void* copy_to,
                                double* vmin, double* vmax, int* nonfinite)
 {

@@ -58,7 +58,7 @@ struct ghz_comm {
     size_t one_shot_bytes;
     /* Exact allreduce calls of at most this many bytes per rank, on the CPU backend and
      * with the AUTO algorithm, call MPI_Allreduce itself where its rules are ghz's
-     * (collectives.c, mpi_refusal; GHZ_COLL_MPI_MAX, agreed; default 1 MiB: comm.c). */
+     * (collectives.c, mpi_refusal; GHZ_COLL_MPI_MAX, agreed; default 4 MiB: comm.c). */
     size_t mpi_max;
     int nodes, local_rank, local_size, uniform_nodes;
     ghz_coll_info_t info;

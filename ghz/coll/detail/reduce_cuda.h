@@ -60,8 +60,9 @@ typedef struct {
  * cudaMemset when they are allocated), and zero again after every call, which the
  * kernel's last block leaves so, so that a call is one kernel and nothing else: no
  * memset of its own, and no copy of the result where `out` is pinned host memory.
- * (The memset and the result's copy, each a stream operation of a few us, made most
- * of the 17 us a staged call's range added to its copy: session 16.) */
+ * (The memset and the result's copy, each a stream operation of a few us, would cost
+ * more than the scan itself: docs/RESULTS.md, "The numbers behind ghz/coll's
+ * defaults".) */
 typedef struct {
     unsigned long long kmin_not; /* ~key of the least finite value so far (0: none) */
     unsigned long long kmax;     /* key of the greatest (0: none) */
