@@ -9,6 +9,9 @@
  * Contracts common to every function here:
  *  - Every function returns a ghz_status_t (ghz/errors.h); ghz_last_error_detail()
  *    says more, in the calling thread.
+ *  - ghz_comm_init agrees on the configuration in force on every rank (every field
+ *    here, defaults and the environment's variables resolved: COLL.md, Environment)
+ *    and refuses a difference with GHZ_ERR_MISMATCH on every rank.
  *  - Collective calls are made by every rank of the communicator, in the same order.
  *    Arguments that must agree (count, dtype, op, root, the accuracy) are checked
  *    across ranks before any data moves (ghz_comm_config_t.check_args, on by
@@ -163,10 +166,12 @@ typedef struct {
                                        says what it costs). Lossy calls always agree. */
     int nthreads;                   /* CPU backend compute threads (OpenMP builds):
                                        0 = all, 1 = serial (default) */
-    int ranks_per_node;             /* the two-level algorithms' nodes: 0 = the ranks that
-                                       share memory (MPI_COMM_TYPE_SHARED); n > 0 = ranks
-                                       [k n, (k+1) n) form node k (to test on one machine;
-                                       also the environment's GHZ_COLL_RANKS_PER_NODE) */
+    int ranks_per_node;             /* the two-level algorithms' nodes: 0 = the
+                                       environment's GHZ_COLL_RANKS_PER_NODE where set,
+                                       else the ranks that share memory
+                                       (MPI_COMM_TYPE_SHARED); n > 0 = ranks [k n, (k+1) n)
+                                       form node k (to test on one machine; an explicit n
+                                       wins over the environment) */
     ghz_transport_t transport;      /* how messages move: GHZ_TRANSPORT_AUTO (default),
                                        MPI or CUDA_IPC (CUDA backend, every rank on one
                                        node). With two levels, the node stage uses this
