@@ -1,6 +1,6 @@
 /* test/coll/mpi_contract.c: the contract of libghzcoll with hostile callers, on N ranks.
  *
- *   mpirun -np N test_coll_contract config|env|debug|args|broken|die|exit
+ *   mpirun -np N test_coll_contract config|env|debug|args|broken|tags|die|exit
  *
  * config: every configuration field that shapes a call, and every environment knob that
  *         does, set differently on one rank: ghz_comm_init refuses with GHZ_ERR_MISMATCH
@@ -12,6 +12,7 @@
  * args:   the call's arguments: fill values with a REL bound, partially overlapping
  *         buffers, counts beyond PTRDIFF_MAX, and the messages of the errors.
  * broken: a failure after data moved marks the communicator broken; abort is local.
+ * tags:   the MPI transport never takes an earlier call's message for this call's.
  * die, exit: one rank is killed, or exits without MPI_Finalize, before a call: the job
  *         ends (mpirun's report), no rank hangs.
  * The CTest timeout turns a hang into a failure.
@@ -26,6 +27,9 @@
 #include <string.h>
 
 #include "ghz/coll/coll.h"
+#ifdef GHZ_TEST_PRIVATE
+#include "ghz/coll/detail/transport.h" /* (the tags part drives the MPI transport itself) */
+#endif
 #include "mpi_check.h"
 
 static int g_rank, g_size;
@@ -489,6 +493,60 @@ static int run_die(int how)
     return 1;
 }
 
+/* The MPI transport's tags carry the call's sequence number: a message that call 1 sent
+ * and nobody received is not taken by call 2's receive (it fails instead), and call 2's
+ * own message is. Ranks 0 and 1 (libghzcoll built static: the transport is private). */
+#ifdef GHZ_TEST_PRIVATE
+static int run_tags(void)
+{
+    MPI_Comm comm;
+    coll_transport_t tp;
+    coll_req_t req;
+    ghz_status_t st;
+    unsigned char buf[64], in[64];
+    size_t bytes = 0;
+    int poison = 0;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    memset(&req, 0, sizeof req);
+    memset(buf, 7, sizeof buf);
+    ghz_coll_transport_mpi(&comm, &tp);
+    if (g_size >= 2 && g_rank < 2) {
+        if (g_rank == 0) {
+            tp.seq = 1; /* a message of call 1 that rank 1 never received */
+            st = tp.isend(&tp, buf, 16, 1, 0, &req);
+            if (st == GHZ_SUCCESS) st = tp.wait(&tp, &req, NULL, NULL);
+            CHECK(st == GHZ_SUCCESS, "send of call 1: %s", ghz_status_string(st));
+            tp.seq = 2;
+            st = tp.isend(&tp, buf, 32, 1, 0, &req);
+            if (st == GHZ_SUCCESS) st = tp.wait(&tp, &req, NULL, NULL);
+            CHECK(st == GHZ_SUCCESS, "send of call 2: %s", ghz_status_string(st));
+            st = tp.isend(&tp, NULL, 0, 1, 1, &req); /* and a poisoned one */
+            if (st == GHZ_SUCCESS) st = tp.wait(&tp, &req, NULL, NULL);
+            CHECK(st == GHZ_SUCCESS, "poisoned send of call 2: %s", ghz_status_string(st));
+        } else {
+            tp.seq = 2;
+            st = tp.irecv(&tp, in, sizeof in, 0, &req);
+            if (st == GHZ_SUCCESS) st = tp.wait(&tp, &req, &bytes, &poison);
+            CHECK(st == GHZ_ERR_MPI && strstr(ghz_last_error_detail(), "earlier call"),
+                  "call 2 met call 1's message: %s (%s), %zu bytes", ghz_status_string(st), ghz_last_error_detail(),
+                  bytes);
+            st = tp.irecv(&tp, in, sizeof in, 0, &req);
+            if (st == GHZ_SUCCESS) st = tp.wait(&tp, &req, &bytes, &poison);
+            CHECK(st == GHZ_SUCCESS && bytes == 32 && !poison, "call 2's message: %s, %zu bytes, poison %d",
+                  ghz_status_string(st), bytes, poison);
+            st = tp.irecv(&tp, in, sizeof in, 0, &req);
+            if (st == GHZ_SUCCESS) st = tp.wait(&tp, &req, &bytes, &poison);
+            CHECK(st == GHZ_SUCCESS && poison, "call 2's poisoned message: %s, poison %d", ghz_status_string(st),
+                  poison);
+        }
+    }
+    tp.destroy(&tp);
+    MPI_Comm_free(&comm);
+    return mpi_check_finish("tags");
+}
+#endif
+
 static int run_debug(void)
 {
     /* CTest runs this with GHZ_COLL_DEBUG=INFO and matches rank 0's line */
@@ -510,10 +568,13 @@ int main(int argc, char** argv)
     else if (strcmp(what, "debug") == 0) fails = run_debug();
     else if (strcmp(what, "args") == 0) fails = run_args();
     else if (strcmp(what, "broken") == 0) fails = run_broken();
+#ifdef GHZ_TEST_PRIVATE
+    else if (strcmp(what, "tags") == 0) fails = run_tags();
+#endif
     else if (strcmp(what, "die") == 0) fails = run_die(1);
     else if (strcmp(what, "exit") == 0) fails = run_die(0);
     else {
-        if (g_rank == 0) fprintf(stderr, "usage: test_coll_contract config|env|debug|args|broken\n");
+        if (g_rank == 0) fprintf(stderr, "usage: test_coll_contract config|env|debug|args|broken|tags|die|exit\n");
         fails = 1;
     }
     MPI_Finalize();
