@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ghz/coll/detail/agree.h"
+#include "ghz/coll/detail/agree_shm.h"
 #include "ghz/coll/detail/auto_path.h"
 /* Open MPI says at compile time whether it could be CUDA-aware (mpi-ext.h, after
  * mpi.h), and at run time whether it is (MPIX_Query_cuda_support). */
@@ -183,6 +184,7 @@ static void release(ghz_comm_t* c)
     free((void*)c->wire_ptr);
     free(c->sreq);
     free(c->rreq);
+    coll_shm_destroy(c->shm);
     if (c->mpi != MPI_COMM_NULL) MPI_Comm_free(&c->mpi);
     free(c);
 }
@@ -473,6 +475,8 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     MPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN);
     MPI_Comm_rank(c->mpi, &c->rank);
     MPI_Comm_size(c->mpi, &c->size);
+    /* (children of a two-level communicator and the host path's never agree a call) */
+    if (!leaf) c->shm = coll_shm_create(c->mpi);
     c->mpi_max = agreed_limit(c, "GHZ_COLL_MPI_MAX", MPI_NATIVE_DEFAULT, MPI_NATIVE_MAX);
     {
         const char* tr = getenv("GHZ_COLL_AUTO_TRACE");

@@ -9,7 +9,8 @@
  * what NCCL cannot reduce, lossy HOMO and AVG / MIN / MAX, in place and out of place,
  * counts 0, 1 and odd, several rounds and pieces), `auto` (AUTO's size rule, pinned by
  * GHZ_COLL_AUTO_MIN_BYTES), `errors` (a wrong argument on one rank: an error on every
- * rank, no hang), `graph` (an exact allreduce captured in a CUDA graph and replayed).
+ * rank, no hang), `graph` (an exact allreduce captured in a CUDA graph and replayed),
+ * `small` (a few calls of every kind of kernel work, for compute-sanitizer).
  * A machine with fewer GPUs than ranks skips (77: NCCL takes one rank per GPU). */
 #include <math.h>
 #include <stdint.h>
@@ -262,6 +263,29 @@ static int part_calls(void)
     return mpi_check_finish("nccl calls");
 }
 
+/* A few calls of each kind of kernel work (compress, n-ary sum, pairwise min fold,
+ * decode, the exact fold), for compute-sanitizer, where every call is slow. */
+static int part_small(void)
+{
+    ghz_comm_t* c = make(4 << 20, 64 << 10);
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    int kind;
+    if (!c) return mpi_check_finish("nccl small");
+    acc.path = GHZ_PATH_HOMO;
+    for (kind = 0; kind < 3; kind++) {
+        CHECK(one(c, kind, 100003, GHZ_F32, GHZ_OP_SUM, 0, &acc, kind == 1, 0, "small lossy sum") == GHZ_SUCCESS,
+              "%s", ghz_last_error_detail());
+        CHECK(one(c, kind, 7, GHZ_F64, GHZ_OP_MAX, 0, &acc, 0, 2, "small lossy max") == GHZ_SUCCESS, "%s",
+              ghz_last_error_detail());
+        CHECK(one(c, kind, 20000, GHZ_I16, GHZ_OP_SUM, 0, NULL, 1, 1, "small exact i16") == GHZ_SUCCESS, "%s",
+              ghz_last_error_detail());
+        CHECK(one(c, kind, 20000, GHZ_F32, GHZ_OP_SUM, 0, NULL, 0, 0, "small exact f32") == GHZ_SUCCESS, "%s",
+              ghz_last_error_detail());
+    }
+    ghz_comm_destroy(c);
+    return mpi_check_finish("nccl small");
+}
+
 static int part_auto(void)
 {
     ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
@@ -413,10 +437,11 @@ int main(int argc, char** argv)
     cudaSetDevice(local);
     if (strcmp(what, "calls") == 0) fails = part_calls();
     else if (strcmp(what, "auto") == 0) fails = part_auto();
+    else if (strcmp(what, "small") == 0) fails = part_small();
     else if (strcmp(what, "errors") == 0) fails = part_errors();
     else if (strcmp(what, "graph") == 0) fails = part_graph();
     else {
-        if (g_rank == 0) fprintf(stderr, "usage: test_coll_nccl calls|auto|errors|graph\n");
+        if (g_rank == 0) fprintf(stderr, "usage: test_coll_nccl calls|small|auto|errors|graph\n");
         fails = 1;
     }
     MPI_Finalize();

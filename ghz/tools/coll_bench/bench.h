@@ -59,6 +59,7 @@ typedef struct {
     int paths_given;                /* --paths was on the command line */
     size_t pool_bytes, chunk_bytes; /* --pool, --chunk (0: the library's default) */
     int threads;                    /* --threads */
+    int check_args;                 /* --check-args */
     int graph;                      /* --graph: ghz's calls captured once, replayed */
     int sync;                       /* --sync: every call's stream synchronized, on the clock */
     const char* json;               /* --json FILE or NULL */

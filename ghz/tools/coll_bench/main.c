@@ -317,6 +317,7 @@ static int setup(bench_t* b, size_t max_in)
     cfg.pool_bytes = a->pool_bytes;
     cfg.chunk_bytes = a->chunk_bytes;
     cfg.nthreads = a->threads;
+    cfg.check_args = a->check_args;
     for (i = 0; i < a->npaths; ++i)
         if (a->paths[i] == CB_PATH_NCCL) {
             ok = cb_nccl_open(&b->nccl, b->mpi, msg, sizeof msg) == 0;
