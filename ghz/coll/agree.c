@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "ghz/coll/detail/agree.h"
+#include "ghz/coll/detail/agree_shm.h"
 #include "ghz/coll/detail/knobs.h"
+#include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/transport.h"
 #include "ghz/detail/error.h"
 
@@ -36,7 +38,11 @@ static const char* path_name(int64_t v)
 
 static const char* transport_name(int64_t v)
 {
-    return v == GHZ_TRANSPORT_AUTO ? "auto" : v == GHZ_TRANSPORT_MPI ? "mpi" : v == GHZ_TRANSPORT_CUDA_IPC ? "ipc" : "unknown";
+    return v == GHZ_TRANSPORT_AUTO       ? "auto"
+           : v == GHZ_TRANSPORT_MPI      ? "mpi"
+           : v == GHZ_TRANSPORT_CUDA_IPC ? "ipc"
+           : v == GHZ_TRANSPORT_NCCL     ? "nccl"
+                                         : "unknown";
 }
 
 /* A field's value as a user reads it: names for enums, the bound as a number. */
@@ -97,12 +103,30 @@ static double unordered(int64_t b)
     return x;
 }
 
+ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n)
+{
+    if (c->shm && n <= COLL_SHM_WORDS) {
+        coll_shm_max(c->shm, w, n);
+        return GHZ_SUCCESS;
+    }
+    if (c->mpi != MPI_COMM_NULL) {
+        const int rc = MPI_Allreduce(MPI_IN_PLACE, w, n, MPI_INT64_T, MPI_MAX, c->mpi);
+        return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, "MPI_Allreduce (agreement)");
+    }
+#ifdef GHZ_WITH_NCCL
+    return coll_nccl_ctl_max(c, w, n);
+#else
+    return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a communicator without MPI or NCCL");
+#endif
+}
+
 enum { W_FAILED = 2 * AGREE_NFIELDS, W_MAX, W_NMIN, W_NONFINITE, W_NRATIO, W_NSTAGED, W_PREV, W_WORDS };
 
 ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* all)
 {
     int64_t w[W_WORDS];
-    int i, rc;
+    ghz_status_t st;
+    int i;
     for (i = 0; i < AGREE_NFIELDS; i++) {
         w[i] = mine->field[i];
         w[AGREE_NFIELDS + i] = ~mine->field[i];
@@ -114,8 +138,8 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     w[W_NRATIO] = ~ordered(mine->ratio_seen);
     w[W_NSTAGED] = !mine->staged;
     w[W_PREV] = mine->prev_seconds >= 0.0 ? ordered(mine->prev_seconds) : INT64_MAX; /* none wins */
-    rc = MPI_Allreduce(MPI_IN_PLACE, w, W_WORDS, MPI_INT64_T, MPI_MAX, c->mpi);
-    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (call agreement)");
+    st = coll_ctl_max(c, w, W_WORDS);
+    if (st != GHZ_SUCCESS) return st;
     if (w[W_FAILED] != INT64_MIN) {
         if (mine->status != GHZ_SUCCESS) return mine->status; /* its detail is set */
         return ghz_fail(GHZ_ERR_PEER, "rank %d failed its own checks (%s)", failed_rank(w[W_FAILED]),
@@ -155,13 +179,14 @@ static void show_setting(char* buf, size_t len, int s, int64_t v)
     else snprintf(buf, len, "%lld", (long long)v);
 }
 
-ghz_status_t coll_agree_config(const ghz_comm_t* c, ghz_status_t mine)
+ghz_status_t coll_agree_config(ghz_comm_t* c, ghz_status_t mine)
 {
     const char* name[MAX_SETTINGS] = {"backend", "allreduce_algo", "reduce_scatter_algo", "reduce_algo",
                                       "pool_bytes", "chunk_bytes", "check_args", "nthreads", "ranks_per_node",
                                       "transport", "staging through host memory (CUDA-aware MPI or not)"};
     int64_t v[MAX_SETTINGS], w[2 * MAX_SETTINGS + 1];
-    int i, n, rc;
+    ghz_status_t st;
+    int i, n;
     v[S_BACKEND] = c->cfg.backend;
     v[S_ARALGO] = c->cfg.allreduce_algo;
     v[S_RSALGO] = c->cfg.reduce_scatter_algo;
@@ -171,7 +196,7 @@ ghz_status_t coll_agree_config(const ghz_comm_t* c, ghz_status_t mine)
     v[S_CHECK] = c->cfg.check_args != 0;
     v[S_THREADS] = c->cfg.nthreads;
     v[S_RPN] = c->cfg.ranks_per_node; /* resolved: the environment's where the field is 0 */
-    v[S_TRANSPORT] = c->cfg.transport; /* resolved: AUTO became MPI or CUDA_IPC */
+    v[S_TRANSPORT] = c->cfg.transport; /* resolved: AUTO became MPI, CUDA_IPC or NCCL */
     v[S_STAGED] = c->host_mirror;
     n = S_KNOBS + coll_knobs_agreed(&c->knobs, name + S_KNOBS, v + S_KNOBS, MAX_SETTINGS - S_KNOBS);
     for (i = 0; i < n; i++) {
@@ -179,8 +204,8 @@ ghz_status_t coll_agree_config(const ghz_comm_t* c, ghz_status_t mine)
         w[n + i] = ~v[i];
     }
     w[2 * n] = failure_word(c->rank, mine);
-    rc = MPI_Allreduce(MPI_IN_PLACE, w, 2 * n + 1, MPI_INT64_T, MPI_MAX, c->mpi);
-    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (configuration agreement)");
+    st = coll_ctl_max(c, w, 2 * n + 1);
+    if (st != GHZ_SUCCESS) return st;
     if (w[2 * n] != INT64_MIN)
         return mine != GHZ_SUCCESS ? mine
                                    : ghz_fail(GHZ_ERR_PEER, "rank %d failed ghz_comm_init (%s)", failed_rank(w[2 * n]),

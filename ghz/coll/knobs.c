@@ -92,7 +92,7 @@ static ghz_status_t read_word(const char* name, const char* const* words, int n,
 
 ghz_status_t coll_knobs_read(coll_knobs_t* k)
 {
-    static const char* const transports[] = {"auto", "mpi", "ipc"};
+    static const char* const transports[] = {"auto", "mpi", "ipc", "nccl"};
     static const char* const onoff[] = {"0", "1"};
     static const char* const traces[] = {"0", "1", "2"};
     static const char* const levels[] = {"none", "warn", "info"};
@@ -101,19 +101,26 @@ ghz_status_t coll_knobs_read(coll_knobs_t* k)
     size_t rpn = 0;
     k->transport = GHZ_TRANSPORT_AUTO;
     k->ranks_per_node = 0;
-    k->mpi_max = k->host_path_max = k->one_shot_max = COLL_KNOB_UNSET;
+    k->mpi_max = k->host_path_max = k->one_shot_max = k->auto_min_bytes = COLL_KNOB_UNSET;
     k->cuda_aware_mpi = 1;
     k->fence_timeout_s = FENCE_TIMEOUT_DEFAULT;
     k->auto_trace = 0;
     k->debug_info = 0;
     w = 0;
-    if ((st = read_word("GHZ_COLL_TRANSPORT", transports, 3, &w)) != GHZ_SUCCESS) return st;
-    k->transport = w == 1 ? GHZ_TRANSPORT_MPI : w == 2 ? GHZ_TRANSPORT_CUDA_IPC : GHZ_TRANSPORT_AUTO;
+    if ((st = read_word("GHZ_COLL_TRANSPORT", transports, 4, &w)) != GHZ_SUCCESS) return st;
+    k->transport = w == 1 ? GHZ_TRANSPORT_MPI : w == 2 ? GHZ_TRANSPORT_CUDA_IPC : w == 3 ? GHZ_TRANSPORT_NCCL
+                                                                                     : GHZ_TRANSPORT_AUTO;
     if ((st = read_number("GHZ_COLL_RANKS_PER_NODE", 1 << 20, 0, &rpn)) != GHZ_SUCCESS) return st;
     k->ranks_per_node = (int)rpn;
     if ((st = read_size("GHZ_COLL_MPI_MAX", MPI_MAX_CAP, &k->mpi_max)) != GHZ_SUCCESS) return st;
     if ((st = read_size("GHZ_COLL_HOST_PATH_MAX", HOST_PATH_CAP, &k->host_path_max)) != GHZ_SUCCESS) return st;
     if ((st = read_size("GHZ_COLL_DIRECT_ONE_SHOT_MAX", SIZE_MAX - 1, &k->one_shot_max)) != GHZ_SUCCESS) return st;
+    {
+        const char* v = value_of("GHZ_COLL_AUTO_MIN_BYTES");
+        if (v && strcmp(v, "never") == 0) k->auto_min_bytes = COLL_KNOB_NEVER;
+        else if ((st = read_size("GHZ_COLL_AUTO_MIN_BYTES", SIZE_MAX - 2, &k->auto_min_bytes)) != GHZ_SUCCESS)
+            return st;
+    }
     if ((st = read_word("GHZ_COLL_CUDA_AWARE_MPI", onoff, 2, &k->cuda_aware_mpi)) != GHZ_SUCCESS) return st;
     {
         const char* v = value_of("GHZ_GRAPH_FENCE_TIMEOUT_S");
@@ -150,6 +157,7 @@ int coll_knobs_agreed(const coll_knobs_t* k, const char** names, int64_t* values
     KNOB("GHZ_COLL_MPI_MAX", k->mpi_max);
     KNOB("GHZ_COLL_HOST_PATH_MAX", k->host_path_max);
     KNOB("GHZ_COLL_DIRECT_ONE_SHOT_MAX", k->one_shot_max);
+    KNOB("GHZ_COLL_AUTO_MIN_BYTES", k->auto_min_bytes);
     KNOB("GHZ_COLL_CUDA_AWARE_MPI", k->cuda_aware_mpi);
     KNOB("GHZ_GRAPH_FENCE_TIMEOUT_S (ms)", llround(k->fence_timeout_s * 1e3));
 #undef KNOB
@@ -169,11 +177,20 @@ void coll_knobs_describe(const coll_knobs_t* k, char* buf, size_t len)
     size_t at;
     if (!len) return;
     snprintf(buf, len, "GHZ_COLL_TRANSPORT=%s GHZ_COLL_RANKS_PER_NODE=%d",
-             k->transport == GHZ_TRANSPORT_MPI ? "mpi" : k->transport == GHZ_TRANSPORT_CUDA_IPC ? "ipc" : "auto",
+             k->transport == GHZ_TRANSPORT_MPI        ? "mpi"
+             : k->transport == GHZ_TRANSPORT_CUDA_IPC ? "ipc"
+             : k->transport == GHZ_TRANSPORT_NCCL     ? "nccl"
+                                                      : "auto",
              k->ranks_per_node);
     put_size(buf, len, "GHZ_COLL_MPI_MAX", k->mpi_max);
     put_size(buf, len, "GHZ_COLL_HOST_PATH_MAX", k->host_path_max);
     put_size(buf, len, "GHZ_COLL_DIRECT_ONE_SHOT_MAX", k->one_shot_max);
+    if (k->auto_min_bytes == COLL_KNOB_NEVER) {
+        at = strlen(buf);
+        if (at < len) snprintf(buf + at, len - at, " GHZ_COLL_AUTO_MIN_BYTES=never");
+    } else {
+        put_size(buf, len, "GHZ_COLL_AUTO_MIN_BYTES", k->auto_min_bytes);
+    }
     at = strlen(buf);
     if (at < len)
         snprintf(buf + at, len - at, " GHZ_COLL_CUDA_AWARE_MPI=%d GHZ_GRAPH_FENCE_TIMEOUT_S=%g GHZ_COLL_AUTO_TRACE=%d",

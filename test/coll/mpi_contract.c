@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ghz/coll/coll.h"
+#include "ghz/coll/coll_mpi.h"
 #ifdef GHZ_TEST_PRIVATE
 #include "ghz/coll/detail/transport.h" /* (the tags part drives the MPI transport itself) */
 #endif

@@ -51,6 +51,10 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
  * status), and whether the ranks resolved different settings: every field of c->cfg
  * that shapes a call, whether messages are staged through host memory, and the
  * environment's knobs that shape calls (knobs.h); GHZ_ERR_MISMATCH naming the setting. */
-ghz_status_t coll_agree_config(const ghz_comm_t* c, ghz_status_t mine);
+ghz_status_t coll_agree_config(ghz_comm_t* c, ghz_status_t mine);
+
+/* w[0..n) = its maximum over the ranks of c: MPI's allreduce, or NCCL's where c was
+ * made without MPI. Every agreement goes through it. */
+ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n);
 
 #endif

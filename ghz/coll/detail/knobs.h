@@ -14,6 +14,8 @@
 /* A size knob that is unset keeps this value: the library's default, which may depend
  * on the communicator (the GPUs, the transport). */
 #define COLL_KNOB_UNSET SIZE_MAX
+/* GHZ_COLL_AUTO_MIN_BYTES=never */
+#define COLL_KNOB_NEVER (SIZE_MAX - 1)
 
 typedef struct {
     ghz_transport_t transport; /* GHZ_COLL_TRANSPORT: AUTO when unset */
@@ -21,6 +23,8 @@ typedef struct {
     size_t mpi_max;            /* GHZ_COLL_MPI_MAX (bytes; COLL_KNOB_UNSET) */
     size_t host_path_max;      /* GHZ_COLL_HOST_PATH_MAX (bytes; COLL_KNOB_UNSET) */
     size_t one_shot_max;       /* GHZ_COLL_DIRECT_ONE_SHOT_MAX (bytes; COLL_KNOB_UNSET) */
+    size_t auto_min_bytes;     /* GHZ_COLL_AUTO_MIN_BYTES (bytes, COLL_KNOB_NEVER or
+                                  COLL_KNOB_UNSET): NCCL AUTO's threshold, pinned */
     int cuda_aware_mpi;        /* GHZ_COLL_CUDA_AWARE_MPI: 1 (default: use it where MPI
                                   says it is CUDA-aware) or 0 */
     double fence_timeout_s;    /* GHZ_GRAPH_FENCE_TIMEOUT_S: seconds (default 60) */

@@ -38,6 +38,7 @@ static void usage(FILE* f)
 "                       with --backend cuda, mpi-pinned (default all the others)\n"
 "  --pool B, --chunk B  ghz communicator pool and pipeline chunk (default: library's)\n"
 "  --threads N          ghz CPU compute threads (0 = all; default 1)\n"
+"  --check-args 0|1     ghz_comm_config_t.check_args: agree on every call's arguments (default 1)\n"
 "  --graph 0|1          capture each ghz call once into a CUDA graph and time its\n"
 "                       replays (--backend cuda --paths exact; default 0)\n"
 "  --sync 0|1           1: every call ends on the clock (its stream synchronized),\n"
@@ -170,6 +171,7 @@ static void defaults(cb_args_t* a)
     a->npaths = (int)(sizeof all / sizeof all[0]);
     a->backend = GHZ_EXEC_CPU;
     a->threads = 1;
+    a->check_args = 1;
     a->raw_type = (ghz_dtype_t)0;
 }
 
@@ -181,7 +183,7 @@ static int known(const char* o)
         "-n", "--iters", "-w", "--warmup_iters", "-c", "--check", "-o", "--op", "-d",
         "--datatype", "-r", "--root", "-a", "--average", "--coll", "--backend", "--algo",
         "--rel", "--abs",
-        "--paths", "--pool", "--chunk", "--threads", "--json", "--raw-type", "--graph", "--sync"};
+        "--paths", "--pool", "--chunk", "--threads", "--check-args", "--json", "--raw-type", "--graph", "--sync"};
     size_t i;
     for (i = 0; i < sizeof names / sizeof names[0]; ++i)
         if (strcmp(o, names[i]) == 0) return 1;
@@ -211,11 +213,20 @@ static int finish(cb_args_t* a, int speak)
         USAGE_ERR("--backend cuda: this build has no CUDA (configure with -DGHZ_ENABLE_CUDA=ON)");
 #endif
         if (!a->paths_given) a->paths[a->npaths++] = CB_PATH_MPI_PINNED;
+#ifdef GHZ_WITH_NCCL
+        if (!a->paths_given) a->paths[a->npaths++] = CB_PATH_NCCL;
+#else
+        {
+            int k;
+            for (k = 0; k < a->npaths; ++k)
+                if (a->paths[k] == CB_PATH_NCCL) USAGE_ERR("path nccl: this build has no NCCL");
+        }
+#endif
     } else {
         int k;
         for (k = 0; k < a->npaths; ++k)
-            if (a->paths[k] == CB_PATH_MPI_PINNED)
-                USAGE_ERR("path mpi-pinned needs --backend cuda (it stages device buffers)");
+            if (a->paths[k] == CB_PATH_MPI_PINNED || a->paths[k] == CB_PATH_NCCL)
+                USAGE_ERR("path %s needs --backend cuda", cb_path_name(a->paths[k]));
     }
     if (a->graph) {
         /* what ghz can capture (COLL.md, CUDA graphs): its exact calls on device buffers */
@@ -314,6 +325,8 @@ int cb_parse_args(int argc, char** argv, int speak, cb_args_t* a)
             if (!parse_int(v, 0, 1, &a->graph)) USAGE_ERR("--graph takes 0 or 1: %s", v);
         } else if (!strcmp(o, "--sync")) {
             if (!parse_int(v, 0, 1, &a->sync)) USAGE_ERR("--sync takes 0 or 1: %s", v);
+        } else if (!strcmp(o, "--check-args")) {
+            if (!parse_int(v, 0, 1, &a->check_args)) USAGE_ERR("bad --check-args: %s", v);
         } else if (!strcmp(o, "--threads")) {
             if (!parse_int(v, 0, 1 << 16, &a->threads)) USAGE_ERR("bad --threads: %s", v);
         } else if (!strcmp(o, "--json")) {
