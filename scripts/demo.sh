@@ -56,7 +56,7 @@ build() {
         exit 1
     fi
 }
-echo "demo.sh: configuring (Release, build/); building takes about 1.5 minutes on 2 cores"
+echo "demo.sh: configuring and building (Release, build/): a minute or two on 2 cores, longer with CUDA"
 build "configuring" cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=AUTO
 build "building ghz-demo" cmake --build build -j "$jobs" --target ghz-demo
 if [ ! -x build/examples/ghz-demo ]; then
