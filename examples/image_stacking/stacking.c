@@ -21,7 +21,7 @@
 
 #include "datasets/datasets.h"
 #include "frame_list.h"
-#include "ghz/coll/coll.h"
+#include "ghz/coll/coll_mpi.h"
 #include "image_io.h"
 
 static const char* PROG = "ghz-image-stacking";

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ghz/coll/detail/agree.h"
+#include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/transport.h"
 #include "ghz/detail/error.h"
 
@@ -32,12 +33,26 @@ static double unordered(int64_t b)
     return x;
 }
 
+ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n)
+{
+    if (c->mpi != MPI_COMM_NULL) {
+        const int rc = MPI_Allreduce(MPI_IN_PLACE, w, n, MPI_INT64_T, MPI_MAX, c->mpi);
+        return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, "MPI_Allreduce (agreement)");
+    }
+#ifdef GHZ_WITH_NCCL
+    return coll_nccl_ctl_max(c, w, n);
+#else
+    return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a communicator without MPI or NCCL");
+#endif
+}
+
 enum { W_STATUS = 2 * AGREE_NFIELDS, W_FAILED, W_MAX, W_NMIN, W_NONFINITE, W_NRATIO, W_NSTAGED, W_PREV, W_WORDS };
 
 ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* all)
 {
     int64_t w[W_WORDS];
-    int i, rc;
+    ghz_status_t st;
+    int i;
     for (i = 0; i < AGREE_NFIELDS; i++) {
         w[i] = mine->field[i];
         w[AGREE_NFIELDS + i] = ~mine->field[i];
@@ -50,8 +65,8 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     w[W_NRATIO] = ~ordered(mine->ratio_seen);
     w[W_NSTAGED] = !mine->staged;
     w[W_PREV] = mine->prev_seconds >= 0.0 ? ordered(mine->prev_seconds) : INT64_MAX; /* none wins */
-    rc = MPI_Allreduce(MPI_IN_PLACE, w, W_WORDS, MPI_INT64_T, MPI_MAX, c->mpi);
-    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (call agreement)");
+    st = coll_ctl_max(c, w, W_WORDS);
+    if (st != GHZ_SUCCESS) return st;
     if (w[W_STATUS] != GHZ_SUCCESS) {
         if (mine->status != GHZ_SUCCESS) return mine->status; /* its detail is set */
         return ghz_fail(GHZ_ERR_PEER, "rank %lld failed its own checks (%s)",
@@ -73,27 +88,28 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     return GHZ_SUCCESS;
 }
 
-ghz_status_t coll_agree_config(MPI_Comm mpi, const ghz_comm_config_t* cfg, ghz_status_t mine)
+ghz_status_t coll_agree_config(ghz_comm_t* c, const ghz_comm_config_t* cfg, ghz_status_t mine)
 {
     enum { NV = 7 };
     static const char* const name[NV] = {"backend", "allreduce_algo", "reduce_scatter_algo",
                                          "reduce_algo", "pool_bytes", "chunk_bytes", "transport"};
     int64_t v[NV], w[2 * NV + 1];
-    int i, rc;
+    ghz_status_t st;
+    int i;
     v[0] = cfg->backend;
     v[1] = cfg->allreduce_algo;
     v[2] = cfg->reduce_scatter_algo;
     v[3] = cfg->reduce_algo;
     v[4] = (int64_t)cfg->pool_bytes;
     v[5] = (int64_t)cfg->chunk_bytes;
-    v[6] = cfg->transport; /* resolved: AUTO became MPI or CUDA_IPC */
+    v[6] = cfg->transport; /* resolved: AUTO became MPI, CUDA_IPC or NCCL */
     for (i = 0; i < NV; i++) {
         w[i] = v[i];
         w[NV + i] = ~v[i];
     }
     w[2 * NV] = mine;
-    rc = MPI_Allreduce(MPI_IN_PLACE, w, 2 * NV + 1, MPI_INT64_T, MPI_MAX, mpi);
-    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (configuration agreement)");
+    st = coll_ctl_max(c, w, 2 * NV + 1);
+    if (st != GHZ_SUCCESS) return st;
     if (w[2 * NV] != GHZ_SUCCESS)
         return mine != GHZ_SUCCESS ? mine
                                    : ghz_fail(GHZ_ERR_PEER, "another rank failed ghz_comm_init (%s)",

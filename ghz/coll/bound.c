@@ -29,7 +29,7 @@ double coll_error_terms(ghz_algo_t algo, coll_mode_t mode, ghz_op_t op, int nran
          * |a' - a|): one E for every leaf, one per recompression on the longest chain
          * (at most N-1 in every algorithm here) */
         return N;
-    if ((algo == GHZ_ALGO_PAIRWISE && fused_sum) || algo == GHZ_ALGO_IPC_DIRECT)
+    if ((algo == GHZ_ALGO_PAIRWISE && fused_sum) || algo == GHZ_ALGO_IPC_DIRECT || algo == GHZ_ALGO_NCCL)
         return N + 1; /* N leaves, one n-ary recompression */
     return 2 * N - 1; /* N leaves and N-1 binary recompressions (ring, tree, doubling) */
 }

@@ -32,15 +32,16 @@
  *    (one at a time per communicator) and end with it. Other captured calls are
  *    refused (GHZ_ERR_UNSUPPORTED) before anything is enqueued; capture on some ranks
  *    only is GHZ_ERR_MISMATCH. See ghz_comm_graph_status. The CPU backend takes NULL and returns when complete.
- *  - In place: pass MPI_IN_PLACE as sendbuf (MPI's convention, the input is then
- *    read from recvbuf), or sendbuf == recvbuf (NCCL's; for reduce_scatter the NCCL
- *    form is recvbuf == sendbuf + rank * recvcount elements).
- * Usable from C99/C11 and C++; needs <mpi.h>.
+ *  - In place: pass sendbuf == recvbuf (NCCL's convention; for reduce_scatter the NCCL
+ *    form is recvbuf == sendbuf + rank * recvcount elements), or MPI_IN_PLACE as
+ *    sendbuf (MPI's: the input is then read from recvbuf).
+ * Usable from C99/C11 and C++, without <mpi.h>: a communicator is made over MPI with
+ * ghz_comm_init (ghz/coll/coll_mpi.h), or without MPI from a unique id that the
+ * program passes to its ranks itself (ghz_coll_get_unique_id, ghz_comm_init_rank; NCCL
+ * builds), as torchrun- or JAX-launched programs do with NCCL's.
  */
 #ifndef GHZ_COLL_COLL_H
 #define GHZ_COLL_COLL_H
-
-#include <mpi.h>
 
 #include "ghz/types.h"
 #include "ghz/errors.h"
@@ -93,26 +94,39 @@ typedef enum {
                                         it in one pass (lossy: the n-ary homomorphic sum;
                                         sum and avg), then reads every segment's result
                                         from its owner. Exact: asynchronous to the host */
-    GHZ_ALGO_MPI = 8                 /* allreduce, exact, CPU backend: the MPI library's own
+    GHZ_ALGO_MPI = 8,                /* allreduce, exact, CPU backend: the MPI library's own
                                         MPI_Allreduce, for the ops whose rules are ghz's
                                         (float sum, prod and avg; integer ops but 8- and
                                         16-bit sums and products: COLL.md); the
                                         agreement still comes first. AUTO takes it up to
                                         GHZ_COLL_MPI_MAX bytes per rank (default 1 MiB;
                                         0: never) */
+    GHZ_ALGO_NCCL = 9                /* allreduce, reduce, reduce_scatter over the NCCL
+                                        transport (the only algorithm there). Exact: NCCL's
+                                        own collective on the caller's stream. Lossy: every
+                                        rank compresses each segment once and sends it to
+                                        its owner (ncclSend/ncclRecv), the owner combines
+                                        the N frames in one n-ary homomorphic pass and
+                                        sends the result frame to every rank that needs it
+                                        (COLL.md, NCCL) */
 } ghz_algo_t;
 
 /* How a communicator's messages move between ranks (COLL.md, Transports). Values are
  * pinned. */
 typedef enum {
-    GHZ_TRANSPORT_AUTO = 0,     /* the environment's GHZ_COLL_TRANSPORT ("mpi" or "ipc";
-                                   "ipc" applies to CUDA-backend communicators only), else
-                                   MPI */
+    GHZ_TRANSPORT_AUTO = 0,     /* the environment's GHZ_COLL_TRANSPORT ("mpi", "ipc" or
+                                   "nccl"; the last two apply to CUDA-backend
+                                   communicators only); else, on the CUDA backend, NCCL
+                                   where the library has it and every rank has a GPU of
+                                   its own (NCCL takes one rank per GPU), else MPI */
     GHZ_TRANSPORT_MPI = 1,      /* MPI point-to-point (host-staged on the CUDA backend
                                    unless the MPI is CUDA-aware) */
-    GHZ_TRANSPORT_CUDA_IPC = 2  /* CUDA backend, every rank on one node: data moves GPU to
+    GHZ_TRANSPORT_CUDA_IPC = 2, /* CUDA backend, every rank on one node: data moves GPU to
                                    GPU through CUDA IPC mappings of the peers' wire pools;
                                    MPI carries only small control messages */
+    GHZ_TRANSPORT_NCCL = 3      /* CUDA backend, one rank per GPU, NCCL builds: NCCL moves
+                                   every byte (NVLink, PCIe, sockets or InfiniBand, as NCCL
+                                   chooses) and runs the exact calls itself (COLL.md, NCCL) */
 } ghz_transport_t;
 
 /* How a lossy reduction combines compressed data. Values are pinned. */
@@ -178,13 +192,26 @@ typedef struct {
 /* Fills *config with the defaults of GHZ_COMM_CONFIG_INIT. */
 GHZ_API void ghz_comm_config_init(ghz_comm_config_t* config);
 
-/* Creates a communicator over the ranks of mpi_comm (collective over it). The MPI
- * communicator is duplicated, so ghz traffic never matches the caller's messages; MPI
- * must be initialised (MPI_THREAD_SERIALIZED or more when several threads make MPI
- * calls). config may be NULL (defaults). Every buffer the communicator will use is
- * allocated here. */
-GHZ_API ghz_status_t ghz_comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config,
-                                   ghz_comm_t** comm);
+/* A communicator's rendezvous without MPI (NCCL builds): NCCL's unique id. One rank
+ * makes it with ghz_coll_get_unique_id and the program gives the same bytes to every
+ * rank (a file, a TCP store, torch.distributed's broadcast). */
+#define GHZ_COLL_UNIQUE_ID_BYTES 128
+typedef struct {
+    char internal[GHZ_COLL_UNIQUE_ID_BYTES];
+} ghz_coll_unique_id_t;
+
+/* A new unique id (NCCL's ncclGetUniqueId). GHZ_ERR_UNSUPPORTED without NCCL. */
+GHZ_API ghz_status_t ghz_coll_get_unique_id(ghz_coll_unique_id_t* id);
+
+/* Creates rank `rank` of a communicator of nranks ranks without MPI (collective over
+ * the nranks callers, one per GPU, each with the current CUDA device set to its GPU):
+ * the CUDA backend over the NCCL transport, every control message through NCCL too.
+ * config may be NULL (defaults); its backend must be GHZ_EXEC_CUDA (the default here)
+ * and its transport AUTO or NCCL. Every buffer the communicator will use is allocated
+ * here. GHZ_ERR_UNSUPPORTED without NCCL. The MPI entry, ghz_comm_init, is in
+ * ghz/coll/coll_mpi.h. */
+GHZ_API ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int rank,
+                                        const ghz_comm_config_t* config, ghz_comm_t** comm);
 
 /* Releases a communicator (collective over its ranks); NULL is accepted. */
 GHZ_API ghz_status_t ghz_comm_destroy(ghz_comm_t* comm);

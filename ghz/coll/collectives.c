@@ -12,7 +12,11 @@
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/auto_path.h"
 #include "ghz/coll/detail/bound.h"
+#include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/reduce_ops.h"
+#ifdef GHZ_WITH_CUDA
+#include "ghz/coll/detail/reduce_cuda.h"
+#endif
 #include "ghz/detail/error.h"
 
 typedef enum {
@@ -272,9 +276,15 @@ static ghz_status_t mpi_allreduce(ghz_comm_t* c, const call_t* k, coll_round_t* 
     return GHZ_SUCCESS;
 }
 
+static ghz_algo_t configured_algo(const ghz_comm_t* c, const call_t* k);
+
 static ghz_algo_t choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
 {
     const size_t bytes = k->total * ghz_dtype_size(k->dtype);
+    if (c->nccl && k->kind <= KIND_REDUCE_SCATTER) {
+        const ghz_algo_t a = configured_algo(c, k);
+        return a == GHZ_ALGO_AUTO ? GHZ_ALGO_NCCL : a;
+    }
     switch (k->kind) {
     case KIND_ALLREDUCE:
         if (c->cfg.allreduce_algo != GHZ_ALGO_AUTO) return c->cfg.allreduce_algo;
@@ -302,6 +312,11 @@ static ghz_algo_t choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t 
 static ghz_status_t check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t a, coll_mode_t m)
 {
     int ok = 0;
+    if ((a == GHZ_ALGO_NCCL) != (c->nccl != NULL))
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, c->nccl ? "%s: the NCCL transport runs the nccl algorithm only"
+                                                     : "%s needs the NCCL transport",
+                        ghz_algo_name(a));
+    if (a == GHZ_ALGO_NCCL) return GHZ_SUCCESS;
     switch (k->kind) {
     case KIND_ALLREDUCE:
         ok = a == GHZ_ALGO_RING || a == GHZ_ALGO_RECURSIVE_DOUBLING || a == GHZ_ALGO_PAIRWISE ||
@@ -361,6 +376,9 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
 #ifdef GHZ_WITH_CUDA
     case GHZ_ALGO_IPC_DIRECT: need = coll_direct_need; break;
 #endif
+#ifdef GHZ_WITH_NCCL
+    case GHZ_ALGO_NCCL: need = coll_nccl_need; break;
+#endif
     default: need = coll_binomial_need; break;
     }
     if (k->kind == KIND_ALLREDUCE && (algo == GHZ_ALGO_RING || algo == GHZ_ALGO_PAIRWISE))
@@ -385,6 +403,25 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
         r.logical_bytes = 0;
         r.t_comp = r.t_comb = r.t_dec = r.t_stage = 0.0;
         r.fin_sizes = c->wire_size + N * COLL_MAX_PIECES; /* rows < N: pieces per rank */
+#ifdef GHZ_WITH_NCCL
+        if (algo == GHZ_ALGO_NCCL) {
+            /* the NCCL dataflow: segments of the vector (reduce_scatter: the ranks' blocks) */
+            if (k->kind == KIND_REDUCE_SCATTER) {
+                size_t s;
+                w = k->count - off < window ? k->count - off : window;
+                for (s = 0; s < N; s++) {
+                    c->seg_off[s] = s * k->count + off;
+                    c->seg_cnt[s] = w;
+                }
+                coll_nccl_reduce(&r, &pool, COLL_NCCL_REDUCE_SCATTER, k->out + off * e);
+            } else {
+                w = k->count - off < window * N ? k->count - off : window * N;
+                split(c, off, w);
+                r.out = k->out;
+                coll_nccl_reduce(&r, &pool, k->kind == KIND_REDUCE ? COLL_NCCL_REDUCE : COLL_NCCL_ALLREDUCE, NULL);
+            }
+        } else
+#endif
         if (k->kind == KIND_RS_SPLIT || k->kind == KIND_AG_SPLIT) {
             /* split s is [base_s, base_s + len_s) of the vector; this round covers
              * [off, off + w) of every split */
@@ -714,6 +751,23 @@ static ghz_status_t host_path(ghz_comm_t* c, const call_t* k, int copied, int al
     return GHZ_SUCCESS;
 }
 
+/* The fields of a call that every rank must pass alike (agree.h). */
+static void agreed_fields(const ghz_comm_t* c, const call_t* k, ghz_status_t st, coll_call_t* mine)
+{
+    mine->field[AGREE_KIND] = k->kind;
+    mine->field[AGREE_COUNT] = (int64_t)k->count;
+    mine->field[AGREE_DTYPE] = k->dtype;
+    mine->field[AGREE_OP] = k->op;
+    mine->field[AGREE_ROOT] = k->kind == KIND_REDUCE ? k->root : 0;
+    mine->field[AGREE_LOSSY] = k->acc != NULL;
+    mine->field[AGREE_CAPTURE] = c->be.capturing;
+    if (k->acc && st == GHZ_SUCCESS) {
+        mine->field[AGREE_MODE] = k->a.mode;
+        memcpy(&mine->field[AGREE_BOUND], &k->a.bound, sizeof(double));
+        mine->field[AGREE_PATH] = k->a.path;
+    }
+}
+
 static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
 {
     ghz_status_t st = GHZ_SUCCESS;
@@ -788,18 +842,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     mine.staged = copied && st == GHZ_SUCCESS;
     mine.prev_seconds = c->auto_bytes ? c->auto_seconds : -1.0;
     mine.ratio_seen = c->last_ratio;
-    mine.field[AGREE_KIND] = k->kind;
-    mine.field[AGREE_COUNT] = (int64_t)k->count;
-    mine.field[AGREE_DTYPE] = k->dtype;
-    mine.field[AGREE_OP] = k->op;
-    mine.field[AGREE_ROOT] = k->kind == KIND_REDUCE ? k->root : 0;
-    mine.field[AGREE_LOSSY] = lossy;
-    mine.field[AGREE_CAPTURE] = c->be.capturing;
-    if (lossy && st == GHZ_SUCCESS) {
-        mine.field[AGREE_MODE] = k->a.mode;
-        memcpy(&mine.field[AGREE_BOUND], &k->a.bound, sizeof(double));
-        mine.field[AGREE_PATH] = k->a.path;
-    }
+    agreed_fields(c, k, st, &mine);
     memset(&all, 0, sizeof all);
     if (lossy || c->cfg.check_args) {
         st = coll_agree(c, &mine, &all);
@@ -944,10 +987,140 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     return GHZ_SUCCESS;
 }
 
+#ifdef GHZ_WITH_NCCL
+/* Whether NCCL's own exact call takes the buffers: in place is in == out (reduce_scatter:
+ * out at this rank's block of in), anything else must not overlap. MPI_IN_PLACE's
+ * reduce_scatter (result at the start of the input) goes to the fold instead. */
+static int nccl_takes_buffers(const ghz_comm_t* c, const call_t* k)
+{
+    const size_t e = ghz_dtype_size(k->dtype), in_bytes = k->total * e, out_bytes = k->count * e;
+    const unsigned char *in = k->in, *out = k->out;
+    if (!out || in == out) return k->kind != KIND_REDUCE_SCATTER || c->rank == 0;
+    if (k->kind == KIND_REDUCE_SCATTER && out == in + (size_t)c->rank * out_bytes) return 1;
+    return out + out_bytes <= in || in + in_bytes <= out;
+}
+
+/* A call on a communicator with the NCCL transport. Exact calls are NCCL's own, on the
+ * caller's stream, behind the argument agreement (check_args) and nothing else; lossy
+ * calls compress when their path is HOMO or DOC (which are the same bytes here: the
+ * n-ary sum is DOC's left fold), or with AUTO from the link's calibrated size on
+ * (nccl_comm.c); a lossy call that AUTO runs exact is NCCL's exact call, its only error
+ * the rounding of the sum, with no range scan (so a REL bound is not checked against
+ * the data there; COLL.md, NCCL). */
+static ghz_status_t run_call_nccl(ghz_comm_t* c, call_t* k)
+{
+    ghz_status_t st;
+    coll_call_t mine;
+    coll_agreed_t all;
+    coll_budget_t budget = {0.0, 0.0, 0.0, 1};
+    coll_mode_t mode = COLL_EXACT;
+    coll_round_t proto;
+    ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+    uint64_t rounds = 0;
+    const size_t elem = ghz_dtype_size(k->dtype);
+    const double t_call = coll_now();
+    int lossy, compress = 0;
+    ghz_algo_t algo;
+
+    ghz_clear_detail();
+    memset(&mine, 0, sizeof mine);
+    st = check_local(c, k);
+    lossy = k->acc != NULL;
+    if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);
+    if (st == GHZ_SUCCESS && lossy)
+        compress = k->a.path != GHZ_PATH_AUTO ||
+                   (coll_nccl_auto_compresses(c, k->total * elem) &&
+                    !(c->last_ratio > 0.0 && c->last_ratio < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0));
+    if (st == GHZ_SUCCESS && c->be.capturing && compress)
+        st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: a compressed collective reads frame sizes on the host");
+    if (st == GHZ_SUCCESS && compress && k->count > 0) {
+        double lo = NAN, hi = NAN;
+        st = c->be.range(&c->be, k->in, k->total, k->dtype, NULL, &lo, &hi, &mine.nonfinite);
+        mine.have_range = !isnan(lo);
+        mine.vmin = lo;
+        mine.vmax = hi;
+    }
+    mine.status = st;
+    mine.ratio_seen = c->last_ratio;
+    mine.prev_seconds = -1.0;
+    agreed_fields(c, k, st, &mine);
+    /* (the AUTO choice is the same on every rank by construction; agreeing on it
+     * catches a rank whose state diverged) */
+    mine.field[AGREE_PATH] = compress;
+    memset(&all, 0, sizeof all);
+    if (compress || c->cfg.check_args) st = coll_agree(c, &mine, &all);
+    if (st != GHZ_SUCCESS) return st;
+    algo = choose_algo(c, k, COLL_EXACT);
+    st = check_algo(c, k, algo, COLL_EXACT);
+    if (st != GHZ_SUCCESS) return st;
+    if (lossy) {
+        info.bound_abs = k->a.mode == GHZ_EB_ABS ? k->a.bound : 0.0; /* REL: not scanned where exact */
+        if (compress) {
+            coll_budget_in_t bi;
+            bi.dtype = k->dtype;
+            bi.op = k->op;
+            bi.nranks = c->size;
+            bi.mode = k->a.mode;
+            bi.bound = k->a.bound;
+            bi.have_range = all.have_range;
+            bi.vmin = all.vmin;
+            bi.vmax = all.vmax;
+            bi.terms = coll_error_terms(GHZ_ALGO_NCCL, COLL_HOMO, k->op, c->size, k->kind == KIND_ALLREDUCE, 1);
+            st = coll_derive_eb(&bi, &budget);
+            if (st != GHZ_SUCCESS) return st;
+            mode = budget.exact ? COLL_EXACT : COLL_HOMO;
+            info.bound_abs = budget.bound_abs;
+            info.eb_abs = mode == COLL_EXACT ? 0.0 : budget.eb;
+            info.error_terms = mode == COLL_EXACT ? 0.0 : bi.terms;
+        }
+    }
+    info.algo = algo;
+    info.lossy = lossy;
+    if (k->count == 0) {
+        c->info = info;
+        return GHZ_SUCCESS;
+    }
+    if (mode == COLL_EXACT && !coll_nccl_exact_refusal(k->dtype, k->op) && nccl_takes_buffers(c, k)) {
+        const coll_nccl_kind_t nk = k->kind == KIND_ALLREDUCE ? COLL_NCCL_ALLREDUCE
+                                    : k->kind == KIND_REDUCE  ? COLL_NCCL_REDUCE
+                                                              : COLL_NCCL_REDUCE_SCATTER;
+        st = coll_nccl_exact(c, nk, k->in, k->out, k->count, k->dtype, k->op, k->root, k->stream);
+        rounds = 1;
+        info.logical_bytes = info.wire_bytes = (uint64_t)k->total * elem;
+    } else {
+        proto_init(c, k, mode, budget.eb, &proto);
+        coll_nccl_call_reset(c);
+        st = run_rounds(c, k, &proto, algo, &rounds);
+        info.logical_bytes = proto.logical_bytes;
+        info.wire_bytes = proto.wire_bytes;
+        info.time_compress = proto.t_comp;
+        info.time_combine = proto.t_comb;
+        info.time_decompress = proto.t_dec;
+    }
+    /* AVG: NCCL's (or the fold's) sum, scaled once, on the stream */
+    if (st == GHZ_SUCCESS && k->op == GHZ_OP_AVG && (k->kind != KIND_REDUCE || c->rank == k->root))
+        st = ghz_coll_scale_cuda(k->out, k->count, k->dtype, 1.0 / c->size, (cudaStream_t)k->stream);
+    if (st != GHZ_SUCCESS) return st;
+    info.path = mode == COLL_EXACT ? GHZ_PATH_AUTO : k->a.path == GHZ_PATH_DOC ? GHZ_PATH_DOC : GHZ_PATH_HOMO;
+    info.rounds = rounds;
+    info.time_total = coll_now() - t_call;
+    c->info = info;
+    if (lossy) {
+        c->lossy_calls++;
+        if (mode != COLL_EXACT) c->last_ratio = coll_nccl_call_ratio(c);
+    }
+    return GHZ_SUCCESS;
+}
+#endif
+
 /* One call; the backend's capture flag (set by begin) lasts for that call only. */
 static ghz_status_t run(ghz_comm_t* c, call_t* k)
 {
+#ifdef GHZ_WITH_NCCL
+    const ghz_status_t st = c && c->nccl ? run_call_nccl(c, k) : run_call(c, k);
+#else
     const ghz_status_t st = run_call(c, k);
+#endif
     if (c) c->be.capturing = 0;
     return st;
 }

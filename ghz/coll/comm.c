@@ -14,6 +14,7 @@
 #  endif
 #endif
 #include "ghz/coll/detail/algo.h"
+#include "ghz/coll/detail/nccl.h"
 #include "ghz/detail/error.h"
 
 #define DEFAULT_POOL ((size_t)64 << 20)
@@ -34,6 +35,9 @@
  * (one piece instead of two). With a GPU per rank 8 MiB stays (64 MiB: 8.4 ms against 9.1
  * with 32 MiB pieces; 256 MiB: 33.6 against 33.9). */
 #define DEFAULT_CHUNK_CUDA_SHARED ((size_t)32 << 20)
+/* Over NCCL a round's pieces are compressed and combined one kernel each, and the host
+ * waits three times a round whatever the pieces: large ones, as over CUDA IPC. */
+#define DEFAULT_CHUNK_CUDA_NCCL ((size_t)64 << 20)
 #define MIN_POOL ((size_t)1 << 16)
 #define MAX_CHUNK ((size_t)1 << 30)
 
@@ -76,16 +80,36 @@ static ghz_status_t resolve_transport(ghz_comm_config_t* cfg)
     if (env && *env) {
         if (strcmp(env, "mpi") == 0) from_env = GHZ_TRANSPORT_MPI;
         else if (strcmp(env, "ipc") == 0) from_env = GHZ_TRANSPORT_CUDA_IPC;
-        else return ghz_fail(GHZ_ERR_INVALID_ARG, "GHZ_COLL_TRANSPORT=%s: mpi or ipc", env);
+        else if (strcmp(env, "nccl") == 0) from_env = GHZ_TRANSPORT_NCCL;
+        else return ghz_fail(GHZ_ERR_INVALID_ARG, "GHZ_COLL_TRANSPORT=%s: mpi, ipc or nccl", env);
     }
-    if ((unsigned)cfg->transport > GHZ_TRANSPORT_CUDA_IPC)
+    if ((unsigned)cfg->transport > GHZ_TRANSPORT_NCCL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown transport %d", (int)cfg->transport);
-    if (cfg->transport == GHZ_TRANSPORT_AUTO)
-        cfg->transport = from_env == GHZ_TRANSPORT_CUDA_IPC && cfg->backend == GHZ_EXEC_CUDA ? GHZ_TRANSPORT_CUDA_IPC
-                                                                                            : GHZ_TRANSPORT_MPI;
-    if (cfg->transport == GHZ_TRANSPORT_CUDA_IPC && cfg->backend != GHZ_EXEC_CUDA)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the CUDA IPC transport needs the CUDA backend");
+    /* (AUTO on the CUDA backend with nothing in the environment stays AUTO here: it
+     * becomes NCCL or MPI once comm_init knows whether ranks share a GPU) */
+    if (cfg->transport == GHZ_TRANSPORT_AUTO && (cfg->backend != GHZ_EXEC_CUDA || from_env != GHZ_TRANSPORT_AUTO))
+        cfg->transport = from_env != GHZ_TRANSPORT_AUTO && cfg->backend == GHZ_EXEC_CUDA ? from_env : GHZ_TRANSPORT_MPI;
+    if ((cfg->transport == GHZ_TRANSPORT_CUDA_IPC || cfg->transport == GHZ_TRANSPORT_NCCL) &&
+        cfg->backend != GHZ_EXEC_CUDA)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the %s transport needs the CUDA backend",
+                        cfg->transport == GHZ_TRANSPORT_NCCL ? "NCCL" : "CUDA IPC");
+#ifndef GHZ_WITH_NCCL
+    if (cfg->transport == GHZ_TRANSPORT_NCCL)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "this libghzcoll was built without NCCL");
+#endif
     return GHZ_SUCCESS;
+}
+
+/* The CUDA backend's AUTO transport, once comm_init knows whether ranks share a GPU:
+ * NCCL where the library has it and every rank has a GPU of its own (NCCL takes one
+ * rank per GPU), else MPI. */
+static ghz_transport_t auto_transport(int shared)
+{
+#ifdef GHZ_WITH_NCCL
+    if (shared == 0) return GHZ_TRANSPORT_NCCL;
+#endif
+    (void)shared;
+    return GHZ_TRANSPORT_MPI;
 }
 
 static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* out)
@@ -105,9 +129,9 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* 
     if (out->backend == GHZ_EXEC_CUDA)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "this libghzcoll was built without CUDA");
 #endif
-    if ((unsigned)out->allreduce_algo > GHZ_ALGO_MPI ||
-        (unsigned)out->reduce_scatter_algo > GHZ_ALGO_IPC_DIRECT ||
-        (unsigned)out->reduce_algo > GHZ_ALGO_IPC_DIRECT)
+    if ((unsigned)out->allreduce_algo > GHZ_ALGO_NCCL ||
+        (unsigned)out->reduce_scatter_algo > GHZ_ALGO_NCCL ||
+        (unsigned)out->reduce_algo > GHZ_ALGO_NCCL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown algorithm in the configuration");
     if (in && in->struct_size < offsetof(ghz_comm_config_t, transport) + sizeof(ghz_transport_t))
         out->transport = GHZ_TRANSPORT_AUTO;
@@ -117,6 +141,7 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, ghz_comm_config_t* 
     if (out->chunk_bytes == 0)
         out->chunk_bytes = out->backend != GHZ_EXEC_CUDA                 ? DEFAULT_CHUNK
                            : out->transport == GHZ_TRANSPORT_CUDA_IPC ? DEFAULT_CHUNK_CUDA_IPC
+                           : out->transport == GHZ_TRANSPORT_NCCL     ? DEFAULT_CHUNK_CUDA_NCCL
                                                                       : DEFAULT_CHUNK_CUDA;
     if (out->pool_bytes < MIN_POOL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "pool_bytes %zu: at least %zu", out->pool_bytes,
@@ -142,6 +167,9 @@ static void release(ghz_comm_t* c)
      * for work still queued (asynchronous copies out of small_out); then the memory
      * (`release` needs no backend state) */
     if (c->tp.destroy) c->tp.destroy(&c->tp);
+#ifdef GHZ_WITH_NCCL
+    coll_nccl_destroy(c, 0);
+#endif
     if (c->be.destroy) c->be.destroy(&c->be);
     if (c->small_in) c->be.release(&c->be, c->small_in, COLL_MEM_MIRROR);
     if (c->small_out) c->be.release(&c->be, c->small_out, COLL_MEM_MIRROR);
@@ -160,6 +188,60 @@ static void release(ghz_comm_t* c)
 }
 
 static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, int leaf, ghz_comm_t** comm);
+
+/* The end of an init: the communicator handed out, or released with the failure's
+ * detail kept. */
+static ghz_status_t finish_init(ghz_comm_t* c, ghz_status_t st, ghz_comm_t** comm)
+{
+    if (st != GHZ_SUCCESS) {
+        char keep[256];
+        strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
+        keep[sizeof keep - 1] = '\0';
+        release(c);
+        return ghz_fail(st, "%s", keep);
+    }
+    {
+        ghz_coll_info_t i0 = GHZ_COLL_INFO_INIT;
+        c->info = i0;
+    }
+    *comm = c;
+    return GHZ_SUCCESS;
+}
+
+/* The pool and the per-call arrays (comm.h), allocated once. */
+static ghz_status_t alloc_buffers(ghz_comm_t* c)
+{
+    const size_t n = (size_t)c->size;
+    c->max_reqs = 2 * n * COLL_MAX_PIECES;
+    c->seg_off = (size_t*)host_alloc(c, n * sizeof *c->seg_off);
+    c->seg_cnt = (size_t*)host_alloc(c, n * sizeof *c->seg_cnt);
+    c->wire_size = (size_t*)host_alloc(c, (n + 2) * COLL_MAX_PIECES * sizeof *c->wire_size);
+    c->wire_tmp = (size_t*)host_alloc(c, n * sizeof *c->wire_tmp);
+    c->wire_ptr = (const void**)host_alloc(c, n * sizeof *c->wire_ptr);
+    c->sreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->sreq);
+    c->rreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->rreq);
+    c->pool_bytes = c->cfg.pool_bytes;
+    c->pool = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_WIRE);
+    c->allocations++;
+    if (c->be.staged && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
+        /* values live apart from the wire buffers: as much again, so that whatever
+         * fits the wire pool fits here (the algorithms' needs count both); the NCCL
+         * algorithm keeps its values in the callers' buffers and its pool alone */
+        c->pool_raw = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_RAW);
+        c->allocations++;
+    }
+    if (c->host_mirror) {
+        /* the host mirror every message is copied through */
+        c->pool_mirror = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_MIRROR);
+        c->allocations++;
+    }
+    if (!c->seg_off || !c->seg_cnt || !c->wire_size || !c->wire_tmp || !c->wire_ptr ||
+        !c->sreq || !c->rreq || !c->pool || (c->be.staged && c->cfg.transport != GHZ_TRANSPORT_NCCL && !c->pool_raw) ||
+        (c->host_mirror && !c->pool_mirror))
+        return ghz_fail(GHZ_ERR_NOMEM, "communicator buffers (pool %zu bytes)", c->pool_bytes);
+
+    return GHZ_SUCCESS;
+}
 
 /* Exact calls of a CUDA communicator up to this many bytes of input per rank (and with
  * the AUTO algorithm) go through host memory (collectives.c, host_path; COLL.md,
@@ -368,7 +450,6 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     ghz_comm_t* c;
     ghz_status_t st;
     int rc, flag = 0, shared;
-    size_t n;
     /* the caller left the chunk to the library (which then sizes it by whether ranks
      * share a GPU) */
     const int chunk_default = !config || config->chunk_bytes == 0;
@@ -400,6 +481,10 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 
     st = read_config(config, &c->cfg);
     shared = gpu_shared(c, st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CUDA);
+    if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_AUTO) {
+        c->cfg.transport = leaf ? GHZ_TRANSPORT_MPI : auto_transport(shared);
+        if (chunk_default && c->cfg.transport == GHZ_TRANSPORT_NCCL) c->cfg.chunk_bytes = DEFAULT_CHUNK_CUDA_NCCL;
+    }
     if (st == GHZ_SUCCESS && chunk_default && shared == 1 && c->cfg.transport == GHZ_TRANSPORT_MPI)
         c->cfg.chunk_bytes = DEFAULT_CHUNK_CUDA_SHARED;
     if (st == GHZ_SUCCESS) {
@@ -428,52 +513,34 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
      * seam). CUDA IPC moves device memory itself. */
     c->host_mirror = c->be.staged && c->cfg.transport == GHZ_TRANSPORT_MPI;
     if (st == GHZ_SUCCESS) st = ghz_coll_transport_mpi(&c->mpi, &c->tp);
-    if (st == GHZ_SUCCESS) {
-        n = (size_t)c->size;
-        c->max_reqs = 2 * n * COLL_MAX_PIECES;
-        c->seg_off = (size_t*)host_alloc(c, n * sizeof *c->seg_off);
-        c->seg_cnt = (size_t*)host_alloc(c, n * sizeof *c->seg_cnt);
-        c->wire_size = (size_t*)host_alloc(c, (n + 2) * COLL_MAX_PIECES * sizeof *c->wire_size);
-        c->wire_tmp = (size_t*)host_alloc(c, n * sizeof *c->wire_tmp);
-        c->wire_ptr = (const void**)host_alloc(c, n * sizeof *c->wire_ptr);
-        c->sreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->sreq);
-        c->rreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->rreq);
-        c->pool_bytes = c->cfg.pool_bytes;
-        c->pool = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_WIRE);
-        c->allocations++;
-        if (c->be.staged) {
-            /* values live apart from the wire buffers: as much again, so that whatever
-             * fits the wire pool fits here (the algorithms' needs count both) */
-            c->pool_raw = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_RAW);
-            c->allocations++;
-        }
-        if (c->host_mirror) {
-            /* the host mirror every message is copied through */
-            c->pool_mirror = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_MIRROR);
-            c->allocations++;
-        }
-        if (!c->seg_off || !c->seg_cnt || !c->wire_size || !c->wire_tmp || !c->wire_ptr ||
-            !c->sreq || !c->rreq || !c->pool || (c->be.staged && !c->pool_raw) ||
-            (c->host_mirror && !c->pool_mirror))
-            st = ghz_fail(GHZ_ERR_NOMEM, "communicator buffers (pool %zu bytes)", c->pool_bytes);
-    }
+    if (st == GHZ_SUCCESS) st = alloc_buffers(c);
     /* Every rank learns whether every other one succeeded and configured alike. */
-    st = coll_agree_config(c->mpi, &c->cfg, st);
+    st = coll_agree_config(c, &c->cfg, st);
 #ifdef GHZ_WITH_CUDA
     /* CUDA IPC replaces the MPI transport once every rank has its pool (the exchange
      * of handles is collective, so it starts only where every rank will take part) */
     if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC) {
         st = ghz_coll_transport_ipc(&c->mpi, &c->be, c->pool, c->pool_bytes, &c->tp);
-        st = coll_agree_config(c->mpi, &c->cfg, st);
+        st = coll_agree_config(c, &c->cfg, st);
         /* (every rank agreed on st: all take part in the limit's reduction, or none) */
         if (st == GHZ_SUCCESS)
             c->one_shot_bytes = agreed_limit(c, "GHZ_COLL_DIRECT_ONE_SHOT_MAX",
                                              c->size == 2 ? SIZE_MAX : DIRECT_ONE_SHOT_MAX, SIZE_MAX);
     }
 #endif
-    if (st == GHZ_SUCCESS && !leaf) {
+#ifdef GHZ_WITH_NCCL
+    /* NCCL's communicator once every rank has its pool (NCCL's init is collective) */
+    if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_NCCL) {
+        st = coll_nccl_create(c, NULL);
+        st = coll_agree_config(c, &c->cfg, st);
+        if (st == GHZ_SUCCESS) st = coll_nccl_calibrate(c);
+        st = coll_agree_config(c, &c->cfg, st);
+    }
+#endif
+    /* (over NCCL, NCCL runs every call: no two levels, no host path) */
+    if (st == GHZ_SUCCESS && !leaf && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
         st = make_levels(c);
-        st = coll_agree_config(c->mpi, &c->cfg, st);
+        st = coll_agree_config(c, &c->cfg, st);
     }
     /* (every rank agreed on st: all take part, or none) */
     if (st == GHZ_SUCCESS) {
@@ -484,24 +551,89 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
         else if (sr && !strcmp(sr, "host")) c->staged_range_gpu_min = SIZE_MAX;
         else if (sr && *sr >= '0' && *sr <= '9') c->staged_range_gpu_min = (size_t)strtoull(sr, NULL, 10);
     }
-    if (st == GHZ_SUCCESS && !leaf && c->cfg.backend == GHZ_EXEC_CUDA) {
+    if (st == GHZ_SUCCESS && !leaf && c->cfg.backend == GHZ_EXEC_CUDA && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
         st = make_host(c);
-        st = coll_agree_config(c->mpi, &c->cfg, st);
+        st = coll_agree_config(c, &c->cfg, st);
     }
-    if (st != GHZ_SUCCESS) {
-        char keep[256];
-        strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
-        keep[sizeof keep - 1] = '\0';
-        release(c);
-        return ghz_fail(st, "%s", keep);
-    }
-    {
-        ghz_coll_info_t i0 = GHZ_COLL_INFO_INIT;
-        c->info = i0;
-    }
-    *comm = c;
-    return GHZ_SUCCESS;
+    return finish_init(c, st, comm);
 }
+
+ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int rank,
+                                const ghz_comm_config_t* config, ghz_comm_t** comm)
+{
+#ifdef GHZ_WITH_NCCL
+    ghz_comm_t* c;
+    ghz_comm_config_t in;
+    ghz_status_t st;
+    ghz_clear_detail();
+    if (!comm) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm");
+    *comm = NULL;
+    if (!id) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL unique id");
+    if (nranks < 1 || rank < 0 || rank >= nranks)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "rank %d of %d ranks", rank, nranks);
+    /* the CUDA backend over NCCL is what this entry makes: its defaults */
+    ghz_comm_config_init(&in);
+    if (config) {
+        if (config->struct_size < offsetof(ghz_comm_config_t, transport) + sizeof(ghz_transport_t) ||
+            config->struct_size > (size_t)1 << 16)
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_comm_config_t.struct_size %zu: initialise with GHZ_COMM_CONFIG_INIT",
+                            config->struct_size);
+        memcpy(&in, config, sizeof in < config->struct_size ? sizeof in : config->struct_size);
+    } else {
+        in.backend = GHZ_EXEC_CUDA;
+    }
+    if (in.backend != GHZ_EXEC_CUDA)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "ghz_comm_init_rank makes CUDA-backend communicators only");
+    if (in.transport != GHZ_TRANSPORT_AUTO && in.transport != GHZ_TRANSPORT_NCCL)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "ghz_comm_init_rank runs over NCCL only (transport %d)", (int)in.transport);
+    in.transport = GHZ_TRANSPORT_NCCL;
+    c = (ghz_comm_t*)calloc(1, sizeof *c);
+    if (!c) return ghz_fail(GHZ_ERR_NOMEM, "communicator");
+    c->mpi = MPI_COMM_NULL;
+    c->allocations = 1;
+    c->rank = rank;
+    c->size = nranks;
+    c->nodes = 1;
+    st = read_config(&in, &c->cfg);
+    if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda(c->cfg.chunk_bytes, &c->be);
+    if (st == GHZ_SUCCESS) {
+        c->tp.name = "nccl";
+        c->tp.shared_gpu = 0; /* NCCL takes one rank per GPU */
+        st = alloc_buffers(c);
+    }
+    /* NCCL's init is collective: every rank calls it (after a local failure too, when it
+     * can), and the first agreement tells the ranks apart */
+    {
+        /* (without NCCL's communicator there is nothing to agree through: a failed
+         * ncclCommInitRank fails on every rank, or NCCL waits for the missing one) */
+        const ghz_status_t made = coll_nccl_create(c, id);
+        if (made == GHZ_SUCCESS) {
+            st = coll_agree_config(c, &c->cfg, st);
+            if (st == GHZ_SUCCESS) st = coll_nccl_calibrate(c);
+        } else if (st == GHZ_SUCCESS) {
+            st = made;
+        }
+    }
+    return finish_init(c, st, comm);
+#else
+    (void)nranks;
+    (void)id;
+    (void)rank;
+    (void)config;
+    ghz_clear_detail();
+    if (comm) *comm = NULL;
+    return ghz_fail(GHZ_ERR_UNSUPPORTED, "this libghzcoll was built without NCCL");
+#endif
+}
+
+#ifndef GHZ_WITH_NCCL
+ghz_status_t ghz_coll_get_unique_id(ghz_coll_unique_id_t* id)
+{
+    (void)id;
+    ghz_clear_detail();
+    return ghz_fail(GHZ_ERR_UNSUPPORTED, "this libghzcoll was built without NCCL");
+}
+#endif
 
 ghz_status_t ghz_comm_destroy(ghz_comm_t* comm)
 {

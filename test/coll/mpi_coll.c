@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ghz/coll/coll.h"
+#include "ghz/coll/coll_mpi.h"
 #include "datasets.h"
 #include "mpi_check.h"
 #ifdef GHZ_TEST_CUDA

@@ -2,7 +2,7 @@
  * an allreduce on the ranks it is started on (mpirun -np 2 in scripts/test.sh). */
 #include <stdio.h>
 
-#include "ghz/coll/coll.h"
+#include "ghz/coll/coll_mpi.h"
 
 int main(int argc, char** argv)
 {

@@ -47,6 +47,10 @@ typedef struct {
 ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* all);
 
 /* The same for the configuration at ghz_comm_init. */
-ghz_status_t coll_agree_config(MPI_Comm mpi, const ghz_comm_config_t* cfg, ghz_status_t mine);
+ghz_status_t coll_agree_config(ghz_comm_t* c, const ghz_comm_config_t* cfg, ghz_status_t mine);
+
+/* w[0..n) = its maximum over the ranks of c: MPI's allreduce, or NCCL's where c was
+ * made without MPI. Every agreement goes through it. */
+ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n);
 
 #endif

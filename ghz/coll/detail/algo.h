@@ -14,6 +14,8 @@
 #ifndef GHZ_COLL_DETAIL_ALGO_H
 #define GHZ_COLL_DETAIL_ALGO_H
 
+#include <time.h>
+
 #include "ghz/coll/detail/comm.h"
 
 typedef enum { COLL_EXACT = 0, COLL_HOMO = 1, COLL_DOC = 2 } coll_mode_t;
@@ -71,6 +73,15 @@ typedef struct {
 } coll_pool_t;
 void* coll_pool_take(coll_pool_t* p, size_t bytes);
 void* coll_pool_raw(coll_pool_t* p, size_t bytes);
+
+/* Wall-clock seconds, for the per-phase times of ghz_coll_info_t (no MPI needed: a
+ * communicator made without MPI uses it too). */
+static inline double coll_now(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC); /* (C11's clock: clock_gettime is POSIX) */
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* a mod n in [0, n): ring neighbours and pairwise peers. */
 static inline int coll_mod(long a, int n)

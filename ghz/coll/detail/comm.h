@@ -36,6 +36,8 @@ struct ghz_comm {
      * every node. NULL when there is one node or one rank per node. */
     ghz_comm_t* intra;
     ghz_comm_t* inter;
+    /* The NCCL transport (detail/nccl.h): its communicator and state; NULL elsewhere. */
+    struct coll_nccl* nccl;
     /* Small exact calls of a CUDA communicator (collectives.c, host_path): a CPU
      * communicator over the same ranks and two pinned buffers of small_auto_bytes;
      * NULL elsewhere. Exact calls take it up to small_bytes per rank, lossy AUTO calls

@@ -11,6 +11,8 @@
 #ifndef GHZ_COLL_DETAIL_TRANSPORT_H
 #define GHZ_COLL_DETAIL_TRANSPORT_H
 
+#include <mpi.h>
+
 #include "ghz/coll/coll.h"
 
 /* One outstanding operation. The fields belong to the transport, except stage_*

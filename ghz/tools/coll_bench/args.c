@@ -209,11 +209,20 @@ static int finish(cb_args_t* a, int speak)
         USAGE_ERR("--backend cuda: this build has no CUDA (configure with -DGHZ_ENABLE_CUDA=ON)");
 #endif
         if (!a->paths_given) a->paths[a->npaths++] = CB_PATH_MPI_PINNED;
+#ifdef GHZ_WITH_NCCL
+        if (!a->paths_given) a->paths[a->npaths++] = CB_PATH_NCCL;
+#else
+        {
+            int k;
+            for (k = 0; k < a->npaths; ++k)
+                if (a->paths[k] == CB_PATH_NCCL) USAGE_ERR("path nccl: this build has no NCCL");
+        }
+#endif
     } else {
         int k;
         for (k = 0; k < a->npaths; ++k)
-            if (a->paths[k] == CB_PATH_MPI_PINNED)
-                USAGE_ERR("path mpi-pinned needs --backend cuda (it stages device buffers)");
+            if (a->paths[k] == CB_PATH_MPI_PINNED || a->paths[k] == CB_PATH_NCCL)
+                USAGE_ERR("path %s needs --backend cuda", cb_path_name(a->paths[k]));
     }
     if (a->graph) {
         /* what ghz can capture (COLL.md, CUDA graphs): its exact calls on device buffers */

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ghz/coll/coll.h"
+#include "ghz/coll/coll_mpi.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define CB_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -31,9 +31,10 @@ typedef enum {
     CB_PATH_EXACT = 2,
     CB_PATH_MPI = 3,
     CB_PATH_MPI_PINNED = 4,
-    CB_PATH_AUTO = 5 /* ghz with GHZ_PATH_AUTO: compressed or exact, as it measures */
+    CB_PATH_AUTO = 5, /* ghz with GHZ_PATH_AUTO: compressed or exact, as it decides */
+    CB_PATH_NCCL = 6  /* NCCL's own collective on the same device buffers (nccl_row.h) */
 } cb_path_t;
-#define CB_PATH_COUNT 6
+#define CB_PATH_COUNT 7
 
 /* -a: which rank's time a row reports. */
 typedef enum { CB_TIME_RANK0 = 0, CB_TIME_AVG = 1, CB_TIME_MIN = 2, CB_TIME_MAX = 3 } cb_time_mode_t;
@@ -77,6 +78,8 @@ enum { CB_EXIT_OK = 0, CB_EXIT_FAIL = 1, CB_EXIT_USAGE = 2 };
 const char* cb_coll_name(cb_coll_t c);
 const char* cb_path_name(cb_path_t p);
 
+/* Does ghz reduce on this path (not the MPI library or NCCL)? */
+static inline int cb_path_ghz(cb_path_t p) { return p == CB_PATH_HOMO || p == CB_PATH_DOC || p == CB_PATH_EXACT || p == CB_PATH_AUTO; }
 /* Does the MPI library (not ghz) reduce on this path? */
 static inline int cb_path_mpi(cb_path_t p) { return p == CB_PATH_MPI || p == CB_PATH_MPI_PINNED; }
 

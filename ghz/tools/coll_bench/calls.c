@@ -17,6 +17,7 @@
 
 #include "calls.h"
 #include "cuda_bufs.h"
+#include "nccl_row.h"
 
 static MPI_Datatype mpi_dtype(ghz_dtype_t t)
 {
@@ -157,6 +158,7 @@ int cb_call_run(cb_call_t* c)
 {
     c->err[0] = '\0';
     if (c->graph) return cb_cuda_graph_launch(c->graph, c->stream, c->err, sizeof c->err);
+    if (c->path == CB_PATH_NCCL) return cb_nccl_run(c->nccl, c);
     return cb_path_mpi(c->path) ? run_mpi(c) : run_ghz(c);
 }
 

@@ -27,6 +27,7 @@ typedef struct {
     void *stage_send, *stage_recv;
     ghz_accuracy_t acc; /* the lossy paths' accuracy */
     void* graph;        /* --graph: the call captured once, replayed by cb_call_run */
+    struct cb_nccl* nccl; /* the nccl row's communicator (nccl_row.h) */
     char err[CB_ERR_LEN]; /* why the last call failed */
 } cb_call_t;
 

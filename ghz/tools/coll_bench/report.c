@@ -16,7 +16,7 @@ const char* cb_coll_name(cb_coll_t c)
 
 const char* cb_path_name(cb_path_t p)
 {
-    static const char* const names[CB_PATH_COUNT] = {"homo", "doc", "exact", "mpi", "mpi-pinned", "auto"};
+    static const char* const names[CB_PATH_COUNT] = {"homo", "doc", "exact", "mpi", "mpi-pinned", "auto", "nccl"};
     return (unsigned)p < CB_PATH_COUNT ? names[p] : "?";
 }
 
@@ -116,8 +116,8 @@ static void placement(FILE* f, const cb_result_t* r, int check)
             r->t.max, r->algbw, r->busbw, wrong);
     if (r->lossy) fprintf(f, " %6.2f", r->ratio);
     else fprintf(f, " %6s", "-");
-    if (r->lossy && check) fprintf(f, " %10.4f", r->bound_abs > 0 ? r->maxerr / r->bound_abs : NAN);
-    else fprintf(f, " %10s", "-");
+    if (r->lossy && check && !r->ran_exact) fprintf(f, " %10.4f", r->bound_abs > 0 ? r->maxerr / r->bound_abs : NAN);
+    else fprintf(f, " %10s", r->ran_exact ? "exact" : "-");
 }
 
 void cb_report_row(FILE* f, const cb_args_t* a, const cb_row_t* row)

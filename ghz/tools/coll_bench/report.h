@@ -16,6 +16,7 @@ typedef struct {
     int checked;        /* -c 1: wrong is meaningful */
     uint64_t wrong;     /* elements outside their tolerance, all ranks */
     int lossy;
+    int ran_exact;      /* a lossy row whose call ran exact (AUTO): checked as an exact row */
     double ratio;       /* logical / wire bytes, summed over ranks (ghz rows) */
     double bound_abs;   /* ghz_coll_info_t.bound_abs (lossy rows) */
     double t_comp, t_comb, t_dec, t_stage, t_total; /* rank 0's breakdown of its last call, s */

@@ -1,0 +1,56 @@
+/* ghz/coll/detail/nccl.h: the NCCL transport (private; NCCL builds, GHZ_WITH_NCCL).
+ *
+ * On a communicator with the NCCL transport, NCCL moves every byte and runs the exact
+ * calls (nccl/nccl_comm.c: the NCCL communicator, the control plane, AUTO's link
+ * calibration; nccl/algo_nccl.c: the calls).
+ *
+ * Control plane: the agreement of a call (agree.c) and of the configuration is an
+ * allreduce of a few int64 words. Over MPI it is MPI's; a communicator made without
+ * MPI (ghz_comm_init_rank) runs it as a small NCCL allreduce on a private stream, read
+ * back by the host (coll_nccl_ctl_max). */
+#ifndef GHZ_COLL_DETAIL_NCCL_H
+#define GHZ_COLL_DETAIL_NCCL_H
+
+#include "ghz/coll/detail/algo.h"
+
+typedef struct coll_nccl coll_nccl_t;
+
+/* The kinds of call the NCCL algorithm runs (collectives.c's kinds that it takes). */
+typedef enum { COLL_NCCL_ALLREDUCE = 0, COLL_NCCL_REDUCE = 1, COLL_NCCL_REDUCE_SCATTER = 2 } coll_nccl_kind_t;
+
+#ifdef GHZ_WITH_NCCL
+/* Makes c->nccl: with c->mpi set, the unique id comes from rank 0 by MPI_Bcast;
+ * otherwise from *id. Collective; on failure c->nccl is NULL or destroyable. The CUDA
+ * backend must exist (its stream and context are used). */
+ghz_status_t coll_nccl_create(ghz_comm_t* c, const ghz_coll_unique_id_t* id);
+/* Frees c->nccl (NULL is fine). abort: ncclCommAbort, for a broken communicator. */
+void coll_nccl_destroy(ghz_comm_t* c, int abort);
+/* w[0..n) = the maximum over ranks of every rank's w[0..n), through NCCL. */
+ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int n);
+/* Measures the link (an exact NCCL allreduce) and fixes, the same on every rank, the
+ * least bytes per rank from which AUTO compresses (SIZE_MAX: never). Collective. */
+ghz_status_t coll_nccl_calibrate(ghz_comm_t* c);
+/* AUTO: whether a lossy call of `bytes` of input per rank compresses (every input of
+ * the rule is agreed: the calibration, and the global ratio of the last compressed call). */
+int coll_nccl_auto_compresses(const ghz_comm_t* c, size_t bytes);
+/* The ratio AUTO keeps: a compressed call's bytes before over after compression, over
+ * every rank (the same number on every rank); reset before the call's rounds. */
+void coll_nccl_call_reset(ghz_comm_t* c);
+double coll_nccl_call_ratio(const ghz_comm_t* c);
+/* Why NCCL has no exact call for (dtype, op), NULL when it has (algo_nccl.c then folds
+ * in rank order itself). */
+const char* coll_nccl_exact_refusal(ghz_dtype_t dtype, ghz_op_t op);
+/* NCCL's own exact collective on the caller's stream (stream-ordered, asynchronous to
+ * the host). in == out is in place (reduce_scatter: out == in + rank * count). */
+ghz_status_t coll_nccl_exact(ghz_comm_t* c, coll_nccl_kind_t kind, const void* in, void* out, size_t count,
+                             ghz_dtype_t dtype, ghz_op_t op, int root, ghz_stream_t stream);
+/* The pool bytes of one round with segments of at most `window` elements. */
+size_t coll_nccl_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
+/* One round: segment s (seg_off/seg_cnt) of every rank's input is combined by rank s;
+ * allreduce: every segment's result into out + seg_off[s]; reduce: the same on r->root
+ * only; reduce_scatter: this rank's into out_own. Lossy (HOMO) or exact (a fold in rank
+ * order, for what NCCL cannot reduce itself). */
+void coll_nccl_reduce(coll_round_t* r, coll_pool_t* pool, coll_nccl_kind_t kind, unsigned char* out_own);
+#endif
+
+#endif

@@ -1,0 +1,256 @@
+/* ghz/coll/nccl/nccl_comm.c: the NCCL communicator of a ghz communicator, its control
+ * plane, and the calibration that AUTO decides by (detail/nccl.h; COLL.md, NCCL).
+ *
+ * AUTO on NCCL, and why it is a rule fixed at init: an exact call is NCCL's own, whose
+ * time the link sets (t = k S / B: S bytes per rank, k = 2 (N-1) / N for an allreduce,
+ * B NCCL's bus bandwidth); a compressed call moves S / r bytes (r the ratio) and pays
+ * GPU work (about S / G) and a fixed cost F (the host reads sizes and statuses three
+ * times a call). Compressing wins from S* = F / (k (1 - 1/r) / B - 1/G), and never
+ * where the bracket is not positive (a link as fast as the codec: NVLink). B is
+ * measured once, at init, by timing NCCL's allreduce; every rank takes the slowest
+ * rank's time, so S* is the same everywhere, and it is rounded up to a power of two
+ * with a factor 2 of margin, so that the small run-to-run spread of B does not move
+ * it. F, G and r are the constants below. A call then compresses iff its size is at
+ * least S* (and the last compressed call's ratio was worth it: collectives.c), which
+ * every rank decides alike without a message, and GHZ_COLL_DEBUG=INFO prints. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "ghz/coll/detail/backend_cuda.h"
+#include "ghz/coll/detail/nccl.h"
+#include "ghz/coll/detail/nccl_state.h"
+#include "ghz/detail/error.h"
+
+/* The compressed path's fixed cost per call (seconds), its GPU work per byte of input
+ * per rank (compress, combine, decompress: bytes per second), and the ratio assumed
+ * before a call has measured one. */
+#define AUTO_FIXED_S 150e-6
+#define AUTO_CODEC_BPS 200e9
+#define AUTO_RATIO 2.0
+/* The calibration's exact allreduce: bytes per rank, untimed and timed calls. */
+#define CAL_BYTES ((size_t)8 << 20)
+#define CAL_WARMUP 2
+#define CAL_TIMED 5
+/* Words of one control allreduce (agree.c needs a few dozen). */
+#define CTL_WORDS 256
+
+ghz_status_t coll_nccl_fail(int code, const char* what)
+{
+    return ghz_fail(GHZ_ERR_NCCL, "%s: %s", what, ncclGetErrorString((ncclResult_t)code));
+}
+
+ghz_status_t ghz_coll_get_unique_id(ghz_coll_unique_id_t* id)
+{
+    ncclUniqueId u;
+    ncclResult_t r;
+    ghz_clear_detail();
+    if (!id) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL id");
+    r = ncclGetUniqueId(&u);
+    if (r != ncclSuccess) return coll_nccl_fail(r, "ncclGetUniqueId");
+    memset(id, 0, sizeof *id);
+    memcpy(id->internal, u.internal, sizeof u.internal < sizeof id->internal ? sizeof u.internal : sizeof id->internal);
+    return GHZ_SUCCESS;
+}
+
+static size_t rec_capacity(int nranks)
+{
+    /* every rank's record of a round: sizes and statuses of N * COLL_MAX_PIECES frames */
+    return (size_t)nranks * coll_nccl_rec_bytes(nranks, COLL_MAX_PIECES);
+}
+
+ghz_status_t coll_nccl_create(ghz_comm_t* c, const ghz_coll_unique_id_t* id)
+{
+    coll_nccl_t* n;
+    ncclUniqueId u;
+    ncclResult_t r;
+    cudaError_t e;
+    int version = 0;
+    memset(&u, 0, sizeof u);
+    c->nccl = n = (coll_nccl_t*)calloc(1, sizeof *n);
+    if (!n) return ghz_fail(GHZ_ERR_NOMEM, "NCCL state");
+    c->allocations++;
+    n->auto_min = SIZE_MAX;
+    /* the id: rank 0's, by MPI; or the caller's */
+    if (c->mpi != MPI_COMM_NULL) {
+        int rc;
+        if (c->rank == 0) {
+            r = ncclGetUniqueId(&u);
+            /* (a failure still takes part in the broadcast: the init below fails too) */
+            if (r != ncclSuccess) memset(&u, 0, sizeof u);
+        }
+        rc = MPI_Bcast(&u, (int)sizeof u, MPI_BYTE, 0, c->mpi);
+        if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Bcast (NCCL unique id)");
+    } else {
+        memcpy(u.internal, id->internal, sizeof u.internal);
+    }
+    e = cudaGetDevice(&n->device);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaGetDevice");
+    ncclGetVersion(&version);
+    if (version / 100 < NCCL_VERSION(NCCL_MAJOR, NCCL_MINOR, 0) / 100)
+        return ghz_fail(GHZ_ERR_NCCL, "libnccl %d is older than the nccl.h this library was built with (%d)", version,
+                        NCCL_VERSION_CODE);
+    r = ncclCommInitRank(&n->comm, c->size, u, c->rank);
+    if (r != ncclSuccess) {
+        n->comm = NULL;
+        return coll_nccl_fail(r, "ncclCommInitRank");
+    }
+    e = cudaStreamCreateWithFlags(&n->ctl_stream, cudaStreamNonBlocking);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamCreateWithFlags");
+    n->have_stream = 1;
+    n->rec_bytes = rec_capacity(c->size);
+    if (cudaMalloc((void**)&n->d_ctl, CTL_WORDS * sizeof(int64_t)) != cudaSuccess ||
+        cudaHostAlloc((void**)&n->h_ctl, CTL_WORDS * sizeof(int64_t), cudaHostAllocPortable) != cudaSuccess ||
+        cudaHostAlloc((void**)&n->h_rec, n->rec_bytes, cudaHostAllocPortable) != cudaSuccess) {
+        cudaGetLastError();
+        return ghz_fail(GHZ_ERR_NOMEM, "NCCL control buffers");
+    }
+    c->allocations += 3;
+    return GHZ_SUCCESS;
+}
+
+void coll_nccl_destroy(ghz_comm_t* c, int abort)
+{
+    coll_nccl_t* n = c->nccl;
+    if (!n) return;
+    if (n->comm) {
+        if (abort) ncclCommAbort(n->comm);
+        else ncclCommDestroy(n->comm);
+    }
+    if (n->have_stream) cudaStreamDestroy(n->ctl_stream);
+    if (n->d_ctl) cudaFree(n->d_ctl);
+    if (n->h_ctl) cudaFreeHost(n->h_ctl);
+    if (n->h_rec) cudaFreeHost(n->h_rec);
+    free(n);
+    c->nccl = NULL;
+}
+
+ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int nw)
+{
+    coll_nccl_t* n = c->nccl;
+    const size_t bytes = (size_t)nw * sizeof *w;
+    ncclResult_t r;
+    cudaError_t e;
+    if (!n || !n->comm) return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: no NCCL communicator");
+    if (nw > CTL_WORDS) return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: %d control words", nw);
+    memcpy(n->h_ctl, w, bytes);
+    e = cudaMemcpyAsync(n->d_ctl, n->h_ctl, bytes, cudaMemcpyHostToDevice, n->ctl_stream);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMemcpyAsync (control)");
+    r = ncclAllReduce(n->d_ctl, n->d_ctl, (size_t)nw, ncclInt64, ncclMax, n->comm, n->ctl_stream);
+    if (r != ncclSuccess) return coll_nccl_fail(r, "ncclAllReduce (control)");
+    e = cudaMemcpyAsync(n->h_ctl, n->d_ctl, bytes, cudaMemcpyDeviceToHost, n->ctl_stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(n->ctl_stream);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "control allreduce");
+    memcpy(w, n->h_ctl, bytes);
+    return GHZ_SUCCESS;
+}
+
+/* The bytes from which AUTO compresses, for a link whose exact allreduce of S bytes per
+ * rank took t seconds on N ranks (the model above). */
+static size_t auto_min_of(int N, size_t S, double t)
+{
+    const double k = 2.0 * (N - 1) / N, B = k * (double)S / t;
+    const double gain = k * (1.0 - 1.0 / AUTO_RATIO) / B - 1.0 / AUTO_CODEC_BPS;
+    double s;
+    size_t p = 4096;
+    if (N < 2 || !(t > 0.0) || !(gain > 0.0)) return SIZE_MAX;
+    s = 2.0 * AUTO_FIXED_S / gain;
+    while ((double)p < s && p < ((size_t)1 << 40)) p <<= 1;
+    return p;
+}
+
+ghz_status_t coll_nccl_calibrate(ghz_comm_t* c)
+{
+    coll_nccl_t* n = c->nccl;
+    const char* env = getenv("GHZ_COLL_AUTO_MIN_BYTES");
+    size_t S = CAL_BYTES < c->pool_bytes / 2 ? CAL_BYTES : c->pool_bytes / 2;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    ghz_status_t st = GHZ_SUCCESS;
+    float ms = 0.0f;
+    int64_t w[2];
+    int i;
+    double t;
+    S &= ~(size_t)15;
+    if (env && *env) {
+        /* pinned by the user: no measurement ("never", or bytes with K/M/G) */
+        char* end = NULL;
+        double v = strcmp(env, "never") == 0 ? -1.0 : strtod(env, &end);
+        if (v >= 0.0 && end && *end) {
+            if (*end == 'K' || *end == 'k') v *= 1024.0;
+            else if (*end == 'M' || *end == 'm') v *= 1048576.0;
+            else if (*end == 'G' || *end == 'g') v *= 1073741824.0;
+            else v = -2.0;
+            if (end[1]) v = -2.0;
+        }
+        if (v == -2.0 || (v < 0.0 && strcmp(env, "never") != 0) || !(v == v))
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "GHZ_COLL_AUTO_MIN_BYTES=%s: bytes (K, M, G suffixes) or never",
+                            env);
+        n->auto_min = v < 0.0 ? SIZE_MAX : (size_t)v;
+        n->link_seconds = 0.0;
+    } else if (c->size > 1) {
+        /* NCCL's exact allreduce over the pool (what it holds does not change NCCL's time) */
+        if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
+            st = ghz_fail(GHZ_ERR_CUDA, "cudaEventCreate (calibration)");
+        for (i = 0; i < CAL_WARMUP + CAL_TIMED && st == GHZ_SUCCESS; i++) {
+            ncclResult_t r;
+            if (i == CAL_WARMUP) cudaEventRecord(e0, n->ctl_stream);
+            r = ncclAllReduce(c->pool, c->pool, S / 4, ncclFloat32, ncclSum, n->comm, n->ctl_stream);
+            if (r != ncclSuccess) st = coll_nccl_fail(r, "ncclAllReduce (calibration)");
+        }
+        if (st == GHZ_SUCCESS) {
+            cudaEventRecord(e1, n->ctl_stream);
+            if (cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess)
+                st = ghz_fail(GHZ_ERR_CUDA, "calibration timing");
+        }
+        if (e0) cudaEventDestroy(e0);
+        if (e1) cudaEventDestroy(e1);
+        if (st != GHZ_SUCCESS) return st;
+        n->link_seconds = ms * 1e-3 / CAL_TIMED;
+        n->auto_min = auto_min_of(c->size, S, n->link_seconds);
+    }
+    /* the same on every rank: the slowest rank's time, the largest threshold */
+    t = n->link_seconds;
+    memcpy(&w[0], &t, sizeof t); /* (a non-negative double's bits order as integers) */
+    w[1] = n->auto_min == SIZE_MAX ? INT64_MAX : (int64_t)n->auto_min;
+    st = c->mpi != MPI_COMM_NULL
+             ? (MPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_INT64_T, MPI_MAX, c->mpi) == MPI_SUCCESS
+                    ? GHZ_SUCCESS
+                    : ghz_fail(GHZ_ERR_MPI, "MPI_Allreduce (calibration)"))
+             : coll_nccl_ctl_max(c, w, 2);
+    if (st != GHZ_SUCCESS) return st;
+    memcpy(&n->link_seconds, &w[0], sizeof t);
+    n->auto_min = w[1] == INT64_MAX ? SIZE_MAX : (size_t)w[1];
+    n->cal_bytes = S;
+    if (c->rank == 0 && getenv("GHZ_COLL_DEBUG") && !strcmp(getenv("GHZ_COLL_DEBUG"), "INFO")) {
+        const double k = c->size > 1 ? 2.0 * (c->size - 1) / c->size : 0.0;
+        char from[64];
+        if (n->auto_min == SIZE_MAX) snprintf(from, sizeof from, "never");
+        else snprintf(from, sizeof from, "%zu bytes per rank on", n->auto_min);
+        fprintf(stderr,
+                "ghz coll: NCCL transport, %d ranks; link: exact allreduce of %zu bytes per rank in %.1f us (busbw "
+                "%.2f GB/s); lossy AUTO calls compress %s\n",
+                c->size, S, n->link_seconds * 1e6, n->link_seconds > 0 ? k * (double)S / n->link_seconds * 1e-9 : 0.0,
+                from);
+    }
+    return GHZ_SUCCESS;
+}
+
+int coll_nccl_auto_compresses(const ghz_comm_t* c, size_t bytes)
+{
+    return c->nccl && c->nccl->auto_min != SIZE_MAX && bytes >= c->nccl->auto_min;
+}
+
+void coll_nccl_call_reset(ghz_comm_t* c)
+{
+    c->nccl->call_raw = c->nccl->call_wire = 0.0;
+}
+
+double coll_nccl_call_ratio(const ghz_comm_t* c)
+{
+    return c->nccl->call_wire > 0.0 ? c->nccl->call_raw / c->nccl->call_wire : 0.0;
+}
