@@ -1,9 +1,10 @@
 # Criterion as one imported target, ghz::criterion, for every test directory.
 #
-# pkg-config is tried first (Debian's libcriterion-dev ships criterion.pc). Where the
-# .pc file is present but its dependencies' .pc files are not (a copy unpacked from
-# .deb files on the GPU machine, see scripts/gpu_run.sh), the header and the shared
-# library are found directly: the shared library carries its own dependencies.
+# pkg-config is tried first (Debian's libcriterion-dev ships criterion.pc). Where it
+# does not find it (a copy without its dependencies' .pc files, or the copy that
+# scripts/gpu.sh prebuild packs into .device-carry/criterion), the header and the
+# shared library are found directly (GHZ_CRITERION_INCLUDE, GHZ_CRITERION_LIBRARY): the
+# shared library carries its own dependencies.
 if(TARGET ghz::criterion)
   return()
 endif()

@@ -240,6 +240,23 @@ def fmt_t(s):
     return f"{s * 1e3:9.3f} ms" if s >= 1e-3 else f"{s * 1e6:9.1f} us"
 
 
+def brief(args, S, c, mknet):
+    """The allreduce of S bytes on args.brief ranks over each link of --gbps, a few lines."""
+    p = args.brief
+    print(f"MODEL (alpha-beta, docs/SCALE_MODEL.md), NOT a measurement: allreduce of "
+          f"{S / 2**20:.2f} MiB on {p} ranks, {args.gpus_per_node} GPU(s) per node,")
+    print(f"ghz homomorphic at ratio {c.R:.2f} with GPU codec rates (compress "
+          f"{args.compress_GBps:.0f} GB/s, decompress {args.decompress_GBps:.0f}, homo "
+          f"{args.homo_GBps:.0f}), steps {'overlapped' if args.overlap else 'in sequence'}:")
+    print(f"{'link':>10} {'uncompressed':>13} {'ghz':>12} {'speedup':>8}")
+    for g in (float(x) for x in args.gbps.split(",")):
+        net = mknet(g)
+        te = exact_best("allreduce", S, p, net, c)
+        tg = ghz_time("allreduce", S, p, net, c, "homo", args.overlap)
+        link = f"{g:g} Gb/s" if p > net.g else "NVLink"
+        print(f"{link:>10} {fmt_t(te):>13} {fmt_t(tg):>12} {te / tg:7.2f}x")
+
+
 def main():
     ap = argparse.ArgumentParser(description="alpha-beta MODEL of ghz collectives at scale")
     ap.add_argument("--size", default="256MiB", help="message size, nccl-tests convention")
@@ -265,6 +282,10 @@ def main():
                     help="network of the measured system, Gb/s per GPU (default: NVLink when "
                          "the ranks fit in one node)")
     ap.add_argument("--plots", default=None, help="write PNG plots into this directory")
+    ap.add_argument("--brief", type=int, default=None, metavar="RANKS",
+                    help="only the allreduce on RANKS ranks, one line per --gbps link")
+    ap.add_argument("--gbps", default="10,25,100",
+                    help="with --brief: the links, Gb/s per GPU, comma-separated")
     args = ap.parse_args()
 
     S = parse_size(args.size)
@@ -274,6 +295,10 @@ def main():
     def mknet(gbps, g=None):
         return Net(gbps, g or args.gpus_per_node, args.nvlink_GBps, args.alpha_us,
                    args.alpha_intra_us)
+
+    if args.brief:
+        brief(args, S, c, mknet)
+        return
 
     print("=" * 78)
     print("THIS IS A MODEL (alpha-beta), NOT A MEASUREMENT. Assumptions: docs/SCALE_MODEL.md")

@@ -203,7 +203,7 @@ def table_coll(rows):
     out = []
     groups = {}
     for r in rows:
-        # "backend" is not ghz-coll-bench's own: scripts/gpu_bench_all.sh adds it
+        # "backend" is not ghz-coll-bench's own: scripts/gpu.sh bench coll adds it
         groups.setdefault((r["coll"], r.get("type"), r.get("redop"), r.get("backend")), []).append(r)
     for (coll, dtype, op, backend), grp in groups.items():
         sizes = sorted({r["size"] for r in grp})

@@ -29,7 +29,6 @@ if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi
 
-echo "setup: missing: ${missing[*]}"
 if ! have apt-get; then
     echo "setup: no apt-get here; install these by hand: ${missing[*]}" >&2
     exit 1
@@ -44,10 +43,18 @@ if [ "$(id -u)" -ne 0 ]; then
     fi
 fi
 export DEBIAN_FRONTEND=noninteractive
-echo "setup: apt-get update"
-"${sudo[@]}" apt-get update -q
-echo "setup: apt-get install -y --no-install-recommends ${missing[*]}"
-"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+# One line on the terminal; apt-get's own output (hundreds of lines) goes to a log that is
+# shown only when it fails.
+log=${TMPDIR:-/tmp}/ghz-setup-apt.log
+printf 'setup: installing with apt-get: %s (log: %s) ...' "${missing[*]}" "$log"
+if ! { "${sudo[@]}" apt-get update -q && "${sudo[@]}" apt-get install -y -q \
+    --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+    echo " failed"
+    tail -n 40 "$log" >&2
+    echo "setup: apt-get failed (whole log: $log)" >&2
+    exit 1
+fi
+echo " done"
 
 # Check again: a package that installed but does not provide what we need is an error.
 have cmake && { have make || have ninja; } && { have cc || have gcc; } && have pkg-config &&
@@ -56,4 +63,3 @@ have cmake && { have make || have ninja; } && { have cc || have gcc; } && have p
     echo "setup: dependencies still missing after apt-get install" >&2
     exit 1
 }
-echo "setup: installed ${missing[*]}"

@@ -9,8 +9,8 @@
 #     then ctest -L mpi: the collective library's tests under mpirun on 1 to 8 ranks
 #  3. install into a temporary prefix; build and run test/consumer against it through
 #     find_package(ghz CONFIG) (from a C project, and from a C++-only one when a C++
-#     compiler exists) and through pkg-config, for the default (static) libghz and for
-#     a shared one
+#     compiler exists) and through pkg-config (ghz.pc, and ghz-coll.pc where ghz::coll
+#     was built), for the default (static) libraries and for shared ones
 #  4. AddressSanitizer + UndefinedBehaviorSanitizer Debug build of the CPU reference in
 #     build-asan/, ctest -L cpu and -L mpi there too (which replays the fuzz seeds and
 #     test/fuzz/regress/ under the sanitizers)
@@ -112,6 +112,18 @@ consumer_check() {
         ldpath=$ldpath:${dir#-L}
     done
     LD_LIBRARY_PATH=$ldpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$tmp/consumer-$name-pc"
+
+    # ghz-coll.pc wherever libghzcoll was installed: test/consumer/coll_main.c on 2 ranks
+    if compgen -G "$libdir/libghzcoll.*" >/dev/null; then
+        step "consumer ($name) via pkg-config ghz-coll"
+        [ -e "$pcdir/ghz-coll.pc" ] || { echo "test.sh: libghzcoll installed without ghz-coll.pc" >&2; return 1; }
+        echo "pkg-config --cflags --libs ghz-coll: $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs ghz-coll)"
+        # shellcheck disable=SC2046
+        cc -std=c99 -Wall -Wextra -Werror -o "$tmp/consumer-$name-coll-pc" test/consumer/coll_main.c \
+            $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs ghz-coll)
+        LD_LIBRARY_PATH=$ldpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} mpirun --oversubscribe --allow-run-as-root \
+            -x LD_LIBRARY_PATH -np 2 "$tmp/consumer-$name-coll-pc"
+    fi
 }
 
 consumer_check default build

@@ -94,8 +94,8 @@ GHZ_HD static inline uint32_t ghz_f32_bits(float f)
  * Why: a float32 reconstruction is rounded to the float grid, up to half an ulp of the
  * value away from q*Q. With Q = 2E the nearest integer can be E - tiny away from x, and
  * that rounding then pushes it past E; neither neighbour fits, and its whole block goes
- * lossless. On a noisy field at REL 1e-4 (|x|/E ~ 4e4) that was 5 % of the blocks and
- * cost 12 % of the ratio. Q/2 = E (1 - 2^-8) leaves E 2^-8 of slack, which covers the
+ * lossless: on a noisy field at REL 1e-4 (|x|/E ~ 4e4) about 5 % of the blocks, 12 % of
+ * the ratio. Q/2 = E (1 - 2^-8) leaves E 2^-8 of slack, which covers the
  * rounding wherever |x|/E < 2^17, for about 0.006 bits per value. */
 #define GHZ_F32_QSCALE 1.9921875 /* 2 - 2^-7, exact in binary64 */
 typedef struct {
@@ -413,9 +413,9 @@ GHZ_HD static inline int32_t ghz_pick32(const int32_t q[32], unsigned i)
  * integers of the non-fill positions below m. One forward pass of constant-indexed
  * selects carrying the last integer, started with the first live integer (picked by
  * ghz_pick32), so that the leading fills need no pass of their own and a GPU thread
- * keeps q in registers: 144 fewer SASS instructions per block with fills than with a
- * second, backward pass for the leading fills (on the fields with land masks most
- * warps hold such a block). A quantizable block also leaves its deltas in a and *sign
+ * keeps q in registers (a second, backward pass for the leading fills costs about 140
+ * more instructions per block with fills, and on fields with land masks most warps
+ * hold such a block). A quantizable block also leaves its deltas in a and *sign
  * (ghz_deltas), which ghz_quant_emit encodes: the encoders compute them once, not
  * again to encode. */
 GHZ_HD static inline unsigned ghz_facts_finish_deltas(ghz_block_facts_t* f, int32_t q[32], int has_fill,

@@ -184,7 +184,9 @@ GHZ_API size_t ghz_compress_bound(size_t n, ghz_dtype_t dtype);
  * @param dst_size  receives the frame's size
  * @return GHZ_ERR_BAD_BOUND for eb <= 0 / NaN / Inf, GHZ_ERR_DST_TOO_SMALL when the
  *         frame does not fit (dst is then clobbered), GHZ_ERR_INVALID_ARG otherwise.
- * n = 0 gives a valid empty frame. NaN, Inf and unquantizable values survive exactly. */
+ * n = 0 gives a valid empty frame. NaN, Inf and unquantizable values survive exactly.
+ * Cost: one pass over src, plus one for the value range under REL unless p->has_range
+ * gives it; p->nthreads threads (OpenMP builds); no allocation. */
 GHZ_API ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n,
                                   void* dst, size_t dst_capacity, size_t* dst_size);
 
@@ -204,7 +206,8 @@ GHZ_API ghz_status_t ghz_frame_info(const void* src, size_t src_size,
 GHZ_API ghz_status_t ghz_frame_header(const ghz_dparams_t* d, const void* src, size_t src_size,
                                       ghz_frame_info_t* info);
 
-/* Walks all frames of a stream, validating headers and sizes: total element count,
+/* Walks all frames of a stream, validating headers and sizes (reads the headers only:
+ * cost proportional to the frame count): total element count,
  * frame count and the common dtype. Fails with GHZ_ERR_CORRUPT when frames mix
  * dtypes or trailing bytes do not form a frame. */
 GHZ_API ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t* n_total,
@@ -213,7 +216,10 @@ GHZ_API ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t*
 /* Decompresses every frame of the stream src[0..src_size) into dst, one after the
  * other, after validating each frame completely (header, checksum when the frame has
  * one, codes, sizes). A checksum that does not match gives GHZ_ERR_CORRUPT with the
- * detail "checksum mismatch ...", before any value is decoded.
+ * detail "checksum mismatch ...", before any value is decoded. Cost: per frame, one
+ * pass over its code bytes to validate them, one over the checksummed bytes when it
+ * has a checksum, then the decode: one read of the frame and one write of the values;
+ * no allocation on one thread (threads allocate one offset per chunk of blocks).
  * @param dst_capacity  bytes available at dst
  * @param n_out         receives the number of elements written (may be NULL)
  * The element type is the stream's (ghz_stream_info tells it beforehand). */
@@ -235,7 +241,7 @@ GHZ_API ghz_status_t ghz_decompress_ex(const ghz_dparams_t* d, const void* src, 
  * the CUDA compressor wrote): validates its header, sets the checksum flag and writes
  * the CRC-32C after the payload. capacity >= frame_size + GHZ_CHECKSUM_SIZE;
  * *new_size receives the frame's new size. GHZ_ERR_INVALID_ARG when the frame already
- * has a checksum or frame_size is not exactly one frame. */
+ * has a checksum or frame_size is not exactly one frame. Cost: one pass over the frame. */
 GHZ_API ghz_status_t ghz_frame_add_checksum(void* frame, size_t frame_size, size_t capacity,
                                             size_t* new_size);
 
@@ -250,7 +256,8 @@ GHZ_API ghz_status_t ghz_decompress_buf(const ghz_buf_t* in, void* dst,
  * (p->dtype, p->has_fill and p->fill are used). *count receives how many values
  * took part (may be NULL); when it is 0, *vmin and *vmax are NaN. With these a caller
  * compresses one array as many frames under one REL bound: merge the ranges of all
- * chunks, then compress each chunk with has_range = 1 and the merged range. */
+ * chunks, then compress each chunk with has_range = 1 and the merged range. Cost: one
+ * pass over src (p->nthreads threads); no allocation. */
 GHZ_API ghz_status_t ghz_value_range(const ghz_params_t* p, const void* src, size_t n,
                                      double* vmin, double* vmax, uint64_t* count);
 

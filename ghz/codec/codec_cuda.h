@@ -99,7 +99,11 @@ GHZ_API ghz_status_t ghz_cuda_value_range_workspace(int k, size_t* bytes);
  * d_status[i] (k ints, may be NULL) receives chunk i's status. A REL bound that is not
  * finite (the CPU's GHZ_ERR_BAD_BOUND) gives chunk i GHZ_ERR_BAD_BOUND and a size of 0:
  * no frame, as the CPU writes none. p->checksum is not supported yet
- * (GHZ_ERR_UNSUPPORTED): seal the frame on the host with ghz_frame_add_checksum. */
+ * (GHZ_ERR_UNSUPPORTED): seal the frame on the host with ghz_frame_add_checksum.
+ * Cost: one read of the values and one write of the frames, in a few launches for the
+ * whole batch; a REL chunk without a given range is read once more for its range
+ * (pass the range, p->has_range or p->d_range, where it is known: a collective that
+ * agreed on it, a simulation that tracks it). */
 GHZ_API ghz_status_t ghz_cuda_compress_batch(ghz_cuda_ctx_t* ctx, const ghz_params_t* p, int k,
                                              const void* const* d_srcs, const size_t* ns,
                                              ghz_buf_t* dsts, int* d_status, void* d_work,
@@ -118,7 +122,9 @@ GHZ_API ghz_status_t ghz_cuda_compress(ghz_cuda_ctx_t* ctx, const ghz_params_t* 
  * frame is validated on the GPU as the CPU reader does; a bad frame sets d_status[i]
  * and its output is unspecified. A frame with a checksum (FORMAT.md) is verified before
  * it is decoded: on a mismatch d_status[i] is GHZ_ERR_CORRUPT, d_ns[i] is 0 and
- * nothing is written to d_dsts[i]. */
+ * nothing is written to d_dsts[i]. Cost: one read of each frame (its code bytes twice:
+ * once to validate them and find each tile's payload) and one write of the values, in
+ * a few launches for the whole batch; a checksummed frame is read once more first. */
 GHZ_API ghz_status_t ghz_cuda_decompress_batch(ghz_cuda_ctx_t* ctx, ghz_dtype_t dtype, int k,
                                                const ghz_buf_t* srcs, void* const* d_dsts,
                                                const size_t* dst_capacities, uint64_t* d_ns,
@@ -137,7 +143,7 @@ GHZ_API ghz_status_t ghz_cuda_decompress(ghz_cuda_ctx_t* ctx, ghz_dtype_t dtype,
  * p->has_fill, p->fill), into d_ranges[i] (device; {+Inf, -Inf} when empty, see
  * ghz_range_t). Merge the ranges of several chunks or ranks with MIN of min and MAX of
  * max, on the GPU, then pass the result as p->d_range to compress under one REL bound
- * without a host round trip. */
+ * without a host round trip. Cost: one read of the values. */
 GHZ_API ghz_status_t ghz_cuda_value_range_batch(ghz_cuda_ctx_t* ctx, const ghz_params_t* p, int k,
                                                 const void* const* d_srcs, const size_t* ns,
                                                 ghz_range_t* d_ranges, void* d_work,

@@ -63,8 +63,8 @@ __device__ __forceinline__ void fixed_chunk_codes(const fixed_raw& r, int32_t (&
         const uint32_t word = w[j * BITS / 32u];
         /* sign extension by a shift pair (constants after unrolling). Not __byte_perm:
          * CUDA documents only the low 3 bits of its selector nibbles, and with the
-         * sign-replicate bit relied on, negative codes decoded as large positive ones
-         * on an H200 (every l = 8 and 16 bound check of ghz-bench fixed failed). */
+         * sign-replicate bit relied on, negative codes decode as large positive ones
+         * on sm_90. */
         const unsigned off = (j * BITS) % 32u;
         c[j] = BITS == 32u ? (int32_t)word : (int32_t)(word << (32u - BITS - off)) >> (32u - BITS);
     }

@@ -259,8 +259,8 @@ GHZ_HD static inline int32_t ghz_fixed_code_f32(uint32_t u, int e, unsigned bits
 #endif
 
 /* Floating-point encode shortcuts (the GPU encoder's: the integer functions above cost
- * ~40 integer instructions per value, and integer issue limited the encoder to ~1.2
- * TB/s on an H100). For a block with exponent e and p = l - 1 - e, the code of a finite
+ * ~40 integer instructions per value, and integer issue would limit the encoder below
+ * the memory's speed). For a block with exponent e and p = l - 1 - e, the code of a finite
  * x is clamp(rne(x 2^p)), and with m = 1.5 * 2^q (q = 23 or 52), fma(x, 2^p, m) is
  * rne(x 2^p) + m exactly: the product is not rounded, |x 2^p| < 2^(l-1) <= 2^31 keeps the
  * sum in [2^q, 2^(q+1)) where the spacing is 1, and the one rounding is to nearest even,

@@ -22,10 +22,10 @@ typedef struct {
  *
  * On x86-64 the lanes are SSE2 registers written out (SSE2 is part of the ABI): the
  * plain loop of RANGE_FAST is left to the compiler's vectorizer, and whether it takes
- * it depends on the compiler (gcc 12 does, 33 GB/s on one core; gcc 13.3, on the GPU
- * machines, does not: 1.2 GB/s under this library's -frounding-math, where the scan of
- * a staged 1 MiB call cost 890 us, session 15). MINPS is exactly `a < b ? a : b`, the
- * plain loop's select, and neither operand is ever a NaN here. */
+ * it depends on the compiler (gcc 12 does; gcc 13 does not under this library's
+ * -frounding-math, and the scalar loop is then about 30 times slower). MINPS is
+ * exactly `a < b ? a : b`, the plain loop's select, and neither operand is ever a NaN
+ * here. */
 #define RANGE_LANES 16
 #define RANGE_FAST(NAME, T, U, EXP)                                                              \
     static void NAME(const uint8_t* src, size_t begin, size_t end, range_acc* acc)               \

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ghz/coll/coll_mpi.h" /* ghz_comm_init's declaration: exported (GHZ_API) */
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/agree_shm.h"
 #include "ghz/coll/detail/auto_path.h"

@@ -14,6 +14,14 @@
  *    bits): otherwise GHZ_ERR_MISMATCH. Every input frame is validated as
  *    ghz_decompress does before its payload is used.
  *  - out->capacity >= ghz_homo_bound() of the first input always suffices.
+ *
+ * Cost: one pass over every input's compressed bytes (headers, codes and payload) and
+ * one write of the result; no decompressed array is ever made. A block the integer path
+ * takes costs a few integer operations a value; a block that needs floating point
+ * (HOMO.md says which) is decoded, combined and re-encoded, about what decompressing
+ * and compressing that block costs. Calls of up to 64 inputs allocate nothing; the
+ * in-place call copies each frame's code bytes aside (one allocation per call), and
+ * ghz_homo_sum_n of more than 64 inputs allocates per-input state.
  */
 #ifndef GHZ_HOMO_HOMO_H
 #define GHZ_HOMO_HOMO_H

@@ -197,8 +197,7 @@ Test(cuda_homo, equals_cpu_reference)
 }
 
 /* A few tiles of each dtype (4096 f32 or 2048 f64 values a tile) with a short last
- * block, every class against another: small enough for compute-sanitizer
- * (scripts/gpu_run.sh, step homo). */
+ * block, every class against another: small enough for compute-sanitizer. */
 Test(cuda_homo, few_tiles_pairs_of_classes)
 {
     need_gpu();
@@ -817,7 +816,7 @@ Test(cuda_homo_nary, binary_inplace_equals_cpu)
 /* In place, results that shrink (CONST) and stay RAW in every tile, both recomputed
  * from a when emitted (see HALVES): later tiles' output covers earlier tiles' input as
  * soon as the look-back lets them write. Many tiles in flight at once; small enough
- * for the sanitizers (scripts/gpu_run.sh homo). */
+ * for the sanitizers. */
 Test(cuda_homo_nary, inplace_shrink_and_recompute)
 {
     need_gpu();

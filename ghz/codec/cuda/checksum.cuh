@@ -16,9 +16,8 @@
  *    the chunk's crc_status to GHZ_ERR_CORRUPT, which the decode kernel reads with the
  *    header's status: every tile of the chunk leaves at once and tile 0 reports it.
  * A frame without the flag (or with a header already refused) costs those CTAs one
- * read each: whether a frame has a checksum is known only on the GPU. (Three kernels
- * of their own, as before, cost about 10 us a call on an H100, 2 % of decompressing
- * 1 GiB.) */
+ * read each: whether a frame has a checksum is known only on the GPU. Riding in the
+ * offsets kernel's launch, they add no launch or wait of their own to a call. */
 #ifndef GHZ_CODEC_CUDA_CHECKSUM_CUH
 #define GHZ_CODEC_CUDA_CHECKSUM_CUH
 

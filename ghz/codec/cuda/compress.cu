@@ -157,8 +157,8 @@ __device__ __forceinline__ unsigned analyse_block(const uint8_t* sbuf, unsigned 
  *
  * The declined values are quantized after the unrolled loop, in a loop that the warp
  * leaves together (__any_sync), so that it runs ghz_facts_finish once, converged; a
- * lane that left on its own made the warp run it once per exit (3.2 times on average,
- * a sixth of the kernel's instructions, in Nsight Compute on an H100). Each result
+ * lane that left on its own would make the warp run it once per exit (about 3 times a
+ * block, a sixth of the kernel's instructions). Each result
  * replaces its value in the tile (the value is not read again: RAW and CONST blocks
  * copy theirs from global memory) and is moved into q by one pass at the end, instead
  * of a 32-way select per declined value. */
@@ -350,10 +350,9 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
 }
 
 /* How far ahead a compress CTA prefetches, in percent of the CTAs the GPU holds at
- * once (overridable for tuning experiments only). H100, REL 1e-4, range given, five
- * fields, two runs: 0 % (its own tile) etopo5 1495 / wave3d 1508 GB/s; 25-65 % a plateau
- * 4-6 % higher (50 %: 1555 / 1607, navy_uwnd 1540, smooth2d 1565); 100 % back at 1489 /
- * 1482; 200 % 1133 / 1124 (the lines leave L2 before their tile comes). */
+ * once (overridable for tuning experiments only): far enough that a tile's lines are
+ * in L2 when its CTA starts, not so far that they leave L2 before it does (a plateau
+ * from 25 to 65 %, docs/history/RESULTS-sessions.md). */
 #ifndef GHZ_CUDA_PREFETCH_AHEAD_PCT
 #define GHZ_CUDA_PREFETCH_AHEAD_PCT 50
 #endif

@@ -114,9 +114,9 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     __shared__ ghz_frame_info_t s_info;
     __shared__ int s_ok, s_bad;
     __shared__ __align__(16) uint8_t buf[tile_buffer_bytes<T>()];
-    /* The decoded values overwrite the payload after a barrier. (f32 had a buffer of
-     * its own for them, one barrier less, at 6 CTAs per SM; sharing it, 8 CTAs fit and
-     * decode 4-7 % faster on an H100.) */
+    /* The decoded values overwrite the payload after a barrier: one barrier more than
+     * a buffer of their own, but the smaller footprint fits 8 f32 CTAs per SM instead
+     * of 6, which decode faster (tile.cuh, kDecompressCtasF32). */
     uint8_t* const vbuf = buf;
 
     const int ci = chunk_of(b, blockIdx.x);
@@ -155,9 +155,9 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
     /* The payload starts on its way at once, as asynchronous copies into shared
      * memory, while the code bytes are scanned: its range is the offsets pass's,
      * checked against the payload (and, below, against the sizes this tile's code bytes
-     * give) before a byte of it is read. Loading it only after the scan, its round trip
-     * followed the code bytes' one; loading it into registers (an earlier try) cost 32
-     * live registers through the scan and was slower. */
+     * give) before a byte of it is read. Loaded only after the scan, its round trip
+     * would follow the code bytes' one; loaded into registers, it would hold 32 live
+     * registers through the scan, which costs more than it saves. */
     const bool last = tile == tiles_needed - 1;
     const offset_t tile_off = s_tile_off, tile_end = s_tile_end;
     const bool range_ok = tile_off <= tile_end && tile_end <= s_info.payload_size &&

@@ -182,8 +182,7 @@ __device__ __forceinline__ void encode_item(const T (&x)[16u / sizeof(T)], unsig
 
 /* Items (16 bytes of input each) a thread loads before it encodes the first: one
  * 16-byte load at a time per thread leaves too few bytes in flight to stream at the
- * memory's speed (the first version, one item per iteration, ran at 37-67 % of the
- * copy roofline on an H200). */
+ * memory's speed. */
 constexpr unsigned kEncodeUnroll = 4;
 
 template <typename T, unsigned BITS, bool VEC>
@@ -237,8 +236,8 @@ constexpr unsigned kDecodeUnroll = 4;
  * lane, vector q of lane L in slot q ^ (L mod NV) so that neither the writes by lane
  * nor the reads in address order meet bank conflicts (NV >= 8) or meet two-way ones
  * (NV = 2). A lane storing its own V values directly would make every store
- * instruction of the warp touch 32 separate 16-byte pieces, which ran at 29-54 % of
- * the copy roofline on an H100 where the values outnumber the codes. */
+ * instruction of the warp touch 32 separate 16-byte pieces, far below the copy
+ * roofline where the values outnumber the codes. */
 template <typename T, unsigned V>
 __device__ __forceinline__ void warp_store(const T (&y)[V], uint4* stage, T* __restrict__ dst)
 {

@@ -45,8 +45,8 @@ cudaError_t launch(void (*kernel)(Exp...), dim3 grid, dim3 block, cudaStream_t s
     return cudaLaunchKernelEx(&cfg, kernel, std::forward<Act>(args)...);
 }
 
-/* Streaming multiprocessors: the context's, or the current device's (132, an H100's,
- * if the query fails). */
+/* Streaming multiprocessors: the context's, or the current device's (132, an H100's
+ * count, if the query fails). */
 inline int sm_count(const ghz_cuda_ctx* ctx)
 {
     if (ctx) return ctx->sms;

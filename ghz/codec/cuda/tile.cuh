@@ -32,11 +32,9 @@ constexpr int kTileBlocks = kWarps * kBlocksPerWarp;
 constexpr uint64_t kTileElems = 32u * kTileBlocks;
 /* CTAs per SM the compress and decompress kernels are built for (register caps of 72
  * and 96 per thread): a CTA spends much of its life waiting (tile load, look-back,
- * barriers), so more CTAs in flight help until the caps spill the hot paths. Measured
- * on an H200 (REL 1e-4, three fields): compress 4/6/7 CTAs ~ 0.94/1.0/1.06, decompress
- * 4/5/6/8 ~ 0.93/1.0/0.83/0.77 (spills). On an H100 at 263b6bf (REL 1e-4, ten fields,
- * range given) 8 compress CTAs (64 registers, 460 bytes of spills) ran 2-10 % slower
- * than 7. */
+ * barriers), so more CTAs in flight help until the caps spill the hot paths; these
+ * are the counts just below that point (one more compress CTA, at 64 registers,
+ * spills and runs slower). */
 #ifndef GHZ_CUDA_COMPRESS_CTAS /* overridable for tuning experiments only */
 #define GHZ_CUDA_COMPRESS_CTAS 7
 #endif
@@ -44,8 +42,7 @@ constexpr uint64_t kTileElems = 32u * kTileBlocks;
 #define GHZ_CUDA_DECOMPRESS_CTAS 5
 #endif
 /* f32 decompression: 8 CTAs (64 registers), the values sharing the payload's buffer
- * (decompress.cu): on an H100 at REL 1e-4 (four fields, range given) 4-7 % faster than
- * 6 CTAs with a values buffer of their own, and 7 CTAs +4-5 %. f64 stays at 5. */
+ * (decompress.cu), which is what lets 8 fit; faster than 6 or 7. f64 stays at 5. */
 #ifndef GHZ_CUDA_DECOMPRESS_CTAS_F32
 #define GHZ_CUDA_DECOMPRESS_CTAS_F32 8
 #endif
@@ -230,11 +227,8 @@ __device__ __forceinline__ int batch_room(unsigned c, unsigned hi16)
  * compressor's CTAs call it for a tile some way ahead of their own: its load then
  * finds its lines in L2 instead of queueing behind every other CTA's at DRAM, and its
  * latency (which the tiles' look-back waits for, across 32 predecessors) becomes
- * short and even. (The decoder doing the same for its successors' code bytes and
- * payloads was measured on an H100, REL 1e-4, five fields, at 25 % / 50 % of the CTAs
- * in flight ahead: within +-1.5 % of none, noise; at 100 %: 3-8 % slower. Not kept:
- * the decoder's reads are a fifth of its writes, and its load latency is hidden by
- * the cp.async copy overlapping the code-byte scan.) */
+ * short and even. The decoder does not prefetch: its reads are a fifth of its writes,
+ * and its load latency is hidden by the cp.async copy overlapping the code-byte scan. */
 template <unsigned threads = kThreads>
 __device__ __forceinline__ void prefetch_l2(const uint8_t* g, uint64_t bytes)
 {

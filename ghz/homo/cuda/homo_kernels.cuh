@@ -13,10 +13,8 @@
  * in place, run the k-input kernel of nary.cu with k = 2, whose integer pass adds the
  * inputs on their bit planes (homo_sliced.h); MIN and MAX run binary.cu's fused
  * two-input kernel (in place after the shift). 0: every operation through binary.cu.
- * On an H200 (docs/RESULTS.md, session 12; `ghz-bench homo`, REL 1e-4, navy_uwnd) the
- * binary SUM ran at 829 GB/s out of place and 615 in place, against 567 and 457 through
- * binary.cu; test_cuda_homo and the in-place and n-ary tests under memcheck and
- * racecheck pass with it. */
+ * Adding bit planes costs fewer instructions than decoding both inputs' integers and
+ * encoding their sum, so SUM and SUB run faster this way (docs/RESULTS.md). */
 #ifndef GHZ_CUDA_HOMO_BINARY_SLICED
 #define GHZ_CUDA_HOMO_BINARY_SLICED 1
 #endif

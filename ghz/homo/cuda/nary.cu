@@ -45,9 +45,8 @@ namespace detail {
 constexpr uint32_t kMagSat = 0x7FFFFFFFu;
 
 /* Register-pressure variants (tuning experiments only; the output bytes are the same
- * in every combination). GHZ_CUDA_HOMO_NARY_REGS picks a level for an A/B in one macro
- * (scripts/gpu_ab.sh with GHZ_AB_BENCH=homo): 0 neither, 1 PARK, 2 both (the default: tested
- * and sanitized on an H100, sum4 1037-1203 GB/s against 810-870 for 0):
+ * in every combination). GHZ_CUDA_HOMO_NARY_REGS picks a level in one macro: 0 neither,
+ * 1 PARK, 2 both (the default: the fastest, and the one tested and sanitized):
  *  GHZ_CUDA_HOMO_NARY_PARK: a tile entering the float pass parks the integer pass's
  *    q* in local memory (8 16-byte stores and loads, once per thread) instead of
  *    holding them in 32 registers across the k inputs' float fold, where the
@@ -61,7 +60,7 @@ constexpr uint32_t kMagSat = 0x7FFFFFFFu;
  *    that test passes (HOMO.md): the output is the same, only the path may differ
  *    (for |q| near the limits: k sum max|q_i| > L, L = 2^21 (f32) or 2^50 (f64)). */
 #ifndef GHZ_CUDA_HOMO_NARY_REGS
-#define GHZ_CUDA_HOMO_NARY_REGS 2 /* measured on an H100: docs/RESULTS.md, n-ary sum */
+#define GHZ_CUDA_HOMO_NARY_REGS 2
 #endif
 #ifndef GHZ_CUDA_HOMO_NARY_PARK
 #define GHZ_CUDA_HOMO_NARY_PARK (GHZ_CUDA_HOMO_NARY_REGS >= 1)
@@ -132,9 +131,8 @@ __device__ __forceinline__ uint32_t magnitude(int32_t q)
 /* CTAs of 128 threads per SM the register budget is set for without the shared
  * accumulator below (f64 always: twice as many CTAs of 64 threads): 4 gives 128
  * registers, 5 gives 96 and 6 gives 80, with more spills (ptxas, sm_90); shared memory
- * (two staging buffers, 35.5 KB) allows up to 6. On an H100 the f32 n-ary sum of 4 ran
- * 8 % slower at 5 and 25-28 % slower at 6 (docs/RESULTS.md) with q* in registers: the
- * spills cost more than the occupancy gives. A knob for scripts/gpu_ab.sh. */
+ * (two staging buffers, 35.5 KB) allows up to 6. With q* in registers 4 is the fastest:
+ * at 5 or 6 the spills cost more than the occupancy gives. A tuning knob only. */
 #ifndef GHZ_CUDA_HOMO_NARY_CTAS
 #define GHZ_CUDA_HOMO_NARY_CTAS 4
 #endif
@@ -145,11 +143,8 @@ __device__ __forceinline__ uint32_t magnitude(int32_t q)
  * the kernel runs GHZ_CUDA_HOMO_NARY_CTAS_ACC CTAs per SM: the latency of the decode's
  * dependent chains is hidden by more warps (the decompressor runs 8 CTAs at 64
  * registers) instead of by the second staging buffer. q* comes back to registers once,
- * after the last input. On an H100 (docs/RESULTS.md, session 9) the n-ary sum of 4 ran
- * 3-6 % faster with it at 5 CTAs (96 registers) on all five fields and three bounds,
- * and 2-5 % slower at 6 (80 registers: the float pass and emission spill). The default
- * since session 10, where test_cuda_homo and the n-ary tests under memcheck and
- * racecheck passed with it at 5 CTAs (H200). */
+ * after the last input. 5 CTAs (96 registers) is the fastest; at 6 (80 registers) the
+ * float pass and the emission spill. */
 #ifndef GHZ_CUDA_HOMO_NARY_SMEM_ACC
 #define GHZ_CUDA_HOMO_NARY_SMEM_ACC 1
 #endif
