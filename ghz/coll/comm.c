@@ -223,8 +223,10 @@ static void describe(const ghz_comm_t* c)
             "ghz coll INFO: %d ranks, backend %s, transport %s, allreduce_algo %s, reduce_scatter_algo %s, "
             "reduce_algo %s, pool_bytes %zu, chunk_bytes %zu, check_args %d, nthreads %d, ranks_per_node %d; %s\n",
             c->size, c->cfg.backend == GHZ_EXEC_CUDA ? "cuda" : "cpu",
-            c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC ? "ipc" : c->cfg.transport == GHZ_TRANSPORT_NCCL ? "nccl" : "mpi", ghz_algo_name(c->cfg.allreduce_algo),
-            ghz_algo_name(c->cfg.reduce_scatter_algo), ghz_algo_name(c->cfg.reduce_algo), c->cfg.pool_bytes,
+            c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC ? "ipc"
+            : c->cfg.transport == GHZ_TRANSPORT_NCCL   ? "nccl"
+                                                       : "mpi",
+            ghz_algo_name(c->cfg.allreduce_algo), ghz_algo_name(c->cfg.reduce_scatter_algo), ghz_algo_name(c->cfg.reduce_algo), c->cfg.pool_bytes,
             c->cfg.chunk_bytes, c->cfg.check_args != 0, c->cfg.nthreads, c->cfg.ranks_per_node, knobs);
 }
 
