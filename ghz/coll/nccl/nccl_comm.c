@@ -150,9 +150,7 @@ ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int nw)
     return GHZ_SUCCESS;
 }
 
-/* The bytes from which AUTO compresses, for a link whose exact allreduce of S bytes per
- * rank took t seconds on N ranks (the model above). */
-static size_t auto_min_of(int N, size_t S, double t)
+size_t coll_nccl_auto_min(int N, size_t S, double t)
 {
     const double k = 2.0 * (N - 1) / N, B = k * (double)S / t;
     const double gain = k * (1.0 - 1.0 / AUTO_RATIO) / B - 1.0 / AUTO_CODEC_BPS;
@@ -211,7 +209,7 @@ ghz_status_t coll_nccl_calibrate(ghz_comm_t* c)
         if (e1) cudaEventDestroy(e1);
         if (st != GHZ_SUCCESS) return st;
         n->link_seconds = ms * 1e-3 / CAL_TIMED;
-        n->auto_min = auto_min_of(c->size, S, n->link_seconds);
+        n->auto_min = coll_nccl_auto_min(c->size, S, n->link_seconds);
     }
     /* the same on every rank: the slowest rank's time, the largest threshold */
     t = n->link_seconds;
