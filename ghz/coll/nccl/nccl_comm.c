@@ -111,6 +111,12 @@ ghz_status_t coll_nccl_create(ghz_comm_t* c, const ghz_coll_unique_id_t* id)
         return ghz_fail(GHZ_ERR_NOMEM, "NCCL control buffers");
     }
     c->allocations += 3;
+    {
+        int i;
+        for (i = 0; i < 8; i++)
+            if (cudaEventCreate(&n->ev[i]) != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaEventCreate");
+        n->have_ev = 1;
+    }
     return GHZ_SUCCESS;
 }
 
@@ -123,6 +129,10 @@ void coll_nccl_destroy(ghz_comm_t* c, int abort)
         else ncclCommDestroy(n->comm);
     }
     if (n->have_stream) cudaStreamDestroy(n->ctl_stream);
+    if (n->have_ev) {
+        int i;
+        for (i = 0; i < 8; i++) cudaEventDestroy(n->ev[i]);
+    }
     if (n->d_ctl) cudaFree(n->d_ctl);
     if (n->h_ctl) cudaFreeHost(n->h_ctl);
     if (n->h_rec) cudaFreeHost(n->h_rec);
