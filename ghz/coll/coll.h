@@ -289,10 +289,15 @@ typedef struct {
      * and the whole call. The rest of the total is waiting for messages. */
     double time_compress, time_combine, time_decompress, time_stage, time_total;
     ghz_transport_t transport; /* the communicator's transport (AUTO resolved) */
+    /* A compressed call over NCCL: seconds of the GPU's time (CUDA events on the call's
+     * stream) spent moving frames and their sizes; time_compress, time_combine and
+     * time_decompress are then the GPU's time of those kernels too, and the rest of
+     * time_total is the host's (launches, waits). 0 elsewhere. */
+    double time_transfer;
 } ghz_coll_info_t;
 
 #define GHZ_COLL_INFO_INIT { sizeof(ghz_coll_info_t), GHZ_ALGO_AUTO, GHZ_PATH_AUTO, 0, 0.0, \
-                             0.0, 0.0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, GHZ_TRANSPORT_AUTO }
+                             0.0, 0.0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, GHZ_TRANSPORT_AUTO, 0.0 }
 
 GHZ_API ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info);
 

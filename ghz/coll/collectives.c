@@ -441,7 +441,7 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
         size_t w;
         r.wire_bytes = 0; /* per round; summed into proto below */
         r.logical_bytes = 0;
-        r.t_comp = r.t_comb = r.t_dec = r.t_stage = 0.0;
+        r.t_comp = r.t_comb = r.t_dec = r.t_stage = r.t_xfer = 0.0;
         r.fin_sizes = c->wire_size + N * COLL_MAX_PIECES; /* rows < N: pieces per rank */
 #ifdef GHZ_WITH_NCCL
         if (algo == GHZ_ALGO_NCCL) {
@@ -552,6 +552,7 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
         proto->t_comb += r.t_comb;
         proto->t_dec += r.t_dec;
         proto->t_stage += r.t_stage;
+        proto->t_xfer += r.t_xfer;
         ++*rounds;
         if (r.st != GHZ_SUCCESS) {
             if (r.st == GHZ_ERR_PEER)
@@ -1139,6 +1140,7 @@ static ghz_status_t run_call_nccl(ghz_comm_t* c, call_t* k)
         info.time_compress = proto.t_comp;
         info.time_combine = proto.t_comb;
         info.time_decompress = proto.t_dec;
+        info.time_transfer = proto.t_xfer;
     }
     /* AVG: NCCL's (or the fold's) sum, scaled once, on the stream */
     if (st == GHZ_SUCCESS && k->op == GHZ_OP_AVG && (k->kind != KIND_REDUCE || c->rank == k->root))

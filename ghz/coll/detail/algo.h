@@ -59,6 +59,7 @@ typedef struct {
     ghz_status_t st;       /* this rank's status; poisons its messages once set */
     uint64_t wire_bytes;   /* bytes this rank sent */
     double t_comp, t_comb, t_dec, t_stage; /* seconds per kind of backend work */
+    double t_xfer;         /* seconds of transfers on the GPU (NCCL: CUDA events) */
     uint64_t logical_bytes;
 } coll_round_t;
 

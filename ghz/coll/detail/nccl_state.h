@@ -24,6 +24,9 @@ struct coll_nccl {
     /* the current call's bytes before and after compression, over every rank (phase 1
      * of every round): the ratio AUTO keeps, the same on every rank */
     double call_raw, call_wire;
+    /* the phases of a compressed round on the GPU (algo_nccl.c, NCCL_EV_*) */
+    cudaEvent_t ev[8];
+    int have_ev;
 };
 
 /* A rank's record of one phase of a round: the sizes (uint64) of the frames it wrote

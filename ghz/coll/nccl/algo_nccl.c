@@ -194,6 +194,22 @@ static ghz_status_t compress_all(nc_t* d)
     return st;
 }
 
+/* The phases of a compressed round, marked by events on the call's stream: compress,
+ * gather the records, exchange the segments, combine, gather the records, send the
+ * results, decode. */
+enum { EV_START, EV_COMPRESSED, EV_SIZES1, EV_EXCHANGED, EV_COMBINED, EV_SIZES2, EV_SENT, EV_DECODED };
+
+static void mark(nc_t* d, int ev)
+{
+    if (cudaEventRecord(d->n->ev[ev], d->x.stream) != cudaSuccess) cudaGetLastError();
+}
+
+static double between(const nc_t* d, int a, int b)
+{
+    float ms = 0.0f;
+    return cudaEventElapsedTime(&ms, d->n->ev[a], d->n->ev[b]) == cudaSuccess ? ms * 1e-3 : 0.0;
+}
+
 /* The frame of segment `s`, piece j, that rank q sent (phase 1: sizes in all1). */
 static size_t sent_size(const nc_t* d, int q, size_t s, size_t j)
 {
@@ -326,6 +342,7 @@ static ghz_status_t finish(nc_t* d, unsigned char* out_own)
         }
         if (nr != ncclSuccess) return coll_nccl_fail(nr, "ncclSend / ncclRecv (combined segments)");
     }
+    mark(d, EV_SENT);
     st = cuda_ok(cudaMemsetAsync(d->stD, 0, (size_t)N * d->P * sizeof(int), d->x.stream), "cudaMemsetAsync (direct)");
     for (s = 0; s < N && st == GHZ_SUCCESS; s++) {
         const size_t n = r->seg_cnt[s];
@@ -342,6 +359,7 @@ static ghz_status_t finish(nc_t* d, unsigned char* out_own)
                                          d->stD + (size_t)s * d->P + j, NULL, 0, d->x.stream);
         }
     }
+    mark(d, EV_DECODED);
     if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda_check(&d->c->be, d->stD, (size_t)N * d->P, "decompression (NCCL)");
     return st;
 }
@@ -405,7 +423,6 @@ void coll_nccl_reduce(coll_round_t* r, coll_pool_t* pool, coll_nccl_kind_t kind,
     ghz_comm_t* c = r->comm;
     const size_t N = (size_t)c->size, window = coll_max_seg(r);
     ghz_status_t st = r->st;
-    double t0;
     memset(&d, 0, sizeof d);
     d.r = r;
     d.c = c;
@@ -445,22 +462,30 @@ void coll_nccl_reduce(coll_round_t* r, coll_pool_t* pool, coll_nccl_kind_t kind,
     /* Both gathers run on every rank whatever happened before (each carries the
      * statuses), so that no rank sends to, or waits for, one that failed; after each,
      * every rank has seen the same records and takes the same branch. */
-    t0 = coll_now();
+    mark(&d, EV_START);
     if (st == GHZ_SUCCESS) st = compress_all(&d);
+    mark(&d, EV_COMPRESSED);
     st = gather_records(&d, d.rec1, d.all1, st);
-    r->t_comp += coll_now() - t0;
+    mark(&d, EV_SIZES1);
     if (st != GHZ_SUCCESS) {
         coll_fail(r, st);
         return;
     }
     count_ratio(&d);
     st = exchange_inputs(&d);
-    t0 = coll_now();
+    mark(&d, EV_EXCHANGED);
     if (st == GHZ_SUCCESS) st = combine(&d);
+    mark(&d, EV_COMBINED);
     st = gather_records(&d, d.rec2, d.all2, st);
-    r->t_comb += coll_now() - t0;
-    t0 = coll_now();
+    mark(&d, EV_SIZES2);
     if (st == GHZ_SUCCESS) st = finish(&d, out_own);
-    r->t_dec += coll_now() - t0;
-    if (st != GHZ_SUCCESS) coll_fail(r, st);
+    if (st != GHZ_SUCCESS) {
+        coll_fail(r, st);
+        return;
+    }
+    /* (finish waited for the stream: every event has completed) */
+    r->t_comp += between(&d, EV_START, EV_COMPRESSED);
+    r->t_xfer += between(&d, EV_COMPRESSED, EV_EXCHANGED) + between(&d, EV_COMBINED, EV_SENT);
+    r->t_comb += between(&d, EV_EXCHANGED, EV_COMBINED);
+    r->t_dec += between(&d, EV_SENT, EV_DECODED);
 }

@@ -111,6 +111,12 @@ ghz_status_t coll_nccl_create(ghz_comm_t* c, const ghz_coll_unique_id_t* id)
         return ghz_fail(GHZ_ERR_NOMEM, "NCCL control buffers");
     }
     c->allocations += 3;
+    {
+        int i;
+        for (i = 0; i < 8; i++)
+            if (cudaEventCreate(&n->ev[i]) != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaEventCreate");
+        n->have_ev = 1;
+    }
     return GHZ_SUCCESS;
 }
 
@@ -123,6 +129,10 @@ void coll_nccl_destroy(ghz_comm_t* c, int abort)
         else ncclCommDestroy(n->comm);
     }
     if (n->have_stream) cudaStreamDestroy(n->ctl_stream);
+    if (n->have_ev) {
+        int i;
+        for (i = 0; i < 8; i++) cudaEventDestroy(n->ev[i]);
+    }
     if (n->d_ctl) cudaFree(n->d_ctl);
     if (n->h_ctl) cudaFreeHost(n->h_ctl);
     if (n->h_rec) cudaFreeHost(n->h_rec);
@@ -150,9 +160,7 @@ ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int nw)
     return GHZ_SUCCESS;
 }
 
-/* The bytes from which AUTO compresses, for a link whose exact allreduce of S bytes per
- * rank took t seconds on N ranks (the model above). */
-static size_t auto_min_of(int N, size_t S, double t)
+size_t coll_nccl_auto_min(int N, size_t S, double t)
 {
     const double k = 2.0 * (N - 1) / N, B = k * (double)S / t;
     const double gain = k * (1.0 - 1.0 / AUTO_RATIO) / B - 1.0 / AUTO_CODEC_BPS;
@@ -198,7 +206,7 @@ ghz_status_t coll_nccl_calibrate(ghz_comm_t* c)
         if (e1) cudaEventDestroy(e1);
         if (st != GHZ_SUCCESS) return st;
         n->link_seconds = ms * 1e-3 / CAL_TIMED;
-        n->auto_min = auto_min_of(c->size, S, n->link_seconds);
+        n->auto_min = coll_nccl_auto_min(c->size, S, n->link_seconds);
     }
     /* the same on every rank: the slowest rank's time, the largest threshold */
     t = n->link_seconds;

@@ -95,6 +95,7 @@ static void ghz_facts(bench_t* b, cb_result_t* r)
     r->t_comb = info.time_combine;
     r->t_dec = info.time_decompress;
     r->t_stage = info.time_stage;
+    r->t_xfer = info.time_transfer;
     r->t_total = info.time_total;
     mine[0] = info.logical_bytes;
     mine[1] = info.wire_bytes;

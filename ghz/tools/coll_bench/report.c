@@ -192,6 +192,7 @@ void cb_report_json(FILE* f, const cb_args_t* a, int nranks, const cb_row_t* row
         json_num(f, KEY("ms_combine"), r->t_comb * 1e3, r->has_algo);
         json_num(f, KEY("ms_decompress"), r->t_dec * 1e3, r->has_algo);
         json_num(f, KEY("ms_stage"), r->t_stage * 1e3, r->has_algo);
+        json_num(f, KEY("ms_transfer"), r->t_xfer * 1e3, r->has_algo);
         json_num(f, KEY("ms_total"), r->t_total * 1e3, r->has_algo);
 #undef KEY
     }
