@@ -93,13 +93,17 @@ typedef enum {
                                         it in one pass (lossy: the n-ary homomorphic sum;
                                         sum and avg), then reads every segment's result
                                         from its owner. Exact: asynchronous to the host */
-    GHZ_ALGO_MPI = 8                 /* allreduce, exact, CPU backend: the MPI library's own
+    GHZ_ALGO_MPI = 8,                /* allreduce, exact, CPU backend: the MPI library's own
                                         MPI_Allreduce, for the ops whose rules are ghz's
                                         (float sum, prod and avg; integer ops but 8- and
                                         16-bit sums and products: COLL.md); the
                                         agreement still comes first. AUTO takes it up to
-                                        GHZ_COLL_MPI_MAX bytes per rank (default 1 MiB;
-                                        0: never) */
+                                        GHZ_COLL_MPI_MAX bytes per rank (default 4 MiB;
+                                        0: never). The data-movement calls (below): the
+                                        MPI library's own call for exact calls on the CPU
+                                        backend, by the same limit per block */
+    GHZ_ALGO_LINEAR = 9              /* scatter, gather: the root sends to (receives from)
+                                        every other rank directly */
 } ghz_algo_t;
 
 /* How a communicator's messages move between ranks (COLL.md, Transports). Values are
@@ -218,6 +222,69 @@ GHZ_API ghz_status_t ghz_reduce_scatter(const void* sendbuf, void* recvbuf, size
                                         ghz_dtype_t dtype, ghz_op_t op,
                                         const ghz_accuracy_t* acc, ghz_comm_t* comm,
                                         ghz_stream_t stream);
+
+/* ---- Data movement ------------------------------------------------------------------
+ * Allgather, broadcast, scatter, gather and alltoall, and the v forms with MPI's counts
+ * and displacements (in elements, as size_t). Exact for every dtype when acc is NULL.
+ * Lossy for f32/f64: every value is compressed once on its way (no arithmetic), so every
+ * element a rank receives from another rank satisfies |received - sent| <= bound (ABS:
+ * acc->bound; REL: acc->bound * (max - min) over the finite values of the data every
+ * rank sends in the call, agreed); NaN and infinities arrive bit for bit; a rank's own
+ * block is copied exactly. acc->path is ignored but for AUTO, which sends exact below
+ * 64 KiB per block. A piece that does not compress travels raw: the wire never carries
+ * more than the raw bytes (COLL.md, Data movement). Arguments that must agree (counts,
+ * dtype, root, accuracy; the v forms' counts pair by pair) are checked across ranks
+ * before data moves, as for the reductions.
+ * In place: MPI_IN_PLACE as MPI allows it (allgather(v), gather(v) at the root, alltoall(v):
+ * as sendbuf; scatter(v) at the root: as recvbuf), or NCCL's forms (allgather: sendbuf
+ * == recvbuf + rank * count; broadcast: sendbuf == recvbuf). */
+
+/* recvbuf[r * count + i] = rank r's sendbuf[i], on every rank. */
+GHZ_API ghz_status_t ghz_allgather(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                                   const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* recvbuf[i] = root's sendbuf[i] on every rank (sendbuf is read on root only; NULL
+ * elsewhere is fine). */
+GHZ_API ghz_status_t ghz_broadcast(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype, int root,
+                                   const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* recvbuf[i] = root's sendbuf[rank * count + i] (sendbuf is read on root only). */
+GHZ_API ghz_status_t ghz_scatter(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype, int root,
+                                 const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* root's recvbuf[r * count + i] = rank r's sendbuf[i] (recvbuf is written on root only). */
+GHZ_API ghz_status_t ghz_gather(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype, int root,
+                                const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* recvbuf[r * count + i] = rank r's sendbuf[rank * count + i]. */
+GHZ_API ghz_status_t ghz_alltoall(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                                  const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* recvbuf[displs[r] + i] = rank r's sendbuf[i], i < recvcounts[r]; sendcount must equal
+ * recvcounts[rank]; recvcounts the same on every rank, displs this rank's own. */
+GHZ_API ghz_status_t ghz_allgatherv(const void* sendbuf, void* recvbuf, size_t sendcount,
+                                    const size_t* recvcounts, const size_t* displs, ghz_dtype_t dtype,
+                                    const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* root's recvbuf[displs[r] + i] = rank r's sendbuf[i], i < sendcount of rank r, which
+ * must equal root's recvcounts[r] (recvcounts, displs read on root only). */
+GHZ_API ghz_status_t ghz_gatherv(const void* sendbuf, void* recvbuf, size_t sendcount, const size_t* recvcounts,
+                                 const size_t* displs, ghz_dtype_t dtype, int root, const ghz_accuracy_t* acc,
+                                 ghz_comm_t* comm, ghz_stream_t stream);
+
+/* recvbuf[i] = root's sendbuf[displs[rank] + i], i < recvcount, which must equal root's
+ * sendcounts[rank] (sendcounts, displs read on root only). */
+GHZ_API ghz_status_t ghz_scatterv(const void* sendbuf, void* recvbuf, const size_t* sendcounts,
+                                  const size_t* displs, size_t recvcount, ghz_dtype_t dtype, int root,
+                                  const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* recvbuf[rdispls[r] + i] = rank r's sendbuf[its sdispls[rank] + i], i < recvcounts[r],
+ * which must equal rank r's sendcounts[rank]. MPI_IN_PLACE: recvcounts and rdispls
+ * describe both sides (sendcounts and sdispls are ignored). */
+GHZ_API ghz_status_t ghz_alltoallv(const void* sendbuf, void* recvbuf, const size_t* sendcounts,
+                                   const size_t* sdispls, const size_t* recvcounts, const size_t* rdispls,
+                                   ghz_dtype_t dtype, const ghz_accuracy_t* acc, ghz_comm_t* comm,
+                                   ghz_stream_t stream);
 
 /* What the last successful collective call on comm did, and totals since ghz_comm_init.
  * Initialise struct_size (GHZ_COLL_INFO_INIT). */

@@ -31,6 +31,7 @@ const char* ghz_algo_name(ghz_algo_t algo)
     case GHZ_ALGO_TWO_LEVEL_MULTI: return "two_level_multi";
     case GHZ_ALGO_IPC_DIRECT: return "ipc_direct";
     case GHZ_ALGO_MPI: return "mpi";
+    case GHZ_ALGO_LINEAR: return "linear";
     }
     return "unknown";
 }

@@ -1,0 +1,654 @@
+/* ghz/coll/movement.c: the data-movement calls: allgather, broadcast, scatter, gather,
+ * alltoall, and the v forms of allgather, gather, scatter and alltoall.
+ *
+ * Every call: check this rank's arguments; for a lossy call, scan the value range of the
+ * blocks this rank sends; agree with every rank (agree.c: the fields, the statuses, the
+ * range, the longest block); the v forms then exchange their counts, check them pair by
+ * pair and agree once more on the outcome (their counts are arrays, which the agreement's
+ * fields cannot carry); derive E, the bound of every compression (E = B: a value is
+ * compressed once and never combined; COLL.md, Data movement); copy this rank's own
+ * block; run the MPI library's call (exact, CPU backend) or the algorithm in rounds that
+ * fit the pool. */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "ghz/coll/detail/agree.h"
+#include "ghz/coll/detail/calls.h"
+#include "ghz/coll/detail/move.h"
+#include "ghz/detail/error.h"
+
+/* The agreed collective: apart from the reductions' kinds (collectives.c, below 16); a v
+ * form agrees as kind + 1. */
+typedef enum { MV_ALLGATHER = 32, MV_BCAST = 34, MV_SCATTER = 36, MV_GATHER = 38, MV_ALLTOALL = 40 } mv_kind_t;
+
+typedef struct {
+    mv_kind_t kind;
+    int v;                      /* the v form */
+    const void* sendbuf;
+    void* recvbuf;
+    size_t count;               /* uniform: the count; v: this rank's sendcount (allgatherv,
+                                   gatherv) or recvcount (scatterv) */
+    const size_t *scnt, *sdis, *rcnt, *rdis;
+    ghz_dtype_t dtype;
+    int root;
+    const ghz_accuracy_t* acc;
+    ghz_stream_t stream;
+    /* resolved by check_local */
+    const unsigned char* in;    /* the send side's buffer */
+    unsigned char* out;         /* the receive side's */
+    int sends, recvs;           /* this rank has a send side, a receive side */
+    int in_place;
+    coll_layout_t send, recv;
+    size_t longest, farthest;   /* this rank's longest block and farthest block end */
+    ghz_accuracy_t a;
+} mv_t;
+
+static int rooted(const mv_t* k)
+{
+    return k->kind == MV_BCAST || k->kind == MV_SCATTER || k->kind == MV_GATHER;
+}
+
+static const char* kind_name(const mv_t* k)
+{
+    switch (k->kind) {
+    case MV_ALLGATHER: return k->v ? "allgatherv" : "allgather";
+    case MV_BCAST: return "broadcast";
+    case MV_SCATTER: return k->v ? "scatterv" : "scatter";
+    case MV_GATHER: return k->v ? "gatherv" : "gather";
+    case MV_ALLTOALL: return k->v ? "alltoallv" : "alltoall";
+    }
+    return "?";
+}
+
+static coll_layout_t single(size_t count)
+{
+    coll_layout_t l = {NULL, NULL, count, 1};
+    return l;
+}
+
+/* Every block of a side given as arrays or as one count per rank. */
+static coll_layout_t blocks(const size_t* cnt, const size_t* displ, size_t count)
+{
+    coll_layout_t l = {cnt, displ, count, 0};
+    return l;
+}
+
+/* Where this rank's blocks are: the layouts of both sides, in place, the buffers. */
+static ghz_status_t resolve(const ghz_comm_t* c, mv_t* k)
+{
+    const int me = c->rank, is_root = rooted(k) && me == k->root;
+    const size_t e = ghz_dtype_size(k->dtype);
+    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
+    k->in = (const unsigned char*)k->sendbuf;
+    k->out = (unsigned char*)k->recvbuf;
+    switch (k->kind) {
+    case MV_ALLGATHER:
+        k->sends = k->recvs = 1;
+        k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
+        if (k->v && (!k->rcnt || !k->rdis)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs");
+        k->in_place = mpi_in_place ||
+                      (k->out && k->in == k->out + coll_lay_displ(&k->recv, me) * e);
+        if (k->in_place) k->in = k->out ? k->out + coll_lay_displ(&k->recv, me) * e : NULL;
+        k->send = single(k->in_place ? coll_lay_cnt(&k->recv, me) : k->count);
+        break;
+    case MV_BCAST:
+        k->sends = is_root;
+        k->recvs = 1;
+        k->recv = k->send = single(k->count);
+        k->in_place = is_root && (mpi_in_place || k->in == k->out);
+        if (k->in_place) k->in = k->out;
+        break;
+    case MV_SCATTER:
+        k->sends = is_root;
+        k->in_place = is_root && k->recvbuf == MPI_IN_PLACE;
+        k->recvs = !k->in_place;
+        if (k->in_place) k->out = NULL;
+        if (mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE as the sendbuf of a scatter");
+        if (!is_root && k->recvbuf == MPI_IN_PLACE)
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a scatter");
+        if (k->v && is_root && (!k->scnt || !k->sdis))
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendcounts or displs at the root");
+        k->send = k->v ? blocks(k->scnt, k->sdis, 0) : blocks(NULL, NULL, k->count);
+        k->recv = single(k->v && k->in_place ? k->scnt[me] : k->count);
+        break;
+    case MV_GATHER:
+        k->sends = 1;
+        k->recvs = is_root;
+        if (k->v && is_root && (!k->rcnt || !k->rdis))
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs at the root");
+        if (!is_root && mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a gather");
+        k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
+        k->in_place = is_root && (mpi_in_place || (k->out && k->in == k->out + coll_lay_displ(&k->recv, me) * e));
+        if (k->in_place) k->in = k->out ? k->out + coll_lay_displ(&k->recv, me) * e : NULL;
+        k->send = single(k->in_place && k->v ? k->rcnt[me] : k->count);
+        if (!is_root) k->out = NULL;
+        break;
+    case MV_ALLTOALL:
+        k->sends = k->recvs = 1;
+        k->in_place = mpi_in_place;
+        if (k->v && (!k->rcnt || !k->rdis || (!k->in_place && (!k->scnt || !k->sdis))))
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL counts or displacements");
+        k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
+        k->send = k->in_place ? k->recv : k->v ? blocks(k->scnt, k->sdis, 0) : k->recv;
+        if (k->in_place) k->in = k->out;
+        break;
+    }
+    if (!k->sends) k->in = NULL;
+    if (!k->recvs) k->out = NULL;
+    return GHZ_SUCCESS;
+}
+
+/* The longest block and the farthest block end of one side (elements); refuses a side
+ * whose bytes overflow. */
+static ghz_status_t measure(const ghz_comm_t* c, const coll_layout_t* l, size_t e, size_t* longest, size_t* far)
+{
+    int p;
+    if (l->single || !l->cnt) {
+        const size_t n = l->single ? 1 : (size_t)c->size;
+        if (l->count > SIZE_MAX / e / n) return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu too large", l->count);
+        if (l->count > *longest) *longest = l->count;
+        if (l->count * n > *far) *far = l->count * n;
+        return GHZ_SUCCESS;
+    }
+    for (p = 0; p < c->size; p++) {
+        const size_t n = l->cnt[p], d = l->displ[p];
+        if (n > SIZE_MAX / e || d > SIZE_MAX / e - n)
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "block %d: %zu elements at %zu overflow", p, n, d);
+        if (n > *longest) *longest = n;
+        if (n && d + n > *far) *far = d + n;
+    }
+    return GHZ_SUCCESS;
+}
+
+/* This rank's own checks, and where its blocks are. */
+static ghz_status_t check_local(const ghz_comm_t* c, mv_t* k)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    size_t sl = 0, sf = 0, rl = 0, rf = 0;
+    ghz_status_t st;
+    if (!e) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
+    if (k->acc && (st = coll_read_accuracy(k->acc, k->dtype, &k->a)) != GHZ_SUCCESS) return st;
+    if (rooted(k) && (k->root < 0 || k->root >= c->size))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
+    if (c->be.capturing)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: the data-movement calls cannot be captured");
+    if ((st = resolve(c, k)) != GHZ_SUCCESS) return st;
+    if (k->sends && (st = measure(c, &k->send, e, &sl, &sf)) != GHZ_SUCCESS) return st;
+    if (k->recvs && (st = measure(c, &k->recv, e, &rl, &rf)) != GHZ_SUCCESS) return st;
+    if (sf && !k->in) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
+    if (rf && !k->out) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
+    k->longest = sl > rl ? sl : rl;
+    k->farthest = sf > rf ? sf : rf;
+    return GHZ_SUCCESS;
+}
+
+/* min and max over the finite values of the blocks this rank sends (lossy calls). */
+static ghz_status_t scan(ghz_comm_t* c, const mv_t* k, coll_call_t* mine)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    const int nb = k->send.single ? 1 : c->size;
+    int p;
+    mine->have_range = 0;
+    if (!k->sends) return GHZ_SUCCESS;
+    for (p = 0; p < nb; p++) {
+        const size_t n = coll_lay_cnt(&k->send, p);
+        double lo = NAN, hi = NAN;
+        int nonfinite = 0;
+        ghz_status_t st;
+        if (!n) continue;
+        st = c->be.range(&c->be, k->in + coll_lay_displ(&k->send, p) * e, n, k->dtype, NULL, &lo, &hi, &nonfinite);
+        if (st != GHZ_SUCCESS) return st;
+        mine->nonfinite |= nonfinite;
+        if (isnan(lo)) continue;
+        if (!mine->have_range || lo < mine->vmin) mine->vmin = lo;
+        if (!mine->have_range || hi > mine->vmax) mine->vmax = hi;
+        mine->have_range = 1;
+    }
+    return GHZ_SUCCESS;
+}
+
+/* The v forms' counts, pair by pair: every rank learns what each peer sends it (or,
+ * gather and scatter, the root learns every rank's side) and compares. Collective: every
+ * rank calls it, after an agreement that found every rank's own checks passed. */
+static ghz_status_t check_counts(ghz_comm_t* c, const mv_t* k)
+{
+    const int N = c->size, me = c->rank;
+    const MPI_Datatype T = sizeof(size_t) == 8 ? MPI_UINT64_T : MPI_UINT32_T;
+    size_t* got = c->wire_tmp; /* N entries */
+    size_t mine, p;
+    int rc;
+    if (k->kind == MV_ALLTOALL) {
+        for (p = 0; p < (size_t)N; p++) c->seg_off[p] = coll_lay_cnt(&k->send, (int)p);
+        rc = MPI_Alltoall(c->seg_off, 1, T, got, 1, T, c->mpi);
+    } else {
+        /* each rank's side of the pair with the root (allgatherv: with every rank) */
+        mine = k->kind == MV_SCATTER ? (k->recvs ? k->recv.count : coll_lay_cnt(&k->send, me)) : k->send.count;
+        rc = MPI_Allgather(&mine, 1, T, got, 1, T, c->mpi);
+    }
+    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "the v counts' exchange");
+    if (rooted(k) && me != k->root) return GHZ_SUCCESS;
+    for (p = 0; p < (size_t)N; p++) {
+        const coll_layout_t* l = k->kind == MV_SCATTER ? &k->send : &k->recv;
+        const size_t want = coll_lay_cnt(l, (int)p);
+        if (got[p] != want)
+            return ghz_fail(GHZ_ERR_MISMATCH,
+                            k->kind == MV_SCATTER ? "%s: rank %zu receives %zu elements where the root's sendcounts say %zu"
+                                                  : "%s: rank %zu sends %zu elements where this rank's recvcounts say %zu",
+                            kind_name(k), p, got[p], want);
+    }
+    return GHZ_SUCCESS;
+}
+
+/* The call's fields for the agreement. */
+static void fields(const ghz_comm_t* c, const mv_t* k, ghz_status_t st, coll_call_t* mine)
+{
+    mine->status = st;
+    mine->prev_seconds = -1.0;
+    mine->field[AGREE_KIND] = k->kind + k->v;
+    mine->field[AGREE_COUNT] = k->v ? 0 : (int64_t)k->count;
+    mine->field[AGREE_DTYPE] = k->dtype;
+    mine->field[AGREE_ROOT] = rooted(k) ? k->root : 0;
+    mine->field[AGREE_LOSSY] = k->acc != NULL;
+    mine->field[AGREE_CAPTURE] = c->be.capturing;
+    if (k->acc && st == GHZ_SUCCESS) {
+        mine->field[AGREE_MODE] = k->a.mode;
+        memcpy(&mine->field[AGREE_BOUND], &k->a.bound, sizeof(double));
+        mine->field[AGREE_PATH] = k->a.path;
+    }
+    mine->most[0] = k->longest;
+    mine->most[1] = k->farthest;
+}
+
+/* The MPI library's own call (exact, CPU backend, every count and displacement below
+ * INT_MAX: agreed). The v forms' int arrays live in the per-call arrays (2N ints fit in
+ * N size_t). */
+static ghz_status_t mpi_call(ghz_comm_t* c, const mv_t* k)
+{
+    const MPI_Datatype dt = coll_mpi_dtype(k->dtype);
+    const int N = c->size;
+    int* sc = (int*)c->seg_off;
+    int* sd = sc + N;
+    int* rc_ = (int*)c->seg_cnt;
+    int* rd = rc_ + N;
+    const void* in = k->in_place ? MPI_IN_PLACE : (const void*)k->in;
+    const int n = (int)k->count;
+    int p, rc = MPI_SUCCESS;
+    for (p = 0; p < N && k->v; p++) {
+        sc[p] = k->sends && !k->send.single ? (int)coll_lay_cnt(&k->send, p) : 0;
+        sd[p] = k->sends && !k->send.single ? (int)coll_lay_displ(&k->send, p) : 0;
+        rc_[p] = k->recvs && !k->recv.single ? (int)coll_lay_cnt(&k->recv, p) : 0;
+        rd[p] = k->recvs && !k->recv.single ? (int)coll_lay_displ(&k->recv, p) : 0;
+    }
+    switch (k->kind) {
+    case MV_ALLGATHER:
+        rc = k->v ? MPI_Allgatherv(in, (int)k->send.count, dt, k->out, rc_, rd, dt, c->mpi)
+                  : MPI_Allgather(in, n, dt, k->out, n, dt, c->mpi);
+        break;
+    case MV_BCAST: rc = MPI_Bcast(k->out, n, dt, k->root, c->mpi); break;
+    case MV_SCATTER: {
+        void* out = k->in_place ? MPI_IN_PLACE : (void*)k->out;
+        rc = k->v ? MPI_Scatterv(k->in, sc, sd, dt, out, (int)k->recv.count, dt, k->root, c->mpi)
+                  : MPI_Scatter(k->in, n, dt, out, n, dt, k->root, c->mpi);
+        break;
+    }
+    case MV_GATHER:
+        rc = k->v ? MPI_Gatherv(in, (int)k->send.count, dt, k->out, rc_, rd, dt, k->root, c->mpi)
+                  : MPI_Gather(in, n, dt, k->out, n, dt, k->root, c->mpi);
+        break;
+    case MV_ALLTOALL:
+        rc = k->v ? MPI_Alltoallv(in, sc, sd, dt, k->out, rc_, rd, dt, c->mpi)
+                  : MPI_Alltoall(in, n, dt, k->out, n, dt, c->mpi);
+        break;
+    }
+    return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, kind_name(k));
+}
+
+/* This rank's own block, copied exactly from its send side to its receive side (the
+ * algorithms move only the other ranks' blocks). */
+static ghz_status_t own_block(ghz_comm_t* c, const mv_t* k)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    const int me = c->rank;
+    const unsigned char* src = NULL;
+    unsigned char* dst = NULL;
+    size_t n = 0;
+    if (!k->sends || !k->recvs || k->in_place) return GHZ_SUCCESS;
+    switch (k->kind) {
+    case MV_ALLGATHER:
+    case MV_GATHER:
+        src = k->in;
+        dst = k->out + coll_lay_displ(&k->recv, me) * e;
+        n = k->send.count;
+        break;
+    case MV_BCAST:
+        src = k->in;
+        dst = k->out;
+        n = k->count;
+        break;
+    case MV_SCATTER:
+    case MV_ALLTOALL:
+        src = k->in + coll_lay_displ(&k->send, me) * e;
+        dst = k->out + coll_lay_displ(&k->recv, k->kind == MV_SCATTER ? 0 : me) * e;
+        n = coll_lay_cnt(&k->recv, me);
+        break;
+    }
+    return n ? c->be.copy(&c->be, dst, src, n * e) : GHZ_SUCCESS;
+}
+
+/* The ring allgather's needs: its two relay buffers and this rank's own frames. */
+static size_t allgather_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
+{
+    const size_t fin = m == COLL_EXACT && !c->be.staged ? 0 : coll_seg_wire_cap(m, t, window, piece) + 16;
+    return coll_allgather_need(c, m, t, window, piece) + fin;
+}
+
+/* One round of the ring allgather: the segments are this round's part of every block;
+ * this rank's part is encoded once into r->fin (unless exact values move straight). */
+static void allgather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool,
+                            const coll_move_t* m, size_t window)
+{
+    const int N = c->size, me = c->rank;
+    size_t j, n, kp;
+    int s;
+    for (s = 0; s < N; s++) {
+        c->seg_off[s] = coll_move_at(m, &k->recv, s);
+        c->seg_cnt[s] = coll_move_n(m, &k->recv, s);
+    }
+    r->fin_sizes = c->wire_size + (size_t)N * COLL_MAX_PIECES;
+    n = c->seg_cnt[me];
+    kp = coll_pieces(n, r->piece);
+    if (!coll_zero_copy(r)) {
+        r->fin = coll_pool_take(pool, coll_seg_wire_cap(r->mode, r->dtype, window, r->piece));
+        if (!r->fin) coll_fail(r, GHZ_ERR_NOMEM);
+        for (j = 0; j < kp; j++) {
+            const size_t pc = coll_piece_n(r, n, j);
+            r->fin_sizes[j] = pc ? coll_encode(r, k->in + (m->off + j * r->piece) * r->elem, pc,
+                                               r->fin + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j))
+                                 : 0;
+        }
+    }
+    coll_ring_allgather(r, pool);
+    r->logical_bytes = 0;
+    for (s = 0; s < N; s++)
+        if (s != coll_mod(me + 1, N)) r->logical_bytes += c->seg_cnt[s] * r->elem;
+}
+
+/* Children of this rank in the binomial broadcast (coll_binomial_bcast's tree). */
+static int bcast_children(const ghz_comm_t* c, int root)
+{
+    const int N = c->size, v = coll_mod((long)c->rank - root, N);
+    int mask = 1, m, kids = 0;
+    while (mask < N && !(v & mask)) mask <<= 1;
+    for (m = mask >> 1; m > 0; m >>= 1) kids += v + m < N;
+    return kids;
+}
+
+/* The uncompressed bytes this rank's messages of a round carry (scatter, gather,
+ * alltoall). */
+static uint64_t sent_raw(const ghz_comm_t* c, const mv_t* k, const coll_move_t* m)
+{
+    uint64_t b = 0;
+    int p;
+    if (!k->sends) return 0;
+    if (k->kind == MV_GATHER) return c->rank == k->root ? 0 : coll_move_n(m, &k->send, k->root) * ghz_dtype_size(k->dtype);
+    for (p = 0; p < c->size; p++)
+        if (p != c->rank) b += coll_move_n(m, &k->send, p) * ghz_dtype_size(k->dtype);
+    return b;
+}
+
+static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto, size_t extent, uint64_t* rounds)
+{
+    const size_t e = proto->elem;
+    coll_need_fn need;
+    size_t window, off;
+    switch (k->kind) {
+    case MV_ALLGATHER: need = allgather_need; break;
+    case MV_BCAST: need = coll_bcast_need; break;
+    case MV_ALLTOALL: need = proto->staged ? coll_alltoall_need_staged : coll_alltoall_need; break;
+    default: need = coll_linear_need; break;
+    }
+    window = coll_fit_window(c, need, NULL, proto->mode, k->dtype, proto->piece);
+    if (window == 0)
+        return ghz_fail(GHZ_ERR_NOMEM, "pool_bytes %zu cannot hold one round of %s on %d ranks: configure a larger pool",
+                        c->pool_bytes, kind_name(k), c->size);
+    *rounds = 0;
+    for (off = 0; off < extent; off += window) {
+        coll_round_t r = *proto;
+        coll_pool_t pool = {c->pool, 0, c->pool_bytes, c->pool_raw, 0, c->pool_raw ? c->pool_bytes : 0};
+        coll_move_t m;
+        m.send = k->send;
+        m.recv = k->recv;
+        m.off = off;
+        m.w = extent - off < window ? extent - off : window;
+        switch (k->kind) {
+        case MV_ALLGATHER: allgather_round(c, k, &r, &pool, &m, window); break;
+        case MV_BCAST:
+            r.out = k->out + off * e;
+            r.count = coll_move_n(&m, &k->recv, 0);
+            coll_binomial_bcast(&r, &pool);
+            r.logical_bytes = (uint64_t)bcast_children(c, k->root) * r.count * e;
+            break;
+        case MV_SCATTER: coll_linear_scatter(&r, &m, &pool); break;
+        case MV_GATHER: coll_linear_gather(&r, &m, &pool); break;
+        case MV_ALLTOALL: coll_pairwise_alltoall(&r, &m, &pool); break;
+        }
+        if (k->kind != MV_ALLGATHER && k->kind != MV_BCAST) r.logical_bytes = sent_raw(c, k, &m);
+        proto->wire_bytes += r.wire_bytes;
+        proto->logical_bytes += r.logical_bytes;
+        proto->t_comp += r.t_comp;
+        proto->t_dec += r.t_dec;
+        proto->t_stage += r.t_stage;
+        ++*rounds;
+        if (r.st != GHZ_SUCCESS)
+            return r.st == GHZ_ERR_PEER ? ghz_fail(GHZ_ERR_PEER, "another rank failed during the %s", kind_name(k))
+                                        : r.st;
+    }
+    return GHZ_SUCCESS;
+}
+
+static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    const double t_call = MPI_Wtime();
+    coll_call_t mine;
+    coll_agreed_t all;
+    ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+    coll_round_t proto;
+    coll_mode_t mode = COLL_EXACT;
+    ghz_algo_t algo;
+    ghz_status_t st;
+    double B = 0.0;
+    uint64_t rounds = 0;
+    size_t extent, far;
+
+    ghz_clear_detail();
+    if (!c) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL communicator");
+    memset(&mine, 0, sizeof mine);
+    memset(&all, 0, sizeof all);
+    st = check_local(c, k);
+    /* the input must be ready before any backend work reads it */
+    if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);
+    if (st == GHZ_SUCCESS && k->acc) st = scan(c, k, &mine);
+    fields(c, k, st, &mine);
+    if (k->acc || k->v || c->cfg.check_args) {
+        st = coll_agree(c, &mine, &all);
+        if (st == GHZ_SUCCESS && k->v) {
+            /* the counts, pair by pair, and every rank told the outcome */
+            fields(c, k, check_counts(c, k), &mine);
+            st = coll_agree(c, &mine, &all);
+        }
+    } else {
+        /* unchecked (exact, uniform counts): peers may wait on a bad call (COLL.md, Errors) */
+        all.most[0] = k->longest;
+        all.most[1] = k->farthest;
+    }
+    if (st != GHZ_SUCCESS) return st;
+    /* every rank's block lengths, uniform or checked pair by pair */
+    extent = k->v ? (size_t)all.most[0] : k->count;
+
+    if (k->acc) {
+        B = k->a.mode == GHZ_EB_ABS ? k->a.bound : all.have_range ? k->a.bound * (all.vmax - all.vmin) : 0.0;
+        if (!isfinite(B) || !isfinite(2 * B))
+            return ghz_fail(GHZ_ERR_BAD_BOUND, "bound %g over the range [%g, %g] is not usable", k->a.bound,
+                            all.vmin, all.vmax);
+        /* B = 0 (REL over a constant field or no finite value): only exact will do */
+        if (B > 0.0 && (k->a.path != GHZ_PATH_AUTO || extent * e >= COLL_AUTO_LOSSY_MIN_BYTES)) mode = COLL_HOMO;
+        info.bound_abs = B;
+        info.eb_abs = mode == COLL_EXACT ? 0.0 : B;
+        info.error_terms = mode == COLL_EXACT ? 0.0 : 1.0;
+    }
+    /* (decided from agreed values only: the uniform forms' from the count itself, which
+     * an unchecked call does not agree) */
+    far = k->v ? (size_t)all.most[1] : k->count <= (size_t)(INT_MAX / c->size) ? k->count * (size_t)c->size : SIZE_MAX;
+    algo = mode == COLL_EXACT && c->cfg.backend == GHZ_EXEC_CPU && c->size > 1 && far <= INT_MAX &&
+                   extent * e <= c->mpi_max
+               ? GHZ_ALGO_MPI
+           : k->kind == MV_ALLGATHER ? GHZ_ALGO_RING
+           : k->kind == MV_BCAST     ? GHZ_ALGO_BINOMIAL
+           : k->kind == MV_ALLTOALL  ? GHZ_ALGO_PAIRWISE
+                                     : GHZ_ALGO_LINEAR;
+
+    memset(&proto, 0, sizeof proto);
+    if (algo == GHZ_ALGO_MPI) {
+        /* (a broadcast's root copies its input first; MPI does the rest of every call) */
+        st = k->kind == MV_BCAST ? own_block(c, k) : GHZ_SUCCESS;
+        if (st == GHZ_SUCCESS) st = mpi_call(c, k);
+        proto.logical_bytes = proto.wire_bytes = extent * e * (uint64_t)(c->size - 1);
+        rounds = 1;
+    } else {
+        st = own_block(c, k);
+        proto.comm = c;
+        proto.mode = mode;
+        proto.dtype = k->dtype;
+        proto.op = GHZ_OP_SUM; /* (nothing is combined) */
+        proto.elem = e;
+        proto.eb = B;
+        proto.piece = coll_piece_elems(c, mode, e);
+        proto.in = k->in;
+        proto.out = k->out;
+        proto.seg_off = c->seg_off;
+        proto.seg_cnt = c->seg_cnt;
+        proto.root = k->root;
+        proto.raw_fallback = 1;
+        /* in place, an exact alltoall stages its blocks through the wire buffers
+         * (algo_alltoall.c) */
+        proto.staged = c->be.staged || (k->kind == MV_ALLTOALL && k->in_place);
+        if (st == GHZ_SUCCESS && c->size > 1) st = run_rounds(c, k, &proto, extent, &rounds);
+    }
+    if (st != GHZ_SUCCESS) return st;
+    info.algo = algo;
+    info.lossy = k->acc != NULL;
+    info.path = mode == COLL_HOMO ? GHZ_PATH_HOMO : GHZ_PATH_AUTO;
+    info.logical_bytes = proto.logical_bytes;
+    info.wire_bytes = proto.wire_bytes;
+    info.rounds = rounds;
+    info.time_compress = proto.t_comp;
+    info.time_decompress = proto.t_dec;
+    info.time_stage = proto.t_stage;
+    info.time_total = MPI_Wtime() - t_call;
+    c->info = info;
+    return GHZ_SUCCESS;
+}
+
+/* One call; the backend's capture flag (set by begin) lasts for that call only. */
+static ghz_status_t run(ghz_comm_t* c, mv_t* k)
+{
+    const ghz_status_t st = run_call(c, k);
+    if (c) c->be.capturing = 0;
+    return st;
+}
+
+static mv_t make(mv_kind_t kind, int v, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                 int root, const ghz_accuracy_t* acc, ghz_stream_t stream)
+{
+    mv_t k;
+    memset(&k, 0, sizeof k);
+    k.kind = kind;
+    k.v = v;
+    k.sendbuf = sendbuf;
+    k.recvbuf = recvbuf;
+    k.count = count;
+    k.dtype = dtype;
+    k.root = root;
+    k.acc = acc;
+    k.stream = stream;
+    return k;
+}
+
+ghz_status_t ghz_allgather(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                           const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream)
+{
+    mv_t k = make(MV_ALLGATHER, 0, sendbuf, recvbuf, count, dtype, 0, acc, stream);
+    return run(comm, &k);
+}
+
+ghz_status_t ghz_broadcast(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype, int root,
+                           const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream)
+{
+    mv_t k = make(MV_BCAST, 0, sendbuf, recvbuf, count, dtype, root, acc, stream);
+    return run(comm, &k);
+}
+
+ghz_status_t ghz_scatter(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype, int root,
+                         const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream)
+{
+    mv_t k = make(MV_SCATTER, 0, sendbuf, recvbuf, count, dtype, root, acc, stream);
+    return run(comm, &k);
+}
+
+ghz_status_t ghz_gather(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype, int root,
+                        const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream)
+{
+    mv_t k = make(MV_GATHER, 0, sendbuf, recvbuf, count, dtype, root, acc, stream);
+    return run(comm, &k);
+}
+
+ghz_status_t ghz_alltoall(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                          const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream)
+{
+    mv_t k = make(MV_ALLTOALL, 0, sendbuf, recvbuf, count, dtype, 0, acc, stream);
+    return run(comm, &k);
+}
+
+ghz_status_t ghz_allgatherv(const void* sendbuf, void* recvbuf, size_t sendcount, const size_t* recvcounts,
+                            const size_t* displs, ghz_dtype_t dtype, const ghz_accuracy_t* acc, ghz_comm_t* comm,
+                            ghz_stream_t stream)
+{
+    mv_t k = make(MV_ALLGATHER, 1, sendbuf, recvbuf, sendcount, dtype, 0, acc, stream);
+    k.rcnt = recvcounts;
+    k.rdis = displs;
+    return run(comm, &k);
+}
+
+ghz_status_t ghz_gatherv(const void* sendbuf, void* recvbuf, size_t sendcount, const size_t* recvcounts,
+                         const size_t* displs, ghz_dtype_t dtype, int root, const ghz_accuracy_t* acc,
+                         ghz_comm_t* comm, ghz_stream_t stream)
+{
+    mv_t k = make(MV_GATHER, 1, sendbuf, recvbuf, sendcount, dtype, root, acc, stream);
+    k.rcnt = recvcounts;
+    k.rdis = displs;
+    return run(comm, &k);
+}
+
+ghz_status_t ghz_scatterv(const void* sendbuf, void* recvbuf, const size_t* sendcounts, const size_t* displs,
+                          size_t recvcount, ghz_dtype_t dtype, int root, const ghz_accuracy_t* acc,
+                          ghz_comm_t* comm, ghz_stream_t stream)
+{
+    mv_t k = make(MV_SCATTER, 1, sendbuf, recvbuf, recvcount, dtype, root, acc, stream);
+    k.scnt = sendcounts;
+    k.sdis = displs;
+    return run(comm, &k);
+}
+
+ghz_status_t ghz_alltoallv(const void* sendbuf, void* recvbuf, const size_t* sendcounts, const size_t* sdispls,
+                           const size_t* recvcounts, const size_t* rdispls, ghz_dtype_t dtype,
+                           const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream)
+{
+    mv_t k = make(MV_ALLTOALL, 1, sendbuf, recvbuf, 0, dtype, 0, acc, stream);
+    k.scnt = sendcounts;
+    k.sdis = sdispls;
+    k.rcnt = recvcounts;
+    k.rdis = rdispls;
+    return run(comm, &k);
+}
