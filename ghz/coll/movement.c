@@ -171,8 +171,6 @@ static ghz_status_t check_local(const ghz_comm_t* c, mv_t* k)
     if (k->acc && (st = coll_read_accuracy(k->acc, k->dtype, &k->a)) != GHZ_SUCCESS) return st;
     if (rooted(k) && (k->root < 0 || k->root >= c->size))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
-    if (c->be.capturing)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: the data-movement calls cannot be captured");
     if ((st = resolve(c, k)) != GHZ_SUCCESS) return st;
     if (k->sends && (st = measure(c, &k->send, e, &sl, &sf)) != GHZ_SUCCESS) return st;
     if (k->recvs && (st = measure(c, &k->recv, e, &rl, &rf)) != GHZ_SUCCESS) return st;
@@ -469,6 +467,9 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
     st = check_local(c, k);
     /* the input must be ready before any backend work reads it */
     if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);
+    /* (begin tells whether the stream is being captured) */
+    if (st == GHZ_SUCCESS && c->be.capturing)
+        st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: the data-movement calls cannot be captured");
     if (st == GHZ_SUCCESS && k->acc) st = scan(c, k, &mine);
     fields(c, k, st, &mine);
     if (k->acc || k->v || c->cfg.check_args) {
