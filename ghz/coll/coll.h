@@ -230,8 +230,8 @@ GHZ_API ghz_status_t ghz_reduce_scatter(const void* sendbuf, void* recvbuf, size
  * element a rank receives from another rank satisfies |received - sent| <= bound (ABS:
  * acc->bound; REL: acc->bound * (max - min) over the finite values of the data every
  * rank sends in the call, agreed); NaN and infinities arrive bit for bit; a rank's own
- * block is copied exactly. acc->path is ignored but for AUTO, which sends exact below
- * 64 KiB per block. A piece that does not compress travels raw: the wire never carries
+ * block is copied exactly. acc->path: HOMO and DOC compress (alike); AUTO sends exact
+ * below 64 KiB per block and above chooses by measured times (COLL.md). A piece that does not compress travels raw: the wire never carries
  * more than the raw bytes (COLL.md, Data movement). Arguments that must agree (counts,
  * dtype, root, accuracy; the v forms' counts pair by pair) are checked across ranks
  * before data moves, as for the reductions.

@@ -61,6 +61,12 @@ static const char* kind_name(const mv_t* k)
     return "?";
 }
 
+/* The collective's AUTO table (comm.h, move_autop). */
+static int table(const mv_t* k)
+{
+    return (k->kind - MV_ALLGATHER) / 2;
+}
+
 static coll_layout_t single(size_t count)
 {
     coll_layout_t l = {NULL, NULL, count, 1};
@@ -238,11 +244,12 @@ static ghz_status_t check_counts(ghz_comm_t* c, const mv_t* k)
     return GHZ_SUCCESS;
 }
 
-/* The call's fields for the agreement. */
+/* The call's fields for the agreement, and the time of the last measured call (agreed
+ * as the slowest rank's: auto_path.h). */
 static void fields(const ghz_comm_t* c, const mv_t* k, ghz_status_t st, coll_call_t* mine)
 {
     mine->status = st;
-    mine->prev_seconds = -1.0;
+    mine->prev_seconds = c->move_auto_bytes ? c->move_auto_seconds : -1.0;
     mine->field[AGREE_KIND] = k->kind + k->v;
     mine->field[AGREE_COUNT] = k->v ? 0 : (int64_t)k->count;
     mine->field[AGREE_DTYPE] = k->dtype;
@@ -474,6 +481,10 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
     fields(c, k, st, &mine);
     if (k->acc || k->v || c->cfg.check_args) {
         st = coll_agree(c, &mine, &all);
+        if (st == GHZ_SUCCESS && c->move_auto_bytes && all.prev_seconds >= 0.0)
+            coll_auto_measured(&c->move_autop[c->move_auto_table], c->move_auto_bytes, c->move_auto_exact,
+                               all.prev_seconds);
+        if (st == GHZ_SUCCESS) c->move_auto_bytes = 0;
         if (st == GHZ_SUCCESS && k->v) {
             /* the counts, pair by pair, and every rank told the outcome */
             fields(c, k, check_counts(c, k), &mine);
@@ -493,8 +504,15 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
         if (!isfinite(B) || !isfinite(2 * B))
             return ghz_fail(GHZ_ERR_BAD_BOUND, "bound %g over the range [%g, %g] is not usable", k->a.bound,
                             all.vmin, all.vmax);
-        /* B = 0 (REL over a constant field or no finite value): only exact will do */
-        if (B > 0.0 && (k->a.path != GHZ_PATH_AUTO || extent * e >= COLL_AUTO_LOSSY_MIN_BYTES)) mode = COLL_HOMO;
+        /* B = 0 (REL over a constant field or no finite value): only exact will do.
+         * AUTO: exact below 64 KiB a block, else as the collective's measured times say
+         * (every input agreed: every rank decides alike) */
+        if (B > 0.0) mode = COLL_HOMO;
+        if (k->a.path == GHZ_PATH_AUTO && extent * e < COLL_AUTO_LOSSY_MIN_BYTES) mode = COLL_EXACT;
+        if (k->a.path == GHZ_PATH_AUTO && extent * e >= COLL_AUTO_LOSSY_MIN_BYTES) {
+            if (coll_auto_runs_exact(&c->move_autop[table(k)], extent * e)) mode = COLL_EXACT;
+            coll_auto_count(&c->move_autop[table(k)], extent * e);
+        }
         info.bound_abs = B;
         info.eb_abs = mode == COLL_EXACT ? 0.0 : B;
         info.error_terms = mode == COLL_EXACT ? 0.0 : 1.0;
@@ -549,6 +567,13 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
     info.time_stage = proto.t_stage;
     info.time_total = MPI_Wtime() - t_call;
     c->info = info;
+    /* every call from 64 KiB a block is timed, for AUTO's choice in its size class */
+    if (extent * e >= COLL_AUTO_LOSSY_MIN_BYTES && c->size > 1) {
+        c->move_auto_bytes = extent * e;
+        c->move_auto_exact = mode == COLL_EXACT;
+        c->move_auto_table = table(k);
+        c->move_auto_seconds = info.time_total;
+    }
     return GHZ_SUCCESS;
 }
 
