@@ -189,6 +189,19 @@ static ghz_status_t run_call(const call_t* k, const void* send, void* recv, ghz_
 #endif
 }
 
+/* A call's description, root 0, out of place (setup fills the rest). */
+static call_t call_of(int kind, int v, size_t count, ghz_dtype_t t, const ghz_accuracy_t* acc)
+{
+    call_t k;
+    memset(&k, 0, sizeof k);
+    k.kind = kind;
+    k.v = v;
+    k.count = count;
+    k.t = t;
+    k.acc = acc;
+    return k;
+}
+
 /* Fills this rank's arguments of a call of kind/v/count/root. */
 static void setup(call_t* k)
 {
@@ -448,17 +461,11 @@ static void sweep(ghz_comm_t* c, const char* cname, const ghz_dtype_t* types, si
                 for (ri = 0; ri < (kind == BCAST || kind == SCATTER || kind == GATHER ? 2 : 1); ri++)
                     for (ti = 0; ti < ntypes; ti++)
                         for (ci = 0; ci < ncounts; ci++) {
-                            call_t k;
+                            call_t k = call_of(kind, v, counts[ci], types[ti], acc);
                             tally_t t = {0, 0, 0.0, 0.0};
                             ghz_status_t st;
-                            memset(&k, 0, sizeof k);
-                            k.kind = kind;
-                            k.v = v;
                             k.in_place = ip;
-                            k.count = counts[ci];
                             k.root = ri ? g_size - 1 : 0;
-                            k.t = types[ti];
-                            k.acc = acc;
                             st = one(&k, c, 17 + ci + 100 * ti, &t, NULL);
                             CHECK(st == GHZ_SUCCESS && !t.wrong && !t.untouched_bad,
                                   "%s: %s%s in place %d root %d %s count %zu: %s (%s), %zu wrong, %zu outside "
@@ -484,12 +491,8 @@ static void part_exact(void)
     /* the algorithm each took (a large exact call, every rank alike) */
     for (i = 0; i < 3 && c[0] && c[1]; i++) {
         ghz_coll_info_t info;
-        call_t k;
+        call_t k = call_of(i == 0 ? ALLGATHER : i == 1 ? SCATTER : ALLTOALL, 0, 10000, GHZ_I32, NULL);
         tally_t t = {0, 0, 0.0, 0.0};
-        memset(&k, 0, sizeof k);
-        k.kind = i == 0 ? ALLGATHER : i == 1 ? SCATTER : ALLTOALL;
-        k.count = 10000;
-        k.t = GHZ_I32;
         one(&k, c[1], 5, &t, &info);
         CHECK(info.algo == (i == 0 ? GHZ_ALGO_RING : i == 1 ? GHZ_ALGO_LINEAR : GHZ_ALGO_PAIRWISE) &&
                   (g_size == 1 || info.rounds > 1),
@@ -528,15 +531,10 @@ static void part_lossy(void)
     /* a large call compresses (and the bound holds); noise travels raw, bit for bit */
     for (kind = 0; kind < NKINDS && big; kind++) {
         ghz_coll_info_t info;
-        call_t k;
+        call_t k = call_of(kind, 0, 100000, GHZ_F32, &rel_acc);
         tally_t t = {0, 0, 0.0, 0.0};
         ghz_accuracy_t tiny = abs_acc;
         ghz_status_t st;
-        memset(&k, 0, sizeof k);
-        k.kind = kind;
-        k.count = 100000;
-        k.t = GHZ_F32;
-        k.acc = &rel_acc;
         g_data = 1;
         st = one(&k, big, 3, &t, &info);
         CHECK(st == GHZ_SUCCESS && !t.wrong && !t.untouched_bad && info.lossy && info.eb_abs > 0 &&
@@ -575,14 +573,9 @@ static void part_lossy(void)
         g_data = 1;
         for (i = 0; i < 12; i++) {
             ghz_coll_info_t info;
-            call_t k;
+            call_t k = call_of(ALLGATHER, 0, 32768, GHZ_F32, &autoacc);
             tally_t t = {0, 0, 0.0, 0.0};
             ghz_status_t st;
-            memset(&k, 0, sizeof k);
-            k.kind = ALLGATHER;
-            k.count = 32768;
-            k.t = GHZ_F32;
-            k.acc = &autoacc;
             st = one(&k, big, 6, &t, &info);
             CHECK(st == GHZ_SUCCESS && !t.wrong, "AUTO allgather call %d: %s, %zu wrong", i, ghz_status_string(st),
                   t.wrong);
@@ -643,13 +636,8 @@ static void part_errors(void)
     g_other_bound = acc;
     g_other_bound.bound *= 2;
     g_data = 1;
-#define CALL(KIND, V, COUNT, T, ACC)   \
-    memset(&k, 0, sizeof k);           \
-    k.kind = KIND;                     \
-    k.v = V;                           \
-    k.count = COUNT;                   \
-    k.t = T;                           \
-    k.acc = ACC;                       \
+#define CALL(KIND, V, COUNT, T, ACC) \
+    k = call_of(KIND, V, COUNT, T, ACC); \
     k.root = last
     if (g_size > 1) {
         CALL(ALLGATHER, 0, 100, GHZ_F32, NULL);
