@@ -237,7 +237,8 @@ GHZ_API ghz_status_t ghz_reduce_scatter(const void* sendbuf, void* recvbuf, size
  * before data moves, as for the reductions.
  * In place: MPI_IN_PLACE as MPI allows it (allgather(v), gather(v) at the root, alltoall(v):
  * as sendbuf; scatter(v) at the root: as recvbuf), or NCCL's forms (allgather: sendbuf
- * == recvbuf + rank * count; broadcast: sendbuf == recvbuf). */
+ * == recvbuf + rank * count; broadcast, alltoall: sendbuf == recvbuf; gather at the root:
+ * sendbuf == recvbuf + root * count). */
 
 /* recvbuf[r * count + i] = rank r's sendbuf[i], on every rank. */
 GHZ_API ghz_status_t ghz_allgather(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,

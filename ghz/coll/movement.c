@@ -132,7 +132,8 @@ static ghz_status_t resolve(const ghz_comm_t* c, mv_t* k)
         break;
     case MV_ALLTOALL:
         k->sends = k->recvs = 1;
-        k->in_place = mpi_in_place;
+        /* (one buffer for both sides of a uniform alltoall is in place too) */
+        k->in_place = mpi_in_place || (!k->v && k->in && k->in == k->out);
         if (k->v && (!k->rcnt || !k->rdis || (!k->in_place && (!k->scnt || !k->sdis))))
             return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL counts or displacements");
         k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);

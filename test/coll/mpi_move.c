@@ -407,7 +407,8 @@ static ghz_status_t one(call_t* k, ghz_comm_t* c, uint64_t salt, tally_t* t, ghz
         B = k->acc->mode == GHZ_EB_ABS ? k->acc->bound : lo <= hi ? k->acc->bound * (hi - lo) : 0.0;
     }
     {
-        unsigned char* s = k->in_place == 2 ? (k->kind == BCAST ? recv : recv + k->rdis[g_rank] * e) : send;
+        unsigned char* s = k->in_place == 2 ? (k->kind == BCAST || k->kind == ALLTOALL ? recv : recv + k->rdis[g_rank] * e)
+                                            : send;
         if (k->in_place == 2 && k->kind == GATHER && g_rank != k->root) s = send;
         /* (ranks enter together: a call's time, which AUTO decides by, is then its own) */
         MPI_Barrier(MPI_COMM_WORLD);
@@ -444,9 +445,11 @@ static ghz_comm_t* make_comm(size_t pool, size_t chunk, const char* mpi_max, int
 
 /* ---- parts -------------------------------------------------------------------------- */
 
-static int in_place_forms(int kind)
+/* The in-place forms a call has: 1 MPI_IN_PLACE, 2 also NCCL's (one buffer at the
+ * rank's block; alltoall: the one buffer, uniform counts only). */
+static int in_place_forms(int kind, int v)
 {
-    return kind == BCAST ? 2 : kind == SCATTER || kind == ALLTOALL ? 1 : 2; /* 1: MPI_IN_PLACE only */
+    return kind == SCATTER || (kind == ALLTOALL && v) ? 1 : 2;
 }
 
 static void sweep(ghz_comm_t* c, const char* cname, const ghz_dtype_t* types, size_t ntypes,
@@ -457,7 +460,7 @@ static void sweep(ghz_comm_t* c, const char* cname, const ghz_dtype_t* types, si
     int ri;
     for (kind = 0; kind < NKINDS; kind++)
         for (v = 0; v <= (kind != BCAST); v++)
-            for (ip = 0; ip <= in_place_forms(kind); ip++)
+            for (ip = 0; ip <= in_place_forms(kind, v); ip++)
                 for (ri = 0; ri < (kind == BCAST || kind == SCATTER || kind == GATHER ? 2 : 1); ri++)
                     for (ti = 0; ti < ntypes; ti++)
                         for (ci = 0; ci < ncounts; ci++) {
