@@ -5,7 +5,10 @@
 # memcheck on two ranks of the MPI test and on the reductions' test; `ghz-bench reduce`;
 # ghz-coll-bench with the CUDA backend. Logs and JSON in $OUT/gpu-coll[-TAG].tgz.
 #
-#   bash scripts/gpu_coll.sh [test] [mpi] [ipc] [memcheck] [bench] [collbench]   # default: all
+#   bash scripts/gpu_coll.sh [test] [mpi] [ipc] [move] [memcheck] [bench] [collbench]   # default: all
+#
+# move: the data-movement test (test_coll_move_cuda: exact, lossy, errors) on 1 to 4 ranks
+# over MPI and 2 to 4 over CUDA IPC, and memcheck of two ranks (errors, lossy).
 #
 # ipc: the MPI tests over the CUDA IPC transport (GHZ_COLL_TRANSPORT=ipc) with 2 to 4 ranks
 # sharing the GPU (the ranks of GHZ_GPU_COLL_IPC_RANKS, default "2 3 4"), the two-level
@@ -30,7 +33,7 @@ L=$(mktemp -d /tmp/gpu-coll.XXXXXX)
 # (GHZ_GPU_COLL_TAG names it, so that several runs of this script in one call keep theirs)
 TGZ="$OUT/gpu-coll${GHZ_GPU_COLL_TAG:+-$GHZ_GPU_COLL_TAG}.tgz"
 checkpoint() { tar czf "$TGZ" -C "$L" . 2>/dev/null; }
-steps=" ${*:-test mpi ipc memcheck racecheck bench collbench floor} "
+steps=" ${*:-test mpi ipc move memcheck racecheck bench collbench floor} "
 TMO=${GHZ_GPU_COLL_TIMEOUT:-240}
 has() { [[ $steps == *" $1 "* ]]; }
 C=$PWD/.device-carry/crit
@@ -50,7 +53,7 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_
     -DGHZ_BUILD_COLL=ON -DPKG_CONFIG_EXECUTABLE=/nonexistent -DGHZ_CRITERION_INCLUDE="$C/include" \
     -DGHZ_CRITERION_LIBRARY="$C/lib/libcriterion.so" ${GHZ_CMAKE_ARGS:-} >"$L/configure.log" 2>&1 ||
     { tail -30 "$L/configure.log"; status=1; finish; }
-cmake --build build-gpu -j"$(nproc)" --target test_cuda_coll_reduce test_coll_mpi_cuda ghz-bench ghz-coll-bench \
+cmake --build build-gpu -j"$(nproc)" --target test_cuda_coll_reduce test_coll_mpi_cuda test_coll_move_cuda ghz-bench ghz-coll-bench \
     >"$L/build.log" 2>&1 || { grep -E "error" "$L/build.log" | head -30; status=1; finish; }
 echo "built in $(since)"
 fi
@@ -74,12 +77,13 @@ san_verdict() {
     [ "$rc" = 0 ] || grep -E "CHECK|FAIL|rror" "$L/$f.log" | grep -v "ERROR SUMMARY: 0" | head -5
 }
 started=()
+TESTBIN=test_coll_mpi_cuda # (the move step runs test_coll_move_cuda the same way)
 mpi_test() {
     local label=$1 np=$2 part=$3 kv
     local xs=()
     shift 3
     for kv in "$@"; do xs+=(-x "${kv%%=*}"); done
-    ( env "$@" timeout "$TMO" $MPIRUN -np "$np" ${xs[@]+"${xs[@]}"} build-gpu/test/coll/test_coll_mpi_cuda "$part" \
+    ( env "$@" timeout "$TMO" $MPIRUN -np "$np" ${xs[@]+"${xs[@]}"} "build-gpu/test/coll/$TESTBIN" "$part" \
         >"$L/mpi-$label.log" 2>&1; echo $? >"$L/mpi-$label.rc" ) &
     started+=("$label")
 }
@@ -128,6 +132,24 @@ if has ipc; then
     done
     wait
     for part in errors edge; do san_verdict "memcheck-ipc-$part" "ERROR SUMMARY: 0 errors"; done
+fi
+checkpoint
+if has move; then
+    TESTBIN=test_coll_move_cuda
+    for part in errors lossy exact; do
+        for np in ${GHZ_GPU_COLL_RANKS:-1 2 3 4}; do mpi_test "move.$part.np$np" "$np" "$part"; done
+        mpi_done
+        for np in ${GHZ_GPU_COLL_IPC_RANKS:-2 3 4}; do mpi_test "ipc.move.$part.np$np" "$np" "$part" GHZ_COLL_TRANSPORT=ipc; done
+        mpi_done
+    done
+    TESTBIN=test_coll_mpi_cuda
+    for part in errors lossy; do
+        ( timeout "$TMO" $MPIRUN -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 \
+            build-gpu/test/coll/test_coll_move_cuda "$part" >"$L/memcheck-move-$part.log" 2>&1
+          echo $? >"$L/memcheck-move-$part.rc" ) &
+    done
+    wait
+    for part in errors lossy; do san_verdict "memcheck-move-$part" "ERROR SUMMARY: 0 errors"; done
 fi
 checkpoint
 if has memcheck; then

@@ -21,7 +21,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 B=${GHZ_PREBUILD_DIR:-build-prebuilt}
-targets=${*:-ghz-coll-bench test_coll_mpi_cuda test_cuda_homo test_cuda_coll_reduce ghz-bench}
+targets=${*:-ghz-coll-bench test_coll_mpi_cuda test_coll_move_cuda test_cuda_homo test_cuda_coll_reduce ghz-bench}
 mkdir -p "$B"
 # (Criterion from this machine's packages: the same libcriterion.so.3 as .device-carry/crit)
 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
