@@ -18,6 +18,12 @@
 #include "ghz/coll/detail/move.h"
 #include "ghz/detail/error.h"
 
+/* Gather and scatter take the binomial tree of packs (algo_tree.c) for blocks of at
+ * most this many bytes that travel through the wire buffers (lossy, or staged): fewer
+ * messages at the root; larger blocks take the linear algorithm, whose blocks reach the
+ * root without relays. */
+#define TREE_MAX_BYTES ((size_t)256 << 10)
+
 /* The agreed collective: apart from the reductions' kinds (collectives.c, below 16); a v
  * form agrees as kind + 1. */
 typedef enum { MV_ALLGATHER = 32, MV_BCAST = 34, MV_SCATTER = 36, MV_GATHER = 38, MV_ALLTOALL = 40 } mv_kind_t;
@@ -403,7 +409,8 @@ static uint64_t sent_raw(const ghz_comm_t* c, const mv_t* k, const coll_move_t* 
     return b;
 }
 
-static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto, size_t extent, uint64_t* rounds)
+static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto, ghz_algo_t algo, size_t extent,
+                               uint64_t* rounds)
 {
     const size_t e = proto->elem;
     coll_need_fn need;
@@ -412,7 +419,7 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto
     case MV_ALLGATHER: need = allgather_need; break;
     case MV_BCAST: need = coll_bcast_need; break;
     case MV_ALLTOALL: need = proto->staged ? coll_alltoall_need_staged : coll_alltoall_need; break;
-    default: need = coll_linear_need; break;
+    default: need = algo == GHZ_ALGO_BINOMIAL ? coll_tree_need : coll_linear_need; break;
     }
     window = coll_fit_window(c, need, NULL, proto->mode, k->dtype, proto->piece);
     if (window == 0)
@@ -435,8 +442,14 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto
             coll_binomial_bcast(&r, &pool);
             r.logical_bytes = (uint64_t)bcast_children(c, k->root) * r.count * e;
             break;
-        case MV_SCATTER: coll_linear_scatter(&r, &m, &pool); break;
-        case MV_GATHER: coll_linear_gather(&r, &m, &pool); break;
+        case MV_SCATTER:
+            if (algo == GHZ_ALGO_BINOMIAL) coll_tree_scatter(&r, &m, &pool);
+            else coll_linear_scatter(&r, &m, &pool);
+            break;
+        case MV_GATHER:
+            if (algo == GHZ_ALGO_BINOMIAL) coll_tree_gather(&r, &m, &pool);
+            else coll_linear_gather(&r, &m, &pool);
+            break;
         case MV_ALLTOALL: coll_pairwise_alltoall(&r, &m, &pool); break;
         }
         if (k->kind != MV_ALLGATHER && k->kind != MV_BCAST) r.logical_bytes = sent_raw(c, k, &m);
@@ -527,7 +540,9 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
            : k->kind == MV_ALLGATHER ? GHZ_ALGO_RING
            : k->kind == MV_BCAST     ? GHZ_ALGO_BINOMIAL
            : k->kind == MV_ALLTOALL  ? GHZ_ALGO_PAIRWISE
-                                     : GHZ_ALGO_LINEAR;
+           : (mode != COLL_EXACT || c->be.staged) && extent * e <= TREE_MAX_BYTES && c->size > 2
+               ? GHZ_ALGO_BINOMIAL
+               : GHZ_ALGO_LINEAR;
 
     memset(&proto, 0, sizeof proto);
     if (algo == GHZ_ALGO_MPI) {
@@ -554,7 +569,7 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
         /* in place, an exact alltoall stages its blocks through the wire buffers
          * (algo_alltoall.c) */
         proto.staged = c->be.staged || (k->kind == MV_ALLTOALL && k->in_place);
-        if (st == GHZ_SUCCESS && c->size > 1) st = run_rounds(c, k, &proto, extent, &rounds);
+        if (st == GHZ_SUCCESS && c->size > 1) st = run_rounds(c, k, &proto, algo, extent, &rounds);
     }
     if (st != GHZ_SUCCESS) return st;
     info.algo = algo;

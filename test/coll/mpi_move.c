@@ -511,6 +511,19 @@ static void part_exact(void)
                   (g_size == 1 || info.rounds > 1),
               "%s on ghz's algorithms: %s in %llu rounds", kind_names[k.kind], ghz_algo_name(info.algo),
               (unsigned long long)info.rounds);
+        /* staged (the wire buffers), small blocks: gather and scatter by the binomial tree */
+        if (i == 1 && c[2]) {
+            k.count = 1000;
+            one(&k, c[2], 5, &t, &info);
+            CHECK(info.algo == (g_size > 2 ? GHZ_ALGO_BINOMIAL : GHZ_ALGO_LINEAR), "staged scatter: %s",
+                  ghz_algo_name(info.algo));
+            k.kind = GATHER;
+            one(&k, c[2], 5, &t, &info);
+            CHECK(info.algo == (g_size > 2 ? GHZ_ALGO_BINOMIAL : GHZ_ALGO_LINEAR), "staged gather: %s",
+                  ghz_algo_name(info.algo));
+            k.kind = SCATTER;
+            k.count = 10000;
+        }
 #ifndef GHZ_TEST_CUDA
         one(&k, c[0], 5, &t, &info);
         CHECK(g_size == 1 || info.algo == GHZ_ALGO_MPI, "%s by default: %s", kind_names[k.kind],

@@ -59,6 +59,13 @@ size_t coll_linear_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_
 void coll_linear_gather(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool);
 void coll_linear_scatter(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool);
 
+/* Binomial gather and scatter of packs of blocks, each block's pieces with their sizes
+ * in a header (algo_tree.c): lg N messages at the root. Pool: N entries of a window, on
+ * every rank alike. */
+size_t coll_tree_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
+void coll_tree_gather(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool);
+void coll_tree_scatter(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool);
+
 /* Pairwise alltoall: at step k every rank exchanges with (k - rank) mod N (a pairing:
  * each pair exchanges in both directions at the same step), so a block is sent before
  * its place receives, and in place needs no more buffers than out of place. The own
