@@ -452,7 +452,9 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto
             break;
         case MV_ALLTOALL: coll_pairwise_alltoall(&r, &m, &pool); break;
         }
-        if (k->kind != MV_ALLGATHER && k->kind != MV_BCAST) r.logical_bytes = sent_raw(c, k, &m);
+        /* (the tree counts what its packs carry, relayed blocks included) */
+        if (k->kind != MV_ALLGATHER && k->kind != MV_BCAST && algo != GHZ_ALGO_BINOMIAL)
+            r.logical_bytes = sent_raw(c, k, &m);
         proto->wire_bytes += r.wire_bytes;
         proto->logical_bytes += r.logical_bytes;
         proto->t_comp += r.t_comp;

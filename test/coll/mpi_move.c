@@ -580,6 +580,16 @@ static void part_lossy(void)
               "%s, noise: %s, %zu wrong (max error %g), wire %llu bytes for %llu raw", kind_names[kind],
               ghz_status_string(st), t.wrong, t.max_err, (unsigned long long)info.wire_bytes,
               (unsigned long long)info.logical_bytes);
+        /* noise in small blocks (the binomial tree of packs for gather and scatter): the
+         * packs carry the raw values and a header of 32 bytes per block */
+        k.count = 1000;
+        memset(&t, 0, sizeof t);
+        st = one(&k, big, 7, &t, &info);
+        CHECK(st == GHZ_SUCCESS && !t.wrong && t.max_err == 0.0 &&
+                  info.wire_bytes <= info.logical_bytes + 32 * (uint64_t)g_size &&
+                  info.logical_bytes <= info.wire_bytes,
+              "%s, small noise: %s, %zu wrong, wire %llu bytes for %llu raw", kind_names[kind], ghz_status_string(st),
+              t.wrong, (unsigned long long)info.wire_bytes, (unsigned long long)info.logical_bytes);
         /* AUTO below 64 KiB a block: exact */
         g_data = 1;
         tiny = rel_acc;
