@@ -76,11 +76,13 @@ typedef enum {
 typedef enum {
     GHZ_ALGO_AUTO = 0,               /* chosen per call by size, rank count and ratio */
     GHZ_ALGO_RING = 1,               /* allreduce: ring reduce-scatter + ring allgather;
-                                        reduce_scatter: ring */
+                                        reduce_scatter: ring; allgather(v) */
     GHZ_ALGO_RECURSIVE_DOUBLING = 2, /* allreduce; non-powers of two fold in first */
     GHZ_ALGO_PAIRWISE = 3,           /* reduce_scatter: pairwise exchange, one n-ary
-                                        combine; allreduce: that + ring allgather */
-    GHZ_ALGO_BINOMIAL = 4,           /* reduce: binomial tree */
+                                        combine; allreduce: that + ring allgather;
+                                        alltoall(v): pairwise exchange */
+    GHZ_ALGO_BINOMIAL = 4,           /* reduce, broadcast: binomial tree; gather(v),
+                                        scatter(v): binomial tree of packed blocks */
     GHZ_ALGO_TWO_LEVEL = 5,          /* allreduce over nodes: exact reduce to one leader
                                         per node, the lossy allreduce among leaders only,
                                         exact broadcast inside the node */
