@@ -76,7 +76,8 @@ typedef enum {
 typedef enum {
     GHZ_ALGO_AUTO = 0,               /* chosen per call by size, rank count and ratio */
     GHZ_ALGO_RING = 1,               /* allreduce: ring reduce-scatter + ring allgather;
-                                        reduce_scatter: ring; allgather(v) */
+                                        reduce_scatter: ring; allgather(v); broadcast:
+                                        a pipelined chain in ring order */
     GHZ_ALGO_RECURSIVE_DOUBLING = 2, /* allreduce; non-powers of two fold in first */
     GHZ_ALGO_PAIRWISE = 3,           /* reduce_scatter: pairwise exchange, one n-ary
                                         combine; allreduce: that + ring allgather;

@@ -386,14 +386,26 @@ static void allgather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_
         if (s != coll_mod(me + 1, N)) r->logical_bytes += c->seg_cnt[s] * r->elem;
 }
 
-/* Children of this rank in the binomial broadcast (coll_binomial_bcast's tree). */
-static int bcast_children(const ghz_comm_t* c, int root)
+/* Children of this rank in the broadcast: the chain's one, or the binomial tree's
+ * (coll_binomial_bcast). */
+static int bcast_children(const ghz_comm_t* c, int root, int chain)
 {
     const int N = c->size, v = coll_mod((long)c->rank - root, N);
     int mask = 1, m, kids = 0;
+    if (chain) return v + 1 < N;
     while (mask < N && !(v & mask)) mask <<= 1;
     for (m = mask >> 1; m > 0; m >>= 1) kids += v + m < N;
     return kids;
+}
+
+/* Whether a broadcast of k pieces a round goes down the chain: the binomial root sends
+ * every piece lg N times (about k lg N + lg N - 1 piece times to the last rank), the
+ * chain once (k + N - 2). */
+static int chain_pays(int N, size_t k)
+{
+    int lg = 0;
+    while ((1 << lg) < N) lg++;
+    return N >= 3 && k * (size_t)lg + (size_t)lg > k + (size_t)N - 1;
 }
 
 /* The uncompressed bytes this rank's messages of a round carry (scatter, gather,
@@ -409,9 +421,11 @@ static uint64_t sent_raw(const ghz_comm_t* c, const mv_t* k, const coll_move_t* 
     return b;
 }
 
-static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto, ghz_algo_t algo, size_t extent,
-                               uint64_t* rounds)
+static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto, ghz_algo_t* algo_io,
+                               size_t extent, uint64_t* rounds)
 {
+    const ghz_algo_t algo = *algo_io;
+    int chain = 0;
     const size_t e = proto->elem;
     coll_need_fn need;
     size_t window, off;
@@ -425,6 +439,9 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto
     if (window == 0)
         return ghz_fail(GHZ_ERR_NOMEM, "pool_bytes %zu cannot hold one round of %s on %d ranks: configure a larger pool",
                         c->pool_bytes, kind_name(k), c->size);
+    /* a broadcast's shape, from its first round (agreed sizes: every rank alike) */
+    chain = k->kind == MV_BCAST && chain_pays(c->size, coll_pieces(extent < window ? extent : window, proto->piece));
+    if (chain) *algo_io = GHZ_ALGO_RING;
     *rounds = 0;
     for (off = 0; off < extent; off += window) {
         coll_round_t r = *proto;
@@ -439,8 +456,9 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto
         case MV_BCAST:
             r.out = k->out + off * e;
             r.count = coll_move_n(&m, &k->recv, 0);
-            coll_binomial_bcast(&r, &pool);
-            r.logical_bytes = (uint64_t)bcast_children(c, k->root) * r.count * e;
+            if (chain) coll_chain_bcast(&r, &pool);
+            else coll_binomial_bcast(&r, &pool);
+            r.logical_bytes = (uint64_t)bcast_children(c, k->root, chain) * r.count * e;
             break;
         case MV_SCATTER:
             if (algo == GHZ_ALGO_BINOMIAL) coll_tree_scatter(&r, &m, &pool);
@@ -571,7 +589,7 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
         /* in place, an exact alltoall stages its blocks through the wire buffers
          * (algo_alltoall.c) */
         proto.staged = c->be.staged || (k->kind == MV_ALLTOALL && k->in_place);
-        if (st == GHZ_SUCCESS && c->size > 1) st = run_rounds(c, k, &proto, algo, extent, &rounds);
+        if (st == GHZ_SUCCESS && c->size > 1) st = run_rounds(c, k, &proto, &algo, extent, &rounds);
     }
     if (st != GHZ_SUCCESS) return st;
     info.algo = algo;

@@ -511,6 +511,19 @@ static void part_exact(void)
                   (g_size == 1 || info.rounds > 1),
               "%s on ghz's algorithms: %s in %llu rounds", kind_names[k.kind], ghz_algo_name(info.algo),
               (unsigned long long)info.rounds);
+        /* broadcast: down the chain when pieces are many, the binomial tree when few */
+        if (i == 0) {
+            call_t b = call_of(BCAST, 0, 10000, GHZ_I32, NULL);
+            one(&b, c[1], 5, &t, &info);
+            CHECK(info.algo == (g_size > 2 ? GHZ_ALGO_RING : GHZ_ALGO_BINOMIAL) && !t.wrong, "broadcast of 157 pieces: %s",
+                  ghz_algo_name(info.algo));
+            /* one piece: the tree's lg N hops against the chain's N - 1 (and the root's
+             * lg N sends): the chain only where 2 lg N > N (3 and 5 ranks here) */
+            b.count = 5;
+            one(&b, c[1], 5, &t, &info);
+            CHECK(info.algo == (g_size == 3 || g_size == 5 ? GHZ_ALGO_RING : GHZ_ALGO_BINOMIAL) && !t.wrong,
+                  "broadcast of one piece: %s", ghz_algo_name(info.algo));
+        }
         /* staged (the wire buffers), small blocks: gather and scatter by the binomial tree */
         if (i == 1 && c[2]) {
             k.count = 1000;

@@ -129,6 +129,9 @@ size_t coll_binomial_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, siz
 void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool);
 size_t coll_bcast_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
 void coll_binomial_bcast(coll_round_t* r, coll_pool_t* pool);
+/* The same broadcast down a pipelined chain (root, root + 1, ...): every link carries
+ * the vector once, for N - 1 hops of latency. */
+void coll_chain_bcast(coll_round_t* r, coll_pool_t* pool);
 
 /* Direct reads of the peers' pools (cuda/algo_direct.c; CUDA builds, transports with
  * peer_pool and fence): the pairwise dataflow without messages. all: every segment's
