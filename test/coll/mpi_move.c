@@ -9,15 +9,16 @@
  *         scatterv, alltoallv, every dtype, counts 0, 1, 5, 999 and one that takes
  *         several rounds, v counts uneven (zeros included) with displacements in reverse
  *         order and gaps, out of place and in place (MPI_IN_PLACE and NCCL's forms),
- *         roots 0 and N - 1; on three communicators: the default (exact calls take MPI's
- *         own), ghz's algorithms (GHZ_COLL_MPI_MAX=0, a small pool and pieces: rounds),
- *         and the staged path (GHZ_COLL_TEST_STAGED=1, as the CUDA backend runs). Bit for
- *         bit.
+ *         roots 0 and N - 1, then 60 calls of random shape; on three communicators: the
+ *         default (exact calls take MPI's own), ghz's algorithms (GHZ_COLL_MPI_MAX=0, a
+ *         small pool and pieces: rounds), and the staged path (GHZ_COLL_TEST_STAGED=1, as
+ *         the CUDA backend runs). Bit for bit.
  * lossy:  the same calls on f32/f64 smooth fields, ABS and REL: every received element
  *         within the bound of what was sent (REL: of the global range of the data sent),
  *         the own block exact; compression really happened on a large call; a noise-only
- *         input under a tiny bound travels raw (wire bytes = raw bytes) and arrives bit for
- *         bit; path AUTO below 64 KiB runs exact.
+ *         input under a tiny bound travels raw (wire bytes = raw bytes; in the tree's
+ *         packs plus their headers) and arrives bit for bit; path AUTO below 64 KiB runs
+ *         exact, above it measures both paths; 40 calls of random shape.
  * errors: one rank passes another count, root, dtype or bound, or v counts that do not
  *         pair, or a NULL buffer, or a root out of range; a lossy integer call: every rank
  *         returns an error, none hangs (CTest's timeout), and no output is written.
@@ -551,6 +552,21 @@ static void part_exact(void)
               ghz_algo_name(info.algo));
 #endif
     }
+    /* 60 calls of random shape (every rank draws the same), on each communicator */
+    for (i = 0; i < 60 && c[0] && c[1] && c[2]; i++) {
+        const uint64_t h = mix(0xC0FFEEu + (uint64_t)i);
+        const int kind = (int)(h % NKINDS), v = kind != BCAST && (h >> 8) % 2;
+        call_t k = call_of(kind, v, (size_t)((h >> 16) % 3000), all_dtypes[(h >> 32) % 10], NULL);
+        tally_t t = {0, 0, 0.0, 0.0};
+        ghz_status_t st;
+        k.in_place = (int)((h >> 40) % (unsigned)(in_place_forms(kind, v) + 1));
+        k.root = (int)((h >> 48) % (unsigned)g_size);
+        st = one(&k, c[i % 3], h, &t, NULL);
+        CHECK(st == GHZ_SUCCESS && !t.wrong && !t.untouched_bad,
+              "random call %d on %s: %s%s in place %d root %d %s count %zu: %s, %zu wrong, %zu outside written", i,
+              names[i % 3], kind_names[kind], v ? "v" : "", k.in_place, k.root, ghz_dtype_name(k.t), k.count,
+              ghz_status_string(st), t.wrong, t.untouched_bad);
+    }
     for (i = 0; i < 3; i++) ghz_comm_destroy(c[i]);
 }
 
@@ -575,6 +591,22 @@ static void part_lossy(void)
         sweep(small, "lossy REL", ft, 2, &rel_acc, counts, 5);
     }
     if (staged) sweep(staged, "lossy staged REL", ft, 2, &rel_acc, counts + 2, 3);
+    /* 40 calls of random shape, ABS or REL, on both */
+    for (kind = 0; kind < 40 && small && staged; kind++) {
+        const uint64_t h = mix(0xBEEFu + (uint64_t)kind);
+        const int kd = (int)(h % NKINDS), v = kd != BCAST && (h >> 8) % 2;
+        call_t k = call_of(kd, v, (size_t)((h >> 16) % 4000), ft[(h >> 32) % 2], (h >> 34) % 2 ? &abs_acc : &rel_acc);
+        tally_t t = {0, 0, 0.0, 0.0};
+        ghz_status_t st;
+        k.in_place = (int)((h >> 40) % (unsigned)(in_place_forms(kd, v) + 1));
+        k.root = (int)((h >> 48) % (unsigned)g_size);
+        st = one(&k, kind % 2 ? staged : small, h, &t, NULL);
+        CHECK(st == GHZ_SUCCESS && !t.wrong && !t.untouched_bad,
+              "random lossy call %d: %s%s in place %d root %d %s count %zu: %s, %zu wrong (max error %g, bound %g), %zu "
+              "outside written",
+              kind, kind_names[kd], v ? "v" : "", k.in_place, k.root, ghz_dtype_name(k.t), k.count,
+              ghz_status_string(st), t.wrong, t.max_err, t.bound, t.untouched_bad);
+    }
     /* a large call compresses (and the bound holds); noise travels raw, bit for bit */
     for (kind = 0; kind < NKINDS && big; kind++) {
         ghz_coll_info_t info;
