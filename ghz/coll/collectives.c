@@ -583,6 +583,13 @@ static ghz_status_t child_stage(ghz_comm_t* cc, coll_kind_t kind, const unsigned
 /* Every rank learns whether a stage failed anywhere (one small allreduce): the stages
  * run on different child communicators, so a failure must not leave a rank waiting
  * in the next one. */
+static ghz_status_t stage_agree(ghz_comm_t* c, ghz_status_t st);
+
+ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st)
+{
+    return stage_agree(c, st);
+}
+
 static ghz_status_t stage_agree(ghz_comm_t* c, ghz_status_t st)
 {
     int mine = (int)st, worst = 0, rc = MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, c->mpi);

@@ -484,7 +484,9 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
         else if (sr && !strcmp(sr, "host")) c->staged_range_gpu_min = SIZE_MAX;
         else if (sr && *sr >= '0' && *sr <= '9') c->staged_range_gpu_min = (size_t)strtoull(sr, NULL, 10);
     }
-    if (st == GHZ_SUCCESS && !leaf && c->cfg.backend == GHZ_EXEC_CUDA) {
+    /* (testing seam: GHZ_COLL_TEST_HOST_PATH gives a CPU communicator the host path too,
+     * so that CI covers the data movement's (movement.c, host_move)) */
+    if (st == GHZ_SUCCESS && !leaf && (c->cfg.backend == GHZ_EXEC_CUDA || getenv("GHZ_COLL_TEST_HOST_PATH"))) {
         st = make_host(c);
         st = coll_agree_config(c->mpi, &c->cfg, st);
     }

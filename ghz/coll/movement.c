@@ -48,6 +48,10 @@ typedef struct {
     coll_layout_t send, recv;
     size_t longest, farthest;   /* this rank's longest block and farthest block end */
     ghz_accuracy_t a;
+    /* the host path's call on the CPU communicator (host_move): the parent's call agreed
+     * for it, on these (longest block, farthest end of every rank) */
+    int agreed;
+    size_t agreed_most[2];
 } mv_t;
 
 static int rooted(const mv_t* k)
@@ -421,6 +425,55 @@ static uint64_t sent_raw(const ghz_comm_t* c, const mv_t* k, const coll_move_t* 
     return b;
 }
 
+static ghz_status_t run_call(ghz_comm_t* c, mv_t* k);
+
+/* The host path of a CUDA communicator's small exact calls, as the reductions' (COLL.md,
+ * Choices): every rank's whole send and receive sides within small_bytes (agreed), the
+ * send side copied to pinned host memory, the receive side too where the call writes only
+ * its blocks (the v forms' gaps) or holds the input (in place), the CPU communicator's
+ * call (MPI's own, or ghz's algorithms; the parent's agreement stands for its), and the
+ * receive side copied back without waiting (the next call's work waits for it). Every
+ * rank learns whether every copy worked before any enters the host call. */
+static ghz_status_t host_move(ghz_comm_t* c, const mv_t* k, size_t extent, size_t far, ghz_coll_info_t* info)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    const int input_in_out = k->in_place && k->kind != MV_SCATTER;
+    size_t sl = 0, sf = 0, rl = 0, rf = 0;
+    double t0 = MPI_Wtime(), t_stage;
+    mv_t h = *k;
+    ghz_status_t st = GHZ_SUCCESS;
+    if (k->sends && !input_in_out) st = measure(c, &k->send, e, &sl, &sf);
+    if (st == GHZ_SUCCESS && k->recvs) st = measure(c, &k->recv, e, &rl, &rf);
+    if (st == GHZ_SUCCESS && rf && (k->v || input_in_out)) st = c->be.copy(&c->be, c->small_out, k->out, rf * e);
+    if (st == GHZ_SUCCESS && sf) st = c->be.copy(&c->be, c->small_in, k->in, sf * e);
+    /* the host call writes small_out: the previous call's copy out of it must be done,
+     * which a copy in has waited for (each waits for the stream), else a wait here (a
+     * broadcast's non-root copies nothing in) */
+    if (st == GHZ_SUCCESS && !sf && !(rf && (k->v || input_in_out))) st = c->be.sync(&c->be);
+    st = coll_stage_agree(c, st);
+    if (st != GHZ_SUCCESS) return st;
+    t_stage = MPI_Wtime() - t0;
+    h.sendbuf = input_in_out ? (k->kind == MV_BCAST ? (const void*)c->small_out : MPI_IN_PLACE)
+                : k->sends   ? (const void*)c->small_in
+                             : NULL;
+    h.recvbuf = k->kind == MV_SCATTER && k->in_place ? MPI_IN_PLACE : k->recvs ? (void*)c->small_out : NULL;
+    h.acc = NULL;
+    h.stream = NULL;
+    h.agreed = 1;
+    h.agreed_most[0] = extent;
+    h.agreed_most[1] = far;
+    st = run_call(c->host, &h);
+    if (st == GHZ_SUCCESS && rf) {
+        t0 = MPI_Wtime();
+        st = c->be.copy_async(&c->be, k->out, c->small_out, rf * e);
+        t_stage += MPI_Wtime() - t0;
+    }
+    if (st != GHZ_SUCCESS) return st;
+    *info = c->host->info;
+    info->time_stage = t_stage;
+    return GHZ_SUCCESS;
+}
+
 static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto, ghz_algo_t* algo_io,
                                size_t extent, uint64_t* rounds)
 {
@@ -513,7 +566,11 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
         st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: the data-movement calls cannot be captured");
     if (st == GHZ_SUCCESS && k->acc) st = scan(c, k, &mine);
     fields(c, k, st, &mine);
-    if (k->acc || k->v || c->cfg.check_args) {
+    if (k->agreed) {
+        if (st != GHZ_SUCCESS) return st; /* (the parent's checks were these: not reached) */
+        all.most[0] = k->agreed_most[0];
+        all.most[1] = k->agreed_most[1];
+    } else if (k->acc || k->v || c->cfg.check_args) {
         st = coll_agree(c, &mine, &all);
         if (st == GHZ_SUCCESS && c->move_auto_bytes && all.prev_seconds >= 0.0)
             coll_auto_measured(&c->move_autop[c->move_auto_table], c->move_auto_bytes, c->move_auto_exact,
@@ -554,6 +611,16 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
     /* (decided from agreed values only: the uniform forms' from the count itself, which
      * an unchecked call does not agree) */
     far = k->v ? (size_t)all.most[1] : k->count <= (size_t)(INT_MAX / c->size) ? k->count * (size_t)c->size : SIZE_MAX;
+    if (c->host && !k->agreed && mode == COLL_EXACT && c->size > 1 && far && far <= c->small_bytes / e) {
+        double bound_abs = info.bound_abs;
+        st = host_move(c, k, extent, far, &info);
+        if (st != GHZ_SUCCESS) return st;
+        info.lossy = k->acc != NULL;
+        info.bound_abs = bound_abs;
+        info.time_total = MPI_Wtime() - t_call;
+        c->info = info;
+        return GHZ_SUCCESS;
+    }
     algo = mode == COLL_EXACT && c->cfg.backend == GHZ_EXEC_CPU && c->size > 1 && far <= INT_MAX &&
                    extent * e <= c->mpi_max
                ? GHZ_ALGO_MPI

@@ -11,8 +11,9 @@
  *         order and gaps, out of place and in place (MPI_IN_PLACE and NCCL's forms),
  *         roots 0 and N - 1, then 60 calls of random shape; on three communicators: the
  *         default (exact calls take MPI's own), ghz's algorithms (GHZ_COLL_MPI_MAX=0, a
- *         small pool and pieces: rounds), and the staged path (GHZ_COLL_TEST_STAGED=1, as
- *         the CUDA backend runs). Bit for bit.
+ *         small pool and pieces: rounds), the staged path (GHZ_COLL_TEST_STAGED=1, as
+ *         the CUDA backend runs), and the host path (GHZ_COLL_TEST_HOST_PATH=1, the CUDA
+ *         backend's small exact calls; the others run without it). Bit for bit.
  * lossy:  the same calls on f32/f64 smooth fields, ABS and REL: every received element
  *         within the bound of what was sent (REL: of the global range of the data sent),
  *         the own block exact; compression really happened on a large call; a noise-only
@@ -430,7 +431,10 @@ static ghz_status_t one(call_t* k, ghz_comm_t* c, uint64_t salt, tally_t* t, ghz
     return st;
 }
 
-static ghz_comm_t* make_comm(size_t pool, size_t chunk, const char* mpi_max, int staged)
+/* A communicator: pool and chunk (0: the defaults), GHZ_COLL_MPI_MAX (NULL: unset),
+ * GHZ_COLL_TEST_STAGED, and host: 1 the host path (GHZ_COLL_TEST_HOST_PATH on the CPU;
+ * the CUDA backend's own), 0 none (GHZ_COLL_HOST_PATH_MAX=0: the device algorithms). */
+static ghz_comm_t* make_comm(size_t pool, size_t chunk, const char* mpi_max, int staged, int host)
 {
     ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
     ghz_comm_t* c = NULL;
@@ -442,9 +446,13 @@ static ghz_comm_t* make_comm(size_t pool, size_t chunk, const char* mpi_max, int
     cfg.chunk_bytes = chunk;
     if (mpi_max) setenv("GHZ_COLL_MPI_MAX", mpi_max, 1);
     if (staged) setenv("GHZ_COLL_TEST_STAGED", "1", 1);
+    if (host) setenv("GHZ_COLL_TEST_HOST_PATH", "1", 1);
+    else setenv("GHZ_COLL_HOST_PATH_MAX", "0", 1);
     st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &c);
     unsetenv("GHZ_COLL_MPI_MAX");
     unsetenv("GHZ_COLL_TEST_STAGED");
+    unsetenv("GHZ_COLL_TEST_HOST_PATH");
+    unsetenv("GHZ_COLL_HOST_PATH_MAX");
     CHECK(st == GHZ_SUCCESS, "ghz_comm_init: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
     return c;
 }
@@ -488,13 +496,14 @@ static void sweep(ghz_comm_t* c, const char* cname, const ghz_dtype_t* types, si
 static void part_exact(void)
 {
     static const size_t counts[] = {0, 1, 5, 999, 5000};
-    ghz_comm_t* c[3];
-    static const char* const names[3] = {"default", "ghz algorithms", "staged"};
+    ghz_comm_t* c[4];
+    static const char* const names[4] = {"default", "ghz algorithms", "staged", "host path"};
     int i;
     g_data = 0;
-    c[0] = make_comm(0, 0, NULL, 0);
-    c[1] = make_comm(1 << 16, 256, "0", 0);
-    c[2] = make_comm(1 << 16, 256, "0", 1);
+    c[0] = make_comm(0, 0, NULL, 0, 0);
+    c[1] = make_comm(1 << 16, 256, "0", 0, 0);
+    c[2] = make_comm(1 << 16, 256, "0", 1, 0);
+    c[3] = make_comm(0, 0, NULL, 0, 1);
 #ifdef GHZ_TEST_CUDA
     /* the CUDA backend is always staged (c[2] is c[1] there), and its small pieces each
      * wait for the GPU: every dtype on the default pieces, three on the small ones */
@@ -502,9 +511,10 @@ static void part_exact(void)
         static const ghz_dtype_t some[] = {GHZ_F32, GHZ_U8, GHZ_I64};
         if (c[0]) sweep(c[0], names[0], all_dtypes, 10, NULL, counts, 5);
         if (c[1]) sweep(c[1], names[1], some, 3, NULL, counts, 5);
+        if (c[3]) sweep(c[3], names[3], all_dtypes, 10, NULL, counts, 5);
     }
 #else
-    for (i = 0; i < 3; i++)
+    for (i = 0; i < 4; i++)
         if (c[i]) sweep(c[i], names[i], all_dtypes, 10, NULL, counts, 5);
 #endif
     /* the algorithm each took (a large exact call, every rank alike) */
@@ -553,7 +563,7 @@ static void part_exact(void)
 #endif
     }
     /* 60 calls of random shape (every rank draws the same), on each communicator */
-    for (i = 0; i < 60 && c[0] && c[1] && c[2]; i++) {
+    for (i = 0; i < 60 && c[0] && c[1] && c[2] && c[3]; i++) {
         const uint64_t h = mix(0xC0FFEEu + (uint64_t)i);
         const int kind = (int)(h % NKINDS), v = kind != BCAST && (h >> 8) % 2;
         call_t k = call_of(kind, v, (size_t)((h >> 16) % 3000), all_dtypes[(h >> 32) % 10], NULL);
@@ -561,13 +571,13 @@ static void part_exact(void)
         ghz_status_t st;
         k.in_place = (int)((h >> 40) % (unsigned)(in_place_forms(kind, v) + 1));
         k.root = (int)((h >> 48) % (unsigned)g_size);
-        st = one(&k, c[i % 3], h, &t, NULL);
+        st = one(&k, c[i % 4], h, &t, NULL);
         CHECK(st == GHZ_SUCCESS && !t.wrong && !t.untouched_bad,
               "random call %d on %s: %s%s in place %d root %d %s count %zu: %s, %zu wrong, %zu outside written", i,
-              names[i % 3], kind_names[kind], v ? "v" : "", k.in_place, k.root, ghz_dtype_name(k.t), k.count,
+              names[i % 4], kind_names[kind], v ? "v" : "", k.in_place, k.root, ghz_dtype_name(k.t), k.count,
               ghz_status_string(st), t.wrong, t.untouched_bad);
     }
-    for (i = 0; i < 3; i++) ghz_comm_destroy(c[i]);
+    for (i = 0; i < 4; i++) ghz_comm_destroy(c[i]);
 }
 
 static void part_lossy(void)
@@ -575,9 +585,9 @@ static void part_lossy(void)
     static const ghz_dtype_t ft[] = {GHZ_F32, GHZ_F64};
     static const size_t counts[] = {0, 1, 5, 999, 5000};
     ghz_accuracy_t abs_acc = GHZ_ACCURACY_INIT, rel_acc = GHZ_ACCURACY_INIT;
-    ghz_comm_t* small = make_comm(1 << 16, 1024, "0", 0);
-    ghz_comm_t* staged = make_comm(1 << 16, 1024, "0", 1);
-    ghz_comm_t* big = make_comm(0, 0, NULL, 0);
+    ghz_comm_t* small = make_comm(1 << 16, 1024, "0", 0, 0);
+    ghz_comm_t* staged = make_comm(1 << 16, 1024, "0", 1, 0);
+    ghz_comm_t* big = make_comm(0, 0, NULL, 0, 0);
     int kind;
     abs_acc.mode = GHZ_EB_ABS;
     abs_acc.bound = 1e-2;
@@ -716,7 +726,7 @@ static void spoil_nothing(call_t* k) { (void)k; }
 
 static void part_errors(void)
 {
-    ghz_comm_t* c = make_comm(1 << 16, 1024, "0", 0);
+    ghz_comm_t* c = make_comm(1 << 16, 1024, "0", 0, 0);
     ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
     const int last = g_size - 1;
     call_t k;

@@ -21,6 +21,10 @@ size_t coll_fit_window(const ghz_comm_t* c, coll_need_fn need, coll_need_fn need
  * when lossy. */
 size_t coll_piece_elems(const ghz_comm_t* c, coll_mode_t m, size_t elem);
 
+/* Every rank learns whether any rank's st failed (one small allreduce): GHZ_ERR_PEER on
+ * the others, st on the rank itself. Collective. */
+ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st);
+
 /* MPI's datatype of a ghz dtype (MPI_DATATYPE_NULL for an unknown one). */
 MPI_Datatype coll_mpi_dtype(ghz_dtype_t dtype);
 
