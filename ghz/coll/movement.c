@@ -13,9 +13,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/calls.h"
-#include "ghz/coll/detail/move.h"
+#include "ghz/coll/detail/move_call.h"
 #include "ghz/detail/error.h"
 
 /* Gather and scatter take the binomial tree of packs (algo_tree.c) for blocks of at
@@ -24,256 +23,10 @@
  * root without relays. */
 #define TREE_MAX_BYTES ((size_t)256 << 10)
 
-/* The agreed collective: apart from the reductions' kinds (collectives.c, below 16); a v
- * form agrees as kind + 1. */
-typedef enum { MV_ALLGATHER = 32, MV_BCAST = 34, MV_SCATTER = 36, MV_GATHER = 38, MV_ALLTOALL = 40 } mv_kind_t;
-
-typedef struct {
-    mv_kind_t kind;
-    int v;                      /* the v form */
-    const void* sendbuf;
-    void* recvbuf;
-    size_t count;               /* uniform: the count; v: this rank's sendcount (allgatherv,
-                                   gatherv) or recvcount (scatterv) */
-    const size_t *scnt, *sdis, *rcnt, *rdis;
-    ghz_dtype_t dtype;
-    int root;
-    const ghz_accuracy_t* acc;
-    ghz_stream_t stream;
-    /* resolved by check_local */
-    const unsigned char* in;    /* the send side's buffer */
-    unsigned char* out;         /* the receive side's */
-    int sends, recvs;           /* this rank has a send side, a receive side */
-    int in_place;
-    coll_layout_t send, recv;
-    size_t longest, farthest;   /* this rank's longest block and farthest block end */
-    ghz_accuracy_t a;
-    /* the host path's call on the CPU communicator (host_move): the parent's call agreed
-     * for it, on these (longest block, farthest end of every rank) */
-    int agreed;
-    size_t agreed_most[2];
-} mv_t;
-
-static int rooted(const mv_t* k)
-{
-    return k->kind == MV_BCAST || k->kind == MV_SCATTER || k->kind == MV_GATHER;
-}
-
-static const char* kind_name(const mv_t* k)
-{
-    switch (k->kind) {
-    case MV_ALLGATHER: return k->v ? "allgatherv" : "allgather";
-    case MV_BCAST: return "broadcast";
-    case MV_SCATTER: return k->v ? "scatterv" : "scatter";
-    case MV_GATHER: return k->v ? "gatherv" : "gather";
-    case MV_ALLTOALL: return k->v ? "alltoallv" : "alltoall";
-    }
-    return "?";
-}
-
 /* The collective's AUTO table (comm.h, move_autop). */
 static int table(const mv_t* k)
 {
     return (k->kind - MV_ALLGATHER) / 2;
-}
-
-static coll_layout_t single(size_t count)
-{
-    coll_layout_t l = {NULL, NULL, count, 1};
-    return l;
-}
-
-/* Every block of a side given as arrays or as one count per rank. */
-static coll_layout_t blocks(const size_t* cnt, const size_t* displ, size_t count)
-{
-    coll_layout_t l = {cnt, displ, count, 0};
-    return l;
-}
-
-/* Where this rank's blocks are: the layouts of both sides, in place, the buffers. */
-static ghz_status_t resolve(const ghz_comm_t* c, mv_t* k)
-{
-    const int me = c->rank, is_root = rooted(k) && me == k->root;
-    const size_t e = ghz_dtype_size(k->dtype);
-    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
-    k->in = (const unsigned char*)k->sendbuf;
-    k->out = (unsigned char*)k->recvbuf;
-    switch (k->kind) {
-    case MV_ALLGATHER:
-        k->sends = k->recvs = 1;
-        k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
-        if (k->v && (!k->rcnt || !k->rdis)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs");
-        k->in_place = mpi_in_place ||
-                      (k->out && k->in == k->out + coll_lay_displ(&k->recv, me) * e);
-        if (k->in_place) k->in = k->out ? k->out + coll_lay_displ(&k->recv, me) * e : NULL;
-        k->send = single(k->in_place ? coll_lay_cnt(&k->recv, me) : k->count);
-        break;
-    case MV_BCAST:
-        k->sends = is_root;
-        k->recvs = 1;
-        k->recv = k->send = single(k->count);
-        k->in_place = is_root && (mpi_in_place || k->in == k->out);
-        if (k->in_place) k->in = k->out;
-        break;
-    case MV_SCATTER:
-        k->sends = is_root;
-        k->in_place = is_root && k->recvbuf == MPI_IN_PLACE;
-        k->recvs = !k->in_place;
-        if (k->in_place) k->out = NULL;
-        if (mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE as the sendbuf of a scatter");
-        if (!is_root && k->recvbuf == MPI_IN_PLACE)
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a scatter");
-        if (k->v && is_root && (!k->scnt || !k->sdis))
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendcounts or displs at the root");
-        k->send = k->v ? blocks(k->scnt, k->sdis, 0) : blocks(NULL, NULL, k->count);
-        k->recv = single(k->v && k->in_place ? k->scnt[me] : k->count);
-        break;
-    case MV_GATHER:
-        k->sends = 1;
-        k->recvs = is_root;
-        if (k->v && is_root && (!k->rcnt || !k->rdis))
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs at the root");
-        if (!is_root && mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a gather");
-        k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
-        k->in_place = is_root && (mpi_in_place || (k->out && k->in == k->out + coll_lay_displ(&k->recv, me) * e));
-        if (k->in_place) k->in = k->out ? k->out + coll_lay_displ(&k->recv, me) * e : NULL;
-        k->send = single(k->in_place && k->v ? k->rcnt[me] : k->count);
-        if (!is_root) k->out = NULL;
-        break;
-    case MV_ALLTOALL:
-        k->sends = k->recvs = 1;
-        /* (one buffer for both sides of a uniform alltoall is in place too) */
-        k->in_place = mpi_in_place || (!k->v && k->in && k->in == k->out);
-        if (k->v && (!k->rcnt || !k->rdis || (!k->in_place && (!k->scnt || !k->sdis))))
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL counts or displacements");
-        k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
-        k->send = k->in_place ? k->recv : k->v ? blocks(k->scnt, k->sdis, 0) : k->recv;
-        if (k->in_place) k->in = k->out;
-        break;
-    }
-    if (!k->sends) k->in = NULL;
-    if (!k->recvs) k->out = NULL;
-    return GHZ_SUCCESS;
-}
-
-/* The longest block and the farthest block end of one side (elements); refuses a side
- * whose bytes overflow. */
-static ghz_status_t measure(const ghz_comm_t* c, const coll_layout_t* l, size_t e, size_t* longest, size_t* far)
-{
-    int p;
-    if (l->single || !l->cnt) {
-        const size_t n = l->single ? 1 : (size_t)c->size;
-        if (l->count > SIZE_MAX / e / n) return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu too large", l->count);
-        if (l->count > *longest) *longest = l->count;
-        if (l->count * n > *far) *far = l->count * n;
-        return GHZ_SUCCESS;
-    }
-    for (p = 0; p < c->size; p++) {
-        const size_t n = l->cnt[p], d = l->displ[p];
-        if (n > SIZE_MAX / e || d > SIZE_MAX / e - n)
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "block %d: %zu elements at %zu overflow", p, n, d);
-        if (n > *longest) *longest = n;
-        if (n && d + n > *far) *far = d + n;
-    }
-    return GHZ_SUCCESS;
-}
-
-/* This rank's own checks, and where its blocks are. */
-static ghz_status_t check_local(const ghz_comm_t* c, mv_t* k)
-{
-    const size_t e = ghz_dtype_size(k->dtype);
-    size_t sl = 0, sf = 0, rl = 0, rf = 0;
-    ghz_status_t st;
-    if (!e) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
-    if (k->acc && (st = coll_read_accuracy(k->acc, k->dtype, &k->a)) != GHZ_SUCCESS) return st;
-    if (rooted(k) && (k->root < 0 || k->root >= c->size))
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
-    if ((st = resolve(c, k)) != GHZ_SUCCESS) return st;
-    if (k->sends && (st = measure(c, &k->send, e, &sl, &sf)) != GHZ_SUCCESS) return st;
-    if (k->recvs && (st = measure(c, &k->recv, e, &rl, &rf)) != GHZ_SUCCESS) return st;
-    if (sf && !k->in) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
-    if (rf && !k->out) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
-    k->longest = sl > rl ? sl : rl;
-    k->farthest = sf > rf ? sf : rf;
-    return GHZ_SUCCESS;
-}
-
-/* min and max over the finite values of the blocks this rank sends (lossy calls). */
-static ghz_status_t scan(ghz_comm_t* c, const mv_t* k, coll_call_t* mine)
-{
-    const size_t e = ghz_dtype_size(k->dtype);
-    const int nb = k->send.single ? 1 : c->size;
-    int p;
-    mine->have_range = 0;
-    if (!k->sends) return GHZ_SUCCESS;
-    for (p = 0; p < nb; p++) {
-        const size_t n = coll_lay_cnt(&k->send, p);
-        double lo = NAN, hi = NAN;
-        int nonfinite = 0;
-        ghz_status_t st;
-        if (!n) continue;
-        st = c->be.range(&c->be, k->in + coll_lay_displ(&k->send, p) * e, n, k->dtype, NULL, &lo, &hi, &nonfinite);
-        if (st != GHZ_SUCCESS) return st;
-        mine->nonfinite |= nonfinite;
-        if (isnan(lo)) continue;
-        if (!mine->have_range || lo < mine->vmin) mine->vmin = lo;
-        if (!mine->have_range || hi > mine->vmax) mine->vmax = hi;
-        mine->have_range = 1;
-    }
-    return GHZ_SUCCESS;
-}
-
-/* The v forms' counts, pair by pair: every rank learns what each peer sends it (or,
- * gather and scatter, the root learns every rank's side) and compares. Collective: every
- * rank calls it, after an agreement that found every rank's own checks passed. */
-static ghz_status_t check_counts(ghz_comm_t* c, const mv_t* k)
-{
-    const int N = c->size, me = c->rank;
-    const MPI_Datatype T = sizeof(size_t) == 8 ? MPI_UINT64_T : MPI_UINT32_T;
-    size_t* got = c->wire_tmp; /* N entries */
-    size_t mine, p;
-    int rc;
-    if (k->kind == MV_ALLTOALL) {
-        for (p = 0; p < (size_t)N; p++) c->seg_off[p] = coll_lay_cnt(&k->send, (int)p);
-        rc = MPI_Alltoall(c->seg_off, 1, T, got, 1, T, c->mpi);
-    } else {
-        /* each rank's side of the pair with the root (allgatherv: with every rank) */
-        mine = k->kind == MV_SCATTER ? (k->recvs ? k->recv.count : coll_lay_cnt(&k->send, me)) : k->send.count;
-        rc = MPI_Allgather(&mine, 1, T, got, 1, T, c->mpi);
-    }
-    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "the v counts' exchange");
-    if (rooted(k) && me != k->root) return GHZ_SUCCESS;
-    for (p = 0; p < (size_t)N; p++) {
-        const coll_layout_t* l = k->kind == MV_SCATTER ? &k->send : &k->recv;
-        const size_t want = coll_lay_cnt(l, (int)p);
-        if (got[p] != want)
-            return ghz_fail(GHZ_ERR_MISMATCH,
-                            k->kind == MV_SCATTER ? "%s: rank %zu receives %zu elements where the root's sendcounts say %zu"
-                                                  : "%s: rank %zu sends %zu elements where this rank's recvcounts say %zu",
-                            kind_name(k), p, got[p], want);
-    }
-    return GHZ_SUCCESS;
-}
-
-/* The call's fields for the agreement, and the time of the last measured call (agreed
- * as the slowest rank's: auto_path.h). */
-static void fields(const ghz_comm_t* c, const mv_t* k, ghz_status_t st, coll_call_t* mine)
-{
-    mine->status = st;
-    mine->prev_seconds = c->move_auto_bytes ? c->move_auto_seconds : -1.0;
-    mine->field[AGREE_KIND] = k->kind + k->v;
-    mine->field[AGREE_COUNT] = k->v ? 0 : (int64_t)k->count;
-    mine->field[AGREE_DTYPE] = k->dtype;
-    mine->field[AGREE_ROOT] = rooted(k) ? k->root : 0;
-    mine->field[AGREE_LOSSY] = k->acc != NULL;
-    mine->field[AGREE_CAPTURE] = c->be.capturing;
-    if (k->acc && st == GHZ_SUCCESS) {
-        mine->field[AGREE_MODE] = k->a.mode;
-        memcpy(&mine->field[AGREE_BOUND], &k->a.bound, sizeof(double));
-        mine->field[AGREE_PATH] = k->a.path;
-    }
-    mine->most[0] = k->longest;
-    mine->most[1] = k->farthest;
 }
 
 /* The MPI library's own call (exact, CPU backend, every count and displacement below
@@ -317,7 +70,7 @@ static ghz_status_t mpi_call(ghz_comm_t* c, const mv_t* k)
                   : MPI_Alltoall(in, n, dt, k->out, n, dt, c->mpi);
         break;
     }
-    return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, kind_name(k));
+    return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, coll_mv_name(k));
 }
 
 /* This rank's own block, copied exactly from its send side to its receive side (the
@@ -442,8 +195,8 @@ static ghz_status_t host_move(ghz_comm_t* c, const mv_t* k, size_t extent, size_
     double t0 = MPI_Wtime(), t_stage;
     mv_t h = *k;
     ghz_status_t st = GHZ_SUCCESS;
-    if (k->sends && !input_in_out) st = measure(c, &k->send, e, &sl, &sf);
-    if (st == GHZ_SUCCESS && k->recvs) st = measure(c, &k->recv, e, &rl, &rf);
+    if (k->sends && !input_in_out) st = coll_mv_measure(c, &k->send, e, &sl, &sf);
+    if (st == GHZ_SUCCESS && k->recvs) st = coll_mv_measure(c, &k->recv, e, &rl, &rf);
     if (st == GHZ_SUCCESS && rf && (k->v || input_in_out)) st = c->be.copy(&c->be, c->small_out, k->out, rf * e);
     if (st == GHZ_SUCCESS && sf) st = c->be.copy(&c->be, c->small_in, k->in, sf * e);
     /* the host call writes small_out: the previous call's copy out of it must be done,
@@ -491,7 +244,7 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto
     window = coll_fit_window(c, need, NULL, proto->mode, k->dtype, proto->piece);
     if (window == 0)
         return ghz_fail(GHZ_ERR_NOMEM, "pool_bytes %zu cannot hold one round of %s on %d ranks: configure a larger pool",
-                        c->pool_bytes, kind_name(k), c->size);
+                        c->pool_bytes, coll_mv_name(k), c->size);
     /* a broadcast's shape, from its first round (agreed sizes: every rank alike) */
     chain = k->kind == MV_BCAST && chain_pays(c->size, coll_pieces(extent < window ? extent : window, proto->piece));
     if (chain) *algo_io = GHZ_ALGO_RING;
@@ -533,7 +286,7 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto
         proto->t_stage += r.t_stage;
         ++*rounds;
         if (r.st != GHZ_SUCCESS)
-            return r.st == GHZ_ERR_PEER ? ghz_fail(GHZ_ERR_PEER, "another rank failed during the %s", kind_name(k))
+            return r.st == GHZ_ERR_PEER ? ghz_fail(GHZ_ERR_PEER, "another rank failed during the %s", coll_mv_name(k))
                                         : r.st;
     }
     return GHZ_SUCCESS;
@@ -558,14 +311,14 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
     if (!c) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL communicator");
     memset(&mine, 0, sizeof mine);
     memset(&all, 0, sizeof all);
-    st = check_local(c, k);
+    st = coll_mv_check_local(c, k);
     /* the input must be ready before any backend work reads it */
     if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);
     /* (begin tells whether the stream is being captured) */
     if (st == GHZ_SUCCESS && c->be.capturing)
         st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: the data-movement calls cannot be captured");
-    if (st == GHZ_SUCCESS && k->acc) st = scan(c, k, &mine);
-    fields(c, k, st, &mine);
+    if (st == GHZ_SUCCESS && k->acc) st = coll_mv_scan(c, k, &mine);
+    coll_mv_fields(c, k, st, &mine);
     if (k->agreed) {
         if (st != GHZ_SUCCESS) return st; /* (the parent's checks were these: not reached) */
         all.most[0] = k->agreed_most[0];
@@ -578,7 +331,7 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
         if (st == GHZ_SUCCESS) c->move_auto_bytes = 0;
         if (st == GHZ_SUCCESS && k->v) {
             /* the counts, pair by pair, and every rank told the outcome */
-            fields(c, k, check_counts(c, k), &mine);
+            coll_mv_fields(c, k, coll_mv_check_counts(c, k), &mine);
             st = coll_agree(c, &mine, &all);
         }
     } else {
