@@ -1,4 +1,5 @@
-/* ghz/coll/algo_binomial.c: binomial-tree reduce (lg N steps to the root).
+/* ghz/coll/algo_binomial.c: binomial-tree reduce (lg N steps to the root), and the
+ * broadcast down a binomial tree or a pipelined chain.
  *
  * With v = (rank - root) mod N, rank v receives from v + 1, v + 2, v + 4, ... (those
  * below N) while v has no bit of the mask set, combining its own partial on the LEFT
@@ -112,29 +113,19 @@ size_t coll_bcast_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t
     return m == COLL_EXACT && !c->be.staged ? 0 : coll_seg_wire_cap(m, t, window, piece) + 16;
 }
 
-/* Binomial broadcast of r->out[0..count) from r->root (exact: a two-level allreduce's
- * last stage). v = (rank - root) mod N receives from v - (its lowest set bit), then
- * forwards each piece, as soon as it has it, to v + m for every m below that bit
- * (largest first: the farthest subtree starts first). */
-void coll_binomial_bcast(coll_round_t* r, coll_pool_t* pool)
+/* A broadcast's relay of r->out[0..count) down a tree: each piece is received from
+ * `parent` (none at the root, which encodes it), decoded into place, and sent on to
+ * the children (absolute ranks), as soon as it arrived; frames travel unchanged, so
+ * every rank decodes the root's bytes. */
+static void relay(coll_round_t* r, coll_pool_t* pool, int parent, const int* kids, int nkids)
 {
     ghz_comm_t* c = r->comm;
-    const int N = c->size, me = c->rank, v = (me - r->root + N) % N;
     const size_t n = r->count, kp = coll_pieces(n, r->piece), e = r->elem;
     const int direct = coll_zero_copy(r);
     unsigned char* wb = direct ? NULL : coll_pool_take(pool, coll_seg_wire_cap(r->mode, r->dtype, n, r->piece));
     size_t j, ns = 0;
-    int mask = 1, parent = -1, m;
+    int q;
     if (!direct && !wb) coll_fail(r, GHZ_ERR_NOMEM);
-    while (mask < N && !(v & mask)) mask <<= 1;
-    if (v != 0) parent = (v - mask + r->root) % N;
-    if (parent < 0 && !direct) /* the root stages its values into the wire buffer */
-        for (j = 0; j < kp; j++) {
-            size_t pc = coll_piece_n(r, n, j);
-            c->wire_size[j] = pc ? coll_encode(r, r->out + j * r->piece * e, pc, wb + coll_piece_wire_off(r, j),
-                                               coll_piece_cap(r, n, j))
-                                 : 0;
-        }
     if (parent >= 0)
         for (j = 0; j < kp; j++) {
             void* at = direct ? (void*)(r->out + j * r->piece * e) : (void*)(wb + coll_piece_wire_off(r, j));
@@ -143,18 +134,39 @@ void coll_binomial_bcast(coll_round_t* r, coll_pool_t* pool)
     for (j = 0; j < kp; j++) {
         const size_t pc = coll_piece_n(r, n, j);
         void* piece = direct ? (void*)(r->out + j * r->piece * e) : (void*)(wb + coll_piece_wire_off(r, j));
-        size_t bytes = direct ? pc * e : 0;
+        size_t bytes = pc * e;
         if (parent >= 0) {
             size_t got = coll_wait_recv(r, &c->rreq[j]);
             if (direct) coll_expect(r, got, pc * e);
-            else {
-                c->wire_size[j] = got;
-                if (pc) coll_decode(r, piece, got, r->out + j * r->piece * e, pc);
-            }
+            else if (pc) coll_decode(r, piece, got, r->out + j * r->piece * e, pc);
+            if (!direct) bytes = got;
+        } else if (!direct) { /* the root stages (encodes) each piece as it sends it */
+            bytes = pc ? coll_encode(r, r->out + j * r->piece * e, pc, piece, coll_piece_cap(r, n, j)) : 0;
         }
-        if (!direct) bytes = c->wire_size[j];
-        for (m = mask >> 1; m > 0; m >>= 1)
-            if (v + m < N) coll_send(r, piece, bytes, (v + m + r->root) % N, &c->sreq[ns++]);
+        for (q = 0; q < nkids; q++) coll_send(r, piece, bytes, kids[q], &c->sreq[ns++]);
     }
     coll_wait_all(r, c->sreq, ns);
+}
+
+/* Binomial broadcast of r->out[0..count) from r->root (exact: a two-level allreduce's
+ * last stage). v = (rank - root) mod N receives from v - (its lowest set bit), then
+ * forwards each piece, as soon as it has it, to v + m for every m below that bit
+ * (largest first: the farthest subtree starts first). */
+void coll_binomial_bcast(coll_round_t* r, coll_pool_t* pool)
+{
+    const int N = r->comm->size, v = coll_mod((long)r->comm->rank - r->root, N);
+    int kids[8 * sizeof(int)], nkids = 0, mask = 1, m;
+    while (mask < N && !(v & mask)) mask <<= 1;
+    for (m = mask >> 1; m > 0; m >>= 1)
+        if (v + m < N) kids[nkids++] = (v + m + r->root) % N;
+    relay(r, pool, v != 0 ? (v - mask + r->root) % N : -1, kids, nkids);
+}
+
+/* Pipelined chain: v receives from v - 1 and forwards to v + 1, so each link carries
+ * the vector once (the binomial root's sends it lg N times). */
+void coll_chain_bcast(coll_round_t* r, coll_pool_t* pool)
+{
+    const int N = r->comm->size, me = r->comm->rank, v = coll_mod((long)me - r->root, N);
+    const int next = coll_mod(me + 1, N);
+    relay(r, pool, v != 0 ? coll_mod(me - 1, N) : -1, &next, v + 1 < N);
 }

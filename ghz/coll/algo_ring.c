@@ -27,17 +27,7 @@ size_t coll_ring_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t 
 static void send_own(coll_round_t* r, int s, unsigned char* buf, coll_req_t* req, int peer)
 {
     size_t n = r->seg_cnt[s], kp = coll_pieces(n, r->piece), j;
-    const unsigned char* src = r->in + r->seg_off[s] * r->elem;
-    for (j = 0; j < kp; j++) {
-        size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j), sz = 0;
-        const unsigned char* raw = src + j * r->piece * r->elem;
-        if (coll_zero_copy(r)) {
-            coll_send(r, raw, pc * r->elem, peer, &req[j]);
-            continue;
-        }
-        if (pc) sz = coll_encode(r, raw, pc, buf + off, coll_piece_cap(r, n, j));
-        coll_send(r, buf + off, sz, peer, &req[j]);
-    }
+    for (j = 0; j < kp; j++) coll_send_piece(r, r->in + r->seg_off[s] * r->elem, n, j, buf, peer, &req[j]);
 }
 
 void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char* out_own)

@@ -82,11 +82,14 @@ typedef enum {
 typedef enum {
     GHZ_ALGO_AUTO = 0,               /* chosen per call by size, rank count and ratio */
     GHZ_ALGO_RING = 1,               /* allreduce: ring reduce-scatter + ring allgather;
-                                        reduce_scatter: ring */
+                                        reduce_scatter: ring; allgather(v); broadcast:
+                                        a pipelined chain in ring order */
     GHZ_ALGO_RECURSIVE_DOUBLING = 2, /* allreduce; non-powers of two fold in first */
     GHZ_ALGO_PAIRWISE = 3,           /* reduce_scatter: pairwise exchange, one n-ary
-                                        combine; allreduce: that + ring allgather */
-    GHZ_ALGO_BINOMIAL = 4,           /* reduce: binomial tree */
+                                        combine; allreduce: that + ring allgather;
+                                        alltoall(v): pairwise exchange */
+    GHZ_ALGO_BINOMIAL = 4,           /* reduce, broadcast: binomial tree; gather(v),
+                                        scatter(v): binomial tree of packed blocks */
     GHZ_ALGO_TWO_LEVEL = 5,          /* allreduce over nodes: exact reduce to one leader
                                         per node, the lossy allreduce among leaders only,
                                         exact broadcast inside the node */
@@ -105,15 +108,21 @@ typedef enum {
                                         16-bit sums and products: COLL.md); the
                                         agreement still comes first. AUTO takes it up to
                                         GHZ_COLL_MPI_MAX bytes per rank (default 4 MiB;
-                                        0: never) */
-    GHZ_ALGO_NCCL = 9                /* allreduce, reduce, reduce_scatter over the NCCL
+                                        0: never). The data-movement calls (below): the
+                                        MPI library's own call for exact calls on the CPU
+                                        backend, by the same limit per block */
+    GHZ_ALGO_NCCL = 9,               /* allreduce, reduce, reduce_scatter over the NCCL
                                         transport (the only algorithm there). Exact: NCCL's
                                         own collective on the caller's stream. Lossy: every
                                         rank compresses each segment once and sends it to
                                         its owner (ncclSend/ncclRecv), the owner combines
                                         the N frames in one n-ary homomorphic pass and
                                         sends the result frame to every rank that needs it
-                                        (COLL.md, NCCL) */
+                                        (COLL.md, NCCL); the data-movement calls there:
+                                        NCCL's own calls exact, compressed blocks through
+                                        ncclSend/ncclRecv lossy */
+    GHZ_ALGO_LINEAR = 10             /* scatter, gather: the root sends to (receives from)
+                                        every other rank directly */
 } ghz_algo_t;
 
 /* How a communicator's messages move between ranks (COLL.md, Transports). Values are
@@ -267,6 +276,70 @@ GHZ_API ghz_status_t ghz_reduce_scatter(const void* sendbuf, void* recvbuf, size
                                         ghz_dtype_t dtype, ghz_op_t op,
                                         const ghz_accuracy_t* acc, ghz_comm_t* comm,
                                         ghz_stream_t stream);
+
+/* ---- Data movement ------------------------------------------------------------------
+ * Allgather, broadcast, scatter, gather and alltoall, and the v forms with MPI's counts
+ * and displacements (in elements, as size_t). Exact for every dtype when acc is NULL.
+ * Lossy for f32/f64: every value is compressed once on its way (no arithmetic), so every
+ * element a rank receives from another rank satisfies |received - sent| <= bound (ABS:
+ * acc->bound; REL: acc->bound * (max - min) over the finite values of the data every
+ * rank sends in the call, agreed); NaN and infinities arrive bit for bit; a rank's own
+ * block is copied exactly. acc->path: HOMO and DOC compress (alike); AUTO sends exact
+ * below 64 KiB per block and above chooses by measured times (COLL.md). A piece that does not compress travels raw: the wire never carries
+ * more than the raw bytes (COLL.md, Data movement). Arguments that must agree (counts,
+ * dtype, root, accuracy; the v forms' counts pair by pair) are checked across ranks
+ * before data moves, as for the reductions.
+ * In place: MPI_IN_PLACE as MPI allows it (allgather(v), gather(v) at the root, alltoall(v):
+ * as sendbuf; scatter(v) at the root: as recvbuf), or NCCL's forms (allgather: sendbuf
+ * == recvbuf + rank * count; broadcast, alltoall: sendbuf == recvbuf; gather at the root:
+ * sendbuf == recvbuf + root * count). */
+
+/* recvbuf[r * count + i] = rank r's sendbuf[i], on every rank. */
+GHZ_API ghz_status_t ghz_allgather(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                                   const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* recvbuf[i] = root's sendbuf[i] on every rank (sendbuf is read on root only; NULL
+ * elsewhere is fine). */
+GHZ_API ghz_status_t ghz_broadcast(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype, int root,
+                                   const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* recvbuf[i] = root's sendbuf[rank * count + i] (sendbuf is read on root only). */
+GHZ_API ghz_status_t ghz_scatter(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype, int root,
+                                 const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* root's recvbuf[r * count + i] = rank r's sendbuf[i] (recvbuf is written on root only). */
+GHZ_API ghz_status_t ghz_gather(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype, int root,
+                                const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* recvbuf[r * count + i] = rank r's sendbuf[rank * count + i]. */
+GHZ_API ghz_status_t ghz_alltoall(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                                  const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* recvbuf[displs[r] + i] = rank r's sendbuf[i], i < recvcounts[r]; sendcount must equal
+ * recvcounts[rank]; recvcounts the same on every rank, displs this rank's own. */
+GHZ_API ghz_status_t ghz_allgatherv(const void* sendbuf, void* recvbuf, size_t sendcount,
+                                    const size_t* recvcounts, const size_t* displs, ghz_dtype_t dtype,
+                                    const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* root's recvbuf[displs[r] + i] = rank r's sendbuf[i], i < sendcount of rank r, which
+ * must equal root's recvcounts[r] (recvcounts, displs read on root only). */
+GHZ_API ghz_status_t ghz_gatherv(const void* sendbuf, void* recvbuf, size_t sendcount, const size_t* recvcounts,
+                                 const size_t* displs, ghz_dtype_t dtype, int root, const ghz_accuracy_t* acc,
+                                 ghz_comm_t* comm, ghz_stream_t stream);
+
+/* recvbuf[i] = root's sendbuf[displs[rank] + i], i < recvcount, which must equal root's
+ * sendcounts[rank] (sendcounts, displs read on root only). */
+GHZ_API ghz_status_t ghz_scatterv(const void* sendbuf, void* recvbuf, const size_t* sendcounts,
+                                  const size_t* displs, size_t recvcount, ghz_dtype_t dtype, int root,
+                                  const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream);
+
+/* recvbuf[rdispls[r] + i] = rank r's sendbuf[its sdispls[rank] + i], i < recvcounts[r],
+ * which must equal rank r's sendcounts[rank]. MPI_IN_PLACE: recvcounts and rdispls
+ * describe both sides (sendcounts and sdispls are ignored). */
+GHZ_API ghz_status_t ghz_alltoallv(const void* sendbuf, void* recvbuf, const size_t* sendcounts,
+                                   const size_t* sdispls, const size_t* recvcounts, const size_t* rdispls,
+                                   ghz_dtype_t dtype, const ghz_accuracy_t* acc, ghz_comm_t* comm,
+                                   ghz_stream_t stream);
 
 /* What the last successful collective call on comm did, and totals since ghz_comm_init.
  * Initialise struct_size (GHZ_COLL_INFO_INIT). */

@@ -32,6 +32,7 @@ const char* ghz_algo_name(ghz_algo_t algo)
     case GHZ_ALGO_IPC_DIRECT: return "ipc_direct";
     case GHZ_ALGO_MPI: return "mpi";
     case GHZ_ALGO_NCCL: return "nccl";
+    case GHZ_ALGO_LINEAR: return "linear";
     }
     return "unknown";
 }

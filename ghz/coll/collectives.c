@@ -14,6 +14,7 @@
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/auto_path.h"
 #include "ghz/coll/detail/bound.h"
+#include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/reduce_ops.h"
 #ifdef GHZ_WITH_CUDA
@@ -110,25 +111,31 @@ static int auto_guess_exact(const ghz_comm_t* c, size_t bytes)
     return coll_auto_runs_exact(&guess, bytes);
 }
 
-static ghz_status_t read_accuracy(call_t* k)
+ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, ghz_accuracy_t* out)
 {
-    const ghz_accuracy_t* acc = k->acc;
     ghz_accuracy_t d = GHZ_ACCURACY_INIT;
     if (acc->struct_size < offsetof(ghz_accuracy_t, path) + sizeof(ghz_path_t) ||
         acc->struct_size > (size_t)1 << 16)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_accuracy_t.struct_size %zu: use GHZ_ACCURACY_INIT",
                         acc->struct_size);
     memcpy(&d, acc, sizeof d < acc->struct_size ? sizeof d : acc->struct_size);
-    k->a = d;
+    *out = d;
     if (d.mode != GHZ_EB_ABS && d.mode != GHZ_EB_REL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown accuracy mode %d", (int)d.mode);
     if (!(d.bound > 0.0) || !isfinite(d.bound))
         return ghz_fail(GHZ_ERR_BAD_BOUND, "accuracy bound %g: must be finite and > 0", d.bound);
     if ((unsigned)d.path > GHZ_PATH_DOC)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown path %d", (int)d.path);
-    if (k->dtype != GHZ_F32 && k->dtype != GHZ_F64)
+    if (dtype != GHZ_F32 && dtype != GHZ_F64)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes float32 or float64, not %s",
-                        ghz_dtype_name(k->dtype));
+                        ghz_dtype_name(dtype));
+    return GHZ_SUCCESS;
+}
+
+static ghz_status_t read_accuracy(call_t* k)
+{
+    ghz_status_t st = coll_read_accuracy(k->acc, k->dtype, &k->a);
+    if (st != GHZ_SUCCESS) return st;
     if (k->op != GHZ_OP_SUM && k->op != GHZ_OP_AVG && k->op != GHZ_OP_MIN && k->op != GHZ_OP_MAX)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes sum, avg, min or max, not %s",
                         ghz_op_name(k->op));
@@ -206,11 +213,10 @@ static ghz_status_t call_start(ghz_comm_t* c, call_t* k)
     return st;
 }
 
-/* The largest window (elements per segment) whose buffers fit the pool. */
-typedef size_t (*need_fn)(const ghz_comm_t*, coll_mode_t, ghz_dtype_t, size_t, size_t);
+typedef coll_need_fn need_fn;
 
-static size_t fit_window(const ghz_comm_t* c, need_fn need, need_fn need2, coll_mode_t m,
-                         ghz_dtype_t t, size_t piece)
+size_t coll_fit_window(const ghz_comm_t* c, need_fn need, need_fn need2, coll_mode_t m, ghz_dtype_t t,
+                       size_t piece)
 {
     size_t lo = 0, hi = COLL_MAX_PIECES * piece;
     while (lo < hi) {
@@ -242,6 +248,23 @@ static const char* direct_refusal(const ghz_comm_t* c, const call_t* k, coll_mod
 #endif
 }
 
+MPI_Datatype coll_mpi_dtype(ghz_dtype_t dtype)
+{
+    switch (dtype) {
+    case GHZ_F32: return MPI_FLOAT;
+    case GHZ_F64: return MPI_DOUBLE;
+    case GHZ_I8: return MPI_INT8_T;
+    case GHZ_U8: return MPI_UINT8_T;
+    case GHZ_I16: return MPI_INT16_T;
+    case GHZ_U16: return MPI_UINT16_T;
+    case GHZ_I32: return MPI_INT32_T;
+    case GHZ_U32: return MPI_UINT32_T;
+    case GHZ_I64: return MPI_INT64_T;
+    case GHZ_U64: return MPI_UINT64_T;
+    }
+    return MPI_DATATYPE_NULL;
+}
+
 /* Why GHZ_ALGO_MPI cannot run the call (NULL: it can; then *dt and *op, when given, are
  * MPI's datatype and operation for it). It runs exact calls on the CPU backend, for the
  * ops whose rules MPI shares with ghz (reduce_ops.h): 32- and 64-bit integer ops wrap as
@@ -258,19 +281,8 @@ static const char* mpi_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_t
     if (m != COLL_EXACT) return "runs exact calls only";
     if (c->cfg.backend != GHZ_EXEC_CPU)
         return "takes host buffers (a CUDA communicator's small exact calls reach it through the host path)";
-    switch (k->dtype) {
-    case GHZ_F32: t = MPI_FLOAT; break;
-    case GHZ_F64: t = MPI_DOUBLE; break;
-    case GHZ_I8: t = MPI_INT8_T; break;
-    case GHZ_U8: t = MPI_UINT8_T; break;
-    case GHZ_I16: t = MPI_INT16_T; break;
-    case GHZ_U16: t = MPI_UINT16_T; break;
-    case GHZ_I32: t = MPI_INT32_T; break;
-    case GHZ_U32: t = MPI_UINT32_T; break;
-    case GHZ_I64: t = MPI_INT64_T; break;
-    case GHZ_U64: t = MPI_UINT64_T; break;
-    default: return "an unknown dtype";
-    }
+    t = coll_mpi_dtype(k->dtype);
+    if (t == MPI_DATATYPE_NULL) return "an unknown dtype";
     switch (k->op) {
     case GHZ_OP_SUM:
     case GHZ_OP_AVG: o = MPI_SUM; break;
@@ -428,7 +440,7 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* pro
         need2 = coll_bcast_need; /* a staged allgather also stages its own split */
     }
     if (k->kind == KIND_BCAST) need = coll_bcast_need;
-    window = fit_window(c, need, need2, proto->mode, k->dtype, proto->piece);
+    window = coll_fit_window(c, need, need2, proto->mode, k->dtype, proto->piece);
     if (window == 0)
         return ghz_fail(GHZ_ERR_NOMEM,
                         "pool_bytes %zu cannot hold one round of %s on %d ranks: configure a "
@@ -584,6 +596,13 @@ static call_t make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, si
     return k;
 }
 
+size_t coll_piece_elems(const ghz_comm_t* c, coll_mode_t m, size_t elem)
+{
+    size_t piece = c->cfg.chunk_bytes / elem;
+    if (m != COLL_EXACT && piece >= GHZ_BLOCK_ELEMS) piece -= piece % GHZ_BLOCK_ELEMS;
+    return piece ? piece : 1;
+}
+
 /* The round prototype of a call: what every round of it shares. */
 static void proto_init(ghz_comm_t* c, const call_t* k, coll_mode_t mode, double eb, coll_round_t* proto)
 {
@@ -595,9 +614,7 @@ static void proto_init(ghz_comm_t* c, const call_t* k, coll_mode_t mode, double 
     proto->op = k->op == GHZ_OP_AVG ? GHZ_OP_SUM : k->op;
     proto->elem = elem;
     proto->eb = eb;
-    proto->piece = c->cfg.chunk_bytes / elem;
-    if (mode != COLL_EXACT && proto->piece >= GHZ_BLOCK_ELEMS) proto->piece -= proto->piece % GHZ_BLOCK_ELEMS;
-    if (proto->piece == 0) proto->piece = 1;
+    proto->piece = coll_piece_elems(c, mode, elem);
     proto->in = k->in;
     proto->out = k->out;
     proto->seg_off = c->seg_off;
@@ -645,6 +662,13 @@ static ghz_status_t child_stage(ghz_comm_t* cc, coll_kind_t kind, const unsigned
 /* Every rank learns whether a stage failed anywhere (one small allreduce): the stages
  * run on different child communicators, so a failure must not leave a rank waiting
  * in the next one. */
+static ghz_status_t stage_agree(ghz_comm_t* c, ghz_status_t st);
+
+ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st)
+{
+    return stage_agree(c, st);
+}
+
 static ghz_status_t stage_agree(ghz_comm_t* c, ghz_status_t st)
 {
     int mine = (int)st, worst = 0, rc = MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, c->mpi);

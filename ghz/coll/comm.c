@@ -249,6 +249,18 @@ static ghz_status_t finish_init(ghz_comm_t* c, ghz_status_t st, ghz_comm_t** com
     return GHZ_SUCCESS;
 }
 
+/* Testing seam, compiled into the tests' copy of the library only (ghz_coll_test_staged):
+ * GHZ_COLL_TEST_HOST_PATH gives a CPU communicator the host path of a CUDA one, so that
+ * CI covers the data movement's (movement.c, host_move). */
+static int test_host_path(void)
+{
+#ifdef GHZ_COLL_TEST_STAGED
+    return getenv("GHZ_COLL_TEST_HOST_PATH") != NULL;
+#else
+    return 0;
+#endif
+}
+
 /* The pool and the per-call arrays (comm.h), allocated once. */
 static ghz_status_t alloc_buffers(ghz_comm_t* c)
 {
@@ -515,7 +527,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
          * (ghz_coll_test_staged): the CPU backend run the way the CUDA one is, wire
          * buffers apart from values and exact rounds on the staged (DOC-shaped) path, so
          * that CI, which has no GPU, covers those paths (COLL.md, Testing). */
-        if (st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CPU) {
+        if (st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CPU && getenv("GHZ_COLL_TEST_STAGED")) {
             c->be.staged = 1;
             c->be.has_sum_n = 0; /* and pairwise sums folded, as on a GPU without the n-ary kernel */
         }
@@ -560,7 +572,8 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
         c->tp.shared_gpu = shared;
         c->staged_range_gpu_min = c->tp.shared_gpu == 1 ? SIZE_MAX : STAGED_RANGE_GPU_MIN;
     }
-    if (st == GHZ_SUCCESS && !leaf && c->cfg.backend == GHZ_EXEC_CUDA && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
+    if (st == GHZ_SUCCESS && !leaf && c->cfg.transport != GHZ_TRANSPORT_NCCL &&
+        (c->cfg.backend == GHZ_EXEC_CUDA || test_host_path())) {
         st = make_host(c);
         st = coll_agree_config(c, st);
     }

@@ -56,6 +56,9 @@ typedef struct {
                               they cannot send user buffers directly and take the
                               DOC-shaped path with a copy for a codec. Independent of
                               the host mirror (comm.h, host_mirror) */
+    int raw_fallback;      /* lossy frames no smaller than their raw values travel raw
+                              (the data-movement calls: a frame is then the piece's
+                              raw bytes, told apart by its size; coll_encode/decode) */
     ghz_status_t st;       /* this rank's status; poisons its messages once set */
     uint64_t wire_bytes;   /* bytes this rank sent */
     double t_comp, t_comb, t_dec, t_stage; /* seconds per kind of backend work */
@@ -138,6 +141,9 @@ size_t coll_binomial_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, siz
 void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool);
 size_t coll_bcast_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
 void coll_binomial_bcast(coll_round_t* r, coll_pool_t* pool);
+/* The same broadcast down a pipelined chain (root, root + 1, ...): every link carries
+ * the vector once, for N - 1 hops of latency. */
+void coll_chain_bcast(coll_round_t* r, coll_pool_t* pool);
 
 /* Direct reads of the peers' pools (cuda/algo_direct.c; CUDA builds, transports with
  * peer_pool and fence): the pairwise dataflow without messages. all: every segment's
@@ -150,6 +156,18 @@ void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned ch
 size_t coll_piece_n(const coll_round_t* r, size_t n, size_t j);
 size_t coll_piece_cap(const coll_round_t* r, size_t n, size_t j);
 size_t coll_piece_wire_off(const coll_round_t* r, size_t j);
+/* Piece j of the n values at src (a block) sent to peer: straight from src where exact
+ * values move from the caller's buffers (coll_zero_copy), else encoded into its slot of
+ * the wire buffer wb first. */
+void coll_send_piece(coll_round_t* r, const unsigned char* src, size_t n, size_t j, unsigned char* wb, int peer,
+                     coll_req_t* req);
+/* Piece j of a block of n values received from peer: posted straight into dst (zero
+ * copy) or into its slot of wb; landed: its size checked (zero copy) or decoded into
+ * dst. */
+void coll_recv_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, unsigned char* wb, int peer,
+                     coll_req_t* req);
+void coll_land_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, const unsigned char* wb,
+                     coll_req_t* req);
 /* dst = src (bytes), keeping the round's status. */
 void coll_copy(coll_round_t* r, void* dst, const void* src, size_t bytes);
 /* out = the decode of the n values of this rank's final frames (r->fin). */
@@ -169,9 +187,11 @@ void coll_wait_all(coll_round_t* r, coll_req_t* req, size_t n);
 void coll_fail(coll_round_t* r, ghz_status_t st);
 
 /* Mode-generic piece operations (algo_common.c); each is a no-op once r->st is set. */
-/* wire = the wire form of raw[0..n): exact: a copy; lossy: compress. */
+/* wire = the wire form of raw[0..n): exact: a copy; lossy: compress (with
+ * raw_fallback, the raw values where the frame would be no smaller). */
 size_t coll_encode(coll_round_t* r, const void* raw, size_t n, void* wire, size_t cap);
-/* raw[0..n) = decode of wire[0..size). */
+/* raw[0..n) = decode of wire[0..size) (with raw_fallback, a copy where size is the
+ * raw size). */
 void coll_decode(coll_round_t* r, const void* wire, size_t size, void* raw, size_t n);
 /* out = op(a, b) on raw values. */
 void coll_reduce(coll_round_t* r, void* out, const void* a, const void* b, size_t n);

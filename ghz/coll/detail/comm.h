@@ -77,6 +77,12 @@ struct ghz_comm {
     coll_auto_t autop;
     size_t auto_bytes;
     int auto_exact;
+    /* The same for the data-movement calls (movement.c), one table per collective: a
+     * call's time enters its collective's table at the next data-movement agreement. */
+    coll_auto_t move_autop[5];
+    size_t move_auto_bytes;
+    int move_auto_exact, move_auto_table;
+    double move_auto_seconds;
     int auto_trace;        /* GHZ_COLL_AUTO_TRACE=1: rank 0 prints each AUTO decision; 2: and
                             * every lossy or staged call's times, phase by phase */
     double auto_seconds;

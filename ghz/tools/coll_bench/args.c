@@ -24,10 +24,12 @@ static void usage(FILE* f)
 "  -o, --op OP          sum prod min max avg land lor lxor band bor bxor (default sum)\n"
 "  -d, --datatype T     float double int8 uint8 int16 uint16 int32 uint32 int64 uint64\n"
 "                       (default float)\n"
-"  -r, --root R         root of reduce (default 0)\n"
+"  -r, --root R         root of reduce, broadcast, scatter, gather (default 0)\n"
 "  -a, --average M      row time: 0 rank 0, 1 average, 2 min, 3 max over ranks\n"
 "                       (default 1; min/avg/max columns are printed in any case)\n"
-"  --coll C             allreduce | reduce | reduce_scatter (default allreduce)\n"
+"  --coll C             allreduce | reduce | reduce_scatter | allgather | broadcast |\n"
+"                       scatter | gather | alltoall (default allreduce; the last five\n"
+"                       move data: -b/-e size as nccl-tests', the op unused, no doc row)\n"
 "  --backend B          cpu (host buffers) | cuda (device buffers; ranks share the\n"
 "                       node's GPUs round robin) (default cpu)\n"
 "  --algo A             auto ring recursive_doubling pairwise binomial two_level\n"
@@ -298,7 +300,7 @@ int cb_parse_args(int argc, char** argv, int speak, cb_args_t* a)
             a->time_mode = (cb_time_mode_t)m;
         } else if (!strcmp(o, "--coll")) {
             int x;
-            if (!find_name(v, CB_ALLREDUCE, CB_REDUCE_SCATTER, coll_name, &x))
+            if (!find_name(v, CB_ALLREDUCE, CB_COLL_LAST, coll_name, &x))
                 USAGE_ERR("unknown collective: %s", v);
             a->coll = (cb_coll_t)x;
         } else if (!strcmp(o, "--backend")) {

@@ -18,7 +18,27 @@
 #define CB_PRINTF(f, a)
 #endif
 
-typedef enum { CB_ALLREDUCE = 0, CB_REDUCE = 1, CB_REDUCE_SCATTER = 2 } cb_coll_t;
+typedef enum {
+    CB_ALLREDUCE = 0,
+    CB_REDUCE = 1,
+    CB_REDUCE_SCATTER = 2,
+    /* the data-movement calls (moved.h): no op, the reference is the other ranks' input */
+    CB_ALLGATHER = 3,
+    CB_BROADCAST = 4,
+    CB_SCATTER = 5,
+    CB_GATHER = 6,
+    CB_ALLTOALL = 7
+} cb_coll_t;
+#define CB_COLL_LAST CB_ALLTOALL
+
+/* A data-movement call (no reduction)? */
+static inline int cb_coll_moves(cb_coll_t c) { return c >= CB_ALLGATHER; }
+
+/* Does the call take a root? */
+static inline int cb_coll_rooted(cb_coll_t c)
+{
+    return c == CB_REDUCE || c == CB_BROADCAST || c == CB_SCATTER || c == CB_GATHER;
+}
 
 /* The ways one row reduces the data: ghz lossy on compressed data (HOMO), ghz lossy
  * decompress-operate-compress (DOC), ghz exact (acc NULL), and the MPI library. On

@@ -68,10 +68,46 @@ static void scale_avg(void* buf, size_t n, ghz_dtype_t t, int nranks)
         for (i = 0; i < n; ++i) ((double*)buf)[i] *= s;
 }
 
-/* Does this rank receive a result (all but the non-roots of reduce)? */
+/* Does this rank receive a result (all but the non-roots of reduce and gather, and the
+ * root of a scatter in place)? */
 static int gets_result(const cb_call_t* c)
 {
-    return c->a->coll != CB_REDUCE || c->rank == c->a->root;
+    const cb_coll_t k = c->a->coll;
+    if (k == CB_SCATTER) return !c->in_place || c->rank != c->a->root;
+    return (k != CB_REDUCE && k != CB_GATHER) || c->rank == c->a->root;
+}
+
+/* Where an in-place call's input sits in work (elements): the rank's block of an
+ * allgather, the root's of a gather, else the start. */
+static size_t in_place_at(const cb_call_t* c)
+{
+    if (c->a->coll == CB_ALLGATHER) return (size_t)c->rank * c->count;
+    if (c->a->coll == CB_GATHER && c->rank == c->a->root) return (size_t)c->rank * c->count;
+    return 0;
+}
+
+/* The MPI library's data-movement call on host buffers (in place as MPI allows it). */
+static int mpi_move(cb_call_t* c, const void* send, void* out, MPI_Datatype dt)
+{
+    const cb_args_t* a = c->a;
+    const int n = (int)c->count, root = a->root, is_root = c->rank == root;
+    const void* in = c->in_place ? MPI_IN_PLACE : send;
+    if (c->count > INT_MAX / (size_t)c->nranks) {
+        snprintf(c->err, sizeof c->err, "count %zu exceeds MPI's int", c->count);
+        return -1;
+    }
+    switch (a->coll) {
+    case CB_ALLGATHER: return MPI_Allgather(in, n, dt, out, n, dt, c->mpi);
+    case CB_BROADCAST:
+        if (is_root && !c->in_place) memcpy(out, send, c->count * ghz_dtype_size(a->dtype));
+        return MPI_Bcast(out, n, dt, root, c->mpi);
+    case CB_SCATTER:
+        return MPI_Scatter(c->in_place ? out : send, n, dt, c->in_place && is_root ? MPI_IN_PLACE : out, n, dt,
+                           root, c->mpi);
+    case CB_GATHER:
+        return MPI_Gather(c->in_place && !is_root ? out : in, n, dt, out, n, dt, root, c->mpi);
+    default: return MPI_Alltoall(in, n, dt, out, n, dt, c->mpi);
+    }
 }
 
 /* The MPI call on host buffers: from send to out, or in place in out. */
@@ -88,6 +124,14 @@ static int mpi_host(cb_call_t* c, const void* send, void* out)
         return 1;
     }
     switch (a->coll) {
+    case CB_ALLGATHER:
+    case CB_BROADCAST:
+    case CB_SCATTER:
+    case CB_GATHER:
+    case CB_ALLTOALL:
+        rc = mpi_move(c, send, out, dt);
+        if (rc < 0) return 1;
+        break;
     case CB_ALLREDUCE: rc = MPI_Allreduce(in, out, n, dt, op, c->mpi); break;
     case CB_REDUCE:
         /* MPI_IN_PLACE is the root's alone; the others send from the buffer. */
@@ -103,7 +147,7 @@ static int mpi_host(cb_call_t* c, const void* send, void* out)
         snprintf(c->err, sizeof c->err, "MPI error: %s", msg);
         return 1;
     }
-    if (a->op == GHZ_OP_AVG && is_root) scale_avg(out, c->count, a->dtype, c->nranks);
+    if (a->op == GHZ_OP_AVG && is_root && !cb_coll_moves(a->coll)) scale_avg(out, c->count, a->dtype, c->nranks);
     return 0;
 }
 
@@ -112,14 +156,18 @@ static int mpi_host(cb_call_t* c, const void* send, void* out)
 static int mpi_staged(cb_call_t* c)
 {
     size_t esz = ghz_dtype_size(c->a->dtype);
+    const int moves = cb_coll_moves(c->a->coll);
     const void* dev_in = c->in_place ? c->work : c->send;
     void* dev_out = c->in_place ? c->work : c->recv;
     void* host_in = c->in_place ? c->stage_recv : c->stage_send;
-    if (cb_cuda_copy(host_in, dev_in, c->in_elems * esz, NULL, c->err, sizeof c->err) != 0 ||
+    /* (in place, the data movement's input sits inside the result's buffer: stage it all) */
+    const size_t in = moves && c->in_place && c->out_elems > c->in_elems ? c->out_elems : c->in_elems;
+    if (cb_cuda_copy(host_in, dev_in, in * esz, NULL, c->err, sizeof c->err) != 0 ||
         mpi_host(c, host_in, c->stage_recv) != 0)
         return 1;
     if (!gets_result(c)) return 0;
-    return cb_cuda_copy(dev_out, c->stage_recv, c->count * esz, NULL, c->err, sizeof c->err) != 0;
+    return cb_cuda_copy(dev_out, c->stage_recv, (moves ? c->out_elems : c->count) * esz, NULL, c->err,
+                        sizeof c->err) != 0;
 }
 
 static int run_mpi(cb_call_t* c)
@@ -135,7 +183,23 @@ static int run_ghz(cb_call_t* c)
     const void* in = c->in_place ? c->work : c->send;
     void* out = c->in_place ? c->work : c->recv;
     ghz_status_t st;
+    const int is_root = c->rank == a->root;
     switch (a->coll) {
+    case CB_ALLGATHER:
+        st = ghz_allgather(c->in_place ? MPI_IN_PLACE : in, out, c->count, a->dtype, acc, c->comm, c->stream);
+        break;
+    case CB_BROADCAST: st = ghz_broadcast(in, out, c->count, a->dtype, a->root, acc, c->comm, c->stream); break;
+    case CB_SCATTER:
+        st = ghz_scatter(in, c->in_place && is_root ? MPI_IN_PLACE : out, c->count, a->dtype, a->root, acc, c->comm,
+                         c->stream);
+        break;
+    case CB_GATHER:
+        st = ghz_gather(c->in_place && is_root ? MPI_IN_PLACE : in, out, c->count, a->dtype, a->root, acc, c->comm,
+                        c->stream);
+        break;
+    case CB_ALLTOALL:
+        st = ghz_alltoall(c->in_place ? MPI_IN_PLACE : in, out, c->count, a->dtype, acc, c->comm, c->stream);
+        break;
     case CB_ALLREDUCE:
         st = ghz_allreduce(in, out, c->count, a->dtype, a->op, acc, c->comm, c->stream);
         break;
@@ -189,8 +253,9 @@ void cb_call_release(cb_call_t* c)
 int cb_call_reload(cb_call_t* c)
 {
     size_t bytes = c->in_elems * ghz_dtype_size(c->a->dtype);
-    if (c->cuda) return cb_cuda_copy(c->work, c->send, bytes, c->stream, c->err, sizeof c->err);
-    memcpy(c->work, c->send, bytes);
+    void* at = elem_at(c->work, in_place_at(c), c->a->dtype);
+    if (c->cuda) return cb_cuda_copy(at, c->send, bytes, c->stream, c->err, sizeof c->err);
+    memcpy(at, c->send, bytes);
     return 0;
 }
 
@@ -204,7 +269,7 @@ const void* cb_call_result(const cb_call_t* c, size_t* first, size_t* n)
     const cb_args_t* a = c->a;
     void* out = c->in_place ? c->work : c->recv;
     *first = 0;
-    *n = c->count;
+    *n = cb_coll_moves(a->coll) ? c->out_elems : c->count;
     if (!gets_result(c)) {
         *n = 0;
         return NULL;

@@ -16,9 +16,13 @@ typedef struct {
     size_t count;       /* the call's count: allreduce and reduce count, reduce_scatter
                            recvcount */
     size_t in_elems;    /* elements of each rank's input */
+    size_t out_elems;   /* elements of this rank's result (the data movement: its receive
+                           buffer, 0 where it receives nothing) */
     const void* send;   /* this rank's input (in_elems) */
     void* recv;         /* out-of-place result */
-    void* work;         /* in-place buffer (in_elems), reloaded from send before a call */
+    void* work;         /* in-place buffer (in_elems, or out_elems when larger), reloaded
+                           from send before a call (allgather: at the rank's block; gather:
+                           at the root's) */
     /* CUDA backend: send, recv and work are device memory and every call returns with
      * its bytes in place (ghz's calls do on this backend; the MPI rows copy through
      * stage_send and stage_recv, host buffers of in_elems). */

@@ -19,6 +19,7 @@
 #include "check.h"
 #include "cuda_bufs.h"
 #include "data.h"
+#include "moved.h"
 #include "nccl_row.h"
 #include "ref.h"
 #include "report.h"
@@ -31,6 +32,7 @@ typedef struct {
     ghz_comm_t* comm;
     cb_data_t data;
     cb_ref_t ref;
+    cb_moved_t moved;         /* the data movement's reference (--coll allgather ...) */
     void *send, *recv, *work; /* host; on the CUDA backend the input and the check's copy */
     int cuda;                 /* --backend cuda: the calls use gpu's buffers */
     cb_cuda_t gpu;
@@ -42,19 +44,25 @@ typedef struct {
     int busbw_rows[CB_PATH_COUNT];
 } bench_t;
 
-/* One size's shape: count of the call, elements of each input, S in bytes. */
+/* One size's shape: count of the call, elements of each input and of the largest
+ * result (the data movement's receive buffer), S in bytes. */
 typedef struct {
-    size_t count, in_elems, bytes;
+    size_t count, in_elems, out_elems, bytes;
     double bound_req; /* the lossy bound resolved by the bench itself */
 } shape_t;
 
+/* nccl-tests' sizes: S is the reduce_scatter input, the allgather output, the alltoall,
+ * scatter and gather buffers of count * n elements, the broadcast vector. */
 static shape_t shape_of(const cb_args_t* a, int nranks, size_t bytes)
 {
     shape_t s;
-    size_t esz = ghz_dtype_size(a->dtype), elems = bytes / esz;
-    s.count = a->coll == CB_REDUCE_SCATTER ? elems / (size_t)nranks : elems;
-    s.in_elems = a->coll == CB_REDUCE_SCATTER ? s.count * (size_t)nranks : s.count;
-    s.bytes = s.in_elems * esz;
+    const size_t esz = ghz_dtype_size(a->dtype), elems = bytes / esz, N = (size_t)nranks;
+    const int per_rank = a->coll == CB_REDUCE_SCATTER || (cb_coll_moves(a->coll) && a->coll != CB_BROADCAST);
+    s.count = per_rank ? elems / N : elems;
+    s.in_elems = a->coll == CB_REDUCE_SCATTER || a->coll == CB_SCATTER || a->coll == CB_ALLTOALL ? s.count * N
+                                                                                                 : s.count;
+    s.out_elems = cb_coll_moves(a->coll) && per_rank && a->coll != CB_SCATTER ? s.count * N : s.count;
+    s.bytes = (s.in_elems > s.out_elems ? s.in_elems : s.out_elems) * esz;
     s.bound_req = 0.0;
     return s;
 }
@@ -124,7 +132,9 @@ static void check_result(bench_t* b, const cb_call_t* c, const shape_t* s, cb_re
             res = b->recv;
         }
     }
-    if (res && n > 0) {
+    if (res && n > 0 && cb_coll_moves(b->a->coll)) {
+        cb_moved_check(&b->moved, res, r->lossy && !r->ran_exact, r->bound_abs, &chk);
+    } else if (res && n > 0) {
         if (r->lossy && !r->ran_exact) cb_check_lossy(&b->ref, res, r->bound_abs, &chk);
         else cb_check_exact(&b->ref, res, &chk);
     }
@@ -169,6 +179,7 @@ static void run_row(bench_t* b, const shape_t* s, cb_path_t path)
     c.path = path;
     c.count = s->count;
     c.in_elems = s->in_elems;
+    c.out_elems = cb_coll_moves(a->coll) ? cb_moved_out_elems(a->coll, b->rank, b->nranks, a->root, s->count) : 0;
     c.send = b->send;
     c.recv = b->recv;
     c.work = b->work;
@@ -189,7 +200,7 @@ static void run_row(bench_t* b, const shape_t* s, cb_path_t path)
     row.bytes = s->bytes;
     row.count = s->in_elems;
     row.path = path;
-    row.root = a->coll == CB_REDUCE ? a->root : -1;
+    row.root = cb_coll_rooted(a->coll) ? a->root : -1;
     for (ip = 0; ip < 2; ++ip) {
         cb_result_t* r = &row.r[ip];
         c.in_place = ip;
@@ -223,7 +234,10 @@ static int make_reference(bench_t* b, const shape_t* s)
     int bad, any;
     if (a->coll == CB_REDUCE && b->rank != a->root) n = 0;
     if (a->coll == CB_REDUCE_SCATTER) first = (size_t)b->rank * s->count;
-    bad = cb_ref_compute(&b->ref, &b->data, a->dtype, a->op, b->nranks, first, n) != 0;
+    if (cb_coll_moves(a->coll))
+        bad = cb_moved_compute(&b->moved, &b->data, a->coll, a->dtype, b->rank, b->nranks, a->root, s->count) != 0;
+    else
+        bad = cb_ref_compute(&b->ref, &b->data, a->dtype, a->op, b->nranks, first, n) != 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, b->mpi);
     if (any && b->rank == 0) fprintf(stderr, "ghz-coll-bench: out of memory for the reference\n");
     return any;
@@ -245,8 +259,11 @@ static void run_size(bench_t* b, shape_t* s)
         ++b->failed_calls;
         return;
     }
+    /* (the data movement compresses once whatever the path: no doc row) */
     for (i = 0; i < a->npaths; ++i)
-        if (!cb_path_lossy(a->paths[i]) || cb_lossy_ok(a->dtype, a->op)) run_row(b, s, a->paths[i]);
+        if ((!cb_path_lossy(a->paths[i]) || cb_lossy_ok(a->dtype, a->op)) &&
+            !(cb_coll_moves(a->coll) && a->paths[i] == CB_PATH_DOC))
+            run_row(b, s, a->paths[i]);
 }
 
 static size_t next_size(const cb_args_t* a, size_t bytes)
@@ -380,6 +397,7 @@ static int run(const cb_args_t* a, int rank, int nranks)
     for (bytes = a->min_bytes; bytes <= a->max_bytes; bytes = next_size(a, bytes)) {
         shape_t s = shape_of(a, nranks, bytes);
         if (s.in_elems > max_in) max_in = s.in_elems;
+        if (s.out_elems > max_in) max_in = s.out_elems;
         if (bytes == SIZE_MAX) break;
     }
     ok = setup(&b, max_in);
@@ -398,6 +416,7 @@ static int run(const cb_args_t* a, int rank, int nranks)
     if (b.cuda) cb_cuda_close(&b.gpu);
     if (b.json) fclose(b.json);
     cb_ref_free(&b.ref);
+    cb_moved_free(&b.moved);
     cb_data_close(&b.data);
     free(b.send);
     free(b.recv);

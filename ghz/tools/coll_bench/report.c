@@ -11,7 +11,9 @@
 
 const char* cb_coll_name(cb_coll_t c)
 {
-    return c == CB_REDUCE ? "reduce" : c == CB_REDUCE_SCATTER ? "reduce_scatter" : "allreduce";
+    static const char* const names[] = {"allreduce", "reduce", "reduce_scatter", "allgather",
+                                        "broadcast", "scatter", "gather", "alltoall"};
+    return (unsigned)c <= CB_COLL_LAST ? names[c] : "?";
 }
 
 const char* cb_path_name(cb_path_t p)

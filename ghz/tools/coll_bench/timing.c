@@ -106,7 +106,11 @@ void cb_bandwidth(cb_coll_t coll, int nranks, size_t bytes, double us, double* a
     double n = nranks, factor;
     switch (coll) {
     case CB_ALLREDUCE: factor = 2.0 * (n - 1.0) / n; break;
-    case CB_REDUCE_SCATTER: factor = (n - 1.0) / n; break;
+    case CB_REDUCE_SCATTER:
+    case CB_ALLGATHER:
+    case CB_SCATTER:
+    case CB_GATHER:
+    case CB_ALLTOALL: factor = (n - 1.0) / n; break; /* nccl-tests' factors */
     default: factor = 1.0; break;
     }
     *algbw = us > 0 ? (double)bytes / (us * 1e-6) / 1e9 : 0.0;

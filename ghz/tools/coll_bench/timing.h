@@ -27,7 +27,8 @@ void cb_time_combine(double local_us, cb_time_mode_t mode, MPI_Comm mpi, cb_time
 /* nccl-tests' bandwidths from LOGICAL bytes (uncompressed, as if exact), in GB/s
  * (1e9 B/s): algbw = S / t and busbw = algbw * factor, with S the per-rank buffer
  * and 2(n-1)/n for allreduce, S = recvcount * n and (n-1)/n for reduce_scatter, S =
- * count and 1 for reduce. `bytes` is S. */
+ * count and 1 for reduce; the data movement: S the larger of a rank's send and receive
+ * buffers (count * n; broadcast: count) and (n-1)/n (broadcast 1). `bytes` is S. */
 void cb_bandwidth(cb_coll_t coll, int nranks, size_t bytes, double us, double* algbw,
                   double* busbw);
 

@@ -1,0 +1,226 @@
+/* ghz/coll/move_args.c: a data-movement call's arguments: where this rank's blocks
+ * are (the layouts of both sides, in place, the buffers), its own checks, the value
+ * range of what it sends, the v forms' counts checked pair by pair, and the fields the
+ * ranks agree on (movement.c runs the call). */
+#include <math.h>
+#include <string.h>
+
+#include "ghz/coll/detail/calls.h"
+#include "ghz/coll/detail/move_call.h"
+#include "ghz/detail/error.h"
+
+int coll_mv_rooted(const mv_t* k)
+{
+    return k->kind == MV_BCAST || k->kind == MV_SCATTER || k->kind == MV_GATHER;
+}
+
+const char* coll_mv_name(const mv_t* k)
+{
+    switch (k->kind) {
+    case MV_ALLGATHER: return k->v ? "allgatherv" : "allgather";
+    case MV_BCAST: return "broadcast";
+    case MV_SCATTER: return k->v ? "scatterv" : "scatter";
+    case MV_GATHER: return k->v ? "gatherv" : "gather";
+    case MV_ALLTOALL: return k->v ? "alltoallv" : "alltoall";
+    }
+    return "?";
+}
+
+static coll_layout_t single(size_t count)
+{
+    coll_layout_t l = {NULL, NULL, count, 1};
+    return l;
+}
+
+/* Every block of a side given as arrays or as one count per rank. */
+static coll_layout_t blocks(const size_t* cnt, const size_t* displ, size_t count)
+{
+    coll_layout_t l = {cnt, displ, count, 0};
+    return l;
+}
+
+/* Where this rank's blocks are: the layouts of both sides, in place, the buffers. */
+static ghz_status_t resolve(const ghz_comm_t* c, mv_t* k)
+{
+    const int me = c->rank, is_root = coll_mv_rooted(k) && me == k->root;
+    const size_t e = ghz_dtype_size(k->dtype);
+    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
+    k->in = (const unsigned char*)k->sendbuf;
+    k->out = (unsigned char*)k->recvbuf;
+    switch (k->kind) {
+    case MV_ALLGATHER:
+        k->sends = k->recvs = 1;
+        k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
+        if (k->v && (!k->rcnt || !k->rdis)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs");
+        k->in_place = mpi_in_place ||
+                      (k->out && k->in == k->out + coll_lay_displ(&k->recv, me) * e);
+        if (k->in_place) k->in = k->out ? k->out + coll_lay_displ(&k->recv, me) * e : NULL;
+        k->send = single(k->in_place ? coll_lay_cnt(&k->recv, me) : k->count);
+        break;
+    case MV_BCAST:
+        k->sends = is_root;
+        k->recvs = 1;
+        k->recv = k->send = single(k->count);
+        k->in_place = is_root && (mpi_in_place || k->in == k->out);
+        if (k->in_place) k->in = k->out;
+        break;
+    case MV_SCATTER:
+        k->sends = is_root;
+        k->in_place = is_root && k->recvbuf == MPI_IN_PLACE;
+        k->recvs = !k->in_place;
+        if (k->in_place) k->out = NULL;
+        if (mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE as the sendbuf of a scatter");
+        if (!is_root && k->recvbuf == MPI_IN_PLACE)
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a scatter");
+        if (k->v && is_root && (!k->scnt || !k->sdis))
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendcounts or displs at the root");
+        k->send = k->v ? blocks(k->scnt, k->sdis, 0) : blocks(NULL, NULL, k->count);
+        k->recv = single(k->v && k->in_place ? k->scnt[me] : k->count);
+        break;
+    case MV_GATHER:
+        k->sends = 1;
+        k->recvs = is_root;
+        if (k->v && is_root && (!k->rcnt || !k->rdis))
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs at the root");
+        if (!is_root && mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a gather");
+        k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
+        k->in_place = is_root && (mpi_in_place || (k->out && k->in == k->out + coll_lay_displ(&k->recv, me) * e));
+        if (k->in_place) k->in = k->out ? k->out + coll_lay_displ(&k->recv, me) * e : NULL;
+        k->send = single(k->in_place && k->v ? k->rcnt[me] : k->count);
+        if (!is_root) k->out = NULL;
+        break;
+    case MV_ALLTOALL:
+        k->sends = k->recvs = 1;
+        /* (one buffer for both sides of a uniform alltoall is in place too) */
+        k->in_place = mpi_in_place || (!k->v && k->in && k->in == k->out);
+        if (k->v && (!k->rcnt || !k->rdis || (!k->in_place && (!k->scnt || !k->sdis))))
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL counts or displacements");
+        k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
+        k->send = k->in_place ? k->recv : k->v ? blocks(k->scnt, k->sdis, 0) : k->recv;
+        if (k->in_place) k->in = k->out;
+        break;
+    }
+    if (!k->sends) k->in = NULL;
+    if (!k->recvs) k->out = NULL;
+    return GHZ_SUCCESS;
+}
+
+/* The longest block and the farthest block end of one side (elements); refuses a side
+ * whose bytes overflow. */
+ghz_status_t coll_mv_measure(const ghz_comm_t* c, const coll_layout_t* l, size_t e, size_t* longest, size_t* far)
+{
+    int p;
+    if (l->single || !l->cnt) {
+        const size_t n = l->single ? 1 : (size_t)c->size;
+        if (l->count > SIZE_MAX / e / n) return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu too large", l->count);
+        if (l->count > *longest) *longest = l->count;
+        if (l->count * n > *far) *far = l->count * n;
+        return GHZ_SUCCESS;
+    }
+    for (p = 0; p < c->size; p++) {
+        const size_t n = l->cnt[p], d = l->displ[p];
+        if (n > SIZE_MAX / e || d > SIZE_MAX / e - n)
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "block %d: %zu elements at %zu overflow", p, n, d);
+        if (n > *longest) *longest = n;
+        if (n && d + n > *far) *far = d + n;
+    }
+    return GHZ_SUCCESS;
+}
+
+/* This rank's own checks, and where its blocks are. */
+ghz_status_t coll_mv_check_local(const ghz_comm_t* c, mv_t* k)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    size_t sl = 0, sf = 0, rl = 0, rf = 0;
+    ghz_status_t st;
+    if (!e) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
+    if (k->acc && (st = coll_read_accuracy(k->acc, k->dtype, &k->a)) != GHZ_SUCCESS) return st;
+    if (coll_mv_rooted(k) && (k->root < 0 || k->root >= c->size))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
+    if ((st = resolve(c, k)) != GHZ_SUCCESS) return st;
+    if (k->sends && (st = coll_mv_measure(c, &k->send, e, &sl, &sf)) != GHZ_SUCCESS) return st;
+    if (k->recvs && (st = coll_mv_measure(c, &k->recv, e, &rl, &rf)) != GHZ_SUCCESS) return st;
+    if (sf && !k->in) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
+    if (rf && !k->out) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
+    k->longest = sl > rl ? sl : rl;
+    k->farthest = sf > rf ? sf : rf;
+    return GHZ_SUCCESS;
+}
+
+/* min and max over the finite values of the blocks this rank sends (lossy calls). */
+ghz_status_t coll_mv_scan(ghz_comm_t* c, const mv_t* k, coll_call_t* mine)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    const int nb = k->send.single ? 1 : c->size;
+    int p;
+    mine->have_range = 0;
+    if (!k->sends) return GHZ_SUCCESS;
+    for (p = 0; p < nb; p++) {
+        const size_t n = coll_lay_cnt(&k->send, p);
+        double lo = NAN, hi = NAN;
+        int nonfinite = 0;
+        ghz_status_t st;
+        if (!n) continue;
+        st = c->be.range(&c->be, k->in + coll_lay_displ(&k->send, p) * e, n, k->dtype, NULL, &lo, &hi, &nonfinite);
+        if (st != GHZ_SUCCESS) return st;
+        mine->nonfinite |= nonfinite;
+        if (isnan(lo)) continue;
+        if (!mine->have_range || lo < mine->vmin) mine->vmin = lo;
+        if (!mine->have_range || hi > mine->vmax) mine->vmax = hi;
+        mine->have_range = 1;
+    }
+    return GHZ_SUCCESS;
+}
+
+/* The v forms' counts, pair by pair: every rank learns what each peer sends it (or,
+ * gather and scatter, the root learns every rank's side) and compares. Collective: every
+ * rank calls it, after an agreement that found every rank's own checks passed. */
+ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const mv_t* k)
+{
+    const int N = c->size, me = c->rank;
+    const MPI_Datatype T = sizeof(size_t) == 8 ? MPI_UINT64_T : MPI_UINT32_T;
+    size_t* got = c->wire_tmp; /* N entries */
+    size_t mine, p;
+    int rc;
+    if (k->kind == MV_ALLTOALL) {
+        for (p = 0; p < (size_t)N; p++) c->seg_off[p] = coll_lay_cnt(&k->send, (int)p);
+        rc = MPI_Alltoall(c->seg_off, 1, T, got, 1, T, c->mpi);
+    } else {
+        /* each rank's side of the pair with the root (allgatherv: with every rank) */
+        mine = k->kind == MV_SCATTER ? (k->recvs ? k->recv.count : coll_lay_cnt(&k->send, me)) : k->send.count;
+        rc = MPI_Allgather(&mine, 1, T, got, 1, T, c->mpi);
+    }
+    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "the v counts' exchange");
+    if (coll_mv_rooted(k) && me != k->root) return GHZ_SUCCESS;
+    for (p = 0; p < (size_t)N; p++) {
+        const coll_layout_t* l = k->kind == MV_SCATTER ? &k->send : &k->recv;
+        const size_t want = coll_lay_cnt(l, (int)p);
+        if (got[p] != want)
+            return ghz_fail(GHZ_ERR_MISMATCH,
+                            k->kind == MV_SCATTER ? "%s: rank %zu receives %zu elements where the root's sendcounts say %zu"
+                                                  : "%s: rank %zu sends %zu elements where this rank's recvcounts say %zu",
+                            coll_mv_name(k), p, got[p], want);
+    }
+    return GHZ_SUCCESS;
+}
+
+/* The call's fields for the agreement, and the time of the last measured call (agreed
+ * as the slowest rank's: auto_path.h). */
+void coll_mv_fields(const ghz_comm_t* c, const mv_t* k, ghz_status_t st, coll_call_t* mine)
+{
+    mine->status = st;
+    mine->prev_seconds = c->move_auto_bytes ? c->move_auto_seconds : -1.0;
+    mine->field[AGREE_KIND] = k->kind + k->v;
+    mine->field[AGREE_COUNT] = k->v ? 0 : (int64_t)k->count;
+    mine->field[AGREE_DTYPE] = k->dtype;
+    mine->field[AGREE_ROOT] = coll_mv_rooted(k) ? k->root : 0;
+    mine->field[AGREE_LOSSY] = k->acc != NULL;
+    mine->field[AGREE_CAPTURE] = c->be.capturing;
+    if (k->acc && st == GHZ_SUCCESS) {
+        mine->field[AGREE_MODE] = k->a.mode;
+        memcpy(&mine->field[AGREE_BOUND], &k->a.bound, sizeof(double));
+        mine->field[AGREE_PATH] = k->a.path;
+    }
+    mine->most[0] = k->longest;
+    mine->most[1] = k->farthest;
+}

@@ -1,0 +1,366 @@
+/* ghz/coll/nccl/move_nccl.c: the data-movement calls over NCCL (COLL.md, Data movement,
+ * NCCL).
+ *
+ * Exact: NCCL's own collective (ncclAllGather, ncclBroadcast, ncclGather, ncclScatter,
+ * ncclAlltoAll) on the caller's stream for the uniform forms out of place, the values
+ * moved as bytes (any dtype); the v forms and in place run as one group of
+ * ncclSend/ncclRecv from the send side to the receive side (an in-place alltoall stages
+ * its send blocks in the pool first, round by round). Nothing waits on the host.
+ *
+ * Lossy (each value compressed once, E = B): round by round (a window of every block
+ * that fits the pool), every block this rank sends is compressed once (one frame: the
+ * same frame goes to every receiver of an allgather or a broadcast), the sizes and
+ * statuses of every rank's frames are gathered into every rank's host (one
+ * ncclAllGather of a small record, one host wait: detail/nccl_state.h), the frames go
+ * out in one group of ncclSend/ncclRecv at their exact sizes, and every received frame
+ * is decoded into its place. A frame that would not be smaller than its values is not
+ * sent: the values go raw instead (the record says so by the size: exactly the raw
+ * bytes), so the link never carries more than the uncompressed block. This rank's own
+ * block is copied exactly (movement.c). */
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "ghz/codec/codec_cuda.h"
+#include "ghz/coll/detail/backend_cuda.h"
+#include "ghz/coll/detail/nccl_move.h"
+#include "ghz/coll/detail/nccl_state.h"
+#include "ghz/detail/error.h"
+
+static size_t align16(size_t x)
+{
+    return (x + 15u) & ~(size_t)15u;
+}
+
+/* Whether this rank sends a block to rank p, and receives one from p. */
+static int sends_to(const ghz_comm_t* c, const mv_t* k, int p)
+{
+    if (p == c->rank) return 0;
+    switch (k->kind) {
+    case MV_BCAST:
+    case MV_SCATTER: return c->rank == k->root;
+    case MV_GATHER: return p == k->root;
+    default: return 1;
+    }
+}
+
+static int recvs_from(const ghz_comm_t* c, const mv_t* k, int p)
+{
+    if (p == c->rank) return 0;
+    switch (k->kind) {
+    case MV_BCAST:
+    case MV_SCATTER: return p == k->root;
+    case MV_GATHER: return c->rank == k->root;
+    default: return 1;
+    }
+}
+
+/* One frame serves every receiver (allgather, broadcast, gather: one send block). */
+static int one_block(const mv_t* k)
+{
+    return k->kind == MV_ALLGATHER || k->kind == MV_BCAST || k->kind == MV_GATHER;
+}
+
+/* The block this rank sends to p in round m, and the place of the one it receives from
+ * p: element counts and byte pointers. */
+static size_t send_n(const mv_t* k, const coll_move_t* m, int p)
+{
+    return coll_move_n(m, &k->send, one_block(k) ? 0 : p);
+}
+
+static const unsigned char* send_at(const mv_t* k, const coll_move_t* m, int p, size_t e)
+{
+    return k->in + coll_move_at(m, &k->send, one_block(k) ? 0 : p) * e;
+}
+
+static size_t recv_n(const mv_t* k, const coll_move_t* m, int p)
+{
+    return coll_move_n(m, &k->recv, p);
+}
+
+static unsigned char* recv_at(const mv_t* k, const coll_move_t* m, int p, size_t e)
+{
+    return k->out + coll_move_at(m, &k->recv, p) * e;
+}
+
+/* This rank's own block from its send side to its receive side, on the stream (NCCL's
+ * own collectives move it themselves; the groups below do not). */
+static ghz_status_t own_block(const ghz_comm_t* c, const mv_t* k, size_t e, cudaStream_t s)
+{
+    const int me = c->rank;
+    const unsigned char* src;
+    unsigned char* dst;
+    size_t n;
+    cudaError_t ce;
+    if (!k->sends || !k->recvs || k->in_place) return GHZ_SUCCESS;
+    switch (k->kind) {
+    case MV_ALLGATHER:
+    case MV_GATHER:
+        src = k->in;
+        dst = k->out + coll_lay_displ(&k->recv, me) * e;
+        n = k->send.count;
+        break;
+    case MV_BCAST:
+        src = k->in;
+        dst = k->out;
+        n = k->count;
+        break;
+    default: /* scatter, alltoall */
+        src = k->in + coll_lay_displ(&k->send, me) * e;
+        dst = k->out + coll_lay_displ(&k->recv, k->kind == MV_SCATTER ? 0 : me) * e;
+        n = coll_lay_cnt(&k->recv, me);
+        break;
+    }
+    if (!n || src == dst) return GHZ_SUCCESS;
+    ce = cudaMemcpyAsync(dst, src, n * e, cudaMemcpyDeviceToDevice, s);
+    return ce == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(ce, "cudaMemcpyAsync (own block)");
+}
+
+static ghz_status_t nccl_ok(ncclResult_t r, const char* what)
+{
+    return r == ncclSuccess ? GHZ_SUCCESS : coll_nccl_fail(r, what);
+}
+
+/* NCCL's own uniform collective, out of place, values as bytes. */
+static ghz_status_t native(ghz_comm_t* c, const mv_t* k, size_t e, cudaStream_t s)
+{
+    const size_t bytes = k->count * e;
+    ncclComm_t nc = c->nccl->comm;
+    switch (k->kind) {
+    case MV_ALLGATHER: return nccl_ok(ncclAllGather(k->in, k->out, bytes, ncclUint8, nc, s), "ncclAllGather");
+    case MV_BCAST: return nccl_ok(ncclBroadcast(k->in, k->out, bytes, ncclUint8, k->root, nc, s), "ncclBroadcast");
+    case MV_GATHER: return nccl_ok(ncclGather(k->in, k->out, bytes, ncclUint8, k->root, nc, s), "ncclGather");
+    case MV_SCATTER: return nccl_ok(ncclScatter(k->in, k->out, bytes, ncclUint8, k->root, nc, s), "ncclScatter");
+    default: return nccl_ok(ncclAlltoAll(k->in, k->out, bytes, ncclUint8, nc, s), "ncclAlltoAll");
+    }
+}
+
+/* Exact, every other case: one group of sends and receives of raw blocks (an in-place
+ * alltoall sends from a copy of its blocks in the pool, a window at a time). */
+static ghz_status_t exact_group(ghz_comm_t* c, const mv_t* k, size_t e, size_t extent, cudaStream_t s)
+{
+    const int N = c->size;
+    const int stage = k->kind == MV_ALLTOALL && k->in_place;
+    const size_t w = stage ? (c->pool_bytes / (size_t)N / e) & ~(size_t)3 : extent;
+    coll_move_t m;
+    ghz_status_t st = GHZ_SUCCESS;
+    int p;
+    if (w == 0) return ghz_fail(GHZ_ERR_NOMEM, "pool_bytes %zu: too small for an in-place alltoall", c->pool_bytes);
+    m.send = k->send;
+    m.recv = k->recv;
+    m.w = w;
+    for (m.off = 0; st == GHZ_SUCCESS && (m.off < extent || m.off == 0); m.off += w) {
+        ncclResult_t r;
+        if (stage)
+            for (p = 0; p < N && st == GHZ_SUCCESS; p++)
+                if (sends_to(c, k, p) && send_n(k, &m, p)) {
+                    cudaError_t ce = cudaMemcpyAsync(c->pool + (size_t)p * w * e, send_at(k, &m, p, e),
+                                                     send_n(k, &m, p) * e, cudaMemcpyDeviceToDevice, s);
+                    if (ce != cudaSuccess) st = coll_cuda_fail(ce, "cudaMemcpyAsync (in-place alltoall)");
+                }
+        if (st != GHZ_SUCCESS) break;
+        r = ncclGroupStart();
+        for (p = 0; p < N && r == ncclSuccess; p++) {
+            if (sends_to(c, k, p) && send_n(k, &m, p))
+                r = ncclSend(stage ? c->pool + (size_t)p * w * e : send_at(k, &m, p, e), send_n(k, &m, p) * e,
+                             ncclUint8, p, c->nccl->comm, s);
+            if (r == ncclSuccess && recvs_from(c, k, p) && recv_n(k, &m, p))
+                r = ncclRecv(recv_at(k, &m, p, e), recv_n(k, &m, p) * e, ncclUint8, p, c->nccl->comm, s);
+        }
+        {
+            ncclResult_t re = ncclGroupEnd();
+            if (r == ncclSuccess) r = re;
+        }
+        st = nccl_ok(r, "ncclSend / ncclRecv (blocks)");
+        if (!stage) break; /* (one group moves every block whole) */
+    }
+    return st;
+}
+
+ghz_status_t coll_nccl_move_exact(ghz_comm_t* c, const mv_t* k, size_t extent, uint64_t* bytes_sent)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    cudaStream_t s = (cudaStream_t)k->stream;
+    coll_move_t whole;
+    int p;
+    whole.send = k->send;
+    whole.recv = k->recv;
+    whole.off = 0;
+    whole.w = extent;
+    *bytes_sent = 0;
+    for (p = 0; p < c->size; p++)
+        if (sends_to(c, k, p)) *bytes_sent += send_n(k, &whole, p) * e;
+    if (!k->v && !k->in_place) return native(c, k, e, s);
+    {
+        const ghz_status_t st = own_block(c, k, e, s);
+        return st == GHZ_SUCCESS ? exact_group(c, k, e, extent, s) : st;
+    }
+}
+
+/* The pool of one lossy round with blocks of at most `window` elements: the frames this
+ * rank sends (one, or one per rank), the frames it receives (one per rank), and two
+ * records (this rank's and every rank's: one size and one status per destination). */
+static size_t lossy_need(const ghz_comm_t* c, const mv_t* k, size_t window)
+{
+    const size_t N = (size_t)c->size, cap = align16(ghz_compress_bound(window, k->dtype));
+    return (one_block(k) ? 1 : N) * cap + N * cap + (N + 1) * coll_nccl_rec_bytes(c->size, 1) + 64;
+}
+
+typedef struct {
+    ghz_comm_t* c;
+    const mv_t* k;
+    coll_cuda_parts_t x;
+    size_t e, cap, rec;
+    unsigned char *S, *R, *mine, *all; /* frames sent and received; records */
+    int* stD;                          /* (in the pool after the records) decoders' statuses */
+} mvn_t;
+
+static uint64_t* rec_size(unsigned char* rec)
+{
+    return (uint64_t*)rec;
+}
+
+static int* rec_status(const mvn_t* d, unsigned char* rec)
+{
+    return (int*)(rec + align16((size_t)d->c->size * 8));
+}
+
+/* The size rank q gave its frame for rank p (its record, read on the host). */
+static size_t sent_size(const mvn_t* d, int q, int p)
+{
+    return (size_t)((const uint64_t*)(d->c->nccl->h_rec + (size_t)q * d->rec))[p];
+}
+
+/* One lossy round: compress, gather the records, send and receive, decode. */
+static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_round_t* acc)
+{
+    ghz_comm_t* c = d->c;
+    const mv_t* k = d->k;
+    const int N = c->size, me = c->rank;
+    const size_t e = d->e;
+    cudaStream_t s = d->x.stream;
+    ghz_status_t st = GHZ_SUCCESS, got;
+    ghz_params_t prm;
+    ncclResult_t r;
+    int p, q;
+    ghz_params_init(&prm);
+    prm.dtype = k->dtype;
+    prm.eb_mode = GHZ_EB_ABS;
+    prm.eb = eb;
+    if (cudaMemsetAsync(d->mine, 0, d->rec, s) != cudaSuccess) st = ghz_fail(GHZ_ERR_CUDA, "cudaMemsetAsync (record)");
+    /* 1. every block this rank sends, compressed once */
+    for (p = 0; p < N && st == GHZ_SUCCESS; p++) {
+        const int slot = one_block(k) ? 0 : p;
+        ghz_buf_t out;
+        if (!sends_to(c, k, p) || !send_n(k, m, p)) continue;
+        if (one_block(k) && p != (me == 0 ? 1 : 0) && k->kind != MV_GATHER) {
+            /* the one frame, already made for the first receiver: its size for this one */
+            if (cudaMemcpyAsync(rec_size(d->mine) + p, rec_size(d->mine) + (me == 0 ? 1 : 0), sizeof(uint64_t),
+                                cudaMemcpyDeviceToDevice, s) != cudaSuccess)
+                st = ghz_fail(GHZ_ERR_CUDA, "cudaMemcpyAsync (record)");
+            continue;
+        }
+        out = coll_cuda_frame(d->S + (size_t)slot * d->cap, 0, d->cap, rec_size(d->mine) + p);
+        st = ghz_cuda_compress(d->x.ctx, &prm, send_at(k, m, p, e), send_n(k, m, p), &out, rec_status(d, d->mine) + p,
+                               NULL, 0, s);
+    }
+    /* 2. every rank's record, on every host (every rank takes part whatever happened) */
+    if (st != GHZ_SUCCESS) {
+        const int bad = (int)st;
+        if (cudaMemcpyAsync(rec_status(d, d->mine), &bad, sizeof bad, cudaMemcpyHostToDevice, s) != cudaSuccess)
+            cudaGetLastError();
+    }
+    r = ncclAllGather(d->mine, d->all, d->rec, ncclUint8, c->nccl->comm, s);
+    got = r == ncclSuccess ? GHZ_SUCCESS : coll_nccl_fail(r, "ncclAllGather (frame sizes)");
+    if (got == GHZ_SUCCESS && (cudaMemcpyAsync(c->nccl->h_rec, d->all, (size_t)N * d->rec, cudaMemcpyDeviceToHost, s) !=
+                                   cudaSuccess ||
+                               cudaStreamSynchronize(s) != cudaSuccess))
+        got = ghz_fail(GHZ_ERR_CUDA, "frame sizes to the host");
+    if (st != GHZ_SUCCESS) return st;
+    if (got != GHZ_SUCCESS) return got;
+    for (q = 0; q < N; q++)
+        for (p = 0; p < N; p++) {
+            const int sq = ((const int*)(c->nccl->h_rec + (size_t)q * d->rec + align16((size_t)N * 8)))[p];
+            if (sq != GHZ_SUCCESS)
+                return q == me ? ghz_fail((ghz_status_t)sq, "compression on this rank's GPU")
+                               : ghz_fail(GHZ_ERR_PEER, "rank %d failed (%s)", q, ghz_status_string((ghz_status_t)sq));
+        }
+    /* 3. frames (or raw blocks where the frame is not smaller) out, and in */
+    r = ncclGroupStart();
+    for (p = 0; p < N && r == ncclSuccess; p++) {
+        if (sends_to(c, k, p) && send_n(k, m, p)) {
+            const size_t raw = send_n(k, m, p) * e, sz = sent_size(d, me, p);
+            const int slot = one_block(k) ? 0 : p;
+            r = sz >= raw ? ncclSend(send_at(k, m, p, e), raw, ncclUint8, p, c->nccl->comm, s)
+                          : ncclSend(d->S + (size_t)slot * d->cap, sz, ncclUint8, p, c->nccl->comm, s);
+            acc->wire_bytes += sz < raw ? sz : raw;
+            acc->logical_bytes += raw;
+        }
+        if (r == ncclSuccess && recvs_from(c, k, p) && recv_n(k, m, p)) {
+            const size_t raw = recv_n(k, m, p) * e, sz = sent_size(d, p, me);
+            r = sz >= raw ? ncclRecv(recv_at(k, m, p, e), raw, ncclUint8, p, c->nccl->comm, s)
+                          : ncclRecv(d->R + (size_t)p * d->cap, sz, ncclUint8, p, c->nccl->comm, s);
+        }
+    }
+    {
+        ncclResult_t re = ncclGroupEnd();
+        if (r == ncclSuccess) r = re;
+    }
+    if (r != ncclSuccess) return coll_nccl_fail(r, "ncclSend / ncclRecv (frames)");
+    /* 4. every received frame decoded into its place */
+    if (cudaMemsetAsync(d->stD, 0, (size_t)N * sizeof(int), s) != cudaSuccess)
+        return ghz_fail(GHZ_ERR_CUDA, "cudaMemsetAsync (statuses)");
+    for (p = 0; p < N && st == GHZ_SUCCESS; p++) {
+        const size_t n = recv_n(k, m, p), sz = recvs_from(c, k, p) ? sent_size(d, p, me) : 0;
+        ghz_buf_t src;
+        if (!recvs_from(c, k, p) || !n || sz >= n * e) continue;
+        src = coll_cuda_frame(d->R + (size_t)p * d->cap, sz, d->cap, NULL);
+        st = ghz_cuda_decompress(d->x.ctx, k->dtype, &src, recv_at(k, m, p, e), n * e, NULL, d->stD + p, NULL, 0, s);
+    }
+    if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda_check(&c->be, d->stD, (size_t)N, "decompression (NCCL)");
+    return st;
+}
+
+ghz_status_t coll_nccl_move_lossy(ghz_comm_t* c, const mv_t* k, size_t extent, double eb, coll_round_t* acc,
+                                  uint64_t* rounds)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    size_t lo = 0, hi, piece;
+    mvn_t d;
+    coll_move_t m;
+    ghz_status_t st = GHZ_SUCCESS;
+    memset(&d, 0, sizeof d);
+    d.c = c;
+    d.k = k;
+    d.e = e;
+    ghz_coll_backend_cuda_parts(&c->be, &d.x);
+    d.rec = coll_nccl_rec_bytes(c->size, 1);
+    /* the window: as much of every block as fits the pool, at most one codec piece */
+    piece = d.x.max_elems > 64 ? d.x.max_elems - 64 : d.x.max_elems;
+    hi = extent < piece ? extent : piece;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo + 1) / 2;
+        if (lossy_need(c, k, mid) + align16((size_t)c->size * sizeof(int)) <= c->pool_bytes) lo = mid;
+        else hi = mid - 1;
+    }
+    if (lo == 0 && extent > 0)
+        return ghz_fail(GHZ_ERR_NOMEM, "pool_bytes %zu cannot hold one round of the %s on %d ranks", c->pool_bytes,
+                        coll_mv_name(k), c->size);
+    d.cap = align16(ghz_compress_bound(lo, k->dtype));
+    d.S = c->pool;
+    d.R = d.S + (one_block(k) ? 1 : (size_t)c->size) * d.cap;
+    d.mine = d.R + (size_t)c->size * d.cap;
+    d.all = d.mine + d.rec;
+    d.stD = (int*)(d.all + (size_t)c->size * d.rec);
+    m.send = k->send;
+    m.recv = k->recv;
+    m.w = lo;
+    *rounds = 0;
+    st = own_block(c, k, e, d.x.stream);
+    for (m.off = 0; st == GHZ_SUCCESS && m.off < extent; m.off += lo) {
+        st = lossy_round(&d, &m, eb, acc);
+        ++*rounds;
+    }
+    return st;
+}
