@@ -78,6 +78,47 @@ static int nccl_op(ghz_op_t op, ncclRedOp_t* out)
     }
 }
 
+/* The data movement, values as bytes; in place in NCCL's forms (the bench's in-place
+ * buffers put the input where they are: allgather at this rank's block, gather at the
+ * root's, scatter's root reads its blocks from the start and keeps its own in place). */
+static int nccl_move(cb_nccl_t* n, cb_call_t* c, size_t esz, cudaStream_t s)
+{
+    const cb_args_t* a = c->a;
+    const size_t bytes = c->count * esz, mine = (size_t)c->rank * bytes, roots = (size_t)a->root * bytes;
+    unsigned char* w = (unsigned char*)c->work;
+    ncclResult_t r;
+    switch (a->coll) {
+    case CB_ALLGATHER:
+        r = c->in_place ? ncclAllGather(w + mine, w, bytes, ncclUint8, n->comm, s)
+                        : ncclAllGather(c->send, c->recv, bytes, ncclUint8, n->comm, s);
+        break;
+    case CB_BROADCAST:
+        r = c->in_place ? ncclBroadcast(w, w, bytes, ncclUint8, a->root, n->comm, s)
+                        : ncclBroadcast(c->send, c->recv, bytes, ncclUint8, a->root, n->comm, s);
+        break;
+    case CB_GATHER:
+        r = c->in_place ? ncclGather(c->rank == a->root ? w + roots : w, w, bytes, ncclUint8, a->root, n->comm, s)
+                        : ncclGather(c->send, c->recv, bytes, ncclUint8, a->root, n->comm, s);
+        break;
+    case CB_SCATTER:
+        r = c->in_place ? ncclScatter(w, c->rank == a->root ? w + roots : w, bytes, ncclUint8, a->root, n->comm, s)
+                        : ncclScatter(c->send, c->recv, bytes, ncclUint8, a->root, n->comm, s);
+        break;
+    default:
+        if (c->in_place) {
+            snprintf(c->err, sizeof c->err, "NCCL's alltoall is not in place");
+            return 1;
+        }
+        r = ncclAlltoAll(c->send, c->recv, bytes, ncclUint8, n->comm, s);
+        break;
+    }
+    if (r != ncclSuccess) {
+        snprintf(c->err, sizeof c->err, "NCCL: %s", ncclGetErrorString(r));
+        return 1;
+    }
+    return 0;
+}
+
 int cb_nccl_run(cb_nccl_t* n, cb_call_t* c)
 {
     const cb_args_t* a = c->a;
@@ -88,6 +129,7 @@ int cb_nccl_run(cb_nccl_t* n, cb_call_t* c)
     ncclDataType_t t;
     ncclRedOp_t op;
     ncclResult_t r;
+    if (cb_coll_moves(a->coll)) return nccl_move(n, c, esz, s);
     if (!nccl_type(a->dtype, &t) || !nccl_op(a->op, &op)) {
         snprintf(c->err, sizeof c->err, "NCCL has no %s %s", ghz_dtype_name(a->dtype), ghz_op_name(a->op));
         return 1;
