@@ -25,6 +25,11 @@ def plugin():
         pytest.skip("libH5Z_ghz.so not found (HDF5_PLUGIN_PATH; built with GHZ_BUILD_HDF5_FILTER)")
 
 
+def tools_env():
+    """The environment for HDF5's tools: the plugin's directory in HDF5_PLUGIN_PATH."""
+    return dict(os.environ, HDF5_PLUGIN_PATH=ghz.h5.plugin_dir())
+
+
 def cube(a):
     """A field as a 3-D array with chunks that split it in every direction."""
     n = a.size - a.size % (8 * 64 * 64)
@@ -104,10 +109,11 @@ def test_h5dump_reads_what_h5py_wrote(tmp_path, field):
     with h5py.File(path, "r") as f:
         b = f["v"][...]
     r = subprocess.run([h5dump, "-d", "/v", "-b", "LE", "-o", out, path],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=tools_env())
     assert r.returncode == 0, r.stderr
     assert np.array_equal(np.fromfile(out, dtype="<f4").reshape(a.shape), b)
-    r = subprocess.run([h5dump, "-H", "-p", path], capture_output=True, text=True)
+    r = subprocess.run([h5dump, "-H", "-p", path], capture_output=True, text=True,
+                       env=tools_env())
     assert f"FILTER_ID {ghz.h5.FILTER_ID}" in r.stdout and "ghz" in r.stdout
 
 
@@ -120,7 +126,7 @@ def test_h5repack_applies_the_filter(tmp_path, field):
         f.create_dataset("v", data=a)
     ud = ghz.h5.ud_argument(ghz.h5.cd_values("abs", 1e-2, fill))
     r = subprocess.run([h5repack, "-l", "/v:CHUNK=4x64x64", "-f", "/v:" + ud, raw, packed],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=tools_env())
     assert r.returncode == 0, r.stderr
     with h5py.File(packed, "r") as f:
         assert f["v"].id.get_create_plist().get_filter(0)[0] == ghz.h5.FILTER_ID
@@ -184,7 +190,8 @@ def test_a_corrupted_chunk_is_an_error_not_garbage(tmp_path, field):
                 print("OSError:", e)
                 raise SystemExit(3)
     """)
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=tools_env())
     assert r.returncode == 3, r.stdout + r.stderr
     assert "checksum mismatch" in r.stderr  # the plugin's reason, on stderr
 

@@ -73,6 +73,17 @@ def filter(  # noqa: A001 - the name hdf5plugin's filters use too
     }
 
 
+def plugin_dir() -> Optional[str]:
+    """The directory that holds libH5Z_ghz.so: the wheel's, else the first of
+    HDF5_PLUGIN_PATH that has it, else None. Put it in HDF5_PLUGIN_PATH for HDF5's tools
+    (h5dump, h5repack), which do not know the wheel's directory."""
+    dirs = [PLUGIN_DIR] + os.environ.get("HDF5_PLUGIN_PATH", "").split(os.pathsep)
+    for d in dirs:
+        if d and os.path.exists(os.path.join(d, "libH5Z_ghz.so")):
+            return d
+    return None
+
+
 def register() -> bool:
     """Puts the installed plugin's directory first on h5py's plugin search path.
 
