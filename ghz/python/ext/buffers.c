@@ -1,9 +1,14 @@
 /* ghz/python/ext/buffers.c: Python buffers as the pointers and sizes ghz takes.
  * Arrays are taken as they are (zero copy) or refused: a strided view would need a
  * copy that the caller should see and pay for explicitly (numpy.ascontiguousarray). */
+#include <stdint.h>
 #include <string.h>
 
 #include "ext.h"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* The element type of a struct-module format of one native float ("f", "=f", "<f" on
  * a little-endian machine...), 0 for anything else. */
@@ -89,4 +94,16 @@ int ghzpy_bytes_shrink(PyObject** out, size_t size)
 {
     /* glibc shrinks a large block in place (mremap): no copy of the frame. */
     return _PyBytes_Resize(out, (Py_ssize_t)size);
+}
+
+void ghzpy_huge_pages(void* p, size_t size)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + size) & ~(huge - 1);
+    if (size >= 2 * huge && hi > lo) (void)madvise((void*)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)size;
+#endif
 }

@@ -64,6 +64,7 @@ PyObject* ghzpy_compress(PyObject* self, PyObject* args)
         goto done;
     }
     if (!(out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)cap))) goto done;
+    ghzpy_huge_pages(PyBytes_AS_STRING(out), cap);
 
     Py_BEGIN_ALLOW_THREADS
     unsigned char* dst = (unsigned char*)PyBytes_AS_STRING(out);
@@ -184,24 +185,32 @@ static PyObject* fill_value(const ghz_frame_info_t* fi)
     }
 }
 
-/* info(frame) -> dict: the first frame's header, and the stream's totals. */
+/* info(frame, max_frame_bytes) -> dict: the first frame's header, and the stream's
+ * totals. With max_frame_bytes > 0 every frame is also held to that reader limit
+ * (GHZ_ERR_LIMIT), so that a caller can size its output from the result. */
 PyObject* ghzpy_info(PyObject* self, PyObject* args)
 {
     PyObject *frame, *fill, *res = NULL;
     Py_buffer fv;
     ghz_frame_info_t first, fi;
+    ghz_dparams_t d = GHZ_DPARAMS_INIT;
     ghz_status_t st = GHZ_SUCCESS;
     uint64_t n = 0, frames = 0;
+    unsigned long long limit = 0;
     size_t off = 0;
     double eb_abs_max = 0.0;
     (void)self;
 
-    if (!PyArg_ParseTuple(args, "O:info", &frame)) return NULL;
+    if (!PyArg_ParseTuple(args, "O|K:info", &frame, &limit)) return NULL;
     if (ghzpy_byte_buffer(frame, &fv, "info") < 0) return NULL;
+    d.max_frame_bytes = limit;
     memset(&first, 0, sizeof first);
     /* Every frame's header, as ghz_stream_info walks them, for the per-frame fields. */
     do {
-        st = ghz_frame_info((const unsigned char*)fv.buf + off, (size_t)fv.len - off, &fi);
+        const unsigned char* at = (const unsigned char*)fv.buf + off;
+        if (limit && (st = ghz_frame_header(&d, at, (size_t)fv.len - off, &fi)) != GHZ_SUCCESS)
+            break;
+        st = ghz_frame_info(at, (size_t)fv.len - off, &fi);
         if (st != GHZ_SUCCESS) break;
         if (frames == 0) first = fi;
         if (fi.dtype != first.dtype) {

@@ -15,7 +15,7 @@ static PyMethodDef methods[] = {
      "compress(data, mode, bound, fill, checksum, nthreads, frame_elems, value_range) -> bytes"},
     {"decompress", ghzpy_decompress, METH_VARARGS,
      "decompress(frame, out, nthreads, max_frame_bytes) -> (buffer, dtype, n)"},
-    {"info", ghzpy_info, METH_VARARGS, "info(frame) -> dict"},
+    {"info", ghzpy_info, METH_VARARGS, "info(frame, max_frame_bytes=0) -> dict"},
     {"homo", ghzpy_homo, METH_VARARGS, "homo(op, a, b) -> bytes"},
     {"h5z_cd_values", ghzpy_h5z_cd_values, METH_VARARGS,
      "h5z_cd_values(dtype, mode, bound, fill, checksum, value_range) -> tuple (cd_values)"},
