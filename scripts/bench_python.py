@@ -98,7 +98,8 @@ def load_fields():
     out = []
     for fld in m["fields"]:
         a = np.fromfile(os.path.join(ARGS.real, fld["file"]), dtype="<f4")
-        out.append((fld["name"], a.reshape(fld["nz"], fld["ny"], fld["nx"]), fld.get("fill")))
+        shape = (fld["ny"], fld["nx"]) if fld["nz"] == 1 else (fld["nz"], fld["ny"], fld["nx"])
+        out.append((fld["name"], a.reshape(shape), fld.get("fill")))
     return out
 
 
@@ -224,10 +225,14 @@ def part_python(fields, tmp):
 
 # ---- 2. HDF5 ---------------------------------------------------------------------------
 def chunks_of(shape):
-    """Chunks of about 1-4 MB: whole rows of one slice."""
+    """Chunks of at most about 4 MB, whole rows, 4 levels deep in 3-D (zfp codes blocks
+    of 4 values in every dimension: a chunk 1 level deep would pay for 4)."""
+    if len(shape) == 2:
+        ny, nx = shape
+        return (max(1, min(ny, (1 << 20) // nx)), nx)
     nz, ny, nx = shape
-    rows = max(1, min(ny, (1 << 20) // max(nx, 1)))
-    return (1, rows, nx)
+    depth = min(nz, 4)
+    return (depth, max(1, min(ny, (1 << 20) // (nx * depth))), nx)
 
 
 def part_hdf5(fields, tmp):
