@@ -273,7 +273,7 @@ def part_hdf5(fields, tmp):
                 err, exact = max_err(a, b, fill)
                 mb = a.nbytes / 1e6
                 rows.append([name, f"{rel:g}", fname, f"{a.nbytes / stored:.2f}",
-                             f"{mb / tw:.0f}", f"{mb / tr:.0f}", f"{err / e:.3f}",
+                             f"{mb / tw:.0f}", f"{mb / tr:.0f}", f"{err / e:.3g}",
                              "-" if fill is None else ("yes" if exact else "NO")])
     table(f"HDF5 filters through h5py, absolute bound E = REL x range, {ARGS.threads} thread(s)",
           ["field", "REL", "filter", "ratio", "write MB/s", "read MB/s", "max err / E",
@@ -331,7 +331,7 @@ def part_zarr(fields, tmp):
                 err, exact = max_err(a, b, fill)
                 mb = a.nbytes / 1e6
                 rows.append([name, f"{rel:g}", cname, f"{a.nbytes / dir_bytes(path):.2f}",
-                             f"{mb / tw:.0f}", f"{mb / tr:.0f}", f"{err / e:.3f}",
+                             f"{mb / tw:.0f}", f"{mb / tr:.0f}", f"{err / e:.3g}",
                              "-" if fill is None else ("yes" if exact else "NO")])
     table(f"zarr (format 2) codecs, absolute bound E = REL x range, {ARGS.threads} thread(s)",
           ["field", "REL", "codec", "ratio", "write MB/s", "read MB/s", "max err / E",
