@@ -11,6 +11,10 @@ test: it prints markdown tables; docs/PYTHON.md keeps a run's numbers).
    allocated and touched once, as a C program reuses them), same threads, same bytes
    out; best of --repeat, in wall time and in the thread's CPU time (which a loaded
    machine does not distort).
+   With --parts gpu (a CUDA build, a GPU): the same on the GPU, ghz.compress and
+   ghz.decompress of a device array against ghz_cuda_compress_sync and
+   ghz_cuda_decompress_sync of the shared libghz on the same device buffers (wall time;
+   every call synchronises).
 2. HDF5: each real field written by h5py with ghz's filter, hdf5plugin's SZ3 and Zfp
    (when hdf5plugin is installed) under the same absolute bound E = REL x the field's
    range (ghz: ABS E with the field's fill value; SZ3: absolute=E; Zfp: accuracy=E):
@@ -48,7 +52,8 @@ def parse_args():
                     help="threads of every codec (default 1; part 1 needs 1 for its CPU times)")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--bounds", type=float, nargs="+", default=[1e-3, 1e-4])
-    ap.add_argument("--parts", default="python,hdf5,zarr")
+    ap.add_argument("--parts", default="python,hdf5,zarr",
+                    help="any of python,gpu,hdf5,zarr (gpu: a CUDA build and a GPU)")
     return ap.parse_args()
 
 
@@ -223,6 +228,88 @@ def part_python(fields, tmp):
            "Python/C"], rows)
 
 
+# ---- 1b. Python vs C on the GPU -----------------------------------------------------
+class Buf(ctypes.Structure):
+    """ghz_buf_t of ghz/codec/codec.h."""
+    _fields_ = [("struct_size", ctypes.c_size_t), ("data", ctypes.c_void_p),
+                ("size", ctypes.c_size_t), ("capacity", ctypes.c_size_t),
+                ("where", ctypes.c_int), ("device", ctypes.c_int), ("d_size", ctypes.c_void_p)]
+
+
+class CtxConfig(ctypes.Structure):
+    """ghz_cuda_ctx_config_t of ghz/codec/codec_cuda.h."""
+    _fields_ = [("struct_size", ctypes.c_size_t), ("device", ctypes.c_int),
+                ("max_batch", ctypes.c_int), ("max_elems", ctypes.c_size_t)]
+
+
+def dev_ptr(b):
+    return b.__cuda_array_interface__["data"][0]
+
+
+def part_gpu(fields, tmp):
+    if not ghz.WITH_CUDA:
+        print("\n(ghz built without the CUDA codec: GPU part skipped)")
+        return
+    lib = ARGS.libghz or first_existing(os.path.join(b, "ghz", "libghz.so") for b in BUILDS)
+    if not lib:
+        print("\n(no shared libghz with CUDA: --libghz; GPU part skipped)")
+        return
+    c = ctypes.CDLL(lib)
+    c.ghz_compress_bound.restype = ctypes.c_size_t
+    c.ghz_compress_bound.argtypes = [ctypes.c_size_t, ctypes.c_int]
+    relief = dict((n, a) for n, a, _ in fields).get("etopo5_relief", fields[0][1]).reshape(-1)
+    rows = []
+    for dtype, n in (("f32", 1 << 24), ("f64", 1 << 23)):
+        a = np.resize(relief, n).astype(np.float32 if dtype == "f32" else np.float64)
+        code = 1 if dtype == "f32" else 2
+        d_src = ghz.to_device(a)
+        d_out = ghz.to_device(np.zeros_like(a))
+        cap = c.ghz_compress_bound(a.size, code)
+        d_frame = ghz.to_device(np.zeros(cap // 4 + 1, np.float32))
+        cfg = CtxConfig(ctypes.sizeof(CtxConfig), -1, 1, a.size)
+        ctx = ctypes.c_void_p()
+        assert c.ghz_cuda_ctx_create(ctypes.byref(cfg), ctypes.byref(ctx)) == 0
+        for rel in ARGS.bounds:
+            p = Params()
+            c.ghz_params_init(ctypes.byref(p))
+            p.dtype, p.eb_mode, p.eb, p.exec = code, 2, rel, 1
+            dst = Buf(ctypes.sizeof(Buf), dev_ptr(d_frame), 0, d_frame.nbytes, 1, d_src.device, None)
+
+            def c_compress():
+                assert c.ghz_cuda_compress_sync(ctx, ctypes.byref(p), ctypes.c_void_p(dev_ptr(d_src)),
+                                                ctypes.c_size_t(a.size), ctypes.byref(dst),
+                                                ctypes.c_void_p(0)) == 0
+
+            def c_decompress():
+                src = Buf(ctypes.sizeof(Buf), dev_ptr(d_frame), dst.size, dst.size, 1,
+                          d_src.device, None)
+                h_n = ctypes.c_size_t(0)
+                assert c.ghz_cuda_decompress_sync(ctx, code, ctypes.byref(src),
+                                                  ctypes.c_void_p(dev_ptr(d_out)),
+                                                  ctypes.c_size_t(a.nbytes), ctypes.byref(h_n),
+                                                  ctypes.c_void_p(0)) == 0
+
+            c_compress()  # warm-up: each side's context and workspace
+            ghz.compress(d_src, "rel", rel)
+            tc, _, _ = timed(c_compress, ARGS.repeat)
+            td, _, _ = timed(c_decompress, ARGS.repeat)
+            pc, _, frame = timed(lambda: ghz.compress(d_src, "rel", rel), ARGS.repeat)
+            assert frame.nbytes == dst.size
+            pd, _, _ = timed(lambda: ghz.decompress(frame), ARGS.repeat)
+            po, _, _ = timed(lambda: ghz.decompress(frame, out=d_out), ARGS.repeat)
+            gb = a.nbytes / 1e9
+            rows.append([dtype, f"{rel:g}", f"{a.nbytes / dst.size:.2f}", f"{gb / tc:.1f}",
+                         f"{gb / pc:.1f}", f"{100 * tc / pc:.0f} %", f"{gb / td:.1f}",
+                         f"{gb / pd:.1f}", f"{100 * td / pd:.0f} %", f"{gb / po:.1f}",
+                         f"{100 * td / po:.0f} %"])
+        c.ghz_cuda_ctx_destroy(ctx)
+    table(f"ghz from Python vs the C library on the GPU (ghz_cuda_*_sync, default stream), "
+          f"64 MiB, GB/s of raw data, wall time, best of {ARGS.repeat}",
+          ["dtype", "REL", "ratio", "C compress", "Python compress", "Python/C",
+           "C decompress", "Python decompress()", "Python/C", "Python decompress(out=)",
+           "Python/C"], rows)
+
+
 # ---- 2. HDF5 ---------------------------------------------------------------------------
 def chunks_of(shape):
     """Chunks of at most about 4 MB, whole rows, 4 levels deep in 3-D (zfp codes blocks
@@ -348,6 +435,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         if "python" in parts:
             part_python(fields, tmp)
+        if "gpu" in parts:
+            part_gpu(fields, tmp)
         if "hdf5" in parts:
             part_hdf5(fields, tmp)
         if "zarr" in parts:

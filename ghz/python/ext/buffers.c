@@ -107,3 +107,16 @@ void ghzpy_huge_pages(void* p, size_t size)
     (void)size;
 #endif
 }
+
+int ghzpy_fill_range(PyObject* fill, PyObject* range, int* has_fill, double* fill_value,
+                     int* has_range, double* range_min, double* range_max)
+{
+    *has_fill = fill != Py_None;
+    if (*has_fill) {
+        *fill_value = PyFloat_AsDouble(fill);
+        if (*fill_value == -1.0 && PyErr_Occurred()) return -1;
+    }
+    *has_range = range != Py_None;
+    if (*has_range && !PyArg_ParseTuple(range, "dd:value_range", range_min, range_max)) return -1;
+    return 0;
+}

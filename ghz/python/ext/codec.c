@@ -47,15 +47,9 @@ PyObject* ghzpy_compress(PyObject* self, PyObject* args)
     p.eb = bound;
     p.checksum = checksum;
     p.nthreads = nthreads;
-    if (fill != Py_None) {
-        p.has_fill = 1;
-        p.fill = PyFloat_AsDouble(fill);
-        if (p.fill == -1.0 && PyErr_Occurred()) goto done;
-    }
-    if (range != Py_None) {
-        if (!PyArg_ParseTuple(range, "dd:value_range", &p.range_min, &p.range_max)) goto done;
-        p.has_range = 1;
-    }
+    if (ghzpy_fill_range(fill, range, &p.has_fill, &p.fill, &p.has_range, &p.range_min,
+                         &p.range_max) < 0)
+        goto done;
     el = ghz_float_size(p.dtype);
     n = (size_t)v.len / el;
     cap = frames_bound(n, (size_t)frame_elems, p.dtype, checksum);

@@ -62,7 +62,11 @@ int ghzpy_init_errors(PyObject* m)
 
 PyObject* ghzpy_raise(ghz_status_t st, const char* what)
 {
-    const char* detail = ghz_last_error_detail();
+    return ghzpy_raise_detail(st, what, ghz_last_error_detail());
+}
+
+PyObject* ghzpy_raise_detail(ghz_status_t st, const char* what, const char* detail)
+{
     PyObject *exc, *msg, *code, *det;
 
     msg = detail && *detail

@@ -28,6 +28,9 @@ int ghzpy_init_errors(PyObject* m);
  * `what` names the call ("compress"). Returns NULL. */
 PyObject* ghzpy_raise(ghz_status_t st, const char* what);
 
+/* The same with a detail of the caller's (a CUDA runtime error string). */
+PyObject* ghzpy_raise_detail(ghz_status_t st, const char* what, const char* detail);
+
 /* Exports obj's memory as one C-contiguous run of float32 or float64 values, native
  * byte order, into *view (PyBuffer_Release it), its element type in *dtype. Raises
  * TypeError for another element type or an object without the buffer protocol, and
@@ -37,6 +40,11 @@ int ghzpy_float_buffer(PyObject* obj, Py_buffer* view, int writable, ghz_dtype_t
 
 /* Exports obj's memory as contiguous bytes (a frame): 0 or -1 with an exception. */
 int ghzpy_byte_buffer(PyObject* obj, Py_buffer* view, const char* what);
+
+/* The optional fill value (None or a float) and REL range (None or (min, max)) of a
+ * call: 0, or -1 with an exception. */
+int ghzpy_fill_range(PyObject* fill, PyObject* range, int* has_fill, double* fill_value,
+                     int* has_range, double* range_min, double* range_max);
 
 /* Asks the kernel for huge pages in the 2 MiB-aligned part of a new large buffer
  * (Linux; where transparent huge pages are "madvise", as Debian's default): the first
@@ -54,5 +62,13 @@ PyObject* ghzpy_decompress(PyObject* self, PyObject* args);
 PyObject* ghzpy_info(PyObject* self, PyObject* args);
 PyObject* ghzpy_homo(PyObject* self, PyObject* args);
 PyObject* ghzpy_h5z_cd_values(PyObject* self, PyObject* args);
+
+#if GHZPY_WITH_CUDA
+/* CUDA arrays (cuda.c): DeviceBuffer and the calls on device memory. */
+int ghzpy_init_cuda(PyObject* m);
+PyObject* ghzpy_cuda_compress(PyObject* self, PyObject* args);
+PyObject* ghzpy_cuda_decompress(PyObject* self, PyObject* args);
+PyObject* ghzpy_cuda_to_device(PyObject* self, PyObject* args);
+#endif
 
 #endif

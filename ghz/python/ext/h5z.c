@@ -7,7 +7,7 @@
 PyObject* ghzpy_h5z_cd_values(PyObject* self, PyObject* args)
 {
     PyObject *fill, *range, *res;
-    int checksum;
+    int checksum, has_fill, has_range;
     unsigned cd[GHZ_H5Z_CD_COUNT], i;
     ghz_h5z_params_t p = {0, 0, 0, 0.0, 0.0, 0.0, 0.0};
     (void)self;
@@ -15,15 +15,11 @@ PyObject* ghzpy_h5z_cd_values(PyObject* self, PyObject* args)
     if (!PyArg_ParseTuple(args, "IIdOpO:h5z_cd_values", &p.dtype, &p.mode, &p.bound, &fill,
                           &checksum, &range))
         return NULL;
-    if (fill != Py_None) {
-        p.fill = PyFloat_AsDouble(fill);
-        if (p.fill == -1.0 && PyErr_Occurred()) return NULL;
-        p.flags |= GHZ_H5Z_FILL;
-    }
-    if (range != Py_None) {
-        if (!PyArg_ParseTuple(range, "dd:value_range", &p.range_min, &p.range_max)) return NULL;
-        p.flags |= GHZ_H5Z_RANGE;
-    }
+    if (ghzpy_fill_range(fill, range, &has_fill, &p.fill, &has_range, &p.range_min,
+                         &p.range_max) < 0)
+        return NULL;
+    if (has_fill) p.flags |= GHZ_H5Z_FILL;
+    if (has_range) p.flags |= GHZ_H5Z_RANGE;
     if (checksum) p.flags |= GHZ_H5Z_CHECKSUM;
     ghz_h5z_pack(&p, cd);
     if (!(res = PyTuple_New(GHZ_H5Z_CD_COUNT))) return NULL;

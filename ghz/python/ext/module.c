@@ -19,6 +19,14 @@ static PyMethodDef methods[] = {
     {"homo", ghzpy_homo, METH_VARARGS, "homo(op, a, b) -> bytes"},
     {"h5z_cd_values", ghzpy_h5z_cd_values, METH_VARARGS,
      "h5z_cd_values(dtype, mode, bound, fill, checksum, value_range) -> tuple (cd_values)"},
+#if GHZPY_WITH_CUDA
+    {"cuda_compress", ghzpy_cuda_compress, METH_VARARGS,
+     "cuda_compress(ptr, n, dtype, mode, bound, fill, value_range, stream) -> DeviceBuffer"},
+    {"cuda_decompress", ghzpy_cuda_decompress, METH_VARARGS,
+     "cuda_decompress(frame, frame_ptr, frame_size, out_ptr, out_bytes, out_dtype, stream, "
+     "max_frame_bytes) -> DeviceBuffer or None"},
+    {"cuda_to_device", ghzpy_cuda_to_device, METH_VARARGS, "cuda_to_device(array) -> DeviceBuffer"},
+#endif
     {"versions", ghzpy_versions, METH_NOARGS,
      "versions() -> (library version number, format version)"},
     {NULL, NULL, 0, NULL}};
@@ -44,7 +52,11 @@ PyMODINIT_FUNC PyInit__ghz(void)
         PyModule_AddObject(m, "FRAME_LIMIT_DEFAULT",
                            PyLong_FromUnsignedLongLong(GHZ_FRAME_LIMIT_DEFAULT)) < 0 ||
         PyModule_AddIntConstant(m, "H5Z_FILTER_ID", GHZ_H5Z_FILTER_ID) < 0 ||
-        PyModule_AddIntConstant(m, "CUDA", GHZPY_WITH_CUDA) < 0) {
+        PyModule_AddIntConstant(m, "CUDA", GHZPY_WITH_CUDA) < 0
+#if GHZPY_WITH_CUDA
+        || ghzpy_init_cuda(m) < 0
+#endif
+    ) {
         Py_DECREF(m);
         return NULL;
     }

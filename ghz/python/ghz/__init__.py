@@ -26,8 +26,12 @@ from ._api import (
     max,
     min,
     sub,
+    to_device,
     version,
 )
+
+if WITH_CUDA:
+    from ._ghz import DeviceBuffer  # noqa: F401
 
 __version__ = "0.2.0"
 
@@ -45,5 +49,6 @@ __all__ = [
     "max",
     "min",
     "sub",
+    "to_device",
     "version",
 ]

@@ -43,3 +43,35 @@ def h5z_cd_values(
     value_range: Optional[Tuple[float, float]],
 ) -> Tuple[int, ...]: ...
 def versions() -> Tuple[int, int]: ...
+
+# Built with the CUDA codec only (CUDA == 1):
+class DeviceBuffer:
+    __cuda_array_interface__: Dict[str, Any]
+    nbytes: int
+    device: int
+    typestr: str
+    def __len__(self) -> int: ...
+    def tobytes(self) -> bytes: ...
+    def __bytes__(self) -> bytes: ...
+
+def cuda_compress(
+    ptr: int,
+    n: int,
+    dtype: int,
+    mode: int,
+    bound: float,
+    fill: Optional[float],
+    value_range: Optional[Tuple[float, float]],
+    stream: int,
+) -> DeviceBuffer: ...
+def cuda_decompress(
+    frame: Any,
+    frame_ptr: int,
+    frame_size: int,
+    out_ptr: int,
+    out_bytes: int,
+    out_dtype: int,
+    stream: int,
+    max_frame_bytes: int,
+) -> Optional[DeviceBuffer]: ...
+def cuda_to_device(array: Any) -> DeviceBuffer: ...
