@@ -81,8 +81,12 @@ def gpu():
 def test_without_a_gpu_a_clear_error():
     if not ghz.WITH_CUDA or gpu():
         return
-    e = raises(ghz.GhzError, lambda: ghz.to_device(np.zeros(4, np.float32)))
-    assert e.status in (ghz.Status.ERR_NO_DEVICE, ghz.Status.ERR_CUDA)
+    for fn in (lambda: ghz.to_device(np.zeros(4, np.float32)),
+               lambda: ghz.compress(CudaArray((16,))),
+               lambda: ghz.decompress(CudaArray((100,), typestr="|u1")),
+               lambda: ghz.decompress(ghz.compress(np.ones(4, np.float32)), out=CudaArray((4,)))):
+        e = raises(ghz.GhzError, fn)
+        assert e.status in (ghz.Status.ERR_NO_DEVICE, ghz.Status.ERR_CUDA), e
 
 
 def fields():
