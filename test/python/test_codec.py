@@ -221,6 +221,18 @@ def test_output_is_the_same_for_every_thread_count(fields):
     assert np.array_equal(ghz.decompress(one, nthreads=1), ghz.decompress(one, nthreads=2))
 
 
+def test_threads_compress_in_parallel_with_the_same_bytes(fields):
+    from concurrent.futures import ThreadPoolExecutor
+
+    _, a, fill = fields[0]
+    one = ghz.compress(a, "rel", 1e-4, fill, nthreads=1)
+    with ThreadPoolExecutor(4) as pool:  # the GIL is released inside each call
+        outs = list(pool.map(lambda _: ghz.compress(a, "rel", 1e-4, fill, nthreads=1), range(8)))
+        backs = list(pool.map(lambda f: ghz.decompress(f, nthreads=1), outs))
+    assert all(o == one for o in outs)
+    assert all(np.array_equal(b, backs[0], equal_nan=True) for b in backs)
+
+
 def test_value_range_gives_the_bound_of_that_range():
     a = np.linspace(0, 1, 1000, dtype=np.float64)
     frame = ghz.compress(a, "rel", 1e-3, value_range=(0.0, 10.0))
