@@ -296,8 +296,8 @@ PyObject* ghzpy_cuda_compress(PyObject* self, PyObject* args)
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(s->lock, WAIT_LOCK);
     e = cudaGetDevice(&prev);
-    if (e == cudaSuccess) e = cudaSetDevice(device);
-    if (e == cudaSuccess && (st = slot_ready(s, device, (size_t)n)) == GHZ_SUCCESS) {
+    if (e == cudaSuccess && (e = cudaSetDevice(device)) == cudaSuccess &&
+        (st = slot_ready(s, device, (size_t)n)) == GHZ_SUCCESS) {
         if (s->frame_cap < cap) { /* the scratch frame grows, never shrinks */
             if (s->d_frame) (void)cudaFree(s->d_frame);
             s->d_frame = NULL;
@@ -321,8 +321,8 @@ PyObject* ghzpy_cuda_compress(PyObject* self, PyObject* args)
                 e = cudaMemcpy(out->ptr, s->d_frame, dst.size, cudaMemcpyDeviceToDevice);
             }
         }
-        (void)cudaSetDevice(prev);
     }
+    (void)cudaSetDevice(prev);
     PyThread_release_lock(s->lock);
     Py_END_ALLOW_THREADS
 
@@ -357,6 +357,7 @@ PyObject* ghzpy_cuda_decompress(PyObject* self, PyObject* args)
     device_slot* s;
     DeviceBuffer* out = NULL;
     void *d_src = NULL, *d_dst;
+    block staged = {NULL, 0};
     size_t bytes, n_out = 0;
     PyObject* res = NULL;
     (void)self;
@@ -395,7 +396,10 @@ PyObject* ghzpy_cuda_decompress(PyObject* self, PyObject* args)
         e = cudaGetDevice(&prev);
         if (e == cudaSuccess) e = cudaSetDevice(device);
         if (e == cudaSuccess) {
-            e = cudaMemcpy(head, (void*)(uintptr_t)fptr, sizeof head, cudaMemcpyDeviceToHost);
+            /* On the caller's stream, after whatever wrote the frame there. */
+            e = cudaMemcpyAsync(head, (void*)(uintptr_t)fptr, sizeof head, cudaMemcpyDeviceToHost,
+                                (cudaStream_t)(uintptr_t)stream);
+            if (e == cudaSuccess) e = cudaStreamSynchronize((cudaStream_t)(uintptr_t)stream);
             (void)cudaSetDevice(prev);
         }
         Py_END_ALLOW_THREADS
@@ -445,8 +449,10 @@ PyObject* ghzpy_cuda_decompress(PyObject* self, PyObject* args)
     if (e == cudaSuccess) {
         st = slot_ready(s, device, (size_t)fi.n);
         if (st == GHZ_SUCCESS && frame != Py_None) { /* a host frame travels to the device */
-            e = cudaMalloc(&d_src, (size_t)fsize);
-            if (e == cudaSuccess) e = cudaMemcpy(d_src, fv.buf, (size_t)fsize, cudaMemcpyHostToDevice);
+            if ((e = block_get(s, (size_t)fsize, &staged)) == cudaSuccess) {
+                d_src = staged.ptr;
+                e = cudaMemcpy(d_src, fv.buf, (size_t)fsize, cudaMemcpyHostToDevice);
+            }
         }
         d_dst = (void*)(uintptr_t)optr;
         if (st == GHZ_SUCCESS && e == cudaSuccess && out && bytes) {
@@ -465,7 +471,7 @@ PyObject* ghzpy_cuda_decompress(PyObject* self, PyObject* args)
             st = ghz_cuda_decompress_sync(s->ctx, fi.dtype, &src, d_dst, bytes, &n_out,
                                           (cudaStream_t)(uintptr_t)stream);
         }
-        if (d_src) (void)cudaFree(d_src);
+        if (d_src) block_put(s, staged);
         (void)cudaSetDevice(prev);
     }
     PyThread_release_lock(s->lock);
