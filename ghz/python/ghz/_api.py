@@ -207,8 +207,9 @@ def decompress(
         except ImportError:
             numpy = None
         if numpy is not None:
-            # numpy's allocator asks the kernel for huge pages on large arrays: a new
-            # 64 MiB output costs 13 % over a reused one, a bytearray's pages 60 %.
+            # numpy's allocator asks the kernel for huge pages on large arrays, so the
+            # first touch of a new output costs far less than a bytearray's 4 KiB page
+            # faults (docs/PYTHON.md, Benchmark).
             head = _ghz.info(frame, int(max_frame_bytes))
             out = numpy.empty(head["n"], dtype=head["dtype"])
     buf, dtype, _ = _ghz.decompress(frame, out, int(nthreads), int(max_frame_bytes))
