@@ -55,6 +55,41 @@ def test_the_entry_point_names_the_codec():
     assert names[("zarr.codecs", "ghz")] == "ghz.zarr3:Ghz"
 
 
+def test_an_installed_package_reads_arrays_without_an_import(tmp_path):
+    """Through the entry points alone: a reader that never imports ghz."""
+    import subprocess
+    import sys
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        distribution("ghz")
+    except PackageNotFoundError:
+        pytest.skip("ghz is not installed (the build tree's package has no metadata)")
+    zarr, major = _zarr()
+    a = np.linspace(0, 1, 4096, dtype=np.float32).reshape(64, 64)
+    paths = {"v2": str(tmp_path / "v2.zarr")}
+    if major >= 3:
+        import ghz.zarr3
+
+        paths["v3"] = str(tmp_path / "v3.zarr")
+        z = zarr.create_array(paths["v3"], shape=a.shape, chunks=(32, 32), dtype=a.dtype,
+                              serializer=ghz.zarr3.Ghz(mode="abs", bound=1e-3), compressors=None)
+        z[...] = a
+        z = zarr.create_array(paths["v2"], shape=a.shape, chunks=(32, 32), dtype=a.dtype,
+                              zarr_format=2, compressors=ghz.numcodecs.Ghz(mode="abs", bound=1e-3))
+    else:
+        z = zarr.open(paths["v2"], mode="w", shape=a.shape, chunks=(32, 32), dtype=a.dtype,
+                      compressor=ghz.numcodecs.Ghz(mode="abs", bound=1e-3))
+    z[...] = a
+    for path in paths.values():
+        code = ("import sys, zarr, numpy as np; b = zarr.open_array(sys.argv[1], mode='r')[...]; "
+                "print(float(np.abs(b - np.linspace(0, 1, 4096, dtype=np.float32)"
+                ".reshape(64, 64)).max()))")
+        r = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert float(r.stdout) <= 1e-3
+
+
 def test_encode_decode(field):
     _, a, fill = field
     a = grid(a)
