@@ -3,10 +3,14 @@
 #
 #   bash scripts/test.sh
 #
-#  1. scripts/setup.sh (installs missing build dependencies with apt-get)
+#  1. scripts/setup.sh (installs missing build dependencies with apt-get), and
+#     scripts/setup_python.sh (the Python tests' numpy, pytest, numcodecs, zarr, h5py,
+#     HDF5's headers and tools)
 #  2. Release build in build/, with the CUDA codec when nvcc is found
 #     (GHZ_ENABLE_CUDA=AUTO); ctest -L cpu (the GPU tests run on GPU machines only),
 #     then ctest -L mpi: the collective library's tests under mpirun on 1 to 8 ranks
+#     then ctest -L python: the Python package, its zarr codec and HDF5 filter (pytest,
+#     test/python) on the build tree, and again installed by `pip install .` in a venv
 #  3. install into a temporary prefix; build and run test/consumer against it through
 #     find_package(ghz CONFIG) (from a C project, and from a C++-only one when a C++
 #     compiler exists) and through pkg-config (ghz.pc, and ghz-coll.pc where ghz::coll
@@ -28,6 +32,7 @@ t_start=$(date +%s)
 
 step "dependencies"
 bash scripts/setup.sh
+bash scripts/setup_python.sh
 
 # nvcc is often installed but not on PATH (e.g. /usr/local/cuda/bin).
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -68,6 +73,15 @@ cmake --build build -j "$jobs"
 step "unit and CLI tests (build/)"
 run_ctest build
 run_mpi_ctest build
+
+step "Python package (build/ with pytest, then pip install . in a venv)"
+ctest --test-dir build --output-on-failure -L python
+venv=$(mktemp -d "${TMPDIR:-/tmp}/ghz-venv.XXXXXX")
+python3 -m venv --system-site-packages "$venv"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check .
+(cd "$venv" && env -u HDF5_PLUGIN_PATH PYTHONDONTWRITEBYTECODE=1 \
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/test/python")
+rm -rf "$venv"
 
 # ---- the installed package ---------------------------------------------------------
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ghz-test.XXXXXX")

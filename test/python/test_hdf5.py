@@ -1,0 +1,208 @@
+"""The HDF5 filter plugin libH5Z_ghz.so, from h5py and from HDF5's command-line tools.
+
+CTest puts the build's plugin directory in HDF5_PLUGIN_PATH; the tests that need the
+plugin missing run their reader in a subprocess with an empty plugin directory.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+np = pytest.importorskip("numpy")
+h5py = pytest.importorskip("h5py")
+ghz = pytest.importorskip("ghz")
+import ghz.h5  # noqa: E402
+
+from conftest import tool  # noqa: E402
+from test_codec import bits, within  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def plugin():
+    if not ghz.h5.register():
+        pytest.skip("libH5Z_ghz.so not found (HDF5_PLUGIN_PATH; built with GHZ_BUILD_HDF5_FILTER)")
+
+
+def tools_env():
+    """The environment for HDF5's tools: the plugin's directory in HDF5_PLUGIN_PATH."""
+    return dict(os.environ, HDF5_PLUGIN_PATH=ghz.h5.plugin_dir())
+
+
+def cube(a):
+    """A field as a 3-D array with chunks that split it in every direction."""
+    n = a.size - a.size % (8 * 64 * 64)
+    return a[:n].reshape(-1, 64, 64) if n else a[: 64 * 64].reshape(1, 64, 64)
+
+
+def write(path, a, chunks, **kw):
+    with h5py.File(path, "w") as f:
+        d = f.create_dataset("v", data=a, chunks=chunks, **ghz.h5.filter(**kw))
+        fid, flags, cd, name = d.id.get_create_plist().get_filter(0)
+        assert fid == ghz.h5.FILTER_ID and b"ghz" in name
+        assert cd[1] == (1 if a.dtype == np.float32 else 2)  # set_local read the type
+        return d.id.get_storage_size()
+
+
+def check(a, b, e, fill):
+    special = ~np.isfinite(a)
+    if fill is not None:
+        special |= a == a.dtype.type(fill)
+    assert np.array_equal(bits(a[special]), bits(b[special]))
+    assert not within(a[~special], b[~special], e).any()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_h5py_round_trip_within_the_bound(tmp_path, fields, dtype):
+    for name, a, fill in fields:
+        a = cube(a.astype(dtype))
+        path = str(tmp_path / "f.h5")
+        size = write(path, a, (2, 32, 64), mode="abs", bound=1e-3, fill=fill)
+        assert size < a.nbytes, name
+        with h5py.File(path, "r") as f:
+            b = f["v"][...]
+            part = f["v"][1:3, 10:40, 5:60]  # a selection across chunks
+        assert b.shape == a.shape and b.dtype == a.dtype
+        check(a, b, 1e-3, fill)
+        assert np.array_equal(part, b[1:3, 10:40, 5:60])
+
+
+def test_rel_with_the_datasets_range_and_checksum(tmp_path, field):
+    _, a, fill = field
+    a = cube(a)
+    keep = np.isfinite(a) & ((a != np.float32(fill)) if fill is not None else True)
+    lo, hi = float(a[keep].min()), float(a[keep].max())
+    path = str(tmp_path / "r.h5")
+    write(path, a, (1, 64, 64), mode="rel", bound=1e-4, fill=fill, checksum=True,
+          value_range=(lo, hi))
+    with h5py.File(path, "r") as f:
+        b = f["v"][...]
+    check(a, b, 1e-4 * (hi - lo), fill)
+
+
+def test_other_types_are_refused_not_mangled(tmp_path):
+    # The filter's can_apply and set_local refuse any type but little-endian float32 and
+    # float64. Whether HDF5 then fails the creation of the dataset (HDF5 2.0 under h5py,
+    # which marks its filters optional: "error during user callback") or stores it
+    # without the filter depends on HDF5's version; either way the integers are never
+    # compressed as floats.
+    a = np.arange(4096, dtype=np.int32).reshape(64, 64)
+    path = str(tmp_path / "i.h5")
+    with h5py.File(path, "w") as f:
+        try:
+            d = f.create_dataset("v", data=a, chunks=(32, 32), **ghz.h5.filter())
+        except ValueError as e:
+            assert "callback" in str(e) or "filter" in str(e)
+            return
+        assert d.id.get_create_plist().get_nfilters() == 0
+    with h5py.File(path, "r") as f:
+        assert np.array_equal(f["v"][...], a)
+
+
+def test_h5dump_reads_what_h5py_wrote(tmp_path, field):
+    h5dump = tool("h5dump")
+    _, a, fill = field
+    a = cube(a)
+    path, out = str(tmp_path / "d.h5"), str(tmp_path / "d.bin")
+    write(path, a, (2, 32, 32), mode="rel", bound=1e-3, fill=fill)
+    with h5py.File(path, "r") as f:
+        b = f["v"][...]
+    r = subprocess.run([h5dump, "-d", "/v", "-b", "LE", "-o", out, path],
+                       capture_output=True, text=True, env=tools_env())
+    assert r.returncode == 0, r.stderr
+    assert np.array_equal(np.fromfile(out, dtype="<f4").reshape(a.shape), b)
+    r = subprocess.run([h5dump, "-H", "-p", path], capture_output=True, text=True,
+                       env=tools_env())
+    assert f"FILTER_ID {ghz.h5.FILTER_ID}" in r.stdout and "ghz" in r.stdout
+
+
+def test_h5repack_applies_the_filter(tmp_path, field):
+    h5repack = tool("h5repack")
+    _, a, fill = field
+    a = cube(a)
+    raw, packed = str(tmp_path / "raw.h5"), str(tmp_path / "packed.h5")
+    with h5py.File(raw, "w") as f:
+        f.create_dataset("v", data=a)
+    ud = ghz.h5.ud_argument(ghz.h5.cd_values("abs", 1e-2, fill))
+    r = subprocess.run([h5repack, "-l", "/v:CHUNK=4x64x64", "-f", "/v:" + ud, raw, packed],
+                       capture_output=True, text=True, env=tools_env())
+    assert r.returncode == 0, r.stderr
+    with h5py.File(packed, "r") as f:
+        assert f["v"].id.get_create_plist().get_filter(0)[0] == ghz.h5.FILTER_ID
+        b = f["v"][...]
+        assert f["v"].id.get_storage_size() < a.nbytes
+    check(a, b, 1e-2, fill)
+
+
+def _without_plugin(tmp_path):
+    env = dict(os.environ)
+    empty = tmp_path / "no-plugins"
+    empty.mkdir(exist_ok=True)
+    env["HDF5_PLUGIN_PATH"] = str(empty)
+    return env
+
+
+def test_reading_without_the_plugin_is_a_clear_error(tmp_path, field):
+    _, a, fill = field
+    path = str(tmp_path / "m.h5")
+    write(path, cube(a), (2, 32, 32), mode="abs", bound=1e-3, fill=fill)
+    env = _without_plugin(tmp_path)
+    code = textwrap.dedent(f"""
+        import h5py
+        with h5py.File({path!r}, "r") as f:
+            try:
+                f["v"][...]
+            except OSError as e:
+                print("OSError:", e)
+                raise SystemExit(3)
+        print("read without the plugin")
+    """)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "plugin" in r.stdout or "filter" in r.stdout, r.stdout
+    h5dump = tool("h5dump")
+    r = subprocess.run([h5dump, "--enable-error-stack", "-d", "/v", "-b", "LE", "-o",
+                        str(tmp_path / "m.bin"), path], env=env, capture_output=True,
+                       text=True)
+    assert r.returncode != 0
+    assert "required filter 'ghz" in r.stdout + r.stderr
+
+
+def test_a_corrupted_chunk_is_an_error_not_garbage(tmp_path, field):
+    _, a, fill = field
+    a = cube(a)
+    path = str(tmp_path / "c.h5")
+    write(path, a, tuple(a.shape), mode="abs", bound=1e-3, fill=fill, checksum=True)
+    with h5py.File(path, "r") as f:
+        info = f["v"].id.get_chunk_info(0)
+    with open(path, "r+b") as fp:  # a byte in the middle of the one chunk's frame
+        fp.seek(info.byte_offset + info.size // 2)
+        byte = fp.read(1)
+        fp.seek(-1, 1)
+        fp.write(bytes([byte[0] ^ 0x5A]))
+    code = textwrap.dedent(f"""
+        import h5py
+        with h5py.File({path!r}, "r") as f:
+            try:
+                f["v"][...]
+            except OSError as e:
+                print("OSError:", e)
+                raise SystemExit(3)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=tools_env())
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "checksum mismatch" in r.stderr  # the plugin's reason, on stderr
+
+
+def test_cd_values_layout():
+    cd = ghz.h5.cd_values("rel", 1e-4, -1e34, dtype="float64", checksum=True,
+                          value_range=(1.0, 2.0))
+    assert len(cd) == 12 and cd[:3] == (1, 2, 2) and cd[5] == 7
+    assert np.array(cd[3:5], dtype="<u4").view("<f8")[0] == 1e-4
+    assert np.array(cd[6:8], dtype="<u4").view("<f8")[0] == -1e34
+    assert np.array(cd[8:12], dtype="<u4").view("<f8").tolist() == [1.0, 2.0]
+    with pytest.raises(TypeError):
+        ghz.h5.cd_values(dtype="int32")
+    assert ghz.h5.ud_argument(cd).startswith(f"UD={ghz.h5.FILTER_ID},0,12,1,2,2,")
