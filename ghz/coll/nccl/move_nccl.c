@@ -1,9 +1,9 @@
 /* ghz/coll/nccl/move_nccl.c: the data-movement calls over NCCL (COLL.md, Data movement,
  * NCCL).
  *
- * Exact: NCCL's own collective (ncclAllGather, ncclBroadcast, ncclGather, ncclScatter,
- * ncclAlltoAll) on the caller's stream for the uniform forms out of place, the values
- * moved as bytes (any dtype); the v forms and in place run as one group of
+ * Exact: NCCL's own collective (ncclAllGather, ncclBroadcast, ncclGather, ncclScatter)
+ * on the caller's stream for the uniform forms, in place in NCCL's forms, the values
+ * moved as bytes (any dtype); the v forms and alltoall run as one group of
  * ncclSend/ncclRecv from the send side to the receive side (an in-place alltoall stages
  * its send blocks in the pool first, round by round). Nothing waits on the host.
  *
@@ -122,17 +122,26 @@ static ghz_status_t nccl_ok(ncclResult_t r, const char* what)
     return r == ncclSuccess ? GHZ_SUCCESS : coll_nccl_fail(r, what);
 }
 
-/* NCCL's own uniform collective, out of place, values as bytes. */
+/* NCCL's own uniform collective, values as bytes. In place is NCCL's form, which is
+ * where move_args.c leaves the in-place buffers: an allgather's and a gather root's
+ * input at its block of the output, a scatter root's own block in its input (no output
+ * buffer), a broadcast root's input and output one buffer. Only this rank's own side
+ * changes with in place, never the call, so ranks that differ in it still meet. */
 static ghz_status_t native(ghz_comm_t* c, const mv_t* k, size_t e, cudaStream_t s)
 {
     const size_t bytes = k->count * e;
     ncclComm_t nc = c->nccl->comm;
     switch (k->kind) {
     case MV_ALLGATHER: return nccl_ok(ncclAllGather(k->in, k->out, bytes, ncclUint8, nc, s), "ncclAllGather");
-    case MV_BCAST: return nccl_ok(ncclBroadcast(k->in, k->out, bytes, ncclUint8, k->root, nc, s), "ncclBroadcast");
+    case MV_BCAST:
+        return nccl_ok(ncclBroadcast(k->in ? (const void*)k->in : (const void*)k->out, k->out, bytes, ncclUint8, k->root,
+                                     nc, s),
+                       "ncclBroadcast");
     case MV_GATHER: return nccl_ok(ncclGather(k->in, k->out, bytes, ncclUint8, k->root, nc, s), "ncclGather");
-    case MV_SCATTER: return nccl_ok(ncclScatter(k->in, k->out, bytes, ncclUint8, k->root, nc, s), "ncclScatter");
-    default: return nccl_ok(ncclAlltoAll(k->in, k->out, bytes, ncclUint8, nc, s), "ncclAlltoAll");
+    default:
+        return nccl_ok(ncclScatter(k->in, k->out ? k->out : (unsigned char*)k->in + (size_t)k->root * bytes, bytes,
+                                   ncclUint8, k->root, nc, s),
+                       "ncclScatter");
     }
 }
 
@@ -146,7 +155,7 @@ static ghz_status_t exact_group(ghz_comm_t* c, const mv_t* k, size_t e, size_t e
     coll_move_t m;
     ghz_status_t st = GHZ_SUCCESS;
     int p;
-    if (w == 0) return ghz_fail(GHZ_ERR_NOMEM, "pool_bytes %zu: too small for an in-place alltoall", c->pool_bytes);
+    if (stage && w == 0) return ghz_fail(GHZ_ERR_NOMEM, "pool_bytes %zu: too small for an in-place alltoall", c->pool_bytes);
     m.send = k->send;
     m.recv = k->recv;
     m.w = w;
@@ -191,7 +200,8 @@ ghz_status_t coll_nccl_move_exact(ghz_comm_t* c, const mv_t* k, size_t extent, u
     *bytes_sent = 0;
     for (p = 0; p < c->size; p++)
         if (sends_to(c, k, p)) *bytes_sent += send_n(k, &whole, p) * e;
-    if (!k->v && !k->in_place) return native(c, k, e, s);
+    /* (NCCL's alltoall is not in place: the group below stages it) */
+    if (!k->v && k->kind != MV_ALLTOALL) return native(c, k, e, s);
     {
         const ghz_status_t st = own_block(c, k, e, s);
         return st == GHZ_SUCCESS ? exact_group(c, k, e, extent, s) : st;
