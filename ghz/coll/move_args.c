@@ -134,6 +134,9 @@ ghz_status_t coll_mv_check_local(const ghz_comm_t* c, mv_t* k)
     size_t sl = 0, sf = 0, rl = 0, rf = 0;
     ghz_status_t st;
     if (!e) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
+    /* (the v forms' counts are exchanged over MPI: coll_mv_check_counts) */
+    if (k->v && c->mpi == MPI_COMM_NULL)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the v forms need a communicator made over MPI (ghz_comm_init)");
     if (k->acc && (st = coll_read_accuracy(k->acc, k->dtype, &k->a)) != GHZ_SUCCESS) return st;
     if (coll_mv_rooted(k) && (k->root < 0 || k->root >= c->size))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
