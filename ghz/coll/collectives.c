@@ -77,9 +77,8 @@ static ghz_status_t measured(ghz_comm_t* c, size_t bytes, coll_mode_t mode, int 
 
 /* Before a call that synchronises anyway, the wait for the last measured call's work
  * (measured), added to its time: else a compressed call, whose last kernels run after
- * it returns, would look faster than it is and charge them to the next call (two
- * ranks on one H200, session 14: AUTO compressed at 1 MiB in 85 % of the calls, at
- * 3.4x the exact time). Returns the seconds waited. */
+ * it returns, would look faster than it is and charge them to the next call (and AUTO
+ * would compress where it is slower). Returns the seconds waited. */
 static double tail(ghz_comm_t* c, ghz_status_t* st)
 {
     double t0, waited;
