@@ -296,14 +296,25 @@ static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_
                 return q == me ? ghz_fail((ghz_status_t)sq, "compression on this rank's GPU")
                                : ghz_fail(GHZ_ERR_PEER, "rank %d failed (%s)", q, ghz_status_string((ghz_status_t)sq));
         }
-    /* 3. frames (or raw blocks where the frame is not smaller) out, and in */
+    /* 3. frames (or raw blocks where the frame is not smaller) out, and in. In place (an
+     * alltoall), a raw block goes out from a copy in its frame's slot: its place in the
+     * buffer receives the peer's block in the same group. */
+    if (k->in_place && !one_block(k))
+        for (p = 0; p < N && st == GHZ_SUCCESS; p++)
+            if (sends_to(c, k, p) && send_n(k, m, p) && sent_size(d, me, p) >= send_n(k, m, p) * e &&
+                cudaMemcpyAsync(d->S + (size_t)p * d->cap, send_at(k, m, p, e), send_n(k, m, p) * e,
+                                cudaMemcpyDeviceToDevice, s) != cudaSuccess)
+                st = ghz_fail(GHZ_ERR_CUDA, "cudaMemcpyAsync (raw block)");
+    if (st != GHZ_SUCCESS) return st;
     r = ncclGroupStart();
     for (p = 0; p < N && r == ncclSuccess; p++) {
         if (sends_to(c, k, p) && send_n(k, m, p)) {
             const size_t raw = send_n(k, m, p) * e, sz = sent_size(d, me, p);
             const int slot = one_block(k) ? 0 : p;
-            r = sz >= raw ? ncclSend(send_at(k, m, p, e), raw, ncclUint8, p, c->nccl->comm, s)
-                          : ncclSend(d->S + (size_t)slot * d->cap, sz, ncclUint8, p, c->nccl->comm, s);
+            const int staged = k->in_place && !one_block(k);
+            r = sz >= raw && !staged ? ncclSend(send_at(k, m, p, e), raw, ncclUint8, p, c->nccl->comm, s)
+                                     : ncclSend(d->S + (size_t)slot * d->cap, sz < raw ? sz : raw, ncclUint8, p,
+                                                c->nccl->comm, s);
             acc->wire_bytes += sz < raw ? sz : raw;
             acc->logical_bytes += raw;
         }
