@@ -22,6 +22,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/backend_cuda.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/nccl_state.h"
@@ -212,11 +213,7 @@ ghz_status_t coll_nccl_calibrate(ghz_comm_t* c)
     t = n->link_seconds;
     memcpy(&w[0], &t, sizeof t); /* (a non-negative double's bits order as integers) */
     w[1] = n->auto_min == SIZE_MAX ? INT64_MAX : (int64_t)n->auto_min;
-    st = c->mpi != MPI_COMM_NULL
-             ? (MPI_Allreduce(MPI_IN_PLACE, w, 2, MPI_INT64_T, MPI_MAX, c->mpi) == MPI_SUCCESS
-                    ? GHZ_SUCCESS
-                    : ghz_fail(GHZ_ERR_MPI, "MPI_Allreduce (calibration)"))
-             : coll_nccl_ctl_max(c, w, 2);
+    st = coll_ctl_max(c, w, 2);
     if (st != GHZ_SUCCESS) return st;
     memcpy(&n->link_seconds, &w[0], sizeof t);
     n->auto_min = w[1] == INT64_MAX ? SIZE_MAX : (size_t)w[1];
