@@ -816,6 +816,22 @@ static ghz_status_t host_path(ghz_comm_t* c, const call_t* k, int copied, int al
     return GHZ_SUCCESS;
 }
 
+/* The agreed inputs of a lossy call's error budget (bound.h), but K. */
+static coll_budget_in_t budget_in(const ghz_comm_t* c, const call_t* k, const coll_agreed_t* all)
+{
+    coll_budget_in_t bi;
+    memset(&bi, 0, sizeof bi);
+    bi.dtype = k->dtype;
+    bi.op = k->op;
+    bi.nranks = c->size;
+    bi.mode = k->a.mode;
+    bi.bound = k->a.bound;
+    bi.have_range = all->have_range;
+    bi.vmin = all->vmin;
+    bi.vmax = all->vmax;
+    return bi;
+}
+
 /* The fields of a call that every rank must pass alike (agree.h). */
 static void agreed_fields(const ghz_comm_t* c, const call_t* k, ghz_status_t st, coll_call_t* mine)
 {
@@ -944,15 +960,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     if (st == GHZ_SUCCESS && c->be.capturing && c->size > 1 && algo != GHZ_ALGO_IPC_DIRECT)
         st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: %s cannot be captured", ghz_algo_name(algo));
     if (st == GHZ_SUCCESS && lossy) {
-        coll_budget_in_t bi;
-        bi.dtype = k->dtype;
-        bi.op = k->op;
-        bi.nranks = c->size;
-        bi.mode = k->a.mode;
-        bi.bound = k->a.bound;
-        bi.have_range = all.have_range;
-        bi.vmin = all.vmin;
-        bi.vmax = all.vmax;
+        coll_budget_in_t bi = budget_in(c, k, &all);
         /* two levels: only the stage across nodes compresses, over c->nodes ranks */
         if (algo == GHZ_ALGO_TWO_LEVEL || algo == GHZ_ALGO_TWO_LEVEL_MULTI)
             bi.terms = mode == COLL_EXACT ? 0.0
@@ -1122,15 +1130,7 @@ static ghz_status_t run_call_nccl(ghz_comm_t* c, call_t* k)
     if (lossy) {
         info.bound_abs = k->a.mode == GHZ_EB_ABS ? k->a.bound : 0.0; /* REL: not scanned where exact */
         if (compress) {
-            coll_budget_in_t bi;
-            bi.dtype = k->dtype;
-            bi.op = k->op;
-            bi.nranks = c->size;
-            bi.mode = k->a.mode;
-            bi.bound = k->a.bound;
-            bi.have_range = all.have_range;
-            bi.vmin = all.vmin;
-            bi.vmax = all.vmax;
+            coll_budget_in_t bi = budget_in(c, k, &all);
             bi.terms = coll_error_terms(GHZ_ALGO_NCCL, COLL_HOMO, k->op, c->size, k->kind == KIND_ALLREDUCE, 1);
             st = coll_derive_eb(&bi, &budget);
             if (st != GHZ_SUCCESS) return st;

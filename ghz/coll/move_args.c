@@ -227,3 +227,33 @@ void coll_mv_fields(const ghz_comm_t* c, const mv_t* k, ghz_status_t st, coll_ca
     mine->most[0] = k->longest;
     mine->most[1] = k->farthest;
 }
+
+size_t coll_mv_own_block(const ghz_comm_t* c, const mv_t* k, const unsigned char** src, unsigned char** dst)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    const int me = c->rank;
+    size_t n = 0;
+    *src = NULL;
+    *dst = NULL;
+    if (!k->sends || !k->recvs || k->in_place) return 0;
+    switch (k->kind) {
+    case MV_ALLGATHER:
+    case MV_GATHER:
+        *src = k->in;
+        *dst = k->out + coll_lay_displ(&k->recv, me) * e;
+        n = k->send.count;
+        break;
+    case MV_BCAST:
+        *src = k->in;
+        *dst = k->out;
+        n = k->count;
+        break;
+    case MV_SCATTER:
+    case MV_ALLTOALL:
+        *src = k->in + coll_lay_displ(&k->send, me) * e;
+        *dst = k->out + coll_lay_displ(&k->recv, k->kind == MV_SCATTER ? 0 : me) * e;
+        n = coll_lay_cnt(&k->recv, me);
+        break;
+    }
+    return *src == *dst ? 0 : n * e;
+}

@@ -79,32 +79,10 @@ static ghz_status_t mpi_call(ghz_comm_t* c, const mv_t* k)
  * algorithms move only the other ranks' blocks). */
 static ghz_status_t own_block(ghz_comm_t* c, const mv_t* k)
 {
-    const size_t e = ghz_dtype_size(k->dtype);
-    const int me = c->rank;
-    const unsigned char* src = NULL;
-    unsigned char* dst = NULL;
-    size_t n = 0;
-    if (!k->sends || !k->recvs || k->in_place) return GHZ_SUCCESS;
-    switch (k->kind) {
-    case MV_ALLGATHER:
-    case MV_GATHER:
-        src = k->in;
-        dst = k->out + coll_lay_displ(&k->recv, me) * e;
-        n = k->send.count;
-        break;
-    case MV_BCAST:
-        src = k->in;
-        dst = k->out;
-        n = k->count;
-        break;
-    case MV_SCATTER:
-    case MV_ALLTOALL:
-        src = k->in + coll_lay_displ(&k->send, me) * e;
-        dst = k->out + coll_lay_displ(&k->recv, k->kind == MV_SCATTER ? 0 : me) * e;
-        n = coll_lay_cnt(&k->recv, me);
-        break;
-    }
-    return n ? c->be.copy(&c->be, dst, src, n * e) : GHZ_SUCCESS;
+    const unsigned char* src;
+    unsigned char* dst;
+    const size_t bytes = coll_mv_own_block(c, k, &src, &dst);
+    return bytes ? c->be.copy(&c->be, dst, src, bytes) : GHZ_SUCCESS;
 }
 
 /* The ring allgather's needs: its two relay buffers and this rank's own frames. */

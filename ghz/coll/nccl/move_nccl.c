@@ -86,34 +86,12 @@ static unsigned char* recv_at(const mv_t* k, const coll_move_t* m, int p, size_t
 
 /* This rank's own block from its send side to its receive side, on the stream (NCCL's
  * own collectives move it themselves; the groups below do not). */
-static ghz_status_t own_block(const ghz_comm_t* c, const mv_t* k, size_t e, cudaStream_t s)
+static ghz_status_t own_block(const ghz_comm_t* c, const mv_t* k, cudaStream_t s)
 {
-    const int me = c->rank;
     const unsigned char* src;
     unsigned char* dst;
-    size_t n;
-    cudaError_t ce;
-    if (!k->sends || !k->recvs || k->in_place) return GHZ_SUCCESS;
-    switch (k->kind) {
-    case MV_ALLGATHER:
-    case MV_GATHER:
-        src = k->in;
-        dst = k->out + coll_lay_displ(&k->recv, me) * e;
-        n = k->send.count;
-        break;
-    case MV_BCAST:
-        src = k->in;
-        dst = k->out;
-        n = k->count;
-        break;
-    default: /* scatter, alltoall */
-        src = k->in + coll_lay_displ(&k->send, me) * e;
-        dst = k->out + coll_lay_displ(&k->recv, k->kind == MV_SCATTER ? 0 : me) * e;
-        n = coll_lay_cnt(&k->recv, me);
-        break;
-    }
-    if (!n || src == dst) return GHZ_SUCCESS;
-    ce = cudaMemcpyAsync(dst, src, n * e, cudaMemcpyDeviceToDevice, s);
+    const size_t bytes = coll_mv_own_block(c, k, &src, &dst);
+    const cudaError_t ce = bytes ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s) : cudaSuccess;
     return ce == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(ce, "cudaMemcpyAsync (own block)");
 }
 
@@ -203,7 +181,7 @@ ghz_status_t coll_nccl_move_exact(ghz_comm_t* c, const mv_t* k, size_t extent, u
     /* (NCCL's alltoall is not in place: the group below stages it) */
     if (!k->v && k->kind != MV_ALLTOALL) return native(c, k, e, s);
     {
-        const ghz_status_t st = own_block(c, k, e, s);
+        const ghz_status_t st = own_block(c, k, s);
         return st == GHZ_SUCCESS ? exact_group(c, k, e, extent, s) : st;
     }
 }
@@ -378,7 +356,7 @@ ghz_status_t coll_nccl_move_lossy(ghz_comm_t* c, const mv_t* k, size_t extent, d
     m.recv = k->recv;
     m.w = lo;
     *rounds = 0;
-    st = own_block(c, k, e, d.x.stream);
+    st = own_block(c, k, d.x.stream);
     for (m.off = 0; st == GHZ_SUCCESS && m.off < extent; m.off += lo) {
         st = lossy_round(&d, &m, eb, acc);
         ++*rounds;
