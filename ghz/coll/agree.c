@@ -120,7 +120,7 @@ ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n)
 #endif
 }
 
-enum { W_FAILED = 2 * AGREE_NFIELDS, W_MAX, W_NMIN, W_NONFINITE, W_NRATIO, W_NSTAGED, W_PREV, W_MOST0, W_MOST1,
+enum { W_FAILED = 2 * AGREE_NFIELDS, W_MAX, W_NMIN, W_NONFINITE, W_NRATIO, W_NSTAGED, W_MOST0, W_MOST1,
        W_WORDS };
 
 ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* all)
@@ -138,7 +138,6 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     w[W_NONFINITE] = mine->nonfinite;
     w[W_NRATIO] = ~ordered(mine->ratio_seen);
     w[W_NSTAGED] = !mine->staged;
-    w[W_PREV] = mine->prev_seconds >= 0.0 ? ordered(mine->prev_seconds) : INT64_MAX; /* none wins */
     /* (unsigned values above INT64_MAX cannot be counts of anything in memory) */
     w[W_MOST0] = mine->most[0] > INT64_MAX ? INT64_MAX : (int64_t)mine->most[0];
     w[W_MOST1] = mine->most[1] > INT64_MAX ? INT64_MAX : (int64_t)mine->most[1];
@@ -164,7 +163,6 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     all->nonfinite = w[W_NONFINITE] != 0;
     all->ratio_seen = unordered(~w[W_NRATIO]);
     all->staged = w[W_NSTAGED] == 0;
-    all->prev_seconds = w[W_PREV] != INT64_MAX ? unordered(w[W_PREV]) : -1.0;
     all->most[0] = (uint64_t)w[W_MOST0];
     all->most[1] = (uint64_t)w[W_MOST1];
     return GHZ_SUCCESS;

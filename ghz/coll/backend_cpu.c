@@ -201,8 +201,6 @@ ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be)
     be->homo_binary = cpu_homo_binary;
     be->homo_sum_n = cpu_homo_sum_n;
     be->sync = cpu_sync;
-    be->end_call = NULL;
-    be->wait_end = NULL;
     be->destroy = cpu_destroy;
     be->state = NULL;
     return GHZ_SUCCESS;

@@ -284,8 +284,9 @@ GHZ_API ghz_status_t ghz_reduce_scatter(const void* sendbuf, void* recvbuf, size
  * element a rank receives from another rank satisfies |received - sent| <= bound (ABS:
  * acc->bound; REL: acc->bound * (max - min) over the finite values of the data every
  * rank sends in the call, agreed); NaN and infinities arrive bit for bit; a rank's own
- * block is copied exactly. acc->path: HOMO and DOC compress (alike); AUTO sends exact
- * below 64 KiB per block and above chooses by measured times (COLL.md). A piece that does not compress travels raw: the wire never carries
+ * block is copied exactly. acc->path: HOMO and DOC compress (alike); AUTO compresses
+ * where N blocks reach the threshold fixed at init (ghz_coll_info_t.auto_min_bytes;
+ * COLL.md). A piece that does not compress travels raw: the wire never carries
  * more than the raw bytes (COLL.md, Data movement). Arguments that must agree (counts,
  * dtype, root, accuracy; the v forms' counts pair by pair) are checked across ranks
  * before data moves, as for the reductions.
@@ -367,10 +368,14 @@ typedef struct {
      * time_decompress are then the GPU's time of those kernels too, and the rest of
      * time_total is the host's (launches, waits). 0 elsewhere. */
     double time_transfer;
+    /* Lossy GHZ_PATH_AUTO calls of at least this many bytes per rank compress, smaller
+     * ones run exact: a size fixed when the communicator was made, the same on every
+     * rank (COLL.md, AUTO); SIZE_MAX: none does. */
+    size_t auto_min_bytes;
 } ghz_coll_info_t;
 
 #define GHZ_COLL_INFO_INIT { sizeof(ghz_coll_info_t), GHZ_ALGO_AUTO, GHZ_PATH_AUTO, 0, 0.0, \
-                             0.0, 0.0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, GHZ_TRANSPORT_AUTO, 0.0 }
+                             0.0, 0.0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, GHZ_TRANSPORT_AUTO, 0.0, 0 }
 
 GHZ_API ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info);
 

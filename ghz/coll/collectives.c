@@ -12,7 +12,7 @@
 
 #include "ghz/codec/codec.h"
 #include "ghz/coll/detail/agree.h"
-#include "ghz/coll/detail/auto_path.h"
+#include "ghz/coll/detail/auto_rule.h"
 #include "ghz/coll/detail/bound.h"
 #include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/nccl.h"
@@ -55,60 +55,9 @@ typedef struct {
 #define AUTO_RECDBL_MAX_BYTES ((size_t)32 << 10)
 /* Lossy calls whose agreed previous ratio is below this run exact; every
  * RATIO_RETRY-th lossy call compresses anyway, to measure again. Whether compressing
- * is faster than exact at the call's size is detail/auto_path.h's measured choice. */
+ * pays at the call's size is the threshold fixed at init (auto_rule.h). */
 #define AUTO_MIN_RATIO 1.15
 #define RATIO_RETRY 8
-
-/* A call's time, for GHZ_PATH_AUTO's choice at its size (the calls it chooses for:
- * COLL_AUTO_LOSSY_MIN_BYTES and more; a capture only enqueues, so its time says
- * nothing), kept until the next agreement (comm.h, auto_bytes), with the end of its
- * work marked: a call may return before its kernels end, and the next call that waits
- * for them adds that wait to this one's time (tail). Called last, when all its work
- * is enqueued. */
-static ghz_status_t measured(ghz_comm_t* c, size_t bytes, coll_mode_t mode, int lossy, double seconds)
-{
-    if (bytes < COLL_AUTO_LOSSY_MIN_BYTES || c->be.capturing) return GHZ_SUCCESS;
-    c->auto_bytes = bytes;
-    c->auto_exact = mode == COLL_EXACT;
-    c->auto_seconds = seconds;
-    /* (an event per call costs a microsecond or two: only once lossy calls come) */
-    return c->be.end_call && (lossy || c->lossy_calls) ? c->be.end_call(&c->be) : GHZ_SUCCESS;
-}
-
-/* Before a call that synchronises anyway, the wait for the last measured call's work
- * (measured), added to its time: else a compressed call, whose last kernels run after
- * it returns, would look faster than it is and charge them to the next call (and AUTO
- * would compress where it is slower). Returns the seconds waited. */
-static double tail(ghz_comm_t* c, ghz_status_t* st)
-{
-    double t0, waited;
-    if (*st != GHZ_SUCCESS || !c->auto_bytes || !c->be.wait_end) return 0.0;
-    t0 = MPI_Wtime();
-    *st = c->be.wait_end(&c->be);
-    waited = MPI_Wtime() - t0;
-    c->auto_seconds += waited;
-    return waited;
-}
-
-/* The agreed time of the last measured call (the slowest rank's) into AUTO's classes:
- * every rank keeps the same times, so every rank's AUTO choice is the same without a
- * vote (auto_path.h). */
-static void measured_agreed(ghz_comm_t* c, const coll_agreed_t* all)
-{
-    if (c->auto_bytes && all->prev_seconds >= 0.0)
-        coll_auto_measured(&c->autop, c->auto_bytes, c->auto_exact, all->prev_seconds);
-    c->auto_bytes = 0;
-}
-
-/* Whether an AUTO call of `bytes` is likely to run exact, before the agreement: the
- * choice with this rank's own time of the last call where the agreement will bring
- * the slowest rank's. */
-static int auto_guess_exact(const ghz_comm_t* c, size_t bytes)
-{
-    coll_auto_t guess = c->autop;
-    if (c->auto_bytes) coll_auto_measured(&guess, c->auto_bytes, c->auto_exact, c->auto_seconds);
-    return coll_auto_runs_exact(&guess, bytes);
-}
 
 ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, ghz_accuracy_t* out)
 {
@@ -735,12 +684,11 @@ static ghz_algo_t configured_algo(const ghz_comm_t* c, const call_t* k)
                                             : c->cfg.reduce_algo;
 }
 
-/* A lossy AUTO call too small ever to compress: it runs exact on every rank, decided
- * by agreed fields alone (size and path), not by measured times. */
-static int auto_small(const call_t* k)
+/* A lossy AUTO call below the threshold fixed at init: it runs exact on every rank,
+ * decided by agreed fields alone (size and path). */
+static int auto_small(const ghz_comm_t* c, const call_t* k)
 {
-    return k->acc && k->a.path == GHZ_PATH_AUTO &&
-           k->total * ghz_dtype_size(k->dtype) < COLL_AUTO_LOSSY_MIN_BYTES;
+    return k->acc && k->a.path == GHZ_PATH_AUTO && !coll_auto_compresses(c, k->total * ghz_dtype_size(k->dtype));
 }
 
 /* Such a call takes the host path up to small_auto_bytes, beyond where exact calls
@@ -749,7 +697,7 @@ static int auto_small(const call_t* k)
  * also waits for the previous call's kernels. */
 static int host_path_takes(const ghz_comm_t* c, const call_t* k, coll_mode_t mode)
 {
-    const size_t limit = auto_small(k) ? c->small_auto_bytes : c->small_bytes;
+    const size_t limit = auto_small(c, k) ? c->small_auto_bytes : c->small_bytes;
     return c->host && mode == COLL_EXACT && configured_algo(c, k) == GHZ_ALGO_AUTO && !c->be.capturing &&
            k->total * ghz_dtype_size(k->dtype) <= limit;
 }
@@ -862,7 +810,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     uint64_t rounds = 0;
     const size_t elem = ghz_dtype_size(k->dtype);
     double t_call = MPI_Wtime();
-    double t_copied = 0.0, t_range = 0.0, t_tail = 0.0, t_agreed = 0.0;
+    double t_copied = 0.0, t_range = 0.0, t_agreed = 0.0;
     int lossy, copied, range_in_copy;
 
     ghz_clear_detail();
@@ -878,10 +826,9 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     }
     /* A call that will run exact stages its input for the host path now, when it will
      * take that path, so that the agreement carries the copy's status (and host_path
-     * needs no second agreement where every rank did): an exact call, a lossy AUTO call
-     * too small ever to compress, and one whose AUTO choice will be exact (guessed with
-     * this rank's time of the last call, decided after the agreement with the slowest
-     * rank's: a wrong guess costs a copy, or the second agreement). A lossy call's range
+     * needs no second agreement where every rank did): an exact call, and a lossy AUTO
+     * call below the threshold (one that the ratio rule runs exact after the agreement
+     * takes the second agreement instead). A lossy call's range
      * then costs no second synchronisation (which would wait for the previous call's
      * kernels): with a GPU per rank the range kernel makes the copy (from 64 KiB; the
      * host scans smaller ones: comm.c, STAGED_RANGE_GPU_MIN); where ranks
@@ -889,14 +836,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
      * 15: 265-290 us for the GPU scan and its wait at any size), the host copy is scanned
      * (16 GB/s a core, a team of up to 4 from 1 MiB: codec/range.c, comm.c make_host). */
     copied = st == GHZ_SUCCESS && k->count > 0 && c->size > 1 &&
-             (lossy ? auto_small(k) || (k->a.path == GHZ_PATH_AUTO && auto_guess_exact(c, k->total * elem))
-                    : c->cfg.check_args) &&
-             host_path_takes(c, k, COLL_EXACT);
-    /* (the copy and the range scan synchronise: the previous call's tail first, its own) */
-    if (copied || (lossy && k->count > 0)) {
-        t_tail = tail(c, &st);
-        t_call += t_tail;
-    }
+             (lossy ? auto_small(c, k) : c->cfg.check_args) && host_path_takes(c, k, COLL_EXACT);
     range_in_copy = copied && lossy && k->total * elem >= c->staged_range_gpu_min;
     if (copied && !range_in_copy && st == GHZ_SUCCESS) {
         double t0 = MPI_Wtime();
@@ -921,13 +861,11 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     }
     mine.status = st;
     mine.staged = copied && st == GHZ_SUCCESS;
-    mine.prev_seconds = c->auto_bytes ? c->auto_seconds : -1.0;
     mine.ratio_seen = c->last_ratio;
     agreed_fields(c, k, st, &mine);
     memset(&all, 0, sizeof all);
     if (lossy || c->cfg.check_args) {
         st = coll_agree(c, &mine, &all);
-        if (st == GHZ_SUCCESS) measured_agreed(c, &all);
     } else if (st != GHZ_SUCCESS) {
         return st; /* unchecked: peers may wait (COLL.md, Errors) */
     }
@@ -939,21 +877,20 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         size_t bytes = k->total * elem;
         mode = k->a.path == GHZ_PATH_DOC ? COLL_DOC : COLL_HOMO;
         if (k->a.path == GHZ_PATH_AUTO &&
-            (bytes < COLL_AUTO_LOSSY_MIN_BYTES || coll_auto_runs_exact(&c->autop, bytes) ||
+            (!coll_auto_compresses(c, bytes) ||
              (all.ratio_seen > 0.0 && all.ratio_seen < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0)))
             mode = COLL_EXACT;
-        if (k->a.path == GHZ_PATH_AUTO) {
-            const coll_auto_class_t* q = &c->autop.cls[coll_auto_class(bytes)];
-            if (c->auto_trace && c->rank == 0) /* (q: before this call is counted) */
-                fprintf(stderr,
-                        "ghz auto: %zu bytes, call %u: %s (us per call: exact %.1f, compressed %.1f; retry %u; "
-                        "staged %d, every rank %d; last call %.1f us; this call's copy %.1f us, range %.1f us, "
-                        "agreed after %.1f us)\n",
-                        bytes, q->calls, mode == COLL_EXACT ? "exact" : "compressed", q->spb_exact * bytes * 1e6,
-                        q->spb_lossy * bytes * 1e6, q->retry, copied, all.staged, all.prev_seconds * 1e6,
-                        t_copied * 1e6, t_range * 1e6, (MPI_Wtime() - t_call) * 1e6);
-            coll_auto_count(&c->autop, bytes);
-        }
+        /* (where a forced algorithm cannot compress, AUTO runs exact: whether a call
+         * succeeds must not depend on the threshold, which a measurement set) */
+        if (k->a.path == GHZ_PATH_AUTO && mode != COLL_EXACT &&
+            check_algo(c, k, choose_algo(c, k, mode), mode) != GHZ_SUCCESS)
+            mode = COLL_EXACT;
+        if (k->a.path == GHZ_PATH_AUTO && c->auto_trace && c->rank == 0)
+            fprintf(stderr,
+                    "ghz auto: %zu bytes: %s (compresses from %zu bytes; last ratio %.2f; staged %d, every rank %d; "
+                    "this call's copy %.1f us, range %.1f us, agreed after %.1f us)\n",
+                    bytes, mode == COLL_EXACT ? "exact" : "compressed", c->auto_min, all.ratio_seen, copied,
+                    all.staged, t_copied * 1e6, t_range * 1e6, (MPI_Wtime() - t_call) * 1e6);
     }
     algo = choose_algo(c, k, mode);
     st = check_algo(c, k, algo, mode);
@@ -1004,13 +941,11 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         info.lossy = lossy;
         info.bound_abs = bound_abs;
         info.time_total = MPI_Wtime() - t_call;
-        st = measured(c, k->total * elem, COLL_EXACT, lossy, info.time_total);
-        if (st != GHZ_SUCCESS) return st;
         if (c->auto_trace > 1 && c->rank == 0)
             fprintf(stderr,
-                    "ghz call: %zu bytes, %s, host path: tail %.1f, copy %.1f, range %.1f, agreed at %.1f, "
+                    "ghz call: %zu bytes, %s, host path: copy %.1f, range %.1f, agreed at %.1f, "
                     "host call %.1f, copy back %.1f, total %.1f us\n",
-                    k->total * elem, lossy ? "lossy" : "exact", t_tail * 1e6, t_copied * 1e6, t_range * 1e6,
+                    k->total * elem, lossy ? "lossy" : "exact", t_copied * 1e6, t_range * 1e6,
                     t_agreed * 1e6, c->host->info.time_total * 1e6, (info.time_stage - t_copied) * 1e6,
                     info.time_total * 1e6);
         c->info = info;
@@ -1033,14 +968,13 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     }
     if (st == GHZ_SUCCESS && k->op == GHZ_OP_AVG && (k->kind != KIND_REDUCE || c->rank == k->root))
         st = c->be.scale(&c->be, k->out, k->count, k->dtype, 1.0 / c->size);
-    if (st == GHZ_SUCCESS) st = measured(c, k->total * elem, mode, lossy, info.time_total);
     if (st != GHZ_SUCCESS) return st;
     if (c->auto_trace > 1 && c->rank == 0 && (lossy || copied))
         fprintf(stderr,
-                "ghz call: %zu bytes, %s, %s on the device: tail %.1f, copy %.1f, range %.1f, agreed at %.1f, "
+                "ghz call: %zu bytes, %s, %s on the device: copy %.1f, range %.1f, agreed at %.1f, "
                 "compress %.1f, combine %.1f, decompress %.1f, stage %.1f, total %.1f us\n",
                 k->total * elem, lossy ? "lossy" : "exact", mode == COLL_EXACT ? "exact" : "compressed",
-                t_tail * 1e6, t_copied * 1e6, t_range * 1e6, t_agreed * 1e6, proto.t_comp * 1e6,
+                t_copied * 1e6, t_range * 1e6, t_agreed * 1e6, proto.t_comp * 1e6,
                 proto.t_comb * 1e6, proto.t_dec * 1e6, proto.t_stage * 1e6, info.time_total * 1e6);
     info.algo = algo;
     info.lossy = lossy;
@@ -1103,7 +1037,7 @@ static ghz_status_t run_call_nccl(ghz_comm_t* c, call_t* k)
     if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);
     if (st == GHZ_SUCCESS && lossy)
         compress = k->a.path != GHZ_PATH_AUTO ||
-                   (coll_nccl_auto_compresses(c, k->total * elem) &&
+                   (coll_auto_compresses(c, k->total * elem) &&
                     !(c->last_ratio > 0.0 && c->last_ratio < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0));
     if (st == GHZ_SUCCESS && c->be.capturing && compress)
         st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: a compressed collective reads frame sizes on the host");
@@ -1116,7 +1050,6 @@ static ghz_status_t run_call_nccl(ghz_comm_t* c, call_t* k)
     }
     mine.status = st;
     mine.ratio_seen = c->last_ratio;
-    mine.prev_seconds = -1.0;
     agreed_fields(c, k, st, &mine);
     /* (the AUTO choice is the same on every rank by construction; agreeing on it
      * catches a rank whose state diverged) */

@@ -8,7 +8,7 @@
 #include "ghz/coll/coll_mpi.h" /* ghz_comm_init's declaration: exported (GHZ_API) */
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/agree_shm.h"
-#include "ghz/coll/detail/auto_path.h"
+#include "ghz/coll/detail/auto_rule.h"
 #include "ghz/coll/detail/knobs.h"
 /* Open MPI says at compile time whether it could be CUDA-aware (mpi-ext.h, after
  * mpi.h), and at run time whether it is (MPIX_Query_cuda_support). */
@@ -484,6 +484,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     if (!c) return ghz_fail(GHZ_ERR_NOMEM, "communicator");
     c->mpi = MPI_COMM_NULL;
     c->allocations = 1;
+    c->auto_min = SIZE_MAX;
     rc = MPI_Comm_dup(mpi_comm, &c->mpi);
     if (rc != MPI_SUCCESS) {
         free(c);
@@ -577,6 +578,13 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
         st = make_host(c);
         st = coll_agree_config(c, st);
     }
+    /* AUTO's threshold, timed on the finished communicator (its exact allreduce is what
+     * AUTO's exact path runs); over NCCL it was fixed above, and the children never
+     * decide a call */
+    if (st == GHZ_SUCCESS && !leaf && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
+        st = coll_auto_calibrate(c);
+        st = coll_agree_config(c, st);
+    }
     if (st == GHZ_SUCCESS && !leaf && c->rank == 0 && c->knobs.debug_info) describe(c);
     return finish_init(c, st, comm);
 }
@@ -614,6 +622,7 @@ ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int 
     if (!c) return ghz_fail(GHZ_ERR_NOMEM, "communicator");
     c->mpi = MPI_COMM_NULL;
     c->allocations = 1;
+    c->auto_min = SIZE_MAX;
     c->rank = rank;
     c->size = nranks;
     c->nodes = 1;
@@ -735,6 +744,7 @@ ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info)
         cur.struct_size = info->struct_size;
         cur.allocations = comm->allocations;
         cur.transport = comm->cfg.transport;
+        cur.auto_min_bytes = comm->auto_min;
         memcpy(info, &cur, n);
     }
     return GHZ_SUCCESS;

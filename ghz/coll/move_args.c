@@ -207,12 +207,10 @@ ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const mv_t* k)
     return GHZ_SUCCESS;
 }
 
-/* The call's fields for the agreement, and the time of the last measured call (agreed
- * as the slowest rank's: auto_path.h). */
+/* The call's fields for the agreement. */
 void coll_mv_fields(const ghz_comm_t* c, const mv_t* k, ghz_status_t st, coll_call_t* mine)
 {
     mine->status = st;
-    mine->prev_seconds = c->move_auto_bytes ? c->move_auto_seconds : -1.0;
     mine->field[AGREE_KIND] = k->kind + k->v;
     mine->field[AGREE_COUNT] = k->v ? 0 : (int64_t)k->count;
     mine->field[AGREE_DTYPE] = k->dtype;

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ghz/coll/detail/auto_rule.h"
 #include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/nccl.h"
@@ -24,12 +25,6 @@
  * messages at the root; larger blocks take the linear algorithm, whose blocks reach the
  * root without relays. */
 #define TREE_MAX_BYTES ((size_t)256 << 10)
-
-/* The collective's AUTO table (comm.h, move_autop). */
-static int table(const mv_t* k)
-{
-    return (k->kind - MV_ALLGATHER) / 2;
-}
 
 /* The MPI library's own call (exact, CPU backend, every count and displacement below
  * INT_MAX: agreed). The v forms' int arrays live in the per-call arrays (2N ints fit in
@@ -158,21 +153,15 @@ static uint64_t sent_raw(const ghz_comm_t* c, const mv_t* k, const coll_move_t* 
     return b;
 }
 
-/* AUTO over NCCL compresses a data-movement call from the size fixed at init for an
- * allreduce's (nccl_comm.c), compared with N blocks: a rank moves a block to or from
- * every other rank, about as many bytes as an allreduce of N / 2 blocks, and pays one
- * host wait a round where the allreduce pays three, so its crossover comes at about
- * half the size (4 x H200, P2P off: 16 MiB allgathers and alltoalls compressed took
- * 0.43x and 0.53x of NCCL's time, where the allreduce's rule ran them exact). */
-static int nccl_move_compresses(const ghz_comm_t* c, size_t block_bytes)
+/* AUTO compresses a data-movement call from the size fixed at init for an allreduce's
+ * (auto_rule.h), compared with N blocks: a rank moves a block to or from every other
+ * rank, about as many bytes as an allreduce of N / 2 blocks, and its compressed path
+ * has fewer fixed costs a round (over NCCL one host wait where the allreduce pays
+ * three), so its crossover comes at about half the size (docs/RESULTS.md). */
+static int move_compresses(const ghz_comm_t* c, size_t block_bytes)
 {
-#ifdef GHZ_WITH_NCCL
-    return coll_nccl_auto_compresses(c, block_bytes * (size_t)c->size);
-#else
-    (void)c;
-    (void)block_bytes;
-    return 0;
-#endif
+    const size_t N = (size_t)c->size;
+    return coll_auto_compresses(c, block_bytes > SIZE_MAX / N ? SIZE_MAX : block_bytes * N);
 }
 
 /* A uniform lossy AUTO call over NCCL that runs exact (its count decides, the same on
@@ -180,7 +169,7 @@ static int nccl_move_compresses(const ghz_comm_t* c, size_t block_bytes)
 static int nccl_auto_exact(const ghz_comm_t* c, const mv_t* k)
 {
     return c->nccl && !k->v && k->acc && k->a.path == GHZ_PATH_AUTO &&
-           !nccl_move_compresses(c, k->count * ghz_dtype_size(k->dtype));
+           !move_compresses(c, k->count * ghz_dtype_size(k->dtype));
 }
 
 static ghz_status_t run_call(ghz_comm_t* c, mv_t* k);
@@ -339,10 +328,6 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
         all.most[1] = k->agreed_most[1];
     } else if (k->acc || k->v || c->cfg.check_args) {
         st = coll_agree(c, &mine, &all);
-        if (st == GHZ_SUCCESS && c->move_auto_bytes && all.prev_seconds >= 0.0)
-            coll_auto_measured(&c->move_autop[c->move_auto_table], c->move_auto_bytes, c->move_auto_exact,
-                               all.prev_seconds);
-        if (st == GHZ_SUCCESS) c->move_auto_bytes = 0;
         if (st == GHZ_SUCCESS && k->v) {
             /* the counts, pair by pair, and every rank told the outcome */
             coll_mv_fields(c, k, coll_mv_check_counts(c, k), &mine);
@@ -363,18 +348,10 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
             return ghz_fail(GHZ_ERR_BAD_BOUND, "bound %g over the range [%g, %g] is not usable", k->a.bound,
                             all.vmin, all.vmax);
         /* B = 0 (REL over a constant field or no finite value): only exact will do.
-         * AUTO: exact below 64 KiB a block, else as the collective's measured times say
-         * (every input agreed: every rank decides alike) */
+         * AUTO: by the size fixed at init, by what a rank moves (every input agreed:
+         * every rank decides alike) */
         if (B > 0.0) mode = COLL_HOMO;
-        if (k->a.path == GHZ_PATH_AUTO && c->nccl) {
-            /* over NCCL: the size AUTO fixed at init (nccl_comm.c), by what a rank moves */
-            if (!nccl_move_compresses(c, extent * e)) mode = COLL_EXACT;
-        } else if (k->a.path == GHZ_PATH_AUTO && extent * e < COLL_AUTO_LOSSY_MIN_BYTES) {
-            mode = COLL_EXACT;
-        } else if (k->a.path == GHZ_PATH_AUTO) {
-            if (coll_auto_runs_exact(&c->move_autop[table(k)], extent * e)) mode = COLL_EXACT;
-            coll_auto_count(&c->move_autop[table(k)], extent * e);
-        }
+        if (k->a.path == GHZ_PATH_AUTO && !move_compresses(c, extent * e)) mode = COLL_EXACT;
         info.bound_abs = B;
         info.eb_abs = mode == COLL_EXACT ? 0.0 : B;
         info.error_terms = mode == COLL_EXACT ? 0.0 : 1.0;
@@ -467,13 +444,6 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
     info.time_stage = proto.t_stage;
     info.time_total = coll_now() - t_call;
     c->info = info;
-    /* every call from 64 KiB a block is timed, for AUTO's choice in its size class */
-    if (extent * e >= COLL_AUTO_LOSSY_MIN_BYTES && c->size > 1) {
-        c->move_auto_bytes = extent * e;
-        c->move_auto_exact = mode == COLL_EXACT;
-        c->move_auto_table = table(k);
-        c->move_auto_seconds = info.time_total;
-    }
     return GHZ_SUCCESS;
 }
 

@@ -230,6 +230,17 @@ static ghz_comm_t* make_comm(ghz_algo_t ar, ghz_algo_t rs, size_t pool, size_t c
     return c;
 }
 
+/* An AUTO communicator whose threshold GHZ_COLL_AUTO_MIN_BYTES pins to `v` (NULL:
+ * measured at init). */
+static ghz_comm_t* auto_comm(const char* v)
+{
+    ghz_comm_t* c;
+    if (v) setenv("GHZ_COLL_AUTO_MIN_BYTES", v, 1);
+    c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 0, 0);
+    unsetenv("GHZ_COLL_AUTO_MIN_BYTES");
+    return c;
+}
+
 /* The collective calls of the tests. Built with GHZ_TEST_CUDA (test_coll_mpi_cuda), the
  * same tests run on the CUDA backend: each call's buffers are copied to device memory
  * of exactly the call's size (so compute-sanitizer sees any write past them), the call
@@ -439,10 +450,17 @@ static void run_exact_mpi(const size_t* counts, void** in, unsigned char* send, 
                 CHECK(counts[ci] == 0 || info.algo == GHZ_ALGO_MPI, "mpi: the call says %s", ghz_algo_name(info.algo));
             }
     test_exact_inplace_bits(c, 9001, send, recv);
-    /* lossy: refused on every rank (the compressed path is ghz's own) */
+    /* compressed: refused on every rank (the compressed path is ghz's own); AUTO runs
+     * such a call exact at every size, whatever its threshold */
     memset(send, 0, n * 4);
+    acc.path = GHZ_PATH_HOMO;
     st = ALLREDUCE(send, recv, n, GHZ_F32, GHZ_OP_SUM, &acc, c);
     CHECK(st == GHZ_ERR_UNSUPPORTED, "mpi, lossy: %s, want unsupported", ghz_status_string(st));
+    acc.path = GHZ_PATH_AUTO;
+    st = ALLREDUCE(send, recv, n, GHZ_F32, GHZ_OP_SUM, &acc, c);
+    ghz_comm_info(c, &info);
+    CHECK(st == GHZ_SUCCESS && info.algo == GHZ_ALGO_MPI && info.eb_abs == 0.0, "mpi, lossy AUTO: %s, %s, eb %g",
+          ghz_status_string(st), ghz_algo_name(info.algo), info.eb_abs);
     ghz_comm_destroy(c);
     /* AUTO: MPI_Allreduce up to GHZ_COLL_MPI_MAX bytes per rank, where the rules allow */
     c = auto_comm_mpi_max("4096");
@@ -1009,9 +1027,9 @@ static void edge_direct(void)
     free(y);
 }
 
-/* Lossy AUTO calls that run exact: below 64 KiB always, and at 400 KB the second call
- * of a communicator (the first compresses, then every rank votes exact once to measure
- * it). On a CUDA communicator they take the host path where it is on (below 64 KiB up to
+/* Lossy AUTO calls that run exact: below 64 KiB always (the least threshold), and at 400
+ * KB where the threshold is pinned to 1 MiB (where it is pinned to 256 KiB they
+ * compress). On a CUDA communicator they take the host path where it is on (below 64 KiB up to
  * 64 KiB, past where exact calls stop; 400 KB where ranks share a GPU or over MPI), the
  * input staged before the agreement with its range in the same wait. The bound they
  * state is REL times every rank's range (finite values only), tiny bounds are refused
@@ -1019,7 +1037,7 @@ static void edge_direct(void)
 static void edge_auto_small(void)
 {
     static const size_t totals[] = {1000, 12000, 100000};
-    ghz_comm_t* c = make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 0, 0);
+    ghz_comm_t* c = auto_comm(NULL);
     ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
     size_t ti, i;
     int kind;
@@ -1036,9 +1054,8 @@ static void edge_auto_small(void)
             float lo = INFINITY, hi = -INFINITY, glo, ghi;
             ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
             ghz_status_t st;
-            /* 400 KB: a communicator of its own, whose first two calls measure compression
-             * (the first is set aside: auto_path.h), the third exact */
-            ghz_comm_t* cc = ti == 2 ? make_comm(GHZ_ALGO_AUTO, GHZ_ALGO_AUTO, 0, 0) : c;
+            /* 400 KB: a communicator that compresses from 1 MiB, and one from 256 KiB */
+            ghz_comm_t* cc = ti == 2 ? auto_comm("1M") : c;
             char what[80];
             snprintf(what, sizeof what, "auto small %s %zu",
                      kind == 0 ? "allreduce" : kind == 1 ? "reduce" : "reduce_scatter", total);
@@ -1054,12 +1071,14 @@ static void edge_auto_small(void)
             MPI_Allreduce(&hi, &ghi, 1, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
             acc.bound = 1e-4;
             if (!cc) break;
-            for (int first = 0; cc != c && first < 2; ++first) {
-                st = call_coll(kind, x, y, count, GHZ_F32, GHZ_OP_SUM, root, &acc, cc);
-                ghz_comm_info(cc, &info);
+            if (cc != c) {
+                ghz_comm_t* lo = auto_comm("256K");
+                st = lo ? call_coll(kind, x, y, count, GHZ_F32, GHZ_OP_SUM, root, &acc, lo) : GHZ_ERR_INVALID_ARG;
+                if (lo) ghz_comm_info(lo, &info);
                 CHECK(st == GHZ_SUCCESS && (g_size == 1 || info.path == GHZ_PATH_HOMO),
-                      "%s, call %d: %s, path %d (compressed expected)", what, first + 1, ghz_status_string(st),
+                      "%s, from 256 KiB: %s, path %d (compressed expected)", what, ghz_status_string(st),
                       (int)info.path);
+                ghz_comm_destroy(lo);
             }
             st = call_coll(kind, x, y, count, GHZ_F32, GHZ_OP_SUM, root, &acc, cc);
             CHECK(st == GHZ_SUCCESS, "%s: %s (%s)", what, ghz_status_string(st), ghz_last_error_detail());
@@ -1093,6 +1112,86 @@ static void edge_auto_small(void)
             free(y);
         }
     ghz_comm_destroy(c);
+}
+
+/* Every rank's lossy AUTO call of `n` floats (ABS 0.01): whether it compressed (-1: the
+ * call failed, or the ranks ran different paths, or a value broke the bound). */
+static int auto_compressed(ghz_comm_t* c, size_t n, float* x, float* y)
+{
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+    ghz_status_t st;
+    int got, lo, hi, bad = 0;
+    size_t i;
+    acc.mode = GHZ_EB_ABS;
+    acc.bound = 0.01;
+    acc.path = GHZ_PATH_AUTO;
+    for (i = 0; i < n; i++) x[i] = (float)sin(0.0007 * (double)i + g_rank);
+    st = ALLREDUCE(x, y, n, GHZ_F32, GHZ_OP_SUM, &acc, c);
+    ghz_comm_info(c, &info);
+    for (i = 0; st == GHZ_SUCCESS && i < n && !bad; i++) {
+        double ex = 0;
+        int q;
+        for (q = 0; q < g_size; q++) ex += (float)sin(0.0007 * (double)i + q);
+        bad = !(fabs(y[i] - ex) <= 0.01);
+    }
+    got = st != GHZ_SUCCESS || bad ? -1 : info.path == GHZ_PATH_HOMO;
+    MPI_Allreduce(&got, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&got, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return lo == hi ? lo : -1;
+}
+
+/* AUTO's threshold (auto_rule.h): measured at init, the same on every rank, a power of
+ * two from 64 KiB (or never); GHZ_COLL_AUTO_MIN_BYTES pins it (`never`: no call
+ * compresses); and calls decide by it alone, the same way call after call. */
+static void edge_auto_rule(void)
+{
+    const size_t m = (size_t)1 << 18; /* 1 MiB of floats */
+    float *x = malloc(m * 4), *y = malloc(m * 4);
+    ghz_comm_t* c = auto_comm(NULL);
+    ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+    unsigned long long t, tmin, tmax;
+    int i;
+    if (!c || !x || !y) goto out;
+    ghz_comm_info(c, &info);
+    t = info.auto_min_bytes;
+    MPI_Allreduce(&t, &tmin, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&t, &tmax, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(tmin == tmax, "measured thresholds differ across ranks: %llu to %llu", tmin, tmax);
+    CHECK(g_size == 1 ? info.auto_min_bytes == SIZE_MAX
+                      : info.auto_min_bytes == SIZE_MAX || (info.auto_min_bytes >= ((size_t)64 << 10) &&
+                                                             (info.auto_min_bytes & (info.auto_min_bytes - 1)) == 0),
+          "measured threshold %zu", info.auto_min_bytes);
+    /* the measured threshold decides (where it is a size this test affords) */
+    if (info.auto_min_bytes <= m * 4) {
+        const size_t at = info.auto_min_bytes / 4;
+        CHECK(auto_compressed(c, at, x, y) == 1, "measured %zu: a call of as many bytes did not compress", at * 4);
+        CHECK(auto_compressed(c, at - 1, x, y) == 0, "measured %zu: a call of 4 bytes less compressed", at * 4);
+    } else {
+        CHECK(auto_compressed(c, m, x, y) == 0, "measured %zu: a call of %zu bytes compressed", info.auto_min_bytes,
+              m * 4);
+    }
+    ghz_comm_destroy(c);
+    /* pinned: 1 MiB compresses, 4 bytes less runs exact, every time */
+    c = auto_comm("1M");
+    if (!c) goto out;
+    ghz_comm_info(c, &info);
+    CHECK(info.auto_min_bytes == m * 4, "GHZ_COLL_AUTO_MIN_BYTES=1M: threshold %zu", info.auto_min_bytes);
+    for (i = 0; i < 3; i++) {
+        const int at = auto_compressed(c, m, x, y), below = auto_compressed(c, m - 1, x, y);
+        CHECK(at == (g_size > 1), "1M pinned, call %d of 1 MiB: %d", i, at);
+        CHECK(below == 0, "1M pinned, call %d of 1 MiB - 4: %d (exact expected)", i, below);
+    }
+    ghz_comm_destroy(c);
+    c = auto_comm("never");
+    if (!c) goto out;
+    ghz_comm_info(c, &info);
+    CHECK(info.auto_min_bytes == SIZE_MAX, "GHZ_COLL_AUTO_MIN_BYTES=never: threshold %zu", info.auto_min_bytes);
+    CHECK(auto_compressed(c, m, x, y) == 0, "never: a call of 1 MiB compressed");
+out:
+    ghz_comm_destroy(c);
+    free(x);
+    free(y);
 }
 
 static int run_edge(void)
@@ -1184,8 +1283,8 @@ static int run_edge(void)
             CHECK(0, "REL zeros: element %zu = %g", i, y[i]);
             break;
         }
-    /* GHZ_PATH_AUTO: the first large call compresses (to measure), every call keeps
-     * the bound, and every rank runs the same path */
+    /* GHZ_PATH_AUTO: every call keeps the bound, every rank runs the same path, and
+     * only a call at or above the threshold compresses */
     {
         const size_t m = 300000;
         float *a = malloc(m * 4), *b = malloc(m * 4);
@@ -1204,7 +1303,8 @@ static int run_edge(void)
             MPI_Allreduce(&path, &pmin, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
             MPI_Allreduce(&path, &pmax, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
             CHECK(pmin == pmax, "auto %d: ranks ran different paths", call);
-            CHECK(call > 0 || g_size == 1 || inf.path == GHZ_PATH_HOMO, "auto: the first call did not compress");
+            CHECK(inf.path != GHZ_PATH_HOMO || m * 4 >= inf.auto_min_bytes, "auto %d: compressed below %zu bytes",
+                  call, inf.auto_min_bytes);
             for (i = 0; i < m; i++) {
                 double ex = 0;
                 int q;
@@ -1240,6 +1340,7 @@ static int run_edge(void)
     free(z);
     edge_direct();
     edge_auto_small();
+    edge_auto_rule();
 #ifdef GHZ_TEST_CUDA
     edge_graph();
 #endif

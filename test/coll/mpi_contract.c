@@ -72,7 +72,8 @@ static int run_config(void)
     static const char* const knob[][2] = {
         {"GHZ_COLL_MPI_MAX", "4096"},          {"GHZ_COLL_HOST_PATH_MAX", "0"},
         {"GHZ_COLL_DIRECT_ONE_SHOT_MAX", "0"}, {"GHZ_COLL_CUDA_AWARE_MPI", "0"},
-        {"GHZ_GRAPH_FENCE_TIMEOUT_S", "5"},    {"GHZ_COLL_RANKS_PER_NODE", "2"}};
+        {"GHZ_GRAPH_FENCE_TIMEOUT_S", "5"},    {"GHZ_COLL_RANKS_PER_NODE", "2"},
+        {"GHZ_COLL_AUTO_MIN_BYTES", "1M"}};
     int f;
     size_t i;
     for (f = 0; f < F_N; f++) {

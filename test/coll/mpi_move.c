@@ -661,7 +661,7 @@ static void part_lossy(void)
                   info.logical_bytes <= info.wire_bytes,
               "%s, small noise: %s, %zu wrong, wire %llu bytes for %llu raw", kind_names[kind], ghz_status_string(st),
               t.wrong, (unsigned long long)info.wire_bytes, (unsigned long long)info.logical_bytes);
-        /* AUTO below 64 KiB a block: exact */
+        /* AUTO far below the least threshold (64 KiB for N blocks): exact */
         g_data = 1;
         tiny = rel_acc;
         tiny.path = GHZ_PATH_AUTO;
@@ -671,27 +671,37 @@ static void part_lossy(void)
         CHECK(st == GHZ_SUCCESS && info.lossy && info.eb_abs == 0.0 && info.bound_abs > 0,
               "%s, AUTO small: %s, eb %g", kind_names[kind], ghz_status_string(st), info.eb_abs);
     }
-    /* AUTO from 64 KiB a block chooses by measured times: it measures both paths (which
-     * one wins depends on the machine: oversubscribed ranks make MPI's own call slow) */
-    if (big && g_size > 1) {
+    /* AUTO compresses where N blocks reach the threshold fixed at init (pinned here to
+     * N blocks of 32768 floats), on every rank and on every call; one element less a
+     * block runs exact */
+    if (g_size > 1) {
         ghz_accuracy_t autoacc = rel_acc;
-        int i, exact_calls = 0, compressed_calls = 0;
+        char at[32];
+        ghz_comm_t* pinned;
+        int i;
+        snprintf(at, sizeof at, "%zu", (size_t)g_size * 32768 * 4);
+        setenv("GHZ_COLL_AUTO_MIN_BYTES", at, 1);
+        pinned = make_comm(0, 0, NULL, 0, 0);
+        unsetenv("GHZ_COLL_AUTO_MIN_BYTES");
         autoacc.path = GHZ_PATH_AUTO;
         g_data = 1;
-        for (i = 0; i < 12; i++) {
+        for (i = 0; pinned && i < 6; i++) {
+            const int compress = i % 2 == 0, kind = i < 2 ? ALLGATHER : i < 4 ? ALLTOALL : BCAST;
             ghz_coll_info_t info;
-            call_t k = call_of(ALLGATHER, 0, 32768, GHZ_F32, &autoacc);
+            call_t k = call_of(kind, 0, compress ? 32768 : 32767, GHZ_F32, &autoacc);
             tally_t t = {0, 0, 0.0, 0.0};
             ghz_status_t st;
-            st = one(&k, big, 6, &t, &info);
-            CHECK(st == GHZ_SUCCESS && !t.wrong, "AUTO allgather call %d: %s, %zu wrong", i, ghz_status_string(st),
-                  t.wrong);
-            if (getenv("GHZ_TEST_VERBOSE") && g_rank == 0) printf("AUTO call %d: %s, %.1f us\n", i, info.eb_abs == 0.0 ? "exact" : "compressed", info.time_total * 1e6);
-            exact_calls += info.eb_abs == 0.0;
-            compressed_calls += info.eb_abs > 0.0;
+            int got, lo, hi;
+            st = one(&k, pinned, 6, &t, &info);
+            got = info.eb_abs > 0.0;
+            MPI_Allreduce(&got, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+            MPI_Allreduce(&got, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            CHECK(st == GHZ_SUCCESS && !t.wrong && got == compress && lo == hi,
+                  "AUTO %s of %d floats a block, threshold %s: %s, %zu wrong, %s (ranks %s)", kind_names[kind],
+                  compress ? 32768 : 32767, at, ghz_status_string(st), t.wrong, got ? "compressed" : "exact",
+                  lo == hi ? "agree" : "differ");
         }
-        CHECK(exact_calls >= 1 && compressed_calls >= 1, "AUTO: %d exact and %d compressed calls of 12", exact_calls,
-              compressed_calls);
+        ghz_comm_destroy(pinned);
     }
     ghz_comm_destroy(small);
     ghz_comm_destroy(staged);

@@ -1,7 +1,7 @@
 /* test/coll/test_nccl_host.c: what the NCCL transport decides on the host, without a GPU
  * (CI builds the transport where NCCL is found, and has no GPU): the entries' argument
- * checks, AUTO's size rule from a link's measured time, which (dtype, op) pairs NCCL
- * reduces itself, and the error terms of the nccl algorithm. The calls themselves run in
+ * checks, which (dtype, op) pairs NCCL reduces itself, and the error terms of the nccl
+ * algorithm (AUTO's size rule, every transport's: test_auto_rule.c). The calls themselves run in
  * test_coll_nccl and test_coll_nccl_rank on GPU machines. */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -55,34 +55,6 @@ Test(nccl_host, error_terms_are_the_pairwise_dataflows)
 }
 
 #ifdef GHZ_WITH_NCCL
-/* The time of an exact allreduce of S bytes per rank at a bus bandwidth of gbs GB/s. */
-static double link_time(int N, size_t S, double gbs)
-{
-    return 2.0 * (N - 1) / N * (double)S / (gbs * 1e9);
-}
-
-Test(nccl_host, auto_size_follows_the_link)
-{
-    const size_t S = (size_t)8 << 20;
-    size_t fast, pcie, sock, slower;
-    /* a link about as fast as the codec (NVLink, 216 GB/s measured): never */
-    cr_expect_eq(coll_nccl_auto_min(4, S, link_time(4, S, 216.0)), SIZE_MAX);
-    fast = coll_nccl_auto_min(4, S, link_time(4, S, 100.0));
-    pcie = coll_nccl_auto_min(4, S, link_time(4, S, 30.0));
-    sock = coll_nccl_auto_min(4, S, link_time(4, S, 2.5));
-    slower = coll_nccl_auto_min(4, S, link_time(4, S, 0.5));
-    /* host memory (30 GB/s): 16 MiB; sockets (2.5 GB/s): 1-2 MiB; slower links earlier */
-    cr_expect_eq(pcie, (size_t)16 << 20, "%zu", pcie);
-    cr_expect(sock >= ((size_t)1 << 20) && sock <= ((size_t)2 << 20), "%zu", sock);
-    cr_expect(slower < sock && sock < pcie && pcie <= fast, "%zu %zu %zu %zu", slower, sock, pcie, fast);
-    /* a power of two, so that run-to-run noise in the measured time rarely moves it */
-    cr_expect_eq(pcie & (pcie - 1), 0u);
-    cr_expect_eq(coll_nccl_auto_min(4, S, link_time(4, S, 29.0)), pcie);
-    /* one rank moves nothing; a zero or negative time is no measurement */
-    cr_expect_eq(coll_nccl_auto_min(1, S, 1e-3), SIZE_MAX);
-    cr_expect_eq(coll_nccl_auto_min(4, S, 0.0), SIZE_MAX);
-}
-
 Test(nccl_host, exact_calls_nccl_reduces_itself)
 {
     cr_expect_null(coll_nccl_exact_refusal(GHZ_F32, GHZ_OP_SUM));

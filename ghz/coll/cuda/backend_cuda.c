@@ -49,8 +49,6 @@ typedef struct {
     ghz_coll_range_t* d_range_out; /* that result, as the device writes it */
     cudaEvent_t done;         /* ghz_coll_backend_cuda_mark's */
     int have_done, done_pending;
-    cudaEvent_t end;          /* end_call's: the end of a measured call's work */
-    int have_end, end_pending;
     void *mapped_host, *mapped_dev; /* the last staging buffer cuda_range wrote, as the device sees it */
 } cuda_state_t;
 
@@ -335,22 +333,6 @@ static ghz_status_t record(coll_backend_t* be, cudaEvent_t ev, int* pending)
     return GHZ_SUCCESS;
 }
 
-static ghz_status_t cuda_end_call(coll_backend_t* be)
-{
-    cuda_state_t* s = st_of(be);
-    return record(be, s->end, &s->end_pending);
-}
-
-static ghz_status_t cuda_wait_end(coll_backend_t* be)
-{
-    cuda_state_t* s = st_of(be);
-    cudaError_t e;
-    if (!s->end_pending) return GHZ_SUCCESS;
-    s->end_pending = 0;
-    e = cudaEventSynchronize(s->end);
-    return e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, "cudaEventSynchronize");
-}
-
 ghz_status_t ghz_coll_cuda_gpu_uuid(unsigned char uuid[16])
 {
     struct cudaDeviceProp prop;
@@ -384,9 +366,7 @@ static void cuda_destroy(coll_backend_t* be)
     if (!s) return;
     /* nothing of this backend's may still run when its memory goes */
     if (s->done_pending) cudaEventSynchronize(s->done);
-    if (s->end_pending) cudaEventSynchronize(s->end);
     if (s->have_done) cudaEventDestroy(s->done);
-    if (s->have_end) cudaEventDestroy(s->end);
     ghz_cuda_ctx_destroy(s->ctx);
     cudaFree(s->d_scratch);
     cudaFree(s->d_sum_work);
@@ -434,8 +414,6 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     if (e == cudaSuccess) s->d_range_out = (ghz_coll_range_t*)((char*)dev_h + H_RANGE);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming);
     if (e == cudaSuccess) s->have_done = 1;
-    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->end, cudaEventDisableTiming);
-    if (e == cudaSuccess) s->have_end = 1;
     if (e != cudaSuccess) {
         cuda_destroy(be);
         return coll_cuda_fail(e, "CUDA backend scratch");
@@ -454,8 +432,6 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     be->reduce = cuda_reduce;
     be->scale = cuda_scale;
     be->range = cuda_range;
-    be->end_call = cuda_end_call;
-    be->wait_end = cuda_wait_end;
     be->compress = cuda_compress;
     be->decompress = cuda_decompress;
     be->homo_binary = cuda_homo_binary;

@@ -27,7 +27,6 @@ typedef struct {
     int nonfinite;
     double ratio_seen;     /* the last lossy call's ratio on this rank (0: none) */
     int staged;            /* the host path's copy of the input is made (collectives.c) */
-    double prev_seconds;   /* the time of this rank's previous measured call (< 0: none) */
     uint64_t most[2];      /* reduced to their maxima over ranks (the data-movement calls:
                               the longest block and the farthest block end, movement.c) */
 } coll_call_t;
@@ -38,7 +37,6 @@ typedef struct {
     int nonfinite;         /* some rank has a NaN or infinity */
     double ratio_seen;     /* the smallest over ranks */
     int staged;            /* every rank made its host path copy, and it worked */
-    double prev_seconds;   /* the slowest rank's previous measured call (< 0: some rank has none) */
     uint64_t most[2];      /* the maxima of coll_call_t.most */
 } coll_agreed_t;
 

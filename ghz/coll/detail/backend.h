@@ -75,13 +75,6 @@ struct coll_backend {
                                size_t k, void* out, size_t capacity, size_t* out_size);
     /* Waits for the backend's queued work (no-op on the CPU). */
     ghz_status_t (*sync)(coll_backend_t* be);
-    /* end_call marks the end of the call's work on its stream (nothing while
-     * capturing); wait_end waits on the host until the last mark is reached. A call
-     * that returns before its kernels end leaves them to slow the next call down:
-     * GHZ_PATH_AUTO charges that wait to the call that left it (collectives.c). NULL
-     * where calls end with their work (the CPU). */
-    ghz_status_t (*end_call)(coll_backend_t* be);
-    ghz_status_t (*wait_end)(coll_backend_t* be);
     void (*destroy)(coll_backend_t* be);
     void* state;
 };

@@ -2,7 +2,6 @@
 #ifndef GHZ_COLL_DETAIL_COMM_H
 #define GHZ_COLL_DETAIL_COMM_H
 
-#include "ghz/coll/detail/auto_path.h"
 #include "ghz/coll/detail/backend.h"
 #include "ghz/coll/detail/knobs.h"
 #include "ghz/coll/detail/transport.h"
@@ -52,8 +51,8 @@ struct ghz_comm {
     /* Small exact calls of a CUDA communicator (collectives.c, host_path): a CPU
      * communicator over the same ranks and two pinned buffers of small_auto_bytes;
      * NULL elsewhere. Exact calls take it up to small_bytes per rank, lossy AUTO calls
-     * too small to compress (which run exact) up to small_auto_bytes: at least
-     * COLL_AUTO_LOSSY_MIN_BYTES, 0 when the host path is off (comm.c). */
+     * that AUTO runs exact up to small_auto_bytes: at least COLL_AUTO_LOSSY_MIN_BYTES
+     * (auto_rule.h), 0 when the host path is off (comm.c). */
     ghz_comm_t* host;
     unsigned char *small_in, *small_out;
     size_t small_bytes, small_auto_bytes;
@@ -70,22 +69,16 @@ struct ghz_comm {
     uint64_t allocations;
     double last_ratio;       /* compression ratio of the last lossy call (auto choice) */
     uint64_t lossy_calls;    /* lossy calls so far (the same on every rank) */
-    /* Recent calls' times per size class, exact and compressed: what GHZ_PATH_AUTO
-     * decides by (auto_path.h). A call's time enters it at the next call's agreement,
-     * as the slowest rank's (auto_seconds of the call of auto_bytes, auto_exact; 0
-     * bytes: none), so that every rank keeps the same times and decides alike. */
-    coll_auto_t autop;
-    size_t auto_bytes;
-    int auto_exact;
-    /* The same for the data-movement calls (movement.c), one table per collective: a
-     * call's time enters its collective's table at the next data-movement agreement. */
-    coll_auto_t move_autop[5];
-    size_t move_auto_bytes;
-    int move_auto_exact, move_auto_table;
-    double move_auto_seconds;
+    /* GHZ_PATH_AUTO's threshold, frozen at init and the same on every rank
+     * (auto_rule.h): lossy AUTO calls of at least auto_min bytes per rank compress
+     * (SIZE_MAX: none). The calibration behind it: an exact allreduce of auto_cal_bytes
+     * per rank in auto_link_s seconds, the slowest rank's (0: none, pinned or one rank;
+     * children of a two-level communicator and the host path's never decide a call). */
+    size_t auto_min;
+    double auto_link_s;
+    size_t auto_cal_bytes;
     int auto_trace;        /* GHZ_COLL_AUTO_TRACE=1: rank 0 prints each AUTO decision; 2: and
                             * every lossy or staged call's times, phase by phase */
-    double auto_seconds;
     /* Where a staged lossy call's range comes from: from this many bytes per rank on, the
      * GPU's range kernel, which makes the copy too (one kernel and one wait, with a GPU
      * per rank); below, a scan of the host copy (where ranks share a GPU, whose every

@@ -24,7 +24,7 @@ typedef struct {
     size_t host_path_max;      /* GHZ_COLL_HOST_PATH_MAX (bytes; COLL_KNOB_UNSET) */
     size_t one_shot_max;       /* GHZ_COLL_DIRECT_ONE_SHOT_MAX (bytes; COLL_KNOB_UNSET) */
     size_t auto_min_bytes;     /* GHZ_COLL_AUTO_MIN_BYTES (bytes, COLL_KNOB_NEVER or
-                                  COLL_KNOB_UNSET): NCCL AUTO's threshold, pinned */
+                                  COLL_KNOB_UNSET): AUTO's threshold, pinned (auto_rule.h) */
     int cuda_aware_mpi;        /* GHZ_COLL_CUDA_AWARE_MPI: 1 (default: use it where MPI
                                   says it is CUDA-aware) or 0 */
     double fence_timeout_s;    /* GHZ_GRAPH_FENCE_TIMEOUT_S: seconds (default 60) */

@@ -53,7 +53,7 @@ ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const mv_t* k);
  * side (the algorithms and NCCL's groups move only the other ranks' blocks): its bytes
  * (0: nothing to copy, in place or no such block) and the two places. */
 size_t coll_mv_own_block(const ghz_comm_t* c, const mv_t* k, const unsigned char** src, unsigned char** dst);
-/* The call's fields for the agreement, and the time of the last measured call. */
+/* The call's fields for the agreement. */
 void coll_mv_fields(const ghz_comm_t* c, const mv_t* k, ghz_status_t st, coll_call_t* mine);
 
 #endif

@@ -27,15 +27,9 @@ ghz_status_t coll_nccl_create(ghz_comm_t* c, const ghz_coll_unique_id_t* id);
 void coll_nccl_destroy(ghz_comm_t* c, int abort);
 /* w[0..n) = the maximum over ranks of every rank's w[0..n), through NCCL. */
 ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int n);
-/* Measures the link (an exact NCCL allreduce) and fixes, the same on every rank, the
- * least bytes per rank from which AUTO compresses (SIZE_MAX: never). Collective. */
+/* Measures the link (an exact NCCL allreduce) and fixes AUTO's threshold, the same on
+ * every rank (auto_rule.h, coll_auto_freeze). Collective. */
 ghz_status_t coll_nccl_calibrate(ghz_comm_t* c);
-/* The bytes per rank from which AUTO compresses, for a link whose exact allreduce of S
- * bytes per rank took t seconds on N ranks (nccl_comm.c's model); SIZE_MAX: never. */
-size_t coll_nccl_auto_min(int N, size_t S, double t);
-/* AUTO: whether a lossy call of `bytes` of input per rank compresses (every input of
- * the rule is agreed: the calibration, and the global ratio of the last compressed call). */
-int coll_nccl_auto_compresses(const ghz_comm_t* c, size_t bytes);
 /* The ratio AUTO keeps: a compressed call's bytes before over after compression, over
  * every rank (the same number on every rank); reset before the call's rounds. */
 void coll_nccl_call_reset(ghz_comm_t* c);

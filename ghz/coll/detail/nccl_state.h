@@ -18,9 +18,6 @@ struct coll_nccl {
     int64_t* h_ctl;
     unsigned char* h_rec;   /* pinned: every rank's record of a round (algo_nccl.c) */
     size_t rec_bytes;       /* its capacity */
-    size_t auto_min;        /* AUTO compresses calls of at least this many bytes per rank */
-    double link_seconds;    /* the calibration's exact allreduce, per call (0: none) */
-    size_t cal_bytes;       /* ... of this many bytes per rank */
     /* the current call's bytes before and after compression, over every rank (phase 1
      * of every round): the ratio AUTO keeps, the same on every rank */
     double call_raw, call_wire;

@@ -1,19 +1,9 @@
 /* ghz/coll/nccl/nccl_comm.c: the NCCL communicator of a ghz communicator, its control
  * plane, and the calibration that AUTO decides by (detail/nccl.h; COLL.md, NCCL).
  *
- * AUTO on NCCL, and why it is a rule fixed at init: an exact call is NCCL's own, whose
- * time the link sets (t = k S / B: S bytes per rank, k = 2 (N-1) / N for an allreduce,
- * B NCCL's bus bandwidth); a compressed call moves S / r bytes (r the ratio) and pays
- * GPU work (about S / G) and a fixed cost F (the host reads sizes and statuses three
- * times a call). Compressing wins from S* = F / (k (1 - 1/r) / B - 1/G), and never
- * where the bracket is not positive (a link as fast as the codec: NVLink). B is
- * measured once, at init, by timing NCCL's allreduce; every rank takes the slowest
- * rank's time, so S* is the same everywhere, and it is rounded up to a power of two
- * with a factor 2 of margin, so that the small run-to-run spread of B does not move
- * it. F, G and r are the constants below. A call then compresses iff its size is at
- * least S* (and the last compressed call's ratio was worth it: collectives.c), which
- * every rank decides alike without a message, and GHZ_COLL_DEBUG=INFO prints. */
-#include <math.h>
+ * AUTO's rule is every transport's (auto_rule.h): the link is measured once, at init,
+ * by timing NCCL's own exact allreduce (what AUTO's exact path runs here), and the
+ * threshold fixed from the slowest rank's time. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,17 +13,12 @@
 #include <nccl.h>
 
 #include "ghz/coll/detail/agree.h"
+#include "ghz/coll/detail/auto_rule.h"
 #include "ghz/coll/detail/backend_cuda.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/nccl_state.h"
 #include "ghz/detail/error.h"
 
-/* The compressed path's fixed cost per call (seconds), its GPU work per byte of input
- * per rank (compress, combine, decompress: bytes per second), and the ratio assumed
- * before a call has measured one. */
-#define AUTO_FIXED_S 150e-6
-#define AUTO_CODEC_BPS 200e9
-#define AUTO_RATIO 2.0
 /* The calibration's exact allreduce: bytes per rank, untimed and timed calls. */
 #define CAL_BYTES ((size_t)8 << 20)
 #define CAL_WARMUP 2
@@ -76,7 +61,6 @@ ghz_status_t coll_nccl_create(ghz_comm_t* c, const ghz_coll_unique_id_t* id)
     c->nccl = n = (coll_nccl_t*)calloc(1, sizeof *n);
     if (!n) return ghz_fail(GHZ_ERR_NOMEM, "NCCL state");
     c->allocations++;
-    n->auto_min = SIZE_MAX;
     /* the id: rank 0's, by MPI; or the caller's */
     if (c->mpi != MPI_COMM_NULL) {
         int rc;
@@ -161,80 +145,38 @@ ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int nw)
     return GHZ_SUCCESS;
 }
 
-size_t coll_nccl_auto_min(int N, size_t S, double t)
+/* NCCL's exact allreduce over the pool (what it holds does not change NCCL's time),
+ * timed by events on the control stream. */
+static ghz_status_t time_exact(ghz_comm_t* c, size_t S, double* seconds)
 {
-    const double k = 2.0 * (N - 1) / N, B = k * (double)S / t;
-    const double gain = k * (1.0 - 1.0 / AUTO_RATIO) / B - 1.0 / AUTO_CODEC_BPS;
-    double s;
-    size_t p = 4096;
-    if (N < 2 || !(t > 0.0) || !(gain > 0.0)) return SIZE_MAX;
-    s = 2.0 * AUTO_FIXED_S / gain;
-    while ((double)p < s && p < ((size_t)1 << 40)) p <<= 1;
-    return p;
+    coll_nccl_t* n = c->nccl;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    ghz_status_t st = GHZ_SUCCESS;
+    float ms = 0.0f;
+    int i;
+    if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
+        st = ghz_fail(GHZ_ERR_CUDA, "cudaEventCreate (calibration)");
+    for (i = 0; i < CAL_WARMUP + CAL_TIMED && st == GHZ_SUCCESS; i++) {
+        ncclResult_t r;
+        if (i == CAL_WARMUP) cudaEventRecord(e0, n->ctl_stream);
+        r = ncclAllReduce(c->pool, c->pool, S / 4, ncclFloat32, ncclSum, n->comm, n->ctl_stream);
+        if (r != ncclSuccess) st = coll_nccl_fail(r, "ncclAllReduce (calibration)");
+    }
+    if (st == GHZ_SUCCESS) {
+        cudaEventRecord(e1, n->ctl_stream);
+        if (cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess)
+            st = ghz_fail(GHZ_ERR_CUDA, "calibration timing");
+    }
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    *seconds = ms * 1e-3 / CAL_TIMED;
+    return st;
 }
 
 ghz_status_t coll_nccl_calibrate(ghz_comm_t* c)
 {
-    coll_nccl_t* n = c->nccl;
     size_t S = CAL_BYTES < c->pool_bytes / 2 ? CAL_BYTES : c->pool_bytes / 2;
-    cudaEvent_t e0 = NULL, e1 = NULL;
-    ghz_status_t st = GHZ_SUCCESS;
-    float ms = 0.0f;
-    int64_t w[2];
-    int i;
-    double t;
-    S &= ~(size_t)15;
-    if (c->knobs.auto_min_bytes != COLL_KNOB_UNSET) {
-        /* pinned by the user (GHZ_COLL_AUTO_MIN_BYTES, knobs.c): no measurement */
-        n->auto_min = c->knobs.auto_min_bytes == COLL_KNOB_NEVER ? SIZE_MAX : c->knobs.auto_min_bytes;
-        n->link_seconds = 0.0;
-    } else if (c->size > 1) {
-        /* NCCL's exact allreduce over the pool (what it holds does not change NCCL's time) */
-        if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
-            st = ghz_fail(GHZ_ERR_CUDA, "cudaEventCreate (calibration)");
-        for (i = 0; i < CAL_WARMUP + CAL_TIMED && st == GHZ_SUCCESS; i++) {
-            ncclResult_t r;
-            if (i == CAL_WARMUP) cudaEventRecord(e0, n->ctl_stream);
-            r = ncclAllReduce(c->pool, c->pool, S / 4, ncclFloat32, ncclSum, n->comm, n->ctl_stream);
-            if (r != ncclSuccess) st = coll_nccl_fail(r, "ncclAllReduce (calibration)");
-        }
-        if (st == GHZ_SUCCESS) {
-            cudaEventRecord(e1, n->ctl_stream);
-            if (cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess)
-                st = ghz_fail(GHZ_ERR_CUDA, "calibration timing");
-        }
-        if (e0) cudaEventDestroy(e0);
-        if (e1) cudaEventDestroy(e1);
-        if (st != GHZ_SUCCESS) return st;
-        n->link_seconds = ms * 1e-3 / CAL_TIMED;
-        n->auto_min = coll_nccl_auto_min(c->size, S, n->link_seconds);
-    }
-    /* the same on every rank: the slowest rank's time, the largest threshold */
-    t = n->link_seconds;
-    memcpy(&w[0], &t, sizeof t); /* (a non-negative double's bits order as integers) */
-    w[1] = n->auto_min == SIZE_MAX ? INT64_MAX : (int64_t)n->auto_min;
-    st = coll_ctl_max(c, w, 2);
-    if (st != GHZ_SUCCESS) return st;
-    memcpy(&n->link_seconds, &w[0], sizeof t);
-    n->auto_min = w[1] == INT64_MAX ? SIZE_MAX : (size_t)w[1];
-    n->cal_bytes = S;
-    if (c->rank == 0 && c->knobs.debug_info) {
-        const double k = c->size > 1 ? 2.0 * (c->size - 1) / c->size : 0.0;
-        char from[64];
-        if (n->auto_min == SIZE_MAX) snprintf(from, sizeof from, "never");
-        else snprintf(from, sizeof from, "%zu bytes per rank on", n->auto_min);
-        fprintf(stderr,
-                "ghz coll: NCCL transport, %d ranks; link: exact allreduce of %zu bytes per rank in %.1f us (busbw "
-                "%.2f GB/s); lossy AUTO calls compress %s\n",
-                c->size, S, n->link_seconds * 1e6, n->link_seconds > 0 ? k * (double)S / n->link_seconds * 1e-9 : 0.0,
-                from);
-    }
-    return GHZ_SUCCESS;
-}
-
-int coll_nccl_auto_compresses(const ghz_comm_t* c, size_t bytes)
-{
-    return c->nccl && c->nccl->auto_min != SIZE_MAX && bytes >= c->nccl->auto_min;
+    return coll_auto_freeze(c, S & ~(size_t)15, time_exact);
 }
 
 void coll_nccl_call_reset(ghz_comm_t* c)

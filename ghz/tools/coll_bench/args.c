@@ -36,7 +36,7 @@ static void usage(FILE* f)
 "                       two_level_multi ipc_direct mpi (default auto)\n"
 "  --rel X | --abs X    bound on the FINAL result of the lossy rows (default --rel 1e-4)\n"
 "  --paths LIST         rows per size among homo,doc,exact,mpi, auto (ghz's own choice\n"
-"                       of compressed or exact, as it measures: not in the default) and,\n"
+"                       of compressed or exact by its threshold: not in the default) and,\n"
 "                       with --backend cuda, mpi-pinned (default all the others)\n"
 "  --pool B, --chunk B  ghz communicator pool and pipeline chunk (default: library's)\n"
 "  --threads N          ghz CPU compute threads (0 = all; default 1)\n"
