@@ -6,16 +6,11 @@ CuPy and PyTorch are used where installed; ghz.to_device makes device arrays wit
 them. Runs under pytest, or alone on a machine without it:
     PYTHONPATH=BUILD/ghz/python/pkg python3 test/python/test_cuda.py
 """
-import sys
-
-try:
-    import pytest
-except ImportError:  # run alone (see the docstring)
-    pytest = None
-
 import numpy as np
 
 import ghz
+import standalone
+from standalone import raises, skip
 
 
 class CudaArray:
@@ -26,15 +21,6 @@ class CudaArray:
         self.__cuda_array_interface__ = {
             "shape": shape, "typestr": typestr, "strides": strides, "version": 3,
             "data": (ptr, readonly), "mask": mask, "stream": None}
-
-
-def raises(exc, fn, match=None):
-    try:
-        fn()
-    except exc as e:
-        assert match is None or match in str(e), str(e)
-        return e
-    raise AssertionError(f"{fn} did not raise {exc.__name__}")
 
 
 def test_interfaces_are_checked_before_any_device_work():
@@ -201,25 +187,5 @@ def test_gpu_speed_against_the_cpu_codec_is_printed_not_judged():
           f"decompress {a.nbytes / td / 1e9:.1f} GB/s (each call synchronises its stream)")
 
 
-STANDALONE = False
-
-
-def skip(why):
-    if pytest is not None and not STANDALONE:
-        pytest.skip(why)
-    print(f"  skipped: {why}")
-
-
 if __name__ == "__main__":
-    STANDALONE = True
-    failed = 0
-    for name, fn in sorted(globals().items()):
-        if name.startswith("test_") and callable(fn):
-            try:
-                fn()
-                print(f"{name}: ok")
-            except Exception as e:  # report every test, then the count
-                failed += 1
-                print(f"{name}: FAILED: {type(e).__name__}: {e}")
-    print(f"{failed} failed" if failed else "all passed")
-    sys.exit(1 if failed else 0)
+    standalone.main(globals())
