@@ -1,7 +1,8 @@
 """The functions of the ghz package: thin wrappers over the C library (ghz._ghz).
 
-Every array is taken as it is, without a copy, through the buffer protocol: it must be
-C-contiguous float32 or float64 in native byte order. A strided view is refused with a
+Every array is taken as it is, without a copy, through the buffer protocol, DLPack
+(__dlpack__) or the CUDA Array Interface: it must be C-contiguous float32 or float64 in
+native byte order. A strided view is refused with a
 ValueError (copy it yourself with numpy.ascontiguousarray), another dtype with a
 TypeError, and every failure of the library raises GhzError (a ValueError) with ghz's
 status code and detail message. The GIL is released while ghz works, so threads that
@@ -74,15 +75,17 @@ def _where(obj: Any) -> int:
             return _DL_DEV
         if kind == _DL_CPU:
             return _HOST if _ghz.has_buffer(obj) else _DL_HOST
-        if hasattr(obj, _CAI):
+        if _has_cai(obj):
             return _CAI_DEV
         raise TypeError(f"ghz: a DLPack array on device type {kind}: ghz takes CPU (1) and "
                         "CUDA (2) memory")
-    return _CAI_DEV if hasattr(obj, _CAI) else _HOST
+    return _CAI_DEV if _has_cai(obj) else _HOST
 
 
-def _on_device(obj: Any) -> bool:
-    return obj is not None and _where(obj) in (_CAI_DEV, _DL_DEV)
+def _has_cai(obj: Any) -> bool:
+    # On the type first (CuPy, Numba, ghz.DeviceBuffer: a property), which hasattr()
+    # would evaluate, building the interface's dict once more per call.
+    return hasattr(type(obj), _CAI) or _CAI in getattr(obj, "__dict__", ())
 
 
 def _no_cuda(what: str) -> TypeError:
@@ -220,8 +223,8 @@ def compress(
 
     Args:
         array: any C-contiguous buffer of float32 or float64 (numpy.ndarray,
-            array.array, memoryview), of any shape; it is read in memory order and not
-            copied.
+            array.array, memoryview), or a DLPack array (__dlpack__: a PyTorch or JAX
+            CPU tensor), of any shape; it is read in memory order and not copied.
         mode: "rel" or "abs".
         bound: the bound, finite and > 0.
         fill: a fill value (netCDF's _FillValue), or None.
@@ -229,14 +232,18 @@ def compress(
         nthreads: CPU threads (0: all). The output is the same for every value.
         value_range: REL's range (min, max), or None to scan the array.
         stream: CUDA arrays only: the stream to run on (an int handle, a CuPy or
-            PyTorch stream); default the array's own (__cuda_array_interface__), else
-            the default stream. The call waits for its work on that stream.
+            PyTorch stream); default, for a DLPack array, its library's current stream
+            (PyTorch's, CuPy's; else the legacy default stream), which is also passed
+            to its __dlpack__ so that the producer's pending work comes first; for a
+            CUDA Array Interface array its interface's "stream", else the legacy
+            default stream. The call waits for its work on that stream.
 
     Returns:
         The stream as bytes: one frame, or several for arrays of more than
         FRAME_ELEMS values. The shape is not stored (decompress returns a flat array).
-        For a CUDA array (an object with __cuda_array_interface__: CuPy, PyTorch,
-        Numba; built with the CUDA codec), one frame in device memory, a
+        For a CUDA array (DLPack on kDLCUDA: PyTorch, CuPy, JAX; or
+        __cuda_array_interface__: Numba, ghz.DeviceBuffer; built with the CUDA
+        codec), one frame in device memory, a
         DeviceBuffer (cupy.asarray views it; tobytes() copies it to the host); the
         GPU writes the same bytes as the CPU. nthreads does not apply and checksum is
         not supported there yet.
@@ -288,14 +295,17 @@ def decompress(
     """Decompresses a ghz stream (one or more frames).
 
     Args:
-        frame: the stream: bytes, bytearray, memoryview or any contiguous buffer.
+        frame: the stream: bytes, bytearray, memoryview or any contiguous buffer (or
+            a DLPack array of bytes).
         out: None, or a writable C-contiguous array of the stream's dtype and exactly
-            its number of values (any shape), which receives the values.
+            its number of values (any shape), which receives the values: a buffer, a
+            DLPack array, or a CUDA array.
         nthreads: CPU threads (0: all).
         max_frame_bytes: the largest frame accepted, in decoded bytes (0: no limit);
             a larger one raises GhzError with Status.ERR_LIMIT before anything is
             allocated for it.
-        stream: CUDA only, as for compress.
+        stream: CUDA only, as for compress (the default comes from ``out`` first,
+            then from ``frame``).
 
     Returns:
         ``out`` when given; otherwise a new 1-D numpy array (a memoryview of format
