@@ -254,11 +254,19 @@ def part_gpu(fields, tmp):
     if not lib:
         print("\n(no shared libghz with CUDA: --libghz; GPU part skipped)")
         return
+    try:
+        import torch
+
+        if not torch.cuda.is_available():
+            torch = None
+    except ImportError:
+        torch = None
     c = ctypes.CDLL(lib)
     c.ghz_compress_bound.restype = ctypes.c_size_t
     c.ghz_compress_bound.argtypes = [ctypes.c_size_t, ctypes.c_int]
     relief = dict((n, a) for n, a, _ in fields).get("etopo5_relief", fields[0][1]).reshape(-1)
-    rows = []
+    repeat = max(ARGS.repeat, 20)  # calls of 0.03-0.2 ms: more of them for the best
+    rows, worst = [], []
     for dtype, n in (("f32", 1 << 24), ("f64", 1 << 23)):
         a = np.resize(relief, n).astype(np.float32 if dtype == "f32" else np.float64)
         code = 1 if dtype == "f32" else 2
@@ -269,6 +277,10 @@ def part_gpu(fields, tmp):
         cfg = CtxConfig(ctypes.sizeof(CtxConfig), -1, 1, a.size)
         ctx = ctypes.c_void_p()
         assert c.ghz_cuda_ctx_create(ctypes.byref(cfg), ctypes.byref(ctx)) == 0
+        # PyTorch tensors (DLPack, PyTorch's current stream: its default one here, the
+        # stream of the C calls) over the same memory as the DeviceBuffers.
+        t_src = torch.as_tensor(d_src, device="cuda") if torch else None
+        t_out = torch.as_tensor(d_out, device="cuda") if torch else None
         for rel in ARGS.bounds:
             p = Params()
             c.ghz_params_init(ctypes.byref(p))
@@ -291,23 +303,40 @@ def part_gpu(fields, tmp):
 
             c_compress()  # warm-up: each side's context and workspace
             ghz.compress(d_src, "rel", rel)
-            tc, _, _ = timed(c_compress, ARGS.repeat)
-            td, _, _ = timed(c_decompress, ARGS.repeat)
-            pc, _, frame = timed(lambda: ghz.compress(d_src, "rel", rel), ARGS.repeat)
+            tc, _, _ = timed(c_compress, repeat)
+            td, _, _ = timed(c_decompress, repeat)
+            pc, _, frame = timed(lambda: ghz.compress(d_src, "rel", rel), repeat)
             assert frame.nbytes == dst.size
-            pd, _, _ = timed(lambda: ghz.decompress(frame), ARGS.repeat)
-            po, _, _ = timed(lambda: ghz.decompress(frame, out=d_out), ARGS.repeat)
+            pd, _, _ = timed(lambda: ghz.decompress(frame), repeat)
+            po, _, _ = timed(lambda: ghz.decompress(frame, out=d_out), repeat)
             gb = a.nbytes / 1e9
-            rows.append([dtype, f"{rel:g}", f"{a.nbytes / dst.size:.2f}", f"{gb / tc:.1f}",
-                         f"{gb / pc:.1f}", f"{100 * tc / pc:.0f} %", f"{gb / td:.1f}",
-                         f"{gb / pd:.1f}", f"{100 * td / pd:.0f} %", f"{gb / po:.1f}",
-                         f"{100 * td / po:.0f} %"])
+            row = [dtype, f"{rel:g}", f"{a.nbytes / dst.size:.2f}", f"{gb / tc:.0f}",
+                   f"{gb / pc:.0f}", f"{100 * tc / pc:.0f} %"]
+            worst += [tc / pc, td / po]
+            if torch is not None:
+                ghz.compress(t_src, "rel", rel)
+                tpc, _, tframe = timed(lambda: ghz.compress(t_src, "rel", rel), repeat)
+                assert tframe.nbytes == dst.size
+                tpo, _, _ = timed(lambda: ghz.decompress(frame, out=t_out), repeat)
+                worst += [tc / tpc, td / tpo]
+                row += [f"{gb / tpc:.0f}", f"{100 * tc / tpc:.0f} %"]
+            else:
+                row += ["-", "-"]
+            row += [f"{gb / td:.0f}", f"{gb / pd:.0f}", f"{100 * td / pd:.0f} %",
+                    f"{gb / po:.0f}", f"{100 * td / po:.0f} %"]
+            row += [f"{gb / tpo:.0f}", f"{100 * td / tpo:.0f} %"] if torch is not None else ["-", "-"]
+            rows.append(row)
         c.ghz_cuda_ctx_destroy(ctx)
     table(f"ghz from Python vs the C library on the GPU (ghz_cuda_*_sync, default stream), "
-          f"64 MiB, GB/s of raw data, wall time, best of {ARGS.repeat}",
-          ["dtype", "REL", "ratio", "C compress", "Python compress", "Python/C",
-           "C decompress", "Python decompress()", "Python/C", "Python decompress(out=)",
-           "Python/C"], rows)
+          f"64 MiB, GB/s of raw data, wall time, best of {repeat}",
+          ["dtype", "REL", "ratio", "C compress", "Python compress (DeviceBuffer)", "Python/C",
+           "Python compress (torch, DLPack)", "Python/C", "C decompress",
+           "Python decompress()", "Python/C", "Python decompress(out=DeviceBuffer)",
+           "Python/C", "Python decompress(out=torch)", "Python/C"], rows)
+    # decompress() allocates its output (a cached block after the first call); the
+    # target is for the calls on the caller's arrays.
+    print(f"\nPython/C on the GPU, compress and decompress(out=): lowest "
+          f"{100 * min(worst):.0f} % (target >= 90 %: {'met' if min(worst) >= 0.9 else 'MISSED'})")
 
 
 # ---- 2. HDF5 ---------------------------------------------------------------------------

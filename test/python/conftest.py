@@ -5,7 +5,6 @@ there, else the generated ones of ghz-datagen (the build's, named by GHZ_DATAGEN
 small fields made here with numpy (so the tests run from any checkout). CTest sets the
 environment (test/python/CMakeLists.txt).
 """
-import json
 import os
 import shutil
 import subprocess
@@ -14,25 +13,11 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-REAL_DIR = os.environ.get("GHZ_REAL_DIR", os.path.join(ROOT, "datasets", "out", "real"))
+from realfields import real_fields as _real_fields  # noqa: E402
+
 # ghz-datagen's fields at sizes that keep the suite to seconds, and their fill values.
 DATAGEN = [("wave3d", (64, 64, 32), None), ("smooth2d", (512, 256, 1), None),
            ("noisy2d", (512, 256, 1), None), ("ocean2d", (720, 360, 1), -1e34)]
-REAL_MAX_VALUES = 1 << 21  # a window of the larger real fields: the bound is per value
-
-
-def _real_fields():
-    path = os.path.join(REAL_DIR, "manifest.json")
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        m = json.load(f)
-    out = []
-    for fld in m["fields"] if isinstance(m, dict) else m:
-        a = np.fromfile(os.path.join(REAL_DIR, fld["file"]), dtype="<f4")[:REAL_MAX_VALUES]
-        out.append(("real:" + fld["name"], a, fld.get("fill")))
-    return out
 
 
 def _datagen_fields(tmp):

@@ -1,21 +1,19 @@
-"""CUDA arrays (__cuda_array_interface__) on the CUDA codec.
+"""CUDA arrays (__cuda_array_interface__ and DLPack) on the CUDA codec.
 
 The checks of an array's interface run everywhere (a stand-in object describes the
 array); the round trips need a build with the CUDA codec and a GPU, and skip otherwise.
-CuPy and PyTorch are used where installed; ghz.to_device makes device arrays without
-them. Runs under pytest, or alone on a machine without it:
+The fields are the real ones of datasets/out/real (realfields.py) when present. CuPy
+and PyTorch are used where installed (each through DLPack, its default path, and
+through the CUDA Array Interface alone); ghz.to_device makes device arrays without
+them. Runs under pytest, or alone on a machine without it (standalone.py):
     PYTHONPATH=BUILD/ghz/python/pkg python3 test/python/test_cuda.py
 """
-import sys
-
-try:
-    import pytest
-except ImportError:  # run alone (see the docstring)
-    pytest = None
-
 import numpy as np
 
 import ghz
+import standalone
+from realfields import real_fields
+from standalone import raises, skip
 
 
 class CudaArray:
@@ -26,15 +24,6 @@ class CudaArray:
         self.__cuda_array_interface__ = {
             "shape": shape, "typestr": typestr, "strides": strides, "version": 3,
             "data": (ptr, readonly), "mask": mask, "stream": None}
-
-
-def raises(exc, fn, match=None):
-    try:
-        fn()
-    except exc as e:
-        assert match is None or match in str(e), str(e)
-        return e
-    raise AssertionError(f"{fn} did not raise {exc.__name__}")
 
 
 def test_interfaces_are_checked_before_any_device_work():
@@ -89,48 +78,74 @@ def test_without_a_gpu_a_clear_error():
         assert e.status in (ghz.Status.ERR_NO_DEVICE, ghz.Status.ERR_CUDA), e
 
 
-def fields():
+def made_field():
     rng = np.random.default_rng(7)
     x = np.linspace(0, 30, 1 << 20)
     a = (np.sin(x) * 40 + 280 + rng.normal(0, 0.5, x.size)).astype(np.float32)
     a[::97] = -1e34
     a[5::1013] = np.nan
-    return a, -1e34
+    return "made", a, -1e34
+
+
+def fields():
+    """[(name, float32 array, fill or None)]: the real fields, else a made one."""
+    return real_fields() or [made_field()]
+
+
+def one_field():
+    """A real field with a fill value (an ocean field) where there is one."""
+    got = fields()
+    return next((f for f in got if f[2] is not None), got[0])
+
+
+def abs_bound(a, fill, rel):
+    keep = np.isfinite(a)
+    if fill is not None:
+        keep &= a != a.dtype.type(fill)
+    return rel * float(a[keep].max() - a[keep].min())
 
 
 def check(a, b, e, fill):
-    special = ~np.isfinite(a) | (a == a.dtype.type(fill))
+    """Every value within e; NaN, Inf and the fill value bit for bit."""
+    b = np.asarray(b)
+    special = ~np.isfinite(a)
+    if fill is not None:
+        special |= a == a.dtype.type(fill)
     assert np.array_equal(a[special].view(np.uint8), b[special].view(np.uint8))
     err = np.abs(a[~special].astype(np.float64) - b[~special])
-    assert err.max() <= e, (err.max(), e)
+    assert err.size == 0 or err.max() <= e, (err.max(), e)
 
 
-def test_gpu_round_trip_equals_the_cpu_bytes():
+def test_gpu_round_trip_of_the_real_fields_equals_the_cpu():
     if not gpu():
         return skip("no CUDA codec or no GPU")
-    a, fill = fields()
-    for dtype in (np.float32, np.float64):
-        h = a.astype(dtype)
-        d = ghz.to_device(h)
-        for mode, bound in (("rel", 1e-4), ("abs", 1e-2)):
-            frame = ghz.compress(d, mode, bound, fill)
-            assert isinstance(frame, ghz.DeviceBuffer) and frame.typestr == "|u1"
-            host = ghz.compress(h, mode, bound, fill)
-            assert frame.tobytes() == host  # FORMAT.md: the GPU writes the CPU's bytes
-            vals = ghz.decompress(frame)  # a new DeviceBuffer of values
-            assert vals.typestr == ("<f4" if dtype == np.float32 else "<f8")
-            back = np.frombuffer(vals.tobytes(), dtype)
-            check(h, back, ghz.info(frame).abs_bound, fill)
-            out = ghz.to_device(np.zeros_like(h))
-            assert ghz.decompress(host, out=out) is out  # a host frame into device memory
-            assert np.array_equal(np.frombuffer(out.tobytes(), dtype), back)
+    for name, a, fill in fields():
+        for dtype in (np.float32, np.float64):
+            h = a.astype(dtype)
+            d = ghz.to_device(h)
+            for mode, bound in (("rel", 1e-4), ("abs", abs_bound(h, fill, 1e-3))):
+                frame = ghz.compress(d, mode, bound, fill)
+                assert isinstance(frame, ghz.DeviceBuffer) and frame.typestr == "|u1"
+                host = ghz.compress(h, mode, bound, fill)
+                # FORMAT.md: the GPU writes the CPU's bytes.
+                assert frame.tobytes() == host, (name, dtype, mode)
+                vals = ghz.decompress(frame)  # a new DeviceBuffer of values
+                assert vals.typestr == ("<f4" if dtype == np.float32 else "<f8")
+                back = np.frombuffer(vals.tobytes(), dtype)
+                check(h, back, ghz.info(frame).abs_bound, fill)
+                # The CPU decoder gives the GPU decoder's values, bit for bit.
+                assert np.array_equal(ghz.decompress(frame.tobytes()).view(np.uint8),
+                                      back.view(np.uint8)), (name, dtype, mode)
+                out = ghz.to_device(np.zeros_like(h))
+                assert ghz.decompress(host, out=out) is out  # a host frame into device memory
+                assert np.array_equal(np.frombuffer(out.tobytes(), dtype), back)
 
 
 def test_gpu_errors():
     if not gpu():
         return skip("no CUDA codec or no GPU")
-    a, fill = fields()
-    host = bytearray(ghz.compress(a, "abs", 1e-2, fill, checksum=True))
+    _, a, fill = one_field()
+    host = bytearray(ghz.compress(a, "abs", abs_bound(a, fill, 1e-3), fill, checksum=True))
     host[len(host) // 2] ^= 0x40
     out = ghz.to_device(np.zeros_like(a))
     e = raises(ghz.GhzError, lambda: ghz.decompress(bytes(host), out=out))
@@ -140,43 +155,176 @@ def test_gpu_errors():
     raises(ValueError, lambda: ghz.compress(ghz.to_device(a), checksum=True), "checksum")
 
 
-def test_cupy_and_torch_arrays_on_their_streams():
+def torch_cuda():
+    """torch, where it is installed and sees a GPU, and ghz has one."""
     if not gpu():
         return skip("no CUDA codec or no GPU")
-    a, fill = fields()
-    ran = 0
-    try:
-        import cupy
-    except ImportError:
-        cupy = None
-    if cupy is not None:
-        s = cupy.cuda.Stream(non_blocking=True)
-        with s:
-            x = cupy.asarray(a)
-            frame = ghz.compress(x, "rel", 1e-4, fill, stream=s)
-            y = cupy.empty_like(x)
-            ghz.decompress(frame, out=y, stream=s)
-            z = cupy.asarray(ghz.decompress(frame))  # views the DeviceBuffer, no copy
-        check(a, cupy.asnumpy(y), ghz.info(frame).abs_bound, fill)
-        assert cupy.array_equal(y, z)
-        raises(ValueError, lambda: ghz.compress(x[::2]), "C-contiguous")
-        ran += 1
     try:
         import torch
     except ImportError:
-        torch = None
-    if torch is not None and torch.cuda.is_available():
-        t = torch.from_numpy(a).cuda()
-        s = torch.cuda.Stream()
-        with torch.cuda.stream(s):
-            frame = ghz.compress(t, "abs", 1e-2, fill, stream=s)
+        return skip("PyTorch not installed")
+    if not torch.cuda.is_available():
+        return skip("PyTorch without CUDA")
+    return torch
+
+
+class OnlyCAI:
+    """A device array seen through its CUDA Array Interface alone."""
+
+    def __init__(self, x):
+        self.x = x
+        self.__cuda_array_interface__ = x.__cuda_array_interface__
+
+
+class OnlyDLPack:
+    """A device array seen through DLPack alone; records the stream of each export."""
+
+    def __init__(self, x):
+        self.x = x
+        self.streams = []
+
+    def __dlpack__(self, stream=None, **kw):
+        self.streams.append(stream)
+        return self.x.__dlpack__(stream=stream, **kw)
+
+    def __dlpack_device__(self):
+        return self.x.__dlpack_device__()
+
+
+def test_torch_tensors_through_dlpack_and_the_cuda_array_interface():
+    torch = torch_cuda()
+    name, a, fill = one_field()
+    for dtype in (np.float32, np.float64):
+        h = a.astype(dtype)
+        t = torch.from_numpy(h).cuda()
+        e = abs_bound(h, fill, 1e-3)
+        host = ghz.compress(h, "abs", e, fill)
+        for x in (t, OnlyDLPack(t), OnlyCAI(t)):
+            frame = ghz.compress(x, "abs", e, fill)
+            assert frame.tobytes() == host, (name, dtype, type(x).__name__)
             u = torch.empty_like(t)
-            ghz.decompress(frame, out=u, stream=s)
-        check(a, u.cpu().numpy(), 1e-2, fill)
-        assert frame.tobytes() == ghz.compress(a, "abs", 1e-2, fill)
-        ran += 1
-    if not ran:
-        return skip("neither CuPy nor PyTorch with CUDA")
+            for out in (u, OnlyDLPack(u), OnlyCAI(u)):
+                u.zero_()
+                assert ghz.decompress(frame, out=out) is out
+                check(h, u.cpu().numpy(), e, fill)
+        # The frame as a torch uint8 tensor (viewing the DeviceBuffer), through DLPack.
+        ft = torch.as_tensor(frame, device="cuda")
+        assert ft.dtype == torch.uint8 and ft.numel() == len(host)
+        u = torch.empty_like(t)
+        ghz.decompress(ft, out=u)
+        check(h, u.cpu().numpy(), e, fill)
+        # A 2-D tensor is read in memory order, as a numpy array is.
+        t2 = t[: (t.numel() // 64) * 64].reshape(-1, 64)
+        assert ghz.compress(t2, "abs", e, fill).tobytes() == ghz.compress(
+            h[: t2.numel()], "abs", e, fill)
+    w = OnlyDLPack(t)
+    ghz.compress(w, stream=torch.cuda.Stream())
+    assert w.streams[-1] not in (None, 0)
+
+
+def test_torch_streams_order_ghz_after_the_producers_work():
+    torch = torch_cuda()
+    if not hasattr(torch.cuda, "_sleep"):
+        return skip("torch.cuda._sleep missing (a kernel that keeps a stream busy)")
+    _, a, fill = one_field()
+    t = torch.from_numpy(a).cuda()
+    e = abs_bound(a, fill, 1e-3)
+    host = ghz.compress(a, "abs", e, fill)
+    busy = 200_000_000  # GPU cycles (~0.1 s): work still queued when ghz is called
+    s, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+    # 1. ghz on the producer's current stream: the copy into x, queued behind a busy
+    #    kernel on s, is done before ghz reads x.
+    x = torch.zeros_like(t)
+    torch.cuda.synchronize()
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(busy)
+        x.copy_(t)
+        frame = ghz.compress(x, "abs", e, fill)
+    assert frame.tobytes() == host
+    # 2. ghz on another stream (stream=): DLPack makes s2 wait for s's pending work.
+    x.zero_()
+    torch.cuda.synchronize()
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(busy)
+        x.copy_(t)
+        frame = ghz.compress(x, "abs", e, fill, stream=s2)
+    assert frame.tobytes() == host
+    # 3. decompress into out= after the producer's pending write to it.
+    u = torch.empty_like(t)
+    torch.cuda.synchronize()
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(busy)
+        u.fill_(7.0)
+        ghz.decompress(frame, out=u)
+    torch.cuda.synchronize()
+    check(a, u.cpu().numpy(), e, fill)
+    # 4. The same with a host frame and stream= another stream.
+    torch.cuda.synchronize()
+    with torch.cuda.stream(s):
+        torch.cuda._sleep(busy)
+        u.fill_(7.0)
+        ghz.decompress(host, out=u, stream=s2)
+    torch.cuda.synchronize()
+    check(a, u.cpu().numpy(), e, fill)
+
+
+def test_torch_errors():
+    torch = torch_cuda()
+    _, a, fill = one_field()
+    t = torch.from_numpy(a).cuda()
+    frame = ghz.compress(t, "abs", 1e-2)
+    raises(TypeError, lambda: ghz.compress(t.to(torch.int32)), "float32 or float64")
+    raises(TypeError, lambda: ghz.compress(t.to(torch.float16)), "float32 or float64")
+    raises(ValueError, lambda: ghz.compress(t[::2]), "C-contiguous")
+    n = (t.numel() // 64) * 64
+    raises(ValueError, lambda: ghz.compress(t[:n].reshape(-1, 64).T), "C-contiguous")
+    raises(TypeError, lambda: ghz.decompress(frame, out=torch.empty(a.size, dtype=torch.float64,
+                                                                   device="cuda")), "float32")
+    raises(ValueError, lambda: ghz.decompress(frame, out=torch.empty(a.size - 1, device="cuda")),
+           "room")
+    raises(ValueError, lambda: ghz.decompress(frame, out=torch.empty(2 * a.size,
+                                                                     device="cuda")[::2]),
+           "C-contiguous")
+    raises(TypeError, lambda: ghz.decompress(frame, out=torch.empty(a.size)), "device memory")
+    # Corrupted and truncated frames in device memory: GhzError, never a crash.
+    good = np.frombuffer(frame.tobytes(), np.uint8)
+    out = torch.empty_like(t)
+    bad = good.copy()
+    bad[:4] = 0
+    e = raises(ghz.GhzError, lambda: ghz.decompress(torch.from_numpy(bad).cuda(), out=out))
+    assert e.status == ghz.Status.ERR_NOT_GHZ, e
+    e = raises(ghz.GhzError, lambda: ghz.decompress(torch.from_numpy(good[:-100].copy()).cuda(),
+                                                    out=out))
+    assert e.status in (ghz.Status.ERR_TRUNCATED, ghz.Status.ERR_CORRUPT), e
+    e = raises(ghz.GhzError, lambda: ghz.decompress(torch.from_numpy(good[:40].copy()).cuda(),
+                                                    out=out))
+    assert e.status == ghz.Status.ERR_TRUNCATED, e
+
+
+def test_cupy_arrays_on_their_streams():
+    if not gpu():
+        return skip("no CUDA codec or no GPU")
+    try:
+        import cupy
+    except ImportError:
+        return skip("CuPy not installed")
+    _, a, fill = one_field()
+    e = abs_bound(a, fill, 1e-3)
+    host = ghz.compress(a, "abs", e, fill)
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        x = cupy.asarray(a)
+        for arr in (x, OnlyDLPack(x), OnlyCAI(x)):
+            frame = ghz.compress(arr, "abs", e, fill)
+            assert frame.tobytes() == host
+        frame = ghz.compress(x, "abs", e, fill, stream=s)
+        y = cupy.empty_like(x)
+        ghz.decompress(frame, out=y, stream=s)
+        z = cupy.asarray(ghz.decompress(frame))  # views the DeviceBuffer, no copy
+    check(a, cupy.asnumpy(y), e, fill)
+    assert cupy.array_equal(y, z)
+    raises(ValueError, lambda: ghz.compress(x[::2]), "C-contiguous")
+    raises(TypeError, lambda: ghz.compress(x.astype(cupy.int32)), "float32 or float64")
 
 
 def test_gpu_speed_against_the_cpu_codec_is_printed_not_judged():
@@ -185,7 +333,7 @@ def test_gpu_speed_against_the_cpu_codec_is_printed_not_judged():
         return skip("no CUDA codec or no GPU")
     import time
 
-    a = np.resize(fields()[0], 1 << 24)
+    a = np.resize(one_field()[1], 1 << 24)
     d = ghz.to_device(a)
     ghz.compress(d, "rel", 1e-4)  # the context and workspace, once
     t = time.perf_counter()
@@ -201,25 +349,5 @@ def test_gpu_speed_against_the_cpu_codec_is_printed_not_judged():
           f"decompress {a.nbytes / td / 1e9:.1f} GB/s (each call synchronises its stream)")
 
 
-STANDALONE = False
-
-
-def skip(why):
-    if pytest is not None and not STANDALONE:
-        pytest.skip(why)
-    print(f"  skipped: {why}")
-
-
 if __name__ == "__main__":
-    STANDALONE = True
-    failed = 0
-    for name, fn in sorted(globals().items()):
-        if name.startswith("test_") and callable(fn):
-            try:
-                fn()
-                print(f"{name}: ok")
-            except Exception as e:  # report every test, then the count
-                failed += 1
-                print(f"{name}: FAILED: {type(e).__name__}: {e}")
-    print(f"{failed} failed" if failed else "all passed")
-    sys.exit(1 if failed else 0)
+    standalone.main(globals())

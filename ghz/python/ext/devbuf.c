@@ -26,7 +26,7 @@ static void devbuf_dealloc(DeviceBuffer* self)
 static PyObject* devbuf_cai(DeviceBuffer* self, void* closure)
 {
     (void)closure;
-    return Py_BuildValue("{s:(n),s:s,s:(NO),s:i,s:O,s:O}", "shape", self->n, "typestr",
+    return Py_BuildValue("{s:(n),s:s,s:(nO),s:i,s:O,s:O}", "shape", self->n, "typestr",
                          self->typestr, "data", (Py_ssize_t)(uintptr_t)self->ptr, Py_False,
                          "version", 3, "strides", Py_None, "stream", Py_None);
 }

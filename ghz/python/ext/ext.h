@@ -63,6 +63,11 @@ PyObject* ghzpy_info(PyObject* self, PyObject* args);
 PyObject* ghzpy_homo(PyObject* self, PyObject* args);
 PyObject* ghzpy_h5z_cd_values(PyObject* self, PyObject* args);
 
+/* DLPack (dlpack.c): the view of a producer's capsule, and a buffer-protocol probe. */
+int ghzpy_init_dlpack(PyObject* m);
+PyObject* ghzpy_dlpack_view(PyObject* self, PyObject* capsule);
+PyObject* ghzpy_has_buffer(PyObject* self, PyObject* obj);
+
 #if GHZPY_WITH_CUDA
 /* CUDA arrays (cuda.c): DeviceBuffer and the calls on device memory. */
 int ghzpy_init_cuda(PyObject* m);

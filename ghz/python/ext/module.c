@@ -19,6 +19,9 @@ static PyMethodDef methods[] = {
     {"homo", ghzpy_homo, METH_VARARGS, "homo(op, a, b) -> bytes"},
     {"h5z_cd_values", ghzpy_h5z_cd_values, METH_VARARGS,
      "h5z_cd_values(dtype, mode, bound, fill, checksum, value_range) -> tuple (cd_values)"},
+    {"dlpack_view", ghzpy_dlpack_view, METH_O,
+     "dlpack_view(capsule) -> DLPackView (takes the tensor; release() runs its deleter)"},
+    {"has_buffer", ghzpy_has_buffer, METH_O, "has_buffer(obj) -> bool"},
 #if GHZPY_WITH_CUDA
     {"cuda_compress", ghzpy_cuda_compress, METH_VARARGS,
      "cuda_compress(ptr, n, dtype, mode, bound, fill, value_range, stream) -> DeviceBuffer"},
@@ -40,7 +43,7 @@ PyMODINIT_FUNC PyInit__ghz(void)
 {
     PyObject* m = PyModule_Create(&module);
     if (!m) return NULL;
-    if (ghzpy_init_errors(m) < 0 ||
+    if (ghzpy_init_errors(m) < 0 || ghzpy_init_dlpack(m) < 0 ||
         PyModule_AddIntConstant(m, "F32", GHZ_F32) < 0 ||
         PyModule_AddIntConstant(m, "F64", GHZ_F64) < 0 ||
         PyModule_AddIntConstant(m, "ABS", GHZ_EB_ABS) < 0 ||

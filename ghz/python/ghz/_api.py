@@ -1,7 +1,8 @@
 """The functions of the ghz package: thin wrappers over the C library (ghz._ghz).
 
-Every array is taken as it is, without a copy, through the buffer protocol: it must be
-C-contiguous float32 or float64 in native byte order. A strided view is refused with a
+Every array is taken as it is, without a copy, through the buffer protocol, DLPack
+(__dlpack__) or the CUDA Array Interface: it must be C-contiguous float32 or float64 in
+native byte order. A strided view is refused with a
 ValueError (copy it yourself with numpy.ascontiguousarray), another dtype with a
 TypeError, and every failure of the library raises GhzError (a ValueError) with ghz's
 status code and detail message. The GIL is released while ghz works, so threads that
@@ -10,6 +11,7 @@ compress different arrays run in parallel.
 from __future__ import annotations
 
 import enum
+import sys
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
@@ -51,9 +53,62 @@ def _range(value_range: Optional[Tuple[float, float]]) -> Optional[Tuple[float, 
 _CUDA_TYPES = {"<f4": _ghz.F32, "<f8": _ghz.F64}
 _CAI = "__cuda_array_interface__"
 
+# Where an array lives, as compress and decompress dispatch on it.
+_HOST = 0  #: the buffer protocol (numpy, bytes, memoryview, array.array)
+_CAI_DEV = 1  #: __cuda_array_interface__ (CuPy, PyTorch, Numba, ghz.DeviceBuffer)
+_DL_DEV = 2  #: DLPack, kDLCUDA (PyTorch, CuPy, JAX on a GPU)
+_DL_HOST = 3  #: DLPack, kDLCPU, without the buffer protocol (PyTorch and JAX on the CPU)
+_DL_CPU, _DL_CUDA = 1, 2  # DLPack's device types kDLCPU and kDLCUDA
+# The newest DLPack this consumer reads (ghz/python/ext/dlpack.h).
+_DL_MAX_VERSION = (1, 0)
 
-def _on_device(obj: Any) -> bool:
-    return hasattr(obj, _CAI)
+
+def _where(obj: Any) -> int:
+    """Which path an array takes. DLPack comes first for device arrays: its stream
+    argument lets the producer order its pending work before ghz's on ghz's stream, which
+    a CUDA Array Interface without a stream (PyTorch's) cannot. Host arrays keep the
+    buffer protocol (numpy also speaks DLPack) unless they have none."""
+    dev = getattr(obj, "__dlpack_device__", None)
+    if dev is not None and hasattr(obj, "__dlpack__"):
+        kind = int(dev()[0])
+        if kind == _DL_CUDA:
+            return _DL_DEV
+        if kind == _DL_CPU:
+            return _HOST if _ghz.has_buffer(obj) else _DL_HOST
+        if _has_cai(obj):
+            return _CAI_DEV
+        raise TypeError(f"ghz: a DLPack array on device type {kind}: ghz takes CPU (1) and "
+                        "CUDA (2) memory")
+    return _CAI_DEV if _has_cai(obj) else _HOST
+
+
+def _has_cai(obj: Any) -> bool:
+    # On the type first (CuPy, Numba, ghz.DeviceBuffer: a property), which hasattr()
+    # would evaluate, building the interface's dict once more per call.
+    return hasattr(type(obj), _CAI) or _CAI in getattr(obj, "__dict__", ())
+
+
+def _no_cuda(what: str) -> TypeError:
+    return TypeError(f"ghz.{what}: this ghz was built without the CUDA codec, so it cannot "
+                     "work on CUDA arrays (pip install . -C cmake.define.GHZ_ENABLE_CUDA=ON)")
+
+
+def _typecode(typestr: str, what: str, frame: bool) -> Tuple[int, int]:
+    """(dtype code, item size) of a device array's element type: float32/float64 values,
+    or bytes for a frame (code 0)."""
+    if frame:
+        if typestr[1:] not in ("u1", "i1", "b1"):
+            raise TypeError(f"ghz.{what}: a frame in device memory must be bytes, got {typestr}")
+        return 0, 1
+    if typestr not in _CUDA_TYPES:
+        raise TypeError(f"ghz.{what}: ghz takes float32 or float64 values in native byte "
+                        f"order, got a CUDA array of {typestr}")
+    return _CUDA_TYPES[typestr], int(typestr[2:])
+
+
+def _not_contiguous(what: str) -> ValueError:
+    return ValueError(f"ghz.{what}: the CUDA array is not C-contiguous; ghz does not copy "
+                      "(pass cupy.ascontiguousarray(a) or a.contiguous())")
 
 
 def _cuda_array(obj: Any, what: str, *, writable: bool = False, frame: bool = False):
@@ -62,16 +117,7 @@ def _cuda_array(obj: Any, what: str, *, writable: bool = False, frame: bool = Fa
     cai = getattr(obj, _CAI)
     if cai.get("mask") is not None:
         raise ValueError(f"ghz.{what}: masked CUDA arrays are not supported")
-    typestr = cai["typestr"]
-    if frame:
-        if typestr[1:] not in ("u1", "i1", "b1"):
-            raise TypeError(f"ghz.{what}: a frame in device memory must be bytes, got {typestr}")
-        code, item = 0, 1
-    else:
-        if typestr not in _CUDA_TYPES:
-            raise TypeError(f"ghz.{what}: ghz takes float32 or float64 values in native byte "
-                            f"order, got a CUDA array of {typestr}")
-        code, item = _CUDA_TYPES[typestr], int(typestr[2:])
+    code, item = _typecode(cai["typestr"], what, frame)
     shape = tuple(int(d) for d in cai["shape"])
     n = 1
     for d in shape:
@@ -81,16 +127,49 @@ def _cuda_array(obj: Any, what: str, *, writable: bool = False, frame: bool = Fa
         expect = item
         for d, st in reversed(list(zip(shape, strides))):
             if d > 1 and st != expect:
-                raise ValueError(f"ghz.{what}: the CUDA array is not C-contiguous; ghz does not "
-                                 "copy (pass cupy.ascontiguousarray(a) or a.contiguous())")
+                raise _not_contiguous(what)
             expect *= d
     ptr, readonly = cai["data"]
     if writable and readonly:
         raise ValueError(f"ghz.{what}: the output CUDA array is read-only")
     if not WITH_CUDA:
-        raise TypeError(f"ghz.{what}: this ghz was built without the CUDA codec, so it cannot "
-                        "work on CUDA arrays (pip install . -C cmake.define.GHZ_ENABLE_CUDA=ON)")
+        raise _no_cuda(what)
     return int(ptr or 0), n, code, cai
+
+
+def _dlpack_take(obj: Any, stream: Optional[int]) -> Any:
+    """The producer's tensor as a _ghz.DLPackView (release() it when done). stream: the
+    DLPack stream argument (None on the CPU). A producer older than DLPack 1.0 does not
+    take max_version (a TypeError): it is asked again without, and gives the unversioned
+    capsule."""
+    try:
+        cap = obj.__dlpack__(stream=stream, max_version=_DL_MAX_VERSION)
+    except TypeError:
+        cap = obj.__dlpack__(stream=stream)
+    return _ghz.dlpack_view(cap)
+
+
+def _dlpack_array(view: Any, what: str, *, writable: bool = False, frame: bool = False):
+    """(pointer, values, dtype code) of a DLPack CUDA tensor, under the rules of
+    _cuda_array."""
+    code, _ = _typecode(view.typestr, what, frame)
+    if not view.contiguous:
+        raise _not_contiguous(what)
+    if writable and view.readonly:
+        raise ValueError(f"ghz.{what}: the output CUDA array is read-only")
+    if writable and view.copied:
+        # Values written into the producer's copy would never reach the array.
+        raise ValueError(f"ghz.{what}: the producer exported a copy of the output array")
+    return view.ptr, view.n, code
+
+
+def _stream_handle(stream: Any) -> int:
+    """The CUDA stream handle of stream= (an int, a CuPy stream's .ptr, a PyTorch
+    stream's .cuda_stream)."""
+    for attr in ("ptr", "cuda_stream"):
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    return int(stream)
 
 
 def _stream(stream: Any, cai: Optional[dict]) -> int:
@@ -100,10 +179,27 @@ def _stream(stream: Any, cai: Optional[dict]) -> int:
     if stream is None:
         s = cai.get("stream") if cai else None
         return 0 if s is None else int(s)
-    for attr in ("ptr", "cuda_stream"):
-        if hasattr(stream, attr):
-            return int(getattr(stream, attr))
-    return int(stream)
+    return _stream_handle(stream)
+
+
+def _producer_stream(obj: Any) -> int:
+    """The stream a DLPack device array's own library runs on now: PyTorch's and CuPy's
+    current stream of the array's device, else the legacy default stream (0)."""
+    lib = type(obj).__module__.partition(".")[0]
+    mod = sys.modules.get(lib)
+    if lib == "torch" and mod is not None:
+        return int(mod.cuda.current_stream(obj.device).cuda_stream)
+    if lib == "cupy" and mod is not None:
+        with obj.device:
+            return int(mod.cuda.get_current_stream().ptr)
+    return 0
+
+
+def _dl_stream(handle: int) -> int:
+    """The DLPack stream argument for a CUDA stream handle: 0 (the legacy default stream)
+    is spelled 1, because DLPack reserves 0; 1 and 2 are also the runtime's own handles
+    of the legacy and per-thread default streams (cudaStreamLegacy, cudaStreamPerThread)."""
+    return 1 if handle == 0 else handle
 
 
 def compress(
@@ -127,8 +223,8 @@ def compress(
 
     Args:
         array: any C-contiguous buffer of float32 or float64 (numpy.ndarray,
-            array.array, memoryview), of any shape; it is read in memory order and not
-            copied.
+            array.array, memoryview), or a DLPack array (__dlpack__: a PyTorch or JAX
+            CPU tensor), of any shape; it is read in memory order and not copied.
         mode: "rel" or "abs".
         bound: the bound, finite and > 0.
         fill: a fill value (netCDF's _FillValue), or None.
@@ -136,14 +232,18 @@ def compress(
         nthreads: CPU threads (0: all). The output is the same for every value.
         value_range: REL's range (min, max), or None to scan the array.
         stream: CUDA arrays only: the stream to run on (an int handle, a CuPy or
-            PyTorch stream); default the array's own (__cuda_array_interface__), else
-            the default stream. The call waits for its work on that stream.
+            PyTorch stream); default, for a DLPack array, its library's current stream
+            (PyTorch's, CuPy's; else the legacy default stream), which is also passed
+            to its __dlpack__ so that the producer's pending work comes first; for a
+            CUDA Array Interface array its interface's "stream", else the legacy
+            default stream. The call waits for its work on that stream.
 
     Returns:
         The stream as bytes: one frame, or several for arrays of more than
         FRAME_ELEMS values. The shape is not stored (decompress returns a flat array).
-        For a CUDA array (an object with __cuda_array_interface__: CuPy, PyTorch,
-        Numba; built with the CUDA codec), one frame in device memory, a
+        For a CUDA array (DLPack on kDLCUDA: PyTorch, CuPy, JAX; or
+        __cuda_array_interface__: Numba, ghz.DeviceBuffer; built with the CUDA
+        codec), one frame in device memory, a
         DeviceBuffer (cupy.asarray views it; tobytes() copies it to the host); the
         GPU writes the same bytes as the CPU. nthreads does not apply and checksum is
         not supported there yet.
@@ -153,16 +253,35 @@ def compress(
         ValueError: a strided (non-contiguous) array, or a bad mode.
         GhzError: the library refused (e.g. Status.ERR_BAD_BOUND for a bad bound).
     """
-    if _on_device(array):
+    where = _where(array)
+    if where == _HOST:
+        return _ghz.compress(array, _mode(mode), float(bound), fill, bool(checksum),
+                             int(nthreads), FRAME_ELEMS, _range(value_range))
+    if where == _DL_HOST:
+        view = _dlpack_take(array, None)
+        try:
+            return _ghz.compress(view, _mode(mode), float(bound), fill, bool(checksum),
+                                 int(nthreads), FRAME_ELEMS, _range(value_range))
+        finally:
+            view.release()
+    if where == _CAI_DEV:
         ptr, n, code, cai = _cuda_array(array, "compress")
         if checksum:
             raise ValueError("ghz.compress: the CUDA codec writes no checksum yet")
         return _ghz.cuda_compress(ptr, n, code, _mode(mode), float(bound), fill,
                                   _range(value_range), _stream(stream, cai))
-    return _ghz.compress(
-        array, _mode(mode), float(bound), fill, bool(checksum), int(nthreads), FRAME_ELEMS,
-        _range(value_range),
-    )
+    if not WITH_CUDA:
+        raise _no_cuda("compress")
+    if checksum:
+        raise ValueError("ghz.compress: the CUDA codec writes no checksum yet")
+    h = _producer_stream(array) if stream is None else _stream_handle(stream)
+    view = _dlpack_take(array, _dl_stream(h))
+    try:
+        ptr, n, code = _dlpack_array(view, "compress")
+        return _ghz.cuda_compress(ptr, n, code, _mode(mode), float(bound), fill,
+                                  _range(value_range), h)
+    finally:
+        view.release()
 
 
 def decompress(
@@ -176,14 +295,17 @@ def decompress(
     """Decompresses a ghz stream (one or more frames).
 
     Args:
-        frame: the stream: bytes, bytearray, memoryview or any contiguous buffer.
+        frame: the stream: bytes, bytearray, memoryview or any contiguous buffer (or
+            a DLPack array of bytes).
         out: None, or a writable C-contiguous array of the stream's dtype and exactly
-            its number of values (any shape), which receives the values.
+            its number of values (any shape), which receives the values: a buffer, a
+            DLPack array, or a CUDA array.
         nthreads: CPU threads (0: all).
         max_frame_bytes: the largest frame accepted, in decoded bytes (0: no limit);
             a larger one raises GhzError with Status.ERR_LIMIT before anything is
             allocated for it.
-        stream: CUDA only, as for compress.
+        stream: CUDA only, as for compress (the default comes from ``out`` first,
+            then from ``frame``).
 
     Returns:
         ``out`` when given; otherwise a new 1-D numpy array (a memoryview of format
@@ -199,40 +321,87 @@ def decompress(
             over the limit.
         TypeError, ValueError: ``out`` of the wrong dtype, size or layout.
     """
-    if _on_device(frame) or _on_device(out):
-        return _decompress_cuda(frame, out, int(max_frame_bytes), stream)
-    if out is None:
-        try:
-            import numpy
-        except ImportError:
-            numpy = None
-        if numpy is not None:
-            # numpy's allocator asks the kernel for huge pages on large arrays, so the
-            # first touch of a new output costs far less than a bytearray's 4 KiB page
-            # faults (docs/PYTHON.md, Benchmark).
-            head = _ghz.info(frame, int(max_frame_bytes))
-            out = numpy.empty(head["n"], dtype=head["dtype"])
-    buf, dtype, _ = _ghz.decompress(frame, out, int(nthreads), int(max_frame_bytes))
-    if out is None:
-        return memoryview(buf).cast("f" if dtype == _ghz.F32 else "d")
-    return out
+    fwhere = _where(frame)
+    owhere = _HOST if out is None else _where(out)
+    if fwhere in (_CAI_DEV, _DL_DEV) or owhere in (_CAI_DEV, _DL_DEV):
+        return _decompress_cuda(frame, fwhere, out, owhere, int(max_frame_bytes), stream)
+    views = []
+    try:
+        if fwhere == _DL_HOST:
+            frame = _dlpack_take(frame, None)
+            views.append(frame)
+        target = out
+        if owhere == _DL_HOST:
+            target = _dlpack_take(out, None)
+            views.append(target)
+            if target.copied:
+                raise ValueError("ghz.decompress: the producer exported a copy of the output "
+                                 "array")
+        if target is None:
+            try:
+                import numpy
+            except ImportError:
+                numpy = None
+            if numpy is not None:
+                # numpy's allocator asks the kernel for huge pages on large arrays, so the
+                # first touch of a new output costs far less than a bytearray's 4 KiB page
+                # faults (docs/PYTHON.md, Benchmark).
+                head = _ghz.info(frame, int(max_frame_bytes))
+                target = numpy.empty(head["n"], dtype=head["dtype"])
+        buf, dtype, _ = _ghz.decompress(frame, target, int(nthreads), int(max_frame_bytes))
+    finally:
+        for v in views:
+            v.release()
+    if out is not None:
+        return out
+    if target is not None:
+        return target
+    return memoryview(buf).cast("f" if dtype == _ghz.F32 else "d")
 
 
-def _decompress_cuda(frame: Any, out: Any, limit: int, stream: Any) -> Any:
-    if out is not None and not _on_device(out):
+def _decompress_cuda(frame: Any, fwhere: int, out: Any, owhere: int, limit: int,
+                     stream: Any) -> Any:
+    if out is not None and owhere not in (_CAI_DEV, _DL_DEV):
         raise TypeError("ghz.decompress: a frame in device memory decodes into a CUDA "
                         "array: pass one as out=, or copy the frame with frame.tobytes()")
-    host, fptr, fsize, fcai = frame, 0, 0, None
-    if _on_device(frame):
-        fptr, fsize, _, fcai = _cuda_array(frame, "decompress", frame=True)
-        host = None
-    optr = obytes = ocode = 0
-    ocai = None
-    if out is not None:
-        optr, on, ocode, ocai = _cuda_array(out, "decompress", writable=True)
-        obytes = on * (4 if ocode == _ghz.F32 else 8)
-    res = _ghz.cuda_decompress(host, fptr, fsize, optr, obytes, ocode,
-                               _stream(stream, fcai or ocai), limit)
+    if not WITH_CUDA and _DL_DEV in (fwhere, owhere):
+        raise _no_cuda("decompress")
+    fcai = _cuda_array(frame, "decompress", frame=True) if fwhere == _CAI_DEV else None
+    ocai = (_cuda_array(out, "decompress", writable=True) if owhere == _CAI_DEV else None)
+    # The stream: stream=, else the DLPack producer's (out's first: it is written), else
+    # the CUDA Array Interface's, else the legacy default stream.
+    if stream is not None:
+        h = _stream_handle(stream)
+    elif owhere == _DL_DEV:
+        h = _producer_stream(out)
+    elif fwhere == _DL_DEV:
+        h = _producer_stream(frame)
+    else:
+        h = _stream(None, (fcai or ocai or (None,) * 4)[3])
+    views = []
+    try:
+        host, fptr, fsize = frame, 0, 0
+        if fcai is not None:
+            fptr, fsize, host = fcai[0], fcai[1], None
+        elif fwhere == _DL_DEV:
+            views.append(_dlpack_take(frame, _dl_stream(h)))
+            fptr, fsize, _ = _dlpack_array(views[-1], "decompress", frame=True)
+            host = None
+        elif fwhere == _DL_HOST:
+            views.append(_dlpack_take(frame, None))
+            host = views[-1]
+        optr = obytes = ocode = 0
+        if ocai is not None:
+            optr, on, ocode = ocai[:3]
+            obytes = on * (4 if ocode == _ghz.F32 else 8)
+        elif owhere == _DL_DEV:
+            views.append(_dlpack_take(out, _dl_stream(h)))
+            optr, on, ocode = _dlpack_array(views[-1], "decompress", writable=True)
+            obytes = on * (4 if ocode == _ghz.F32 else 8)
+        res = _ghz.cuda_decompress(host, fptr, fsize, optr, obytes, ocode, h, limit)
+    finally:
+        for v in views:
+            v.release()
     return out if out is not None else res
 
 
@@ -261,13 +430,23 @@ class FrameInfo:
 def info(frame: Any) -> FrameInfo:
     """Reads and validates the headers of every frame of a stream (not the payload).
 
-    A frame in device memory is copied to the host first (its tobytes()).
+    A frame in device memory is copied to the host first (its tobytes(): a
+    DeviceBuffer, a CuPy array); copy another device frame yourself (t.cpu()).
 
     Raises:
         GhzError: a stream whose headers are invalid or truncated.
     """
-    if _on_device(frame):
+    where = _where(frame)
+    if where in (_CAI_DEV, _DL_DEV):
+        if not hasattr(frame, "tobytes"):
+            raise TypeError("ghz.info: copy the device frame to the host first (e.g. t.cpu())")
         frame = frame.tobytes()
+    elif where == _DL_HOST:
+        view = _dlpack_take(frame, None)
+        try:
+            return FrameInfo(**_ghz.info(view))
+        finally:
+            view.release()
     return FrameInfo(**_ghz.info(frame))
 
 

@@ -44,6 +44,22 @@ def h5z_cd_values(
 ) -> Tuple[int, ...]: ...
 def versions() -> Tuple[int, int]: ...
 
+# DLPack, the consumer side (every build):
+class DLPackView:
+    ptr: int
+    n: int
+    typestr: str
+    device_type: int
+    device_id: int
+    readonly: bool
+    copied: bool
+    contiguous: bool
+    versioned: bool
+    def release(self) -> None: ...
+
+def dlpack_view(capsule: Any) -> DLPackView: ...
+def has_buffer(obj: Any) -> bool: ...
+
 # Built with the CUDA codec only (CUDA == 1):
 class DeviceBuffer:
     __cuda_array_interface__: Dict[str, Any]
