@@ -150,15 +150,16 @@ static void check_result(bench_t* b, const cb_call_t* c, const shape_t* s, cb_re
 
 static void run_placement(bench_t* b, cb_call_t* c, const shape_t* s, cb_result_t* r)
 {
-    double local_us;
+    double local_us, host_us;
     memset(r, 0, sizeof *r);
     r->lossy = cb_path_lossy(c->path);
-    if (cb_time_call(c, b->a->iters, b->a->warmup, &local_us) != 0) {
+    if (cb_time_call(c, b->a->iters, b->a->warmup, &local_us, &host_us) != 0) {
         snprintf(r->err, sizeof r->err, "%s", c->err);
         return;
     }
     r->ran = 1;
     cb_time_combine(local_us, b->a->time_mode, b->mpi, &r->t);
+    MPI_Allreduce(&host_us, &r->host_us, 1, MPI_DOUBLE, MPI_MAX, b->mpi);
     cb_bandwidth(b->a->coll, b->nranks, s->bytes, r->t.us, &r->algbw, &r->busbw);
     if (cb_path_ghz(c->path)) ghz_facts(b, r);
     if (b->a->check) check_result(b, c, s, r);

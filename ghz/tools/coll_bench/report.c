@@ -183,6 +183,7 @@ void cb_report_json(FILE* f, const cb_args_t* a, int nranks, const cb_row_t* row
         json_num(f, KEY("time_max_us"), r->t.max, 1);
         json_num(f, KEY("algbw"), r->algbw, 1);
         json_num(f, KEY("busbw"), r->busbw, 1);
+        json_num(f, KEY("us_host"), r->host_us, 1);
         json_num(f, KEY("wrong"), (double)r->wrong, a->check);
         json_num(f, KEY("ratio"), r->ratio, r->lossy);
         json_num(f, KEY("bound_abs"), r->bound_abs, r->lossy);

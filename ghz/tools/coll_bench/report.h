@@ -20,6 +20,7 @@ typedef struct {
     double ratio;       /* logical / wire bytes, summed over ranks (ghz rows) */
     double bound_abs;   /* ghz_coll_info_t.bound_abs (lossy rows) */
     double t_comp, t_comb, t_dec, t_stage, t_total; /* rank 0's breakdown of its last call, s */
+    double host_us;     /* the slowest rank's host time inside the timed calls, us a call */
     double t_xfer;      /* ... and its transfers (ghz over NCCL, compressed) */
     double maxerr;      /* max |result - exact| over elements and ranks */
     int has_algo;       /* ghz rows: the algorithm that ran */

@@ -16,10 +16,11 @@ typedef struct {
  * to infinity, and the lossy paths would see a different input each time); each
  * reload is timed on its own and taken out of the loop's time. On the CUDA backend the
  * reload is a device copy waited for, and the loop's clock stops after the stream is
- * synchronised. Sets *local_us (this rank). Returns 0, or nonzero with c->err set by
+ * synchronised. Sets *local_us (this rank) and *host_us, the part of it the host spent
+ * inside the calls before the final wait (close to *local_us: the host is the bottleneck). Returns 0, or nonzero with c->err set by
  * the first failing call; every rank learns of a failure on any rank (so none waits
  * at the next barrier). */
-int cb_time_call(cb_call_t* c, int iters, int warmup, double* local_us);
+int cb_time_call(cb_call_t* c, int iters, int warmup, double* local_us, double* host_us);
 
 /* Combines the ranks' times (collective over mpi). */
 void cb_time_combine(double local_us, cb_time_mode_t mode, MPI_Comm mpi, cb_time_t* t);
