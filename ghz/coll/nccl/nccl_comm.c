@@ -11,7 +11,7 @@
  * rank's time, so S* is the same everywhere, and it is rounded up to a power of two
  * with a factor 2 of margin, so that the small run-to-run spread of B does not move
  * it. F, G and r are the constants below. A call then compresses iff its size is at
- * least S* (and the last compressed call's ratio was worth it: collectives.c), which
+ * least S* (and the last compressed call's ratio was worth it: reduce_nccl.c), which
  * every rank decides alike without a message, and GHZ_COLL_DEBUG=INFO prints. */
 #include <math.h>
 #include <stdint.h>
