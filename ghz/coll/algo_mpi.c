@@ -70,8 +70,8 @@ ghz_status_t coll_mpi_allreduce(ghz_comm_t* c, const call_t* k, coll_round_t* pr
 {
     const size_t e = ghz_dtype_size(k->dtype), piece = (size_t)1 << 30;
     const int in_place = k->in == k->out;
-    MPI_Datatype dt;
-    MPI_Op op;
+    MPI_Datatype dt = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
     size_t off;
     coll_mpi_refusal(c, k, COLL_EXACT, &dt, &op); /* check_algo passed */
     for (off = 0; off < k->count; off += piece) {

@@ -78,7 +78,7 @@ static const char* capture_refusal(const ghz_comm_t* c, const call_t* k, int los
 {
     const ghz_algo_t a = coll_configured_algo(c, k);
     if (lossy) return "a lossy collective reads statuses, sizes and the value range on the host";
-    if (k->kind != KIND_ALLREDUCE && k->kind != KIND_REDUCE_SCATTER)
+    if (!k->ops->capturable)
         return "only allreduce and reduce_scatter can be captured";
     if (c->size == 1) return NULL;
     if (!c->tp.fence || !c->tp.graph_status) return "a captured collective needs the CUDA IPC transport";
@@ -110,7 +110,7 @@ void coll_agreed_fields(const ghz_comm_t* c, const call_t* k, ghz_status_t st, c
     mine->field[AGREE_COUNT] = (int64_t)k->count;
     mine->field[AGREE_DTYPE] = k->dtype;
     mine->field[AGREE_OP] = k->op;
-    mine->field[AGREE_ROOT] = k->kind == KIND_REDUCE ? k->root : 0;
+    mine->field[AGREE_ROOT] = k->ops->rooted ? k->root : 0;
     mine->field[AGREE_LOSSY] = k->acc != NULL;
     mine->field[AGREE_CAPTURE] = c->be.capturing;
     if (k->acc && st == GHZ_SUCCESS) {
@@ -240,7 +240,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         else
             bi.terms = mode == COLL_EXACT ? 0.0
                                           : coll_error_terms(algo, mode, k->op, c->size,
-                                                             k->kind == KIND_ALLREDUCE, c->be.has_sum_n);
+                                                             k->ops->final_wire, c->be.has_sum_n);
         /* Exact still has to fit: its rounding is inside the same allowance. */
         st = coll_derive_eb(&bi, &budget);
         if (st == GHZ_SUCCESS && mode == COLL_EXACT) budget.exact = 1;
@@ -302,7 +302,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         /* the whole call: checks, range scan and agreement included */
         info.time_total = MPI_Wtime() - t_call;
     }
-    if (st == GHZ_SUCCESS && k->op == GHZ_OP_AVG && (k->kind != KIND_REDUCE || c->rank == k->root))
+    if (st == GHZ_SUCCESS && k->op == GHZ_OP_AVG && coll_has_out(c, k))
         st = c->be.scale(&c->be, k->out, k->count, k->dtype, 1.0 / c->size);
     if (st == GHZ_SUCCESS) st = measured(c, k->total * elem, mode, lossy, info.time_total);
     if (st != GHZ_SUCCESS) return st;

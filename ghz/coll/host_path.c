@@ -34,7 +34,7 @@ int coll_host_path_takes(const ghz_comm_t* c, const call_t* k, coll_mode_t mode)
  * small_in. */
 unsigned char* coll_host_in(const ghz_comm_t* c, const call_t* k)
 {
-    return k->kind == KIND_ALLREDUCE ? c->small_out : c->small_in;
+    return k->ops->host_in_out ? c->small_out : c->small_in;
 }
 
 /* The call on the host communicator: input copied to pinned memory (already, when
@@ -49,7 +49,7 @@ ghz_status_t coll_host_path(ghz_comm_t* c, const call_t* k, int copied, int all_
                               ghz_coll_info_t* info)
 {
     const size_t e = ghz_dtype_size(k->dtype);
-    const int has_out = k->kind != KIND_REDUCE || c->rank == k->root;
+    const int has_out = coll_has_out(c, k);
     call_t kk = coll_make_call(k->kind, coll_host_in(c, k), c->small_out, k->count, k->dtype, k->op, k->root, NULL, NULL);
     double t0 = MPI_Wtime(), t_stage = t_copied;
     ghz_status_t st = GHZ_SUCCESS;

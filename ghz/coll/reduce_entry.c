@@ -49,7 +49,7 @@ static int overlap_not_in_place(const ghz_comm_t* c, const call_t* k, size_t ele
 {
     const uintptr_t in = (uintptr_t)k->sendbuf, out = (uintptr_t)k->recvbuf;
     const uintptr_t in_end = in + k->total * elem, out_end = out + k->count * elem;
-    if (k->kind == KIND_REDUCE_SCATTER && out == in + (uintptr_t)c->rank * k->count * elem) return 0;
+    if (k->ops->per_rank && out == in + (uintptr_t)c->rank * k->count * elem) return 0;
     return in < out_end && out < in_end;
 }
 
@@ -58,17 +58,17 @@ static ghz_status_t check_local(const ghz_comm_t* c, call_t* k)
 {
     const size_t elem = ghz_dtype_size(k->dtype);
     const int in_place_mpi = k->sendbuf == MPI_IN_PLACE ||
-                             (k->sendbuf == k->recvbuf && k->kind != KIND_REDUCE_SCATTER);
-    const int needs_out = k->kind != KIND_REDUCE || c->rank == k->root;
+                             (k->sendbuf == k->recvbuf && !k->ops->per_rank);
+    const int needs_out = coll_has_out(c, k);
     ghz_status_t st;
     if (!elem) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
     st = ghz_coll_op_check(k->dtype, k->op);
     if (st != GHZ_SUCCESS) return st;
     if (k->acc && (st = read_accuracy(k)) != GHZ_SUCCESS) return st;
-    if (k->kind == KIND_REDUCE && (k->root < 0 || k->root >= c->size))
+    if (k->ops->rooted && (k->root < 0 || k->root >= c->size))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
     k->total = k->count;
-    if (k->kind == KIND_REDUCE_SCATTER) {
+    if (k->ops->per_rank) {
         if (k->count > SIZE_MAX / (size_t)c->size)
             return ghz_fail(GHZ_ERR_INVALID_ARG, "recvcount %zu times %d ranks overflows", k->count,
                             c->size);
@@ -87,7 +87,7 @@ static ghz_status_t check_local(const ghz_comm_t* c, call_t* k)
         return ghz_fail(GHZ_ERR_INVALID_ARG,
                         "sendbuf and recvbuf overlap without being in place (in place: MPI_IN_PLACE, sendbuf "
                         "== recvbuf%s)",
-                        k->kind == KIND_REDUCE_SCATTER ? ", or recvbuf == sendbuf + rank * recvcount" : "");
+                        k->ops->per_rank ? ", or recvbuf == sendbuf + rank * recvcount" : "");
     k->out = (unsigned char*)k->recvbuf;
     k->in = in_place_mpi && needs_out ? (const unsigned char*)k->recvbuf
                                       : (const unsigned char*)k->sendbuf;
@@ -119,6 +119,7 @@ call_t coll_make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size
     call_t k;
     memset(&k, 0, sizeof k);
     k.kind = kind;
+    k.ops = coll_kind_ops(kind);
     k.sendbuf = sendbuf;
     k.recvbuf = recvbuf;
     k.count = count;

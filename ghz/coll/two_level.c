@@ -5,6 +5,115 @@
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
+/* The stages' kinds (detail/reduce_call.h): a ring reduce-scatter and allgather over
+ * a balanced split of the whole vector (rank s owns split s), and a binomial broadcast.
+ * Each names its algorithm (no choice) and has no checks of its own (the parent call's
+ * were). */
+
+/* The longest split: a split round covers [off, off + w) of every split. */
+static size_t split_extent(const ghz_comm_t* c, const call_t* k)
+{
+    const size_t N = (size_t)c->size;
+    return k->count / N + (k->count % N > 0);
+}
+
+/* This round's segments: split s is [base_s, base_s + len_s) of the vector. */
+static size_t split_segments(ghz_comm_t* c, const call_t* k, size_t off, size_t window)
+{
+    const size_t N = (size_t)c->size, q = k->count / N, rem = k->count % N, longest = q + (rem > 0);
+    const size_t w = longest - off < window ? longest - off : window;
+    size_t s;
+    for (s = 0; s < N; s++) {
+        size_t base = s * q + (s < rem ? s : rem), len = q + (s < rem);
+        c->seg_off[s] = base + (off < len ? off : len);
+        c->seg_cnt[s] = off < len ? (len - off < w ? len - off : w) : 0;
+    }
+    return w;
+}
+
+static size_t rs_split_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
+                             size_t off, size_t window)
+{
+    const size_t N = (size_t)c->size, e = r->elem;
+    const size_t w = split_segments(c, k, off, window);
+    (void)algo;
+    r->out = k->out;
+    coll_ring_reduce_scatter(r, pool, k->out + c->seg_off[c->rank] * e);
+    r->logical_bytes = (N - 1) * w * e;
+    return w;
+}
+
+/* a staged allgather also stages its own split */
+static void ag_split_needs(ghz_algo_t algo, coll_need_fn* need, coll_need_fn* need2)
+{
+    (void)algo;
+    *need = coll_allgather_need;
+    *need2 = coll_bcast_need;
+}
+
+static size_t ag_split_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
+                             size_t off, size_t window)
+{
+    const size_t N = (size_t)c->size, e = r->elem;
+    const size_t w = split_segments(c, k, off, window);
+    (void)algo;
+    r->out = k->out;
+    if (!coll_zero_copy(r)) {
+        /* a staged allgather sends wire frames: stage this rank's split */
+        size_t j, n = c->seg_cnt[c->rank], kp = coll_pieces(n, r->piece);
+        r->fin = coll_pool_take(pool, coll_seg_wire_cap(r->mode, r->dtype, window, r->piece) + 16);
+        if (!r->fin) coll_fail(r, GHZ_ERR_NOMEM);
+        for (j = 0; j < kp; j++) {
+            size_t pc = coll_piece_n(r, n, j);
+            r->fin_sizes[j] = pc ? coll_encode(r, k->out + (c->seg_off[c->rank] + j * r->piece) * e, pc,
+                                               r->fin + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j))
+                                 : 0;
+        }
+    }
+    coll_ring_allgather(r, pool);
+    r->logical_bytes = (N - 1) * w * e;
+    return w;
+}
+
+static void bcast_needs(ghz_algo_t algo, coll_need_fn* need, coll_need_fn* need2)
+{
+    (void)algo;
+    (void)need2;
+    *need = coll_bcast_need;
+}
+
+static size_t bcast_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
+                          size_t off, size_t window)
+{
+    const size_t e = r->elem;
+    const size_t w = k->count - off < window ? k->count - off : window;
+    (void)algo;
+    r->out = k->out + off * e;
+    r->count = w;
+    coll_binomial_bcast(r, pool);
+    r->logical_bytes = c->rank == k->root ? 0 : w * e;
+    return w;
+}
+
+const coll_kind_ops_t coll_rs_split_kind = {
+    .kind = KIND_RS_SPLIT,
+    .extent = split_extent,
+    .round = rs_split_round,
+};
+
+const coll_kind_ops_t coll_ag_split_kind = {
+    .kind = KIND_AG_SPLIT,
+    .needs = ag_split_needs,
+    .extent = split_extent,
+    .round = ag_split_round,
+};
+
+const coll_kind_ops_t coll_bcast_kind = {
+    .kind = KIND_BCAST,
+    .needs = bcast_needs,
+    .round = bcast_round,
+};
+
 /* One stage of a two-level allreduce on a child communicator: the rounds of a whole
  * call, without its checks and agreement (the parent's call agreed for every rank,
  * and every rank of the child takes the stage with the same count). Its bytes and

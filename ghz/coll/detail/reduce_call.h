@@ -22,8 +22,11 @@ typedef enum {
     KIND_BCAST = 6
 } coll_kind_t;
 
+typedef struct coll_kind_ops coll_kind_ops_t;
+
 typedef struct {
     coll_kind_t kind;
+    const coll_kind_ops_t* ops; /* the kind's entry (coll_kind_ops) */
     const void* sendbuf;
     void* recvbuf;
     size_t count;          /* allreduce, reduce: elements; reduce_scatter: per rank */
@@ -38,6 +41,51 @@ typedef struct {
     size_t total;          /* elements of the input */
     ghz_accuracy_t a;      /* the accuracy, read through struct_size */
 } call_t;
+
+/* The bit of algorithm a in coll_kind_ops_t.algos. */
+#define COLL_ALGO_BIT(a) (1u << (unsigned)(a))
+
+/* One kind of call: what its calls do differently, so that the steps (the checks, the
+ * choice, the rounds, the budget, the host path, NCCL) read it here and a new kind is
+ * one entry and its algorithms. The three public kinds are in reduce_kinds.c, the
+ * two-level stages in two_level.c. */
+struct coll_kind_ops {
+    coll_kind_t kind;
+    /* arguments: a root, which alone has an output (reduce); a count per rank, the
+     * input count * N elements, in place also as recvbuf == sendbuf + rank * count
+     * (reduce_scatter, NCCL's form) */
+    int rooted;
+    int per_rank;
+    /* the algorithm: the configured one (NULL: none, the stages name theirs), AUTO's
+     * choice in mode m when none is forced, and the algorithms that run the kind (bits:
+     * COLL_ALGO_BIT; nccl aside: the NCCL transport runs it for every public kind) */
+    ghz_algo_t (*configured)(const ghz_comm_t* c);
+    ghz_algo_t (*choose)(const ghz_comm_t* c, const call_t* k, coll_mode_t m);
+    unsigned algos;
+    /* a round: the pool it needs beyond the algorithm's own (coll_algo_need; NULL: no
+     * more), the elements per segment of the whole call (NULL: count), and the round
+     * itself, from element off with a window of `window`, returning the elements it
+     * covered (of a segment) */
+    void (*needs)(ghz_algo_t algo, coll_need_fn* need, coll_need_fn* need2);
+    size_t (*extent)(const ghz_comm_t* c, const call_t* k);
+    size_t (*round)(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo, size_t off,
+                    size_t window);
+    /* the error terms: the result is sent compressed too (coll_error_terms' final_wire) */
+    int final_wire;
+    /* the host path copies the input into small_out, where the call runs in place */
+    int host_in_out;
+    /* may be captured into a CUDA graph (collectives.c, capture_refusal) */
+    int capturable;
+    /* NCCL's kind (coll_nccl_kind_t) */
+    int nccl_kind;
+};
+
+/* The two-level allreduce's stages (two_level.c). */
+extern const coll_kind_ops_t coll_rs_split_kind, coll_ag_split_kind, coll_bcast_kind;
+/* The entry of kind (NULL for an unknown one). */
+const coll_kind_ops_t* coll_kind_ops(coll_kind_t kind);
+/* Whether this rank has the call's output (a rooted kind: the root only). */
+int coll_has_out(const ghz_comm_t* c, const call_t* k);
 
 /* Lossy calls whose agreed previous ratio is below this run exact; every
  * RATIO_RETRY-th lossy call compresses anyway, to measure again. Whether compressing
@@ -62,6 +110,8 @@ coll_budget_in_t coll_budget_in(const ghz_comm_t* c, const call_t* k, const coll
 void coll_agreed_fields(const ghz_comm_t* c, const call_t* k, ghz_status_t st, coll_call_t* mine);
 
 /* reduce_choose.c */
+/* Why GHZ_ALGO_IPC_DIRECT cannot run the call (NULL: it can). */
+const char* coll_direct_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_t m);
 /* The algorithm the configuration names for the call's collective (AUTO: none forced). */
 ghz_algo_t coll_configured_algo(const ghz_comm_t* c, const call_t* k);
 /* The call's algorithm in mode m: the configured one, else AUTO's choice. */
@@ -77,6 +127,10 @@ const char* coll_mpi_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_t m
 ghz_status_t coll_mpi_allreduce(ghz_comm_t* c, const call_t* k, coll_round_t* proto);
 
 /* reduce_rounds.c */
+/* The pool an algorithm's round needs (coll_need_fn). */
+coll_need_fn coll_algo_need(ghz_algo_t algo);
+/* Splits n elements from base into the communicator's segments, balanced. */
+void coll_split(ghz_comm_t* c, size_t base, size_t n);
 /* The round prototype of a call: what every round of it shares. */
 void coll_proto_init(ghz_comm_t* c, const call_t* k, coll_mode_t mode, double eb, coll_round_t* proto);
 /* The call in rounds that fit the pool; bytes and times summed into *proto. */

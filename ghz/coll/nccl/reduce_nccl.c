@@ -16,8 +16,8 @@ static int nccl_takes_buffers(const ghz_comm_t* c, const call_t* k)
 {
     const size_t e = ghz_dtype_size(k->dtype), in_bytes = k->total * e, out_bytes = k->count * e;
     const unsigned char *in = k->in, *out = k->out;
-    if (!out || in == out) return k->kind != KIND_REDUCE_SCATTER || c->rank == 0;
-    if (k->kind == KIND_REDUCE_SCATTER && out == in + (size_t)c->rank * out_bytes) return 1;
+    if (!out || in == out) return !k->ops->per_rank || c->rank == 0;
+    if (k->ops->per_rank && out == in + (size_t)c->rank * out_bytes) return 1;
     return out + out_bytes <= in || in + in_bytes <= out;
 }
 
@@ -78,7 +78,7 @@ ghz_status_t coll_run_call_nccl(ghz_comm_t* c, call_t* k)
         info.bound_abs = k->a.mode == GHZ_EB_ABS ? k->a.bound : 0.0; /* REL: not scanned where exact */
         if (compress) {
             coll_budget_in_t bi = coll_budget_in(c, k, &all);
-            bi.terms = coll_error_terms(GHZ_ALGO_NCCL, COLL_HOMO, k->op, c->size, k->kind == KIND_ALLREDUCE, 1);
+            bi.terms = coll_error_terms(GHZ_ALGO_NCCL, COLL_HOMO, k->op, c->size, k->ops->final_wire, 1);
             st = coll_derive_eb(&bi, &budget);
             if (st != GHZ_SUCCESS) return st;
             mode = budget.exact ? COLL_EXACT : COLL_HOMO;
@@ -95,9 +95,7 @@ ghz_status_t coll_run_call_nccl(ghz_comm_t* c, call_t* k)
         return GHZ_SUCCESS;
     }
     if (mode == COLL_EXACT && !coll_nccl_exact_refusal(k->dtype, k->op) && nccl_takes_buffers(c, k)) {
-        const coll_nccl_kind_t nk = k->kind == KIND_ALLREDUCE ? COLL_NCCL_ALLREDUCE
-                                    : k->kind == KIND_REDUCE  ? COLL_NCCL_REDUCE
-                                                              : COLL_NCCL_REDUCE_SCATTER;
+        const coll_nccl_kind_t nk = (coll_nccl_kind_t)k->ops->nccl_kind;
         st = coll_nccl_exact(c, nk, k->in, k->out, k->count, k->dtype, k->op, k->root, k->stream);
         rounds = 1;
         info.logical_bytes = info.wire_bytes = (uint64_t)k->total * elem;
@@ -113,7 +111,7 @@ ghz_status_t coll_run_call_nccl(ghz_comm_t* c, call_t* k)
         info.time_transfer = proto.t_xfer;
     }
     /* AVG: NCCL's (or the fold's) sum, scaled once, on the stream */
-    if (st == GHZ_SUCCESS && k->op == GHZ_OP_AVG && (k->kind != KIND_REDUCE || c->rank == k->root))
+    if (st == GHZ_SUCCESS && k->op == GHZ_OP_AVG && coll_has_out(c, k))
         st = ghz_coll_scale_cuda(k->out, k->count, k->dtype, 1.0 / c->size, (cudaStream_t)k->stream);
     if (st != GHZ_SUCCESS) return st;
     info.path = mode == COLL_EXACT ? GHZ_PATH_AUTO : k->a.path == GHZ_PATH_DOC ? GHZ_PATH_DOC : GHZ_PATH_HOMO;
