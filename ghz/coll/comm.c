@@ -159,18 +159,8 @@ static void cancel_requests(ghz_comm_t* c)
 {
     size_t i, j;
     for (i = 0; i < c->max_reqs; i++)
-        for (j = 0; j < 2; j++) {
-            coll_req_t* r = j ? &c->rreq[i] : &c->sreq[i];
-            if (r->active && r->mpi != MPI_REQUEST_NULL) {
-                MPI_Cancel(&r->mpi);
-                MPI_Request_free(&r->mpi);
-            }
-            if (r->ack_active && r->ack != MPI_REQUEST_NULL) {
-                MPI_Cancel(&r->ack);
-                MPI_Request_free(&r->ack);
-            }
-            r->active = r->ack_active = 0;
-        }
+        for (j = 0; j < 2; j++)
+            if (c->tp.cancel) c->tp.cancel(&c->tp, j ? &c->rreq[i] : &c->sreq[i]);
 }
 
 /* Frees the communicator. `local`: on this rank alone, meeting no peer (ghz_comm_abort,
