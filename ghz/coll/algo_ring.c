@@ -56,7 +56,7 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
     if (coll_doc_like(r)) tmp = coll_pool_raw(pool, S * r->elem);
     if (!rb[1] || !sb[1] || (lossy && !r->fin) || (r->mode == COLL_HOMO && !own) ||
         (coll_doc_like(r) && !tmp)) {
-        coll_fail(r, GHZ_ERR_NOMEM); /* a sizing bug: collectives.c sized the round */
+        coll_fail(r, GHZ_ERR_NOMEM); /* a sizing bug: reduce_rounds.c sized the round */
     }
 
     send_own(r, coll_mod(me - 1, N), sb[1], sreq[1], next);

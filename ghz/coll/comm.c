@@ -159,18 +159,8 @@ static void cancel_requests(ghz_comm_t* c)
 {
     size_t i, j;
     for (i = 0; i < c->max_reqs; i++)
-        for (j = 0; j < 2; j++) {
-            coll_req_t* r = j ? &c->rreq[i] : &c->sreq[i];
-            if (r->active && r->mpi != MPI_REQUEST_NULL) {
-                MPI_Cancel(&r->mpi);
-                MPI_Request_free(&r->mpi);
-            }
-            if (r->ack_active && r->ack != MPI_REQUEST_NULL) {
-                MPI_Cancel(&r->ack);
-                MPI_Request_free(&r->ack);
-            }
-            r->active = r->ack_active = 0;
-        }
+        for (j = 0; j < 2; j++)
+            if (c->tp.cancel) c->tp.cancel(&c->tp, j ? &c->rreq[i] : &c->sreq[i]);
 }
 
 /* Frees the communicator. `local`: on this rank alone, meeting no peer (ghz_comm_abort,
@@ -297,7 +287,7 @@ static ghz_status_t alloc_buffers(ghz_comm_t* c)
 }
 
 /* Exact calls of a CUDA communicator up to this many bytes of input per rank (and with
- * the AUTO algorithm) go through host memory (collectives.c, host_path; COLL.md,
+ * the AUTO algorithm) go through host memory (host_path.c; COLL.md,
  * Choices): a copy each way and the CPU algorithm cost less there than the device
  * paths' fixed costs. Where ranks share a GPU those are cross-process waits and kernels
  * that each take a time slice, so the host path keeps up to 4 MiB over MPI
@@ -331,7 +321,7 @@ static ghz_status_t alloc_buffers(ghz_comm_t* c)
 
 /* Exact allreduce calls of a CPU communicator up to GHZ_COLL_MPI_MAX bytes per rank (at
  * most 1 GiB, knobs.c; default MPI_NATIVE_DEFAULT) and with the AUTO algorithm call
- * MPI_Allreduce itself (collectives.c, mpi_refusal says which). A CUDA communicator's
+ * MPI_Allreduce itself (algo_mpi.c, coll_mpi_refusal says which). A CUDA communicator's
  * host path runs on such a communicator, in place in its pinned buffer: there it is what
  * `cudaMemcpy` + `MPI_Allreduce(MPI_IN_PLACE)` + `cudaMemcpy` users do, behind ghz's
  * agreement. Why 4 MiB: the host path's largest default limit (HOST_PATH_MAX_SHARED,
@@ -426,7 +416,7 @@ static ghz_status_t make_levels(ghz_comm_t* c)
     return st;
 }
 
-/* The host path of a CUDA communicator's small exact calls (collectives.c): a CPU
+/* The host path of a CUDA communicator's small exact calls (host_path.c): a CPU
  * communicator over the same ranks (MPI transport, no agreement of its own: the
  * parent's call agreed) and two pinned buffers. Collective over c. */
 static ghz_status_t make_host(ghz_comm_t* c)
@@ -441,7 +431,7 @@ static ghz_status_t make_host(ghz_comm_t* c)
     h.nthreads = HOST_THREADS;
     h.transport = GHZ_TRANSPORT_MPI;
     c->small_bytes = host_path_limit(c);
-    /* lossy AUTO calls below the least compressed size (collectives.c, auto_small) */
+    /* lossy AUTO calls below the least compressed size (host_path.c, coll_auto_small) */
     c->small_auto_bytes = !c->small_bytes                             ? 0
                           : c->small_bytes > COLL_AUTO_LOSSY_MIN_BYTES ? c->small_bytes
                                                                        : COLL_AUTO_LOSSY_MIN_BYTES;

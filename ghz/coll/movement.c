@@ -306,7 +306,7 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
     memset(&mine, 0, sizeof mine);
     memset(&all, 0, sizeof all);
     /* numbered like every call (the MPI transport's messages carry the number); a broken
-     * communicator moves nothing (collectives.c, call_start) */
+     * communicator moves nothing (reduce_entry.c, coll_call_start) */
     c->tp.seq = ++c->calls;
     c->moving = 0;
     st = coll_mv_check_local(c, k);

@@ -14,6 +14,18 @@
 #include "ghz/coll/detail/transport.h"
 #include "ghz/detail/error.h"
 
+/* A request (coll_req_t.opaque): MPI's, and whether it is outstanding. */
+typedef struct {
+    MPI_Request mpi;
+    int active;
+} mpi_req_t;
+_Static_assert(sizeof(mpi_req_t) <= COLL_REQ_BYTES, "mpi_req_t must fit coll_req_t.opaque");
+
+static mpi_req_t* req_of(coll_req_t* r)
+{
+    return (mpi_req_t*)(void*)r->opaque.bytes;
+}
+
 /* MPI guarantees tags up to 32767: TAG_BASE + 2 * TAG_SEQS stays below. */
 enum { TAG_BASE = 7000, TAG_SEQS = 8192 };
 
@@ -36,8 +48,9 @@ static MPI_Comm comm_of(coll_transport_t* tp)
 }
 
 static ghz_status_t mpi_isend(coll_transport_t* tp, const void* buf, size_t bytes, int peer,
-                              int poison, coll_req_t* req)
+                              int poison, coll_req_t* r)
 {
+    mpi_req_t* req = req_of(r);
     int rc;
     if (bytes > INT_MAX) return ghz_fail(GHZ_ERR_INVALID_ARG, "message of %zu bytes", bytes);
     rc = MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, tag_of(tp, poison), comm_of(tp), &req->mpi);
@@ -47,8 +60,9 @@ static ghz_status_t mpi_isend(coll_transport_t* tp, const void* buf, size_t byte
 }
 
 static ghz_status_t mpi_irecv(coll_transport_t* tp, void* buf, size_t capacity, int peer,
-                              coll_req_t* req)
+                              coll_req_t* r)
 {
+    mpi_req_t* req = req_of(r);
     int rc;
     if (capacity > INT_MAX) return ghz_fail(GHZ_ERR_INVALID_ARG, "message of %zu bytes", capacity);
     rc = MPI_Irecv(buf, (int)capacity, MPI_BYTE, peer, MPI_ANY_TAG, comm_of(tp), &req->mpi);
@@ -57,8 +71,9 @@ static ghz_status_t mpi_irecv(coll_transport_t* tp, void* buf, size_t capacity, 
     return GHZ_SUCCESS;
 }
 
-static ghz_status_t mpi_wait(coll_transport_t* tp, coll_req_t* req, size_t* bytes, int* poison)
+static ghz_status_t mpi_wait(coll_transport_t* tp, coll_req_t* r, size_t* bytes, int* poison)
 {
+    mpi_req_t* req = req_of(r);
     MPI_Status s;
     int rc, n = 0;
     if (!req->active) {
@@ -86,6 +101,21 @@ static void mpi_destroy(coll_transport_t* tp)
     (void)tp;
 }
 
+void coll_mpi_cancel(MPI_Request* req)
+{
+    if (*req == MPI_REQUEST_NULL) return;
+    MPI_Cancel(req);
+    MPI_Request_free(req);
+}
+
+static void mpi_cancel(coll_transport_t* tp, coll_req_t* r)
+{
+    mpi_req_t* req = req_of(r);
+    (void)tp;
+    if (req->active) coll_mpi_cancel(&req->mpi);
+    req->active = 0;
+}
+
 ghz_status_t ghz_coll_transport_mpi(MPI_Comm* comm, coll_transport_t* tp)
 {
     tp->name = "mpi";
@@ -93,6 +123,7 @@ ghz_status_t ghz_coll_transport_mpi(MPI_Comm* comm, coll_transport_t* tp)
     tp->irecv = mpi_irecv;
     tp->wait = mpi_wait;
     tp->destroy = mpi_destroy;
+    tp->cancel = mpi_cancel;
     tp->peer_pool = NULL; /* two-sided only */
     tp->fence = NULL;
     tp->graph_status = NULL;

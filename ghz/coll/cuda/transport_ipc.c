@@ -63,6 +63,28 @@
 enum { TAG_CTL = 7101, TAG_ACK_BASE = 16384, ACK_SEQS = 16384 };
 enum { CTL_OFFSET = 0, CTL_BYTES = 1, CTL_POISON = 2, CTL_SEQ = 3, CTL_WORDS = 4 };
 
+/* A request (coll_req_t.opaque): the control record sent or received, the
+ * acknowledgement a send waits for (its sequence number), and a receive's destination
+ * and the sequence number it must get. */
+typedef struct {
+    MPI_Request mpi;
+    int active;
+    MPI_Request ack;
+    int ack_active;
+    int recv;
+    int peer;
+    uint64_t ctl[CTL_WORDS];
+    uint64_t ack_seq;
+    void* dst;
+    size_t capacity;
+} ipc_req_t;
+_Static_assert(sizeof(ipc_req_t) <= COLL_REQ_BYTES, "ipc_req_t must fit coll_req_t.opaque");
+
+static ipc_req_t* req_of(coll_req_t* r)
+{
+    return (ipc_req_t*)(void*)r->opaque.bytes;
+}
+
 /* What every rank publishes at set-up (MPI_Allgather of the bytes). */
 typedef struct {
     cudaIpcMemHandle_t mem;
@@ -122,8 +144,9 @@ static uint64_t graph_timeout_ns(void)
 }
 
 static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t bytes, int peer, int poison,
-                              coll_req_t* req)
+                              coll_req_t* r)
 {
+    ipc_req_t* req = req_of(r);
     ipc_state_t* s = st_of(tp);
     const unsigned char* p = (const unsigned char*)buf;
     ghz_status_t st = GHZ_SUCCESS;
@@ -175,8 +198,9 @@ static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t byte
     return st;
 }
 
-static ghz_status_t ipc_irecv(coll_transport_t* tp, void* buf, size_t capacity, int peer, coll_req_t* req)
+static ghz_status_t ipc_irecv(coll_transport_t* tp, void* buf, size_t capacity, int peer, coll_req_t* r)
 {
+    ipc_req_t* req = req_of(r);
     ipc_state_t* s = st_of(tp);
     int rc;
     req->active = req->ack_active = 0;
@@ -195,7 +219,7 @@ static ghz_status_t ipc_irecv(coll_transport_t* tp, void* buf, size_t capacity, 
 
 /* Copies a message out of the sender's mapped pool into the receive's destination,
  * after the sender's event, and waits for the copy. */
-static ghz_status_t pull(ipc_state_t* s, const coll_req_t* req, uint64_t off, uint64_t n)
+static ghz_status_t pull(ipc_state_t* s, const ipc_req_t* req, uint64_t off, uint64_t n)
 {
     cudaStream_t stream = stream_of(s);
     cudaError_t e, e2;
@@ -216,7 +240,7 @@ static ghz_status_t pull(ipc_state_t* s, const coll_req_t* req, uint64_t off, ui
     return GHZ_SUCCESS;
 }
 
-static ghz_status_t wait_recv(ipc_state_t* s, coll_req_t* req, size_t* bytes, int* poison)
+static ghz_status_t wait_recv(ipc_state_t* s, ipc_req_t* req, size_t* bytes, int* poison)
 {
     ghz_status_t st = GHZ_SUCCESS;
     uint64_t seq, n;
@@ -253,7 +277,7 @@ static ghz_status_t wait_recv(ipc_state_t* s, coll_req_t* req, size_t* bytes, in
     return st;
 }
 
-static ghz_status_t wait_send(ipc_state_t* s, coll_req_t* req)
+static ghz_status_t wait_send(ipc_state_t* s, ipc_req_t* req)
 {
     int rc;
     if (req->active) {
@@ -273,8 +297,9 @@ static ghz_status_t wait_send(ipc_state_t* s, coll_req_t* req)
     return GHZ_SUCCESS;
 }
 
-static ghz_status_t ipc_wait(coll_transport_t* tp, coll_req_t* req, size_t* bytes, int* poison)
+static ghz_status_t ipc_wait(coll_transport_t* tp, coll_req_t* r, size_t* bytes, int* poison)
 {
+    ipc_req_t* req = req_of(r);
     if (bytes) *bytes = 0;
     if (poison) *poison = 0;
     if (!req->active && !req->ack_active) return GHZ_SUCCESS;
@@ -367,6 +392,16 @@ static void ipc_destroy(coll_transport_t* tp)
     if (s->have_ev) cudaEventDestroy(s->ev);
     free_state(s);
     tp->state = NULL;
+}
+
+/* A failed call's leftover request: its control record and acknowledgement cancelled. */
+static void ipc_cancel(coll_transport_t* tp, coll_req_t* r)
+{
+    ipc_req_t* req = req_of(r);
+    (void)tp;
+    if (req->active) coll_mpi_cancel(&req->mpi);
+    if (req->ack_active) coll_mpi_cancel(&req->ack);
+    req->active = req->ack_active = 0;
 }
 
 /* ghz_comm_abort's: the peers' mappings closed, no meeting. This rank's pool stays
@@ -522,9 +557,9 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
     }
     /* from here on tp->destroy undoes it (collective: it meets the peers) */
     {
-        static const coll_transport_t ipc = {"cuda_ipc",       ipc_isend,     ipc_irecv, ipc_wait,
-                                             ipc_destroy,      ipc_abort,     ipc_peer_pool, ipc_fence,
-                                             ipc_graph_status, NULL,          0,         0};
+        static const coll_transport_t ipc = {"cuda_ipc",       ipc_isend,  ipc_irecv, ipc_wait,
+                                             ipc_destroy,      ipc_cancel, ipc_abort, ipc_peer_pool,
+                                             ipc_fence,        ipc_graph_status, NULL, 0, 0};
         *tp = ipc;
         tp->state = s;
         tp->shared_gpu = -1; /* comm.c sets it */

@@ -1,7 +1,7 @@
 /* ghz/coll/detail/algo.h: what the collective algorithms share (private).
  *
  * An algorithm runs one ROUND: a window of at most `window` elements per segment that
- * fits the communicator's pool. The entry points (collectives.c) split a call into
+ * fits the communicator's pool. The entry points (reduce_rounds.c, movement.c) split a call into
  * rounds and fill a coll_round_t; the algorithm moves pieces (messages of at most
  * `piece` elements, each its own frame on the lossy paths) with the transport and
  * combines them with the backend, in one of three modes:
@@ -21,7 +21,7 @@
 typedef enum { COLL_EXACT = 0, COLL_HOMO = 1, COLL_DOC = 2 } coll_mode_t;
 
 /* Most pieces per segment in one round: rounds are sized so that a segment has at most
- * this many (collectives.c), which bounds the request and size arrays the communicator
+ * this many (coll_fit_window), which bounds the request and size arrays the communicator
  * allocates at init. */
 #define COLL_MAX_PIECES 64
 /* Most inputs of one n-ary homomorphic sum (the pairwise algorithm's combine). */

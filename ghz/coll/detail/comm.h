@@ -48,7 +48,7 @@ struct ghz_comm {
     struct coll_shm* shm;
     /* The NCCL transport (detail/nccl.h): its communicator and state; NULL elsewhere. */
     struct coll_nccl* nccl;
-    /* Small exact calls of a CUDA communicator (collectives.c, host_path): a CPU
+    /* Small exact calls of a CUDA communicator (host_path.c): a CPU
      * communicator over the same ranks and two pinned buffers of small_auto_bytes;
      * NULL elsewhere. Exact calls take it up to small_bytes per rank, lossy AUTO calls
      * that AUTO runs exact up to small_auto_bytes: at least COLL_AUTO_LOSSY_MIN_BYTES
@@ -62,7 +62,7 @@ struct ghz_comm {
     size_t one_shot_bytes;
     /* Exact allreduce calls of at most this many bytes per rank, on the CPU backend and
      * with the AUTO algorithm, call MPI_Allreduce itself where its rules are ghz's
-     * (collectives.c, mpi_refusal; GHZ_COLL_MPI_MAX, agreed; default 4 MiB: comm.c). */
+     * (algo_mpi.c, coll_mpi_refusal; GHZ_COLL_MPI_MAX, agreed; default 4 MiB: comm.c). */
     size_t mpi_max;
     int nodes, local_rank, local_size, uniform_nodes;
     ghz_coll_info_t info;

@@ -6,7 +6,7 @@
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/move.h"
 
-/* The agreed collective: apart from the reductions' kinds (collectives.c, below 16); a v
+/* The agreed collective: apart from the reductions' kinds (reduce_call.h, below 16); a v
  * form agrees as kind + 1. */
 typedef enum { MV_ALLGATHER = 32, MV_BCAST = 34, MV_SCATTER = 36, MV_GATHER = 38, MV_ALLTOALL = 40 } mv_kind_t;
 

@@ -15,7 +15,7 @@
 
 typedef struct coll_nccl coll_nccl_t;
 
-/* The kinds of call the NCCL algorithm runs (collectives.c's kinds that it takes). */
+/* The kinds of call the NCCL algorithm runs (reduce_call.h's kinds that it takes). */
 typedef enum { COLL_NCCL_ALLREDUCE = 0, COLL_NCCL_REDUCE = 1, COLL_NCCL_REDUCE_SCATTER = 2 } coll_nccl_kind_t;
 
 #ifdef GHZ_WITH_NCCL

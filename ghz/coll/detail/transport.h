@@ -1,9 +1,15 @@
 /* ghz/coll/detail/transport.h: how a collective's bytes move (private).
  *
  * Point-to-point, non-blocking, variable-size messages: a receive names the most it
- * can take and learns the size on completion, so compressed chunks need no size
- * exchange (MPI gives this for free; a transport that cannot must send the size
- * first, inside its own entries). A message also carries one bit, `poison`: a rank
+ * can take and learns the size on completion (wait's *bytes), so compressed chunks
+ * need no size exchange of the algorithms' own. How the receiver learns it is the
+ * transport's: MPI from the message's status (MPI_Get_count); CUDA IPC from the
+ * control record that every message sends ahead of its data (offset, bytes, poison,
+ * sequence number: cuda/transport_ipc.c). A transport over a library whose receives
+ * must name the exact size (NCCL's ncclRecv) sends the size first inside its own
+ * entries; the NCCL path (nccl/) does not go through this interface: it groups its
+ * own ncclSend / ncclRecv (ncclGroupStart / End) and learns the frames' sizes from one
+ * gather of every rank's record a phase (nccl/algo_nccl.c). A message also carries one bit, `poison`: a rank
  * whose part of a collective failed keeps the communication pattern going with
  * poisoned messages, so that no peer waits forever and every rank that receives one
  * learns of the failure (COLL.md, Errors). Messages between a pair of ranks are
@@ -16,24 +22,23 @@
 
 #include "ghz/coll/coll.h"
 
-/* One outstanding operation. The fields belong to the transport, except stage_*
- * (algo_common.c). */
+/* The bytes of a request's transport storage. */
+#define COLL_REQ_BYTES 128
+
+/* One outstanding operation. `opaque` belongs to the transport: its own record of the
+ * operation (what its library needs: an MPI_Request, a control record, ...), which it
+ * casts from the bytes and checks against COLL_REQ_BYTES with a static assert; all
+ * zero bytes (a request never used, or completed) is an operation that is not
+ * outstanding. stage_* belong to the algorithms (algo_common.c). */
 typedef struct {
-    MPI_Request mpi;
-    int active;
     void* stage_dev;  /* mirrored receive: where the bytes go once they arrived in */
     void* stage_host; /* ... this host mirror (algo_common.c) */
-    /* CUDA IPC (cuda/transport_ipc.c): the control record sent or received, the
-     * acknowledgement a send waits for (its sequence number), and a receive's
-     * destination and the sequence number it must get. */
-    MPI_Request ack;
-    int ack_active;
-    int recv;
-    int peer;
-    uint64_t ctl[4];
-    uint64_t ack_seq;
-    void* dst;
-    size_t capacity;
+    union {
+        unsigned char bytes[COLL_REQ_BYTES];
+        uint64_t u64; /* (the alignment of the transports' records) */
+        void* ptr;
+        double dbl;
+    } opaque;
 } coll_req_t;
 
 typedef struct coll_transport coll_transport_t;
@@ -47,6 +52,10 @@ struct coll_transport {
     /* Completes req (no-op when inactive); *bytes and *poison may be NULL (sends). */
     ghz_status_t (*wait)(coll_transport_t* tp, coll_req_t* req, size_t* bytes, int* poison);
     void (*destroy)(coll_transport_t* tp);
+    /* Releases req if it is outstanding, on this rank alone: a failed call's leftover
+     * operations, which nothing will wait for (ghz_comm_abort, the destroy of a broken
+     * communicator). */
+    void (*cancel)(coll_transport_t* tp, coll_req_t* req);
     /* Releases what this rank can alone, without meeting the peers (ghz_comm_abort, and
      * the destroy of a broken communicator); NULL where destroy does not meet them. */
     void (*abort)(coll_transport_t* tp);
@@ -81,6 +90,9 @@ struct coll_transport {
 /* Host-memory MPI point-to-point over *comm (the communicator's private duplicate,
  * which must outlive the transport). */
 ghz_status_t ghz_coll_transport_mpi(MPI_Comm* comm, coll_transport_t* tp);
+
+/* Cancels and frees an outstanding MPI request (MPI_REQUEST_NULL: nothing to do). */
+void coll_mpi_cancel(MPI_Request* req);
 
 /* The MPI error text of code as a ghz failure (GHZ_ERR_MPI, detail set). */
 ghz_status_t ghz_coll_mpi_fail(int code, const char* what);

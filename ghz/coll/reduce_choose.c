@@ -1,0 +1,74 @@
+/* ghz/coll/reduce_choose.c: which algorithm runs a reduction: the configured one or
+ * AUTO's choice, and whether the algorithm can run the call. */
+#include <stddef.h>
+
+#include "ghz/coll/detail/reduce_call.h"
+#include "ghz/detail/error.h"
+
+/* Whether GHZ_ALGO_IPC_DIRECT can run the call: a transport that maps the peers'
+ * pools (CUDA IPC), and exact or the homomorphic sum (ghz/homo's n-ary sum takes at most
+ * COLL_SUM_N_MAX inputs); NULL or the reason. */
+const char* coll_direct_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
+{
+#ifdef GHZ_WITH_CUDA
+    if (!c->tp.fence || !c->tp.peer_pool) return "needs the CUDA IPC transport";
+    if (m == COLL_EXACT) return NULL;
+    if (m != COLL_HOMO) return "combines compressed data only (the homomorphic path)";
+    if (k->op != GHZ_OP_SUM && k->op != GHZ_OP_AVG) return "combines compressed data by sums only (sum, avg)";
+    if (c->size > COLL_SUM_N_MAX) return "sums at most 64 ranks' compressed data";
+    return NULL;
+#else
+    (void)c;
+    (void)k;
+    (void)m;
+    return "needs a CUDA build and the CUDA IPC transport";
+#endif
+}
+
+/* The configured algorithm, else the kind's AUTO choice (over NCCL: nccl). */
+ghz_algo_t coll_choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
+{
+    const ghz_algo_t a = coll_configured_algo(c, k);
+    if (c->nccl && k->ops->configured) return a == GHZ_ALGO_AUTO ? GHZ_ALGO_NCCL : a;
+    if (a != GHZ_ALGO_AUTO || !k->ops->choose) return a; /* (the two-level stages name their algorithm) */
+    return k->ops->choose(c, k, m);
+}
+
+ghz_status_t coll_check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t a, coll_mode_t m)
+{
+    int ok;
+    if ((a == GHZ_ALGO_NCCL) != (c->nccl != NULL))
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, c->nccl ? "%s: the NCCL transport runs the nccl algorithm only"
+                                                     : "%s needs the NCCL transport",
+                        ghz_algo_name(a));
+    if (a == GHZ_ALGO_NCCL) return GHZ_SUCCESS;
+    ok = (unsigned)a < 32 && (k->ops->algos & COLL_ALGO_BIT(a));
+    if (!ok)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "algorithm %s does not implement this collective",
+                        ghz_algo_name(a));
+    if ((a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI) && (!c->intra || !c->inter))
+        return ghz_fail(GHZ_ERR_UNSUPPORTED,
+                        "%s needs several nodes of several ranks (%d node(s) here; ranks_per_node sets them)",
+                        ghz_algo_name(a), c->nodes);
+    if (a == GHZ_ALGO_TWO_LEVEL_MULTI && !c->uniform_nodes)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "two_level_multi needs nodes of equal size");
+    if (a == GHZ_ALGO_IPC_DIRECT) {
+        const char* why = coll_direct_refusal(c, k, m);
+        if (why) return ghz_fail(GHZ_ERR_UNSUPPORTED, "ipc_direct %s", why);
+    }
+    if (a == GHZ_ALGO_MPI) {
+        const char* why = coll_mpi_refusal(c, k, m, NULL, NULL);
+        if (why) return ghz_fail(GHZ_ERR_UNSUPPORTED, "mpi (MPI_Allreduce) %s", why);
+    }
+    if (a == GHZ_ALGO_PAIRWISE && m == COLL_HOMO && c->size > COLL_SUM_N_MAX)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "pairwise homomorphic sums take at most %d ranks",
+                        COLL_SUM_N_MAX);
+
+    return GHZ_SUCCESS;
+}
+
+/* The algorithm the configuration names for the call's collective (AUTO: none forced). */
+ghz_algo_t coll_configured_algo(const ghz_comm_t* c, const call_t* k)
+{
+    return k->ops->configured ? k->ops->configured(c) : GHZ_ALGO_AUTO;
+}
