@@ -179,6 +179,10 @@ static void cancel_requests(ghz_comm_t* c)
 static void release(ghz_comm_t* c, int local)
 {
     const int exported = local && c->tp.abort != NULL;
+#ifdef GHZ_WITH_CUDA
+    /* (its events, streams and mappings are the device's it was made on) */
+    const int previous = ghz_coll_backend_cuda_enter(&c->be);
+#endif
     if (c->intra) release(c->intra, local);
     if (c->inter) release(c->inter, local);
     if (c->host) release(c->host, local);
@@ -209,6 +213,9 @@ static void release(ghz_comm_t* c, int local)
     if (!local) coll_shm_destroy(c->shm);
     if (c->mpi != MPI_COMM_NULL) MPI_Comm_free(&c->mpi);
     free(c);
+#ifdef GHZ_WITH_CUDA
+    ghz_coll_backend_cuda_leave(previous);
+#endif
 }
 
 static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, int leaf, ghz_comm_t** comm);
@@ -718,7 +725,17 @@ ghz_status_t ghz_comm_graph_status(ghz_comm_t* comm)
 {
     ghz_clear_detail();
     if (!comm) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm");
-    return comm->tp.graph_status ? comm->tp.graph_status(&comm->tp) : GHZ_SUCCESS;
+    if (!comm->tp.graph_status) return GHZ_SUCCESS;
+    {
+#ifdef GHZ_WITH_CUDA
+        const int previous = ghz_coll_backend_cuda_enter(&comm->be);
+#endif
+        const ghz_status_t st = comm->tp.graph_status(&comm->tp);
+#ifdef GHZ_WITH_CUDA
+        ghz_coll_backend_cuda_leave(previous);
+#endif
+        return st;
+    }
 }
 
 ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info)
