@@ -79,7 +79,8 @@ static ghz_status_t resolve_transport(ghz_comm_config_t* cfg, const coll_knobs_t
     if ((unsigned)cfg->transport > GHZ_TRANSPORT_NCCL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown transport %d", (int)cfg->transport);
     /* (AUTO on the CUDA backend with nothing in the environment stays AUTO here: it
-     * becomes NCCL or MPI once comm_init knows whether ranks share a GPU) */
+     * becomes NCCL, CUDA IPC or MPI once comm_init knows whether ranks share a GPU and
+     * a node: auto_transport) */
     if (cfg->transport == GHZ_TRANSPORT_AUTO && (cfg->backend != GHZ_EXEC_CUDA || from_env != GHZ_TRANSPORT_AUTO))
         cfg->transport = from_env != GHZ_TRANSPORT_AUTO && cfg->backend == GHZ_EXEC_CUDA ? from_env : GHZ_TRANSPORT_MPI;
     if ((cfg->transport == GHZ_TRANSPORT_CUDA_IPC || cfg->transport == GHZ_TRANSPORT_NCCL) &&
@@ -93,16 +94,28 @@ static ghz_status_t resolve_transport(ghz_comm_config_t* cfg, const coll_knobs_t
     return GHZ_SUCCESS;
 }
 
-/* The CUDA backend's AUTO transport, once comm_init knows whether ranks share a GPU:
- * NCCL where the library has it and every rank has a GPU of its own (NCCL takes one
- * rank per GPU), else MPI. */
-static ghz_transport_t auto_transport(int shared)
+/* The CUDA backend's AUTO transport, once comm_init knows whether ranks share a GPU
+ * and a node: NCCL where the library has it and every rank has a GPU of its own (NCCL
+ * takes one rank per GPU); else CUDA IPC where every rank is on one node (GPU to GPU,
+ * ranks sharing a GPU included: IPC between processes of one device works); else MPI. */
+static ghz_transport_t auto_transport(int shared, int single_node)
 {
 #ifdef GHZ_WITH_NCCL
     if (shared == 0) return GHZ_TRANSPORT_NCCL;
 #endif
     (void)shared;
-    return GHZ_TRANSPORT_MPI;
+    return single_node ? GHZ_TRANSPORT_CUDA_IPC : GHZ_TRANSPORT_MPI;
+}
+
+/* Whether every rank of c is on one node: the same answer on every rank. Collective. */
+static int one_node(const ghz_comm_t* c)
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    int local = 0;
+    if (MPI_Comm_split_type(c->mpi, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node) != MPI_SUCCESS) return 0;
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    return local == c->size;
 }
 
 /* The configuration in force: the caller's fields, then the environment's where a
@@ -476,7 +489,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 {
     ghz_comm_t* c;
     ghz_status_t st;
-    int rc, flag = 0, shared;
+    int rc, flag = 0, shared, single_node;
     /* the caller left the chunk to the library (which then sizes it by whether ranks
      * share a GPU) */
     const int chunk_default = !config || config->chunk_bytes == 0;
@@ -510,9 +523,12 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     if (st == GHZ_SUCCESS) st = read_config(config, &c->knobs, &c->cfg);
     else ghz_comm_config_init(&c->cfg);
     shared = gpu_shared(c, st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CUDA);
+    /* (on every rank, whatever its configuration: collective) */
+    single_node = !leaf && one_node(c);
     if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_AUTO) {
-        c->cfg.transport = leaf ? GHZ_TRANSPORT_MPI : auto_transport(shared);
+        c->cfg.transport = leaf ? GHZ_TRANSPORT_MPI : auto_transport(shared, single_node);
         if (chunk_default && c->cfg.transport == GHZ_TRANSPORT_NCCL) c->cfg.chunk_bytes = DEFAULT_CHUNK_CUDA_NCCL;
+        if (chunk_default && c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC) c->cfg.chunk_bytes = DEFAULT_CHUNK_CUDA_IPC;
     }
     if (st == GHZ_SUCCESS && chunk_default && shared == 1 && c->cfg.transport == GHZ_TRANSPORT_MPI)
         c->cfg.chunk_bytes = DEFAULT_CHUNK_CUDA_SHARED;
