@@ -19,7 +19,9 @@
  *    returns GHZ_ERR_PEER (or GHZ_ERR_MISMATCH when the ranks disagree), and no rank
  *    hangs. The output buffers are not written when a call fails this check.
  *  - The communicator owns every buffer it needs, allocated once by ghz_comm_init;
- *    calls allocate nothing (large calls are processed in rounds that fit its pool).
+ *    calls allocate nothing (large calls are processed in rounds that fit its pool),
+ *    except the first call that runs a two-level algorithm (several nodes of several
+ *    ranks), which makes the node's and the across-nodes child communicators.
  *  - One call at a time per communicator (like an MPI communicator in
  *    MPI_THREAD_SERIALIZED use). Different communicators are independent.
  *  - The stream argument is a cudaStream_t for the CUDA backend (device buffers): the

@@ -341,12 +341,12 @@ static ghz_algo_t choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t 
         if (c->cfg.allreduce_algo != GHZ_ALGO_AUTO) return c->cfg.allreduce_algo;
         /* one node over CUDA IPC: the peers' memory is read directly, every size (the
          * messages of the other algorithms each wait for the GPU) */
-        if (!direct_refusal(c, k, m) && !(c->intra && c->inter && m != COLL_EXACT)) return GHZ_ALGO_IPC_DIRECT;
+        if (!direct_refusal(c, k, m) && !(c->levels && m != COLL_EXACT)) return GHZ_ALGO_IPC_DIRECT;
         if (m == COLL_EXACT && bytes <= c->mpi_max && !mpi_refusal(c, k, m, NULL, NULL)) return GHZ_ALGO_MPI;
         if (m == COLL_EXACT) return bytes <= AUTO_RECDBL_MAX_BYTES ? GHZ_ALGO_RECURSIVE_DOUBLING : GHZ_ALGO_RING;
         /* lossy over several nodes: compress only across nodes (K over the node count,
          * exact on the fast links inside a node), every local rank busy if nodes match */
-        if (c->intra && c->inter) return c->uniform_nodes ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL;
+        if (c->levels) return c->uniform_nodes ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL;
         /* lossy: pairwise recompresses once (K = N+1 against the ring's 2N-1 for HOMO) */
         return c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
     case KIND_REDUCE_SCATTER:
@@ -381,7 +381,7 @@ static ghz_status_t check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t 
     if (!ok)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "algorithm %s does not implement this collective",
                         ghz_algo_name(a));
-    if ((a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI) && (!c->intra || !c->inter))
+    if ((a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI) && !c->levels)
         return ghz_fail(GHZ_ERR_UNSUPPORTED,
                         "%s needs several nodes of several ranks (%d node(s) here; ranks_per_node sets them)",
                         ghz_algo_name(a), c->nodes);
@@ -691,7 +691,8 @@ static ghz_status_t two_level(ghz_comm_t* c, const call_t* k, coll_mode_t mode, 
 {
     const size_t e = ghz_dtype_size(k->dtype);
     const ghz_algo_t across = inter_algo(c, mode);
-    ghz_status_t st;
+    ghz_status_t st = coll_comm_levels(c); /* (the first such call makes the children) */
+    if (st != GHZ_SUCCESS) return st;
     if (algo == GHZ_ALGO_TWO_LEVEL) {
         /* reduce to the node's rank 0, allreduce among those, broadcast in the node */
         st = child_stage(c->intra, KIND_REDUCE, k->in, c->local_rank == 0 ? k->out : NULL, k->count, k,

@@ -18,6 +18,7 @@
 #  endif
 #endif
 #include "ghz/coll/detail/algo.h"
+#include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/detail/error.h"
 
@@ -198,6 +199,8 @@ static void release(ghz_comm_t* c, int local)
 #endif
     if (c->intra) release(c->intra, local);
     if (c->inter) release(c->inter, local);
+    if (c->node_mpi != MPI_COMM_NULL) MPI_Comm_free(&c->node_mpi);
+    if (c->across_mpi != MPI_COMM_NULL) MPI_Comm_free(&c->across_mpi);
     if (c->host) release(c->host, local);
     if (local && c->sreq && c->rreq) cancel_requests(c);
     /* the transport first: CUDA IPC unmaps the peers' pools and waits until every peer
@@ -406,15 +409,19 @@ static int gpu_shared(const ghz_comm_t* c, int cuda)
 }
 
 /* The two levels: node = the ranks sharing memory, or blocks of ranks_per_node ranks
- * (cfg or GHZ_COLL_RANKS_PER_NODE); a child communicator for this rank's node and one
- * for the ranks of its local rank on every node. Collective over c. Children are
- * leaves (no levels of their own) with the parent's configuration. */
+ * (cfg or GHZ_COLL_RANKS_PER_NODE); this rank's place in them, and, where there are
+ * several nodes of several ranks (c->levels), the MPI communicators of this rank's node
+ * and of the ranks of its local rank on every node, kept for the children
+ * (coll_comm_levels). Collective over c.
+ *
+ * Why the children wait for a call that needs them: each is a whole communicator (a
+ * pool, a raw pool and, over MPI, a pinned mirror, each pool_bytes: 768 MiB on the CUDA
+ * backend's defaults), and only the two-level algorithms use them, which the AUTO
+ * choice takes for lossy allreduce calls only. */
 static ghz_status_t make_levels(ghz_comm_t* c)
 {
     int rpn = c->cfg.ranks_per_node, rc, sizes[2], mins[2];
     MPI_Comm node = MPI_COMM_NULL, across = MPI_COMM_NULL;
-    ghz_comm_config_t child = c->cfg;
-    ghz_status_t st = GHZ_SUCCESS;
     if (rpn > 0) rc = MPI_Comm_split(c->mpi, c->rank / rpn, c->rank, &node);
     else rc = MPI_Comm_split_type(c->mpi, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "splitting the communicator into nodes");
@@ -434,15 +441,43 @@ static ghz_status_t make_levels(ghz_comm_t* c)
     /* Only with several nodes of several ranks is there a second level; the local
      * rank 0 group always spans every node, so its size is the node count. */
     MPI_Bcast(&c->nodes, 1, MPI_INT, 0, c->mpi);
-    if (c->nodes > 1 && c->nodes < c->size) {
-        child.allreduce_algo = child.reduce_scatter_algo = child.reduce_algo = GHZ_ALGO_AUTO;
-        st = comm_init(node, &child, 1, &c->intra);
-        /* the stage across nodes cannot use CUDA IPC (the nodes may be machines) */
-        child.transport = GHZ_TRANSPORT_MPI;
-        if (st == GHZ_SUCCESS) st = comm_init(across, &child, 1, &c->inter);
+    c->levels = c->nodes > 1 && c->nodes < c->size;
+    if (c->levels) {
+        c->node_mpi = node;
+        c->across_mpi = across;
+        return GHZ_SUCCESS;
     }
     MPI_Comm_free(&node);
     MPI_Comm_free(&across);
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t coll_comm_levels(ghz_comm_t* c)
+{
+    ghz_comm_config_t child = c->cfg;
+    ghz_status_t st, st2;
+    char keep[256] = "";
+    if (c->intra && c->inter) return GHZ_SUCCESS;
+    if (!c->levels) return ghz_fail(GHZ_ERR_UNSUPPORTED, "internal: no two levels here");
+    /* Children are leaves (no levels of their own) with the parent's configuration.
+     * Both are made on every rank whatever the first one did: each init is collective
+     * over its own ranks, so a rank that skipped one would leave its peers waiting. */
+    child.allreduce_algo = child.reduce_scatter_algo = child.reduce_algo = GHZ_ALGO_AUTO;
+    st = comm_init(c->node_mpi, &child, 1, &c->intra);
+    /* (the next init clears the detail: the first failure's is kept) */
+    if (st != GHZ_SUCCESS) strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
+    /* the stage across nodes cannot use CUDA IPC (the nodes may be machines) */
+    child.transport = GHZ_TRANSPORT_MPI;
+    st2 = comm_init(c->across_mpi, &child, 1, &c->inter);
+    if (st != GHZ_SUCCESS) st = ghz_fail(st, "the node's child communicator: %s", keep);
+    else if (st2 != GHZ_SUCCESS) st = st2;
+    st = coll_stage_agree(c, st);
+    if (st != GHZ_SUCCESS) {
+        /* (each child exists on all of its ranks or none: its init agreed) */
+        if (c->intra) release(c->intra, 0);
+        if (c->inter) release(c->inter, 0);
+        c->intra = c->inter = NULL;
+    }
     return st;
 }
 
@@ -502,7 +537,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     if (mpi_comm == MPI_COMM_NULL) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_COMM_NULL");
     c = (ghz_comm_t*)calloc(1, sizeof *c);
     if (!c) return ghz_fail(GHZ_ERR_NOMEM, "communicator");
-    c->mpi = MPI_COMM_NULL;
+    c->mpi = c->node_mpi = c->across_mpi = MPI_COMM_NULL;
     c->allocations = 1;
     rc = MPI_Comm_dup(mpi_comm, &c->mpi);
     if (rc != MPI_SUCCESS) {
@@ -635,7 +670,7 @@ ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int 
     in.transport = GHZ_TRANSPORT_NCCL;
     c = (ghz_comm_t*)calloc(1, sizeof *c);
     if (!c) return ghz_fail(GHZ_ERR_NOMEM, "communicator");
-    c->mpi = MPI_COMM_NULL;
+    c->mpi = c->node_mpi = c->across_mpi = MPI_COMM_NULL;
     c->allocations = 1;
     c->rank = rank;
     c->size = nranks;
