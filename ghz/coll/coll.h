@@ -19,15 +19,18 @@
  *    returns GHZ_ERR_PEER (or GHZ_ERR_MISMATCH when the ranks disagree), and no rank
  *    hangs. The output buffers are not written when a call fails this check.
  *  - The communicator owns every buffer it needs, allocated once by ghz_comm_init;
- *    calls allocate nothing (large calls are processed in rounds that fit its pool).
+ *    calls allocate nothing (large calls are processed in rounds that fit its pool),
+ *    except the first call that runs a two-level algorithm (several nodes of several
+ *    ranks), which makes the node's and the across-nodes child communicators.
  *  - One call at a time per communicator (like an MPI communicator in
  *    MPI_THREAD_SERIALIZED use). Different communicators are independent.
  *  - The stream argument is a cudaStream_t for the CUDA backend (device buffers): the
  *    call's work is ordered after the stream's earlier work and before its later work,
- *    as NCCL's is. Most calls wait for the GPU inside (a host MPI, sizes only the GPU
- *    knows); exact calls over CUDA IPC and small exact calls may return with work still
- *    queued, so synchronise the stream before the host reads the result (COLL.md, CUDA
- *    backend). CUDA graphs: every rank may capture the same exact allreduce or
+ *    as NCCL's is. The current device must be the one comm was made on (refused
+ *    otherwise: GHZ_ERR_INVALID_ARG). Most calls wait for the GPU inside (a host MPI,
+ *    sizes only the GPU knows); exact calls over CUDA IPC and small exact calls may
+ *    return with work still queued, so synchronise the stream before the host reads the
+ *    result (COLL.md, CUDA backend). CUDA graphs: every rank may capture the same exact allreduce or
  *    reduce_scatter over the CUDA IPC transport (or any exact call of one rank) into a
  *    graph on its stream; each replay then meets the peers on the GPU, and every rank
  *    must replay its graph as many times, in the same order relative to its other
@@ -230,7 +233,10 @@ GHZ_API ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* 
                                         const ghz_comm_config_t* config, ghz_comm_t** comm);
 
 /* Releases a communicator (collective over its ranks); NULL is accepted. A broken
- * communicator (below) is released as ghz_comm_abort does: without waiting for peers. */
+ * communicator (below) is released as ghz_comm_abort does: without waiting for peers.
+ * CUDA backend: waits for the communicator's own work still queued (not the device's:
+ * finish the replays of captured calls first), on the device it was made on, which it
+ * makes current for the while and then restores. */
 GHZ_API ghz_status_t ghz_comm_destroy(ghz_comm_t* comm);
 
 /* Releases a communicator at once, on this rank alone (no barrier, no message to the
@@ -384,7 +390,8 @@ GHZ_API ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info
  * 60 by default), then gives up, leaves that replay's result undefined and makes later
  * replays stop waiting. GHZ_ERR_PEER (detail: which rank) once that has happened on this
  * rank; GHZ_SUCCESS otherwise, and always for communicators without captured calls'
- * fences (CPU backend, MPI transport). Reads one word of device memory; call it after
+ * fences (CPU backend, MPI transport). Reads one word of device memory (on its own
+ * stream, the communicator's device made current for the while); call it after
  * synchronising the stream the graphs run on. */
 GHZ_API ghz_status_t ghz_comm_graph_status(ghz_comm_t* comm);
 

@@ -18,6 +18,7 @@
 #  endif
 #endif
 #include "ghz/coll/detail/algo.h"
+#include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/detail/error.h"
 
@@ -79,7 +80,8 @@ static ghz_status_t resolve_transport(ghz_comm_config_t* cfg, const coll_knobs_t
     if ((unsigned)cfg->transport > GHZ_TRANSPORT_NCCL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown transport %d", (int)cfg->transport);
     /* (AUTO on the CUDA backend with nothing in the environment stays AUTO here: it
-     * becomes NCCL or MPI once comm_init knows whether ranks share a GPU) */
+     * becomes NCCL, CUDA IPC or MPI once comm_init knows whether ranks share a GPU and
+     * a node: auto_transport) */
     if (cfg->transport == GHZ_TRANSPORT_AUTO && (cfg->backend != GHZ_EXEC_CUDA || from_env != GHZ_TRANSPORT_AUTO))
         cfg->transport = from_env != GHZ_TRANSPORT_AUTO && cfg->backend == GHZ_EXEC_CUDA ? from_env : GHZ_TRANSPORT_MPI;
     if ((cfg->transport == GHZ_TRANSPORT_CUDA_IPC || cfg->transport == GHZ_TRANSPORT_NCCL) &&
@@ -93,16 +95,28 @@ static ghz_status_t resolve_transport(ghz_comm_config_t* cfg, const coll_knobs_t
     return GHZ_SUCCESS;
 }
 
-/* The CUDA backend's AUTO transport, once comm_init knows whether ranks share a GPU:
- * NCCL where the library has it and every rank has a GPU of its own (NCCL takes one
- * rank per GPU), else MPI. */
-static ghz_transport_t auto_transport(int shared)
+/* The CUDA backend's AUTO transport, once comm_init knows whether ranks share a GPU
+ * and a node: NCCL where the library has it and every rank has a GPU of its own (NCCL
+ * takes one rank per GPU); else CUDA IPC where every rank is on one node (GPU to GPU,
+ * ranks sharing a GPU included: IPC between processes of one device works); else MPI. */
+static ghz_transport_t auto_transport(int shared, int single_node)
 {
 #ifdef GHZ_WITH_NCCL
     if (shared == 0) return GHZ_TRANSPORT_NCCL;
 #endif
     (void)shared;
-    return GHZ_TRANSPORT_MPI;
+    return single_node ? GHZ_TRANSPORT_CUDA_IPC : GHZ_TRANSPORT_MPI;
+}
+
+/* Whether every rank of c is on one node: the same answer on every rank. Collective. */
+static int one_node(const ghz_comm_t* c)
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    int local = 0;
+    if (MPI_Comm_split_type(c->mpi, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node) != MPI_SUCCESS) return 0;
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    return local == c->size;
 }
 
 /* The configuration in force: the caller's fields, then the environment's where a
@@ -169,8 +183,14 @@ static void cancel_requests(ghz_comm_t* c)
 static void release(ghz_comm_t* c, int local)
 {
     const int exported = local && c->tp.abort != NULL;
+#ifdef GHZ_WITH_CUDA
+    /* (its events, streams and mappings are the device's it was made on) */
+    const int previous = ghz_coll_backend_cuda_enter(&c->be);
+#endif
     if (c->intra) release(c->intra, local);
     if (c->inter) release(c->inter, local);
+    if (c->node_mpi != MPI_COMM_NULL) MPI_Comm_free(&c->node_mpi);
+    if (c->across_mpi != MPI_COMM_NULL) MPI_Comm_free(&c->across_mpi);
     if (c->host) release(c->host, local);
     if (local && c->sreq && c->rreq) cancel_requests(c);
     /* the transport first: CUDA IPC unmaps the peers' pools and waits until every peer
@@ -199,6 +219,9 @@ static void release(ghz_comm_t* c, int local)
     if (!local) coll_shm_destroy(c->shm);
     if (c->mpi != MPI_COMM_NULL) MPI_Comm_free(&c->mpi);
     free(c);
+#ifdef GHZ_WITH_CUDA
+    ghz_coll_backend_cuda_leave(previous);
+#endif
 }
 
 static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, int leaf, ghz_comm_t** comm);
@@ -376,15 +399,19 @@ static int gpu_shared(const ghz_comm_t* c, int cuda)
 }
 
 /* The two levels: node = the ranks sharing memory, or blocks of ranks_per_node ranks
- * (cfg or GHZ_COLL_RANKS_PER_NODE); a child communicator for this rank's node and one
- * for the ranks of its local rank on every node. Collective over c. Children are
- * leaves (no levels of their own) with the parent's configuration. */
+ * (cfg or GHZ_COLL_RANKS_PER_NODE); this rank's place in them, and, where there are
+ * several nodes of several ranks (c->levels), the MPI communicators of this rank's node
+ * and of the ranks of its local rank on every node, kept for the children
+ * (coll_comm_levels). Collective over c.
+ *
+ * Why the children wait for a call that needs them: each is a whole communicator (a
+ * pool, a raw pool and, over MPI, a pinned mirror, each pool_bytes: 768 MiB on the CUDA
+ * backend's defaults), and only the two-level algorithms use them, which the AUTO
+ * choice takes for lossy allreduce calls only. */
 static ghz_status_t make_levels(ghz_comm_t* c)
 {
     int rpn = c->cfg.ranks_per_node, rc, sizes[2], mins[2];
     MPI_Comm node = MPI_COMM_NULL, across = MPI_COMM_NULL;
-    ghz_comm_config_t child = c->cfg;
-    ghz_status_t st = GHZ_SUCCESS;
     if (rpn > 0) rc = MPI_Comm_split(c->mpi, c->rank / rpn, c->rank, &node);
     else rc = MPI_Comm_split_type(c->mpi, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "splitting the communicator into nodes");
@@ -404,15 +431,43 @@ static ghz_status_t make_levels(ghz_comm_t* c)
     /* Only with several nodes of several ranks is there a second level; the local
      * rank 0 group always spans every node, so its size is the node count. */
     MPI_Bcast(&c->nodes, 1, MPI_INT, 0, c->mpi);
-    if (c->nodes > 1 && c->nodes < c->size) {
-        child.allreduce_algo = child.reduce_scatter_algo = child.reduce_algo = GHZ_ALGO_AUTO;
-        st = comm_init(node, &child, 1, &c->intra);
-        /* the stage across nodes cannot use CUDA IPC (the nodes may be machines) */
-        child.transport = GHZ_TRANSPORT_MPI;
-        if (st == GHZ_SUCCESS) st = comm_init(across, &child, 1, &c->inter);
+    c->levels = c->nodes > 1 && c->nodes < c->size;
+    if (c->levels) {
+        c->node_mpi = node;
+        c->across_mpi = across;
+        return GHZ_SUCCESS;
     }
     MPI_Comm_free(&node);
     MPI_Comm_free(&across);
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t coll_comm_levels(ghz_comm_t* c)
+{
+    ghz_comm_config_t child = c->cfg;
+    ghz_status_t st, st2;
+    char keep[256] = "";
+    if (c->intra && c->inter) return GHZ_SUCCESS;
+    if (!c->levels) return ghz_fail(GHZ_ERR_UNSUPPORTED, "internal: no two levels here");
+    /* Children are leaves (no levels of their own) with the parent's configuration.
+     * Both are made on every rank whatever the first one did: each init is collective
+     * over its own ranks, so a rank that skipped one would leave its peers waiting. */
+    child.allreduce_algo = child.reduce_scatter_algo = child.reduce_algo = GHZ_ALGO_AUTO;
+    st = comm_init(c->node_mpi, &child, 1, &c->intra);
+    /* (the next init clears the detail: the first failure's is kept) */
+    if (st != GHZ_SUCCESS) strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
+    /* the stage across nodes cannot use CUDA IPC (the nodes may be machines) */
+    child.transport = GHZ_TRANSPORT_MPI;
+    st2 = comm_init(c->across_mpi, &child, 1, &c->inter);
+    if (st != GHZ_SUCCESS) st = ghz_fail(st, "the node's child communicator: %s", keep);
+    else if (st2 != GHZ_SUCCESS) st = st2;
+    st = coll_stage_agree(c, st);
+    if (st != GHZ_SUCCESS) {
+        /* (each child exists on all of its ranks or none: its init agreed) */
+        if (c->intra) release(c->intra, 0);
+        if (c->inter) release(c->inter, 0);
+        c->intra = c->inter = NULL;
+    }
     return st;
 }
 
@@ -459,7 +514,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 {
     ghz_comm_t* c;
     ghz_status_t st;
-    int rc, flag = 0, shared;
+    int rc, flag = 0, shared, single_node;
     /* the caller left the chunk to the library (which then sizes it by whether ranks
      * share a GPU) */
     const int chunk_default = !config || config->chunk_bytes == 0;
@@ -472,7 +527,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     if (mpi_comm == MPI_COMM_NULL) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_COMM_NULL");
     c = (ghz_comm_t*)calloc(1, sizeof *c);
     if (!c) return ghz_fail(GHZ_ERR_NOMEM, "communicator");
-    c->mpi = MPI_COMM_NULL;
+    c->mpi = c->node_mpi = c->across_mpi = MPI_COMM_NULL;
     c->allocations = 1;
     c->auto_min = SIZE_MAX;
     rc = MPI_Comm_dup(mpi_comm, &c->mpi);
@@ -494,9 +549,12 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     if (st == GHZ_SUCCESS) st = read_config(config, &c->knobs, &c->cfg);
     else ghz_comm_config_init(&c->cfg);
     shared = gpu_shared(c, st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CUDA);
+    /* (on every rank, whatever its configuration: collective) */
+    single_node = !leaf && one_node(c);
     if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_AUTO) {
-        c->cfg.transport = leaf ? GHZ_TRANSPORT_MPI : auto_transport(shared);
+        c->cfg.transport = leaf ? GHZ_TRANSPORT_MPI : auto_transport(shared, single_node);
         if (chunk_default && c->cfg.transport == GHZ_TRANSPORT_NCCL) c->cfg.chunk_bytes = DEFAULT_CHUNK_CUDA_NCCL;
+        if (chunk_default && c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC) c->cfg.chunk_bytes = DEFAULT_CHUNK_CUDA_IPC;
     }
     if (st == GHZ_SUCCESS && chunk_default && shared == 1 && c->cfg.transport == GHZ_TRANSPORT_MPI)
         c->cfg.chunk_bytes = DEFAULT_CHUNK_CUDA_SHARED;
@@ -610,7 +668,7 @@ ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int 
     in.transport = GHZ_TRANSPORT_NCCL;
     c = (ghz_comm_t*)calloc(1, sizeof *c);
     if (!c) return ghz_fail(GHZ_ERR_NOMEM, "communicator");
-    c->mpi = MPI_COMM_NULL;
+    c->mpi = c->node_mpi = c->across_mpi = MPI_COMM_NULL;
     c->allocations = 1;
     c->auto_min = SIZE_MAX;
     c->rank = rank;
@@ -717,7 +775,17 @@ ghz_status_t ghz_comm_graph_status(ghz_comm_t* comm)
 {
     ghz_clear_detail();
     if (!comm) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm");
-    return comm->tp.graph_status ? comm->tp.graph_status(&comm->tp) : GHZ_SUCCESS;
+    if (!comm->tp.graph_status) return GHZ_SUCCESS;
+    {
+#ifdef GHZ_WITH_CUDA
+        const int previous = ghz_coll_backend_cuda_enter(&comm->be);
+#endif
+        const ghz_status_t st = comm->tp.graph_status(&comm->tp);
+#ifdef GHZ_WITH_CUDA
+        ghz_coll_backend_cuda_leave(previous);
+#endif
+        return st;
+    }
 }
 
 ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info)

@@ -46,7 +46,7 @@ ghz_status_t coll_check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t a,
     if (!ok)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "algorithm %s does not implement this collective",
                         ghz_algo_name(a));
-    if ((a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI) && (!c->intra || !c->inter))
+    if ((a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI) && !c->levels)
         return ghz_fail(GHZ_ERR_UNSUPPORTED,
                         "%s needs several nodes of several ranks (%d node(s) here; ranks_per_node sets them)",
                         ghz_algo_name(a), c->nodes);

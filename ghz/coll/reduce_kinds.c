@@ -34,12 +34,12 @@ static ghz_algo_t allreduce_choose(const ghz_comm_t* c, const call_t* k, coll_mo
     const size_t bytes = k->total * ghz_dtype_size(k->dtype);
     /* one node over CUDA IPC: the peers' memory is read directly, every size (the
      * messages of the other algorithms each wait for the GPU) */
-    if (!coll_direct_refusal(c, k, m) && !(c->intra && c->inter && m != COLL_EXACT)) return GHZ_ALGO_IPC_DIRECT;
+    if (!coll_direct_refusal(c, k, m) && !(c->levels && m != COLL_EXACT)) return GHZ_ALGO_IPC_DIRECT;
     if (m == COLL_EXACT && bytes <= c->mpi_max && !coll_mpi_refusal(c, k, m, NULL, NULL)) return GHZ_ALGO_MPI;
     if (m == COLL_EXACT) return bytes <= AUTO_RECDBL_MAX_BYTES ? GHZ_ALGO_RECURSIVE_DOUBLING : GHZ_ALGO_RING;
     /* lossy over several nodes: compress only across nodes (K over the node count,
      * exact on the fast links inside a node), every local rank busy if nodes match */
-    if (c->intra && c->inter) return c->uniform_nodes ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL;
+    if (c->levels) return c->uniform_nodes ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL;
     /* lossy: pairwise recompresses once (K = N+1 against the ring's 2N-1 for HOMO) */
     return c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
 }

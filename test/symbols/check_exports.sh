@@ -30,6 +30,24 @@ for lib in $(find "$prefix" -name 'lib*.a' -o -name 'lib*.so*' | sort); do
   else
     echo "$lib: only ghz_/GHZ_ symbols"
   fi
+  # A C program links the static libraries without libstdc++ (test/consumer): the CUDA
+  # objects must not need its guards of function-local statics or its exception
+  # handling (CMakeLists.txt, GHZ_CUDA_STUB_FLAGS).
+  case $lib in
+    *.a)
+      cxx=$("$nm" -u "$lib" | awk '{ print $NF }' | grep -E '^(__cxa_guard_|__cxa_(begin|end)_catch|__cxa_throw|__gxx_personality|_Unwind_Resume$|_Zn[wa]|_Zd[la]|_ZSt|_ZNSt)' | sort -u || true)
+      if [ -n "$cxx" ]; then
+        echo "$lib needs the C++ runtime:"
+        printf '%s\n' "$cxx" | sed 's/^/  /'
+        bad=1
+      fi ;;
+  esac
+  # The tests' switches (GHZ_COLL_TEST_STAGED, GHZ_COLL_TEST_HOST_PATH) are compiled
+  # into their copy of the library only (ghz/coll/CMakeLists.txt, ghz_coll_test_staged).
+  if grep -a -q 'GHZ_COLL_TEST_' "$lib"; then
+    echo "$lib reads a test-only switch (GHZ_COLL_TEST_*)"
+    bad=1
+  fi
 done
 rm -rf "$prefix"
 if [ "$found" -eq 0 ]; then

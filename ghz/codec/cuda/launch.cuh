@@ -1,18 +1,13 @@
-/* ghz/codec/cuda/launch.cuh (private): kernel launches that return their own error, and
- * the context (ghz_cuda_ctx_t) as the kernels' host code sees it.
- *
- * Why launches go through cudaLaunchKernelEx: a `<<<>>>` launch reports a failure only
- * through cudaGetLastError(), which also returns (and clears) an error left behind by
- * the caller's earlier, unrelated work, so ghz would blame itself for it and erase it.
- * cudaLaunchKernelEx returns the error of this launch and nothing else. */
+/* ghz/codec/cuda/launch.cuh (private): the context (ghz_cuda_ctx_t) as the kernels' host
+ * code sees it, and the launch helper they use (ghz/detail/launch_cuda.cuh says why
+ * every launch goes through cudaLaunchKernelEx). */
 #ifndef GHZ_CODEC_CUDA_LAUNCH_CUH
 #define GHZ_CODEC_CUDA_LAUNCH_CUH
 
 #include <cuda_runtime.h>
 
-#include <utility>
-
 #include "ghz/codec/codec_cuda.h"
+#include "ghz/detail/launch_cuda.cuh"
 
 /* The context (codec_cuda.h): device attributes queried once, the workspace and the
  * *_sync calls' scratch. Not thread-safe: one caller at a time, as documented. */
@@ -31,19 +26,6 @@ namespace ghz {
 namespace detail {
 
 constexpr size_t kScratchBytes = 256;
-
-template <typename... Exp, typename... Act>
-cudaError_t launch(void (*kernel)(Exp...), dim3 grid, dim3 block, cudaStream_t stream, Act&&... args)
-{
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
-    cfg.attrs = nullptr;
-    cfg.numAttrs = 0;
-    return cudaLaunchKernelEx(&cfg, kernel, std::forward<Act>(args)...);
-}
 
 /* Streaming multiprocessors: the context's, or the current device's (132, an H100's
  * count, if the query fails). */

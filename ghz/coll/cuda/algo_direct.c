@@ -220,9 +220,12 @@ static void count_bytes(direct_t* d, int all)
     if (all) logical += (uint64_t)(N - 1) * r->seg_cnt[me] * e;
     wire = logical;
     if (r->mode != COLL_EXACT && r->st == GHZ_SUCCESS) {
-        /* the sizes, after the phase checks waited for the stream */
+        /* the sizes, on the call's stream (the phase checks already waited for it, so
+         * the wait is for this copy alone) */
         uint64_t* h = (uint64_t*)d->c->wire_size; /* (N + 2) * COLL_MAX_PIECES entries */
-        if (cudaMemcpy(h, d->szC, ((size_t)N + 1) * d->P * sizeof *h, cudaMemcpyDeviceToHost) == cudaSuccess) {
+        if (cudaMemcpyAsync(h, d->szC, ((size_t)N + 1) * d->P * sizeof *h, cudaMemcpyDeviceToHost, d->x.stream) ==
+                cudaSuccess &&
+            cudaStreamSynchronize(d->x.stream) == cudaSuccess) {
             wire = 0;
             for (s = 0; s < N; s++)
                 for (j = 0; j < coll_pieces(r->seg_cnt[s], r->piece) && s != me; j++)

@@ -39,6 +39,7 @@
 #include "ghz/homo/homo_cuda.h"
 
 typedef struct {
+    int device;               /* the current device when the backend was made: its memory's */
     ghz_cuda_ctx_t* ctx;
     cudaStream_t stream;      /* the current call's stream */
     size_t max_elems;         /* the largest piece, in values of the widest dtype */
@@ -94,9 +95,21 @@ static ghz_status_t cuda_begin(coll_backend_t* be, ghz_stream_t stream)
 {
     cuda_state_t* s = st_of(be);
     enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
-    cudaError_t e = cudaStreamIsCapturing((cudaStream_t)stream, &cap);
-    s->stream = (cudaStream_t)stream;
+    int current = -1;
+    cudaError_t e = cudaGetDevice(&current);
     be->capturing = 0;
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaGetDevice");
+    /* Refused rather than switched: the caller's stream and buffers belong to the device
+     * it made current, and a call that quietly ran on another one would launch on a
+     * stream of the wrong device (COLL.md, CUDA backend). (begin comes before the
+     * call's agreement: every rank learns of the refusal.) */
+    if (current != s->device)
+        return ghz_fail(GHZ_ERR_INVALID_ARG,
+                        "the current CUDA device is %d, but this communicator was made on device %d: "
+                        "cudaSetDevice(%d) before its calls",
+                        current, s->device, s->device);
+    e = cudaStreamIsCapturing((cudaStream_t)stream, &cap);
+    s->stream = (cudaStream_t)stream;
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamIsCapturing");
     if (cap == cudaStreamCaptureStatusInvalidated)
         return ghz_fail(GHZ_ERR_CUDA, "the stream's CUDA-graph capture was invalidated before this call");
@@ -184,16 +197,20 @@ static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, gh
     ghz_coll_range_t r;
     ghz_status_t st;
     if (copy_to && n) {
-        void* dev = NULL;
         if (copy_to != s->mapped_host) {
-            if (cudaHostGetDevicePointer(&dev, copy_to, 0) == cudaSuccess) {
+            /* Asked, not tried: cudaHostGetDevicePointer would fail on unmapped memory
+             * and leave that failure as the runtime's last error, which only a
+             * cudaGetLastError() that may also take the caller's own would clear.
+             * Unregistered memory is a success here (type cudaMemoryTypeUnregistered). */
+            struct cudaPointerAttributes a;
+            cudaError_t e = cudaPointerGetAttributes(&a, copy_to);
+            if (e != cudaSuccess) return coll_cuda_fail(e, "cudaPointerGetAttributes (staged copy)");
+            if (a.type == cudaMemoryTypeHost && a.devicePointer) {
                 s->mapped_host = copy_to;
-                s->mapped_dev = dev;
-            } else {
-                (void)cudaGetLastError(); /* not mapped: the copy engine copies */
+                s->mapped_dev = a.devicePointer;
             }
         }
-        d_copy = copy_to == s->mapped_host ? s->mapped_dev : NULL;
+        d_copy = copy_to == s->mapped_host ? s->mapped_dev : NULL; /* else the copy engine copies */
     }
     st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, d_copy, s->stream);
     if (st == GHZ_SUCCESS && copy_to && n && !d_copy) { /* (capturing: nothing is read back anyway) */
@@ -350,6 +367,19 @@ ghz_status_t ghz_coll_backend_cuda_mark(coll_backend_t* be)
     return record(be, s->done, &s->done_pending);
 }
 
+int ghz_coll_backend_cuda_enter(coll_backend_t* be)
+{
+    int current = -1;
+    const cuda_state_t* s = be->exec == GHZ_EXEC_CUDA ? st_of(be) : NULL;
+    if (!s || cudaGetDevice(&current) != cudaSuccess || current == s->device) return -1;
+    return cudaSetDevice(s->device) == cudaSuccess ? current : -1;
+}
+
+void ghz_coll_backend_cuda_leave(int previous)
+{
+    if (previous >= 0) (void)cudaSetDevice(previous);
+}
+
 ghz_stream_t ghz_coll_backend_cuda_stream(coll_backend_t* be)
 {
     return (ghz_stream_t)st_of(be)->stream;
@@ -390,6 +420,12 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     s = (cuda_state_t*)calloc(1, sizeof *s);
     if (!s) return ghz_fail(GHZ_ERR_NOMEM, "CUDA backend state");
     be->state = s;
+    e = cudaGetDevice(&s->device);
+    if (e != cudaSuccess) {
+        free(s);
+        be->state = NULL;
+        return coll_cuda_fail(e, "cudaGetDevice");
+    }
     be->destroy = cuda_destroy;
     /* a piece holds at most chunk_bytes of values; f32 has the most values per byte */
     s->max_elems = chunk_bytes / 4 + 64;

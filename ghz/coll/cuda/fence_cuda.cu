@@ -13,6 +13,7 @@
  * and a spinning fence only delays the peer it waits for. */
 #include "ghz/coll/detail/fence_cuda.h"
 #include "ghz/detail/error.h"
+#include "ghz/detail/launch_cuda.cuh"
 
 namespace {
 
@@ -68,8 +69,6 @@ __global__ void __launch_bounds__(32) fence_kernel(uint64_t* mine, uint64_t* con
 extern "C" ghz_status_t ghz_coll_fence_cuda(uint64_t* mine, uint64_t* const* d_peers, int n, int me,
                                             uint64_t timeout_ns, cudaStream_t stream)
 {
-    fence_kernel<<<1, 32, 0, stream>>>(mine, d_peers, n, me, timeout_ns);
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "fence kernel: %s", cudaGetErrorString(e));
-    return GHZ_SUCCESS;
+    return ghz::detail::launch_status("fence kernel", fence_kernel, dim3(1), dim3(32), stream, mine, d_peers, n, me,
+                                      timeout_ns);
 }

@@ -23,6 +23,7 @@
 #include "ghz/coll/detail/reduce_cuda.h"
 #include "ghz/coll/detail/reduce_ops.h"
 #include "ghz/detail/error.h"
+#include "ghz/detail/launch_cuda.cuh"
 #include "ghz/version.h"
 
 /* Device code lives in a namespace named after the library version, so that two
@@ -419,21 +420,11 @@ unsigned grid_for(const span_t& s)
     return (unsigned)(want < 1u ? 1u : want > cap ? cap : want);
 }
 
-/* Launches kernel<<<grid, kThreads, 0, stream>>>(args...) and reports this launch's
- * own error: cudaLaunchKernelEx returns it (a sticky error of an earlier fault
- * included, which the context would report anyway). */
+/* kernel on grid CTAs of kThreads (ghz/detail/launch_cuda.cuh: this launch's own error). */
 template <typename... Params, typename... Args>
 ghz_status_t launch(const char* what, unsigned grid, cudaStream_t stream, void (*kernel)(Params...), Args... args)
 {
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(kThreads);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = stream;
-    const cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, args...);
-    if (e == cudaSuccess) return GHZ_SUCCESS;
-    (void)cudaGetLastError(); /* the runtime also recorded it: clear it (if not sticky) */
-    return ghz_fail(GHZ_ERR_CUDA, "%s: kernel launch failed: %s", what, cudaGetErrorString(e));
+    return ghz::detail::launch_status(what, kernel, dim3(grid), dim3(kThreads), stream, args...);
 }
 
 template <typename T, typename Op>
@@ -584,8 +575,6 @@ extern "C" ghz_status_t ghz_coll_first_error_cuda(const int* d_status, size_t n,
 {
     if (!d_first || (n > 0u && !d_status))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_first_error_cuda: NULL pointer");
-    first_error_kernel<<<1, 256, 0, stream>>>(d_status, n, d_first);
-    const cudaError_t e = cudaGetLastError();
-    return e == cudaSuccess ? GHZ_SUCCESS
-                            : ghz_fail(GHZ_ERR_CUDA, "ghz_coll_first_error_cuda: %s", cudaGetErrorString(e));
+    return ghz::detail::launch_status("ghz_coll_first_error_cuda", first_error_kernel, dim3(1), dim3(256), stream,
+                                      d_status, n, d_first);
 }

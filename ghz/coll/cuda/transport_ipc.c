@@ -115,6 +115,10 @@ typedef struct {
     uint64_t** peer_flags;
     uint64_t** d_peer_flags;
     uint64_t timeout_ns;
+    /* the transport's own stream (non-blocking): its set-up writes and
+     * ghz_comm_graph_status's read, which then wait for nothing of the caller's */
+    cudaStream_t aux;
+    int have_aux;
 } ipc_state_t;
 
 static ipc_state_t* st_of(coll_transport_t* tp)
@@ -308,6 +312,7 @@ static ghz_status_t ipc_wait(coll_transport_t* tp, coll_req_t* r, size_t* bytes,
 
 static void free_state(ipc_state_t* s)
 {
+    if (s->have_aux) cudaStreamDestroy(s->aux);
     if (s->d_peer_flags) cudaFree(s->d_peer_flags);
     if (s->flags) cudaFree(s->flags);
     free(s->peer_flags);
@@ -334,9 +339,11 @@ static ghz_status_t ipc_fence(coll_transport_t* tp, ghz_status_t mine)
     cudaError_t e;
     int rc, p, worst = 0, st_in;
     const int captured = s->be->capturing;
-    if (mine == GHZ_SUCCESS && !captured) {
+    /* (recorded after a failure too: destroy waits for this event, which must follow
+     * every read of the peers' pools that the call enqueued) */
+    if (!captured) {
         e = cudaEventRecord(s->ev, stream);
-        if (e != cudaSuccess) mine = coll_cuda_fail(e, "cudaEventRecord (CUDA IPC fence)");
+        if (e != cudaSuccess && mine == GHZ_SUCCESS) mine = coll_cuda_fail(e, "cudaEventRecord (CUDA IPC fence)");
     }
     /* the meeting carries every rank's status: met after a failure too, so no peer
      * waits forever, and no rank reads a failed rank's buffers */
@@ -362,8 +369,10 @@ static ghz_status_t ipc_graph_status(coll_transport_t* tp)
 {
     ipc_state_t* s = st_of(tp);
     uint64_t w = 0;
-    cudaError_t e = cudaMemcpy(&w, s->flags + GHZ_COLL_FENCE_ERROR, sizeof w, cudaMemcpyDeviceToHost);
-    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMemcpy (CUDA IPC fence flags)");
+    /* (the caller synchronised the replays' stream: coll.h) */
+    cudaError_t e = cudaMemcpyAsync(&w, s->flags + GHZ_COLL_FENCE_ERROR, sizeof w, cudaMemcpyDeviceToHost, s->aux);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s->aux);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "reading the CUDA IPC fence flags");
     if (w)
         return ghz_fail(GHZ_ERR_PEER,
                         "a captured collective's fence waited %.3g s for rank %llu and gave up: the replay's "
@@ -379,9 +388,12 @@ static void ipc_destroy(coll_transport_t* tp)
     ipc_state_t* s = st_of(tp);
     int p;
     if (!s) return;
-    /* reads of the peers' pools that one-sided calls left running end first (this
-     * process's work only; destroy is not a hot path) */
-    cudaDeviceSynchronize();
+    /* reads of the peers' pools that calls left running end first: every call's fence
+     * records this rank's event after the work it enqueued (ipc_fence), and a message's
+     * reads end before its receive returns. Only this event is waited for: the device's
+     * other work, the caller's included, goes on. (A graph's replays are the caller's to
+     * finish before destroy: coll.h.) */
+    if (s->have_ev) cudaEventSynchronize(s->ev);
     for (p = 0; p < s->size; p++) {
         /* what open_peers opened of rank p: its pool (1), event (2), fence flags (4) */
         if (s->peer_open[p] & 1) cudaIpcCloseMemHandle(s->peer_pool[p]);
@@ -453,9 +465,10 @@ static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
     }
     /* the table the device fence reads */
     {
-        cudaError_t e = cudaMemcpy(s->d_peer_flags, s->peer_flags, (size_t)s->size * sizeof *s->peer_flags,
-                                   cudaMemcpyHostToDevice);
-        if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMemcpy (CUDA IPC fence table)");
+        cudaError_t e = cudaMemcpyAsync(s->d_peer_flags, s->peer_flags, (size_t)s->size * sizeof *s->peer_flags,
+                                        cudaMemcpyHostToDevice, s->aux);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(s->aux);
+        if (e != cudaSuccess) return coll_cuda_fail(e, "copying the CUDA IPC fence table");
     }
     return GHZ_SUCCESS;
 }
@@ -487,10 +500,15 @@ static ghz_status_t prepare(ipc_state_t* s, ipc_card_t* card)
         !s->peer_flags)
         return ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport state");
     s->timeout_ns = graph_timeout_ns();
+    e = cudaStreamCreateWithFlags(&s->aux, cudaStreamNonBlocking);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamCreateWithFlags (CUDA IPC)");
+    s->have_aux = 1;
     e = cudaMalloc((void**)&s->flags, GHZ_COLL_FENCE_WORDS * sizeof(uint64_t));
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMalloc (CUDA IPC fence flags)");
-    e = cudaMemset(s->flags, 0, GHZ_COLL_FENCE_WORDS * sizeof(uint64_t));
-    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMemset (CUDA IPC fence flags)");
+    /* zero before any peer maps it */
+    e = cudaMemsetAsync(s->flags, 0, GHZ_COLL_FENCE_WORDS * sizeof(uint64_t), s->aux);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s->aux);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "zeroing the CUDA IPC fence flags");
     e = cudaMalloc((void**)&s->d_peer_flags, n * sizeof *s->d_peer_flags);
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMalloc (CUDA IPC fence table)");
     e = cudaEventCreateWithFlags(&s->ev, cudaEventDisableTiming | cudaEventInterprocess);

@@ -97,6 +97,13 @@ ghz_status_t ghz_coll_cuda_gpu_uuid(unsigned char uuid[16]);
 /* The stream of the CUDA backend's current call (set by begin): where the CUDA IPC
  * transport orders its copies. */
 ghz_stream_t ghz_coll_backend_cuda_stream(coll_backend_t* be);
+/* The device the CUDA backend was made on (the current one at ghz_comm_init). Calls
+ * refuse to run elsewhere (begin: GHZ_ERR_INVALID_ARG); entries that cannot refuse
+ * (destroy, abort, ghz_comm_graph_status) make it current for their duration: enter
+ * returns the caller's current device (-1: none, or already the backend's), which
+ * leave makes current again. */
+int ghz_coll_backend_cuda_enter(coll_backend_t* be);
+void ghz_coll_backend_cuda_leave(int previous);
 #endif
 
 #endif

@@ -25,6 +25,13 @@ size_t coll_piece_elems(const ghz_comm_t* c, coll_mode_t m, size_t elem);
  * the others, st on the rank itself. Collective. */
 ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st);
 
+/* The two-level children (comm.h, levels), made at the first call that runs a two-level
+ * algorithm: every rank runs the same algorithm (agreed), so every rank makes them in
+ * the same call. Collective over c; every rank gets the same status (a failure on one
+ * is GHZ_ERR_PEER on the others, and no child is kept), and a later call tries again.
+ * GHZ_SUCCESS at once where they exist. */
+ghz_status_t coll_comm_levels(ghz_comm_t* c);
+
 /* MPI's datatype of a ghz dtype (MPI_DATATYPE_NULL for an unknown one). */
 MPI_Datatype coll_mpi_dtype(ghz_dtype_t dtype);
 

@@ -40,7 +40,12 @@ struct ghz_comm {
     coll_req_t* rreq;
     size_t max_reqs;         /* entries of sreq and rreq */
     /* Two levels (comm.c): this rank's node, and the ranks of the same local rank on
-     * every node. NULL when there is one node or one rank per node. */
+     * every node. `levels`: there are several nodes of several ranks, so the two-level
+     * algorithms apply; the children are then made at the first call that runs one
+     * (coll_comm_levels), from the MPI communicators split at init (MPI_COMM_NULL
+     * elsewhere). NULL until then, and where levels is 0. */
+    int levels;
+    MPI_Comm node_mpi, across_mpi;
     ghz_comm_t* intra;
     ghz_comm_t* inter;
     /* The agreements' shared segment where every rank is on one node (agree_shm.h), or
