@@ -29,6 +29,17 @@
 #include "ghz/coll/detail/reduce_cuda.h"
 #include "ghz/coll/detail/reduce_ops.h"
 
+/* The calls under test run on a non-blocking stream (nothing of the legacy stream
+ * orders them), and the test stages its buffers with cudaMemset and cudaMemcpy on the
+ * legacy stream: a memset returns before it is done, and a copy from pageable memory
+ * may return before its DMA is. Each staging step therefore ends with a device-wide
+ * wait, or a kernel could read or overwrite half-staged memory. */
+#define STAGE(call)                          \
+    do {                                     \
+        CK(call);                            \
+        CK(cudaDeviceSynchronize());         \
+    } while (0)
+
 #define NOPS 11 /* GHZ_OP_SUM .. GHZ_OP_BXOR */
 #define NMAX ((size_t)1000003)
 #define GUARD 0xA5u
@@ -215,8 +226,8 @@ static void check_layout(ctx_t* c, ghz_dtype_t t, layout_t L, const char* what)
     make_pairs(0x5EEDull * (uint64_t)t + L.o * 131u + L.a * 7u + L.b, t, NMAX, c->xa, c->xb);
     stage(c->hA, c->xa, NMAX, es, L.a);
     stage(c->hB, c->xb, NMAX, es, L.b);
-    CK(cudaMemcpy(c->dA, c->hA, CAP, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(c->dB, c->hB, CAP, cudaMemcpyHostToDevice));
+    STAGE(cudaMemcpy(c->dA, c->hA, CAP, cudaMemcpyHostToDevice));
+    STAGE(cudaMemcpy(c->dB, c->hB, CAP, cudaMemcpyHostToDevice));
     for (int op = 0; op < NOPS; ++op) {
         if (ghz_coll_op_check(t, (ghz_op_t)op) != GHZ_SUCCESS) continue;
         for (size_t k = 0; k < NLENGTHS; ++k) {
@@ -227,7 +238,7 @@ static void check_layout(ctx_t* c, ghz_dtype_t t, layout_t L, const char* what)
             const size_t ooff = L.alias == 1 ? L.a : L.alias == 2 ? L.b : L.o;
             char name[160];
             snprintf(name, sizeof name, "%s, %s n=%zu", what, ghz_op_name((ghz_op_t)op), n);
-            if (L.alias == 0) CK(cudaMemset(c->dO, GUARD, CAP));
+            if (L.alias == 0) STAGE(cudaMemset(c->dO, GUARD, CAP));
             memcpy(c->exp, c->xa, n * es);
             ghz_coll_reduce_cpu(c->exp, c->xb, n, t, (ghz_op_t)op, 1);
             GK(ghz_coll_reduce_cuda(dbuf + MARGIN + ooff, pa, pb, n, t, (ghz_op_t)op, c->s));
@@ -237,7 +248,7 @@ static void check_layout(ctx_t* c, ghz_dtype_t t, layout_t L, const char* what)
             /* the aliased input back to its value for the next call */
             if (L.alias != 0) {
                 const unsigned char* h = (L.alias == 1 ? c->hA : c->hB) + MARGIN + ooff;
-                CK(cudaMemcpy(dbuf + MARGIN + ooff, h, n * es, cudaMemcpyHostToDevice));
+                STAGE(cudaMemcpy(dbuf + MARGIN + ooff, h, n * es, cudaMemcpyHostToDevice));
             }
         }
     }
@@ -313,7 +324,7 @@ Test(cuda_coll_reduce, all_three_the_same)
         for (int op = 0; op < NOPS; ++op) {
             if (ghz_coll_op_check(t, (ghz_op_t)op) != GHZ_SUCCESS) continue;
             unsigned char* const p = c.dA + MARGIN + es;
-            CK(cudaMemcpy(c.dA, c.hA, CAP, cudaMemcpyHostToDevice));
+            STAGE(cudaMemcpy(c.dA, c.hA, CAP, cudaMemcpyHostToDevice));
             memcpy(c.exp, c.xa, n * es);
             ghz_coll_reduce_cpu(c.exp, c.exp, n, t, (ghz_op_t)op, 1);
             GK(ghz_coll_reduce_cuda(p, p, p, n, t, (ghz_op_t)op, c.s));
@@ -344,7 +355,7 @@ Test(cuda_coll_reduce, scale_equals_cpu)
                     const size_t n = lengths[k];
                     make_pairs(1000u * si + 10u * oi + (uint64_t)t, t, n, c.xa, c.xb);
                     stage(c.hA, c.xa, n, es, offs[oi]);
-                    CK(cudaMemcpy(c.dA, c.hA, CAP, cudaMemcpyHostToDevice));
+                    STAGE(cudaMemcpy(c.dA, c.hA, CAP, cudaMemcpyHostToDevice));
                     memcpy(c.exp, c.xa, n * es);
                     ghz_coll_scale_cpu(c.exp, n, t, scales[si], 1);
                     GK(ghz_coll_scale_cuda(c.dA + MARGIN + offs[oi], n, t, scales[si], c.s));
@@ -378,7 +389,7 @@ static void check_range(ctx_t* c, ghz_coll_range_acc_t* d_acc, ghz_coll_range_t*
     p.nthreads = 1;
     GK(ghz_value_range(&p, x, n, &vmin, &vmax, &count));
     stage(c->hA, x, n, es, off);
-    CK(cudaMemcpy(c->dA, c->hA, CAP, cudaMemcpyHostToDevice));
+    STAGE(cudaMemcpy(c->dA, c->hA, CAP, cudaMemcpyHostToDevice));
     for (int with_copy = 0; with_copy <= (h_copy != NULL); ++with_copy) {
         void* d_copy = NULL;
         if (with_copy) {
@@ -418,7 +429,7 @@ Test(cuda_coll_reduce, range_equals_cpu)
     CK(cudaMalloc((void**)&d_r, sizeof *d_r));
     unsigned char* h_copy;
     CK(cudaMalloc((void**)&d_acc, sizeof *d_acc));
-    CK(cudaMemset(d_acc, 0, sizeof *d_acc));
+    STAGE(cudaMemset(d_acc, 0, sizeof *d_acc));
     CK(cudaHostAlloc((void**)&h_copy, CAP, cudaHostAllocMapped));
     for (int f = 0; f < 2; ++f) {
         const ghz_dtype_t t = f ? GHZ_F64 : GHZ_F32;
@@ -478,20 +489,20 @@ Test(cuda_coll_reduce, range_into_pinned_host_memory)
     static const float small[] = {0.25f, -0.125f, 0.5f, 0.375f};
     static const float none[] = {NAN, INFINITY, -INFINITY};
     CK(cudaMalloc((void**)&d_acc, sizeof *d_acc));
-    CK(cudaMemset(d_acc, 0, sizeof *d_acc));
+    STAGE(cudaMemset(d_acc, 0, sizeof *d_acc));
     CK(cudaHostAlloc((void**)&h_r, sizeof *h_r, cudaHostAllocMapped));
     CK(cudaHostGetDevicePointer((void**)&d_hr, h_r, 0));
-    CK(cudaMemcpy(c.dA, big, sizeof big, cudaMemcpyHostToDevice));
+    STAGE(cudaMemcpy(c.dA, big, sizeof big, cudaMemcpyHostToDevice));
     GK(ghz_coll_range_cuda(c.dA, 5, GHZ_F32, d_acc, d_hr, NULL, c.s));
     CK(cudaStreamSynchronize(c.s));
     cr_assert(h_r->vmin == -1e30f && h_r->vmax == 7e29f && !h_r->nonfinite, "big: [%g, %g] %d", h_r->vmin,
               h_r->vmax, h_r->nonfinite);
-    CK(cudaMemcpy(c.dA, small, sizeof small, cudaMemcpyHostToDevice));
+    STAGE(cudaMemcpy(c.dA, small, sizeof small, cudaMemcpyHostToDevice));
     GK(ghz_coll_range_cuda(c.dA, 4, GHZ_F32, d_acc, d_hr, NULL, c.s));
     CK(cudaStreamSynchronize(c.s));
     cr_assert(h_r->vmin == -0.125 && h_r->vmax == 0.5 && !h_r->nonfinite, "small after big: [%g, %g] %d",
               h_r->vmin, h_r->vmax, h_r->nonfinite);
-    CK(cudaMemcpy(c.dA, none, sizeof none, cudaMemcpyHostToDevice));
+    STAGE(cudaMemcpy(c.dA, none, sizeof none, cudaMemcpyHostToDevice));
     GK(ghz_coll_range_cuda(c.dA, 3, GHZ_F32, d_acc, d_hr, NULL, c.s));
     CK(cudaStreamSynchronize(c.s));
     cr_assert(isnan(h_r->vmin) && isnan(h_r->vmax) && h_r->nonfinite, "none: [%g, %g] %d", h_r->vmin, h_r->vmax,
@@ -557,7 +568,7 @@ Test(cuda_coll_reduce, graph_capture)
     const size_t n = NMAX, es = 4;
     CK(cudaMalloc((void**)&d_r, sizeof *d_r));
     CK(cudaMalloc((void**)&d_acc, sizeof *d_acc));
-    CK(cudaMemset(d_acc, 0, sizeof *d_acc));
+    STAGE(cudaMemset(d_acc, 0, sizeof *d_acc));
     make_pairs(4242u, GHZ_F32, n, c.xa, c.xb);
     stage(c.hA, c.xa, n, es, 0);
     stage(c.hB, c.xb, n, es, 0);
@@ -574,9 +585,9 @@ Test(cuda_coll_reduce, graph_capture)
     p.dtype = GHZ_F32;
     GK(ghz_value_range(&p, c.exp, n, &vmin, &vmax, &count));
     for (int rep = 0; rep < 2; ++rep) {
-        CK(cudaMemcpy(c.dA, c.hA, CAP, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(c.dB, c.hB, CAP, cudaMemcpyHostToDevice));
-        CK(cudaMemset(c.dO, GUARD, CAP));
+        STAGE(cudaMemcpy(c.dA, c.hA, CAP, cudaMemcpyHostToDevice));
+        STAGE(cudaMemcpy(c.dB, c.hB, CAP, cudaMemcpyHostToDevice));
+        STAGE(cudaMemset(c.dO, GUARD, CAP));
         CK(cudaGraphLaunch(ge, c.s));
         CK(cudaMemcpyAsync(&r, d_r, sizeof r, cudaMemcpyDeviceToHost, c.s));
         CK(cudaStreamSynchronize(c.s));
@@ -614,8 +625,8 @@ Test(cuda_coll_reduce, grid_stride_large, .timeout = 600)
         memcpy(exp, xa, n * es);
         ghz_coll_reduce_cpu(exp, xb, n, t, pairs[k].op, 0);
         for (size_t off = 0; off <= es; off += es) {
-            CK(cudaMemcpy(dA + off, xa, n * es, cudaMemcpyHostToDevice));
-            CK(cudaMemcpy(dB + off, xb, n * es, cudaMemcpyHostToDevice));
+            STAGE(cudaMemcpy(dA + off, xa, n * es, cudaMemcpyHostToDevice));
+            STAGE(cudaMemcpy(dB + off, xb, n * es, cudaMemcpyHostToDevice));
             GK(ghz_coll_reduce_cuda(dO + off, dA + off, dB + off, n, t, pairs[k].op, NULL));
             CK(cudaMemcpy(got, dO + off, n * es, cudaMemcpyDeviceToHost));
             expect_elems(got, exp, n, t, nan_is_hardwares(t, pairs[k].op), ghz_op_name(pairs[k].op));
