@@ -61,6 +61,8 @@ static int make_side(side_t* s, int device, ghz_transport_t transport)
     if (!s->h_in || !s->h_out) return 0;
     for (i = 0; i < MAX_COUNT; i++) s->h_in[i] = (float)(sin((double)i * 1e-3 + device) * 10.0);
     CHECK(cudaMemcpy(s->d_in, s->h_in, MAX_COUNT * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess, "copy in");
+    /* (the stream is non-blocking: nothing else orders the copy's DMA before its calls) */
+    CHECK(cudaDeviceSynchronize() == cudaSuccess, "sync");
     return 1;
 }
 

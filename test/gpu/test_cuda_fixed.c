@@ -339,6 +339,7 @@ Test(cuda_fixed, graph_capture)
     CK(cudaMalloc(&d_y, n * 8));
     CK(cudaMalloc((void**)&d_status, sizeof(int)));
     CK(cudaMemcpy(d_x, x, n * 8, cudaMemcpyHostToDevice));
+    CK(cudaDeviceSynchronize()); /* (s is non-blocking: the copy's DMA first) */
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
     GK(ghz_cuda_fixed_compress(NULL, GHZ_F64, bits, d_x, n, d_f, size, s));
     GK(ghz_cuda_fixed_decompress(NULL, GHZ_F64, bits, n, d_f, size, d_y, n * 8, d_status, s));
