@@ -32,12 +32,13 @@ b=${GHZ_PY_BUILD:-$ROOT/build-gpu-py} # the build folder (GHZ_PY_BUILD: another)
 t0=$SECONDS
 
 # The stamp: every input of the compiled parts (not the package's .py files, which are
-# copied from the checkout each run), and the interpreter's version and ABI tag.
+# copied from the checkout each run), and the interpreter's version and ABI tag; in C
+# collation order, which does not depend on the machine's locale.
 stamp() {
     {
         find ghz cmake -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \
             -o -name '*.in' -o -name 'CMakeLists.txt' -o -name '*.cmake' \) -print0 |
-            sort -z | xargs -0 sha256sum
+            LC_ALL=C sort -z | xargs -0 sha256sum
         sha256sum CMakeLists.txt
         "$py" -c 'import sys, sysconfig; print(sys.version_info[:2], sysconfig.get_config_var("EXT_SUFFIX"))'
     } | sha256sum | cut -d' ' -f1
