@@ -1,7 +1,7 @@
-/* ghz/coll/move_args.c: a data-movement call's arguments: where this rank's blocks
- * are (the layouts of both sides, in place, the buffers), its own checks, the value
- * range of what it sends, the v forms' counts checked pair by pair, and the fields the
- * ranks agree on (movement.c runs the call). */
+/* ghz/coll/move_args.c: a data-movement call's arguments: its own checks (where its
+ * blocks are: the kind's layout, move_kinds.c), who sends to whom, the value range of
+ * what it sends, the v forms' counts checked pair by pair, and the fields the ranks
+ * agree on (movement.c runs the call). */
 #include <math.h>
 #include <string.h>
 
@@ -11,95 +11,44 @@
 
 int coll_mv_rooted(const mv_t* k)
 {
-    return k->kind == MV_BCAST || k->kind == MV_SCATTER || k->kind == MV_GATHER;
+    return k->ops->rooted;
 }
 
 const char* coll_mv_name(const mv_t* k)
 {
-    switch (k->kind) {
-    case MV_ALLGATHER: return k->v ? "allgatherv" : "allgather";
-    case MV_BCAST: return "broadcast";
-    case MV_SCATTER: return k->v ? "scatterv" : "scatter";
-    case MV_GATHER: return k->v ? "gatherv" : "gather";
-    case MV_ALLTOALL: return k->v ? "alltoallv" : "alltoall";
-    }
-    return "?";
+    return k->v ? k->ops->vname : k->ops->name;
 }
 
-static coll_layout_t single(size_t count)
+int coll_mv_sends_to(const ghz_comm_t* c, const mv_t* k, int p)
 {
-    coll_layout_t l = {NULL, NULL, count, 1};
-    return l;
+    if (p == c->rank) return 0;
+    if (!k->ops->rooted) return 1;
+    return k->ops->from_root ? c->rank == k->root : p == k->root;
 }
 
-/* Every block of a side given as arrays or as one count per rank. */
-static coll_layout_t blocks(const size_t* cnt, const size_t* displ, size_t count)
+int coll_mv_recvs_from(const ghz_comm_t* c, const mv_t* k, int p)
 {
-    coll_layout_t l = {cnt, displ, count, 0};
-    return l;
+    if (p == c->rank) return 0;
+    if (!k->ops->rooted) return 1;
+    return k->ops->from_root ? p == k->root : c->rank == k->root;
 }
 
-/* Where this rank's blocks are: the layouts of both sides, in place, the buffers. */
+uint64_t coll_mv_sent_raw(const ghz_comm_t* c, const mv_t* k, const coll_move_t* m)
+{
+    uint64_t b = 0;
+    int p;
+    for (p = 0; p < c->size; p++)
+        if (coll_mv_sends_to(c, k, p)) b += coll_move_n(m, &k->send, p) * ghz_dtype_size(k->dtype);
+    return b;
+}
+
+/* Where this rank's blocks are: the kind's layout of both sides, in place, the buffers. */
 static ghz_status_t resolve(const ghz_comm_t* c, mv_t* k)
 {
-    const int me = c->rank, is_root = coll_mv_rooted(k) && me == k->root;
-    const size_t e = ghz_dtype_size(k->dtype);
-    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
+    ghz_status_t st;
     k->in = (const unsigned char*)k->sendbuf;
     k->out = (unsigned char*)k->recvbuf;
-    switch (k->kind) {
-    case MV_ALLGATHER:
-        k->sends = k->recvs = 1;
-        k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
-        if (k->v && (!k->rcnt || !k->rdis)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs");
-        k->in_place = mpi_in_place ||
-                      (k->out && k->in == k->out + coll_lay_displ(&k->recv, me) * e);
-        if (k->in_place) k->in = k->out ? k->out + coll_lay_displ(&k->recv, me) * e : NULL;
-        k->send = single(k->in_place ? coll_lay_cnt(&k->recv, me) : k->count);
-        break;
-    case MV_BCAST:
-        k->sends = is_root;
-        k->recvs = 1;
-        k->recv = k->send = single(k->count);
-        k->in_place = is_root && (mpi_in_place || k->in == k->out);
-        if (k->in_place) k->in = k->out;
-        break;
-    case MV_SCATTER:
-        k->sends = is_root;
-        k->in_place = is_root && k->recvbuf == MPI_IN_PLACE;
-        k->recvs = !k->in_place;
-        if (k->in_place) k->out = NULL;
-        if (mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE as the sendbuf of a scatter");
-        if (!is_root && k->recvbuf == MPI_IN_PLACE)
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a scatter");
-        if (k->v && is_root && (!k->scnt || !k->sdis))
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendcounts or displs at the root");
-        k->send = k->v ? blocks(k->scnt, k->sdis, 0) : blocks(NULL, NULL, k->count);
-        k->recv = single(k->v && k->in_place ? k->scnt[me] : k->count);
-        break;
-    case MV_GATHER:
-        k->sends = 1;
-        k->recvs = is_root;
-        if (k->v && is_root && (!k->rcnt || !k->rdis))
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs at the root");
-        if (!is_root && mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a gather");
-        k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
-        k->in_place = is_root && (mpi_in_place || (k->out && k->in == k->out + coll_lay_displ(&k->recv, me) * e));
-        if (k->in_place) k->in = k->out ? k->out + coll_lay_displ(&k->recv, me) * e : NULL;
-        k->send = single(k->in_place && k->v ? k->rcnt[me] : k->count);
-        if (!is_root) k->out = NULL;
-        break;
-    case MV_ALLTOALL:
-        k->sends = k->recvs = 1;
-        /* (one buffer for both sides of a uniform alltoall is in place too) */
-        k->in_place = mpi_in_place || (!k->v && k->in && k->in == k->out);
-        if (k->v && (!k->rcnt || !k->rdis || (!k->in_place && (!k->scnt || !k->sdis))))
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL counts or displacements");
-        k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
-        k->send = k->in_place ? k->recv : k->v ? blocks(k->scnt, k->sdis, 0) : k->recv;
-        if (k->in_place) k->in = k->out;
-        break;
-    }
+    if ((st = k->ops->layout(c, k)) != GHZ_SUCCESS) return st;
     if (!k->sends) k->in = NULL;
     if (!k->recvs) k->out = NULL;
     return GHZ_SUCCESS;
@@ -184,24 +133,27 @@ ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const mv_t* k)
     const MPI_Datatype T = sizeof(size_t) == 8 ? MPI_UINT64_T : MPI_UINT32_T;
     size_t* got = c->wire_tmp; /* N entries */
     size_t mine, p;
+    /* the side whose every block this rank checks: the receive side, or the root's send
+     * side where receivers have one block each (scatterv) */
+    const int by_send = !k->ops->recv_blocks;
     int rc;
-    if (k->kind == MV_ALLTOALL) {
+    if (k->ops->send_blocks && k->ops->recv_blocks) {
         for (p = 0; p < (size_t)N; p++) c->seg_off[p] = coll_lay_cnt(&k->send, (int)p);
         rc = MPI_Alltoall(c->seg_off, 1, T, got, 1, T, c->mpi);
     } else {
         /* each rank's side of the pair with the root (allgatherv: with every rank) */
-        mine = k->kind == MV_SCATTER ? (k->recvs ? k->recv.count : coll_lay_cnt(&k->send, me)) : k->send.count;
+        mine = by_send ? (k->recvs ? k->recv.count : coll_lay_cnt(&k->send, me)) : k->send.count;
         rc = MPI_Allgather(&mine, 1, T, got, 1, T, c->mpi);
     }
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "the v counts' exchange");
     if (coll_mv_rooted(k) && me != k->root) return GHZ_SUCCESS;
     for (p = 0; p < (size_t)N; p++) {
-        const coll_layout_t* l = k->kind == MV_SCATTER ? &k->send : &k->recv;
+        const coll_layout_t* l = by_send ? &k->send : &k->recv;
         const size_t want = coll_lay_cnt(l, (int)p);
         if (got[p] != want)
             return ghz_fail(GHZ_ERR_MISMATCH,
-                            k->kind == MV_SCATTER ? "%s: rank %zu receives %zu elements where the root's sendcounts say %zu"
-                                                  : "%s: rank %zu sends %zu elements where this rank's recvcounts say %zu",
+                            by_send ? "%s: rank %zu receives %zu elements where the root's sendcounts say %zu"
+                                    : "%s: rank %zu sends %zu elements where this rank's recvcounts say %zu",
                             coll_mv_name(k), p, got[p], want);
     }
     return GHZ_SUCCESS;
@@ -226,32 +178,15 @@ void coll_mv_fields(const ghz_comm_t* c, const mv_t* k, ghz_status_t st, coll_ca
     mine->most[1] = k->farthest;
 }
 
+/* A rank's own block is block `rank` of both sides (a side of one block: that block). */
 size_t coll_mv_own_block(const ghz_comm_t* c, const mv_t* k, const unsigned char** src, unsigned char** dst)
 {
     const size_t e = ghz_dtype_size(k->dtype);
     const int me = c->rank;
-    size_t n = 0;
     *src = NULL;
     *dst = NULL;
     if (!k->sends || !k->recvs || k->in_place) return 0;
-    switch (k->kind) {
-    case MV_ALLGATHER:
-    case MV_GATHER:
-        *src = k->in;
-        *dst = k->out + coll_lay_displ(&k->recv, me) * e;
-        n = k->send.count;
-        break;
-    case MV_BCAST:
-        *src = k->in;
-        *dst = k->out;
-        n = k->count;
-        break;
-    case MV_SCATTER:
-    case MV_ALLTOALL:
-        *src = k->in + coll_lay_displ(&k->send, me) * e;
-        *dst = k->out + coll_lay_displ(&k->recv, k->kind == MV_SCATTER ? 0 : me) * e;
-        n = coll_lay_cnt(&k->recv, me);
-        break;
-    }
-    return *src == *dst ? 0 : n * e;
+    *src = k->in + coll_lay_displ(&k->send, me) * e;
+    *dst = k->out + coll_lay_displ(&k->recv, me) * e;
+    return *src == *dst ? 0 : coll_lay_cnt(&k->recv, me) * e;
 }

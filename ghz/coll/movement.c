@@ -8,7 +8,7 @@
  * fields cannot carry); derive E, the bound of every compression (E = B: a value is
  * compressed once and never combined; COLL.md, Data movement); copy this rank's own
  * block; run the MPI library's call (exact, CPU backend) or the algorithm in rounds that
- * fit the pool. */
+ * fit the pool. What differs by collective is its entry's (move_kinds.c). */
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -20,53 +20,29 @@
 #include "ghz/coll/detail/nccl_move.h"
 #include "ghz/detail/error.h"
 
-/* Gather and scatter take the binomial tree of packs (algo_tree.c) for blocks of at
- * most this many bytes that travel through the wire buffers (lossy, or staged): fewer
- * messages at the root; larger blocks take the linear algorithm, whose blocks reach the
- * root without relays. */
-#define TREE_MAX_BYTES ((size_t)256 << 10)
-
 /* The MPI library's own call (exact, CPU backend, every count and displacement below
  * INT_MAX: agreed). The v forms' int arrays live in the per-call arrays (2N ints fit in
  * N size_t). */
 static ghz_status_t mpi_call(ghz_comm_t* c, const mv_t* k)
 {
-    const MPI_Datatype dt = coll_mpi_dtype(k->dtype);
     const int N = c->size;
-    int* sc = (int*)c->seg_off;
-    int* sd = sc + N;
-    int* rc_ = (int*)c->seg_cnt;
-    int* rd = rc_ + N;
-    const void* in = k->in_place ? MPI_IN_PLACE : (const void*)k->in;
-    const int n = (int)k->count;
-    int p, rc = MPI_SUCCESS;
+    coll_mv_mpi_t a;
+    int p, rc;
+    a.dt = coll_mpi_dtype(k->dtype);
+    a.in = k->in_place ? MPI_IN_PLACE : (const void*)k->in;
+    a.n = (int)k->count;
+    a.sc = (int*)c->seg_off;
+    a.sd = a.sc + N;
+    a.rc = (int*)c->seg_cnt;
+    a.rd = a.rc + N;
     for (p = 0; p < N && k->v; p++) {
-        sc[p] = k->sends && !k->send.single ? (int)coll_lay_cnt(&k->send, p) : 0;
-        sd[p] = k->sends && !k->send.single ? (int)coll_lay_displ(&k->send, p) : 0;
-        rc_[p] = k->recvs && !k->recv.single ? (int)coll_lay_cnt(&k->recv, p) : 0;
-        rd[p] = k->recvs && !k->recv.single ? (int)coll_lay_displ(&k->recv, p) : 0;
+        a.sc[p] = k->sends && !k->send.single ? (int)coll_lay_cnt(&k->send, p) : 0;
+        a.sd[p] = k->sends && !k->send.single ? (int)coll_lay_displ(&k->send, p) : 0;
+        a.rc[p] = k->recvs && !k->recv.single ? (int)coll_lay_cnt(&k->recv, p) : 0;
+        a.rd[p] = k->recvs && !k->recv.single ? (int)coll_lay_displ(&k->recv, p) : 0;
     }
-    switch (k->kind) {
-    case MV_ALLGATHER:
-        rc = k->v ? MPI_Allgatherv(in, (int)k->send.count, dt, k->out, rc_, rd, dt, c->mpi)
-                  : MPI_Allgather(in, n, dt, k->out, n, dt, c->mpi);
-        break;
-    case MV_BCAST: rc = MPI_Bcast(k->out, n, dt, k->root, c->mpi); break;
-    case MV_SCATTER: {
-        void* out = k->in_place ? MPI_IN_PLACE : (void*)k->out;
-        rc = k->v ? MPI_Scatterv(k->in, sc, sd, dt, out, (int)k->recv.count, dt, k->root, c->mpi)
-                  : MPI_Scatter(k->in, n, dt, out, n, dt, k->root, c->mpi);
-        break;
-    }
-    case MV_GATHER:
-        rc = k->v ? MPI_Gatherv(in, (int)k->send.count, dt, k->out, rc_, rd, dt, k->root, c->mpi)
-                  : MPI_Gather(in, n, dt, k->out, n, dt, k->root, c->mpi);
-        break;
-    case MV_ALLTOALL:
-        rc = k->v ? MPI_Alltoallv(in, sc, sd, dt, k->out, rc_, rd, dt, c->mpi)
-                  : MPI_Alltoall(in, n, dt, k->out, n, dt, c->mpi);
-        break;
-    }
+    /* (the kind's call: move_kinds.c) */
+    rc = k->ops->mpi(c, k, &a);
     return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, coll_mv_name(k));
 }
 
@@ -78,79 +54,6 @@ static ghz_status_t own_block(ghz_comm_t* c, const mv_t* k)
     unsigned char* dst;
     const size_t bytes = coll_mv_own_block(c, k, &src, &dst);
     return bytes ? c->be.copy(&c->be, dst, src, bytes) : GHZ_SUCCESS;
-}
-
-/* The ring allgather's needs: its two relay buffers and this rank's own frames. */
-static size_t allgather_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
-{
-    const size_t fin = m == COLL_EXACT && !c->be.staged ? 0 : coll_seg_wire_cap(m, t, window, piece) + 16;
-    return coll_allgather_need(c, m, t, window, piece) + fin;
-}
-
-/* One round of the ring allgather: the segments are this round's part of every block;
- * this rank's part is encoded once into r->fin (unless exact values move straight). */
-static void allgather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool,
-                            const coll_move_t* m, size_t window)
-{
-    const int N = c->size, me = c->rank;
-    size_t j, n, kp;
-    int s;
-    for (s = 0; s < N; s++) {
-        c->seg_off[s] = coll_move_at(m, &k->recv, s);
-        c->seg_cnt[s] = coll_move_n(m, &k->recv, s);
-    }
-    r->fin_sizes = c->wire_size + (size_t)N * COLL_MAX_PIECES;
-    n = c->seg_cnt[me];
-    kp = coll_pieces(n, r->piece);
-    if (!coll_zero_copy(r)) {
-        r->fin = coll_pool_take(pool, coll_seg_wire_cap(r->mode, r->dtype, window, r->piece));
-        if (!r->fin) coll_fail(r, GHZ_ERR_NOMEM);
-        for (j = 0; j < kp; j++) {
-            const size_t pc = coll_piece_n(r, n, j);
-            r->fin_sizes[j] = pc ? coll_encode(r, k->in + (m->off + j * r->piece) * r->elem, pc,
-                                               r->fin + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j))
-                                 : 0;
-        }
-    }
-    coll_ring_allgather(r, pool);
-    r->logical_bytes = 0;
-    for (s = 0; s < N; s++)
-        if (s != coll_mod(me + 1, N)) r->logical_bytes += c->seg_cnt[s] * r->elem;
-}
-
-/* Children of this rank in the broadcast: the chain's one, or the binomial tree's
- * (coll_binomial_bcast). */
-static int bcast_children(const ghz_comm_t* c, int root, int chain)
-{
-    const int N = c->size, v = coll_mod((long)c->rank - root, N);
-    int mask = 1, m, kids = 0;
-    if (chain) return v + 1 < N;
-    while (mask < N && !(v & mask)) mask <<= 1;
-    for (m = mask >> 1; m > 0; m >>= 1) kids += v + m < N;
-    return kids;
-}
-
-/* Whether a broadcast of k pieces a round goes down the chain: the binomial root sends
- * every piece lg N times (about k lg N + lg N - 1 piece times to the last rank), the
- * chain once (k + N - 2). */
-static int chain_pays(int N, size_t k)
-{
-    int lg = 0;
-    while ((1 << lg) < N) lg++;
-    return N >= 3 && k * (size_t)lg + (size_t)lg > k + (size_t)N - 1;
-}
-
-/* The uncompressed bytes this rank's messages of a round carry (scatter, gather,
- * alltoall). */
-static uint64_t sent_raw(const ghz_comm_t* c, const mv_t* k, const coll_move_t* m)
-{
-    uint64_t b = 0;
-    int p;
-    if (!k->sends) return 0;
-    if (k->kind == MV_GATHER) return c->rank == k->root ? 0 : coll_move_n(m, &k->send, k->root) * ghz_dtype_size(k->dtype);
-    for (p = 0; p < c->size; p++)
-        if (p != c->rank) b += coll_move_n(m, &k->send, p) * ghz_dtype_size(k->dtype);
-    return b;
 }
 
 /* AUTO compresses a data-movement call from the size fixed at init for an allreduce's
@@ -184,7 +87,7 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k);
 static ghz_status_t host_move(ghz_comm_t* c, const mv_t* k, size_t extent, size_t far, ghz_coll_info_t* info)
 {
     const size_t e = ghz_dtype_size(k->dtype);
-    const int input_in_out = k->in_place && k->kind != MV_SCATTER;
+    const int input_in_out = k->in_place && !k->ops->in_place_recv;
     size_t sl = 0, sf = 0, rl = 0, rf = 0;
     double t0 = coll_now(), t_stage;
     mv_t h = *k;
@@ -200,10 +103,8 @@ static ghz_status_t host_move(ghz_comm_t* c, const mv_t* k, size_t extent, size_
     st = coll_stage_agree(c, st);
     if (st != GHZ_SUCCESS) return st;
     t_stage = coll_now() - t0;
-    h.sendbuf = input_in_out ? (k->kind == MV_BCAST ? (const void*)c->small_out : MPI_IN_PLACE)
-                : k->sends   ? (const void*)c->small_in
-                             : NULL;
-    h.recvbuf = k->kind == MV_SCATTER && k->in_place ? MPI_IN_PLACE : k->recvs ? (void*)c->small_out : NULL;
+    h.sendbuf = input_in_out ? MPI_IN_PLACE : k->sends ? (const void*)c->small_in : NULL;
+    h.recvbuf = k->ops->in_place_recv && k->in_place ? MPI_IN_PLACE : k->recvs ? (void*)c->small_out : NULL;
     h.acc = NULL;
     h.stream = NULL;
     h.agreed = 1;
@@ -224,24 +125,12 @@ static ghz_status_t host_move(ghz_comm_t* c, const mv_t* k, size_t extent, size_
 static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto, ghz_algo_t* algo_io,
                                size_t extent, uint64_t* rounds)
 {
-    const ghz_algo_t algo = *algo_io;
-    int chain = 0;
-    const size_t e = proto->elem;
-    coll_need_fn need;
     size_t window, off;
-    switch (k->kind) {
-    case MV_ALLGATHER: need = allgather_need; break;
-    case MV_BCAST: need = coll_bcast_need; break;
-    case MV_ALLTOALL: need = proto->staged ? coll_alltoall_need_staged : coll_alltoall_need; break;
-    default: need = algo == GHZ_ALGO_BINOMIAL ? coll_tree_need : coll_linear_need; break;
-    }
-    window = coll_fit_window(c, need, NULL, proto->mode, k->dtype, proto->piece);
+    window = coll_fit_window(c, k->ops->need(*algo_io, proto->staged), NULL, proto->mode, k->dtype, proto->piece);
     if (window == 0)
         return ghz_fail(GHZ_ERR_NOMEM, "pool_bytes %zu cannot hold one round of %s on %d ranks: configure a larger pool",
                         c->pool_bytes, coll_mv_name(k), c->size);
-    /* a broadcast's shape, from its first round (agreed sizes: every rank alike) */
-    chain = k->kind == MV_BCAST && chain_pays(c->size, coll_pieces(extent < window ? extent : window, proto->piece));
-    if (chain) *algo_io = GHZ_ALGO_RING;
+    if (k->ops->settle) *algo_io = k->ops->settle(c, *algo_io, extent, window, proto->piece);
     *rounds = 0;
     for (off = 0; off < extent; off += window) {
         coll_round_t r = *proto;
@@ -251,28 +140,7 @@ static ghz_status_t run_rounds(ghz_comm_t* c, const mv_t* k, coll_round_t* proto
         m.recv = k->recv;
         m.off = off;
         m.w = extent - off < window ? extent - off : window;
-        switch (k->kind) {
-        case MV_ALLGATHER: allgather_round(c, k, &r, &pool, &m, window); break;
-        case MV_BCAST:
-            r.out = k->out + off * e;
-            r.count = coll_move_n(&m, &k->recv, 0);
-            if (chain) coll_chain_bcast(&r, &pool);
-            else coll_binomial_bcast(&r, &pool);
-            r.logical_bytes = (uint64_t)bcast_children(c, k->root, chain) * r.count * e;
-            break;
-        case MV_SCATTER:
-            if (algo == GHZ_ALGO_BINOMIAL) coll_tree_scatter(&r, &m, &pool);
-            else coll_linear_scatter(&r, &m, &pool);
-            break;
-        case MV_GATHER:
-            if (algo == GHZ_ALGO_BINOMIAL) coll_tree_gather(&r, &m, &pool);
-            else coll_linear_gather(&r, &m, &pool);
-            break;
-        case MV_ALLTOALL: coll_pairwise_alltoall(&r, &m, &pool); break;
-        }
-        /* (the tree counts what its packs carry, relayed blocks included) */
-        if (k->kind != MV_ALLGATHER && k->kind != MV_BCAST && algo != GHZ_ALGO_BINOMIAL)
-            r.logical_bytes = sent_raw(c, k, &m);
+        k->ops->round(c, k, &r, &pool, &m, *algo_io, window);
         proto->wire_bytes += r.wire_bytes;
         proto->logical_bytes += r.logical_bytes;
         proto->t_comp += r.t_comp;
@@ -398,17 +266,13 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
     algo = mode == COLL_EXACT && c->cfg.backend == GHZ_EXEC_CPU && c->size > 1 && far <= INT_MAX &&
                    extent * e <= c->mpi_max
                ? GHZ_ALGO_MPI
-           : k->kind == MV_ALLGATHER ? GHZ_ALGO_RING
-           : k->kind == MV_BCAST     ? GHZ_ALGO_BINOMIAL
-           : k->kind == MV_ALLTOALL  ? GHZ_ALGO_PAIRWISE
-           : (mode != COLL_EXACT || c->be.staged) && extent * e <= TREE_MAX_BYTES && c->size > 2
-               ? GHZ_ALGO_BINOMIAL
-               : GHZ_ALGO_LINEAR;
+               : k->ops->choose(c, k, mode, extent);
 
     memset(&proto, 0, sizeof proto);
     if (algo == GHZ_ALGO_MPI) {
-        /* (a broadcast's root copies its input first; MPI does the rest of every call) */
-        st = k->kind == MV_BCAST ? own_block(c, k) : GHZ_SUCCESS;
+        /* (MPI moves a rank's own block too, but where its call reads only the output:
+         * MPI_Bcast's root) */
+        st = k->ops->mpi_from_out ? own_block(c, k) : GHZ_SUCCESS;
         if (st == GHZ_SUCCESS) st = mpi_call(c, k);
         proto.logical_bytes = proto.wire_bytes = extent * e * (uint64_t)(c->size - 1);
         rounds = 1;
@@ -427,9 +291,9 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
         proto.seg_cnt = c->seg_cnt;
         proto.root = k->root;
         proto.raw_fallback = 1;
-        /* in place, an exact alltoall stages its blocks through the wire buffers
-         * (algo_alltoall.c) */
-        proto.staged = c->be.staged || (k->kind == MV_ALLTOALL && k->in_place);
+        /* in place, an exact alltoall (its blocks share their places with the peers')
+         * stages its blocks through the wire buffers (algo_alltoall.c) */
+        proto.staged = c->be.staged || (k->ops->in_place_shared && k->in_place);
         if (st == GHZ_SUCCESS && c->size > 1) st = run_rounds(c, k, &proto, &algo, extent, &rounds);
     }
     if (st != GHZ_SUCCESS) return st;
@@ -465,6 +329,7 @@ static mv_t make(mv_kind_t kind, int v, const void* sendbuf, void* recvbuf, size
     mv_t k;
     memset(&k, 0, sizeof k);
     k.kind = kind;
+    k.ops = coll_mv_kind_ops(kind);
     k.v = v;
     k.sendbuf = sendbuf;
     k.recvbuf = recvbuf;

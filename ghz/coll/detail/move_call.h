@@ -1,17 +1,22 @@
-/* ghz/coll/detail/move_call.h: a data-movement call's arguments (private): what
- * movement.c runs and move_args.c checks. */
+/* ghz/coll/detail/move_call.h: a data-movement call's arguments and its kind's entry
+ * (private): what movement.c runs, move_args.c checks, move_kinds.c holds per kind and
+ * nccl/move_nccl.c moves over NCCL. */
 #ifndef GHZ_COLL_DETAIL_MOVE_CALL_H
 #define GHZ_COLL_DETAIL_MOVE_CALL_H
 
 #include "ghz/coll/detail/agree.h"
+#include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/move.h"
 
 /* The agreed collective: apart from the reductions' kinds (reduce_call.h, below 16); a v
  * form agrees as kind + 1. */
 typedef enum { MV_ALLGATHER = 32, MV_BCAST = 34, MV_SCATTER = 36, MV_GATHER = 38, MV_ALLTOALL = 40 } mv_kind_t;
 
+typedef struct coll_mv_kind_ops coll_mv_kind_ops_t;
+
 typedef struct {
     mv_kind_t kind;
+    const coll_mv_kind_ops_t* ops; /* the kind's entry (coll_mv_kind_ops) */
     int v;                      /* the v form */
     const void* sendbuf;
     void* recvbuf;
@@ -36,10 +41,75 @@ typedef struct {
     size_t agreed_most[2];
 } mv_t;
 
+/* The MPI library's own call's arguments beyond the call's (movement.c, mpi_call). */
+typedef struct {
+    MPI_Datatype dt;
+    const void* in;         /* the send side, or MPI_IN_PLACE */
+    int n;                  /* the uniform forms' count */
+    int *sc, *sd, *rc, *rd; /* the v forms' counts and displacements, both sides */
+} coll_mv_mpi_t;
+
+/* One kind of data-movement call: what its calls do differently, so that the steps (the
+ * checks, the v counts, the choice, the rounds, the host path, MPI's call, NCCL) read it
+ * here and a new kind is one entry and its algorithm (move_kinds.c). What every kind
+ * shares stays in the steps: a value is compressed once and never combined (E = B, one
+ * error term), and a piece whose frame is not smaller travels raw (raw_fallback). */
+struct coll_mv_kind_ops {
+    mv_kind_t kind;
+    const char* name;
+    const char* vname; /* the v form's (NULL: none) */
+    /* who sends to whom: every rank to every other, or (rooted) the root to every
+     * other rank (from_root: broadcast, scatter) or every other rank to the root
+     * (gather) */
+    int rooted;
+    int from_root;
+    /* a side with a block per rank (send: scatter, alltoall; receive: allgather,
+     * gather, alltoall), else one block, whose one frame serves every receiver */
+    int send_blocks;
+    int recv_blocks;
+    /* MPI_IN_PLACE is the root's recvbuf (scatter), else the sendbuf; in place, the
+     * block sent to a rank and the one received from it share a place (alltoall: sent
+     * from a copy, an exact call stages its blocks through the wire buffers) */
+    int in_place_recv;
+    int in_place_shared;
+    /* where this rank's blocks are (sends, recvs, in_place, the layouts, in and out),
+     * refusing the arguments that this kind's rules forbid (move_args.c, resolve) */
+    ghz_status_t (*layout)(const ghz_comm_t* c, mv_t* k);
+    /* GHZ_ALGO_MPI: the MPI library's call, returning MPI's code; mpi_from_out: it
+     * reads the output buffer alone, so the root copies its own block there first
+     * (MPI_Bcast) */
+    int (*mpi)(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a);
+    int mpi_from_out;
+    /* ghz's algorithm for an agreed call in mode m whose longest block is `extent`
+     * elements (where GHZ_ALGO_MPI does not take it), the pool its round needs, the
+     * algorithm once the round's window is known (NULL: the same; the broadcast picks
+     * its chain there), and one round: its part of every block, m */
+    ghz_algo_t (*choose)(const ghz_comm_t* c, const mv_t* k, coll_mode_t m, size_t extent);
+    coll_need_fn (*need)(ghz_algo_t algo, int staged);
+    ghz_algo_t (*settle)(const ghz_comm_t* c, ghz_algo_t algo, size_t extent, size_t window, size_t piece);
+    void (*round)(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+                  ghz_algo_t algo, size_t window);
+#ifdef GHZ_WITH_NCCL
+    /* NCCL's own collective for the exact uniform form, on the call's stream (NULL: a
+     * group of ncclSend / ncclRecv, as the v forms: nccl/move_nccl.c) */
+    ghz_status_t (*nccl_native)(ghz_comm_t* c, const mv_t* k, size_t e);
+#endif
+};
+
+/* move_kinds.c */
+/* The entry of kind (NULL for an unknown one). */
+const coll_mv_kind_ops_t* coll_mv_kind_ops(mv_kind_t kind);
+
+/* move_args.c */
 /* broadcast, scatter, gather */
 int coll_mv_rooted(const mv_t* k);
 /* The call's name, for messages. */
 const char* coll_mv_name(const mv_t* k);
+/* Whether this rank sends a block to rank p, and receives one from p. */
+int coll_mv_sends_to(const ghz_comm_t* c, const mv_t* k, int p);
+int coll_mv_recvs_from(const ghz_comm_t* c, const mv_t* k, int p);
+/* The uncompressed bytes this rank's messages of round m carry. */
+uint64_t coll_mv_sent_raw(const ghz_comm_t* c, const mv_t* k, const coll_move_t* m);
 /* The longest block and the farthest block end of one side (elements, added to the
  * maxima given); refuses a side whose bytes overflow. */
 ghz_status_t coll_mv_measure(const ghz_comm_t* c, const coll_layout_t* l, size_t e, size_t* longest, size_t* far);

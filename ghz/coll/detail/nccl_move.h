@@ -14,6 +14,12 @@ ghz_status_t coll_nccl_move_exact(ghz_comm_t* c, const mv_t* k, size_t extent, u
  * logical bytes count what this rank sent. */
 ghz_status_t coll_nccl_move_lossy(ghz_comm_t* c, const mv_t* k, size_t extent, double eb, coll_round_t* acc,
                                   uint64_t* rounds);
+/* NCCL's own collective for an exact uniform call (the kinds' nccl_native), on the
+ * call's stream; e: the dtype's bytes. */
+ghz_status_t coll_nccl_mv_allgather(ghz_comm_t* c, const mv_t* k, size_t e);
+ghz_status_t coll_nccl_mv_bcast(ghz_comm_t* c, const mv_t* k, size_t e);
+ghz_status_t coll_nccl_mv_gather(ghz_comm_t* c, const mv_t* k, size_t e);
+ghz_status_t coll_nccl_mv_scatter(ghz_comm_t* c, const mv_t* k, size_t e);
 #endif
 
 #endif

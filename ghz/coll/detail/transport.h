@@ -5,16 +5,23 @@
  * need no size exchange of the algorithms' own. How the receiver learns it is the
  * transport's: MPI from the message's status (MPI_Get_count); CUDA IPC from the
  * control record that every message sends ahead of its data (offset, bytes, poison,
- * sequence number: cuda/transport_ipc.c). A transport over a library whose receives
- * must name the exact size (NCCL's ncclRecv) sends the size first inside its own
- * entries; the NCCL path (nccl/) does not go through this interface: it groups its
- * own ncclSend / ncclRecv (ncclGroupStart / End) and learns the frames' sizes from one
- * gather of every rank's record a phase (nccl/algo_nccl.c). A message also carries one bit, `poison`: a rank
+ * sequence number: cuda/transport_ipc.c). A message also carries one bit, `poison`: a rank
  * whose part of a collective failed keeps the communication pattern going with
  * poisoned messages, so that no peer waits forever and every rank that receives one
  * learns of the failure (COLL.md, Errors). Messages between a pair of ranks are
  * received in the order they were sent, and never by another call than the one that
- * sent them (seq below). */
+ * sent them (seq below).
+ *
+ * NCCL is not a coll_transport_t. Its calls (nccl/algo_nccl.c, nccl/move_nccl.c) issue
+ * their own ncclSend / ncclRecv in groups (ncclGroupStart / End) on the call's stream
+ * and learn every frame's size beforehand, from one ncclAllGather of every rank's record
+ * of sizes and statuses a phase, read by the host (detail/nccl_state.h); c->tp moves
+ * none of their bytes. This interface posts one message at a time and completes each
+ * with a host wait that returns its size and poison; NCCL's ncclRecv must name the exact
+ * size when it is posted, and its sends and receives complete in stream order, together,
+ * only when their group is launched and the stream reaches them, so a per-message wait
+ * would mean a group and a stream synchronisation per message, where the grouped calls
+ * need one host wait per phase and let the GPU run the rest asynchronously. */
 #ifndef GHZ_COLL_DETAIL_TRANSPORT_H
 #define GHZ_COLL_DETAIL_TRANSPORT_H
 

@@ -33,33 +33,10 @@ static size_t align16(size_t x)
     return (x + 15u) & ~(size_t)15u;
 }
 
-/* Whether this rank sends a block to rank p, and receives one from p. */
-static int sends_to(const ghz_comm_t* c, const mv_t* k, int p)
-{
-    if (p == c->rank) return 0;
-    switch (k->kind) {
-    case MV_BCAST:
-    case MV_SCATTER: return c->rank == k->root;
-    case MV_GATHER: return p == k->root;
-    default: return 1;
-    }
-}
-
-static int recvs_from(const ghz_comm_t* c, const mv_t* k, int p)
-{
-    if (p == c->rank) return 0;
-    switch (k->kind) {
-    case MV_BCAST:
-    case MV_SCATTER: return p == k->root;
-    case MV_GATHER: return c->rank == k->root;
-    default: return 1;
-    }
-}
-
 /* One frame serves every receiver (allgather, broadcast, gather: one send block). */
 static int one_block(const mv_t* k)
 {
-    return k->kind == MV_ALLGATHER || k->kind == MV_BCAST || k->kind == MV_GATHER;
+    return !k->ops->send_blocks;
 }
 
 /* The block this rank sends to p in round m, and the place of the one it receives from
@@ -100,27 +77,37 @@ static ghz_status_t nccl_ok(ncclResult_t r, const char* what)
     return r == ncclSuccess ? GHZ_SUCCESS : coll_nccl_fail(r, what);
 }
 
-/* NCCL's own uniform collective, values as bytes. In place is NCCL's form, which is
- * where move_args.c leaves the in-place buffers: an allgather's and a gather root's
- * input at its block of the output, a scatter root's own block in its input (no output
- * buffer), a broadcast root's input and output one buffer. Only this rank's own side
- * changes with in place, never the call, so ranks that differ in it still meet. */
-static ghz_status_t native(ghz_comm_t* c, const mv_t* k, size_t e, cudaStream_t s)
+/* NCCL's own uniform collectives, values as bytes (the kinds' entries, move_kinds.c).
+ * In place is NCCL's form, which is where move_kinds.c leaves the in-place buffers: an
+ * allgather's and a gather root's input at its block of the output, a scatter root's
+ * own block in its input (no output buffer), a broadcast root's input and output one
+ * buffer. Only this rank's own side changes with in place, never the call, so ranks that
+ * differ in it still meet. */
+ghz_status_t coll_nccl_mv_allgather(ghz_comm_t* c, const mv_t* k, size_t e)
+{
+    return nccl_ok(ncclAllGather(k->in, k->out, k->count * e, ncclUint8, c->nccl->comm, (cudaStream_t)k->stream),
+                   "ncclAllGather");
+}
+
+ghz_status_t coll_nccl_mv_bcast(ghz_comm_t* c, const mv_t* k, size_t e)
+{
+    return nccl_ok(ncclBroadcast(k->in ? (const void*)k->in : (const void*)k->out, k->out, k->count * e, ncclUint8,
+                                 k->root, c->nccl->comm, (cudaStream_t)k->stream),
+                   "ncclBroadcast");
+}
+
+ghz_status_t coll_nccl_mv_gather(ghz_comm_t* c, const mv_t* k, size_t e)
+{
+    return nccl_ok(ncclGather(k->in, k->out, k->count * e, ncclUint8, k->root, c->nccl->comm, (cudaStream_t)k->stream),
+                   "ncclGather");
+}
+
+ghz_status_t coll_nccl_mv_scatter(ghz_comm_t* c, const mv_t* k, size_t e)
 {
     const size_t bytes = k->count * e;
-    ncclComm_t nc = c->nccl->comm;
-    switch (k->kind) {
-    case MV_ALLGATHER: return nccl_ok(ncclAllGather(k->in, k->out, bytes, ncclUint8, nc, s), "ncclAllGather");
-    case MV_BCAST:
-        return nccl_ok(ncclBroadcast(k->in ? (const void*)k->in : (const void*)k->out, k->out, bytes, ncclUint8, k->root,
-                                     nc, s),
-                       "ncclBroadcast");
-    case MV_GATHER: return nccl_ok(ncclGather(k->in, k->out, bytes, ncclUint8, k->root, nc, s), "ncclGather");
-    default:
-        return nccl_ok(ncclScatter(k->in, k->out ? k->out : (unsigned char*)k->in + (size_t)k->root * bytes, bytes,
-                                   ncclUint8, k->root, nc, s),
-                       "ncclScatter");
-    }
+    return nccl_ok(ncclScatter(k->in, k->out ? k->out : (unsigned char*)k->in + (size_t)k->root * bytes, bytes,
+                               ncclUint8, k->root, c->nccl->comm, (cudaStream_t)k->stream),
+                   "ncclScatter");
 }
 
 /* Exact, every other case: one group of sends and receives of raw blocks (an in-place
@@ -128,7 +115,7 @@ static ghz_status_t native(ghz_comm_t* c, const mv_t* k, size_t e, cudaStream_t 
 static ghz_status_t exact_group(ghz_comm_t* c, const mv_t* k, size_t e, size_t extent, cudaStream_t s)
 {
     const int N = c->size;
-    const int stage = k->kind == MV_ALLTOALL && k->in_place;
+    const int stage = k->ops->in_place_shared && k->in_place;
     const size_t w = stage ? (c->pool_bytes / (size_t)N / e) & ~(size_t)3 : extent;
     coll_move_t m;
     ghz_status_t st = GHZ_SUCCESS;
@@ -141,7 +128,7 @@ static ghz_status_t exact_group(ghz_comm_t* c, const mv_t* k, size_t e, size_t e
         ncclResult_t r;
         if (stage)
             for (p = 0; p < N && st == GHZ_SUCCESS; p++)
-                if (sends_to(c, k, p) && send_n(k, &m, p)) {
+                if (coll_mv_sends_to(c, k, p) && send_n(k, &m, p)) {
                     cudaError_t ce = cudaMemcpyAsync(c->pool + (size_t)p * w * e, send_at(k, &m, p, e),
                                                      send_n(k, &m, p) * e, cudaMemcpyDeviceToDevice, s);
                     if (ce != cudaSuccess) st = coll_cuda_fail(ce, "cudaMemcpyAsync (in-place alltoall)");
@@ -149,10 +136,10 @@ static ghz_status_t exact_group(ghz_comm_t* c, const mv_t* k, size_t e, size_t e
         if (st != GHZ_SUCCESS) break;
         r = ncclGroupStart();
         for (p = 0; p < N && r == ncclSuccess; p++) {
-            if (sends_to(c, k, p) && send_n(k, &m, p))
+            if (coll_mv_sends_to(c, k, p) && send_n(k, &m, p))
                 r = ncclSend(stage ? c->pool + (size_t)p * w * e : send_at(k, &m, p, e), send_n(k, &m, p) * e,
                              ncclUint8, p, c->nccl->comm, s);
-            if (r == ncclSuccess && recvs_from(c, k, p) && recv_n(k, &m, p))
+            if (r == ncclSuccess && coll_mv_recvs_from(c, k, p) && recv_n(k, &m, p))
                 r = ncclRecv(recv_at(k, &m, p, e), recv_n(k, &m, p) * e, ncclUint8, p, c->nccl->comm, s);
         }
         {
@@ -177,9 +164,9 @@ ghz_status_t coll_nccl_move_exact(ghz_comm_t* c, const mv_t* k, size_t extent, u
     whole.w = extent;
     *bytes_sent = 0;
     for (p = 0; p < c->size; p++)
-        if (sends_to(c, k, p)) *bytes_sent += send_n(k, &whole, p) * e;
-    /* (NCCL's alltoall is not in place: the group below stages it) */
-    if (!k->v && k->kind != MV_ALLTOALL) return native(c, k, e, s);
+        if (coll_mv_sends_to(c, k, p)) *bytes_sent += send_n(k, &whole, p) * e;
+    /* (NCCL has no alltoall: the group below, staged in place) */
+    if (!k->v && k->ops->nccl_native) return k->ops->nccl_native(c, k, e);
     {
         const ghz_status_t st = own_block(c, k, s);
         return st == GHZ_SUCCESS ? exact_group(c, k, e, extent, s) : st;
@@ -231,7 +218,7 @@ static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_
     ghz_status_t st = GHZ_SUCCESS, got;
     ghz_params_t prm;
     ncclResult_t r;
-    int p, q;
+    int p, q, first = -1;
     ghz_params_init(&prm);
     prm.dtype = k->dtype;
     prm.eb_mode = GHZ_EB_ABS;
@@ -241,10 +228,10 @@ static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_
     for (p = 0; p < N && st == GHZ_SUCCESS; p++) {
         const int slot = one_block(k) ? 0 : p;
         ghz_buf_t out;
-        if (!sends_to(c, k, p) || !send_n(k, m, p)) continue;
-        if (one_block(k) && p != (me == 0 ? 1 : 0) && k->kind != MV_GATHER) {
+        if (!coll_mv_sends_to(c, k, p) || !send_n(k, m, p)) continue;
+        if (one_block(k) && first >= 0) {
             /* the one frame, already made for the first receiver: its size for this one */
-            if (cudaMemcpyAsync(rec_size(d->mine) + p, rec_size(d->mine) + (me == 0 ? 1 : 0), sizeof(uint64_t),
+            if (cudaMemcpyAsync(rec_size(d->mine) + p, rec_size(d->mine) + first, sizeof(uint64_t),
                                 cudaMemcpyDeviceToDevice, s) != cudaSuccess)
                 st = ghz_fail(GHZ_ERR_CUDA, "cudaMemcpyAsync (record)");
             continue;
@@ -252,6 +239,7 @@ static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_
         out = coll_cuda_frame(d->S + (size_t)slot * d->cap, 0, d->cap, rec_size(d->mine) + p);
         st = ghz_cuda_compress(d->x.ctx, &prm, send_at(k, m, p, e), send_n(k, m, p), &out, rec_status(d, d->mine) + p,
                                NULL, 0, s);
+        first = p;
     }
     /* 2. every rank's record, on every host (every rank takes part whatever happened) */
     if (st != GHZ_SUCCESS) {
@@ -279,14 +267,14 @@ static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_
      * buffer receives the peer's block in the same group. */
     if (k->in_place && !one_block(k))
         for (p = 0; p < N && st == GHZ_SUCCESS; p++)
-            if (sends_to(c, k, p) && send_n(k, m, p) && sent_size(d, me, p) >= send_n(k, m, p) * e &&
+            if (coll_mv_sends_to(c, k, p) && send_n(k, m, p) && sent_size(d, me, p) >= send_n(k, m, p) * e &&
                 cudaMemcpyAsync(d->S + (size_t)p * d->cap, send_at(k, m, p, e), send_n(k, m, p) * e,
                                 cudaMemcpyDeviceToDevice, s) != cudaSuccess)
                 st = ghz_fail(GHZ_ERR_CUDA, "cudaMemcpyAsync (raw block)");
     if (st != GHZ_SUCCESS) return st;
     r = ncclGroupStart();
     for (p = 0; p < N && r == ncclSuccess; p++) {
-        if (sends_to(c, k, p) && send_n(k, m, p)) {
+        if (coll_mv_sends_to(c, k, p) && send_n(k, m, p)) {
             const size_t raw = send_n(k, m, p) * e, sz = sent_size(d, me, p);
             const int slot = one_block(k) ? 0 : p;
             const int staged = k->in_place && !one_block(k);
@@ -296,7 +284,7 @@ static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_
             acc->wire_bytes += sz < raw ? sz : raw;
             acc->logical_bytes += raw;
         }
-        if (r == ncclSuccess && recvs_from(c, k, p) && recv_n(k, m, p)) {
+        if (r == ncclSuccess && coll_mv_recvs_from(c, k, p) && recv_n(k, m, p)) {
             const size_t raw = recv_n(k, m, p) * e, sz = sent_size(d, p, me);
             r = sz >= raw ? ncclRecv(recv_at(k, m, p, e), raw, ncclUint8, p, c->nccl->comm, s)
                           : ncclRecv(d->R + (size_t)p * d->cap, sz, ncclUint8, p, c->nccl->comm, s);
@@ -311,9 +299,9 @@ static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_
     if (cudaMemsetAsync(d->stD, 0, (size_t)N * sizeof(int), s) != cudaSuccess)
         return ghz_fail(GHZ_ERR_CUDA, "cudaMemsetAsync (statuses)");
     for (p = 0; p < N && st == GHZ_SUCCESS; p++) {
-        const size_t n = recv_n(k, m, p), sz = recvs_from(c, k, p) ? sent_size(d, p, me) : 0;
+        const size_t n = recv_n(k, m, p), sz = coll_mv_recvs_from(c, k, p) ? sent_size(d, p, me) : 0;
         ghz_buf_t src;
-        if (!recvs_from(c, k, p) || !n || sz >= n * e) continue;
+        if (!coll_mv_recvs_from(c, k, p) || !n || sz >= n * e) continue;
         src = coll_cuda_frame(d->R + (size_t)p * d->cap, sz, d->cap, NULL);
         st = ghz_cuda_decompress(d->x.ctx, k->dtype, &src, recv_at(k, m, p, e), n * e, NULL, d->stD + p, NULL, 0, s);
     }

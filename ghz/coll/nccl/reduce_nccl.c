@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "ghz/coll/detail/auto_rule.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/coll/detail/reduce_cuda.h"

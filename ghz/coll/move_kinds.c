@@ -1,0 +1,416 @@
+/* ghz/coll/move_kinds.c: the entries of ghz_allgather, ghz_broadcast, ghz_scatter,
+ * ghz_gather and ghz_alltoall, and their v forms (detail/move_call.h,
+ * coll_mv_kind_ops_t): where each kind's blocks are and its in-place rules, the MPI
+ * library's call, ghz's algorithm and how a round of it runs. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ghz/coll/detail/move_call.h"
+#include "ghz/coll/detail/nccl_move.h"
+#include "ghz/detail/error.h"
+
+/* Gather and scatter take the binomial tree of packs (algo_tree.c) for blocks of at
+ * most this many bytes that travel through the wire buffers (lossy, or staged): fewer
+ * messages at the root; larger blocks take the linear algorithm, whose blocks reach the
+ * root without relays. */
+#define TREE_MAX_BYTES ((size_t)256 << 10)
+
+static coll_layout_t single(size_t count)
+{
+    coll_layout_t l = {NULL, NULL, count, 1};
+    return l;
+}
+
+/* Every block of a side given as arrays or as one count per rank. */
+static coll_layout_t blocks(const size_t* cnt, const size_t* displ, size_t count)
+{
+    coll_layout_t l = {cnt, displ, count, 0};
+    return l;
+}
+
+/* Scatter and gather: the tree for small blocks through the wire buffers, else linear. */
+static ghz_algo_t tree_or_linear(const ghz_comm_t* c, const mv_t* k, coll_mode_t mode, size_t extent)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    return (mode != COLL_EXACT || c->be.staged) && extent * e <= TREE_MAX_BYTES && c->size > 2 ? GHZ_ALGO_BINOMIAL
+                                                                                                : GHZ_ALGO_LINEAR;
+}
+
+static coll_need_fn tree_or_linear_need(ghz_algo_t algo, int staged)
+{
+    (void)staged;
+    return algo == GHZ_ALGO_BINOMIAL ? coll_tree_need : coll_linear_need;
+}
+
+/* allgather(v): every rank's block to every rank */
+
+static ghz_status_t allgather_layout(const ghz_comm_t* c, mv_t* k)
+{
+    const int me = c->rank;
+    const size_t e = ghz_dtype_size(k->dtype);
+    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
+    k->sends = k->recvs = 1;
+    k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
+    if (k->v && (!k->rcnt || !k->rdis)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs");
+    k->in_place = mpi_in_place ||
+                  (k->out && k->in == k->out + coll_lay_displ(&k->recv, me) * e);
+    if (k->in_place) k->in = k->out ? k->out + coll_lay_displ(&k->recv, me) * e : NULL;
+    k->send = single(k->in_place ? coll_lay_cnt(&k->recv, me) : k->count);
+    return GHZ_SUCCESS;
+}
+
+static int allgather_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+{
+    return k->v ? MPI_Allgatherv(a->in, (int)k->send.count, a->dt, k->out, a->rc, a->rd, a->dt, c->mpi)
+                : MPI_Allgather(a->in, a->n, a->dt, k->out, a->n, a->dt, c->mpi);
+}
+
+static ghz_algo_t allgather_choose(const ghz_comm_t* c, const mv_t* k, coll_mode_t m, size_t extent)
+{
+    (void)c;
+    (void)k;
+    (void)m;
+    (void)extent;
+    return GHZ_ALGO_RING;
+}
+
+/* The ring allgather's needs: its two relay buffers and this rank's own frames. */
+static size_t allgather_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
+{
+    const size_t fin = m == COLL_EXACT && !c->be.staged ? 0 : coll_seg_wire_cap(m, t, window, piece) + 16;
+    return coll_allgather_need(c, m, t, window, piece) + fin;
+}
+
+static coll_need_fn allgather_needs(ghz_algo_t algo, int staged)
+{
+    (void)algo;
+    (void)staged;
+    return allgather_need;
+}
+
+/* One round of the ring allgather: the segments are this round's part of every block;
+ * this rank's part is encoded once into r->fin (unless exact values move straight). */
+static void allgather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool,
+                            const coll_move_t* m, ghz_algo_t algo, size_t window)
+{
+    const int N = c->size, me = c->rank;
+    size_t j, n, kp;
+    int s;
+    (void)algo;
+    for (s = 0; s < N; s++) {
+        c->seg_off[s] = coll_move_at(m, &k->recv, s);
+        c->seg_cnt[s] = coll_move_n(m, &k->recv, s);
+    }
+    r->fin_sizes = c->wire_size + (size_t)N * COLL_MAX_PIECES;
+    n = c->seg_cnt[me];
+    kp = coll_pieces(n, r->piece);
+    if (!coll_zero_copy(r)) {
+        r->fin = coll_pool_take(pool, coll_seg_wire_cap(r->mode, r->dtype, window, r->piece));
+        if (!r->fin) coll_fail(r, GHZ_ERR_NOMEM);
+        for (j = 0; j < kp; j++) {
+            const size_t pc = coll_piece_n(r, n, j);
+            r->fin_sizes[j] = pc ? coll_encode(r, k->in + (m->off + j * r->piece) * r->elem, pc,
+                                               r->fin + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j))
+                                 : 0;
+        }
+    }
+    coll_ring_allgather(r, pool);
+    r->logical_bytes = 0;
+    for (s = 0; s < N; s++)
+        if (s != coll_mod(me + 1, N)) r->logical_bytes += c->seg_cnt[s] * r->elem;
+}
+
+/* broadcast: the root's block to every rank */
+
+static ghz_status_t bcast_layout(const ghz_comm_t* c, mv_t* k)
+{
+    const int is_root = c->rank == k->root;
+    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
+    k->sends = is_root;
+    k->recvs = 1;
+    k->recv = k->send = single(k->count);
+    k->in_place = is_root && (mpi_in_place || k->in == k->out);
+    if (k->in_place) k->in = k->out;
+    return GHZ_SUCCESS;
+}
+
+static int bcast_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+{
+    return MPI_Bcast(k->out, a->n, a->dt, k->root, c->mpi);
+}
+
+static ghz_algo_t bcast_choose(const ghz_comm_t* c, const mv_t* k, coll_mode_t m, size_t extent)
+{
+    (void)c;
+    (void)k;
+    (void)m;
+    (void)extent;
+    return GHZ_ALGO_BINOMIAL;
+}
+
+static coll_need_fn bcast_needs(ghz_algo_t algo, int staged)
+{
+    (void)algo;
+    (void)staged;
+    return coll_bcast_need;
+}
+
+/* Whether a broadcast of k pieces a round goes down the chain: the binomial root sends
+ * every piece lg N times (about k lg N + lg N - 1 piece times to the last rank), the
+ * chain once (k + N - 2). */
+static int chain_pays(int N, size_t k)
+{
+    int lg = 0;
+    while ((1 << lg) < N) lg++;
+    return N >= 3 && k * (size_t)lg + (size_t)lg > k + (size_t)N - 1;
+}
+
+/* A broadcast's shape, from its first round (agreed sizes: every rank alike): the chain
+ * is reported as GHZ_ALGO_RING. */
+static ghz_algo_t bcast_settle(const ghz_comm_t* c, ghz_algo_t algo, size_t extent, size_t window, size_t piece)
+{
+    return chain_pays(c->size, coll_pieces(extent < window ? extent : window, piece)) ? GHZ_ALGO_RING : algo;
+}
+
+/* Children of this rank in the broadcast: the chain's one, or the binomial tree's
+ * (coll_binomial_bcast). */
+static int bcast_children(const ghz_comm_t* c, int root, int chain)
+{
+    const int N = c->size, v = coll_mod((long)c->rank - root, N);
+    int mask = 1, m, kids = 0;
+    if (chain) return v + 1 < N;
+    while (mask < N && !(v & mask)) mask <<= 1;
+    for (m = mask >> 1; m > 0; m >>= 1) kids += v + m < N;
+    return kids;
+}
+
+static void bcast_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+                        ghz_algo_t algo, size_t window)
+{
+    const int chain = algo == GHZ_ALGO_RING;
+    const size_t e = r->elem;
+    (void)window;
+    r->out = k->out + m->off * e;
+    r->count = coll_move_n(m, &k->recv, 0);
+    if (chain) coll_chain_bcast(r, pool);
+    else coll_binomial_bcast(r, pool);
+    r->logical_bytes = (uint64_t)bcast_children(c, k->root, chain) * r->count * e;
+}
+
+/* scatter(v): the root's block p to rank p */
+
+static ghz_status_t scatter_layout(const ghz_comm_t* c, mv_t* k)
+{
+    const int me = c->rank, is_root = me == k->root;
+    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
+    k->sends = is_root;
+    k->in_place = is_root && k->recvbuf == MPI_IN_PLACE;
+    k->recvs = !k->in_place;
+    if (k->in_place) k->out = NULL;
+    if (mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE as the sendbuf of a scatter");
+    if (!is_root && k->recvbuf == MPI_IN_PLACE)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a scatter");
+    if (k->v && is_root && (!k->scnt || !k->sdis))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendcounts or displs at the root");
+    k->send = k->v ? blocks(k->scnt, k->sdis, 0) : blocks(NULL, NULL, k->count);
+    k->recv = single(k->v && k->in_place ? k->scnt[me] : k->count);
+    return GHZ_SUCCESS;
+}
+
+static int scatter_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+{
+    void* out = k->in_place ? MPI_IN_PLACE : (void*)k->out;
+    return k->v ? MPI_Scatterv(k->in, a->sc, a->sd, a->dt, out, (int)k->recv.count, a->dt, k->root, c->mpi)
+                : MPI_Scatter(k->in, a->n, a->dt, out, a->n, a->dt, k->root, c->mpi);
+}
+
+static void scatter_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+                          ghz_algo_t algo, size_t window)
+{
+    (void)window;
+    if (algo == GHZ_ALGO_BINOMIAL) {
+        coll_tree_scatter(r, m, pool); /* (the tree counts what its packs carry, relayed blocks included) */
+        return;
+    }
+    coll_linear_scatter(r, m, pool);
+    r->logical_bytes = coll_mv_sent_raw(c, k, m);
+}
+
+/* gather(v): every rank's block to the root's block p */
+
+static ghz_status_t gather_layout(const ghz_comm_t* c, mv_t* k)
+{
+    const int me = c->rank, is_root = me == k->root;
+    const size_t e = ghz_dtype_size(k->dtype);
+    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
+    k->sends = 1;
+    k->recvs = is_root;
+    if (k->v && is_root && (!k->rcnt || !k->rdis))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs at the root");
+    if (!is_root && mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a gather");
+    k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
+    k->in_place = is_root && (mpi_in_place || (k->out && k->in == k->out + coll_lay_displ(&k->recv, me) * e));
+    if (k->in_place) k->in = k->out ? k->out + coll_lay_displ(&k->recv, me) * e : NULL;
+    k->send = single(k->in_place && k->v ? k->rcnt[me] : k->count);
+    if (!is_root) k->out = NULL;
+    return GHZ_SUCCESS;
+}
+
+static int gather_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+{
+    return k->v ? MPI_Gatherv(a->in, (int)k->send.count, a->dt, k->out, a->rc, a->rd, a->dt, k->root, c->mpi)
+                : MPI_Gather(a->in, a->n, a->dt, k->out, a->n, a->dt, k->root, c->mpi);
+}
+
+static void gather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+                         ghz_algo_t algo, size_t window)
+{
+    (void)window;
+    if (algo == GHZ_ALGO_BINOMIAL) {
+        coll_tree_gather(r, m, pool); /* (the tree counts what its packs carry, relayed blocks included) */
+        return;
+    }
+    coll_linear_gather(r, m, pool);
+    r->logical_bytes = coll_mv_sent_raw(c, k, m);
+}
+
+/* alltoall(v): rank q's block p to rank p's block q */
+
+static ghz_status_t alltoall_layout(const ghz_comm_t* c, mv_t* k)
+{
+    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
+    (void)c;
+    k->sends = k->recvs = 1;
+    /* (one buffer for both sides of a uniform alltoall is in place too) */
+    k->in_place = mpi_in_place || (!k->v && k->in && k->in == k->out);
+    if (k->v && (!k->rcnt || !k->rdis || (!k->in_place && (!k->scnt || !k->sdis))))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL counts or displacements");
+    k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
+    k->send = k->in_place ? k->recv : k->v ? blocks(k->scnt, k->sdis, 0) : k->recv;
+    if (k->in_place) k->in = k->out;
+    return GHZ_SUCCESS;
+}
+
+static int alltoall_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+{
+    return k->v ? MPI_Alltoallv(a->in, a->sc, a->sd, a->dt, k->out, a->rc, a->rd, a->dt, c->mpi)
+                : MPI_Alltoall(a->in, a->n, a->dt, k->out, a->n, a->dt, c->mpi);
+}
+
+static ghz_algo_t alltoall_choose(const ghz_comm_t* c, const mv_t* k, coll_mode_t m, size_t extent)
+{
+    (void)c;
+    (void)k;
+    (void)m;
+    (void)extent;
+    return GHZ_ALGO_PAIRWISE;
+}
+
+/* in place, exact values go through the wire buffers anyway (algo_alltoall.c) */
+static coll_need_fn alltoall_needs(ghz_algo_t algo, int staged)
+{
+    (void)algo;
+    return staged ? coll_alltoall_need_staged : coll_alltoall_need;
+}
+
+static void alltoall_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+                           ghz_algo_t algo, size_t window)
+{
+    (void)algo;
+    (void)window;
+    coll_pairwise_alltoall(r, m, pool);
+    r->logical_bytes = coll_mv_sent_raw(c, k, m);
+}
+
+static const coll_mv_kind_ops_t allgather = {
+    .kind = MV_ALLGATHER,
+    .name = "allgather",
+    .vname = "allgatherv",
+    .recv_blocks = 1,
+    .layout = allgather_layout,
+    .mpi = allgather_mpi,
+    .choose = allgather_choose,
+    .need = allgather_needs,
+    .round = allgather_round,
+#ifdef GHZ_WITH_NCCL
+    .nccl_native = coll_nccl_mv_allgather,
+#endif
+};
+
+static const coll_mv_kind_ops_t bcast = {
+    .kind = MV_BCAST,
+    .name = "broadcast",
+    .rooted = 1,
+    .from_root = 1,
+    .layout = bcast_layout,
+    .mpi = bcast_mpi,
+    .mpi_from_out = 1,
+    .choose = bcast_choose,
+    .need = bcast_needs,
+    .settle = bcast_settle,
+    .round = bcast_round,
+#ifdef GHZ_WITH_NCCL
+    .nccl_native = coll_nccl_mv_bcast,
+#endif
+};
+
+static const coll_mv_kind_ops_t scatter = {
+    .kind = MV_SCATTER,
+    .name = "scatter",
+    .vname = "scatterv",
+    .rooted = 1,
+    .from_root = 1,
+    .send_blocks = 1,
+    .in_place_recv = 1,
+    .layout = scatter_layout,
+    .mpi = scatter_mpi,
+    .choose = tree_or_linear,
+    .need = tree_or_linear_need,
+    .round = scatter_round,
+#ifdef GHZ_WITH_NCCL
+    .nccl_native = coll_nccl_mv_scatter,
+#endif
+};
+
+static const coll_mv_kind_ops_t gather = {
+    .kind = MV_GATHER,
+    .name = "gather",
+    .vname = "gatherv",
+    .rooted = 1,
+    .recv_blocks = 1,
+    .layout = gather_layout,
+    .mpi = gather_mpi,
+    .choose = tree_or_linear,
+    .need = tree_or_linear_need,
+    .round = gather_round,
+#ifdef GHZ_WITH_NCCL
+    .nccl_native = coll_nccl_mv_gather,
+#endif
+};
+
+/* (NCCL has no alltoall: a group of sends and receives, staged in place) */
+static const coll_mv_kind_ops_t alltoall = {
+    .kind = MV_ALLTOALL,
+    .name = "alltoall",
+    .vname = "alltoallv",
+    .send_blocks = 1,
+    .recv_blocks = 1,
+    .in_place_shared = 1,
+    .layout = alltoall_layout,
+    .mpi = alltoall_mpi,
+    .choose = alltoall_choose,
+    .need = alltoall_needs,
+    .round = alltoall_round,
+};
+
+const coll_mv_kind_ops_t* coll_mv_kind_ops(mv_kind_t kind)
+{
+    switch (kind) {
+    case MV_ALLGATHER: return &allgather;
+    case MV_BCAST: return &bcast;
+    case MV_SCATTER: return &scatter;
+    case MV_GATHER: return &gather;
+    case MV_ALLTOALL: return &alltoall;
+    }
+    return NULL;
+}
