@@ -27,6 +27,16 @@ static const char* kind_name(int64_t v)
     case 1: return "allreduce";
     case 2: return "reduce";
     case 3: return "reduce_scatter";
+    /* the data movement's kinds (detail/move_call.h), + 1 for the v form */
+    case 32: return "allgather";
+    case 33: return "allgatherv";
+    case 34: return "broadcast";
+    case 36: return "scatter";
+    case 37: return "scatterv";
+    case 38: return "gather";
+    case 39: return "gatherv";
+    case 40: return "alltoall";
+    case 41: return "alltoallv";
     default: return "unknown";
     }
 }

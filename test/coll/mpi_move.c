@@ -805,6 +805,25 @@ static void part_errors(void)
         st = ghz_broadcast(buf, g_rank == last ? NULL : buf, 100, GHZ_F32, 0, NULL, c, NULL);
         CHECK(st != GHZ_SUCCESS, "broadcast with a NULL recvbuf on the last rank: %s", ghz_status_string(st));
     }
+    /* different collectives on different ranks: an error everywhere that names both */
+    if (g_size > 1) {
+        const int kind = g_rank == 0 ? ALLTOALL : ALLGATHER;
+        const char* detail;
+        unsigned char *send, *recv;
+        ghz_status_t st;
+        k = call_of(kind, 0, 64, GHZ_F32, NULL);
+        setup(&k);
+        send = malloc(k.slen * 4 + 8);
+        recv = malloc(k.rlen * 4 + 8);
+        if (!send || !recv) abort();
+        fill(&k, send, recv, 3);
+        st = run_call(&k, send, recv, c);
+        detail = ghz_last_error_detail();
+        CHECK(st == GHZ_ERR_MISMATCH && strstr(detail, "alltoall") && strstr(detail, "allgather"),
+              "allgather against alltoall: %s (%s)", ghz_status_string(st), detail);
+        free(send);
+        free(recv);
+    }
     /* after all that, a good call still works */
     {
         tally_t t = {0, 0, 0.0, 0.0};
