@@ -9,8 +9,8 @@
  * takes the maximum itself: a handful of cache-line transfers.
  *
  * Why two buffers suffice: a rank writes call s's words into buffer s mod 2 only after
- * it saw every rank's sequence reach s - 1, which each rank publishes after it finished
- * reading call s - 2's words, the last ones in that buffer.
+ * it saw every rank's sequence reach s - 1 (in the other buffer), which each rank
+ * publishes after it finished reading call s - 2's words, the last ones in this one.
  *
  * A waiting rank spins, and yields the CPU after a while: where ranks outnumber cores
  * (CI runs 8 on 2), the rank it waits for needs that CPU. */
@@ -24,11 +24,19 @@
 #include "ghz/coll/detail/transport.h"
 #include "ghz/detail/error.h"
 
-/* One rank's slot: its sequence number on a cache line of its own, then two buffers. */
+/* One buffer: the sequence number of the call whose words it holds, on the same cache
+ * line as the first words, so that the line a reader waits for brings them along (an
+ * agreement of a few words costs one line a peer, not two). */
 typedef struct {
-    _Atomic uint64_t seq;
-    unsigned char pad[64 - sizeof(uint64_t)];
-    int64_t words[2][COLL_SHM_WORDS];
+    _Alignas(64) _Atomic uint64_t seq;
+    int64_t words[COLL_SHM_WORDS];
+} buf_t;
+_Static_assert(sizeof(buf_t) % 64 == 0, "every buffer starts a cache line");
+
+/* One rank's slot: two buffers (the window gives each rank sizeof(slot_t) bytes, in
+ * rank order, from an aligned base). */
+typedef struct {
+    buf_t buf[2];
 } slot_t;
 
 struct coll_shm {
@@ -63,9 +71,10 @@ coll_shm_t* coll_shm_create(MPI_Comm comm)
     ok = MPI_Win_allocate_shared((MPI_Aint)sizeof(slot_t), 1, MPI_INFO_NULL, comm, &mine, &s->win) == MPI_SUCCESS;
     if (ok) ok = MPI_Win_shared_query(s->win, 0, &bytes, &du, &s->slots) == MPI_SUCCESS;
     if (ok) {
-        /* (zero sequence: the first call is 1) */
+        /* (zero sequences: the first call is 1) */
         memset(mine, 0, sizeof(slot_t));
-        atomic_store_explicit(&((slot_t*)mine)->seq, 0, memory_order_release);
+        atomic_store_explicit(&((slot_t*)mine)->buf[0].seq, 0, memory_order_release);
+        atomic_store_explicit(&((slot_t*)mine)->buf[1].seq, 0, memory_order_release);
     }
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     /* every rank's slot is zeroed before any rank's first call */
@@ -91,15 +100,15 @@ void coll_shm_max(coll_shm_t* s, int64_t* w, int n)
     const uint64_t seq = ++s->seq;
     const int b = (int)(seq & 1);
     int q, i;
-    memcpy(s->slots[s->rank].words[b], w, (size_t)n * sizeof *w);
-    atomic_store_explicit(&s->slots[s->rank].seq, seq, memory_order_release);
+    memcpy(s->slots[s->rank].buf[b].words, w, (size_t)n * sizeof *w);
+    atomic_store_explicit(&s->slots[s->rank].buf[b].seq, seq, memory_order_release);
     for (q = 0; q < s->size; q++) {
-        const slot_t* t = &s->slots[q];
+        buf_t* t = &s->slots[q].buf[b];
         if (q == s->rank) continue;
         unsigned spins = 0;
-        while (atomic_load_explicit(&((slot_t*)t)->seq, memory_order_acquire) < seq)
+        while (atomic_load_explicit(&t->seq, memory_order_acquire) < seq)
             if (++spins > 256) sched_yield();
         for (i = 0; i < n; i++)
-            if (t->words[b][i] > w[i]) w[i] = t->words[b][i];
+            if (t->words[i] > w[i]) w[i] = t->words[i];
     }
 }
