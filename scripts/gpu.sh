@@ -13,9 +13,10 @@
 # .device-carry/prebuilt.tar.xz (from `prebuild`), else build it. They need a GPU and
 # exit non-zero at once where none is found (the GPU tests would otherwise skip and pass).
 # The exit status is non-zero when anything that ran failed, timed out, or was left out
-# for lack of time. Every log, JUnit report and JSON goes into one archive,
-# $OUT/gpu-<subcommands>.tgz ($OUT: the device tool's output folder; ./gpu-out without
-# it), rewritten after each step so that a call cut short still brings back what ran.
+# for lack of time. Every log, JUnit report and JSON is written as it grows into
+# $OUT/gpu-<subcommands>.d/ ($OUT: the device tool's output folder; ./gpu-out without
+# it), so that a call cut short still brings back what ran, and packed into
+# $OUT/gpu-<subcommands>.tgz after each step.
 #
 # Environment (defaults in brackets):
 #   GHZ_GPU_TESTS      ctest -R regular expression for `test` [every test labelled gpu]
@@ -30,7 +31,8 @@
 #                      (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_SOCKET_IFNAME=lo)
 #   GHZ_GPU_COLL_ARGS  ghz-coll-bench's sizes and counts [-b 4K -e 256M -f 4 -n 10 -w 3 -c 1]
 #   GHZ_GPU_SHARED=1   the collective bench once more with every rank on GPU 0
-#   GHZ_GPU_DEADLINE   seconds from the start after which no step starts [540]
+#   GHZ_GPU_DEADLINE   seconds from the start after which no step starts, and at which
+#                      the test step stops [540]
 #   GHZ_GPU_ARCH       CUDA architectures to build for [90]
 # NCCL_NVLS_ENABLE=0 always: NVLink multicast can take a shared host's GPUs out of service.
 # shellcheck disable=SC2030,SC2031 # CUDA_VISIBLE_DEVICES is set in subshells on purpose
@@ -80,7 +82,10 @@ fi
 OUT=${OUT:-$root/gpu-out}
 mkdir -p "$OUT" || die "cannot make $OUT"
 tag=$(IFS=-; echo "${cmds[*]}")
-L=$(mktemp -d "${TMPDIR:-/tmp}/ghz-gpu.XXXXXX")
+# the logs are written under $OUT as they grow: a call cut short by the device tool's
+# limit still brings back every line written so far (the archive is made at the end)
+L=$OUT/gpu-$tag.d
+rm -rf "$L" && mkdir -p "$L" || die "cannot make $L"
 TGZ=$OUT/gpu-$tag.tgz
 t0=$(date +%s)
 DEADLINE=${GHZ_GPU_DEADLINE:-540}
@@ -93,7 +98,6 @@ fail() { status=1; say "FAIL $*"; }
 finish() {
     say "gpu.sh ${cmds[*]}: $([ $status = 0 ] && echo passed || echo FAILED) in $(since); logs: $TGZ"
     pack
-    rm -rf "$L"
     exit $status
 }
 # started STEP: 0 when STEP may start (the deadline not passed), else counted as not run
@@ -264,7 +268,10 @@ gpu_check() {
 # ---- test ----------------------------------------------------------------------------------
 run_tests() {
     local rc
-    ctest --test-dir "$B" -L gpu -j "${GHZ_GPU_JOBS:-1}" --output-on-failure --timeout 900 \
+    # (stopped at the deadline, so that the summary below is still written)
+    local left=$((DEADLINE - ($(date +%s) - t0)))
+    [ "$left" -gt 30 ] || left=30
+    timeout "$left" ctest --test-dir "$B" -L gpu -j "${GHZ_GPU_JOBS:-1}" --output-on-failure --timeout 900 \
         ${GHZ_GPU_TESTS:+-R "$GHZ_GPU_TESTS"} --output-junit "$L/ctest-gpu.xml" >"$L/ctest-gpu.log" 2>&1
     rc=$?
     grep -E "tests passed|\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception|Not Run" "$L/ctest-gpu.log" | tail -40 |
@@ -273,7 +280,9 @@ run_tests() {
     local skipped
     skipped=$(sed -n 's/^[[:space:]]*[0-9]* - \(.*\) (Skipped)$/\1/p' "$L/ctest-gpu.log" | xargs)
     [ -z "$skipped" ] || say "skipped (passed in ctest's count): $skipped"
-    if ! grep -qE "^Total Test time" "$L/ctest-gpu.log" || grep -q "No tests were found" "$L/ctest-gpu.log"; then
+    if [ $rc = 124 ]; then
+        fail "test: stopped at GHZ_GPU_DEADLINE=$DEADLINE s (ctest-gpu.log lists the tests that ran)"
+    elif ! grep -qE "^Total Test time" "$L/ctest-gpu.log" || grep -q "No tests were found" "$L/ctest-gpu.log"; then
         fail "test: ctest ran no test (ctest-gpu.log)"
     elif [ $rc != 0 ]; then
         fail "test: ctest -L gpu exit $rc (ctest-gpu.log)"
