@@ -189,6 +189,13 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     }
     /* Every input of these decisions was agreed, so every rank decided alike. */
     if (st != GHZ_SUCCESS) return st;
+    /* A two-level call's children are made before anything moves (collectively, the
+     * outcome agreed over c): where they cannot be, the call fails on every rank and the
+     * communicator stays whole, so that a later call can make them. */
+    if ((algo == GHZ_ALGO_TWO_LEVEL || algo == GHZ_ALGO_TWO_LEVEL_MULTI) && k->count > 0) {
+        st = coll_comm_levels(c);
+        if (st != GHZ_SUCCESS) return st;
+    }
     c->moving = 1;
     if (k->count == 0) {
         info.algo = algo;

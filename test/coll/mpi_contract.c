@@ -13,6 +13,10 @@
  *         buffers, counts beyond PTRDIFF_MAX, and the messages of the errors.
  * broken: a failure after data moved marks the communicator broken; abort is local.
  * tags:   the MPI transport never takes an earlier call's message for this call's.
+ * levels: (3 ranks or more) the two-level children are made by the first call that runs
+ *         a two-level algorithm; where one rank's child cannot be made there (a knob it
+ *         cannot parse, set after ghz_comm_init), every rank fails the call, the output
+ *         is untouched, and the next call makes them and succeeds.
  * die, exit: one rank is killed, or exits without MPI_Finalize, before a call: the job
  *         ends (mpirun's report), no rank hangs.
  * The CTest timeout turns a hang into a failure.
@@ -548,6 +552,53 @@ static int run_tags(void)
 }
 #endif
 
+static int run_levels(void)
+{
+    enum { N = 1001 };
+    ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+    ghz_comm_t* c = NULL;
+    float x[N], y[N];
+    double mine[N], sum[N], worst = 0.0;
+    size_t i, touched = 0;
+    ghz_status_t st;
+    /* nodes of 2 ranks: {0, 1}, {2, 3}, ...; single leader, which uneven nodes take */
+    cfg.ranks_per_node = 2;
+    cfg.allreduce_algo = GHZ_ALGO_TWO_LEVEL;
+    st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &c);
+    CHECK(st == GHZ_SUCCESS, "init: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
+    if (!c) return mpi_check_finish("levels");
+    acc.mode = GHZ_EB_ABS;
+    acc.bound = 1e-3;
+    acc.path = GHZ_PATH_HOMO;
+    for (i = 0; i < N; i++) {
+        x[i] = (float)(sin(0.01 * (double)i + g_rank) * 10.0);
+        mine[i] = x[i];
+        y[i] = -7.0f;
+    }
+    MPI_Allreduce(mine, sum, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    /* the first two-level call makes the children: the odd rank's cannot be made */
+    if (g_rank == odd_rank()) setenv("GHZ_COLL_MPI_MAX", "lots", 1);
+    st = ghz_allreduce(x, y, N, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    if (g_rank == odd_rank()) unsetenv("GHZ_COLL_MPI_MAX");
+    for (i = 0; i < N; i++) touched += y[i] != -7.0f;
+    CHECK(st != GHZ_SUCCESS && !touched &&
+              (g_rank == odd_rank() ? st == GHZ_ERR_INVALID_ARG : st == GHZ_ERR_PEER),
+          "children not made on rank %d: %s (%s), %zu output values written", odd_rank(), ghz_status_string(st),
+          ghz_last_error_detail(), touched);
+    /* nothing moved: the communicator still works, and this call makes them */
+    st = ghz_allreduce(x, y, N, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+    if (st == GHZ_SUCCESS) st = ghz_comm_info(c, &info);
+    for (i = 0; st == GHZ_SUCCESS && i < N; i++)
+        if (fabs((double)y[i] - sum[i]) > worst) worst = fabs((double)y[i] - sum[i]);
+    CHECK(st == GHZ_SUCCESS && info.algo == GHZ_ALGO_TWO_LEVEL && worst <= info.bound_abs && info.bound_abs <= 1e-3,
+          "the next call: %s (%s), algorithm %s, max error %g of bound %g", ghz_status_string(st),
+          ghz_last_error_detail(), ghz_algo_name(info.algo), worst, info.bound_abs);
+    ghz_comm_destroy(c);
+    return mpi_check_finish("levels");
+}
+
 static int run_debug(void)
 {
     /* CTest runs this with GHZ_COLL_DEBUG=INFO and matches rank 0's line */
@@ -569,6 +620,7 @@ int main(int argc, char** argv)
     else if (strcmp(what, "debug") == 0) fails = run_debug();
     else if (strcmp(what, "args") == 0) fails = run_args();
     else if (strcmp(what, "broken") == 0) fails = run_broken();
+    else if (strcmp(what, "levels") == 0) fails = run_levels();
 #ifdef GHZ_TEST_PRIVATE
     else if (strcmp(what, "tags") == 0) fails = run_tags();
 #endif
