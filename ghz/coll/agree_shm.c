@@ -33,15 +33,22 @@ typedef struct {
 } buf_t;
 _Static_assert(sizeof(buf_t) % 64 == 0, "every buffer starts a cache line");
 
-/* One rank's slot: two buffers (the window gives each rank sizeof(slot_t) bytes, in
- * rank order, from an aligned base). */
+/* One rank's slot: two buffers. The window's segments need not start cache lines (Open
+ * MPI's are 8-byte aligned), so each rank's segment holds a line more than its slot,
+ * which starts at the segment's first line. */
 typedef struct {
     buf_t buf[2];
 } slot_t;
+#define SEGMENT_BYTES (sizeof(slot_t) + 64)
+
+static slot_t* slot_in(void* segment)
+{
+    return (slot_t*)(((uintptr_t)segment + 63u) & ~(uintptr_t)63u);
+}
 
 struct coll_shm {
     MPI_Win win;
-    slot_t* slots;   /* every rank's, in rank order */
+    slot_t** slots;  /* every rank's, in rank order */
     int rank, size;
     uint64_t seq;    /* this rank's last call */
 };
@@ -50,9 +57,9 @@ coll_shm_t* coll_shm_create(MPI_Comm comm)
 {
     MPI_Comm node = MPI_COMM_NULL;
     coll_shm_t* s = NULL;
-    int rank, size, local = 0, ok, all_ok = 0, du;
+    int rank, size, local = 0, ok, all_ok = 0, du, q;
     MPI_Aint bytes;
-    void* mine = NULL;
+    void *mine = NULL, *theirs;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     if (size < 2 || MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
@@ -62,19 +69,26 @@ coll_shm_t* coll_shm_create(MPI_Comm comm)
     /* (every rank sees the same: all on one node, or not) */
     if (local != size) return NULL;
     s = (coll_shm_t*)calloc(1, sizeof *s);
-    ok = s != NULL;
+    if (s) s->slots = (slot_t**)calloc((size_t)size, sizeof *s->slots);
+    ok = s != NULL && s->slots != NULL;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (!all_ok) {
+        if (s) free(s->slots);
         free(s);
         return NULL;
     }
-    ok = MPI_Win_allocate_shared((MPI_Aint)sizeof(slot_t), 1, MPI_INFO_NULL, comm, &mine, &s->win) == MPI_SUCCESS;
-    if (ok) ok = MPI_Win_shared_query(s->win, 0, &bytes, &du, &s->slots) == MPI_SUCCESS;
+    ok = MPI_Win_allocate_shared((MPI_Aint)SEGMENT_BYTES, 1, MPI_INFO_NULL, comm, &mine, &s->win) == MPI_SUCCESS;
+    for (q = 0; ok && q < size; q++) {
+        ok = MPI_Win_shared_query(s->win, q, &bytes, &du, &theirs) == MPI_SUCCESS &&
+             bytes >= (MPI_Aint)SEGMENT_BYTES;
+        if (ok) s->slots[q] = slot_in(theirs);
+    }
     if (ok) {
         /* (zero sequences: the first call is 1) */
-        memset(mine, 0, sizeof(slot_t));
-        atomic_store_explicit(&((slot_t*)mine)->buf[0].seq, 0, memory_order_release);
-        atomic_store_explicit(&((slot_t*)mine)->buf[1].seq, 0, memory_order_release);
+        slot_t* own = slot_in(mine);
+        memset(own, 0, sizeof *own);
+        atomic_store_explicit(&own->buf[0].seq, 0, memory_order_release);
+        atomic_store_explicit(&own->buf[1].seq, 0, memory_order_release);
     }
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     /* every rank's slot is zeroed before any rank's first call */
@@ -92,6 +106,7 @@ void coll_shm_destroy(coll_shm_t* s)
 {
     if (!s) return;
     if (s->win != MPI_WIN_NULL && s->win) MPI_Win_free(&s->win);
+    free(s->slots);
     free(s);
 }
 
@@ -100,10 +115,10 @@ void coll_shm_max(coll_shm_t* s, int64_t* w, int n)
     const uint64_t seq = ++s->seq;
     const int b = (int)(seq & 1);
     int q, i;
-    memcpy(s->slots[s->rank].buf[b].words, w, (size_t)n * sizeof *w);
-    atomic_store_explicit(&s->slots[s->rank].buf[b].seq, seq, memory_order_release);
+    memcpy(s->slots[s->rank]->buf[b].words, w, (size_t)n * sizeof *w);
+    atomic_store_explicit(&s->slots[s->rank]->buf[b].seq, seq, memory_order_release);
     for (q = 0; q < s->size; q++) {
-        buf_t* t = &s->slots[q].buf[b];
+        buf_t* t = &s->slots[q]->buf[b];
         if (q == s->rank) continue;
         unsigned spins = 0;
         while (atomic_load_explicit(&t->seq, memory_order_acquire) < seq)
