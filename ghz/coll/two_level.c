@@ -182,8 +182,8 @@ ghz_status_t coll_two_level(ghz_comm_t* c, const call_t* k, coll_mode_t mode, do
 {
     const size_t e = ghz_dtype_size(k->dtype);
     const ghz_algo_t across = coll_inter_algo(c, mode);
-    ghz_status_t st = coll_comm_levels(c); /* (the first such call makes the children) */
-    if (st != GHZ_SUCCESS) return st;
+    ghz_status_t st;
+    /* (the children exist: the call made them before anything moved, collectives.c) */
     if (algo == GHZ_ALGO_TWO_LEVEL) {
         /* reduce to the node's rank 0, allreduce among those, broadcast in the node */
         st = child_stage(c->intra, KIND_REDUCE, k->in, c->local_rank == 0 ? k->out : NULL, k->count, k,
