@@ -388,7 +388,8 @@ static const coll_mv_kind_ops_t gather = {
 #endif
 };
 
-/* (NCCL has no alltoall: a group of sends and receives, staged in place) */
+/* (over NCCL: ncclAlltoAll, an in-place rank sending from a copy in the pool where its
+ * blocks fit there; otherwise, and for alltoallv, a group of sends and receives) */
 static const coll_mv_kind_ops_t alltoall = {
     .kind = MV_ALLTOALL,
     .name = "alltoall",
@@ -401,6 +402,9 @@ static const coll_mv_kind_ops_t alltoall = {
     .choose = alltoall_choose,
     .need = alltoall_needs,
     .round = alltoall_round,
+#ifdef GHZ_WITH_NCCL
+    .nccl_native = coll_nccl_mv_alltoall,
+#endif
 };
 
 const coll_mv_kind_ops_t* coll_mv_kind_ops(mv_kind_t kind)

@@ -20,6 +20,7 @@ ghz_status_t coll_nccl_mv_allgather(ghz_comm_t* c, const mv_t* k, size_t e);
 ghz_status_t coll_nccl_mv_bcast(ghz_comm_t* c, const mv_t* k, size_t e);
 ghz_status_t coll_nccl_mv_gather(ghz_comm_t* c, const mv_t* k, size_t e);
 ghz_status_t coll_nccl_mv_scatter(ghz_comm_t* c, const mv_t* k, size_t e);
+ghz_status_t coll_nccl_mv_alltoall(ghz_comm_t* c, const mv_t* k, size_t e);
 #endif
 
 #endif

@@ -102,6 +102,22 @@ ghz_status_t coll_nccl_mv_gather(ghz_comm_t* c, const mv_t* k, size_t e)
                    "ncclGather");
 }
 
+/* NCCL's alltoall is not in place: an in-place rank's blocks go from a copy in the pool
+ * (coll_nccl_move_exact calls this only where the N blocks fit there, which every rank
+ * computes alike, so that every rank makes the same NCCL call). */
+ghz_status_t coll_nccl_mv_alltoall(ghz_comm_t* c, const mv_t* k, size_t e)
+{
+    const size_t bytes = k->count * e;
+    cudaStream_t s = (cudaStream_t)k->stream;
+    const void* from = k->in;
+    if (k->in_place) {
+        const cudaError_t ce = cudaMemcpyAsync(c->pool, k->out, (size_t)c->size * bytes, cudaMemcpyDeviceToDevice, s);
+        if (ce != cudaSuccess) return coll_cuda_fail(ce, "cudaMemcpyAsync (in-place alltoall)");
+        from = c->pool;
+    }
+    return nccl_ok(ncclAlltoAll(from, k->out, bytes, ncclUint8, c->nccl->comm, s), "ncclAlltoAll");
+}
+
 ghz_status_t coll_nccl_mv_scatter(ghz_comm_t* c, const mv_t* k, size_t e)
 {
     const size_t bytes = k->count * e;
@@ -165,8 +181,12 @@ ghz_status_t coll_nccl_move_exact(ghz_comm_t* c, const mv_t* k, size_t extent, u
     *bytes_sent = 0;
     for (p = 0; p < c->size; p++)
         if (coll_mv_sends_to(c, k, p)) *bytes_sent += send_n(k, &whole, p) * e;
-    /* (NCCL has no alltoall: the group below, staged in place) */
-    if (!k->v && k->ops->nccl_native) return k->ops->nccl_native(c, k, e);
+    /* NCCL's own call for a uniform one; an alltoall's in-place ranks stage their N
+     * blocks in the pool, so it needs them to fit there (the group below, a window at a
+     * time, where they do not) */
+    if (!k->v && k->ops->nccl_native &&
+        (!k->ops->in_place_shared || extent <= c->pool_bytes / (size_t)c->size / e))
+        return k->ops->nccl_native(c, k, e);
     {
         const ghz_status_t st = own_block(c, k, s);
         return st == GHZ_SUCCESS ? exact_group(c, k, e, extent, s) : st;
