@@ -138,7 +138,8 @@ def test_gpu_round_trip_of_the_real_fields_equals_the_cpu():
                                       back.view(np.uint8)), (name, dtype, mode)
                 out = ghz.to_device(np.zeros_like(h))
                 assert ghz.decompress(host, out=out) is out  # a host frame into device memory
-                assert np.array_equal(np.frombuffer(out.tobytes(), dtype), back)
+                # bytes, not values: the real fields hold NaN, which equals nothing
+                assert out.tobytes() == back.tobytes()
 
 
 def test_gpu_errors():
@@ -322,7 +323,7 @@ def test_cupy_arrays_on_their_streams():
         ghz.decompress(frame, out=y, stream=s)
         z = cupy.asarray(ghz.decompress(frame))  # views the DeviceBuffer, no copy
     check(a, cupy.asnumpy(y), e, fill)
-    assert cupy.array_equal(y, z)
+    assert cupy.asnumpy(y).tobytes() == cupy.asnumpy(z).tobytes()  # NaN-safe: bit for bit
     raises(ValueError, lambda: ghz.compress(x[::2]), "C-contiguous")
     raises(TypeError, lambda: ghz.compress(x.astype(cupy.int32)), "float32 or float64")
 
