@@ -1,10 +1,16 @@
 /* ghz/coll/agree.c: agreeing on a call before any data moves.
  *
- * One MPI_Allreduce(MPI_MAX) over a few dozen int64 words. A field f that must be equal everywhere
- * goes in twice, as v and ~v: max(v) is the largest value and ~max(~v) the smallest,
- * so the ranks agree exactly when the two are equal. Doubles travel as order-preserving
- * integers (ordered()). Cost: one small allreduce (a few microseconds on a node), which
- * a lossy call needs anyway for the global value range. */
+ * One MPI_Allreduce(MPI_MAX) over a few int64 words (through shared memory where every
+ * rank is on one node: agree_shm.c). A value v that must be equal everywhere goes in
+ * twice, as v and ~v: max(v) is the largest value and ~max(~v) the smallest, so the
+ * ranks agree exactly when the two are equal. Doubles travel as order-preserving
+ * integers (ordered()). A call's fields travel as one digest (digest()): an exact call
+ * is then 6 words, which fit a shared-memory slot's first cache line beside its
+ * sequence number, so that over NCCL a checked exact call costs one line a peer (it is
+ * a host barrier in front of NCCL's own launch; every word on it is host time). Only
+ * where the digests differ do the fields themselves travel, in a second exchange that
+ * every rank makes, to name the one that differs. A lossy call adds its value range:
+ * one small allreduce it needs anyway. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,34 +136,43 @@ ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n)
 #endif
 }
 
-enum { W_FAILED = 2 * AGREE_NFIELDS, W_MAX, W_NMIN, W_NONFINITE, W_NRATIO, W_NSTAGED, W_MOST0, W_MOST1,
-       W_WORDS };
+/* The words of a call's agreement. The first W_EXACT are every call's; the range words
+ * follow for a lossy call. */
+enum { W_DIGEST, W_NDIGEST, W_FAILED, W_NSTAGED, W_MOST0, W_MOST1, W_EXACT,
+       W_MAX = W_EXACT, W_NMIN, W_NONFINITE, W_NRATIO, W_WORDS };
 
-ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* all)
+/* A 64-bit digest of a call's fields (splitmix64's finalizer over each in turn): two
+ * different sets of fields give the same digest with probability about 2^-64, and a
+ * digest that differs anywhere sends every rank to the exchange that names the field. */
+static int64_t digest(const coll_call_t* k)
 {
-    int64_t w[W_WORDS];
+    uint64_t h = 0x9e3779b97f4a7c15u;
+    int i;
+    for (i = 0; i <= AGREE_NFIELDS; i++) {
+        const int64_t f = i < AGREE_NFIELDS ? k->field[i] : k->ranged;
+        h ^= (uint64_t)f + 0x9e3779b97f4a7c15u * (uint64_t)(i + 1);
+        h ^= h >> 30;
+        h *= 0xbf58476d1ce4e5b9u;
+        h ^= h >> 27;
+        h *= 0x94d049bb133111ebu;
+        h ^= h >> 31;
+    }
+    return (int64_t)h;
+}
+
+/* The digests differ: every rank exchanges its fields (v and ~v each) to find the first
+ * that differs, and fails with it. */
+static ghz_status_t name_mismatch(ghz_comm_t* c, const coll_call_t* mine)
+{
+    int64_t w[2 * AGREE_NFIELDS];
     ghz_status_t st;
     int i;
     for (i = 0; i < AGREE_NFIELDS; i++) {
         w[i] = mine->field[i];
         w[AGREE_NFIELDS + i] = ~mine->field[i];
     }
-    w[W_FAILED] = failure_word(c->rank, mine->status);
-    w[W_MAX] = mine->have_range ? ordered(mine->vmax) : INT64_MIN;
-    w[W_NMIN] = mine->have_range ? ~ordered(mine->vmin) : INT64_MIN;
-    w[W_NONFINITE] = mine->nonfinite;
-    w[W_NRATIO] = ~ordered(mine->ratio_seen);
-    w[W_NSTAGED] = !mine->staged;
-    /* (unsigned values above INT64_MAX cannot be counts of anything in memory) */
-    w[W_MOST0] = mine->most[0] > INT64_MAX ? INT64_MAX : (int64_t)mine->most[0];
-    w[W_MOST1] = mine->most[1] > INT64_MAX ? INT64_MAX : (int64_t)mine->most[1];
-    st = coll_ctl_max(c, w, W_WORDS);
+    st = coll_ctl_max(c, w, 2 * AGREE_NFIELDS);
     if (st != GHZ_SUCCESS) return st;
-    if (w[W_FAILED] != INT64_MIN) {
-        if (mine->status != GHZ_SUCCESS) return mine->status; /* its detail is set */
-        return ghz_fail(GHZ_ERR_PEER, "rank %d failed its own checks (%s)", failed_rank(w[W_FAILED]),
-                        ghz_status_string(failed_status(w[W_FAILED])));
-    }
     for (i = 0; i < AGREE_NFIELDS; i++)
         if (w[i] != ~w[AGREE_NFIELDS + i]) {
             char lo[40], hi[40], me[40];
@@ -167,6 +182,47 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
             return ghz_fail(GHZ_ERR_MISMATCH, "the ranks pass different %s (%s and %s among them; this rank %s)",
                             field_name[i], lo, hi, me);
         }
+    /* equal fields: the digests differ in whether the call scans a range, which every
+     * rank decides from agreed inputs; a rank whose state diverged decided otherwise */
+    return ghz_fail(GHZ_ERR_MISMATCH, "the ranks decide differently whether this call compresses (this rank: %s)",
+                    mine->ranged ? "compresses" : "exact");
+}
+
+ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* all)
+{
+    int64_t w[W_WORDS];
+    const int64_t d = digest(mine);
+    /* Through shared memory an exact call reads only its peers' first line; the ranks
+     * may then read different counts of words, which is safe there: a rank that reads
+     * more reads a peer's older words, and only where the digests (in the first line)
+     * differ, so that every rank fails. MPI and NCCL take the same count everywhere. */
+    const int n = c->shm && !mine->ranged ? W_EXACT : W_WORDS;
+    ghz_status_t st;
+    w[W_DIGEST] = d;
+    w[W_NDIGEST] = ~d;
+    w[W_FAILED] = failure_word(c->rank, mine->status);
+    w[W_NSTAGED] = !mine->staged;
+    /* (unsigned values above INT64_MAX cannot be counts of anything in memory) */
+    w[W_MOST0] = mine->most[0] > INT64_MAX ? INT64_MAX : (int64_t)mine->most[0];
+    w[W_MOST1] = mine->most[1] > INT64_MAX ? INT64_MAX : (int64_t)mine->most[1];
+    w[W_MAX] = mine->have_range ? ordered(mine->vmax) : INT64_MIN;
+    w[W_NMIN] = mine->have_range ? ~ordered(mine->vmin) : INT64_MIN;
+    w[W_NONFINITE] = mine->nonfinite;
+    w[W_NRATIO] = ~ordered(mine->ratio_seen);
+    st = coll_ctl_max(c, w, n);
+    if (st != GHZ_SUCCESS) return st;
+    if (w[W_FAILED] != INT64_MIN) {
+        if (mine->status != GHZ_SUCCESS) return mine->status; /* its detail is set */
+        return ghz_fail(GHZ_ERR_PEER, "rank %d failed its own checks (%s)", failed_rank(w[W_FAILED]),
+                        ghz_status_string(failed_status(w[W_FAILED])));
+    }
+    if (w[W_DIGEST] != ~w[W_NDIGEST]) return name_mismatch(c, mine);
+    if (n == W_EXACT) {
+        /* (the range words of a call that scans none: what its own would give) */
+        w[W_MAX] = w[W_NMIN] = INT64_MIN;
+        w[W_NONFINITE] = mine->nonfinite;
+        w[W_NRATIO] = ~ordered(mine->ratio_seen);
+    }
     all->have_range = w[W_MAX] != INT64_MIN;
     all->vmax = all->have_range ? unordered(w[W_MAX]) : NAN;
     all->vmin = all->have_range ? unordered(~w[W_NMIN]) : NAN;

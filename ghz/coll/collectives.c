@@ -133,6 +133,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     }
     mine.status = st;
     mine.staged = copied && st == GHZ_SUCCESS;
+    mine.ranged = lossy;
     mine.ratio_seen = c->last_ratio;
     coll_agreed_fields(c, k, st, &mine);
     memset(&all, 0, sizeof all);

@@ -188,7 +188,8 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
         st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: the data-movement calls cannot be captured");
     /* (over NCCL, a uniform lossy AUTO call that the calibrated size runs exact needs no
      * range: every rank decides it from the count alone, which the agreement checks) */
-    if (st == GHZ_SUCCESS && k->acc && !nccl_auto_exact(c, k)) st = coll_mv_scan(c, k, &mine);
+    mine.ranged = k->acc && !nccl_auto_exact(c, k);
+    if (st == GHZ_SUCCESS && mine.ranged) st = coll_mv_scan(c, k, &mine);
     coll_mv_fields(c, k, st, &mine);
     if (k->agreed) {
         if (st != GHZ_SUCCESS) return st; /* (the parent's checks were these: not reached) */

@@ -29,6 +29,9 @@ typedef struct {
     int staged;            /* the host path's copy of the input is made (collectives.c) */
     uint64_t most[2];      /* reduced to their maxima over ranks (the data-movement calls:
                               the longest block and the farthest block end, movement.c) */
+    int ranged;            /* the call agrees on a value range (a lossy call that scans
+                              one): decided alike on every rank from agreed inputs, and
+                              checked with the fields (it sets how many words travel) */
 } coll_call_t;
 
 typedef struct {

@@ -64,6 +64,7 @@ ghz_status_t coll_run_call_nccl(ghz_comm_t* c, call_t* k)
     }
     mine.status = st;
     mine.ratio_seen = c->last_ratio;
+    mine.ranged = compress;
     coll_agreed_fields(c, k, st, &mine);
     /* (the AUTO choice is the same on every rank by construction; agreeing on it
      * catches a rank whose state diverged) */
