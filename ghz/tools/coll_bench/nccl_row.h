@@ -22,6 +22,8 @@ void cb_nccl_close(cb_nccl_t* n);
 /* One call of c's collective on c's buffers and stream, not waited for (AVG: NCCL's
  * ncclAvg). Returns 0, or nonzero with c->err set. */
 int cb_nccl_run(cb_nccl_t* n, cb_call_t* c);
+/* Whether NCCL has the call at all: its alltoall has no in-place form. */
+int cb_nccl_has(const cb_args_t* a, int in_place);
 #else
 static inline int cb_nccl_open(cb_nccl_t** n, MPI_Comm mpi, char* err, size_t errlen)
 {
@@ -31,6 +33,12 @@ static inline int cb_nccl_open(cb_nccl_t** n, MPI_Comm mpi, char* err, size_t er
     return -1;
 }
 static inline void cb_nccl_close(cb_nccl_t* n) { (void)n; }
+static inline int cb_nccl_has(const cb_args_t* a, int in_place)
+{
+    (void)a;
+    (void)in_place;
+    return 1;
+}
 static inline int cb_nccl_run(cb_nccl_t* n, cb_call_t* c)
 {
     (void)n;

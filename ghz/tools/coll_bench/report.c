@@ -108,8 +108,8 @@ static void placement(FILE* f, const cb_result_t* r, int check)
 {
     char wrong[24];
     if (!r->ran) {
-        fprintf(f, " %10s %10s %10s %10s %7s %7s %7s %6s %10s", "ERROR", "-", "-", "-", "-", "-",
-                "-", "-", "-");
+        fprintf(f, " %10s %10s %10s %10s %7s %7s %7s %6s %10s", r->none ? "n/a" : "ERROR", "-", "-", "-", "-",
+                "-", "-", "-", "-");
         return;
     }
     if (check) snprintf(wrong, sizeof wrong, "%llu", (unsigned long long)r->wrong);
@@ -130,7 +130,7 @@ void cb_report_row(FILE* f, const cb_args_t* a, const cb_row_t* row)
     for (i = 0; i < 2; ++i) placement(f, &row->r[i], a->check);
     fprintf(f, "\n");
     for (i = 0; i < 2; ++i)
-        if (!row->r[i].ran)
+        if (!row->r[i].ran && !row->r[i].none)
             fprintf(f, "#  %s %s: %s\n", cb_path_name(row->path), i ? "in place" : "out of place",
                     row->r[i].err);
     fflush(f);
@@ -173,6 +173,7 @@ void cb_report_json(FILE* f, const cb_args_t* a, int nranks, const cb_row_t* row
 #define KEY(name) (snprintf(k, sizeof k, "%s%s", pre[i], name), k)
         fprintf(f, ",\"%s\":%s", KEY("ok"), r->ran ? "true" : "false");
         if (!r->ran) {
+            if (r->none) fprintf(f, ",\"%s\":true", KEY("none"));
             json_str(f, KEY("error"), r->err);
             continue;
         }

@@ -9,7 +9,9 @@
 
 /* One placement (out of place or in place) of a row, combined over ranks. */
 typedef struct {
-    int ran;            /* 0: the call failed; err says why */
+    int ran;            /* 0: the call failed (err says why), or has no such form (none) */
+    int none;           /* the row's library has no such call (NCCL's alltoall in place):
+                           shown as n/a, not counted as a failure */
     char err[CB_ERR_LEN];
     cb_time_t t;
     double algbw, busbw;
