@@ -121,10 +121,7 @@ static double unordered(int64_t b)
 
 ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n)
 {
-    if (c->shm && n <= COLL_SHM_WORDS) {
-        coll_shm_max(c->shm, w, n);
-        return GHZ_SUCCESS;
-    }
+    if (c->shm && n <= COLL_SHM_WORDS) return coll_shm_max(c->shm, w, n);
     if (c->mpi != MPI_COMM_NULL) {
         const int rc = MPI_Allreduce(MPI_IN_PLACE, w, n, MPI_INT64_T, MPI_MAX, c->mpi);
         return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, "MPI_Allreduce (agreement)");

@@ -3,22 +3,37 @@
  *
  * Why: every checked call agrees first (agree.c), and over NCCL an exact call is
  * otherwise only NCCL's launch; an MPI_Allreduce of a few words costs a few
- * microseconds, as much as NCCL's whole small allreduce on NVLink. Here each rank
- * writes its words and then its sequence number into its own slot of one shared
- * segment (MPI_Win_allocate_shared), waits until every slot carries the sequence, and
- * takes the maximum itself: a handful of cache-line transfers.
+ * microseconds, and NCCL's own (the control path without MPI: a copy in, an allreduce,
+ * a copy out and a host wait) tens, as much as or more than NCCL's whole small
+ * allreduce on NVLink. Here each rank writes its words and then its sequence number
+ * into its own slot of one shared segment, waits until every slot carries the
+ * sequence, and takes the maximum itself: a handful of cache-line transfers.
+ *
+ * One exchange, two ways to make the segment: an MPI window (MPI_Win_allocate_shared)
+ * where the communicator has MPI, else a POSIX segment that rank 0 creates and the
+ * others open by name, set up through the communicator's own control allreduce (the
+ * only collective it has: NCCL's).
  *
  * Why two buffers suffice: a rank writes call s's words into buffer s mod 2 only after
  * it saw every rank's sequence reach s - 1 (in the other buffer), which each rank
  * publishes after it finished reading call s - 2's words, the last ones in this one.
  *
  * A waiting rank spins, and yields the CPU after a while: where ranks outnumber cores
- * (CI runs 8 on 2), the rank it waits for needs that CPU. */
-#define _POSIX_C_SOURCE 200809L /* sched_yield */
+ * (CI runs 8 on 2), the rank it waits for needs that CPU. While it yields it also
+ * looks whether the rank it waits for released its communicator (a flag each rank sets
+ * in its slot when it does): then no sequence will come, and the wait ends in an error
+ * instead of spinning until the job is killed. */
+#define _POSIX_C_SOURCE 200809L /* sched_yield, shm_open, gethostname */
+#include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ghz/coll/detail/agree_shm.h"
 #include "ghz/coll/detail/transport.h"
@@ -33,12 +48,17 @@ typedef struct {
 } buf_t;
 _Static_assert(sizeof(buf_t) % 64 == 0, "every buffer starts a cache line");
 
-/* One rank's slot: two buffers. The window's segments need not start cache lines (Open
- * MPI's are 8-byte aligned), so each rank's segment holds a line more than its slot,
- * which starts at the segment's first line. */
+/* One rank's slot: two buffers, and on a line of its own (read only by waiting ranks
+ * that yield) whether the rank released its communicator. */
 typedef struct {
     buf_t buf[2];
+    _Alignas(64) _Atomic uint64_t gone;
 } slot_t;
+_Static_assert(sizeof(slot_t) % 64 == 0, "every slot starts a cache line");
+
+/* The window's segments need not start cache lines (Open MPI's are 8-byte aligned), so
+ * each rank's segment holds a line more than its slot, which starts at the segment's
+ * first line. */
 #define SEGMENT_BYTES (sizeof(slot_t) + 64)
 
 static slot_t* slot_in(void* segment)
@@ -46,14 +66,58 @@ static slot_t* slot_in(void* segment)
     return (slot_t*)(((uintptr_t)segment + 63u) & ~(uintptr_t)63u);
 }
 
+/* The POSIX segment: one header line, then every rank's slot in rank order (mmap
+ * returns page-aligned memory, so every slot starts a line). The header says whose
+ * segment it is: a rank that opened one by name checks the nonce and the rank count
+ * before it trusts it. */
+typedef struct {
+    _Alignas(64) _Atomic uint64_t nonce;
+    int64_t size;
+} header_t;
+_Static_assert(sizeof(header_t) == 64, "the slots start a cache line");
+
+static size_t posix_bytes(int size)
+{
+    return sizeof(header_t) + (size_t)size * sizeof(slot_t);
+}
+
 struct coll_shm {
-    MPI_Win win;
-    slot_t** slots;  /* every rank's, in rank order */
+    MPI_Win win;       /* the MPI window, or MPI_WIN_NULL */
+    void* map;         /* the POSIX mapping, or NULL */
+    size_t map_bytes;
+    slot_t** slots;    /* every rank's, in rank order */
     int rank, size;
-    uint64_t seq;    /* this rank's last call */
+    uint64_t seq;      /* this rank's last call */
+    int gone_rank;     /* -1, or the rank whose release ended an exchange (then every
+                          later exchange fails at once: this rank's sequence is no
+                          longer in step with the others') */
 };
 
-coll_shm_t* coll_shm_create(MPI_Comm comm)
+static coll_shm_t* alloc_shm(int rank, int size)
+{
+    coll_shm_t* s = (coll_shm_t*)calloc(1, sizeof *s);
+    if (s) s->slots = (slot_t**)calloc((size_t)size, sizeof *s->slots);
+    if (s && !s->slots) {
+        free(s);
+        s = NULL;
+    }
+    if (s) {
+        s->win = MPI_WIN_NULL;
+        s->rank = rank;
+        s->size = size;
+        s->gone_rank = -1;
+    }
+    return s;
+}
+
+static void free_shm(coll_shm_t* s)
+{
+    if (s->map) munmap(s->map, s->map_bytes);
+    free(s->slots);
+    free(s);
+}
+
+coll_shm_t* coll_shm_create(MPI_Comm comm, int want)
 {
     MPI_Comm node = MPI_COMM_NULL;
     coll_shm_t* s = NULL;
@@ -68,13 +132,11 @@ coll_shm_t* coll_shm_create(MPI_Comm comm)
     MPI_Comm_free(&node);
     /* (every rank sees the same: all on one node, or not) */
     if (local != size) return NULL;
-    s = (coll_shm_t*)calloc(1, sizeof *s);
-    if (s) s->slots = (slot_t**)calloc((size_t)size, sizeof *s->slots);
-    ok = s != NULL && s->slots != NULL;
+    if (want) s = alloc_shm(rank, size);
+    ok = s != NULL;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (!all_ok) {
-        if (s) free(s->slots);
-        free(s);
+        if (s) free_shm(s);
         return NULL;
     }
     ok = MPI_Win_allocate_shared((MPI_Aint)SEGMENT_BYTES, 1, MPI_INFO_NULL, comm, &mine, &s->win) == MPI_SUCCESS;
@@ -89,6 +151,7 @@ coll_shm_t* coll_shm_create(MPI_Comm comm)
         memset(own, 0, sizeof *own);
         atomic_store_explicit(&own->buf[0].seq, 0, memory_order_release);
         atomic_store_explicit(&own->buf[1].seq, 0, memory_order_release);
+        atomic_store_explicit(&own->gone, 0, memory_order_release);
     }
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     /* every rank's slot is zeroed before any rank's first call */
@@ -97,33 +160,228 @@ coll_shm_t* coll_shm_create(MPI_Comm comm)
         coll_shm_destroy(s);
         return NULL;
     }
-    s->rank = rank;
-    s->size = size;
     return s;
+}
+
+/* 64 bits of a byte string, seeded: FNV-1a, then a finalising mix so that every input
+ * bit reaches every output bit (FNV-1a's high bits depend weakly on the last bytes). */
+static uint64_t hash_bytes(uint64_t seed, const void* data, size_t n)
+{
+    const unsigned char* p = (const unsigned char*)data;
+    uint64_t h = 0xcbf29ce484222325ull ^ seed;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+#define SEED_NAME 0x6e616d65u  /* the segment's name */
+#define SEED_NONCE 0x6e6f6e63u /* the nonce in its header */
+#define SEED_HOST 0x686f7374u  /* the host's identity */
+
+uint64_t coll_shm_host_id(void)
+{
+    char buf[512];
+    uint64_t h;
+    struct stat st;
+    FILE* f;
+    memset(buf, 0, sizeof buf);
+    if (gethostname(buf, 255) != 0) buf[0] = '\0';
+    h = hash_bytes(SEED_HOST, buf, strlen(buf));
+    /* the kernel's boot: two machines with one hostname (clones, containers on
+     * different hosts) differ here */
+    memset(buf, 0, sizeof buf);
+    f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(buf, sizeof buf, f)) buf[0] = '\0';
+        fclose(f);
+    }
+    h = hash_bytes(h, buf, strlen(buf));
+    /* the file system that shm_open names live in: containers on one kernel with /dev/shm
+     * mounts of their own see different ones, and could not open each other's segment */
+    if (stat("/dev/shm", &st) == 0) {
+        uint64_t id[2];
+        id[0] = (uint64_t)st.st_dev;
+        id[1] = (uint64_t)st.st_ino;
+        h = hash_bytes(h, id, sizeof id);
+    }
+    return h;
+}
+
+void coll_shm_posix_name(const void* key, size_t key_bytes, char* name, size_t len)
+{
+    snprintf(name, len, "/ghz-coll-%016llx", (unsigned long long)hash_bytes(SEED_NAME, key, key_bytes));
+}
+
+/* One step of the creation: `fail` (0 or 1) maxed over the ranks through ctl. */
+static ghz_status_t any_failed(coll_shm_ctl_fn ctl, void* ctx, int fail, int* any)
+{
+    int64_t w = fail != 0;
+    const ghz_status_t st = ctl(ctx, &w, 1);
+    *any = st != GHZ_SUCCESS || w != 0;
+    return st;
+}
+
+/* Maps the segment of fd (bytes long) and points s->slots into it. */
+static int map_segment(coll_shm_t* s, int fd, size_t bytes)
+{
+    void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int q;
+    if (p == MAP_FAILED) return 0;
+    s->map = p;
+    s->map_bytes = bytes;
+    for (q = 0; q < s->size; q++) s->slots[q] = (slot_t*)((unsigned char*)p + sizeof(header_t)) + q;
+    return 1;
+}
+
+/* Rank 0: the segment, new (O_EXCL: never one a crashed job left under the same name),
+ * zero-filled by ftruncate (every slot's sequences are 0 before anyone maps it), then
+ * the header, the nonce last. */
+static int create_segment(coll_shm_t* s, const char* name, uint64_t nonce)
+{
+    const size_t bytes = posix_bytes(s->size);
+    header_t* h;
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600), ok;
+    if (fd < 0) return 0;
+    ok = ftruncate(fd, (off_t)bytes) == 0 && map_segment(s, fd, bytes);
+    close(fd);
+    if (!ok) {
+        shm_unlink(name);
+        return 0;
+    }
+    h = (header_t*)s->map;
+    h->size = s->size;
+    atomic_store_explicit(&h->nonce, nonce, memory_order_release);
+    return 1;
+}
+
+/* The other ranks: rank 0's segment by name, trusted only with its nonce and rank count
+ * (a rank whose /dev/shm is another one finds no segment, or not this one). */
+static int open_segment(coll_shm_t* s, const char* name, uint64_t nonce)
+{
+    const size_t bytes = posix_bytes(s->size);
+    struct stat st;
+    const header_t* h;
+    int fd = shm_open(name, O_RDWR, 0), ok;
+    if (fd < 0) return 0;
+    ok = fstat(fd, &st) == 0 && st.st_size == (off_t)bytes && map_segment(s, fd, bytes);
+    close(fd);
+    if (!ok) return 0;
+    h = (const header_t*)s->map;
+    return atomic_load_explicit(&h->nonce, memory_order_acquire) == nonce && h->size == s->size;
+}
+
+coll_shm_t* coll_shm_create_posix(int rank, int size, uint64_t host, const void* key, size_t key_bytes, int want,
+                                  coll_shm_ctl_fn ctl, void* ctx, ghz_status_t* status)
+{
+    coll_shm_t* s = NULL;
+    char name[64];
+    int64_t w[3];
+    uint64_t nonce;
+    int ok, any;
+    *status = GHZ_SUCCESS;
+    /* (every rank has the same size: nothing to agree on one rank) */
+    if (size < 2) return NULL;
+    if (want) s = alloc_shm(rank, size);
+    /* 1. every rank on one host (the same identity everywhere: v and ~v, as agree.c
+     * does) and willing */
+    w[0] = (int64_t)host;
+    w[1] = ~(int64_t)host;
+    w[2] = s == NULL;
+    *status = ctl(ctx, w, 3);
+    if (*status != GHZ_SUCCESS || w[0] != ~w[1] || w[2] != 0) {
+        if (s) free_shm(s);
+        return NULL;
+    }
+    coll_shm_posix_name(key, key_bytes, name, sizeof name);
+    nonce = hash_bytes(SEED_NONCE, key, key_bytes) | 1u; /* (never the 0 of a fresh segment) */
+    /* 2. rank 0 made it (the others wait here until it did) */
+    ok = rank != 0 || create_segment(s, name, nonce);
+    *status = any_failed(ctl, ctx, !ok, &any);
+    if (any) {
+        /* (rank 0's create removes its name itself when it fails half-way) */
+        if (ok && rank == 0) shm_unlink(name);
+        free_shm(s);
+        return NULL;
+    }
+    /* 3. every rank mapped it: all of them use it, or none */
+    ok = rank == 0 || open_segment(s, name, nonce);
+    *status = any_failed(ctl, ctx, !ok, &any);
+    /* every rank that could open it has: no name outlives this, even if the job crashes
+     * later (the mappings keep the memory) */
+    if (rank == 0) shm_unlink(name);
+    if (any) {
+        free_shm(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Says to ranks that wait for this one that it is gone. */
+static void mark_gone(coll_shm_t* s)
+{
+    if (s->slots[s->rank]) atomic_store_explicit(&s->slots[s->rank]->gone, 1, memory_order_release);
 }
 
 void coll_shm_destroy(coll_shm_t* s)
 {
     if (!s) return;
+    mark_gone(s);
     if (s->win != MPI_WIN_NULL && s->win) MPI_Win_free(&s->win);
-    free(s->slots);
-    free(s);
+    free_shm(s);
 }
 
-void coll_shm_max(coll_shm_t* s, int64_t* w, int n)
+void coll_shm_abandon(coll_shm_t* s)
 {
-    const uint64_t seq = ++s->seq;
-    const int b = (int)(seq & 1);
-    int q, i;
+    if (!s) return;
+    mark_gone(s);
+    /* (MPI_Win_free is collective: an MPI window is left to MPI_Finalize; a POSIX
+     * mapping is this process's alone, and the peers' keep the memory) */
+    free_shm(s);
+}
+
+ghz_status_t coll_shm_max(coll_shm_t* s, int64_t* w, int n)
+{
+    uint64_t seq;
+    int b, q, i;
+    if (s->gone_rank >= 0)
+        return ghz_fail(GHZ_ERR_PEER, "rank %d released the communicator (ghz_comm_abort or ghz_comm_destroy) "
+                                      "during an earlier call",
+                        s->gone_rank);
+    seq = ++s->seq;
+    b = (int)(seq & 1);
     memcpy(s->slots[s->rank]->buf[b].words, w, (size_t)n * sizeof *w);
     atomic_store_explicit(&s->slots[s->rank]->buf[b].seq, seq, memory_order_release);
     for (q = 0; q < s->size; q++) {
-        buf_t* t = &s->slots[q]->buf[b];
+        const slot_t* peer = s->slots[q];
+        const buf_t* t = &peer->buf[b];
         if (q == s->rank) continue;
         unsigned spins = 0;
         while (atomic_load_explicit(&t->seq, memory_order_acquire) < seq)
-            if (++spins > 256) sched_yield();
+            if (++spins > 256) {
+                if (atomic_load_explicit(&peer->gone, memory_order_acquire) &&
+                    atomic_load_explicit(&t->seq, memory_order_acquire) < seq) {
+                    s->gone_rank = q;
+                    return ghz_fail(GHZ_ERR_PEER, "rank %d released the communicator (ghz_comm_abort or "
+                                                  "ghz_comm_destroy) while this rank agreed a call",
+                                    q);
+                }
+                sched_yield();
+            }
         for (i = 0; i < n; i++)
             if (t->words[i] > w[i]) w[i] = t->words[i];
     }
+    return GHZ_SUCCESS;
+}
+
+int coll_shm_is_posix(const coll_shm_t* s)
+{
+    return s && s->map != NULL;
 }

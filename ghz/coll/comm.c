@@ -215,8 +215,10 @@ static void release(ghz_comm_t* c, int local)
     free((void*)c->wire_ptr);
     free(c->sreq);
     free(c->rreq);
-    /* (MPI_Win_free is collective: a local release leaves the segment to MPI_Finalize) */
+    /* (MPI_Win_free is collective: a local release leaves an MPI window to MPI_Finalize;
+     * either way the peers that wait for this rank's agreement then fail, not wait) */
     if (!local) coll_shm_destroy(c->shm);
+    else coll_shm_abandon(c->shm);
     if (c->mpi != MPI_COMM_NULL) MPI_Comm_free(&c->mpi);
     free(c);
 #ifdef GHZ_WITH_CUDA
@@ -233,12 +235,15 @@ static void describe(const ghz_comm_t* c)
     char knobs[512];
     coll_knobs_describe(&c->knobs, knobs, sizeof knobs);
     fprintf(stderr,
-            "ghz coll INFO: %d ranks, backend %s, transport %s, allreduce_algo %s, reduce_scatter_algo %s, "
-            "reduce_algo %s, pool_bytes %zu, chunk_bytes %zu, check_args %d, nthreads %d, ranks_per_node %d; %s\n",
+            "ghz coll INFO: %d ranks, backend %s, transport %s, agreement %s, allreduce_algo %s, "
+            "reduce_scatter_algo %s, reduce_algo %s, pool_bytes %zu, chunk_bytes %zu, check_args %d, nthreads %d, "
+            "ranks_per_node %d; %s\n",
             c->size, c->cfg.backend == GHZ_EXEC_CUDA ? "cuda" : "cpu",
             c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC ? "ipc"
             : c->cfg.transport == GHZ_TRANSPORT_NCCL   ? "nccl"
                                                        : "mpi",
+            /* (the same on every rank: the segment is made all or nothing) */
+            c->shm ? "shm" : c->mpi != MPI_COMM_NULL ? "mpi" : "nccl",
             ghz_algo_name(c->cfg.allreduce_algo), ghz_algo_name(c->cfg.reduce_scatter_algo), ghz_algo_name(c->cfg.reduce_algo), c->cfg.pool_bytes,
             c->cfg.chunk_bytes, c->cfg.check_args != 0, c->cfg.nthreads, c->cfg.ranks_per_node, knobs);
 }
@@ -539,11 +544,12 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     MPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN);
     MPI_Comm_rank(c->mpi, &c->rank);
     MPI_Comm_size(c->mpi, &c->size);
-    /* (children of a two-level communicator and the host path's never agree a call) */
-    if (!leaf) c->shm = coll_shm_create(c->mpi);
     /* the environment first: a bad value fails this rank's init (the agreement below
      * tells the others) */
     st = coll_knobs_read(&c->knobs);
+    /* (children of a two-level communicator and the host path's never agree a call; on
+     * every rank, whatever its status: collective) */
+    if (!leaf) c->shm = coll_shm_create(c->mpi, st == GHZ_SUCCESS && c->knobs.agree_shm);
     c->mpi_max = c->knobs.mpi_max != COLL_KNOB_UNSET ? c->knobs.mpi_max : MPI_NATIVE_DEFAULT;
     c->auto_trace = c->knobs.auto_trace;
     if (st == GHZ_SUCCESS) st = read_config(config, &c->knobs, &c->cfg);
@@ -691,6 +697,9 @@ ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int 
         const ghz_status_t made = coll_nccl_create(c, id);
         if (made == GHZ_SUCCESS) {
             st = coll_agree_config(c, st);
+            /* the agreements' shared segment where every rank is on one host, before
+             * anything else agrees (every rank agreed on st: all take part, or none) */
+            if (st == GHZ_SUCCESS) st = coll_nccl_agree_shm(c, id);
             if (st == GHZ_SUCCESS) st = coll_nccl_calibrate(c);
         } else if (st == GHZ_SUCCESS) {
             st = made;

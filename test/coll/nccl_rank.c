@@ -6,15 +6,22 @@
  *
  *   test_coll_nccl_rank RANK NRANKS IDFILE
  *
- * Checks an exact allreduce (bit for bit: small integers in floats), a lossy one (every
- * element within the bound the call reports) and a mismatched count on the last rank
- * (an error on every rank, carried by NCCL, no hang). Exit 0 on success, 1 on a failed
- * check, 77 when the machine has fewer GPUs than ranks. */
+ * Checks that the agreements go through shared memory (every rank is on this host;
+ * GHZ_COLL_DEBUG=INFO's line on rank 0 says "agreement shm"), or through NCCL where
+ * GHZ_COLL_AGREE_SHM=0; an exact allreduce (bit for bit: small integers in floats), a
+ * lossy one (every element within the bound the call reports), a mismatched count on the
+ * last rank and a mismatched op on rank 0 (an error on every rank, no hang), many small
+ * exact calls after them (each checked: the agreement's sequence stays in step across
+ * failures), and, on the shared-memory path, a rank that aborts its communicator: the
+ * others' next checked call fails with GHZ_ERR_PEER instead of waiting. Rank 0 prints
+ * the small calls' time. Exit 0 on success, 1 on a failed check, 77 when the machine
+ * has fewer GPUs than ranks. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -37,6 +44,37 @@ static int fails;
     } while (0)
 
 static int g_rank;
+
+/* ghz_comm_init_rank with GHZ_COLL_DEBUG=INFO; rank 0's INFO lines are kept in `info`
+ * (stderr points at a file meanwhile) and printed. */
+static ghz_status_t init_with_info(int nranks, const ghz_coll_unique_id_t* id, ghz_comm_t** c, char* info,
+                                   size_t len)
+{
+    FILE* tmp = NULL;
+    int saved = -1;
+    ghz_status_t st;
+    info[0] = '\0';
+    setenv("GHZ_COLL_DEBUG", "INFO", 1);
+    if (g_rank == 0) {
+        fflush(stderr);
+        tmp = tmpfile();
+        saved = tmp ? dup(2) : -1;
+        if (saved >= 0) dup2(fileno(tmp), 2);
+    }
+    st = ghz_comm_init_rank(nranks, id, g_rank, NULL, c);
+    if (saved >= 0) {
+        size_t got;
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        rewind(tmp);
+        got = fread(info, 1, len - 1, tmp);
+        info[got] = '\0';
+        fputs(info, stderr);
+    }
+    if (tmp) fclose(tmp);
+    return st;
+}
 
 static int share_id(const char* path, int rank, ghz_coll_unique_id_t* id)
 {
@@ -75,8 +113,10 @@ int main(int argc, char** argv)
     const size_t n = 1000003;
     float *h, *d = NULL;
     ghz_status_t st;
-    int nranks, ndev = 0, size = 0;
+    int nranks, ndev = 0, size = 0, shm, call;
     size_t i, wrong = 0;
+    char lines[4096];
+    const char* agree_shm = getenv("GHZ_COLL_AGREE_SHM");
     if (argc != 4) {
         fprintf(stderr, "usage: %s RANK NRANKS IDFILE\n", argv[0]);
         return 2;
@@ -92,9 +132,13 @@ int main(int argc, char** argv)
         fprintf(stderr, "rank %d: no unique id through %s\n", g_rank, argv[3]);
         return 1;
     }
-    st = ghz_comm_init_rank(nranks, &id, g_rank, NULL, &c);
+    st = init_with_info(nranks, &id, &c, lines, sizeof lines);
     EXPECT(st == GHZ_SUCCESS, "ghz_comm_init_rank: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
     if (!c) return 1;
+    /* every rank is on this host: shared memory, unless turned off */
+    shm = nranks > 1 && !(agree_shm && strcmp(agree_shm, "0") == 0);
+    EXPECT(g_rank != 0 || strstr(lines, shm ? "agreement shm" : "agreement nccl") != NULL,
+           "the INFO line does not say \"agreement %s\": %s", shm ? "shm" : "nccl", lines);
     ghz_comm_size(c, &size);
     EXPECT(size == nranks, "size %d", size);
     h = malloc(n * sizeof *h);
@@ -133,9 +177,59 @@ int main(int argc, char** argv)
     /* a different count on the last rank: every rank refuses, through NCCL's agreement */
     st = ghz_allreduce(d, d, g_rank == nranks - 1 ? n - 1 : n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
     EXPECT(nranks == 1 || st == GHZ_ERR_MISMATCH, "count mismatch: %s", ghz_status_string(st));
+    /* a different op on rank 0 */
+    st = ghz_allreduce(d, d, n, GHZ_F32, g_rank == 0 ? GHZ_OP_MAX : GHZ_OP_SUM, NULL, c, NULL);
+    EXPECT(nranks == 1 || st == GHZ_ERR_MISMATCH, "op mismatch: %s", ghz_status_string(st));
+    /* many small exact calls, each checked: 1 to 64 elements, rank q holds q + call + i */
+    for (call = 0; call < 1000; call++) {
+        const size_t m = 1 + (size_t)call % 64;
+        for (i = 0; i < m; i++) h[i] = (float)(g_rank + call + (int)i);
+        cudaMemcpy(d, h, m * sizeof *h, cudaMemcpyHostToDevice);
+        st = ghz_allreduce(d, d, m, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+        if (st != GHZ_SUCCESS) break;
+        cudaMemcpy(h, d, m * sizeof *h, cudaMemcpyDeviceToHost);
+        for (i = 0, wrong = 0; i < m; i++)
+            wrong += h[i] != (float)(nranks * (call + (int)i) + nranks * (nranks - 1) / 2);
+        if (wrong) break;
+    }
+    EXPECT(st == GHZ_SUCCESS && wrong == 0, "small exact call %d: %s, %zu wrong", call, ghz_status_string(st), wrong);
+    /* their time, back to back on the default stream (the agreement on the host, then
+     * NCCL's launch) */
+    {
+        struct timespec t0, t1;
+        const int calls = 2000;
+        cudaDeviceSynchronize();
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (call = 0; call < calls && st == GHZ_SUCCESS; call++)
+            st = ghz_allreduce(d, d, 256, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+        cudaDeviceSynchronize();
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        EXPECT(st == GHZ_SUCCESS, "timed small calls: %s", ghz_status_string(st));
+        if (g_rank == 0)
+            printf("nccl_rank: exact allreduce of 1 KiB, checked, agreement %s: %.2f us a call\n", shm ? "shm" : "nccl",
+                   ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / calls * 1e-3);
+    }
     cudaFree(d);
     free(h);
-    ghz_comm_destroy(c);
+    if (shm) {
+        /* the last rank aborts; the others' next checked call fails instead of waiting
+         * for it (the shared segment carries its release), and they abort too (a failed
+         * agreement moved nothing, but a peer is gone) */
+        if (g_rank == nranks - 1) {
+            ghz_comm_abort(c);
+        } else {
+            float one = 1.0f, *d1 = NULL;
+            cudaMalloc((void**)&d1, sizeof *d1);
+            cudaMemcpy(d1, &one, sizeof one, cudaMemcpyHostToDevice);
+            st = ghz_allreduce(d1, d1, 1, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+            EXPECT(st == GHZ_ERR_PEER && strstr(ghz_last_error_detail(), "released") != NULL,
+                   "a call after a peer's abort: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
+            cudaFree(d1);
+            ghz_comm_abort(c);
+        }
+    } else {
+        ghz_comm_destroy(c);
+    }
     if (g_rank == 0) printf("nccl_rank: %d ranks, %s\n", nranks, fails ? "FAILED" : "passed");
     return fails ? 1 : 0;
 }

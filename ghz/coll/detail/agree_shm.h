@@ -4,20 +4,53 @@
 #define GHZ_COLL_DETAIL_AGREE_SHM_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
-/* Most words of one allreduce here (more go to MPI). */
+#include "ghz/errors.h"
+
+/* Most words of one allreduce here (more go to MPI, or NCCL). */
 #define COLL_SHM_WORDS 64
 
 typedef struct coll_shm coll_shm_t;
 
-/* Collective over comm: the shared segment where every rank of comm is on one node
- * (and comm has several ranks), else NULL on every rank. */
-coll_shm_t* coll_shm_create(MPI_Comm comm);
-/* Collective (MPI_Win_free); NULL is fine. */
+/* Collective over comm: the shared segment (an MPI window) where every rank of comm is
+ * on one node, comm has several ranks and every rank wants it (want: 0 turns it off,
+ * GHZ_COLL_AGREE_SHM=0), else NULL on every rank. */
+coll_shm_t* coll_shm_create(MPI_Comm comm, int want);
+
+/* The control allreduce a communicator without MPI has (NCCL's): w[0..n) = its maximum
+ * over the ranks. */
+typedef ghz_status_t (*coll_shm_ctl_fn)(void* ctx, int64_t* w, int n);
+
+/* Collective through ctl (a few one-word allreduces): the same segment as a POSIX
+ * shared-memory object, where every rank passes the same `host` (coll_shm_host_id) and
+ * the same key (the communicator's unique id: the object's name and a nonce in it come
+ * from it, so concurrent jobs never share one), has size ranks in all, and wants it.
+ * Rank 0 creates the object, the others open and check it, and rank 0 removes its name
+ * as soon as every rank tried, so that none outlives the job. All or nothing: NULL on
+ * every rank where any rank could not map it (ranks in containers that do not share
+ * /dev/shm, a name taken, no memory); the communicator then keeps ctl. *status: ctl's
+ * failure (the ranks may then be out of step), else GHZ_SUCCESS, segment or not. */
+coll_shm_t* coll_shm_create_posix(int rank, int size, uint64_t host, const void* key, size_t key_bytes, int want,
+                                  coll_shm_ctl_fn ctl, void* ctx, ghz_status_t* status);
+/* This host's identity, for coll_shm_create_posix: a hash of the hostname, the kernel's
+ * boot id and /dev/shm's device, equal for processes that can share a POSIX segment. */
+uint64_t coll_shm_host_id(void);
+/* The POSIX object's name for a key (for tests: no name is left after the creation). */
+void coll_shm_posix_name(const void* key, size_t key_bytes, char* name, size_t len);
+/* Whether s is a POSIX segment (else an MPI window); NULL: 0. */
+int coll_shm_is_posix(const coll_shm_t* s);
+
+/* Collective over every rank (MPI_Win_free for a window); NULL is fine. */
 void coll_shm_destroy(coll_shm_t* s);
+/* Releases s on this rank alone (ghz_comm_abort, a broken communicator): a window is left
+ * to MPI_Finalize, a POSIX mapping is unmapped. Peers that wait in coll_shm_max for
+ * this rank then fail with GHZ_ERR_PEER instead of waiting on. NULL is fine. */
+void coll_shm_abandon(coll_shm_t* s);
 /* w[0..n) = its maximum over the ranks, n <= COLL_SHM_WORDS. Every rank calls it in
- * the same order (as it would MPI_Allreduce). */
-void coll_shm_max(coll_shm_t* s, int64_t* w, int n);
+ * the same order (as it would MPI_Allreduce). GHZ_ERR_PEER when a rank it waits for
+ * released its communicator (and from then on at once). */
+ghz_status_t coll_shm_max(coll_shm_t* s, int64_t* w, int n);
 
 #endif

@@ -5,9 +5,11 @@
  * calibration; nccl/algo_nccl.c: the calls).
  *
  * Control plane: the agreement of a call (agree.c) and of the configuration is an
- * allreduce of a few int64 words. Over MPI it is MPI's; a communicator made without
- * MPI (ghz_comm_init_rank) runs it as a small NCCL allreduce on a private stream, read
- * back by the host (coll_nccl_ctl_max). */
+ * allreduce of a few int64 words. Over MPI it is MPI's (or a shared window where every rank is
+ * on one node: agree_shm.h); a communicator made without
+ * MPI (ghz_comm_init_rank) runs it through a POSIX shared segment where every rank is on
+ * one host (agree_shm.h, coll_nccl_agree_shm), else as a small NCCL allreduce on a
+ * private stream, read back by the host (coll_nccl_ctl_max). */
 #ifndef GHZ_COLL_DETAIL_NCCL_H
 #define GHZ_COLL_DETAIL_NCCL_H
 
@@ -27,6 +29,11 @@ ghz_status_t coll_nccl_create(ghz_comm_t* c, const ghz_coll_unique_id_t* id);
 void coll_nccl_destroy(ghz_comm_t* c, int abort);
 /* w[0..n) = the maximum over ranks of every rank's w[0..n), through NCCL. */
 ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int n);
+/* For a communicator without MPI: c->shm, a POSIX shared segment for the agreements
+ * where every rank is on one host (and GHZ_COLL_AGREE_SHM is not 0 on any), made through
+ * coll_nccl_ctl_max; else c->shm stays NULL and the agreements stay on NCCL. Collective;
+ * fails only where the control allreduce does. */
+ghz_status_t coll_nccl_agree_shm(ghz_comm_t* c, const ghz_coll_unique_id_t* id);
 /* Measures the link (an exact NCCL allreduce) and fixes AUTO's threshold, the same on
  * every rank (auto_rule.h, coll_auto_freeze). Collective. */
 ghz_status_t coll_nccl_calibrate(ghz_comm_t* c);

@@ -13,6 +13,7 @@
 #include <nccl.h>
 
 #include "ghz/coll/detail/agree.h"
+#include "ghz/coll/detail/agree_shm.h"
 #include "ghz/coll/detail/auto_rule.h"
 #include "ghz/coll/detail/backend_cuda.h"
 #include "ghz/coll/detail/nccl.h"
@@ -143,6 +144,20 @@ ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int nw)
     if (e != cudaSuccess) return coll_cuda_fail(e, "control allreduce");
     memcpy(w, n->h_ctl, bytes);
     return GHZ_SUCCESS;
+}
+
+static ghz_status_t ctl_max(void* c, int64_t* w, int n)
+{
+    return coll_nccl_ctl_max((ghz_comm_t*)c, w, n);
+}
+
+ghz_status_t coll_nccl_agree_shm(ghz_comm_t* c, const ghz_coll_unique_id_t* id)
+{
+    ghz_status_t st;
+    /* (the unique id is the job's own: the segment's name and nonce come from it) */
+    c->shm = coll_shm_create_posix(c->rank, c->size, coll_shm_host_id(), id->internal, sizeof id->internal,
+                                   c->knobs.agree_shm, ctl_max, c, &st);
+    return st;
 }
 
 /* NCCL's exact allreduce over the pool (what it holds does not change NCCL's time),
