@@ -98,7 +98,8 @@ static ghz_status_t resolve_transport(ghz_comm_config_t* cfg, const coll_knobs_t
 /* The CUDA backend's AUTO transport, once comm_init knows whether ranks share a GPU
  * and a node: NCCL where the library has it and every rank has a GPU of its own (NCCL
  * takes one rank per GPU); else CUDA IPC where every rank is on one node (GPU to GPU,
- * ranks sharing a GPU included: IPC between processes of one device works); else MPI. */
+ * ranks sharing a GPU included: IPC between processes of one device works); else MPI.
+ * CUDA IPC that then fails to set up falls back to MPI (ipc_fallback). */
 static ghz_transport_t auto_transport(int shared, int single_node)
 {
 #ifdef GHZ_WITH_NCCL
@@ -177,6 +178,34 @@ static void cancel_requests(ghz_comm_t* c)
             if (c->tp.cancel) c->tp.cancel(&c->tp, j ? &c->rreq[i] : &c->sreq[i]);
 }
 
+/* Frees what alloc_buffers made (the pool through the backend, whose `release` needs
+ * no backend state, so it may already be destroyed) and forgets it. `keep_pool`: the
+ * wire pool stays allocated (a peer may still map it: ghz_comm_abort over CUDA IPC).
+ * Returns how many buffers it freed (ghz_coll_info_t.allocations counts what the
+ * communicator holds). */
+static uint64_t free_buffers(ghz_comm_t* c, int keep_pool)
+{
+    uint64_t n = (c->pool && !keep_pool) + (c->pool_raw != NULL) + (c->pool_mirror != NULL) + (c->seg_off != NULL) +
+                 (c->seg_cnt != NULL) + (c->wire_size != NULL) + (c->wire_tmp != NULL) + (c->wire_ptr != NULL) +
+                 (c->sreq != NULL) + (c->rreq != NULL);
+    if (c->pool && !keep_pool) c->be.release(&c->be, c->pool, COLL_MEM_WIRE);
+    if (c->pool_raw) c->be.release(&c->be, c->pool_raw, COLL_MEM_RAW);
+    if (c->pool_mirror) c->be.release(&c->be, c->pool_mirror, COLL_MEM_MIRROR);
+    free(c->seg_off);
+    free(c->seg_cnt);
+    free(c->wire_size);
+    free(c->wire_tmp);
+    free((void*)c->wire_ptr);
+    free(c->sreq);
+    free(c->rreq);
+    c->pool = c->pool_raw = c->pool_mirror = NULL;
+    c->seg_off = c->seg_cnt = c->wire_size = c->wire_tmp = NULL;
+    c->wire_ptr = NULL;
+    c->sreq = c->rreq = NULL;
+    c->max_reqs = 0;
+    return n;
+}
+
 /* Frees the communicator. `local`: on this rank alone, meeting no peer (ghz_comm_abort,
  * or a broken communicator): outstanding messages are cancelled, the transport releases
  * what it can alone, and a wire pool the peers may map (CUDA IPC) stays allocated. */
@@ -205,16 +234,7 @@ static void release(ghz_comm_t* c, int local)
     if (c->be.destroy) c->be.destroy(&c->be);
     if (c->small_in) c->be.release(&c->be, c->small_in, COLL_MEM_MIRROR);
     if (c->small_out) c->be.release(&c->be, c->small_out, COLL_MEM_MIRROR);
-    if (c->pool && !exported) c->be.release(&c->be, c->pool, COLL_MEM_WIRE);
-    if (c->pool_raw) c->be.release(&c->be, c->pool_raw, COLL_MEM_RAW);
-    if (c->pool_mirror) c->be.release(&c->be, c->pool_mirror, COLL_MEM_MIRROR);
-    free(c->seg_off);
-    free(c->seg_cnt);
-    free(c->wire_size);
-    free(c->wire_tmp);
-    free((void*)c->wire_ptr);
-    free(c->sreq);
-    free(c->rreq);
+    (void)free_buffers(c, exported);
     /* (MPI_Win_free is collective: a local release leaves an MPI window to MPI_Finalize;
      * either way the peers that wait for this rank's agreement then fail, not wait) */
     if (!local) coll_shm_destroy(c->shm);
@@ -510,6 +530,101 @@ static ghz_status_t make_host(ghz_comm_t* c)
     return st;
 }
 
+/* The CUDA backend's default piece for a transport: 64 MiB over CUDA IPC and NCCL, over
+ * MPI 32 MiB where ranks share a GPU, else 8 MiB (the DEFAULT_CHUNK_CUDA_* above). */
+static size_t cuda_chunk(ghz_transport_t transport, int shared)
+{
+    if (transport == GHZ_TRANSPORT_CUDA_IPC) return DEFAULT_CHUNK_CUDA_IPC;
+    if (transport == GHZ_TRANSPORT_NCCL) return DEFAULT_CHUNK_CUDA_NCCL;
+    return shared == 1 ? DEFAULT_CHUNK_CUDA_SHARED : DEFAULT_CHUNK_CUDA;
+}
+
+/* What the configuration in force needs before any exchange: the backend, the MPI
+ * transport (which CUDA IPC and NCCL replace later) and the buffers. */
+static ghz_status_t make_core(ghz_comm_t* c)
+{
+    ghz_status_t st;
+#ifdef GHZ_WITH_CUDA
+    if (c->cfg.backend == GHZ_EXEC_CUDA) {
+        st = ghz_coll_backend_cuda(c->cfg.chunk_bytes, &c->be);
+        /* A CUDA-aware MPI moves device buffers itself: no host mirror, and exact
+         * rounds send the caller's buffers directly (never seen on our machines,
+         * whose Open MPI is built without CUDA: untested). CUDA IPC keeps the
+         * staged exact path: it sends only from its exported wire pool. */
+        if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_MPI && mpi_takes_device_pointers(&c->knobs))
+            c->be.staged = 0;
+    } else
+#endif
+        st = ghz_coll_backend_cpu(c->cfg.nthreads, &c->be);
+#ifdef GHZ_COLL_TEST_STAGED
+    /* Testing seam, compiled into the tests' copy of the library only
+     * (ghz_coll_test_staged): the CPU backend run the way the CUDA one is, wire
+     * buffers apart from values and exact rounds on the staged (DOC-shaped) path, so
+     * that CI, which has no GPU, covers those paths (COLL.md, Testing). */
+    if (st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CPU && getenv("GHZ_COLL_TEST_STAGED")) {
+        c->be.staged = 1;
+        c->be.has_sum_n = 0; /* and pairwise sums folded, as on a GPU without the n-ary kernel */
+    }
+#endif
+    /* A host mirror where the backend's wire memory is not what the transport takes:
+     * MPI (not CUDA-aware) with wire buffers apart (the CUDA backend, or the test
+     * seam). CUDA IPC moves device memory itself. */
+    c->host_mirror = c->be.staged && c->cfg.transport == GHZ_TRANSPORT_MPI;
+    if (st == GHZ_SUCCESS) st = ghz_coll_transport_mpi(&c->mpi, &c->tp);
+    if (st == GHZ_SUCCESS) st = alloc_buffers(c);
+    return st;
+}
+
+#ifdef GHZ_WITH_CUDA
+/* CUDA IPC failed to set up on some rank (`failed`, agreed: every rank comes here;
+ * `mine`: this rank's own status from the set-up). Where AUTO chose it on every rank,
+ * the communicator is remade over MPI, as AUTO would have made it on a machine without
+ * CUDA IPC (a container that refuses it must not cost the default configuration its
+ * init); where any rank asked for CUDA IPC (the configuration field or
+ * GHZ_COLL_TRANSPORT), every rank fails as before. One exchange decides, so the ranks
+ * never split between the transports. Collective over c. */
+static ghz_status_t ipc_fallback(ghz_comm_t* c, ghz_status_t failed, ghz_status_t mine, int chosen_by_auto,
+                                 int chunk_default, int shared)
+{
+    /* w[0]: some rank asked for CUDA IPC. w[1]: the rank that tells why: the lowest
+     * whose own set-up failed (its detail names the cause), before the lowest that
+     * only saw another fail. */
+    int64_t w[2];
+    const uint64_t cause = mine == GHZ_SUCCESS ? 0 : mine == GHZ_ERR_PEER ? 1 : 2;
+    char why[256];
+    ghz_status_t st;
+    w[0] = !chosen_by_auto;
+    w[1] = cause ? (int64_t)(cause << 32 | (uint64_t)(INT32_MAX - c->rank)) : INT64_MIN;
+    snprintf(why, sizeof why, "%s", ghz_last_error_detail());
+    st = coll_ctl_max(c, w, 2);
+    if (st != GHZ_SUCCESS) return st;
+    if (w[0])
+        return ghz_fail(failed, "%s (CUDA IPC was asked for, by ghz_comm_config_t.transport or GHZ_COLL_TRANSPORT=ipc on "
+                                "some rank, so no rank falls back to MPI)", why);
+    /* Undo every piece of CUDA IPC and of the backend and buffers made for it: the
+     * transport meets the peers before this rank's pool goes where the handles went
+     * around (the same on every rank), and the rest is this rank's alone. */
+    if (c->tp.destroy) c->tp.destroy(&c->tp);
+    if (c->be.destroy) c->be.destroy(&c->be);
+    /* (every buffer was made: the first agreement succeeded; alloc_buffers counts the
+     * new ones) */
+    c->allocations -= free_buffers(c, 0);
+    memset(&c->tp, 0, sizeof c->tp);
+    memset(&c->be, 0, sizeof c->be);
+    c->cfg.transport = GHZ_TRANSPORT_MPI;
+    if (chunk_default) c->cfg.chunk_bytes = cuda_chunk(GHZ_TRANSPORT_MPI, shared);
+    st = make_core(c);
+    /* the final configuration, MPI, is what every rank agrees from here on */
+    st = coll_agree_config(c, st);
+    if (st != GHZ_SUCCESS) return st;
+    if (c->knobs.debug_info && w[1] != INT64_MIN && (int64_t)(uint32_t)w[1] == (int64_t)INT32_MAX - c->rank)
+        fprintf(stderr, "ghz coll INFO: CUDA IPC could not be set up on rank %d (%s): the AUTO transport is MPI on "
+                        "every rank\n", c->rank, why);
+    ghz_clear_detail();
+    return GHZ_SUCCESS;
+}
+#endif
+
 ghz_status_t ghz_comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, ghz_comm_t** comm)
 {
     return comm_init(mpi_comm, config, 0, comm);
@@ -519,7 +634,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
 {
     ghz_comm_t* c;
     ghz_status_t st;
-    int rc, flag = 0, shared, single_node;
+    int rc, flag = 0, shared, single_node, chosen_by_auto = 0;
     /* the caller left the chunk to the library (which then sizes it by whether ranks
      * share a GPU) */
     const int chunk_default = !config || config->chunk_bytes == 0;
@@ -559,54 +674,28 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     single_node = !leaf && one_node(c);
     if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_AUTO) {
         c->cfg.transport = leaf ? GHZ_TRANSPORT_MPI : auto_transport(shared, single_node);
-        if (chunk_default && c->cfg.transport == GHZ_TRANSPORT_NCCL) c->cfg.chunk_bytes = DEFAULT_CHUNK_CUDA_NCCL;
-        if (chunk_default && c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC) c->cfg.chunk_bytes = DEFAULT_CHUNK_CUDA_IPC;
+        chosen_by_auto = !leaf;
     }
-    if (st == GHZ_SUCCESS && chunk_default && shared == 1 && c->cfg.transport == GHZ_TRANSPORT_MPI)
-        c->cfg.chunk_bytes = DEFAULT_CHUNK_CUDA_SHARED;
-    if (st == GHZ_SUCCESS) {
-#ifdef GHZ_WITH_CUDA
-        if (c->cfg.backend == GHZ_EXEC_CUDA) {
-            st = ghz_coll_backend_cuda(c->cfg.chunk_bytes, &c->be);
-            /* A CUDA-aware MPI moves device buffers itself: no host mirror, and exact
-             * rounds send the caller's buffers directly (never seen on our machines,
-             * whose Open MPI is built without CUDA: untested). CUDA IPC keeps the
-             * staged exact path: it sends only from its exported wire pool. */
-            if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_MPI && mpi_takes_device_pointers(&c->knobs))
-                c->be.staged = 0;
-        } else
-#endif
-            st = ghz_coll_backend_cpu(c->cfg.nthreads, &c->be);
-#ifdef GHZ_COLL_TEST_STAGED
-        /* Testing seam, compiled into the tests' copy of the library only
-         * (ghz_coll_test_staged): the CPU backend run the way the CUDA one is, wire
-         * buffers apart from values and exact rounds on the staged (DOC-shaped) path, so
-         * that CI, which has no GPU, covers those paths (COLL.md, Testing). */
-        if (st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CPU && getenv("GHZ_COLL_TEST_STAGED")) {
-            c->be.staged = 1;
-            c->be.has_sum_n = 0; /* and pairwise sums folded, as on a GPU without the n-ary kernel */
-        }
-#endif
-    }
-    /* A host mirror where the backend's wire memory is not what the transport takes:
-     * MPI (not CUDA-aware) with wire buffers apart (the CUDA backend, or the test
-     * seam). CUDA IPC moves device memory itself. */
-    c->host_mirror = c->be.staged && c->cfg.transport == GHZ_TRANSPORT_MPI;
-    if (st == GHZ_SUCCESS) st = ghz_coll_transport_mpi(&c->mpi, &c->tp);
-    if (st == GHZ_SUCCESS) st = alloc_buffers(c);
+    if (st == GHZ_SUCCESS && chunk_default && c->cfg.backend == GHZ_EXEC_CUDA)
+        c->cfg.chunk_bytes = cuda_chunk(c->cfg.transport, shared);
+    if (st == GHZ_SUCCESS) st = make_core(c);
     /* Every rank learns whether every other one succeeded and configured alike. */
     st = coll_agree_config(c, st);
 #ifdef GHZ_WITH_CUDA
     /* CUDA IPC replaces the MPI transport once every rank has its pool (the exchange
      * of handles is collective, so it starts only where every rank will take part) */
     if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC) {
-        st = ghz_coll_transport_ipc(&c->mpi, &c->be, c->pool, c->pool_bytes, &c->tp);
-        st = coll_agree_config(c, st);
-        /* (every rank agreed on st: all take part in the limit's reduction, or none) */
-        c->one_shot_bytes = c->knobs.one_shot_max != COLL_KNOB_UNSET ? c->knobs.one_shot_max
-                            : c->size == 2                              ? SIZE_MAX
-                                                                        : DIRECT_ONE_SHOT_MAX;
+        const ghz_status_t mine = ghz_coll_transport_ipc(&c->mpi, &c->be, c->pool, c->pool_bytes, &c->tp);
+        st = coll_agree_config(c, mine);
+        /* (every rank agreed on st, so every rank takes this turn, or none) */
+        if (st != GHZ_SUCCESS) st = ipc_fallback(c, st, mine, chosen_by_auto, chunk_default, shared);
+        if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC)
+            c->one_shot_bytes = c->knobs.one_shot_max != COLL_KNOB_UNSET ? c->knobs.one_shot_max
+                                : c->size == 2                              ? SIZE_MAX
+                                                                            : DIRECT_ONE_SHOT_MAX;
     }
+#else
+    (void)chosen_by_auto; /* (only CUDA IPC falls back) */
 #endif
 #ifdef GHZ_WITH_NCCL
     /* NCCL's communicator once every rank has its pool (NCCL's init is collective) */

@@ -433,10 +433,31 @@ static void ipc_abort(coll_transport_t* tp)
     tp->state = NULL;
 }
 
+/* Testing seam, compiled into the tests' copy of the library only (ghz_coll_test_staged;
+ * COLL.md, Testing): GHZ_COLL_TEST_IPC_FAIL_RANK=r makes rank r's set-up fail as on a
+ * machine that refuses CUDA IPC, where it exports its pool (cudaIpcGetMemHandle), or,
+ * with GHZ_COLL_TEST_IPC_FAIL_AT=open, where it maps the last peer's (cudaIpcOpenMemHandle:
+ * after the handles went around and the other peers were mapped), so that both ways
+ * out of a failed set-up run without a machine that refuses it. */
+static int test_refused(const ipc_state_t* s, const char* step)
+{
+#ifdef GHZ_COLL_TEST_STAGED
+    const char* r = getenv("GHZ_COLL_TEST_IPC_FAIL_RANK");
+    const char* at = getenv("GHZ_COLL_TEST_IPC_FAIL_AT");
+    if (!r || !*r || atoi(r) != s->rank) return 0;
+    return strcmp(at && *at ? at : "get", step) == 0;
+#else
+    (void)s;
+    (void)step;
+    return 0;
+#endif
+}
+
 /* Maps every peer's pool and opens its event (own: this rank's). */
 static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
 {
     int p;
+    const int last = s->rank == s->size - 1 ? s->size - 2 : s->size - 1;
     for (p = 0; p < s->size; p++) {
         void* base = NULL;
         cudaError_t e;
@@ -447,6 +468,8 @@ static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
             s->peer_flags[p] = s->flags;
             continue;
         }
+        if (p == last && test_refused(s, "open"))
+            return ghz_fail(GHZ_ERR_CUDA, "cudaIpcOpenMemHandle (rank %d's pool): refused by the test seam", p);
         e = cudaIpcOpenMemHandle(&base, cards[p].mem, cudaIpcMemLazyEnablePeerAccess);
         if (e != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaIpcOpenMemHandle (rank %d's pool): %s", p,
                                               cudaGetErrorString(e));
@@ -515,6 +538,8 @@ static ghz_status_t prepare(ipc_state_t* s, ipc_card_t* card)
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventCreateWithFlags (CUDA IPC)");
     s->have_ev = 1;
     memset(card, 0, sizeof *card);
+    if (test_refused(s, "get"))
+        return ghz_fail(GHZ_ERR_CUDA, "cudaIpcGetMemHandle (wire pool): refused by the test seam");
     e = cudaIpcGetMemHandle(&card->mem, s->pool);
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaIpcGetMemHandle (wire pool)");
     e = cudaIpcGetEventHandle(&card->ev, s->ev);
@@ -566,6 +591,10 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
     }
     if (st == GHZ_SUCCESS) st = open_peers(s, cards);
     free(cards);
+    /* a refused cudaIpc* call is reported here, in st; left as the runtime's last error
+     * it would be taken for the failure of a later launch (the communicator may go on
+     * over MPI: comm.c, ipc_fallback) */
+    if (st != GHZ_SUCCESS) (void)cudaGetLastError();
     if (!s) return st;
     if (!s->exchanged) {
         /* nothing shared yet: undo here, the caller keeps its MPI transport */
