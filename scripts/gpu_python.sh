@@ -17,8 +17,8 @@
 # python3 (same version and ABI tag); otherwise the script builds there (cmake, nvcc,
 # Python's headers; minutes). With the device tool:
 #   run(command="bash scripts/gpu_python.sh", carry=[".device-carry", "datasets/out/real"])
-# datasets/out/real (datasets/real/extract.sh) gives the tests and the benchmark the real
-# fields; without it they use made fields. Logs go to $OUT (the device tool's output
+# datasets/out/real (datasets/real/extract.sh), or the folder GHZ_REAL_DIR names, gives
+# the tests and the benchmark the real fields; without it they use made fields. Logs go to $OUT (the device tool's output
 # folder) or ./gpu-out.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -86,7 +86,8 @@ use() { # use PKG_DIR LIB_DIR: the package (with the checkout's .py files) and i
     lib=$2
 }
 export PYTHONPATH=$pkg PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
-export GHZ_REAL_DIR=$ROOT/datasets/out/real
+# GHZ_REAL_DIR: another folder of real fields (e.g. one carried under .device-carry).
+export GHZ_REAL_DIR=${GHZ_REAL_DIR:-$ROOT/datasets/out/real}
 base_ld=${LD_LIBRARY_PATH:-}
 built=0
 if [ -f "$carry/stamp" ] && [ "$(cat "$carry/stamp")" = "$(stamp)" ]; then
@@ -136,7 +137,7 @@ fi
 if [[ " $steps " == *" bench "* ]]; then
     echo "=== scripts/bench_python.py --parts gpu ==="
     timeout 300 "$py" scripts/bench_python.py --parts gpu --pkg "$pkg" \
-        --libghz "$lib/libghz.so" 2>&1 | tee "$OUT/python-bench.log"
+        --libghz "$lib/libghz.so" --real "$GHZ_REAL_DIR" 2>&1 | tee "$OUT/python-bench.log"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 echo "=== gpu_python: $([ $status = 0 ] && echo ok || echo FAILED) after $((SECONDS - t0)) s ==="

@@ -156,6 +156,77 @@ def test_gpu_errors():
     raises(ValueError, lambda: ghz.compress(ghz.to_device(a), checksum=True), "checksum")
 
 
+def test_device_frames_ghz_wrote_keep_every_check():
+    """A DeviceBuffer frame from compress decodes from what ghz knows of its header,
+    without copying the header to the host: the limit, the out checks and the errors
+    of a frame changed through its interface stay those of a header read first."""
+    if not gpu():
+        return skip("no CUDA codec or no GPU")
+    _, a, fill = one_field()
+    e = abs_bound(a, fill, 1e-3)
+    frame = ghz.compress(ghz.to_device(a), "abs", e, fill)
+    out = ghz.to_device(np.zeros_like(a))
+    err = raises(ghz.GhzError, lambda: ghz.decompress(frame, out=out, max_frame_bytes=a.nbytes - 1))
+    assert err.status == ghz.Status.ERR_LIMIT, err
+    assert ghz.decompress(frame, out=out, max_frame_bytes=a.nbytes) is out
+    check(a, np.frombuffer(out.tobytes(), np.float32), e, fill)
+    raises(TypeError, lambda: ghz.decompress(frame, out=ghz.to_device(a.astype(np.float64))),
+           "float32")
+    raises(ValueError, lambda: ghz.decompress(frame, out=ghz.to_device(a[:-1])), "room")
+    raises(TypeError, lambda: ghz.decompress(frame, out=frame), "float32 or float64")
+    raises(TypeError, lambda: ghz.decompress(out, out=out), "bytes")
+    try:
+        import torch
+    except ImportError:
+        return skip("PyTorch not installed: frames changed through their interface untested")
+    if not torch.cuda.is_available():
+        return skip("PyTorch without CUDA")
+    short = np.frombuffer(ghz.compress(a[: a.size // 2], "abs", e, fill), np.uint8).copy()
+
+    def no_magic(view):
+        view[:4] = 0
+
+    def shorter(view):  # a shorter frame over it, trailing bytes after it
+        view[: short.size] = torch.from_numpy(short).cuda()
+
+    for change, status in ((no_magic, ghz.Status.ERR_NOT_GHZ),
+                           (shorter, ghz.Status.ERR_UNSUPPORTED)):
+        for into in (out, None):
+            f = ghz.compress(ghz.to_device(a), "abs", e, fill)
+            view = torch.as_tensor(f, device="cuda")  # the frame's own memory, writable
+            good = view.clone()
+            change(view)
+            err = raises(ghz.GhzError, lambda: ghz.decompress(f, out=into))
+            assert err.status == status, (change.__name__, into is None, err)
+            view.copy_(good)  # decoded from its header now, as any device frame
+            assert ghz.decompress(f).tobytes() == ghz.decompress(frame).tobytes()
+
+
+def test_gpu_calls_allocate_nothing_once_warm():
+    """compress, decompress(out=) and decompress() in a loop take their device memory
+    from ghz's cache: no cudaMalloc (nor cudaFree, which waits for the device) once the
+    first iterations have filled it."""
+    if not gpu():
+        return skip("no CUDA codec or no GPU")
+    _, a, fill = one_field()
+    d = ghz.to_device(a)
+    out = ghz.to_device(np.zeros_like(a))
+
+    def loop():
+        f = v = None
+        for _ in range(4):
+            f = ghz.compress(d, "rel", 1e-3, fill)  # the previous frame is freed after
+            ghz.decompress(f, out=out)
+            v = ghz.decompress(f)
+        return f, v
+
+    loop()
+    m = ghz._ghz.cuda_mallocs()
+    f, v = loop()
+    assert ghz._ghz.cuda_mallocs() == m
+    assert v.tobytes() == out.tobytes()
+
+
 def torch_cuda():
     """torch, where it is installed and sees a GPU, and ghz has one."""
     if not gpu():

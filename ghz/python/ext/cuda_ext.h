@@ -17,16 +17,14 @@ typedef struct {
     size_t cap;
 } block;
 
-/* One device's context and the scratch frame buffer compress writes into first (under
- * `lock`), and its cache of free blocks (under `cache_lock`, never held while waiting
- * for anything else). */
+/* One device's context (under `lock`), and its cache of free blocks (under
+ * `cache_lock`, never held while waiting for anything else). */
 typedef struct {
     ghz_cuda_ctx_t* ctx;
     PyThread_type_lock lock;
-    void* d_frame;
-    size_t frame_cap;
     PyThread_type_lock cache_lock;
     block cache[CACHE_BLOCKS];
+    unsigned long long mallocs; /* cudaMalloc calls of the cache (under cache_lock) */
 } device_slot;
 
 typedef struct {
@@ -37,6 +35,13 @@ typedef struct {
     Py_ssize_t n;   /* elements of typestr */
     int device;
     char typestr[4]; /* "|u1" (a frame), "<f4" or "<f8" (values) */
+    /* A frame that ghz.compress wrote: the values and type its header holds, so that
+     * decompress need not copy the header to the host first (frame_dtype 0: unknown,
+     * read the header). The memory stays writable through the interface, so the
+     * decoder still checks the header on the GPU and a mismatch falls back to the
+     * host's reading of it (cuda.c). */
+    int frame_dtype;
+    uint64_t frame_n;
 } DeviceBuffer;
 
 /* GhzError for a CUDA runtime error (ERR_NO_DEVICE where there is no usable GPU, else
@@ -61,6 +66,9 @@ cudaError_t ghzpy_block_get(device_slot* s, size_t bytes, block* b);
 
 /* Keeps b for later, or frees it when the cache is full (`device` current). */
 void ghzpy_block_put(device_slot* s, block b);
+
+/* obj is a DeviceBuffer. */
+int ghzpy_is_devbuf(PyObject* obj);
 
 /* A new, empty DeviceBuffer of `device` ("|u1", "<f4" or "<f8"): NULL with an exception. */
 DeviceBuffer* ghzpy_devbuf_new(int device, const char* typestr);

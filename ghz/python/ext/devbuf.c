@@ -115,8 +115,12 @@ DeviceBuffer* ghzpy_devbuf_new(int device, const char* typestr)
     b->n = 0;
     b->device = device;
     strcpy(b->typestr, typestr);
+    b->frame_dtype = 0;
+    b->frame_n = 0;
     return b;
 }
+
+int ghzpy_is_devbuf(PyObject* obj) { return Py_IS_TYPE(obj, &DeviceBufferType); }
 
 int ghzpy_init_cuda(PyObject* m)
 {

@@ -74,6 +74,7 @@ int ghzpy_init_cuda(PyObject* m);
 PyObject* ghzpy_cuda_compress(PyObject* self, PyObject* args);
 PyObject* ghzpy_cuda_decompress(PyObject* self, PyObject* args);
 PyObject* ghzpy_cuda_to_device(PyObject* self, PyObject* args);
+PyObject* ghzpy_cuda_mallocs(PyObject* self, PyObject* unused);
 #endif
 
 #endif

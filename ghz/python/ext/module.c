@@ -24,10 +24,13 @@ static PyMethodDef methods[] = {
     {"has_buffer", ghzpy_has_buffer, METH_O, "has_buffer(obj) -> bool"},
 #if GHZPY_WITH_CUDA
     {"cuda_compress", ghzpy_cuda_compress, METH_VARARGS,
-     "cuda_compress(ptr, n, dtype, mode, bound, fill, value_range, stream) -> DeviceBuffer"},
+     "cuda_compress(ptr or DeviceBuffer, n, dtype, mode, bound, fill, value_range, stream) "
+     "-> DeviceBuffer"},
     {"cuda_decompress", ghzpy_cuda_decompress, METH_VARARGS,
-     "cuda_decompress(frame, frame_ptr, frame_size, out_ptr, out_bytes, out_dtype, stream, "
-     "max_frame_bytes) -> DeviceBuffer or None"},
+     "cuda_decompress(frame, frame_ptr, frame_size, out_ptr or DeviceBuffer, out_bytes, "
+     "out_dtype, stream, max_frame_bytes) -> DeviceBuffer or None"},
+    {"cuda_mallocs", ghzpy_cuda_mallocs, METH_NOARGS,
+     "cuda_mallocs() -> int: cudaMalloc calls of the DeviceBuffer cache so far (benchmarks)"},
     {"cuda_to_device", ghzpy_cuda_to_device, METH_VARARGS, "cuda_to_device(array) -> DeviceBuffer"},
 #endif
     {"versions", ghzpy_versions, METH_NOARGS,

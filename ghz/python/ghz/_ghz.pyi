@@ -71,7 +71,7 @@ class DeviceBuffer:
     def __bytes__(self) -> bytes: ...
 
 def cuda_compress(
-    ptr: int,
+    ptr: Union[int, DeviceBuffer],
     n: int,
     dtype: int,
     mode: int,
@@ -84,10 +84,11 @@ def cuda_decompress(
     frame: Any,
     frame_ptr: int,
     frame_size: int,
-    out_ptr: int,
+    out_ptr: Union[int, DeviceBuffer],
     out_bytes: int,
     out_dtype: int,
     stream: int,
     max_frame_bytes: int,
 ) -> Optional[DeviceBuffer]: ...
 def cuda_to_device(array: Any) -> DeviceBuffer: ...
+def cuda_mallocs() -> int: ...
