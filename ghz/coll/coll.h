@@ -179,9 +179,10 @@ typedef struct {
     ghz_algo_t reduce_algo;
     size_t pool_bytes;              /* workspace allocated once by ghz_comm_init;
                                        0 = the default (64 MiB; CUDA: 256 MiB of device
-                                       memory, as much again for values, and with the
-                                       MPI transport a pinned host mirror of it). Calls larger than it fits
-                                       run in rounds. */
+                                       memory and as much again for values over CUDA
+                                       IPC and NCCL, 64 MiB each and a pinned host
+                                       mirror of it over MPI). Calls larger than it
+                                       fits run in rounds. */
     size_t chunk_bytes;             /* pipeline chunk in uncompressed bytes: messages are
                                        at most this large so transfers and compute
                                        overlap; 0 = the default (1 MiB; CUDA: 8 MiB,

@@ -25,8 +25,13 @@
 #define DEFAULT_POOL ((size_t)64 << 20)
 #define DEFAULT_CHUNK ((size_t)1 << 20)
 /* The CUDA backend synchronises once per piece operation (backend_cuda.c): larger
- * pieces, and a pool to hold them, amortise that. */
+ * pieces, and a pool to hold them, amortise that. Over NCCL and CUDA IPC a compressed
+ * allreduce of 1 GiB took 11 % longer with 128 MiB and 37-49 % with 64 MiB; host-staged
+ * MPI, which moves 8 MiB pieces through host memory, was as fast with 64 MiB as with
+ * 256 MiB and saves three times 192 MiB (device pool, value pool, pinned mirror)
+ * (docs/RESULTS.md, "The numbers behind ghz/coll's defaults": the pool). */
 #define DEFAULT_POOL_CUDA ((size_t)256 << 20)
+#define DEFAULT_POOL_CUDA_MPI ((size_t)64 << 20)
 #define DEFAULT_CHUNK_CUDA ((size_t)8 << 20)
 /* Over CUDA IPC nothing is pipelined through host copies, and the direct algorithm
  * launches one codec kernel per piece: fewer, larger pieces cost fewer launches
@@ -42,6 +47,14 @@
 #define DEFAULT_CHUNK_CUDA_NCCL ((size_t)64 << 20)
 #define MIN_POOL ((size_t)1 << 16)
 #define MAX_CHUNK ((size_t)1 << 30)
+
+/* The CUDA backend's default pool for a transport: 64 MiB where MPI moves 8 MiB pieces
+ * (a GPU per rank), else 256 MiB (ranks sharing a GPU over MPI, with their 32 MiB
+ * pieces, were not measured with a smaller pool). */
+static size_t cuda_pool(ghz_transport_t transport, int shared)
+{
+    return transport == GHZ_TRANSPORT_MPI && shared != 1 ? DEFAULT_POOL_CUDA_MPI : DEFAULT_POOL_CUDA;
+}
 
 void ghz_comm_config_init(ghz_comm_config_t* config)
 {
@@ -147,7 +160,10 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, const coll_knobs_t*
         out->transport = GHZ_TRANSPORT_AUTO;
     st = resolve_transport(out, k);
     if (st != GHZ_SUCCESS) return st;
-    if (out->pool_bytes == 0) out->pool_bytes = out->backend == GHZ_EXEC_CUDA ? DEFAULT_POOL_CUDA : DEFAULT_POOL;
+    /* (a CUDA default that depends on an AUTO transport is set again once it is known:
+     * comm_init) */
+    if (out->pool_bytes == 0)
+        out->pool_bytes = out->backend != GHZ_EXEC_CUDA ? DEFAULT_POOL : cuda_pool(out->transport, 0);
     if (out->chunk_bytes == 0)
         out->chunk_bytes = out->backend != GHZ_EXEC_CUDA                 ? DEFAULT_CHUNK
                            : out->transport == GHZ_TRANSPORT_CUDA_IPC ? DEFAULT_CHUNK_CUDA_IPC
@@ -584,7 +600,7 @@ static ghz_status_t make_core(ghz_comm_t* c)
  * GHZ_COLL_TRANSPORT), every rank fails as before. One exchange decides, so the ranks
  * never split between the transports. Collective over c. */
 static ghz_status_t ipc_fallback(ghz_comm_t* c, ghz_status_t failed, ghz_status_t mine, int chosen_by_auto,
-                                 int chunk_default, int shared)
+                                 int chunk_default, int pool_default, int shared)
 {
     /* w[0]: some rank asked for CUDA IPC. w[1]: the rank that tells why: the lowest
      * whose own set-up failed (its detail names the cause), before the lowest that
@@ -613,6 +629,7 @@ static ghz_status_t ipc_fallback(ghz_comm_t* c, ghz_status_t failed, ghz_status_
     memset(&c->be, 0, sizeof c->be);
     c->cfg.transport = GHZ_TRANSPORT_MPI;
     if (chunk_default) c->cfg.chunk_bytes = cuda_chunk(GHZ_TRANSPORT_MPI, shared);
+    if (pool_default) c->cfg.pool_bytes = cuda_pool(GHZ_TRANSPORT_MPI, shared);
     st = make_core(c);
     /* the final configuration, MPI, is what every rank agrees from here on */
     st = coll_agree_config(c, st);
@@ -638,6 +655,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     /* the caller left the chunk to the library (which then sizes it by whether ranks
      * share a GPU) */
     const int chunk_default = !config || config->chunk_bytes == 0;
+    const int pool_default = !config || config->pool_bytes == 0; /* (likewise, by transport) */
 
     ghz_clear_detail();
     if (!comm) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm");
@@ -678,6 +696,8 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     }
     if (st == GHZ_SUCCESS && chunk_default && c->cfg.backend == GHZ_EXEC_CUDA)
         c->cfg.chunk_bytes = cuda_chunk(c->cfg.transport, shared);
+    if (st == GHZ_SUCCESS && pool_default && c->cfg.backend == GHZ_EXEC_CUDA)
+        c->cfg.pool_bytes = cuda_pool(c->cfg.transport, shared);
     if (st == GHZ_SUCCESS) st = make_core(c);
     /* Every rank learns whether every other one succeeded and configured alike. */
     st = coll_agree_config(c, st);
@@ -688,7 +708,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
         const ghz_status_t mine = ghz_coll_transport_ipc(&c->mpi, &c->be, c->pool, c->pool_bytes, &c->tp);
         st = coll_agree_config(c, mine);
         /* (every rank agreed on st, so every rank takes this turn, or none) */
-        if (st != GHZ_SUCCESS) st = ipc_fallback(c, st, mine, chosen_by_auto, chunk_default, shared);
+        if (st != GHZ_SUCCESS) st = ipc_fallback(c, st, mine, chosen_by_auto, chunk_default, pool_default, shared);
         if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC)
             c->one_shot_bytes = c->knobs.one_shot_max != COLL_KNOB_UNSET ? c->knobs.one_shot_max
                                 : c->size == 2                              ? SIZE_MAX

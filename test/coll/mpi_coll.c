@@ -216,7 +216,9 @@ static ghz_comm_t* make_comm(ghz_algo_t ar, ghz_algo_t rs, size_t pool, size_t c
 #ifdef GHZ_TEST_CUDA
         if (!want_chunk)
             want_chunk = want == GHZ_TRANSPORT_CUDA_IPC ? (size_t)64 << 20 : g_shared_gpu ? (size_t)32 << 20 : (size_t)8 << 20;
-        if (!want_pool) want_pool = (size_t)256 << 20;
+        /* (and the pool: 64 MiB over MPI with a GPU per rank, else 256 MiB) */
+        if (!want_pool)
+            want_pool = want == GHZ_TRANSPORT_MPI && !g_shared_gpu ? (size_t)64 << 20 : (size_t)256 << 20;
 #else
         if (!want_chunk) want_chunk = (size_t)1 << 20;
         if (!want_pool) want_pool = (size_t)64 << 20;
