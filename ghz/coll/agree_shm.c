@@ -21,8 +21,12 @@
  * A waiting rank spins, and yields the CPU after a while: where ranks outnumber cores
  * (CI runs 8 on 2), the rank it waits for needs that CPU. While it yields it also
  * looks whether the rank it waits for released its communicator (a flag each rank sets
- * in its slot when it does): then no sequence will come, and the wait ends in an error
- * instead of spinning until the job is killed. */
+ * in its slot when it does), and now and then whether its process still exists (each
+ * rank writes its process id and start time in its slot): where either is gone no
+ * sequence will come, and the wait ends in an error instead of spinning until the job
+ * is killed. A process is watched only where this rank sees it at set-up under the id
+ * and start time it wrote (ranks in another PID namespace, or where /proc hides other
+ * processes, are not watched: a wrong verdict there would fail a healthy job). */
 #define _POSIX_C_SOURCE 200809L /* sched_yield, shm_open, gethostname */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,10 +53,13 @@ typedef struct {
 _Static_assert(sizeof(buf_t) % 64 == 0, "every buffer starts a cache line");
 
 /* One rank's slot: two buffers, and on a line of its own (read only by waiting ranks
- * that yield) whether the rank released its communicator. */
+ * that yield) whether the rank released its communicator, and its process (written once,
+ * before the set-up's last barrier). */
 typedef struct {
     buf_t buf[2];
     _Alignas(64) _Atomic uint64_t gone;
+    int64_t pid;
+    uint64_t start; /* the process's start time, /proc/<pid>/stat's field 22 */
 } slot_t;
 _Static_assert(sizeof(slot_t) % 64 == 0, "every slot starts a cache line");
 
@@ -91,13 +98,77 @@ struct coll_shm {
     int gone_rank;     /* -1, or the rank whose release ended an exchange (then every
                           later exchange fails at once: this rank's sequence is no
                           longer in step with the others') */
+    unsigned char* watch; /* per rank: its process is watched while this one waits */
 };
+
+/* What /proc says of process pid: 1 it runs (*start: its start time), 0 it has ended (no
+ * such process, or a zombie), -1 this process cannot tell (no /proc, no permission). */
+static int proc_state(int64_t pid, uint64_t* start)
+{
+    char path[64], buf[1024];
+    const char* p;
+    unsigned long long st = 0;
+    char state = 0;
+    size_t len;
+    FILE* f;
+    int field;
+    snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+    f = fopen(path, "r");
+    if (!f) return errno == ENOENT || errno == ESRCH ? 0 : -1;
+    len = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[len] = '\0';
+    /* the command name (field 2) may hold spaces and parentheses: fields 3 on follow the
+     * last ')' */
+    p = strrchr(buf, ')');
+    if (!p || sscanf(p + 1, " %c", &state) != 1) return -1;
+    if (state == 'Z' || state == 'X') return 0;
+    for (field = 3, p += 2; field < 22 && p; field++) p = strchr(p + 1, ' ');
+    if (!p || sscanf(p, " %llu", &st) != 1) return -1;
+    *start = st;
+    return 1;
+}
+
+/* This process's id and start time into its slot. */
+static void write_self(slot_t* own)
+{
+    uint64_t start = 0;
+    own->pid = (int64_t)getpid();
+    own->start = proc_state(own->pid, &start) == 1 ? start : 0;
+}
+
+/* Which peers' processes this rank can watch: those it sees as they said (after every
+ * rank wrote its slot). */
+static void choose_watched(coll_shm_t* s)
+{
+    int q;
+    for (q = 0; q < s->size; q++) {
+        uint64_t start = 0;
+        const slot_t* t = s->slots[q];
+        s->watch[q] = q != s->rank && t->pid > 0 && t->start != 0 && proc_state(t->pid, &start) == 1 &&
+                      start == t->start;
+    }
+}
+
+/* Whether peer q's process has ended (only a watched one can be said to have). */
+static int peer_ended(const coll_shm_t* s, int q)
+{
+    uint64_t start = 0;
+    int r;
+    if (!s->watch[q]) return 0;
+    r = proc_state(s->slots[q]->pid, &start);
+    /* (a running process with another start time took the ended one's id) */
+    return r == 0 || (r == 1 && start != s->slots[q]->start);
+}
 
 static coll_shm_t* alloc_shm(int rank, int size)
 {
     coll_shm_t* s = (coll_shm_t*)calloc(1, sizeof *s);
     if (s) s->slots = (slot_t**)calloc((size_t)size, sizeof *s->slots);
-    if (s && !s->slots) {
+    if (s) s->watch = (unsigned char*)calloc((size_t)size, 1);
+    if (s && (!s->slots || !s->watch)) {
+        free(s->slots);
+        free(s->watch);
         free(s);
         s = NULL;
     }
@@ -114,6 +185,7 @@ static void free_shm(coll_shm_t* s)
 {
     if (s->map) munmap(s->map, s->map_bytes);
     free(s->slots);
+    free(s->watch);
     free(s);
 }
 
@@ -152,14 +224,16 @@ coll_shm_t* coll_shm_create(MPI_Comm comm, int want)
         atomic_store_explicit(&own->buf[0].seq, 0, memory_order_release);
         atomic_store_explicit(&own->buf[1].seq, 0, memory_order_release);
         atomic_store_explicit(&own->gone, 0, memory_order_release);
+        write_self(own);
     }
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    /* every rank's slot is zeroed before any rank's first call */
+    /* every rank's slot is zeroed (and says whose it is) before any rank's first call */
     MPI_Barrier(comm);
     if (!all_ok) {
         coll_shm_destroy(s);
         return NULL;
     }
+    choose_watched(s);
     return s;
 }
 
@@ -311,8 +385,9 @@ coll_shm_t* coll_shm_create_posix(int rank, int size, uint64_t host, const void*
         free_shm(s);
         return NULL;
     }
-    /* 3. every rank mapped it: all of them use it, or none */
+    /* 3. every rank mapped it (and wrote whose its slot is): all of them use it, or none */
     ok = rank == 0 || open_segment(s, name, nonce);
+    if (ok) write_self(s->slots[rank]);
     *status = any_failed(ctl, ctx, !ok, &any);
     /* every rank that could open it has: no name outlives this, even if the job crashes
      * later (the mappings keep the memory) */
@@ -321,6 +396,7 @@ coll_shm_t* coll_shm_create_posix(int rank, int size, uint64_t host, const void*
         free_shm(s);
         return NULL;
     }
+    choose_watched(s);
     return s;
 }
 
@@ -352,8 +428,7 @@ ghz_status_t coll_shm_max(coll_shm_t* s, int64_t* w, int n)
     uint64_t seq;
     int b, q, i;
     if (s->gone_rank >= 0)
-        return ghz_fail(GHZ_ERR_PEER, "rank %d released the communicator (ghz_comm_abort or ghz_comm_destroy) "
-                                      "during an earlier call",
+        return ghz_fail(GHZ_ERR_PEER, "rank %d released the communicator or ended during an earlier call",
                         s->gone_rank);
     seq = ++s->seq;
     b = (int)(seq & 1);
@@ -372,6 +447,13 @@ ghz_status_t coll_shm_max(coll_shm_t* s, int64_t* w, int n)
                     return ghz_fail(GHZ_ERR_PEER, "rank %d released the communicator (ghz_comm_abort or "
                                                   "ghz_comm_destroy) while this rank agreed a call",
                                     q);
+                }
+                /* (reading /proc costs microseconds: once every 1024 yields) */
+                if ((spins & 1023u) == 0 && peer_ended(s, q) &&
+                    atomic_load_explicit(&t->seq, memory_order_acquire) < seq) {
+                    s->gone_rank = q;
+                    return ghz_fail(GHZ_ERR_PEER, "rank %d (process %lld) ended while this rank agreed a call", q,
+                                    (long long)peer->pid);
                 }
                 sched_yield();
             }

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -66,6 +67,7 @@ typedef struct {
     int expect_shm;            /* every rank must get the segment (1) or none (0) */
     int exchanges;             /* then this many exchanges, checked */
     int abandon_rank;          /* -1, or a rank that releases the segment alone at once */
+    int kill_rank;             /* -1, or a rank whose process is killed (SIGKILL) at once */
     int name_taken;            /* the test holds the name: it stays after the creation */
 } plan_t;
 
@@ -109,12 +111,13 @@ static int run_rank(const plan_t* p, fake_t* f, int rank, int size)
         coll_shm_abandon(s);
         return 0;
     }
+    if (rank == p->kill_rank) raise(SIGKILL); /* (no release: its slot says nothing) */
     for (call = 0; call < p->exchanges; call++) {
         int64_t w[COLL_SHM_WORDS];
         const int n = 1 + call % COLL_SHM_WORDS;
         for (i = 0; i < n; i++) w[i] = value(rank, call, i);
         st = coll_shm_max(s, w, n);
-        if (p->abandon_rank >= 0) {
+        if (p->abandon_rank >= 0 || p->kill_rank >= 0) {
             /* every exchange fails, the first after waiting, the others at once */
             if (st != GHZ_ERR_PEER) return 6;
             continue;
@@ -147,6 +150,10 @@ static void run(const plan_t* p, int size)
     for (r = 0; r < size; r++) {
         int status = 0;
         cr_assert(waitpid(pid[r], &status, 0) == pid[r]);
+        if (r == p->kill_rank) {
+            cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "rank %d: not killed", r);
+            continue;
+        }
         cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "rank %d of %d: %s %d", r, size,
                   WIFEXITED(status) ? "failed check" : "killed by signal",
                   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
@@ -169,6 +176,7 @@ static void plan_init(plan_t* p, int expect_shm, int exchanges)
     p->expect_shm = expect_shm;
     p->exchanges = exchanges;
     p->abandon_rank = -1;
+    p->kill_rank = -1;
 }
 
 Test(agree_shm, ranks_exchange_through_the_segment, .timeout = 60)
@@ -244,5 +252,16 @@ Test(agree_shm, a_released_rank_ends_its_peers_waits, .timeout = 60)
     plan_t p;
     plan_init(&p, 1, 3);
     p.abandon_rank = 1;
+    run(&p, 3);
+}
+
+/* A rank whose process is killed (it releases nothing): the ranks that wait for it see
+ * its process gone (here a zombie until the test reaps it, which /proc tells apart) and
+ * fail with GHZ_ERR_PEER instead of spinning; the alarm of 30 s would fail a hang. */
+Test(agree_shm, a_killed_rank_ends_its_peers_waits, .timeout = 60)
+{
+    plan_t p;
+    plan_init(&p, 1, 3);
+    p.kill_rank = 2;
     run(&p, 3);
 }
