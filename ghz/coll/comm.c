@@ -446,9 +446,9 @@ static int gpu_shared(const ghz_comm_t* c, int cuda)
  * (coll_comm_levels). Collective over c.
  *
  * Why the children wait for a call that needs them: each is a whole communicator (a
- * pool, a raw pool and, over MPI, a pinned mirror, each pool_bytes: 768 MiB on the CUDA
- * backend's defaults), and only the two-level algorithms use them, which the AUTO
- * choice takes for lossy allreduce calls only. */
+ * pool, a raw pool and, over MPI, a pinned mirror, each the parent's pool_bytes: up to
+ * 768 MiB on the CUDA backend's defaults), and only the two-level algorithms use them,
+ * which the AUTO choice takes for lossy allreduce calls only. */
 static ghz_status_t make_levels(ghz_comm_t* c)
 {
     int rpn = c->cfg.ranks_per_node, rc, sizes[2], mins[2];
