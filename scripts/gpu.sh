@@ -34,6 +34,10 @@
 #   GHZ_GPU_DEADLINE   seconds from the start after which no step starts, and at which
 #                      the test step stops [540]
 #   GHZ_GPU_ARCH       CUDA architectures to build for [90]
+#   GHZ_GPU_PREBUILD_DIR  the build folder `prebuild` configures, builds and packs
+#                      [build-prebuilt]; an existing CUDA build (one configured with
+#                      NCCL, say) is reconfigured for the GPU targets and rebuilt
+#                      incrementally, which takes seconds where a fresh one takes minutes
 # NCCL_NVLS_ENABLE=0 always: NVLink multicast can take a shared host's GPUs out of service.
 # shellcheck disable=SC2030,SC2031 # CUDA_VISIBLE_DEVICES is set in subshells on purpose
 set -uo pipefail
@@ -151,7 +155,7 @@ configure_build() {
     say "built ${TARGETS[*]} in $dir ($(since))"
 }
 
-# prebuild: builds build-prebuilt/ here and packs what a GPU machine needs to run
+# prebuild: builds build-prebuilt/ (GHZ_GPU_PREBUILD_DIR) here and packs what a GPU machine needs to run
 # `ctest -L gpu` and the benchmarks without compiling (the build takes minutes of device
 # time there): the stripped binaries and every CTestTestfile.cmake, their paths written as
 # placeholders that `unpack` fills in ($ARCHIVE); Criterion's headers and shared library
@@ -159,7 +163,7 @@ configure_build() {
 # datasets/out/real exists. The binaries need the same CUDA major version and Open MPI
 # ABI (libmpi.so.40) on the GPU machine as here.
 prebuild() {
-    local P=build-prebuilt stage f rel mpiexec kib
+    local P=${GHZ_GPU_PREBUILD_DIR:-build-prebuilt} stage f rel mpiexec kib
     configure_build "$P" || return 1
     stage=$(mktemp -d)
     mkdir -p "$stage/$B"
@@ -201,9 +205,11 @@ prebuild() {
     else
         say "no per-rank fields (datasets/out/real missing): ghz-coll-bench will synthesize its data"
     fi
-    kib=$(du -sk "$CARRY" | awk '{print $1}')
-    say "carry [\"$CARRY\"]: $((kib / 1024)) MiB of the 64 MiB the device tool carries with the tree"
-    [ "$kib" -le $((56 * 1024)) ] || fail "prebuild: $CARRY is over 56 MiB: the tree and it may not fit in 64"
+    # what gpu.sh needs on the GPU machine; other things in $CARRY (the Python build of
+    # gpu_python.sh, say) travel only when a call names them
+    kib=$(du -sck "$ARCHIVE" "$CRIT" "$CARRY/fields" 2>/dev/null | awk 'END {print $1}')
+    say "carry [\"$ARCHIVE\", \"$CRIT\", \"$CARRY/fields\"]: $((kib / 1024)) MiB of the 64 MiB the device tool carries with the tree"
+    [ "$kib" -le $((56 * 1024)) ] || fail "prebuild: what gpu.sh carries is over 56 MiB: the tree and it may not fit in 64"
 }
 
 # unpack: build-gpu/ from $ARCHIVE, its placeholders filled in for this machine
