@@ -189,6 +189,16 @@ static void free_shm(coll_shm_t* s)
     free(s);
 }
 
+int coll_shm_wanted(void)
+{
+#ifdef GHZ_COLL_TEST_STAGED
+    const char* v = getenv("GHZ_COLL_TEST_AGREE_SHM");
+    return !(v && strcmp(v, "0") == 0);
+#else
+    return 1;
+#endif
+}
+
 coll_shm_t* coll_shm_create(MPI_Comm comm, int want)
 {
     MPI_Comm node = MPI_COMM_NULL;

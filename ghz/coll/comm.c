@@ -682,7 +682,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     st = coll_knobs_read(&c->knobs);
     /* (children of a two-level communicator and the host path's never agree a call; on
      * every rank, whatever its status: collective) */
-    if (!leaf) c->shm = coll_shm_create(c->mpi, st == GHZ_SUCCESS && c->knobs.agree_shm);
+    if (!leaf) c->shm = coll_shm_create(c->mpi, st == GHZ_SUCCESS && coll_shm_wanted());
     c->mpi_max = c->knobs.mpi_max != COLL_KNOB_UNSET ? c->knobs.mpi_max : MPI_NATIVE_DEFAULT;
     c->auto_trace = c->knobs.auto_trace;
     if (st == GHZ_SUCCESS) st = read_config(config, &c->knobs, &c->cfg);

@@ -103,7 +103,6 @@ ghz_status_t coll_knobs_read(coll_knobs_t* k)
     k->ranks_per_node = 0;
     k->mpi_max = k->host_path_max = k->one_shot_max = k->auto_min_bytes = COLL_KNOB_UNSET;
     k->cuda_aware_mpi = 1;
-    k->agree_shm = 1;
     k->fence_timeout_s = FENCE_TIMEOUT_DEFAULT;
     k->auto_trace = 0;
     k->debug_info = 0;
@@ -123,7 +122,6 @@ ghz_status_t coll_knobs_read(coll_knobs_t* k)
             return st;
     }
     if ((st = read_word("GHZ_COLL_CUDA_AWARE_MPI", onoff, 2, &k->cuda_aware_mpi)) != GHZ_SUCCESS) return st;
-    if ((st = read_word("GHZ_COLL_AGREE_SHM", onoff, 2, &k->agree_shm)) != GHZ_SUCCESS) return st;
     {
         const char* v = value_of("GHZ_GRAPH_FENCE_TIMEOUT_S");
         if (v) {
@@ -195,7 +193,6 @@ void coll_knobs_describe(const coll_knobs_t* k, char* buf, size_t len)
     }
     at = strlen(buf);
     if (at < len)
-        snprintf(buf + at, len - at,
-                 " GHZ_COLL_CUDA_AWARE_MPI=%d GHZ_COLL_AGREE_SHM=%d GHZ_GRAPH_FENCE_TIMEOUT_S=%g GHZ_COLL_AUTO_TRACE=%d",
-                 k->cuda_aware_mpi, k->agree_shm, k->fence_timeout_s, k->auto_trace);
+        snprintf(buf + at, len - at, " GHZ_COLL_CUDA_AWARE_MPI=%d GHZ_GRAPH_FENCE_TIMEOUT_S=%g GHZ_COLL_AUTO_TRACE=%d",
+                 k->cuda_aware_mpi, k->fence_timeout_s, k->auto_trace);
 }

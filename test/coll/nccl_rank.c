@@ -8,7 +8,7 @@
  *
  * Checks that the agreements go through shared memory (every rank is on this host;
  * GHZ_COLL_DEBUG=INFO's line on rank 0 says "agreement shm"), or through NCCL where
- * GHZ_COLL_AGREE_SHM=0; an exact allreduce (bit for bit: small integers in floats), a
+ * GHZ_COLL_TEST_AGREE_SHM=0 (the tests' library); an exact allreduce (bit for bit: small integers in floats), a
  * lossy one (every element within the bound the call reports), a mismatched count on the
  * last rank and a mismatched op on rank 0 (an error on every rank, no hang), many small
  * exact calls after them (each checked: the agreement's sequence stays in step across
@@ -116,7 +116,7 @@ int main(int argc, char** argv)
     int nranks, ndev = 0, size = 0, shm, call;
     size_t i, wrong = 0;
     char lines[4096];
-    const char* agree_shm = getenv("GHZ_COLL_AGREE_SHM");
+    const char* agree_shm = getenv("GHZ_COLL_TEST_AGREE_SHM"); /* (the tests' library's seam) */
     if (argc != 4) {
         fprintf(stderr, "usage: %s RANK NRANKS IDFILE\n", argv[0]);
         return 2;

@@ -210,7 +210,7 @@ Test(agree_shm, a_rank_that_does_not_want_it_leaves_every_rank_without, .timeout
 {
     plan_t p;
     plan_init(&p, 0, 0);
-    p.want[1] = 0; /* GHZ_COLL_AGREE_SHM=0 on that rank */
+    p.want[1] = 0; /* GHZ_COLL_TEST_AGREE_SHM=0 on that rank */
     run(&p, 3);
 }
 

@@ -14,9 +14,14 @@
 
 typedef struct coll_shm coll_shm_t;
 
+/* Whether this rank wants the shared segment: always in the shipped library; the tests'
+ * copy (ghz_coll_test_staged) turns it off with GHZ_COLL_TEST_AGREE_SHM=0, so that the
+ * agreements' path between hosts (MPI's or NCCL's allreduce) is tested on one host. */
+int coll_shm_wanted(void);
+
 /* Collective over comm: the shared segment (an MPI window) where every rank of comm is
- * on one node, comm has several ranks and every rank wants it (want: 0 turns it off,
- * GHZ_COLL_AGREE_SHM=0), else NULL on every rank. */
+ * on one node, comm has several ranks and every rank wants it (want: 0 turns it off for
+ * every rank), else NULL on every rank. */
 coll_shm_t* coll_shm_create(MPI_Comm comm, int want);
 
 /* The control allreduce a communicator without MPI has (NCCL's): w[0..n) = its maximum

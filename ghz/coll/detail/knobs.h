@@ -28,10 +28,6 @@ typedef struct {
     int cuda_aware_mpi;        /* GHZ_COLL_CUDA_AWARE_MPI: 1 (default: use it where MPI
                                   says it is CUDA-aware) or 0 */
     double fence_timeout_s;    /* GHZ_GRAPH_FENCE_TIMEOUT_S: seconds (default 60) */
-    int agree_shm;             /* GHZ_COLL_AGREE_SHM: 1 (default: agreements through shared
-                                  memory where every rank is on one node) or 0; not
-                                  agreed as a knob: a rank with 0 turns it off for every
-                                  rank (agree_shm.h), and no call's result depends on it */
     /* print only (not agreed: they never change what a call does) */
     int auto_trace;            /* GHZ_COLL_AUTO_TRACE: 0, 1 or 2 */
     int debug_info;            /* GHZ_COLL_DEBUG=INFO: 1 */

@@ -30,7 +30,7 @@ void coll_nccl_destroy(ghz_comm_t* c, int abort);
 /* w[0..n) = the maximum over ranks of every rank's w[0..n), through NCCL. */
 ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int n);
 /* For a communicator without MPI: c->shm, a POSIX shared segment for the agreements
- * where every rank is on one host (and GHZ_COLL_AGREE_SHM is not 0 on any), made through
+ * where every rank is on one host (and every rank wants it: coll_shm_wanted), made through
  * coll_nccl_ctl_max; else c->shm stays NULL and the agreements stay on NCCL. Collective;
  * fails only where the control allreduce does. */
 ghz_status_t coll_nccl_agree_shm(ghz_comm_t* c, const ghz_coll_unique_id_t* id);

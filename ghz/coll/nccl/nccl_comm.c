@@ -156,7 +156,7 @@ ghz_status_t coll_nccl_agree_shm(ghz_comm_t* c, const ghz_coll_unique_id_t* id)
     ghz_status_t st;
     /* (the unique id is the job's own: the segment's name and nonce come from it) */
     c->shm = coll_shm_create_posix(c->rank, c->size, coll_shm_host_id(), id->internal, sizeof id->internal,
-                                   c->knobs.agree_shm, ctl_max, c, &st);
+                                   coll_shm_wanted(), ctl_max, c, &st);
     return st;
 }
 
