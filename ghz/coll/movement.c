@@ -178,9 +178,7 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
     c->tp.seq = ++c->calls;
     c->moving = 0;
     st = coll_mv_check_local(c, k);
-    if (st == GHZ_SUCCESS && c->broken != GHZ_SUCCESS)
-        st = ghz_fail(c->broken, "the communicator is broken: an earlier call failed after its data started to move (%s)",
-                      ghz_status_string(c->broken));
+    if (st == GHZ_SUCCESS) st = coll_refuse_broken(c);
     /* the input must be ready before any backend work reads it */
     if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);
     /* (begin tells whether the stream is being captured) */

@@ -104,12 +104,16 @@ ghz_status_t coll_call_start(ghz_comm_t* c, call_t* k)
     c->tp.seq = ++c->calls;
     c->moving = 0;
     st = check_local(c, k);
-    if (st == GHZ_SUCCESS && c->broken != GHZ_SUCCESS)
-        st = ghz_fail(c->broken,
-                      "the communicator is broken: an earlier call failed after its data started to move (%s); "
-                      "destroy it (ghz_comm_abort or ghz_comm_destroy)",
-                      ghz_status_string(c->broken));
-    return st;
+    return st == GHZ_SUCCESS ? coll_refuse_broken(c) : st;
+}
+
+ghz_status_t coll_refuse_broken(const ghz_comm_t* c)
+{
+    if (c->broken == GHZ_SUCCESS) return GHZ_SUCCESS;
+    return ghz_fail(c->broken,
+                    "the communicator is broken: an earlier call failed after its data started to move (%s); "
+                    "destroy it (ghz_comm_abort or ghz_comm_destroy)",
+                    ghz_status_string(c->broken));
 }
 
 /* The arguments of a call, as the entry points receive them. */

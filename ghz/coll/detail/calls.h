@@ -9,6 +9,10 @@
  * lossy path takes: f32 or f64). */
 ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, ghz_accuracy_t* out);
 
+/* GHZ_SUCCESS, or the status that broke c, with a detail that says so and what to do:
+ * a broken communicator moves no data (COLL.md, recovery contract). */
+ghz_status_t coll_refuse_broken(const ghz_comm_t* c);
+
 /* The pool bytes an algorithm needs for a window of `window` elements per segment. */
 typedef size_t (*coll_need_fn)(const ghz_comm_t*, coll_mode_t, ghz_dtype_t, size_t, size_t);
 
