@@ -523,7 +523,10 @@ static ghz_status_t nccl_child(ghz_comm_t* p, int color, int exact_only, ghz_sta
         c->mpi = c->node_mpi = c->across_mpi = MPI_COMM_NULL;
         c->allocations = 1;
         c->auto_min = SIZE_MAX;
-        c->knobs = p->knobs;
+        /* the environment's knobs, read again as comm_init reads them for a child over
+         * MPI: a value this rank cannot parse fails its child, and so the call on every
+         * rank (coll_comm_levels agrees), which the tests use to fail one rank's split */
+        st = coll_knobs_read(&c->knobs);
         c->cfg = p->cfg;
         c->cfg.allreduce_algo = c->cfg.reduce_scatter_algo = c->cfg.reduce_algo = GHZ_ALGO_AUTO;
         c->cfg.ranks_per_node = 0;
@@ -535,7 +538,7 @@ static ghz_status_t nccl_child(ghz_comm_t* p, int color, int exact_only, ghz_sta
         c->tp.name = "nccl";
         c->tp.shared_gpu = 0;
         c->staged_range_gpu_min = SIZE_MAX;
-        st = ghz_coll_backend_cuda(c->cfg.chunk_bytes, &c->be);
+        if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda(c->cfg.chunk_bytes, &c->be);
     }
     made = coll_nccl_split(p, st == GHZ_SUCCESS ? c : NULL, color);
     if (st == GHZ_SUCCESS) st = made;

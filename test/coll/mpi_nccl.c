@@ -13,7 +13,9 @@
  * `small` (a few calls of every kind of kernel work, for compute-sanitizer),
  * `two_level` (GHZ_COLL_RANKS_PER_NODE set: nodes of that many ranks; a lossy allreduce
  * by each two-level algorithm, named and AUTO's, compressed across nodes only: K over
- * the node count; exact calls NCCL's own; refusals and mismatches on every rank).
+ * the node count; exact calls NCCL's own; refusals and mismatches on every rank; one
+ * rank that cannot make the children fails the call on every rank, and a later call
+ * makes them).
  * A machine with fewer GPUs than ranks skips (77: NCCL takes one rank per GPU). */
 #include <math.h>
 #include <stdint.h>
@@ -502,6 +504,26 @@ static int part_two_level(void)
             CHECK(one(c, K_ALLREDUCE, 4099, GHZ_F32, GHZ_OP_SUM, 0, NULL, 0, 0, "exact") == GHZ_SUCCESS, "%s",
                   ghz_last_error_detail());
         } else {
+            /* the children cannot be made on the last rank (a knob it cannot parse, set
+             * after init): the call fails on every rank before anything moves, the
+             * output is untouched, and the communicator stays whole (the next calls,
+             * two_level_calls', make them) */
+            uint32_t out[2048];
+            size_t touched = 0, j;
+            cudaMemset(d + 2048, 0xff, 2048 * sizeof(float));
+            /* (ABS: zeros under a REL bound would run exact, with no children) */
+            acc.mode = GHZ_EB_ABS;
+            acc.bound = 1e-2;
+            if (g_rank == g_size - 1) setenv("GHZ_COLL_MPI_MAX", "lots", 1);
+            st = ghz_allreduce(d, d + 2048, 2048, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+            if (g_rank == g_size - 1) unsetenv("GHZ_COLL_MPI_MAX");
+            acc.mode = GHZ_EB_REL;
+            acc.bound = 1e-4;
+            cudaMemcpy(out, d + 2048, sizeof out, cudaMemcpyDeviceToHost);
+            for (j = 0; j < 2048; j++) touched += out[j] != 0xffffffffu;
+            CHECK(!touched && (g_rank == g_size - 1 ? st == GHZ_ERR_INVALID_ARG : st == GHZ_ERR_PEER),
+                  "%s: children not made on rank %d: %s (%s), %zu output values written", ghz_algo_name(a),
+                  g_size - 1, ghz_status_string(st), ghz_last_error_detail(), touched);
             two_level_calls(c, small, expect, nodes);
             /* and after the children exist */
             st = ghz_allreduce(d, d, g_rank == 0 ? 4000 : 4001, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
