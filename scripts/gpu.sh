@@ -31,6 +31,9 @@
 #                      (NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_SOCKET_IFNAME=lo)
 #   GHZ_GPU_COLL_ARGS  ghz-coll-bench's sizes and counts [-b 4K -e 256M -f 4 -n 10 -w 3 -c 1]
 #   GHZ_GPU_SHARED=1   the collective bench once more with every rank on GPU 0
+#   GHZ_COLL_RANKS_PER_NODE  passed to the collective bench's ranks where set (simulated
+#                      nodes: with `--algo two_level_multi` in GHZ_GPU_COLL_ARGS, the
+#                      two-level allreduce; its rows are named ...-rpnN)
 #   GHZ_GPU_DEADLINE   seconds from the start after which no step starts, and at which
 #                      the test step stops [540]
 #   GHZ_GPU_ARCH       CUDA architectures to build for [90]
@@ -414,8 +417,9 @@ bench_coll() {
             envs=$(link_env "$link") || { fail "bench coll: unknown link class '$link' (nvlink pcie socket)"; continue; }
             say "link class $link: NCCL_NVLS_ENABLE=0 ${envs:-(NCCL defaults)}"
             for tr in $transports; do
-                name=coll-$link-$tr-np$np$([ "$gpus" = 0 ] && echo -shared)
+                name=coll-$link-$tr-np$np${GHZ_COLL_RANKS_PER_NODE:+-rpn$GHZ_COLL_RANKS_PER_NODE}$([ "$gpus" = 0 ] && echo -shared)
                 xs=(-x NCCL_NVLS_ENABLE -x GHZ_COLL_TRANSPORT)
+                [ -n "${GHZ_COLL_RANKS_PER_NODE:-}" ] && xs+=(-x GHZ_COLL_RANKS_PER_NODE)
                 for v in $envs; do xs+=(-x "${v%%=*}"); done
                 # shellcheck disable=SC2086 # GHZ_GPU_COLL_ARGS: words
                 (
@@ -426,7 +430,7 @@ bench_coll() {
                         ${data[@]+"${data[@]}"} ${GHZ_GPU_COLL_ARGS:--b 4K -e 256M -f 4 -n 10 -w 3 -c 1} \
                         --json "$L/$name.jsonl"
                     # where it ran, for results_update.py's tables (one table per "backend")
-                    [ -f "$L/$name.jsonl" ] && sed -i "s|^{|{\"backend\":\"cuda $tr $link$([ "$gpus" = 0 ] && echo ' shared')\",|" "$L/$name.jsonl"
+                    [ -f "$L/$name.jsonl" ] && sed -i "s|^{|{\"backend\":\"cuda $tr $link${GHZ_COLL_RANKS_PER_NODE:+ rpn$GHZ_COLL_RANKS_PER_NODE}$([ "$gpus" = 0 ] && echo ' shared')\",|" "$L/$name.jsonl"
                     exit $status
                 ) || status=1
             done

@@ -115,7 +115,9 @@ typedef enum {
                                         MPI library's own call for exact calls on the CPU
                                         backend, by the same limit per block */
     GHZ_ALGO_NCCL = 9,               /* allreduce, reduce, reduce_scatter over the NCCL
-                                        transport (the only algorithm there). Exact: NCCL's
+                                        transport (the only algorithm there but the
+                                        two-level ones, which a lossy allreduce over
+                                        several nodes takes, NCCL in every stage). Exact: NCCL's
                                         own collective on the caller's stream. Lossy: every
                                         rank compresses each segment once and sends it to
                                         its owner (ncclSend/ncclRecv), the owner combines

@@ -173,9 +173,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
         coll_budget_in_t bi = coll_budget_in(c, k, &all);
         /* two levels: only the stage across nodes compresses, over c->nodes ranks */
         if (algo == GHZ_ALGO_TWO_LEVEL || algo == GHZ_ALGO_TWO_LEVEL_MULTI)
-            bi.terms = mode == COLL_EXACT ? 0.0
-                                          : coll_error_terms(coll_inter_algo(c, mode), mode, k->op, c->nodes, 1,
-                                                             c->be.has_sum_n);
+            bi.terms = coll_two_level_terms(c, mode, k->op);
         else
             bi.terms = mode == COLL_EXACT ? 0.0
                                           : coll_error_terms(algo, mode, k->op, c->size,
@@ -235,7 +233,7 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     coll_proto_init(c, k, mode, budget.eb, &proto);
     {
         if (algo == GHZ_ALGO_TWO_LEVEL || algo == GHZ_ALGO_TWO_LEVEL_MULTI) {
-            st = coll_two_level(c, k, mode, budget.eb, algo, &proto);
+            st = coll_two_level(c, k, mode, budget.eb, algo, &proto, NULL);
             rounds = 1;
         } else if (algo == GHZ_ALGO_MPI) {
             st = coll_mpi_allreduce(c, k, &proto);

@@ -46,6 +46,8 @@
  * waits three times a round whatever the pieces: large ones, as over CUDA IPC. */
 #define DEFAULT_CHUNK_CUDA_NCCL ((size_t)64 << 20)
 #define MIN_POOL ((size_t)1 << 16)
+/* The node's child over NCCL compresses nothing: the least codec workspace. */
+#define EXACT_CHILD_CHUNK ((size_t)1 << 16)
 #define MAX_CHUNK ((size_t)1 << 30)
 
 /* The CUDA backend's default pool for a transport: 64 MiB where MPI moves 8 MiB pieces
@@ -458,6 +460,9 @@ static ghz_status_t make_levels(ghz_comm_t* c)
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "splitting the communicator into nodes");
     MPI_Comm_rank(node, &c->local_rank);
     MPI_Comm_size(node, &c->local_size);
+    /* the node's number: its first rank's (NCCL's split takes it as the color) */
+    c->node_color = c->rank;
+    MPI_Bcast(&c->node_color, 1, MPI_INT, 0, node);
     rc = MPI_Comm_split(c->mpi, c->local_rank, c->rank, &across);
     if (rc != MPI_SUCCESS) {
         MPI_Comm_free(&node);
@@ -473,7 +478,8 @@ static ghz_status_t make_levels(ghz_comm_t* c)
      * rank 0 group always spans every node, so its size is the node count. */
     MPI_Bcast(&c->nodes, 1, MPI_INT, 0, c->mpi);
     c->levels = c->nodes > 1 && c->nodes < c->size;
-    if (c->levels) {
+    /* (over NCCL the children are split from the NCCL communicator: coll_comm_levels) */
+    if (c->levels && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
         c->node_mpi = node;
         c->across_mpi = across;
         return GHZ_SUCCESS;
@@ -483,6 +489,64 @@ static ghz_status_t make_levels(ghz_comm_t* c)
     return GHZ_SUCCESS;
 }
 
+#ifdef GHZ_WITH_NCCL
+/* The two levels of a communicator made without MPI (ghz_comm_init_rank): nodes are
+ * blocks of ranks_per_node consecutive ranks (agreed at init); 0, or no such field,
+ * is one node, as nothing else tells where the ranks run. */
+static void levels_by_rank(ghz_comm_t* c)
+{
+    const int rpn = c->cfg.ranks_per_node > 0 ? c->cfg.ranks_per_node : c->size;
+    const int node = c->rank / rpn;
+    c->node_color = node;
+    c->local_rank = c->rank % rpn;
+    c->local_size = c->size - node * rpn < rpn ? c->size - node * rpn : rpn;
+    c->nodes = (c->size + rpn - 1) / rpn;
+    c->uniform_nodes = c->size % rpn == 0;
+    c->levels = c->nodes > 1 && c->nodes < c->size;
+}
+
+/* A two-level child over NCCL: the ranks of p of one color, in p's rank order, on an
+ * NCCL communicator split from p's (ncclCommSplit needs no MPI, which a communicator of
+ * ghz_comm_init_rank lacks). A leaf with p's configuration that decides no call.
+ * exact_only: the node's child, which runs NCCL's own calls on the caller's buffers
+ * only, so takes the least pool. Collective over p: every rank calls it (one whose
+ * earlier step failed takes part without a color). The child comes back even when it
+ * is incomplete: it is released after the agreement (coll_comm_levels), on every rank
+ * at once, since destroying an NCCL communicator meets its peers on the node. */
+static ghz_status_t nccl_child(ghz_comm_t* p, int color, int exact_only, ghz_status_t st, ghz_comm_t** out)
+{
+    ghz_comm_t* c = st == GHZ_SUCCESS ? (ghz_comm_t*)calloc(1, sizeof *c) : NULL;
+    ghz_status_t made;
+    *out = c;
+    if (st == GHZ_SUCCESS && !c) st = ghz_fail(GHZ_ERR_NOMEM, "two-level child communicator");
+    if (c) {
+        c->mpi = c->node_mpi = c->across_mpi = MPI_COMM_NULL;
+        c->allocations = 1;
+        c->auto_min = SIZE_MAX;
+        /* the environment's knobs, read again as comm_init reads them for a child over
+         * MPI: a value this rank cannot parse fails its child, and so the call on every
+         * rank (coll_comm_levels agrees), which the tests use to fail one rank's split */
+        st = coll_knobs_read(&c->knobs);
+        c->cfg = p->cfg;
+        c->cfg.allreduce_algo = c->cfg.reduce_scatter_algo = c->cfg.reduce_algo = GHZ_ALGO_AUTO;
+        c->cfg.ranks_per_node = 0;
+        if (exact_only) {
+            c->cfg.pool_bytes = MIN_POOL;
+            c->cfg.chunk_bytes = EXACT_CHILD_CHUNK; /* (the codec's workspace is one piece's) */
+        }
+        c->nodes = 1;
+        c->tp.name = "nccl";
+        c->tp.shared_gpu = 0;
+        c->staged_range_gpu_min = SIZE_MAX;
+        if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda(c->cfg.chunk_bytes, &c->be);
+    }
+    made = coll_nccl_split(p, st == GHZ_SUCCESS ? c : NULL, color);
+    if (st == GHZ_SUCCESS) st = made;
+    if (st == GHZ_SUCCESS) st = alloc_buffers(c);
+    return st;
+}
+#endif
+
 ghz_status_t coll_comm_levels(ghz_comm_t* c)
 {
     ghz_comm_config_t child = c->cfg;
@@ -490,21 +554,34 @@ ghz_status_t coll_comm_levels(ghz_comm_t* c)
     char keep[256] = "";
     if (c->intra && c->inter) return GHZ_SUCCESS;
     if (!c->levels) return ghz_fail(GHZ_ERR_UNSUPPORTED, "internal: no two levels here");
-    /* Children are leaves (no levels of their own) with the parent's configuration.
-     * Both are made on every rank whatever the first one did: each init is collective
-     * over its own ranks, so a rank that skipped one would leave its peers waiting. */
-    child.allreduce_algo = child.reduce_scatter_algo = child.reduce_algo = GHZ_ALGO_AUTO;
-    st = comm_init(c->node_mpi, &child, 1, &c->intra);
-    /* (the next init clears the detail: the first failure's is kept) */
-    if (st != GHZ_SUCCESS) strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
-    /* the stage across nodes cannot use CUDA IPC (the nodes may be machines) */
-    child.transport = GHZ_TRANSPORT_MPI;
-    st2 = comm_init(c->across_mpi, &child, 1, &c->inter);
+#ifdef GHZ_WITH_NCCL
+    if (c->nccl) {
+        /* NCCL inside the node, and NCCL across nodes for the compressed stage (no CUDA
+         * IPC or MPI is involved); the second split runs whatever the first did */
+        st = nccl_child(c, c->node_color, 1, GHZ_SUCCESS, &c->intra);
+        if (st != GHZ_SUCCESS) strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
+        st2 = nccl_child(c, c->local_rank, 0, st, &c->inter);
+    } else
+#endif
+    {
+        /* Children are leaves (no levels of their own) with the parent's configuration.
+         * Both are made on every rank whatever the first one did: each init is
+         * collective over its own ranks, so a rank that skipped one would leave its peers
+         * waiting. */
+        child.allreduce_algo = child.reduce_scatter_algo = child.reduce_algo = GHZ_ALGO_AUTO;
+        st = comm_init(c->node_mpi, &child, 1, &c->intra);
+        /* (the next init clears the detail: the first failure's is kept) */
+        if (st != GHZ_SUCCESS) strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
+        /* the stage across nodes cannot use CUDA IPC (the nodes may be machines) */
+        child.transport = GHZ_TRANSPORT_MPI;
+        st2 = comm_init(c->across_mpi, &child, 1, &c->inter);
+    }
     if (st != GHZ_SUCCESS) st = ghz_fail(st, "the node's child communicator: %s", keep);
     else if (st2 != GHZ_SUCCESS) st = st2;
     st = coll_stage_agree(c, st);
     if (st != GHZ_SUCCESS) {
-        /* (each child exists on all of its ranks or none: its init agreed) */
+        /* (over MPI each child exists on all of its ranks or none, its init agreed; over
+         * NCCL every rank releases what it holds, together) */
         if (c->intra) release(c->intra, 0);
         if (c->inter) release(c->inter, 0);
         c->intra = c->inter = NULL;
@@ -726,8 +803,9 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
         st = coll_agree_config(c, st);
     }
 #endif
-    /* (over NCCL, NCCL runs every call: no two levels, no host path) */
-    if (st == GHZ_SUCCESS && !leaf && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
+    /* (over NCCL, the two levels serve lossy allreduce calls only, and NCCL runs the
+     * rest: no host path) */
+    if (st == GHZ_SUCCESS && !leaf) {
         st = make_levels(c);
         st = coll_agree_config(c, st);
     }
@@ -810,6 +888,8 @@ ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int 
              * anything else agrees (every rank agreed on st: all take part, or none) */
             if (st == GHZ_SUCCESS) st = coll_nccl_agree_shm(c, id);
             if (st == GHZ_SUCCESS) st = coll_nccl_calibrate(c);
+            /* (ranks_per_node was agreed above) */
+            if (st == GHZ_SUCCESS) levels_by_rank(c);
         } else if (st == GHZ_SUCCESS) {
             st = made;
         }

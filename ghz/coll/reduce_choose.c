@@ -2,6 +2,7 @@
  * AUTO's choice, and whether the algorithm can run the call. */
 #include <stddef.h>
 
+#include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
@@ -25,11 +26,39 @@ const char* coll_direct_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_
 #endif
 }
 
-/* The configured algorithm, else the kind's AUTO choice (over NCCL: nccl). */
+static int two_level(ghz_algo_t a)
+{
+    return a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI;
+}
+
+/* Why the two-level allreduce cannot run the call over NCCL (NULL: it can): its stages
+ * inside a node are NCCL's own exact calls, so (dtype, op) must be NCCL's (sum and avg
+ * of lossy floats; float min and max follow ghz's NaN rule, not NCCL's). */
+static const char* nccl_two_level_refusal(const call_t* k)
+{
+#ifdef GHZ_WITH_NCCL
+    return coll_nccl_exact_refusal(k->dtype, k->op);
+#else
+    (void)k;
+    return "needs NCCL";
+#endif
+}
+
+/* The configured algorithm, else the kind's AUTO choice. Over NCCL: nccl, but for a
+ * lossy allreduce over several nodes (ranks_per_node), which compresses across nodes
+ * only (AUTO, or the two-level algorithms named); an exact call stays NCCL's own single
+ * call whatever the configuration names (NCCL runs its own hierarchy). */
 ghz_algo_t coll_choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
 {
     const ghz_algo_t a = coll_configured_algo(c, k);
-    if (c->nccl && k->ops->configured) return a == GHZ_ALGO_AUTO ? GHZ_ALGO_NCCL : a;
+    if (c->nccl && k->ops->configured) {
+        if (a == GHZ_ALGO_AUTO)
+            return m != COLL_EXACT && c->levels && (k->ops->algos & COLL_ALGO_BIT(GHZ_ALGO_TWO_LEVEL)) &&
+                           !nccl_two_level_refusal(k)
+                       ? coll_two_level_auto(c)
+                       : GHZ_ALGO_NCCL;
+        return m == COLL_EXACT && two_level(a) && c->levels ? GHZ_ALGO_NCCL : a;
+    }
     if (a != GHZ_ALGO_AUTO || !k->ops->choose) return a; /* (the two-level stages name their algorithm) */
     return k->ops->choose(c, k, m);
 }
@@ -37,9 +66,11 @@ ghz_algo_t coll_choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
 ghz_status_t coll_check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t a, coll_mode_t m)
 {
     int ok;
-    if ((a == GHZ_ALGO_NCCL) != (c->nccl != NULL))
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, c->nccl ? "%s: the NCCL transport runs the nccl algorithm only"
-                                                     : "%s needs the NCCL transport",
+    if (c->nccl ? a != GHZ_ALGO_NCCL && !two_level(a) : a == GHZ_ALGO_NCCL)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED,
+                        c->nccl ? "%s: the NCCL transport runs the nccl algorithm (and two_level, "
+                                  "two_level_multi for lossy allreduce calls) only"
+                                : "%s needs the NCCL transport",
                         ghz_algo_name(a));
     if (a == GHZ_ALGO_NCCL) return GHZ_SUCCESS;
     ok = (unsigned)a < 32 && (k->ops->algos & COLL_ALGO_BIT(a));
@@ -52,6 +83,11 @@ ghz_status_t coll_check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t a,
                         ghz_algo_name(a), c->nodes);
     if (a == GHZ_ALGO_TWO_LEVEL_MULTI && !c->uniform_nodes)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "two_level_multi needs nodes of equal size");
+    if (c->nccl) {
+        const char* why = nccl_two_level_refusal(k);
+        if (why) return ghz_fail(GHZ_ERR_UNSUPPORTED, "%s over NCCL: %s", ghz_algo_name(a), why);
+        return GHZ_SUCCESS;
+    }
     if (a == GHZ_ALGO_IPC_DIRECT) {
         const char* why = coll_direct_refusal(c, k, m);
         if (why) return ghz_fail(GHZ_ERR_UNSUPPORTED, "ipc_direct %s", why);

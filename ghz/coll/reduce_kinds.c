@@ -39,7 +39,7 @@ static ghz_algo_t allreduce_choose(const ghz_comm_t* c, const call_t* k, coll_mo
     if (m == COLL_EXACT) return bytes <= AUTO_RECDBL_MAX_BYTES ? GHZ_ALGO_RECURSIVE_DOUBLING : GHZ_ALGO_RING;
     /* lossy over several nodes: compress only across nodes (K over the node count,
      * exact on the fast links inside a node), every local rank busy if nodes match */
-    if (c->levels) return c->uniform_nodes ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL;
+    if (c->levels) return coll_two_level_auto(c);
     /* lossy: pairwise recompresses once (K = N+1 against the ring's 2N-1 for HOMO) */
     return c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
 }

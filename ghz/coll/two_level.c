@@ -2,6 +2,7 @@
  * (inside nodes, across them), each the rounds of a whole call. */
 #include <stdint.h>
 
+#include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
@@ -99,6 +100,7 @@ const coll_kind_ops_t coll_rs_split_kind = {
     .kind = KIND_RS_SPLIT,
     .extent = split_extent,
     .round = rs_split_round,
+    .nccl_kind = COLL_NCCL_RS_SPLIT,
 };
 
 const coll_kind_ops_t coll_ag_split_kind = {
@@ -106,18 +108,21 @@ const coll_kind_ops_t coll_ag_split_kind = {
     .needs = ag_split_needs,
     .extent = split_extent,
     .round = ag_split_round,
+    .nccl_kind = COLL_NCCL_AG_SPLIT,
 };
 
 const coll_kind_ops_t coll_bcast_kind = {
     .kind = KIND_BCAST,
     .needs = bcast_needs,
     .round = bcast_round,
+    .nccl_kind = COLL_NCCL_BCAST,
 };
 
 /* One stage of a two-level allreduce on a child communicator: the rounds of a whole
  * call, without its checks and agreement (the parent's call agreed for every rank,
  * and every rank of the child takes the stage with the same count). Its bytes and
- * times add to the parent's. */
+ * times add to the parent's. Over NCCL the child works on the caller's stream, and an
+ * exact stage is NCCL's own call on the caller's buffers (the kind's nccl_kind). */
 static ghz_status_t child_stage(ghz_comm_t* cc, coll_kind_t kind, const unsigned char* in, unsigned char* out,
                                 size_t count, const call_t* k, coll_mode_t mode, double eb, ghz_algo_t algo,
                                 coll_round_t* sum)
@@ -127,6 +132,18 @@ static ghz_status_t child_stage(ghz_comm_t* cc, coll_kind_t kind, const unsigned
     uint64_t rounds = 0;
     ghz_status_t st;
     if (count == 0) return GHZ_SUCCESS;
+    if (cc->nccl && (st = cc->be.begin(&cc->be, k->stream)) != GHZ_SUCCESS) return st;
+#ifdef GHZ_WITH_NCCL
+    if (cc->nccl && mode == COLL_EXACT && cc->size > 1) {
+        /* (a reduce's non-root ranks get nothing: NCCL does not write their recvbuf) */
+        const uint64_t bytes = (uint64_t)count * ghz_dtype_size(k->dtype);
+        st = coll_nccl_exact(cc, (coll_nccl_kind_t)kk.ops->nccl_kind, in, out ? out : k->out, count, k->dtype, k->op,
+                             0, k->stream);
+        sum->wire_bytes += bytes;
+        sum->logical_bytes += bytes;
+        return st;
+    }
+#endif
     if (cc->size == 1) {
         /* a node of one rank: its reduction is its input */
         if (out && out != in && kind != KIND_BCAST && kind != KIND_AG_SPLIT)
@@ -146,63 +163,104 @@ static ghz_status_t child_stage(ghz_comm_t* cc, coll_kind_t kind, const unsigned
     sum->t_comb += p.t_comb;
     sum->t_dec += p.t_dec;
     sum->t_stage += p.t_stage;
+    sum->t_xfer += p.t_xfer;
     return st;
+}
+
+/* The maximum over c's ranks of w[0..n) (MPI's allreduce; without MPI, NCCL's control
+ * allreduce). */
+static ghz_status_t stage_max(ghz_comm_t* c, int64_t* w, int n)
+{
+    int rc;
+    if (c->mpi == MPI_COMM_NULL) return coll_ctl_max(c, w, n);
+    rc = MPI_Allreduce(MPI_IN_PLACE, w, n, MPI_INT64_T, MPI_MAX, c->mpi);
+    return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, "MPI_Allreduce (two-level stage)");
 }
 
 /* Every rank learns whether a stage failed anywhere (one small allreduce): the stages
  * run on different child communicators, so a failure must not leave a rank waiting
- * in the next one. */
-static ghz_status_t stage_agree(ghz_comm_t* c, ghz_status_t st);
+ * in the next one. With ratio: also the least of the ranks' *ratio (> 0: a rank that
+ * compressed nothing has 0), into *ratio on every rank, in the same allreduce. */
+static ghz_status_t stage_agree_ratio(ghz_comm_t* c, ghz_status_t st, double* ratio)
+{
+    /* (the ratio in millionths, negated: the maximum is the least ratio) */
+    int64_t w[2];
+    ghz_status_t got;
+    w[0] = (int64_t)st;
+    w[1] = ratio && *ratio > 0.0 && *ratio < 1e12 ? -(int64_t)(*ratio * 1e6) : INT64_MIN;
+    got = stage_max(c, w, ratio ? 2 : 1);
+    if (got != GHZ_SUCCESS) return got;
+    if (ratio) *ratio = w[1] == INT64_MIN ? 0.0 : (double)-w[1] * 1e-6;
+    if (st != GHZ_SUCCESS) return st;
+    return w[0] ? ghz_fail(GHZ_ERR_PEER, "another rank failed a two-level stage (%s)",
+                           ghz_status_string((ghz_status_t)w[0]))
+                : GHZ_SUCCESS;
+}
+
+static ghz_status_t stage_agree(ghz_comm_t* c, ghz_status_t st)
+{
+    return stage_agree_ratio(c, st, NULL);
+}
 
 ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st)
 {
     return stage_agree(c, st);
 }
 
-static ghz_status_t stage_agree(ghz_comm_t* c, ghz_status_t st)
-{
-    int mine = (int)st, worst = 0, rc = MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, c->mpi);
-    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Allreduce (two-level stage)");
-    if (st != GHZ_SUCCESS) return st;
-    return worst ? ghz_fail(GHZ_ERR_PEER, "another rank failed a two-level stage (%s)",
-                            ghz_status_string((ghz_status_t)worst))
-                 : GHZ_SUCCESS;
-}
-
-/* The algorithm the leaders run among nodes (the only lossy stage). */
+/* The algorithm the leaders run among nodes (the only lossy stage): over NCCL, NCCL's
+ * compressed allreduce. */
 ghz_algo_t coll_inter_algo(const ghz_comm_t* c, coll_mode_t mode)
 {
+    if (c->nccl) return GHZ_ALGO_NCCL;
     if (mode == COLL_EXACT) return GHZ_ALGO_RING;
     return c->nodes <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
 }
 
+double coll_two_level_terms(const ghz_comm_t* c, coll_mode_t mode, ghz_op_t op)
+{
+    /* only the stage across nodes compresses, over c->nodes ranks (its result is sent
+     * compressed: final_wire) */
+    if (mode == COLL_EXACT) return 0.0;
+    return coll_error_terms(coll_inter_algo(c, mode), mode, op, c->nodes, 1, c->be.has_sum_n);
+}
+
+ghz_algo_t coll_two_level_auto(const ghz_comm_t* c)
+{
+    return c->uniform_nodes ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL;
+}
+
 /* Two-level allreduce (COLL.md, Two levels): exact inside nodes, `mode` across them. */
 ghz_status_t coll_two_level(ghz_comm_t* c, const call_t* k, coll_mode_t mode, double eb, ghz_algo_t algo,
-                              coll_round_t* sum)
+                            coll_round_t* sum, double* ratio)
 {
     const size_t e = ghz_dtype_size(k->dtype);
     const ghz_algo_t across = coll_inter_algo(c, mode);
+    uint64_t raw0 = 0, wire0 = 0;
+    double mine = 0.0;
     ghz_status_t st;
-    /* (the children exist: the call made them before anything moved, collectives.c) */
+    /* (the children exist: the call made them before anything moved, collectives.c and
+     * reduce_nccl.c) */
     if (algo == GHZ_ALGO_TWO_LEVEL) {
         /* reduce to the node's rank 0, allreduce among those, broadcast in the node */
         st = child_stage(c->intra, KIND_REDUCE, k->in, c->local_rank == 0 ? k->out : NULL, k->count, k,
                          COLL_EXACT, 0.0, GHZ_ALGO_BINOMIAL, sum);
         st = stage_agree(c, st);
+        raw0 = sum->logical_bytes;
+        wire0 = sum->wire_bytes;
         if (st == GHZ_SUCCESS && c->local_rank == 0)
             st = child_stage(c->inter, KIND_ALLREDUCE, k->out, k->out, k->count, k, mode, eb, across, sum);
         st = stage_agree(c, st);
         if (st == GHZ_SUCCESS)
             st = child_stage(c->intra, KIND_BCAST, k->out, k->out, k->count, k, COLL_EXACT, 0.0, GHZ_ALGO_BINOMIAL,
                              sum);
-        return stage_agree(c, st);
-    }
-    /* reduce-scatter in the node, each local rank's split across nodes, allgather */
-    {
+    } else {
+        /* reduce-scatter in the node, each local rank's split across nodes, allgather */
         const size_t L = (size_t)c->local_size, l = (size_t)c->local_rank, q = k->count / L, rem = k->count % L;
         const size_t base = l * q + (l < rem ? l : rem), len = q + (l < rem);
         st = child_stage(c->intra, KIND_RS_SPLIT, k->in, k->out, k->count, k, COLL_EXACT, 0.0, GHZ_ALGO_RING, sum);
         st = stage_agree(c, st);
+        raw0 = sum->logical_bytes;
+        wire0 = sum->wire_bytes;
         if (st == GHZ_SUCCESS)
             st = child_stage(c->inter, KIND_ALLREDUCE, k->out + base * e, k->out + base * e, len, k, mode, eb, across,
                              sum);
@@ -210,6 +268,10 @@ ghz_status_t coll_two_level(ghz_comm_t* c, const call_t* k, coll_mode_t mode, do
         if (st == GHZ_SUCCESS)
             st = child_stage(c->intra, KIND_AG_SPLIT, k->out, k->out, k->count, k, COLL_EXACT, 0.0, GHZ_ALGO_RING,
                              sum);
-        return stage_agree(c, st);
     }
+    if (!ratio) return stage_agree(c, st);
+    /* the compression ratio of this rank's stage across nodes */
+    if (sum->wire_bytes > wire0) mine = (double)(sum->logical_bytes - raw0) / (double)(sum->wire_bytes - wire0);
+    *ratio = mine;
+    return stage_agree_ratio(c, st, ratio);
 }

@@ -10,7 +10,12 @@
  * counts 0, 1 and odd, several rounds and pieces), `auto` (AUTO's size rule, pinned by
  * GHZ_COLL_AUTO_MIN_BYTES), `errors` (a wrong argument on one rank: an error on every
  * rank, no hang), `graph` (an exact allreduce captured in a CUDA graph and replayed),
- * `small` (a few calls of every kind of kernel work, for compute-sanitizer).
+ * `small` (a few calls of every kind of kernel work, for compute-sanitizer),
+ * `two_level` (GHZ_COLL_RANKS_PER_NODE set: nodes of that many ranks; a lossy allreduce
+ * by each two-level algorithm, named and AUTO's, compressed across nodes only: K over
+ * the node count; exact calls NCCL's own; refusals and mismatches on every rank; one
+ * rank that cannot make the children fails the call on every rank, and a later call
+ * makes them).
  * A machine with fewer GPUs than ranks skips (77: NCCL takes one rank per GPU). */
 #include <math.h>
 #include <stdint.h>
@@ -24,6 +29,8 @@
 #include "mpi_check.h"
 
 static int g_rank, g_size;
+/* The algorithm a call with elements must report (a lossy one that ran exact: nccl). */
+static ghz_algo_t g_expect_algo = GHZ_ALGO_NCCL;
 
 enum { K_ALLREDUCE = 0, K_REDUCE = 1, K_REDUCE_SCATTER = 2 };
 
@@ -105,7 +112,7 @@ static void* dev_copy(const void* host, size_t bytes)
     return d;
 }
 
-static ghz_comm_t* make(size_t pool, size_t chunk)
+static ghz_comm_t* make_algo(size_t pool, size_t chunk, ghz_algo_t allreduce_algo)
 {
     ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
     ghz_comm_config_t got = GHZ_COMM_CONFIG_INIT;
@@ -114,6 +121,7 @@ static ghz_comm_t* make(size_t pool, size_t chunk)
     cfg.backend = GHZ_EXEC_CUDA;
     cfg.pool_bytes = pool;
     cfg.chunk_bytes = chunk;
+    cfg.allreduce_algo = allreduce_algo;
     st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &c);
     CHECK(st == GHZ_SUCCESS, "ghz_comm_init: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
     if (c) {
@@ -122,6 +130,11 @@ static ghz_comm_t* make(size_t pool, size_t chunk)
         CHECK(got.transport == GHZ_TRANSPORT_NCCL, "transport %d, expected NCCL", (int)got.transport);
     }
     return c;
+}
+
+static ghz_comm_t* make(size_t pool, size_t chunk)
+{
+    return make_algo(pool, chunk, GHZ_ALGO_AUTO);
 }
 
 /* Every rank's bytes are the same (a hash compared over ranks). */
@@ -193,7 +206,8 @@ static ghz_status_t one(ghz_comm_t* c, int kind, size_t count, ghz_dtype_t t, gh
         CHECK(wrong == 0, "%s: %zu of %zu elements wrong (%s %s, count %zu, %s, %s, bound %g)", what, wrong, count,
               ghz_dtype_name(t), ghz_op_name(op), count, in_place ? "in place" : "out of place",
               acc ? "lossy" : "exact", info.bound_abs);
-        CHECK(info.algo == GHZ_ALGO_NCCL || count == 0, "%s: algorithm %s", what, ghz_algo_name(info.algo));
+        CHECK(info.algo == (acc && info.eb_abs == 0.0 ? GHZ_ALGO_NCCL : g_expect_algo) || count == 0,
+              "%s: algorithm %s, expected %s", what, ghz_algo_name(info.algo), ghz_algo_name(g_expect_algo));
         (void)worst;
     }
     if (kind == K_ALLREDUCE && st == GHZ_SUCCESS)
@@ -414,6 +428,141 @@ static int part_graph(void)
     return mpi_check_finish("nccl graph");
 }
 
+/* The lossy calls of one two-level configuration: every element within the bound the
+ * call reports, K over the node count (NCCL's allreduce across nodes: N + 1). leads:
+ * whether this rank compresses (a node's leader; with several leaders, every rank):
+ * the others send their input exact inside their node. */
+static void two_level_calls(ghz_comm_t* c, ghz_comm_t* small, ghz_algo_t expect, int nodes, int leads)
+{
+    static const size_t counts[] = {0, 1, 7, 4099, 100003, (size_t)1 << 20};
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+    size_t ci;
+    int ip, form;
+    g_expect_algo = expect;
+    for (ci = 0; ci < sizeof counts / sizeof counts[0]; ci++)
+        for (ip = 0; ip < 2; ip++)
+            for (form = 0; form < 3; form++) {
+                const size_t n = counts[ci];
+                /* REL f32 sum; ABS f64 avg; DOC over the small pool (several rounds across) */
+                ghz_comm_t* on = form == 2 ? small : c;
+                const ghz_dtype_t t = form == 1 ? GHZ_F64 : GHZ_F32;
+                const ghz_op_t op = form == 1 ? GHZ_OP_AVG : GHZ_OP_SUM;
+                ghz_status_t st;
+                acc.path = form == 2 ? GHZ_PATH_DOC : GHZ_PATH_HOMO;
+                acc.mode = form == 1 ? GHZ_EB_ABS : GHZ_EB_REL;
+                acc.bound = form == 1 ? 1e-2 : 1e-4;
+                st = one(on, K_ALLREDUCE, n, t, op, 0, &acc, ip, 0, "two-level lossy");
+                CHECK(st == GHZ_SUCCESS, "two-level %s, count %zu, form %d, %s: %s (%s)", ghz_algo_name(expect), n,
+                      form, ip ? "in place" : "out of place", ghz_status_string(st), ghz_last_error_detail());
+                ghz_comm_info(on, &info);
+                if (st == GHZ_SUCCESS && n >= 4099) {
+                    CHECK(info.algo == expect && info.eb_abs > 0.0, "count %zu: %s, eb %g (expected %s, compressed)",
+                          n, ghz_algo_name(info.algo), info.eb_abs, ghz_algo_name(expect));
+                    CHECK(info.error_terms == nodes + 1, "count %zu: K = %g, expected %d (the node count + 1)", n,
+                          info.error_terms, nodes + 1);
+                    CHECK(leads ? info.wire_bytes < info.logical_bytes : info.wire_bytes == info.logical_bytes,
+                          "count %zu: sent %llu of %llu bytes (%s)", n, (unsigned long long)info.wire_bytes,
+                          (unsigned long long)info.logical_bytes, leads ? "compresses" : "leads no node: exact");
+                }
+            }
+    g_expect_algo = GHZ_ALGO_NCCL;
+}
+
+static int part_two_level(void)
+{
+    static const ghz_algo_t algos[] = {GHZ_ALGO_TWO_LEVEL, GHZ_ALGO_TWO_LEVEL_MULTI, GHZ_ALGO_AUTO};
+    const char* env = getenv("GHZ_COLL_RANKS_PER_NODE");
+    const int rpn = env ? atoi(env) : 0;
+    const int nodes = rpn > 0 ? (g_size + rpn - 1) / rpn : 1, uniform = rpn > 0 && g_size % rpn == 0;
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    size_t ai;
+    CHECK(nodes > 1 && nodes < g_size, "GHZ_COLL_RANKS_PER_NODE=%s on %d ranks: not several nodes of several ranks",
+          env ? env : "(unset)", g_size);
+    if (!(nodes > 1 && nodes < g_size)) return mpi_check_finish("nccl two_level");
+    for (ai = 0; ai < sizeof algos / sizeof algos[0]; ai++) {
+        const ghz_algo_t a = algos[ai];
+        const ghz_algo_t expect = a != GHZ_ALGO_AUTO ? a : uniform ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL;
+        ghz_comm_t* c = make_algo(0, 0, a);
+        ghz_comm_t* small = make_algo(4 << 20, 64 << 10, a);
+        float* d = NULL;
+        ghz_status_t st;
+        if (!c || !small) {
+            ghz_comm_destroy(small);
+            ghz_comm_destroy(c);
+            break;
+        }
+        cudaMalloc((void**)&d, 4096 * sizeof(float));
+        cudaMemset(d, 0, 4096 * sizeof(float));
+        acc.path = GHZ_PATH_HOMO;
+        acc.mode = GHZ_EB_REL;
+        acc.bound = 1e-4;
+        /* a mismatch on one rank, before the children exist: an error on every rank */
+        st = ghz_allreduce(d, d, g_rank == g_size - 1 ? 4000 : 4001, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+        CHECK(st == GHZ_ERR_MISMATCH, "%s: count mismatch: %s", ghz_algo_name(a), ghz_status_string(st));
+        if (a == GHZ_ALGO_TWO_LEVEL_MULTI && !uniform) {
+            /* nodes of different sizes: refused on every rank; exact calls are NCCL's */
+            st = ghz_allreduce(d, d, 4096, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+            CHECK(st == GHZ_ERR_UNSUPPORTED, "two_level_multi over unequal nodes: %s", ghz_status_string(st));
+            CHECK(one(c, K_ALLREDUCE, 4099, GHZ_F32, GHZ_OP_SUM, 0, NULL, 0, 0, "exact") == GHZ_SUCCESS, "%s",
+                  ghz_last_error_detail());
+        } else {
+            /* the children cannot be made on the last rank (a knob it cannot parse, set
+             * after init): the call fails on every rank before anything moves, the
+             * output is untouched, and the communicator stays whole (the next calls,
+             * two_level_calls', make them) */
+            uint32_t out[2048];
+            size_t touched = 0, j;
+            cudaMemset(d + 2048, 0xff, 2048 * sizeof(float));
+            /* (ABS: zeros under a REL bound would run exact, with no children) */
+            acc.mode = GHZ_EB_ABS;
+            acc.bound = 1e-2;
+            if (g_rank == g_size - 1) setenv("GHZ_COLL_MPI_MAX", "lots", 1);
+            st = ghz_allreduce(d, d + 2048, 2048, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+            if (g_rank == g_size - 1) unsetenv("GHZ_COLL_MPI_MAX");
+            acc.mode = GHZ_EB_REL;
+            acc.bound = 1e-4;
+            cudaMemcpy(out, d + 2048, sizeof out, cudaMemcpyDeviceToHost);
+            for (j = 0; j < 2048; j++) touched += out[j] != 0xffffffffu;
+            CHECK(!touched && (g_rank == g_size - 1 ? st == GHZ_ERR_INVALID_ARG : st == GHZ_ERR_PEER),
+                  "%s: children not made on rank %d: %s (%s), %zu output values written", ghz_algo_name(a),
+                  g_size - 1, ghz_status_string(st), ghz_last_error_detail(), touched);
+            two_level_calls(c, small, expect, nodes, expect == GHZ_ALGO_TWO_LEVEL_MULTI || g_rank % rpn == 0);
+            /* and after the children exist */
+            st = ghz_allreduce(d, d, g_rank == 0 ? 4000 : 4001, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+            CHECK(st == GHZ_ERR_MISMATCH, "%s: count mismatch: %s", ghz_algo_name(a), ghz_status_string(st));
+            /* exact calls stay NCCL's own single call; reduce and reduce_scatter too */
+            CHECK(one(c, K_ALLREDUCE, 100003, GHZ_F32, GHZ_OP_SUM, 0, NULL, 1, 0, "exact") == GHZ_SUCCESS, "%s",
+                  ghz_last_error_detail());
+            CHECK(one(c, K_REDUCE_SCATTER, 4099, GHZ_F32, GHZ_OP_SUM, 0, &acc, 0, 0, "lossy reduce_scatter") ==
+                      GHZ_SUCCESS,
+                  "%s", ghz_last_error_detail());
+            /* a lossy float min: not the named algorithms' (NCCL's min is not ghz's);
+             * AUTO's flat compressed call */
+            acc.mode = GHZ_EB_ABS;
+            acc.bound = 1e-2;
+            if (a == GHZ_ALGO_AUTO) {
+                CHECK(one(c, K_ALLREDUCE, 4099, GHZ_F32, GHZ_OP_MIN, 0, &acc, 0, 2, "lossy min") == GHZ_SUCCESS, "%s",
+                      ghz_last_error_detail());
+            } else {
+                st = ghz_allreduce(d, d, 4096, GHZ_F32, GHZ_OP_MIN, &acc, c, NULL);
+                CHECK(st == GHZ_ERR_UNSUPPORTED, "%s, lossy min: %s", ghz_algo_name(a), ghz_status_string(st));
+            }
+            /* the communicator still works */
+            acc.mode = GHZ_EB_REL;
+            acc.bound = 1e-4;
+            g_expect_algo = expect;
+            CHECK(one(c, K_ALLREDUCE, 100003, GHZ_F32, GHZ_OP_SUM, 0, &acc, 0, 0, "after") == GHZ_SUCCESS, "%s",
+                  ghz_last_error_detail());
+            g_expect_algo = GHZ_ALGO_NCCL;
+        }
+        cudaFree(d);
+        ghz_comm_destroy(small);
+        ghz_comm_destroy(c);
+    }
+    return mpi_check_finish("nccl two_level");
+}
+
 int main(int argc, char** argv)
 {
     const char* what = argc > 1 ? argv[1] : "calls";
@@ -440,8 +589,9 @@ int main(int argc, char** argv)
     else if (strcmp(what, "small") == 0) fails = part_small();
     else if (strcmp(what, "errors") == 0) fails = part_errors();
     else if (strcmp(what, "graph") == 0) fails = part_graph();
+    else if (strcmp(what, "two_level") == 0) fails = part_two_level();
     else {
-        if (g_rank == 0) fprintf(stderr, "usage: test_coll_nccl calls|small|auto|errors|graph\n");
+        if (g_rank == 0) fprintf(stderr, "usage: test_coll_nccl calls|small|auto|errors|graph|two_level\n");
         fails = 1;
     }
     MPI_Finalize();

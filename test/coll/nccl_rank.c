@@ -13,9 +13,11 @@
  * last rank and a mismatched op on rank 0 (an error on every rank, no hang), many small
  * exact calls after them (each checked: the agreement's sequence stays in step across
  * failures), and, on the shared-memory path, a rank that aborts its communicator: the
- * others' next checked call fails with GHZ_ERR_PEER instead of waiting. Rank 0 prints
- * the small calls' time. Exit 0 on success, 1 on a failed check, 77 when the machine
- * has fewer GPUs than ranks. */
+ * others' next checked call fails with GHZ_ERR_PEER instead of waiting. With
+ * GHZ_COLL_RANKS_PER_NODE giving several nodes of several ranks, the lossy allreduce is
+ * AUTO's two-level one (children split from NCCL's communicator, no MPI), K over the
+ * node count. Rank 0 prints the small calls' time. Exit 0 on success, 1 on a failed
+ * check, 77 when the machine has fewer GPUs than ranks. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +176,17 @@ int main(int argc, char** argv)
            info.bound_abs);
     EXPECT(st != GHZ_SUCCESS || info.wire_bytes < info.logical_bytes, "lossy allreduce sent %llu of %llu bytes",
            (unsigned long long)info.wire_bytes, (unsigned long long)info.logical_bytes);
+    {
+        const char* env = getenv("GHZ_COLL_RANKS_PER_NODE");
+        const int rpn = env ? atoi(env) : 0, nodes = rpn > 0 ? (nranks + rpn - 1) / rpn : 1;
+        const ghz_algo_t want = nodes > 1 && nodes < nranks
+                                    ? (nranks % rpn == 0 ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL)
+                                    : GHZ_ALGO_NCCL;
+        EXPECT(st != GHZ_SUCCESS || info.algo == want, "lossy allreduce: algorithm %s, expected %s",
+               ghz_algo_name(info.algo), ghz_algo_name(want));
+        EXPECT(st != GHZ_SUCCESS || want == GHZ_ALGO_NCCL || info.error_terms == nodes + 1,
+               "lossy allreduce: K = %g, expected %d (the node count + 1)", info.error_terms, nodes + 1);
+    }
     /* a different count on the last rank: every rank refuses, through NCCL's agreement */
     st = ghz_allreduce(d, d, g_rank == nranks - 1 ? n - 1 : n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
     EXPECT(nranks == 1 || st == GHZ_ERR_MISMATCH, "count mismatch: %s", ghz_status_string(st));

@@ -43,8 +43,10 @@ struct ghz_comm {
      * every node. `levels`: there are several nodes of several ranks, so the two-level
      * algorithms apply; the children are then made at the first call that runs one
      * (coll_comm_levels), from the MPI communicators split at init (MPI_COMM_NULL
-     * elsewhere). NULL until then, and where levels is 0. */
-    int levels;
+     * elsewhere), or over NCCL by splitting the NCCL communicator (node_color: the same
+     * number on every rank of this node, another on every other node). NULL until then,
+     * and where levels is 0. */
+    int levels, node_color;
     MPI_Comm node_mpi, across_mpi;
     ghz_comm_t* intra;
     ghz_comm_t* inter;

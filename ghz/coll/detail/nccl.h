@@ -17,14 +17,29 @@
 
 typedef struct coll_nccl coll_nccl_t;
 
-/* The kinds of call the NCCL algorithm runs (reduce_call.h's kinds that it takes). */
-typedef enum { COLL_NCCL_ALLREDUCE = 0, COLL_NCCL_REDUCE = 1, COLL_NCCL_REDUCE_SCATTER = 2 } coll_nccl_kind_t;
+/* The kinds of call the NCCL algorithm runs (reduce_call.h's kinds that it takes): the
+ * public reductions, and the exact stages of the two-level allreduce inside a node
+ * (two_level.c): a broadcast from root, and the reduce-scatter and allgather of a
+ * balanced split of the whole vector (rank s owns split s, coll_split's). */
+typedef enum {
+    COLL_NCCL_ALLREDUCE = 0,
+    COLL_NCCL_REDUCE = 1,
+    COLL_NCCL_REDUCE_SCATTER = 2,
+    COLL_NCCL_BCAST = 3,
+    COLL_NCCL_RS_SPLIT = 4,
+    COLL_NCCL_AG_SPLIT = 5
+} coll_nccl_kind_t;
 
 #ifdef GHZ_WITH_NCCL
 /* Makes c->nccl: with c->mpi set, the unique id comes from rank 0 by MPI_Bcast;
  * otherwise from *id. Collective; on failure c->nccl is NULL or destroyable. The CUDA
  * backend must exist (its stream and context are used). */
 ghz_status_t coll_nccl_create(ghz_comm_t* c, const ghz_coll_unique_id_t* id);
+/* Makes c->nccl for a two-level child: the ranks of p's NCCL communicator with this
+ * color, in p's rank order (ncclCommSplit; no MPI needed); sets c->rank and c->size.
+ * Collective over p: a rank with c NULL takes part without a color and gets nothing.
+ * On failure c->nccl is NULL or destroyable. */
+ghz_status_t coll_nccl_split(ghz_comm_t* p, ghz_comm_t* c, int color);
 /* Frees c->nccl (NULL is fine). abort: ncclCommAbort, for a broken communicator. */
 void coll_nccl_destroy(ghz_comm_t* c, int abort);
 /* w[0..n) = the maximum over ranks of every rank's w[0..n), through NCCL. */
@@ -45,7 +60,9 @@ double coll_nccl_call_ratio(const ghz_comm_t* c);
  * in rank order itself). */
 const char* coll_nccl_exact_refusal(ghz_dtype_t dtype, ghz_op_t op);
 /* NCCL's own exact collective on the caller's stream (stream-ordered, asynchronous to
- * the host). in == out is in place (reduce_scatter: out == in + rank * count). */
+ * the host). in == out is in place (reduce_scatter: out == in + rank * count). The
+ * two-level stages: count is the whole vector's; bcast and ag_split move out in place
+ * (bcast from root; ag_split: each rank's split into every rank's out). */
 ghz_status_t coll_nccl_exact(ghz_comm_t* c, coll_nccl_kind_t kind, const void* in, void* out, size_t count,
                              ghz_dtype_t dtype, ghz_op_t op, int root, ghz_stream_t stream);
 /* The pool bytes of one round with segments of at most `window` elements. */

@@ -140,9 +140,16 @@ ghz_status_t coll_run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* proto
 /* two_level.c */
 /* The algorithm the leaders run among nodes (the only lossy stage). */
 ghz_algo_t coll_inter_algo(const ghz_comm_t* c, coll_mode_t mode);
-/* Two-level allreduce (COLL.md, Two levels): exact inside nodes, `mode` across them. */
+/* K of a two-level allreduce in mode `mode` (bound.h): the stage across nodes', over
+ * the node count (COLL.md, Two levels). */
+double coll_two_level_terms(const ghz_comm_t* c, coll_mode_t mode, ghz_op_t op);
+/* AUTO's two-level algorithm: a leader per shard where nodes match, else one a node. */
+ghz_algo_t coll_two_level_auto(const ghz_comm_t* c);
+/* Two-level allreduce (COLL.md, Two levels): exact inside nodes, `mode` across them.
+ * ratio (NULL: not wanted): the least over ranks of the stage across nodes' ratio of
+ * bytes before over after compression, the same on every rank (0: none compressed). */
 ghz_status_t coll_two_level(ghz_comm_t* c, const call_t* k, coll_mode_t mode, double eb, ghz_algo_t algo,
-                            coll_round_t* sum);
+                            coll_round_t* sum, double* ratio);
 
 /* host_path.c */
 /* A lossy AUTO call too small ever to compress (it runs exact on every rank). */

@@ -34,6 +34,7 @@
 #include "ghz/codec/codec_cuda.h"
 #include "ghz/coll/detail/backend_cuda.h"
 #include "ghz/coll/detail/nccl_state.h"
+#include "ghz/coll/detail/reduce_call.h" /* coll_split */
 #include "ghz/coll/detail/reduce_cuda.h"
 #include "ghz/detail/error.h"
 #include "ghz/homo/homo_cuda.h"
@@ -69,20 +70,55 @@ const char* coll_nccl_exact_refusal(ghz_dtype_t dtype, ghz_op_t op)
     return NULL;
 }
 
+/* The two-level stages over a balanced split of count elements (coll_split: rank s
+ * owns count / N elements, one more for s < count % N): NCCL's reduce-scatter and
+ * allgather where the splits are equal; else, as those take equal blocks only, one
+ * reduce (broadcast) per split rooted at its owner, grouped into one launch (each rank
+ * sends and receives as many bytes as in the reduce-scatter or allgather). */
+static ncclResult_t split_stage(ghz_comm_t* c, int reduce, const unsigned char* in, unsigned char* out, size_t count,
+                                ncclDataType_t t, ncclRedOp_t o, size_t e, cudaStream_t stream)
+{
+    const ncclComm_t comm = c->nccl->comm;
+    const size_t N = (size_t)c->size, q = count / N;
+    ncclResult_t r, re;
+    size_t s;
+    if (count % N == 0)
+        return reduce ? ncclReduceScatter(in, out + (size_t)c->rank * q * e, q, t, o, comm, stream)
+                      : ncclAllGather(out + (size_t)c->rank * q * e, out, q, t, comm, stream);
+    coll_split(c, 0, count);
+    r = ncclGroupStart();
+    for (s = 0; s < N && r == ncclSuccess; s++) {
+        unsigned char* at = out + c->seg_off[s] * e;
+        if (!c->seg_cnt[s]) continue;
+        r = reduce ? ncclReduce(in + c->seg_off[s] * e, at, c->seg_cnt[s], t, o, (int)s, comm, stream)
+                   : ncclBroadcast(at, at, c->seg_cnt[s], t, (int)s, comm, stream);
+    }
+    re = ncclGroupEnd();
+    return r == ncclSuccess ? re : r;
+}
+
 ghz_status_t coll_nccl_exact(ghz_comm_t* c, coll_nccl_kind_t kind, const void* in, void* out, size_t count,
                              ghz_dtype_t dtype, ghz_op_t op, int root, ghz_stream_t stream)
 {
     coll_nccl_t* n = c->nccl;
+    const cudaStream_t s = (cudaStream_t)stream;
+    const int moves = kind == COLL_NCCL_BCAST || kind == COLL_NCCL_AG_SPLIT; /* (no reduction) */
     ncclDataType_t t;
     ncclRedOp_t o = op == GHZ_OP_PROD ? ncclProd : op == GHZ_OP_MAX ? ncclMax : op == GHZ_OP_MIN ? ncclMin : ncclSum;
     ncclResult_t r;
-    if (coll_nccl_exact_refusal(dtype, op) || !nccl_type(dtype, &t))
+    if ((!moves && coll_nccl_exact_refusal(dtype, op)) || !nccl_type(dtype, &t))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: NCCL cannot reduce %s with %s", ghz_dtype_name(dtype),
                         ghz_op_name(op));
     switch (kind) {
-    case COLL_NCCL_ALLREDUCE: r = ncclAllReduce(in, out, count, t, o, n->comm, (cudaStream_t)stream); break;
-    case COLL_NCCL_REDUCE: r = ncclReduce(in, out, count, t, o, root, n->comm, (cudaStream_t)stream); break;
-    default: r = ncclReduceScatter(in, out, count, t, o, n->comm, (cudaStream_t)stream); break;
+    case COLL_NCCL_ALLREDUCE: r = ncclAllReduce(in, out, count, t, o, n->comm, s); break;
+    case COLL_NCCL_REDUCE: r = ncclReduce(in, out, count, t, o, root, n->comm, s); break;
+    case COLL_NCCL_BCAST: r = ncclBroadcast(out, out, count, t, root, n->comm, s); break;
+    case COLL_NCCL_RS_SPLIT:
+    case COLL_NCCL_AG_SPLIT:
+        r = split_stage(c, kind == COLL_NCCL_RS_SPLIT, (const unsigned char*)in, (unsigned char*)out, count, t, o,
+                        ghz_dtype_size(dtype), s);
+        break;
+    default: r = ncclReduceScatter(in, out, count, t, o, n->comm, s); break;
     }
     return r == ncclSuccess ? GHZ_SUCCESS : coll_nccl_fail(r, "NCCL's exact collective");
 }

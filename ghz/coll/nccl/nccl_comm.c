@@ -45,6 +45,8 @@ ghz_status_t ghz_coll_get_unique_id(ghz_coll_unique_id_t* id)
     return GHZ_SUCCESS;
 }
 
+static ghz_status_t make_state(ghz_comm_t* c);
+
 static size_t rec_capacity(int nranks)
 {
     /* every rank's record of a round: sizes and statuses of N * COLL_MAX_PIECES frames */
@@ -86,7 +88,34 @@ ghz_status_t coll_nccl_create(ghz_comm_t* c, const ghz_coll_unique_id_t* id)
         n->comm = NULL;
         return coll_nccl_fail(r, "ncclCommInitRank");
     }
-    e = cudaStreamCreateWithFlags(&n->ctl_stream, cudaStreamNonBlocking);
+    return make_state(c);
+}
+
+ghz_status_t coll_nccl_split(ghz_comm_t* p, ghz_comm_t* c, int color)
+{
+    coll_nccl_t* n = c ? (coll_nccl_t*)calloc(1, sizeof *n) : NULL;
+    ncclComm_t comm = NULL;
+    ncclResult_t r;
+    /* (collective over p: a rank without a child still takes part, with no color) */
+    r = ncclCommSplit(p->nccl->comm, n ? color : NCCL_SPLIT_NOCOLOR, p->rank, &comm, NULL);
+    if (!c) return GHZ_ERR_PEER; /* (the caller's own failure stands) */
+    if (!n) return ghz_fail(GHZ_ERR_NOMEM, "NCCL state");
+    c->nccl = n;
+    c->allocations++;
+    if (r != ncclSuccess) return coll_nccl_fail(r, "ncclCommSplit");
+    n->comm = comm;
+    n->device = p->nccl->device;
+    if ((r = ncclCommUserRank(comm, &c->rank)) != ncclSuccess || (r = ncclCommCount(comm, &c->size)) != ncclSuccess)
+        return coll_nccl_fail(r, "ncclCommUserRank / ncclCommCount");
+    return make_state(c);
+}
+
+/* What a made NCCL communicator needs beside NCCL's: the control stream and buffers,
+ * the records of a round, the phases' events. */
+static ghz_status_t make_state(ghz_comm_t* c)
+{
+    coll_nccl_t* n = c->nccl;
+    cudaError_t e = cudaStreamCreateWithFlags(&n->ctl_stream, cudaStreamNonBlocking);
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamCreateWithFlags");
     n->have_stream = 1;
     n->rec_bytes = rec_capacity(c->size);

@@ -28,7 +28,9 @@ static int nccl_takes_buffers(const ghz_comm_t* c, const call_t* k)
  * n-ary sum is DOC's left fold), or with AUTO from the link's calibrated size on
  * (nccl_comm.c); a lossy call that AUTO runs exact is NCCL's exact call, its only error
  * the rounding of the sum, with no range scan (so a REL bound is not checked against
- * the data there; COLL.md, NCCL). */
+ * the data there; COLL.md, NCCL). A compressed allreduce over several nodes
+ * (ranks_per_node) runs the two-level algorithm (two_level.c): NCCL's exact calls inside
+ * the nodes, the compressed rounds across them only. */
 ghz_status_t coll_run_call_nccl(ghz_comm_t* c, call_t* k)
 {
     ghz_status_t st;
@@ -41,7 +43,8 @@ ghz_status_t coll_run_call_nccl(ghz_comm_t* c, call_t* k)
     uint64_t rounds = 0;
     const size_t elem = ghz_dtype_size(k->dtype);
     const double t_call = coll_now();
-    int lossy, compress = 0;
+    int lossy, compress = 0, two = 0;
+    double ratio = 0.0;
     ghz_algo_t algo;
 
     ghz_clear_detail();
@@ -52,7 +55,11 @@ ghz_status_t coll_run_call_nccl(ghz_comm_t* c, call_t* k)
     if (st == GHZ_SUCCESS && lossy)
         compress = k->a.path != GHZ_PATH_AUTO ||
                    (coll_auto_compresses(c, k->total * elem) &&
-                    !(c->last_ratio > 0.0 && c->last_ratio < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0));
+                    !(c->last_ratio > 0.0 && c->last_ratio < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0) &&
+                    /* (where a named algorithm cannot compress, AUTO runs exact: whether a
+                     * call succeeds must not depend on the threshold, which a measurement
+                     * set; the same on every rank, from the configuration) */
+                    coll_check_algo(c, k, coll_choose_algo(c, k, COLL_HOMO), COLL_HOMO) == GHZ_SUCCESS);
     if (st == GHZ_SUCCESS && c->be.capturing && compress)
         st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: a compressed collective reads frame sizes on the host");
     if (st == GHZ_SUCCESS && compress && k->count > 0) {
@@ -72,14 +79,18 @@ ghz_status_t coll_run_call_nccl(ghz_comm_t* c, call_t* k)
     memset(&all, 0, sizeof all);
     if (compress || c->cfg.check_args) st = coll_agree(c, &mine, &all);
     if (st != GHZ_SUCCESS) return st;
-    algo = coll_choose_algo(c, k, COLL_EXACT);
-    st = coll_check_algo(c, k, algo, COLL_EXACT);
+    algo = coll_choose_algo(c, k, compress ? COLL_HOMO : COLL_EXACT);
+    st = coll_check_algo(c, k, algo, compress ? COLL_HOMO : COLL_EXACT);
     if (st != GHZ_SUCCESS) return st;
+    two = algo == GHZ_ALGO_TWO_LEVEL || algo == GHZ_ALGO_TWO_LEVEL_MULTI;
     if (lossy) {
         info.bound_abs = k->a.mode == GHZ_EB_ABS ? k->a.bound : 0.0; /* REL: not scanned where exact */
         if (compress) {
+            /* (REL: of the range agreed over every rank, whatever the stages) */
             coll_budget_in_t bi = coll_budget_in(c, k, &all);
-            bi.terms = coll_error_terms(GHZ_ALGO_NCCL, COLL_HOMO, k->op, c->size, k->ops->final_wire, 1);
+            /* two levels: only the stage across nodes compresses, over the node count */
+            bi.terms = two ? coll_two_level_terms(c, COLL_HOMO, k->op)
+                           : coll_error_terms(GHZ_ALGO_NCCL, COLL_HOMO, k->op, c->size, k->ops->final_wire, 1);
             st = coll_derive_eb(&bi, &budget);
             if (st != GHZ_SUCCESS) return st;
             mode = budget.exact ? COLL_EXACT : COLL_HOMO;
@@ -87,6 +98,18 @@ ghz_status_t coll_run_call_nccl(ghz_comm_t* c, call_t* k)
             info.eb_abs = mode == COLL_EXACT ? 0.0 : budget.eb;
             info.error_terms = mode == COLL_EXACT ? 0.0 : bi.terms;
         }
+    }
+    /* an exact call is NCCL's own (NCCL runs its own hierarchy) */
+    if (mode == COLL_EXACT && two) {
+        algo = GHZ_ALGO_NCCL;
+        two = 0;
+    }
+    /* The children are made before anything moves (collectively, the outcome agreed over
+     * c): where one rank cannot make them the call fails on every rank and the
+     * communicator stays whole, so that a later call can make them (as collectives.c). */
+    if (two && k->count > 0) {
+        st = coll_comm_levels(c);
+        if (st != GHZ_SUCCESS) return st;
     }
     c->moving = 1;
     info.algo = algo;
@@ -103,7 +126,12 @@ ghz_status_t coll_run_call_nccl(ghz_comm_t* c, call_t* k)
     } else {
         coll_proto_init(c, k, mode, budget.eb, &proto);
         coll_nccl_call_reset(c);
-        st = coll_run_rounds(c, k, &proto, algo, &rounds);
+        if (two) {
+            st = coll_two_level(c, k, mode, budget.eb, algo, &proto, &ratio);
+            rounds = 1;
+        } else {
+            st = coll_run_rounds(c, k, &proto, algo, &rounds);
+        }
         info.logical_bytes = proto.logical_bytes;
         info.wire_bytes = proto.wire_bytes;
         info.time_compress = proto.t_comp;
@@ -121,7 +149,7 @@ ghz_status_t coll_run_call_nccl(ghz_comm_t* c, call_t* k)
     c->info = info;
     if (lossy) {
         c->lossy_calls++;
-        if (mode != COLL_EXACT) c->last_ratio = coll_nccl_call_ratio(c);
+        if (mode != COLL_EXACT) c->last_ratio = two ? ratio : coll_nccl_call_ratio(c);
     }
     return GHZ_SUCCESS;
 }
