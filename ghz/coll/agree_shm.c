@@ -161,32 +161,29 @@ static int peer_ended(const coll_shm_t* s, int q)
     return r == 0 || (r == 1 && start != s->slots[q]->start);
 }
 
-static coll_shm_t* alloc_shm(int rank, int size)
-{
-    coll_shm_t* s = (coll_shm_t*)calloc(1, sizeof *s);
-    if (s) s->slots = (slot_t**)calloc((size_t)size, sizeof *s->slots);
-    if (s) s->watch = (unsigned char*)calloc((size_t)size, 1);
-    if (s && (!s->slots || !s->watch)) {
-        free(s->slots);
-        free(s->watch);
-        free(s);
-        s = NULL;
-    }
-    if (s) {
-        s->win = MPI_WIN_NULL;
-        s->rank = rank;
-        s->size = size;
-        s->gone_rank = -1;
-    }
-    return s;
-}
-
 static void free_shm(coll_shm_t* s)
 {
     if (s->map) munmap(s->map, s->map_bytes);
     free(s->slots);
     free(s->watch);
     free(s);
+}
+
+static coll_shm_t* alloc_shm(int rank, int size)
+{
+    coll_shm_t* s = (coll_shm_t*)calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->slots = (slot_t**)calloc((size_t)size, sizeof *s->slots);
+    s->watch = (unsigned char*)calloc((size_t)size, 1);
+    if (!s->slots || !s->watch) {
+        free_shm(s);
+        return NULL;
+    }
+    s->win = MPI_WIN_NULL;
+    s->rank = rank;
+    s->size = size;
+    s->gone_rank = -1;
+    return s;
 }
 
 int coll_shm_wanted(void)
