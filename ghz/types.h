@@ -47,6 +47,12 @@ typedef enum {
  * over the finite values that are not the fill value. */
 typedef enum { GHZ_EB_ABS = 1, GHZ_EB_REL = 2 } ghz_eb_mode_t;
 
+/* What a compressor is asked to favour (ghz_params_t.prefer): SPEED writes the block
+ * frames of ghz/codec/FORMAT.md (GB/s to TB/s, homomorphic); RATIO writes the frames of
+ * ghz/codec/RATIO.md (prediction over the array's dimensions and entropy coding: far
+ * fewer bytes, several times slower). Both keep the same error bound. */
+typedef enum { GHZ_PREFER_SPEED = 0, GHZ_PREFER_RATIO = 1 } ghz_prefer_t;
+
 /* Execution policy (zfp's meaning): where the work runs. */
 typedef enum { GHZ_EXEC_CPU = 0, GHZ_EXEC_CUDA = 1 } ghz_exec_t;
 

@@ -58,7 +58,7 @@ ghz_status_t ghz_frame_add_checksum(void* frame, size_t frame_size, size_t capac
     ghz_status_t st;
     ghz_clear_detail();
     if (!frame || !new_size) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
-    if ((st = ghz_header_read(f, frame_size, &info)) != GHZ_SUCCESS) return st;
+    if ((st = ghz_header_read_any(f, frame_size, &info)) != GHZ_SUCCESS) return st;
     if (info.has_checksum)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "the frame already has a checksum");
     if (info.frame_size != frame_size)

@@ -93,11 +93,22 @@ typedef struct {
                                    eb (which must still be valid); a bound that is not
                                    finite and >= 0 fails on the GPU with
                                    GHZ_ERR_BAD_BOUND */
+    /* Appended in 0.3: the coding (RATIO.md). */
+    ghz_prefer_t prefer; /* GHZ_PREFER_SPEED (the block frames of FORMAT.md) or
+                            GHZ_PREFER_RATIO (RATIO.md: predicted along dims, entropy
+                            coded; the CPU call allocates about 5 bytes of scratch per
+                            value). A RATIO frame that would not be smaller than the
+                            worst case, or of no value, is written as a SPEED frame. */
+    size_t dims[3];      /* RATIO: the array's extents, fastest first (C order: the
+                            last numpy axis first); dims[0] == 0 means one dimension
+                            of n values; otherwise unused trailing extents are 0 or 1
+                            and the product must equal n. Fold more dimensions into
+                            dims[2]. SPEED ignores it. */
 } ghz_params_t;
 
 #define GHZ_PARAMS_INIT                                                                       \
     { sizeof(ghz_params_t), GHZ_F32, GHZ_EB_REL, 1e-4, 0, 0.0, 1, GHZ_EXEC_CPU, 0, 0.0, 0.0, 0, \
-      NULL, NULL }
+      NULL, NULL, GHZ_PREFER_SPEED, { 0, 0, 0 } }
 
 /* Fills *p with the defaults of GHZ_PARAMS_INIT. */
 GHZ_API void ghz_params_init(ghz_params_t* p);
@@ -107,6 +118,7 @@ typedef struct {
     unsigned format_version;
     ghz_dtype_t dtype;
     ghz_eb_mode_t eb_mode;
+    ghz_prefer_t prefer;   /* which coding wrote the frame (in 0.1's padding) */
     double eb_user;        /* the bound as the user gave it */
     double eb_abs;         /* the absolute bound every element satisfies */
     int has_fill;

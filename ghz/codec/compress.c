@@ -7,6 +7,7 @@
 
 #include "ghz/codec/detail/encode.h"
 #include "ghz/codec/detail/frame.h"
+#include "ghz/codec/detail/ratio.h"
 #include "ghz/detail/error.h"
 
 /* Encodes block values src[0..m) into out (capacity >= m * elem) and returns the code
@@ -88,6 +89,21 @@ static uint64_t encode_parallel(const ghz_enc_params* e, const uint8_t* src, uin
 #endif
 }
 
+/* Ends a frame of `size` bytes: its checksum when asked, and the caller's size. */
+static ghz_status_t seal(uint8_t* out, uint64_t size, size_t dst_capacity, int checksum,
+                         size_t* dst_size)
+{
+    if (checksum) {
+        if (dst_capacity - size < GHZ_CHECKSUM_SIZE)
+            return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "capacity %zu too small for the checksum",
+                            dst_capacity);
+        ghz_checksum_write(out, size);
+        size += GHZ_CHECKSUM_SIZE;
+    }
+    *dst_size = (size_t)size;
+    return GHZ_SUCCESS;
+}
+
 ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n, void* dst,
                           size_t dst_capacity, size_t* dst_size)
 {
@@ -126,6 +142,23 @@ ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n, void
     }
     e.z = ghz_quantizer_make(eb_abs, q.dtype == GHZ_F32);
 
+    memset(&info, 0, sizeof info);
+    info.dtype = q.dtype;
+    info.eb_mode = q.eb_mode;
+    info.eb_user = q.eb;
+    info.eb_abs = eb_abs;
+    info.has_fill = e.has_fill;
+    info.fill_bits = e.fill_bits;
+    info.n = n;
+    info.has_checksum = q.checksum != 0;
+    if (q.prefer == GHZ_PREFER_RATIO && n > 0) {
+        uint64_t size = 0;
+        st = ghz_ratio_encode(&e, &info, q.dims, (const uint8_t*)src, out, dst_capacity, &size);
+        if (st == GHZ_SUCCESS) return seal(out, size, dst_capacity, info.has_checksum, dst_size);
+        if (st != GHZ_ERR_UNSUPPORTED) return st;
+        /* larger than the block coding's worst case: write a block frame */
+    }
+
     nb = ghz_blocks_of(n);
     codes_bytes = ghz_codes_bytes(nb);
     if (dst_capacity < GHZ_HEADER_SIZE + codes_bytes)
@@ -146,24 +179,8 @@ ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n, void
                         "capacity %zu too small for this frame (ghz_compress_bound gives %zu)",
                         dst_capacity, ghz_compress_bound(n, q.dtype));
 
-    memset(&info, 0, sizeof info);
-    info.dtype = q.dtype;
-    info.eb_mode = q.eb_mode;
-    info.eb_user = q.eb;
-    info.eb_abs = eb_abs;
-    info.has_fill = e.has_fill;
-    info.fill_bits = e.fill_bits;
-    info.n = n;
     info.payload_size = payload;
-    info.has_checksum = q.checksum != 0;
     ghz_header_write(out, &info);
-    *dst_size = (size_t)(GHZ_HEADER_SIZE + codes_bytes + payload);
-    if (info.has_checksum) {
-        if (dst_capacity - *dst_size < GHZ_CHECKSUM_SIZE)
-            return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "capacity %zu too small for the checksum",
-                            dst_capacity);
-        ghz_checksum_write(out, *dst_size);
-        *dst_size += GHZ_CHECKSUM_SIZE;
-    }
-    return GHZ_SUCCESS;
+    return seal(out, GHZ_HEADER_SIZE + codes_bytes + payload, dst_capacity, info.has_checksum,
+                dst_size);
 }

@@ -10,6 +10,7 @@
 
 #include "ghz/codec/detail/encode.h"
 #include "ghz/codec/detail/frame.h"
+#include "ghz/codec/detail/ratio.h"
 #include "ghz/detail/error.h"
 
 /* Blocks per independently decodable chunk of the parallel decoder. */
@@ -168,10 +169,10 @@ ghz_status_t ghz_frame_header(const ghz_dparams_t* d, const void* src, size_t sr
     if ((st = dparams_read(d, &q)) != GHZ_SUCCESS) return st;
     if (!src || !info) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
     /* Fewer than 64 bytes: the full check says why (magic, version, truncation). */
-    if (src_size < GHZ_HEADER_SIZE) return ghz_header_read((const uint8_t*)src, src_size, info);
+    if (src_size < GHZ_HEADER_SIZE) return ghz_header_read_any((const uint8_t*)src, src_size, info);
     /* The header alone: the frame is judged against `room` bytes, of which only the
      * 64 header bytes are read (ghz_header_unpack reads nothing past them). */
-    st = ghz_header_read((const uint8_t*)src, room, info);
+    st = ghz_header_read_any((const uint8_t*)src, room, info);
     if (st == GHZ_ERR_TRUNCATED)
         return ghz_fail(GHZ_ERR_CORRUPT, "frame size beyond %zu bytes", room);
     if (st != GHZ_SUCCESS) return st;
@@ -182,7 +183,7 @@ ghz_status_t ghz_frame_info(const void* src, size_t src_size, ghz_frame_info_t* 
 {
     ghz_clear_detail();
     if (!src || !info) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
-    return ghz_header_read((const uint8_t*)src, src_size, info);
+    return ghz_header_read_any((const uint8_t*)src, src_size, info);
 }
 
 ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t* n_total,
@@ -197,7 +198,7 @@ ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t* n_total
     if (src_size == 0) return ghz_fail(GHZ_ERR_TRUNCATED, "empty input holds no frame");
     while (pos < src_size) {
         ghz_frame_info_t info;
-        ghz_status_t st = ghz_header_read(s + pos, src_size - pos, &info);
+        ghz_status_t st = ghz_header_read_any(s + pos, src_size - pos, &info);
         if (st != GHZ_SUCCESS) {
             char why[256];
             if (!frames) return st;
@@ -233,7 +234,7 @@ static ghz_status_t decompress_all(const void* src, size_t src_size, void* dst,
     if (src_size == 0) return ghz_fail(GHZ_ERR_TRUNCATED, "empty input holds no frame");
     while (pos < src_size) {
         ghz_frame_info_t info;
-        ghz_status_t st = ghz_header_read(s + pos, src_size - pos, &info);
+        ghz_status_t st = ghz_header_read_any(s + pos, src_size - pos, &info);
         size_t elem;
         if (st == GHZ_SUCCESS) st = check_limit(&info, max_frame_bytes);
         if (st != GHZ_SUCCESS) return st;
@@ -253,8 +254,11 @@ static ghz_status_t decompress_all(const void* src, size_t src_size, void* dst,
             snprintf(why, sizeof why, "%s", ghz_last_error_detail());
             return ghz_fail(st, "frame %llu at byte %zu: %s", (unsigned long long)frames, pos, why);
         }
-        if (info.n && (st = decode_frame(s + pos, &info, out + written, nthreads)) != GHZ_SUCCESS)
-            return st;
+        if (info.prefer == GHZ_PREFER_RATIO)
+            st = ghz_ratio_decode(s + pos, &info, out + written);
+        else if (info.n)
+            st = decode_frame(s + pos, &info, out + written, nthreads);
+        if (st != GHZ_SUCCESS) return st;
         written += (size_t)info.n * elem;
         if (n_out) *n_out += (size_t)info.n;
         pos += (size_t)info.frame_size;

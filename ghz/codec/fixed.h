@@ -568,7 +568,7 @@ GHZ_HD static inline void ghz_fixed_header_pack(uint8_t* dst, ghz_dtype_t dtype,
     dst[1] = 0x47u;
     dst[2] = 0x48u;
     dst[3] = 0x5Au;
-    ghz_store_le(dst + 4, GHZ_FORMAT_VERSION, 2); /* format_version, shared with FORMAT.md */
+    ghz_store_le(dst + 4, 2u, 2); /* format_version 2, the version FIXED.md was written for */
     ghz_store_le(dst + 6, 64u, 2);
     dst[8] = (uint8_t)dtype;
     dst[9] = (uint8_t)GHZ_FIXED_MODE;
@@ -616,7 +616,7 @@ GHZ_HD static inline int ghz_fixed_header_unpack(const uint8_t* src, uint64_t sr
     if (src[0] != 0xF9u || src[1] != 0x47u || src[2] != 0x48u || src[3] != 0x5Au)
         GHZ_FIXED_FAIL(GHZ_ERR_NOT_GHZ, GHZ_FIXED_HDR_MAGIC);
     if (src_size < 6) GHZ_FIXED_FAIL(GHZ_ERR_TRUNCATED, GHZ_FIXED_HDR_SHORT_VERSION);
-    if (ghz_load_le(src + 4, 2) != GHZ_FORMAT_VERSION) GHZ_FIXED_FAIL(GHZ_ERR_VERSION, GHZ_FIXED_HDR_VERSION);
+    if (ghz_load_le(src + 4, 2) != 2u) GHZ_FIXED_FAIL(GHZ_ERR_VERSION, GHZ_FIXED_HDR_VERSION);
     if (src_size < 64) GHZ_FIXED_FAIL(GHZ_ERR_TRUNCATED, GHZ_FIXED_HDR_SHORT);
     if (ghz_load_le(src + 6, 2) != 64u) GHZ_FIXED_FAIL(GHZ_ERR_CORRUPT, GHZ_FIXED_HDR_HEADER_SIZE);
     if (src[8] != GHZ_F32 && src[8] != GHZ_F64) GHZ_FIXED_FAIL(GHZ_ERR_CORRUPT, GHZ_FIXED_HDR_DTYPE);

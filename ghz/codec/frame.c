@@ -42,22 +42,37 @@ const char* ghz_header_check_text(int why)
         "frame extends past the end of the input",
         "payload_size exceeds the raw size",
         "fixed-rate frame (mode 3, FIXED.md): read it with ghz_fixed_decompress",
+        "unknown codec byte (12)",
+        "ratio frame (RATIO.md): this reader takes block frames only; decompress it "
+        "with ghz_decompress",
     };
     return what[why];
+}
+
+static ghz_status_t header_result(const uint8_t* src, size_t src_size, ghz_status_t st, int why)
+{
+    if (st == GHZ_SUCCESS) return st;
+    if (why == GHZ_HDR_VERSION)
+        return ghz_fail(st, "format version %u; this library reads versions 2 and %u",
+                        (unsigned)ghz_load_le(src + 4, 2), (unsigned)GHZ_FORMAT_VERSION);
+    if (why == GHZ_HDR_FRAME_SIZE)
+        return ghz_fail(st, "frame of %llu elements needs more than the %zu bytes given",
+                        (unsigned long long)ghz_load_le(src + 16, 8), src_size);
+    return ghz_fail(st, "%s", ghz_header_check_text(why));
 }
 
 ghz_status_t ghz_header_read(const uint8_t* src, size_t src_size, ghz_frame_info_t* info)
 {
     int why = GHZ_HDR_OK;
     ghz_status_t st = (ghz_status_t)ghz_header_unpack(src, src_size, info, &why);
-    if (st == GHZ_SUCCESS) return st;
-    if (why == GHZ_HDR_VERSION)
-        return ghz_fail(st, "format version %u; this library reads version %u",
-                        (unsigned)ghz_load_le(src + 4, 2), (unsigned)GHZ_FORMAT_VERSION);
-    if (why == GHZ_HDR_FRAME_SIZE)
-        return ghz_fail(st, "frame of %llu elements needs more than the %zu bytes given",
-                        (unsigned long long)ghz_load_le(src + 16, 8), src_size);
-    return ghz_fail(st, "%s", ghz_header_check_text(why));
+    return header_result(src, src_size, st, why);
+}
+
+ghz_status_t ghz_header_read_any(const uint8_t* src, size_t src_size, ghz_frame_info_t* info)
+{
+    int why = GHZ_HDR_OK;
+    ghz_status_t st = (ghz_status_t)ghz_header_unpack_any(src, src_size, info, &why);
+    return header_result(src, src_size, st, why);
 }
 
 ghz_status_t ghz_codes_check(const uint8_t* codes, const ghz_frame_info_t* info,

@@ -85,6 +85,9 @@ ghz_status_t ghz_params_read(const ghz_params_t* p, ghz_params_t* out)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "nthreads %d < 0", out->nthreads);
     if (out->exec != GHZ_EXEC_CPU && out->exec != GHZ_EXEC_CUDA)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown execution policy %d", (int)out->exec);
+    if (out->prefer != GHZ_PREFER_SPEED && out->prefer != GHZ_PREFER_RATIO)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "prefer %d: GHZ_PREFER_SPEED or GHZ_PREFER_RATIO",
+                        (int)out->prefer);
     return GHZ_SUCCESS;
 }
 

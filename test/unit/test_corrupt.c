@@ -166,6 +166,11 @@ static enum expect classify(const stream_t* s, const unsigned char* h, int byte,
     uint64_t fld, flipped;
     *same = 0;
     if (byte < 4) return MUST_NOT_GHZ;
+    /* version 3 (RATIO.md) holds block frames too, with byte 12 = 0: the same frame */
+    if (byte == 4 && bit == 0) {
+        *same = 1;
+        return MUST_ACCEPT_SAME;
+    }
     if (byte < 6) return MUST_VERSION;
     /* mode 3 is a fixed-rate frame (FIXED.md): unsupported here, not corrupt */
     if (byte == 9 && (h[9] ^ (1u << bit)) == 3u) return MUST_FIXED_MODE;
@@ -604,7 +609,8 @@ Test(corrupt, header_field_values)
                  ghz_last_error_detail());
     cr_assert_eq(with_field(4, 2, 0, GHZ_EB_ABS), GHZ_ERR_VERSION, "version 0");
     cr_assert_eq(with_field(4, 2, 1, GHZ_EB_ABS), GHZ_ERR_VERSION, "version 1 (the f32 quantum was 2E)");
-    cr_assert_eq(with_field(4, 2, 3, GHZ_EB_ABS), GHZ_ERR_VERSION, "version 3");
+    cr_assert_eq(with_field(4, 2, 3, GHZ_EB_ABS), GHZ_SUCCESS, "version 3: a block frame as well");
+    cr_assert_eq(with_field(4, 2, 4, GHZ_EB_ABS), GHZ_ERR_VERSION, "version 4");
     cr_assert_eq(with_field(4, 2, 0xFFFF, GHZ_EB_ABS), GHZ_ERR_VERSION, "version 65535");
     cr_assert_eq(with_field(6, 2, 65, GHZ_EB_ABS), GHZ_ERR_CORRUPT, "header_size 65");
     cr_assert_eq(with_field(6, 2, 0, GHZ_EB_ABS), GHZ_ERR_CORRUPT, "header_size 0");

@@ -13,8 +13,14 @@
 void ghz_header_write(uint8_t* dst, const ghz_frame_info_t* info);
 
 /* Parses and validates the 64 header bytes at src (FORMAT.md, Header). src_size is
- * what the buffer holds from src on: the whole frame must fit in it. */
+ * what the buffer holds from src on: the whole frame must fit in it. A ratio frame
+ * (RATIO.md) is refused as GHZ_ERR_UNSUPPORTED: this is the reader of block frames
+ * (ghz/homo, which operates on blocks). */
 ghz_status_t ghz_header_read(const uint8_t* src, size_t src_size, ghz_frame_info_t* info);
+
+/* ghz_header_read that accepts ratio frames too (info->prefer tells which): the
+ * readers of whole frames (decompression, stream walks, checksums). */
+ghz_status_t ghz_header_read_any(const uint8_t* src, size_t src_size, ghz_frame_info_t* info);
 
 /* What a failed header check (ghz_hdr_check_t) means, in words. */
 const char* ghz_header_check_text(int why);

@@ -39,8 +39,17 @@ typedef enum {
     GHZ_HDR_FILL,
     GHZ_HDR_FRAME_SIZE,
     GHZ_HDR_PAYLOAD,
-    GHZ_HDR_FIXED_MODE
+    GHZ_HDR_FIXED_MODE,
+    GHZ_HDR_CODEC,
+    GHZ_HDR_RATIO_FRAME
 } ghz_hdr_check_t;
+
+/* Byte 12 of a version 3 header: how the frame's values are coded (RATIO.md). */
+#define GHZ_HDR_CODEC_BLOCKS 0u
+#define GHZ_HDR_CODEC_RATIO 1u
+/* The version block frames are written with: the oldest that expresses them, so that
+ * readers older than version 3 read them (RATIO.md, Header). */
+#define GHZ_FORMAT_VERSION_BLOCKS 2u
 
 /* Byte 9 of a fixed-rate frame (FIXED.md): this reader refuses it as unsupported
  * rather than corrupt, so the caller learns which reader the frame needs. */
@@ -89,7 +98,7 @@ GHZ_HD static inline void ghz_header_pack(uint8_t* dst, const ghz_frame_info_t* 
     dst[1] = GHZ_MAGIC1;
     dst[2] = GHZ_MAGIC2;
     dst[3] = GHZ_MAGIC3;
-    ghz_store_le(dst + 4, GHZ_FORMAT_VERSION, 2);
+    ghz_store_le(dst + 4, GHZ_FORMAT_VERSION_BLOCKS, 2);
     ghz_store_le(dst + 6, GHZ_HEADER_SIZE, 2);
     dst[8] = (uint8_t)info->dtype;
     dst[9] = (uint8_t)info->eb_mode;
@@ -107,9 +116,10 @@ GHZ_HD static inline void ghz_header_pack(uint8_t* dst, const ghz_frame_info_t* 
 /* Checks the header at src, of which src_size bytes are readable, and fills *info.
  * Returns a ghz_status_t value; *why tells which check failed. Nothing past the
  * 64 header bytes is read. */
-GHZ_HD static inline int ghz_header_unpack(const uint8_t* src, uint64_t src_size,
-                                           ghz_frame_info_t* info, int* why)
+GHZ_HD static inline int ghz_header_unpack_any(const uint8_t* src, uint64_t src_size,
+                                               ghz_frame_info_t* info, int* why)
 {
+    unsigned codec;
     uint64_t version, n, nb, payload, fill, codes, tail;
     unsigned flags, elem;
     double eb_user, eb_abs;
@@ -123,16 +133,21 @@ GHZ_HD static inline int ghz_header_unpack(const uint8_t* src, uint64_t src_size
         GHZ_HDR_FAIL(GHZ_ERR_NOT_GHZ, GHZ_HDR_MAGIC);
     if (src_size < 6) GHZ_HDR_FAIL(GHZ_ERR_TRUNCATED, GHZ_HDR_SHORT_VERSION);
     version = ghz_load_le(src + 4, 2);
-    if (version != GHZ_FORMAT_VERSION) GHZ_HDR_FAIL(GHZ_ERR_VERSION, GHZ_HDR_VERSION);
+    if (version != 2u && version != 3u) GHZ_HDR_FAIL(GHZ_ERR_VERSION, GHZ_HDR_VERSION);
     if (src_size < GHZ_HEADER_SIZE) GHZ_HDR_FAIL(GHZ_ERR_TRUNCATED, GHZ_HDR_SHORT);
     if (ghz_load_le(src + 6, 2) != GHZ_HEADER_SIZE) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_HEADER_SIZE);
     if (src[8] != GHZ_F32 && src[8] != GHZ_F64) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_DTYPE);
     if (src[9] == GHZ_HDR_MODE_FIXED) GHZ_HDR_FAIL(GHZ_ERR_UNSUPPORTED, GHZ_HDR_FIXED_MODE);
     if (src[9] != GHZ_EB_ABS && src[9] != GHZ_EB_REL) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_MODE);
-    if (src[10] != 5) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_BLOCK_LOG2);
+    codec = src[12];
+    if (codec > (version == 3u ? GHZ_HDR_CODEC_RATIO : GHZ_HDR_CODEC_BLOCKS))
+        GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_CODEC);
+    /* byte 10: block_log2 (5) of block frames, ndims (1..3) of ratio frames */
+    if (codec == GHZ_HDR_CODEC_RATIO ? (src[10] < 1 || src[10] > 3) : src[10] != 5)
+        GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_BLOCK_LOG2);
     flags = src[11];
     if (flags & ~GHZ_FLAGS_KNOWN) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_FLAGS);
-    if (ghz_load_le(src + 12, 4) != 0) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_RESERVED);
+    if (ghz_load_le(src + 13, 3) != 0) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_RESERVED);
     n = ghz_load_le(src + 16, 8);
     nb = ghz_load_le(src + 24, 8);
     payload = ghz_load_le(src + 32, 8);
@@ -140,7 +155,8 @@ GHZ_HD static inline int ghz_header_unpack(const uint8_t* src, uint64_t src_size
     eb_abs = ghz_bits_f64(ghz_load_le(src + 48, 8));
     fill = ghz_load_le(src + 56, 8);
     elem = src[8] == GHZ_F32 ? 4u : 8u;
-    if (nb != ghz_blocks_of(n)) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_N_BLOCKS);
+    if (codec == GHZ_HDR_CODEC_RATIO ? (nb != 0 || n == 0) : nb != ghz_blocks_of(n))
+        GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_N_BLOCKS);
     if (!(isfinite(eb_user) && eb_user > 0.0)) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_EB_USER);
     if (!(isfinite(eb_abs) && (ghz_f64_bits(eb_abs) >> 63) == 0 && isfinite(eb_abs + eb_abs)) ||
         (eb_abs == 0.0 && src[9] != GHZ_EB_REL))
@@ -154,9 +170,18 @@ GHZ_HD static inline int ghz_header_unpack(const uint8_t* src, uint64_t src_size
     if (nb > src_size || codes + tail > src_size - GHZ_HEADER_SIZE ||
         payload > src_size - GHZ_HEADER_SIZE - codes - tail)
         GHZ_HDR_FAIL(GHZ_ERR_TRUNCATED, GHZ_HDR_FRAME_SIZE);
-    if (payload / elem > n) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_PAYLOAD);
+    if (codec == GHZ_HDR_CODEC_RATIO) {
+        /* at most the block coding's worst case (RATIO.md, Header), saturating */
+        uint64_t raw = n > UINT64_MAX / elem ? UINT64_MAX : n * elem;
+        uint64_t cb = ghz_codes_bytes(ghz_blocks_of(n));
+        uint64_t lim = raw > UINT64_MAX - cb ? UINT64_MAX : raw + cb;
+        if (payload > lim) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_PAYLOAD);
+    } else if (payload / elem > n) {
+        GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_PAYLOAD);
+    }
 #undef GHZ_HDR_FAIL
     info->format_version = (unsigned)version;
+    info->prefer = codec == GHZ_HDR_CODEC_RATIO ? GHZ_PREFER_RATIO : GHZ_PREFER_SPEED;
     info->dtype = (ghz_dtype_t)src[8];
     info->eb_mode = (ghz_eb_mode_t)src[9];
     info->eb_user = eb_user;
@@ -170,6 +195,19 @@ GHZ_HD static inline int ghz_header_unpack(const uint8_t* src, uint64_t src_size
     info->frame_size = GHZ_HEADER_SIZE + codes + payload + tail;
     *why = GHZ_HDR_OK;
     return GHZ_SUCCESS;
+}
+
+/* ghz_header_unpack_any for readers of block frames only (the GPU decoder, ghz/homo):
+ * a ratio frame is refused as unsupported, as a fixed-rate frame is. */
+GHZ_HD static inline int ghz_header_unpack(const uint8_t* src, uint64_t src_size,
+                                           ghz_frame_info_t* info, int* why)
+{
+    int st = ghz_header_unpack_any(src, src_size, info, why);
+    if (st == GHZ_SUCCESS && info->prefer == GHZ_PREFER_RATIO) {
+        *why = GHZ_HDR_RATIO_FRAME;
+        return GHZ_ERR_UNSUPPORTED;
+    }
+    return st;
 }
 
 #endif

@@ -1,0 +1,27 @@
+/* ghz/codec/detail/ratio.h (private): the CPU reference's ratio frame writer and
+ * reader (RATIO.md), called by ghz_compress and the stream decoder. */
+#ifndef GHZ_CODEC_DETAIL_RATIO_H
+#define GHZ_CODEC_DETAIL_RATIO_H
+
+#include <stdint.h>
+
+#include "ghz/codec/codec.h"
+#include "ghz/codec/detail/encode.h"
+
+/* Writes one ratio frame of info->n >= 1 values of src at dst (header fields of info:
+ * dtype, eb_mode, eb_user, eb_abs, has_fill, fill_bits, n; the checksum is the
+ * caller's). Returns GHZ_ERR_UNSUPPORTED, with no detail, when the frame would be
+ * larger than ghz_compress_bound allows: the caller then writes a block frame. */
+ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* info,
+                              const size_t dims[3], const uint8_t* src, uint8_t* dst,
+                              uint64_t capacity, uint64_t* frame_size);
+
+/* Decodes the ratio frame at frame (header checked into *info; checksum verified by
+ * the caller) into out, which holds info->n values. Every byte is validated before it
+ * is used; GHZ_ERR_CORRUPT with a detail otherwise. */
+ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info, uint8_t* out);
+
+/* The extents of a ratio frame (1-D n for a block frame). */
+ghz_status_t ghz_ratio_dims(const uint8_t* frame, const ghz_frame_info_t* info, uint64_t d[3]);
+
+#endif

@@ -1,0 +1,162 @@
+/* ghz/codec/detail/ratio_frame.h (private): the layout of a ratio frame (RATIO.md,
+ * Section) and its checks, shared by the CPU reference and the CUDA codec, so both
+ * accept and refuse the same frames. */
+#ifndef GHZ_CODEC_DETAIL_RATIO_FRAME_H
+#define GHZ_CODEC_DETAIL_RATIO_FRAME_H
+
+#include "ghz/codec/ratio.h"
+#include "ghz/codec/detail/header.h"
+
+/* Where each part of a ratio frame lies, as byte offsets from the frame's start. */
+typedef struct {
+    uint64_t d[3];
+    unsigned ndims, levels, chunk_log2, nsym;
+    uint64_t n_outliers, chunk_bytes, special_bytes, n_chunks;
+    uint64_t off_choices, off_table, off_dir, off_chunks, off_outliers, off_specials, end;
+} ghz_ratio_layout_t;
+
+/* The array shape a caller asked for (ghz_params_t.dims) as three extents and a
+ * dimension count; -1 when the extents do not multiply to n. */
+GHZ_HD static inline int ghz_ratio_shape(const size_t dims[3], uint64_t n, uint64_t d[3],
+                                         unsigned* ndims)
+{
+    unsigned i;
+    uint64_t prod = 1;
+    if (dims[0] == 0) {
+        d[0] = n;
+        d[1] = d[2] = 1;
+        *ndims = 1;
+        return dims[1] == 0 && dims[2] == 0 ? 0 : -1;
+    }
+    *ndims = 1;
+    for (i = 0; i < 3; ++i) {
+        d[i] = dims[i] ? (uint64_t)dims[i] : 1u;
+        if (d[i] > 1) *ndims = i + 1;
+        if (prod > UINT64_MAX / d[i]) return -1;
+        prod *= d[i];
+    }
+    return prod == n ? 0 : -1;
+}
+
+/* Reads and checks the section of a ratio frame whose header was checked into *info
+ * (frame holds info->frame_size bytes). Returns 0, or a static message saying what is
+ * wrong. Checks: extents, levels, prob_bits, chunk_log2, nsym, reserved bytes, and
+ * that the parts add up to payload_size (the table, directory and specials are checked
+ * by the decoder when it reads them). */
+GHZ_HD static inline const char* ghz_ratio_layout(const uint8_t* frame, const ghz_frame_info_t* info,
+                                                  ghz_ratio_layout_t* L)
+{
+    const uint8_t* s = frame + GHZ_HEADER_SIZE;
+    const uint64_t end = GHZ_HEADER_SIZE + info->payload_size;
+    uint64_t prod = 1, off, room;
+    unsigned i;
+    if (info->payload_size < GHZ_RATIO_SECTION) return "payload shorter than the ratio section";
+    L->ndims = frame[10];
+    for (i = 0; i < 3; ++i) {
+        L->d[i] = ghz_load_le(s + 8 * i, 8);
+        if (L->d[i] == 0) return "an extent is 0";
+        if (i >= L->ndims && L->d[i] != 1) return "an extent past ndims is not 1";
+        if (prod > UINT64_MAX / L->d[i]) return "extents overflow";
+        prod *= L->d[i];
+    }
+    if (prod != info->n) return "extents do not multiply to n";
+    L->levels = s[24];
+    if (L->levels != ghz_ratio_levels(L->d[0], L->d[1], L->d[2])) return "levels does not match the extents";
+    if (s[25] != GHZ_RATIO_PROB_BITS) return "prob_bits is not 12";
+    L->chunk_log2 = s[26];
+    if (L->chunk_log2 < GHZ_RATIO_CHUNK_LOG2_MIN || L->chunk_log2 > GHZ_RATIO_CHUNK_LOG2_MAX)
+        return "chunk_log2 out of range";
+    L->nsym = s[27];
+    if (L->nsym < 1 || L->nsym > GHZ_RATIO_NSYM_MAX) return "nsym out of range";
+    if (ghz_load_le(s + 28, 4) != 0 || ghz_load_le(s + 56, 8) != 0) return "reserved section bytes not zero";
+    L->n_outliers = ghz_load_le(s + 32, 8);
+    L->chunk_bytes = ghz_load_le(s + 40, 8);
+    L->special_bytes = ghz_load_le(s + 48, 8);
+    L->n_chunks = (info->n >> L->chunk_log2) + ((info->n & (((uint64_t)1 << L->chunk_log2) - 1)) != 0);
+    off = GHZ_HEADER_SIZE + GHZ_RATIO_SECTION;
+    L->off_choices = off;
+    off += 3u * L->levels;
+    L->off_table = off;
+    off += 2u * L->nsym;
+    L->off_dir = off;
+    if (off > end) return "section parts exceed the payload";
+    room = end - off;
+    if (L->n_chunks > room / GHZ_RATIO_DIR_ENTRY) return "directory exceeds the payload";
+    off += L->n_chunks * GHZ_RATIO_DIR_ENTRY;
+    L->off_chunks = off;
+    room = end - off;
+    if (L->chunk_bytes > room) return "chunks exceed the payload";
+    off += L->chunk_bytes;
+    L->off_outliers = off;
+    room = end - off;
+    if (L->n_outliers > room / (info->dtype == GHZ_F32 ? 4u : 8u)) return "outliers exceed the payload";
+    off += L->n_outliers * (info->dtype == GHZ_F32 ? 4u : 8u);
+    L->off_specials = off;
+    if (L->special_bytes != end - off) return "parts do not add up to payload_size";
+    L->end = end;
+    return 0;
+}
+
+/* Reads a canonical LEB128 varint from p[*pos..lim): returns 0, or -1 when it is cut
+ * short, longer than 10 bytes, beyond 64 bits or not minimal. */
+GHZ_HD static inline int ghz_varint_get(const uint8_t* p, uint64_t lim, uint64_t* pos, uint64_t* v)
+{
+    uint64_t x = 0;
+    unsigned i;
+    for (i = 0; i < 10; ++i) {
+        uint8_t b;
+        if (*pos >= lim) return -1;
+        b = p[(*pos)++];
+        if (i == 9 && b > 1) return -1;
+        x |= (uint64_t)(b & 0x7Fu) << (7 * i);
+        if (!(b & 0x80u)) {
+            if (i > 0 && b == 0) return -1;
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Bytes of the varint of v. */
+GHZ_HD static inline unsigned ghz_varint_len(uint64_t v)
+{
+    unsigned n = 1;
+    while (v >= 0x80u) {
+        v >>= 7;
+        ++n;
+    }
+    return n;
+}
+
+GHZ_HD static inline unsigned ghz_varint_put(uint8_t* p, uint64_t v)
+{
+    unsigned n = 0;
+    while (v >= 0x80u) {
+        p[n++] = (uint8_t)(v | 0x80u);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* The mask predecessor distance w of RATIO.md, Specials section (0: none). */
+GHZ_HD static inline uint64_t ghz_ratio_mask_lag(const uint64_t d[3])
+{
+    if (d[2] > 1) return d[0] * d[1];
+    if (d[1] > 1) return d[0];
+    return 0;
+}
+
+/* Writes the header of a ratio frame (FORMAT.md's, with RATIO.md's differences). */
+GHZ_HD static inline void ghz_ratio_header_pack(uint8_t* dst, const ghz_frame_info_t* info,
+                                                unsigned ndims)
+{
+    ghz_header_pack(dst, info);
+    ghz_store_le(dst + 4, GHZ_RATIO_VERSION, 2);
+    dst[10] = (uint8_t)ndims;
+    dst[12] = (uint8_t)GHZ_HDR_CODEC_RATIO;
+    ghz_store_le(dst + 24, 0, 8);
+}
+
+#endif

@@ -1,0 +1,312 @@
+/* ghz/codec/ratio.h: the arithmetic of the ratio frame (RATIO.md) as inline functions
+ * that compile as C (the CPU reference) and as CUDA __host__ __device__ code (the GPU
+ * codec), so that both compute every prediction, code, table and rANS state alike.
+ * The section of RATIO.md each function implements is named next to it. The binary64
+ * discipline of block.h holds here too: one rounding per operation, no FMA. */
+#ifndef GHZ_CODEC_RATIO_H
+#define GHZ_CODEC_RATIO_H
+
+#if !defined(GHZ_ADVANCED)
+#error "ghz/codec/ratio.h is ghz's advanced tier (no stability promise): #define GHZ_ADVANCED before including it"
+#endif
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ghz/codec/block.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GHZ_RATIO_CODEC 1u          /* header byte 12 */
+#define GHZ_RATIO_VERSION 3u        /* header bytes 4..5 */
+#define GHZ_RATIO_SECTION 64u       /* bytes of the section after the header */
+#define GHZ_RATIO_PROB_BITS 12u
+#define GHZ_RATIO_M 4096u           /* 2^prob_bits: the table's sum */
+#define GHZ_RATIO_LANES 32u
+#define GHZ_RATIO_CHUNK_LOG2 16u    /* what writers use; readers accept 10..24 */
+#define GHZ_RATIO_CHUNK_LOG2_MIN 10u
+#define GHZ_RATIO_CHUNK_LOG2_MAX 24u
+#define GHZ_RATIO_NSYM_MAX 133u
+#define GHZ_RATIO_DIR_ENTRY 136u    /* directory bytes per chunk: words, extra_bits, 32 states */
+#define GHZ_RATIO_STATE_LOW 65536u  /* rANS states live in [2^16, 2^32) */
+#define GHZ_RATIO_Z_LIMIT (1u << 30)
+
+/* ---- geometry (RATIO.md, Prediction) ------------------------------------------ */
+
+/* L: the least integer with 2^L >= max(d0, d1, d2). */
+GHZ_HD static inline unsigned ghz_ratio_levels(uint64_t d0, uint64_t d1, uint64_t d2)
+{
+    uint64_t m = d0 > d1 ? d0 : d1;
+    unsigned l = 0;
+    if (d2 > m) m = d2;
+    while (((uint64_t)1 << l) < m) ++l;
+    return l;
+}
+
+/* Multiples of s below d (0 included) and odd multiples of s below d. */
+GHZ_HD static inline uint64_t ghz_ratio_mults(uint64_t d, uint64_t s)
+{
+    return (d + s - 1) / s;
+}
+GHZ_HD static inline uint64_t ghz_ratio_odds(uint64_t d, uint64_t s)
+{
+    return d > s ? (d - s + 2 * s - 1) / (2 * s) : 0;
+}
+
+/* One pass: which coordinates it visits along each dimension: coordinate
+ * first[x] + step[x] * i for i < count[x]. */
+typedef struct {
+    uint64_t count[3];
+    uint64_t first[3];
+    uint64_t step[3];
+    uint64_t points; /* count[0] * count[1] * count[2] */
+    unsigned axis;
+    uint64_t s;
+} ghz_ratio_pass_t;
+
+/* Pass q (0..2) of level l >= 1 of an array d[3], whose three passes run along the
+ * axes order[0], order[1], order[2] (a permutation of 0, 1, 2). */
+GHZ_HD static inline ghz_ratio_pass_t ghz_ratio_pass(const uint64_t d[3], unsigned l,
+                                                     const unsigned order[3], unsigned q)
+{
+    ghz_ratio_pass_t p;
+    uint64_t s = (uint64_t)1 << (l - 1);
+    unsigned x, r;
+    p.axis = order[q];
+    p.s = s;
+    for (r = 0; r < 3; ++r) {
+        x = order[r];
+        if (r == q) {
+            p.count[x] = ghz_ratio_odds(d[x], s);
+            p.first[x] = s;
+            p.step[x] = 2 * s;
+        } else if (r < q) {
+            p.count[x] = ghz_ratio_mults(d[x], s);
+            p.first[x] = 0;
+            p.step[x] = s;
+        } else {
+            p.count[x] = ghz_ratio_mults(d[x], 2 * s);
+            p.first[x] = 0;
+            p.step[x] = 2 * s;
+        }
+    }
+    p.points = p.count[0] * p.count[1] * p.count[2];
+    return p;
+}
+
+/* The choice byte of a pass (RATIO.md, Choices): bit 0 cubic, bits 1..2 the axis. */
+#define GHZ_RATIO_CHOICE(axis, cubic) ((uint8_t)(((axis) << 1) | ((cubic) & 1u)))
+
+/* ---- prediction (RATIO.md, Prediction) ---------------------------------------- */
+
+/* Reconstructed value i of a dtype array as a double (exact). */
+GHZ_HD static inline double ghz_ratio_get(const void* xr, int is_f32, uint64_t i)
+{
+    if (is_f32) return (double)((const float*)xr)[i];
+    return ((const double*)xr)[i];
+}
+
+/* The prediction of element `idx`, at coordinate t along the pass's axis, whose
+ * neighbours along the axis are `stride` elements apart in storage (so neighbour
+ * t + j s is at idx + j * s * stride). */
+GHZ_HD static inline double ghz_ratio_predict(const void* xr, int is_f32, uint64_t idx,
+                                              uint64_t t, uint64_t s, uint64_t stride,
+                                              uint64_t extent, unsigned cubic)
+{
+    const uint64_t off = s * stride;
+    double b = ghz_ratio_get(xr, is_f32, idx - off), c, p;
+    int has_u, has_v;
+    if (t + s >= extent) return isfinite(b) ? b : 0.0;
+    c = ghz_ratio_get(xr, is_f32, idx + off);
+    has_u = cubic && t >= 3 * s;
+    has_v = cubic && t + 3 * s < extent;
+    if (has_u && has_v) {
+        double u = ghz_ratio_get(xr, is_f32, idx - 3 * off);
+        double v = ghz_ratio_get(xr, is_f32, idx + 3 * off);
+        p = GHZ_DMUL(GHZ_DSUB(GHZ_DMUL(GHZ_DADD(b, c), 9.0), GHZ_DADD(u, v)), 0.0625);
+    } else if (has_u) {
+        double u = ghz_ratio_get(xr, is_f32, idx - 3 * off);
+        p = GHZ_DMUL(GHZ_DSUB(GHZ_DADD(GHZ_DMUL(b, 6.0), GHZ_DMUL(c, 3.0)), u), 0.125);
+    } else if (has_v) {
+        double v = ghz_ratio_get(xr, is_f32, idx + 3 * off);
+        p = GHZ_DMUL(GHZ_DSUB(GHZ_DADD(GHZ_DMUL(b, 3.0), GHZ_DMUL(c, 6.0)), v), 0.125);
+    } else {
+        p = GHZ_DMUL(GHZ_DADD(b, c), 0.5);
+    }
+    return isfinite(p) ? p : 0.0;
+}
+
+/* ---- quantization (RATIO.md, Quantization) ------------------------------------ */
+
+/* p + k * Q rounded to the dtype. */
+GHZ_HD static inline double ghz_ratio_recon(const ghz_quantizer_t* z, double p, int32_t k)
+{
+    double v = GHZ_DADD(p, GHZ_DMUL((double)k, z->q));
+    return z->is_f32 ? (double)GHZ_TO_F32(v) : v;
+}
+
+/* Quantizes a finite, non-fill x against prediction p: returns 1 with *k and the
+ * reconstruction *xr when a code is accepted, 0 for an outlier. x_bits is x's bit
+ * pattern in the dtype (for E = 0). */
+GHZ_HD static inline int ghz_ratio_quantize(const ghz_quantizer_t* z, double x, uint64_t x_bits,
+                                            double p, int32_t* k, double* xr)
+{
+    double c, y;
+    int32_t ki;
+    if (!(z->eb > 0.0)) {
+        y = z->is_f32 ? (double)GHZ_TO_F32(p) : p;
+        uint64_t yb;
+        if (z->is_f32) {
+            yb = ghz_f32_bits((float)y);
+        } else {
+            memcpy(&yb, &y, 8);
+        }
+        if (yb != x_bits) return 0;
+        *k = 0;
+        *xr = y;
+        return 1;
+    }
+    c = rint(GHZ_DMUL(GHZ_DSUB(x, p), z->r));
+    if (!(fabs(c) <= (double)GHZ_QMAX)) return 0;
+    ki = (int32_t)c;
+    y = ghz_ratio_recon(z, p, ki);
+    if (ghz_within(x, y, z->eb)) {
+        *k = ki;
+        *xr = y;
+        return 1;
+    }
+    ki = x > y ? ki + 1 : ki - 1;
+    if (ki > GHZ_QMAX || ki < -GHZ_QMAX) return 0;
+    y = ghz_ratio_recon(z, p, ki);
+    if (!ghz_within(x, y, z->eb)) return 0;
+    *k = ki;
+    *xr = y;
+    return 1;
+}
+
+/* ---- symbols (RATIO.md, Symbols) ------------------------------------------------ */
+
+GHZ_HD static inline unsigned ghz_ratio_bitlen(uint32_t z)
+{
+    unsigned n = 0;
+    while (z) {
+        ++n;
+        z >>= 1;
+    }
+    return n;
+}
+
+GHZ_HD static inline uint32_t ghz_ratio_zigzag(int32_t k)
+{
+    return k >= 0 ? (uint32_t)k << 1 : ((uint32_t)(-(k + 1)) << 1) | 1u;
+}
+
+GHZ_HD static inline int32_t ghz_ratio_unzigzag(uint32_t z)
+{
+    return (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
+}
+
+/* Symbol of code k (>= 1; 0 is the outlier symbol); *nbits extra bits *extra. */
+GHZ_HD static inline unsigned ghz_ratio_symbol(int32_t k, uint32_t* extra, unsigned* nbits)
+{
+    uint32_t z = ghz_ratio_zigzag(k);
+    unsigned e;
+    if (z < 32u) {
+        *extra = 0;
+        *nbits = 0;
+        return 1u + z;
+    }
+    e = ghz_ratio_bitlen(z) - 1u;
+    *nbits = e - 2u;
+    *extra = z & ((1u << (e - 2u)) - 1u);
+    return 33u + 4u * (e - 5u) + ((z >> (e - 2u)) & 3u);
+}
+
+/* Extra bits that follow symbol s (s >= 1). */
+GHZ_HD static inline unsigned ghz_ratio_extra_bits(unsigned s)
+{
+    return s < 33u ? 0u : (s - 33u) / 4u + 3u;
+}
+
+/* z of symbol s (1 <= s < GHZ_RATIO_NSYM_MAX) with its extra bits. */
+GHZ_HD static inline uint32_t ghz_ratio_unsymbol(unsigned s, uint32_t extra)
+{
+    unsigned e, nb;
+    if (s < 33u) return s - 1u;
+    e = (s - 33u) / 4u + 5u;
+    nb = e - 2u;
+    return (1u << e) | (((s - 33u) & 3u) << nb) | extra;
+}
+
+/* The writer's cost of a candidate code (RATIO.md, Writer's choices). */
+GHZ_HD static inline unsigned ghz_ratio_cost(const ghz_quantizer_t* z, double x, double p)
+{
+    double c;
+    if (!(z->eb > 0.0)) return 0;
+    c = rint(GHZ_DMUL(GHZ_DSUB(x, p), z->r));
+    if (!(fabs(c) <= (double)GHZ_QMAX)) return 31u; /* also NaN */
+    return ghz_ratio_bitlen(ghz_ratio_zigzag((int32_t)c));
+}
+
+/* ---- table (RATIO.md, Table) ------------------------------------------------------ */
+
+/* f[0..GHZ_RATIO_NSYM_MAX) from counts (total n > 0); returns nsym. */
+GHZ_HD static inline unsigned ghz_ratio_normalize(const uint64_t* cnt, uint64_t n, uint16_t* f)
+{
+    unsigned s, best = 0, nsym = 0;
+    int64_t sum = 0;
+    for (s = 0; s < GHZ_RATIO_NSYM_MAX; ++s) {
+        uint64_t v = 0;
+        if (cnt[s]) {
+            v = cnt[s] * GHZ_RATIO_M / n;
+            if (v < 1) v = 1;
+            nsym = s + 1;
+            if (cnt[s] > cnt[best]) best = s;
+        }
+        f[s] = (uint16_t)v;
+        sum += (int64_t)v;
+    }
+    if (sum < (int64_t)GHZ_RATIO_M) f[best] = (uint16_t)(f[best] + (GHZ_RATIO_M - sum));
+    while (sum > (int64_t)GHZ_RATIO_M) {
+        unsigned big = 0;
+        int64_t take;
+        for (s = 1; s < GHZ_RATIO_NSYM_MAX; ++s)
+            if (f[s] > f[big]) big = s;
+        take = sum - (int64_t)GHZ_RATIO_M;
+        if (take > (int64_t)f[big] - 1) take = (int64_t)f[big] - 1;
+        f[big] = (uint16_t)(f[big] - take);
+        sum -= take;
+    }
+    return nsym;
+}
+
+/* ---- rANS (RATIO.md, Chunks) ------------------------------------------------------ */
+
+/* Encodes symbol (f, cum) into *x; returns 1 and the word *w when one is emitted. */
+GHZ_HD static inline int ghz_rans_put(uint32_t* x, uint32_t f, uint32_t cum, uint16_t* w)
+{
+    uint32_t v = *x;
+    int out = 0;
+    if ((uint64_t)v >= ((uint64_t)f << 20)) {
+        *w = (uint16_t)(v & 0xFFFFu);
+        v >>= 16;
+        out = 1;
+    }
+    *x = ((v / f) << GHZ_RATIO_PROB_BITS) + (v % f) + cum;
+    return out;
+}
+
+/* Advances *x past the symbol in slot r = x mod M (of frequency f, start cum);
+ * the caller refills it with a word while it is below 2^16. */
+GHZ_HD static inline void ghz_rans_take(uint32_t* x, uint32_t f, uint32_t cum)
+{
+    *x = f * (*x >> GHZ_RATIO_PROB_BITS) + (*x & (GHZ_RATIO_M - 1u)) - cum;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,409 @@
+/* ghz/codec/ratio_compress.c: the CPU reference writer of ratio frames (RATIO.md).
+ * One pass over the array per interpolation pass computes the codes in pass order,
+ * then one table, the rANS chunks, the outliers and the specials are written. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghz/codec/detail/encode.h"
+#include "ghz/codec/detail/frame.h"
+#include "ghz/codec/detail/ratio.h"
+#include "ghz/codec/detail/ratio_frame.h"
+#include "ghz/detail/error.h"
+
+#define OUTLIER_CODE INT32_MIN /* a code no accepted k takes */
+
+typedef struct {
+    const ghz_enc_params* e;
+    const uint8_t* src;
+    void* xr;        /* reconstructions, dtype */
+    int32_t* code;   /* codes in pass order */
+    uint64_t next;   /* codes written */
+    uint8_t* out;    /* outlier bits, grown as needed */
+    uint64_t n_out, cap_out;
+    int oom;
+} enc_t;
+
+static int is_special(const ghz_enc_params* e, double x, uint64_t bits)
+{
+    return !isfinite(x) || (e->has_fill && bits == e->fill_bits);
+}
+
+static int special_at(const ghz_enc_params* e, const uint8_t* src, uint64_t i, uint64_t* bits)
+{
+    const double x = ghz_load_value(e, src, i, bits);
+    return is_special(e, x, *bits);
+}
+
+static void put_xr(const enc_t* s, uint64_t i, double v)
+{
+    if (s->e->dtype == GHZ_F32)
+        ((float*)s->xr)[i] = (float)v;
+    else
+        ((double*)s->xr)[i] = v;
+}
+
+/* Codes element i against prediction p and stores its reconstruction. */
+static void code_point(enc_t* s, uint64_t i, double p)
+{
+    uint64_t bits;
+    const double x = ghz_load_value(s->e, s->src, i, &bits);
+    int32_t k;
+    double y;
+    if (is_special(s->e, x, bits)) {
+        put_xr(s, i, s->e->dtype == GHZ_F32 ? (double)(float)p : p);
+        s->code[s->next++] = 0;
+        return;
+    }
+    if (ghz_ratio_quantize(&s->e->z, x, bits, p, &k, &y)) {
+        put_xr(s, i, y);
+        s->code[s->next++] = k;
+        return;
+    }
+    put_xr(s, i, x);
+    s->code[s->next++] = OUTLIER_CODE;
+    if (s->n_out == s->cap_out) {
+        uint64_t cap = s->cap_out ? 2 * s->cap_out : 1024;
+        uint8_t* grown = (uint8_t*)realloc(s->out, (size_t)(cap * s->e->elem));
+        if (!grown) {
+            s->oom = 1;
+            return;
+        }
+        s->out = grown;
+        s->cap_out = cap;
+    }
+    memcpy(s->out + s->n_out * s->e->elem, s->src + i * s->e->elem, s->e->elem);
+    ++s->n_out;
+}
+
+#define FOR_PASS(ps, d, body)                                                                \
+    do {                                                                                     \
+        uint64_t i0_, i1_, i2_;                                                              \
+        for (i2_ = 0; i2_ < (ps).count[2]; ++i2_)                                            \
+            for (i1_ = 0; i1_ < (ps).count[1]; ++i1_)                                        \
+                for (i0_ = 0; i0_ < (ps).count[0]; ++i0_) {                                  \
+                    const uint64_t c[3] = {(ps).first[0] + (ps).step[0] * i0_,               \
+                                           (ps).first[1] + (ps).step[1] * i1_,               \
+                                           (ps).first[2] + (ps).step[2] * i2_};              \
+                    const uint64_t idx = c[0] + (d)[0] * (c[1] + (d)[1] * c[2]);             \
+                    body                                                                     \
+                }                                                                            \
+    } while (0)
+
+/* The writer's cost of a pass with linear (cost[0]) and cubic (cost[1]) prediction,
+ * over its *count finite non-fill points (RATIO.md, Writer's choices). */
+static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_t* ps,
+                      uint64_t cost[2], uint64_t* count)
+{
+    const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
+    const int is_f32 = s->e->dtype == GHZ_F32;
+    const unsigned a = ps->axis;
+    cost[0] = cost[1] = *count = 0;
+    FOR_PASS(*ps, d, {
+        uint64_t bits;
+        const double x = ghz_load_value(s->e, s->src, idx, &bits);
+        unsigned m;
+        if (!is_special(s->e, x, bits)) {
+            ++*count;
+            for (m = 0; m < 2; ++m)
+                cost[m] += ghz_ratio_cost(&s->e->z, x,
+                                          ghz_ratio_predict(s->xr, is_f32, idx, c[a], ps->s,
+                                                            stride[a], d[a], m));
+        }
+    });
+}
+
+/* The order of a level's passes (RATIO.md, Writer's choices): the axis whose own
+ * refinement predicts worst first, so that the best-predicted axis refines the most
+ * points. Axes with nothing to refine go first. */
+static void level_order(const enc_t* s, const uint64_t d[3], unsigned l, unsigned order[3])
+{
+    double mean[3];
+    int empty[3];
+    unsigned a, i, j;
+    for (a = 0; a < 3; ++a) {
+        const unsigned first[3] = {a, a == 0 ? 1u : 0u, a == 2 ? 1u : 2u};
+        const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, first, 0);
+        uint64_t cost[2], count;
+        order[a] = a;
+        empty[a] = ps.points == 0;
+        mean[a] = 0.0;
+        if (empty[a]) continue;
+        pass_cost(s, d, &ps, cost, &count);
+        mean[a] = count ? (double)cost[1] / (double)count : 0.0;
+    }
+    for (i = 1; i < 3; ++i) /* insertion sort: stable, so ties keep the lower axis first */
+        for (j = i; j > 0; --j) {
+            const unsigned x = order[j - 1], y = order[j];
+            const int before = empty[y] > empty[x] || (empty[y] == empty[x] && mean[y] > mean[x]);
+            if (!before) break;
+            order[j - 1] = y;
+            order[j] = x;
+        }
+}
+
+/* Runs pass q of level l: chooses linear or cubic, then codes its points. Returns the
+ * choice byte. */
+static uint8_t run_pass(enc_t* s, const uint64_t d[3], unsigned l, const unsigned order[3], unsigned q)
+{
+    const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
+    const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
+    const int is_f32 = s->e->dtype == GHZ_F32;
+    const unsigned a = ps.axis;
+    uint64_t cost[2], count;
+    unsigned cubic;
+    if (ps.points == 0) return GHZ_RATIO_CHOICE(a, 0u);
+    pass_cost(s, d, &ps, cost, &count);
+    cubic = cost[1] <= cost[0];
+    FOR_PASS(ps, d, {
+        code_point(s, idx, ghz_ratio_predict(s->xr, is_f32, idx, c[a], ps.s, stride[a], d[a], cubic));
+    });
+    return GHZ_RATIO_CHOICE(a, cubic);
+}
+
+/* Output with a capacity: bytes past it are counted, not written. */
+typedef struct {
+    uint8_t* p;
+    uint64_t cap, len;
+} sink_t;
+
+static void sink_put(sink_t* o, const void* b, uint64_t n)
+{
+    if (o->len <= o->cap && n <= o->cap - o->len) memcpy(o->p + o->len, b, (size_t)n);
+    o->len += n;
+}
+
+static void sink_le(sink_t* o, uint64_t v, unsigned bytes)
+{
+    uint8_t b[8];
+    ghz_store_le(b, v, bytes);
+    sink_put(o, b, bytes);
+}
+
+static void sink_varint(sink_t* o, uint64_t v)
+{
+    uint8_t b[10];
+    sink_put(o, b, ghz_varint_put(b, v));
+}
+
+/* Writes the rANS chunks (RATIO.md, Chunks): directory entries at dir, data at *o. */
+static int write_chunks(const int32_t* code, uint64_t n, unsigned chunk_log2, const uint16_t* f,
+                        const uint32_t* cum, sink_t* o, sink_t* dir)
+{
+    const uint64_t cs = (uint64_t)1 << chunk_log2;
+    uint16_t* words = (uint16_t*)malloc((size_t)cs * sizeof(uint16_t));
+    uint32_t* extra = (uint32_t*)malloc((size_t)(cs * 30 / 32 + 1) * sizeof(uint32_t));
+    uint64_t c0;
+    if (!words || !extra) {
+        free(words);
+        free(extra);
+        return -1;
+    }
+    for (c0 = 0; c0 < n; c0 += cs) {
+        const uint64_t K = n - c0 < cs ? n - c0 : cs;
+        const uint64_t steps = (K + GHZ_RATIO_LANES - 1) / GHZ_RATIO_LANES;
+        uint32_t x[GHZ_RATIO_LANES];
+        uint64_t pos = cs, nbits = 0, j, t;
+        unsigned lane;
+        for (lane = 0; lane < GHZ_RATIO_LANES; ++lane) x[lane] = GHZ_RATIO_STATE_LOW;
+        for (t = steps; t-- > 0;) {
+            uint16_t w[GHZ_RATIO_LANES];
+            unsigned m = 0;
+            for (lane = 0; lane < GHZ_RATIO_LANES; ++lane) {
+                const uint64_t g = t * GHZ_RATIO_LANES + lane;
+                uint32_t ex;
+                unsigned nb, sym;
+                if (g >= K) break;
+                sym = code[c0 + g] == OUTLIER_CODE ? 0u : ghz_ratio_symbol(code[c0 + g], &ex, &nb);
+                if (ghz_rans_put(&x[lane], f[sym], cum[sym], &w[m])) ++m;
+            }
+            pos -= m;
+            memcpy(words + pos, w, m * sizeof(uint16_t));
+        }
+        memset(extra, 0, (size_t)(cs * 30 / 32 + 1) * sizeof(uint32_t));
+        for (j = 0; j < K; ++j) {
+            uint32_t ex;
+            unsigned nb;
+            if (code[c0 + j] == OUTLIER_CODE) continue;
+            (void)ghz_ratio_symbol(code[c0 + j], &ex, &nb);
+            if (nb) {
+                extra[nbits / 32] |= ex << (nbits % 32);
+                if (nbits % 32 + nb > 32) extra[nbits / 32 + 1] |= ex >> (32 - nbits % 32);
+                nbits += nb;
+            }
+        }
+        sink_le(dir, cs - pos, 4);
+        sink_le(dir, nbits, 4);
+        for (lane = 0; lane < GHZ_RATIO_LANES; ++lane) sink_le(dir, x[lane], 4);
+        for (j = pos; j < cs; ++j) sink_le(o, words[j], 2);
+        if ((cs - pos) & 1u) sink_le(o, 0, 2);
+        for (j = 0; j < (nbits + 31) / 32; ++j) sink_le(o, extra[j], 4);
+    }
+    free(words);
+    free(extra);
+    return 0;
+}
+
+/* The specials section (RATIO.md, Specials section). */
+static void write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t n,
+                           const uint64_t d[3], sink_t* o)
+{
+    const uint64_t lag = ghz_ratio_mask_lag(d);
+    uint64_t i, n_special = 0, n_runs = 0, run = 0, n_pat = 0, count = 0, last = 0;
+    unsigned cur = 0;
+    uint64_t at_runs, at_pats;
+    uint8_t b8[8];
+    for (i = 0; i < n; ++i) {
+        uint64_t bits;
+        if (special_at(e, src, i, &bits)) ++n_special;
+    }
+    sink_le(o, n_special, 8);
+    at_runs = o->len;
+    sink_le(o, 0, 8); /* n_runs, patched below */
+    if (n_special) {
+        for (i = 0; i < n; ++i) {
+            uint64_t bits;
+            unsigned r = (unsigned)special_at(e, src, i, &bits);
+            if (lag && i >= lag) r ^= (unsigned)special_at(e, src, i - lag, &bits);
+            if (r != cur) {
+                sink_varint(o, run);
+                ++n_runs;
+                run = 0;
+                cur = r;
+            }
+            ++run;
+        }
+        sink_varint(o, run);
+        ++n_runs;
+    }
+    at_pats = o->len;
+    sink_le(o, 0, 8); /* n_patterns, patched below */
+    for (i = 0; i < n; ++i) {
+        uint64_t bits;
+        if (!special_at(e, src, i, &bits)) continue;
+        if (count && bits == last) {
+            ++count;
+            continue;
+        }
+        if (count) {
+            sink_le(o, last, e->elem);
+            sink_varint(o, count);
+            ++n_pat;
+        }
+        last = bits;
+        count = 1;
+    }
+    if (count) {
+        sink_le(o, last, e->elem);
+        sink_varint(o, count);
+        ++n_pat;
+    }
+    ghz_store_le(b8, n_runs, 8);
+    if (at_runs + 8 <= o->cap) memcpy(o->p + at_runs, b8, 8);
+    ghz_store_le(b8, n_pat, 8);
+    if (at_pats + 8 <= o->cap) memcpy(o->p + at_pats, b8, 8);
+}
+
+ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* info_in,
+                              const size_t dims[3], const uint8_t* src, uint8_t* dst,
+                              uint64_t capacity, uint64_t* frame_size)
+{
+    const uint64_t n = info_in->n;
+    ghz_frame_info_t info = *info_in;
+    uint64_t d[3], cnt[GHZ_RATIO_NSYM_MAX], i, n_chunks, at;
+    uint16_t f[GHZ_RATIO_NSYM_MAX];
+    uint32_t cum[GHZ_RATIO_NSYM_MAX];
+    unsigned ndims, L, l, a, nsym, s;
+    uint8_t* choices;
+    enc_t st;
+    sink_t o, dir;
+    uint64_t bound = ghz_compress_bound((size_t)n, e->dtype) - GHZ_HEADER_SIZE;
+
+    if (ghz_ratio_shape(dims, n, d, &ndims) != 0)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "dims %zu x %zu x %zu do not multiply to n = %llu",
+                        dims[0], dims[1], dims[2], (unsigned long long)n);
+    L = ghz_ratio_levels(d[0], d[1], d[2]);
+    memset(&st, 0, sizeof st);
+    st.e = e;
+    st.src = src;
+    st.xr = malloc((size_t)(n * e->elem));
+    st.code = (int32_t*)malloc((size_t)(n * sizeof(int32_t)));
+    choices = (uint8_t*)calloc(3u * L + 1u, 1);
+    if (!st.xr || !st.code || !choices) {
+        free(st.xr);
+        free(st.code);
+        free(choices);
+        return ghz_fail(GHZ_ERR_NOMEM, "ratio coding of %llu values: out of memory", (unsigned long long)n);
+    }
+    code_point(&st, 0, 0.0);
+    for (l = L; l >= 1; --l) {
+        unsigned order[3];
+        level_order(&st, d, l, order);
+        for (a = 0; a < 3; ++a) choices[3u * (L - l) + a] = run_pass(&st, d, l, order, a);
+    }
+    free(st.xr);
+    if (st.oom) {
+        free(st.code);
+        free(choices);
+        free(st.out);
+        return ghz_fail(GHZ_ERR_NOMEM, "ratio coding: out of memory for outliers");
+    }
+
+    memset(cnt, 0, sizeof cnt);
+    for (i = 0; i < n; ++i) {
+        uint32_t ex;
+        unsigned nb;
+        ++cnt[st.code[i] == OUTLIER_CODE ? 0u : ghz_ratio_symbol(st.code[i], &ex, &nb)];
+    }
+    nsym = ghz_ratio_normalize(cnt, n, f);
+    for (s = 0, cum[0] = 0; s + 1 < GHZ_RATIO_NSYM_MAX; ++s) cum[s + 1] = cum[s] + f[s];
+
+    /* payload, after the 64 header bytes: section, choices, table, directory, chunks */
+    n_chunks = (n + ((uint64_t)1 << GHZ_RATIO_CHUNK_LOG2) - 1) >> GHZ_RATIO_CHUNK_LOG2;
+    o.p = dst + GHZ_HEADER_SIZE;
+    o.cap = capacity - GHZ_HEADER_SIZE;
+    o.len = GHZ_RATIO_SECTION;
+    sink_put(&o, choices, 3u * L);
+    for (s = 0; s < nsym; ++s) sink_le(&o, f[s], 2);
+    at = o.len;
+    dir.p = o.p + at;
+    dir.cap = o.cap > at ? o.cap - at : 0;
+    dir.len = 0;
+    o.len += n_chunks * GHZ_RATIO_DIR_ENTRY;
+    {
+        const uint64_t chunks_at = o.len;
+        int rc = write_chunks(st.code, n, GHZ_RATIO_CHUNK_LOG2, f, cum, &o, &dir);
+        uint64_t chunk_bytes = o.len - chunks_at, specials_at;
+        free(st.code);
+        free(choices);
+        if (rc != 0) {
+            free(st.out);
+            return ghz_fail(GHZ_ERR_NOMEM, "ratio coding: out of memory for a chunk");
+        }
+        sink_put(&o, st.out, st.n_out * e->elem);
+        free(st.out);
+        specials_at = o.len;
+        write_specials(e, src, n, d, &o);
+        if (o.len > bound) return GHZ_ERR_UNSUPPORTED; /* caller writes a block frame */
+        if (o.len > o.cap)
+            return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "capacity %llu < %llu bytes of this ratio frame",
+                            (unsigned long long)capacity,
+                            (unsigned long long)(o.len + GHZ_HEADER_SIZE));
+        {
+            uint8_t* sec = o.p;
+            memset(sec, 0, GHZ_RATIO_SECTION);
+            for (a = 0; a < 3; ++a) ghz_store_le(sec + 8 * a, d[a], 8);
+            sec[24] = (uint8_t)L;
+            sec[25] = (uint8_t)GHZ_RATIO_PROB_BITS;
+            sec[26] = (uint8_t)GHZ_RATIO_CHUNK_LOG2;
+            sec[27] = (uint8_t)nsym;
+            ghz_store_le(sec + 32, st.n_out, 8);
+            ghz_store_le(sec + 40, chunk_bytes, 8);
+            ghz_store_le(sec + 48, o.len - specials_at, 8);
+        }
+    }
+    info.payload_size = o.len;
+    info.prefer = GHZ_PREFER_RATIO;
+    ghz_ratio_header_pack(dst, &info, ndims);
+    *frame_size = GHZ_HEADER_SIZE + o.len;
+    return GHZ_SUCCESS;
+}

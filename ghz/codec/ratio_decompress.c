@@ -1,0 +1,386 @@
+/* ghz/codec/ratio_decompress.c: the CPU reference reader of ratio frames (RATIO.md).
+ * The frame is checked part by part before its values are decoded; the symbols are
+ * then decoded in pass order, each as its element's prediction is formed, with the
+ * output array as the working array of reconstructions. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghz/codec/detail/frame.h"
+#include "ghz/codec/detail/ratio.h"
+#include "ghz/codec/detail/ratio_frame.h"
+#include "ghz/detail/error.h"
+
+typedef struct {
+    const uint8_t* frame;
+    const ghz_ratio_layout_t* L;
+    uint64_t n;
+    uint16_t f[GHZ_RATIO_NSYM_MAX];
+    uint32_t cum[GHZ_RATIO_NSYM_MAX];
+    uint8_t lut[GHZ_RATIO_M];
+    /* the chunk being read */
+    uint64_t chunk, K, j, data;
+    uint32_t x[GHZ_RATIO_LANES];
+    const uint8_t *words, *extra;
+    uint64_t nwords, wpos, nextra, epos;
+    uint64_t outliers; /* outlier symbols read */
+} reader_t;
+
+static ghz_status_t corrupt(const char* what, uint64_t where)
+{
+    return ghz_fail(GHZ_ERR_CORRUPT, "ratio frame: %s (at %llu)", what, (unsigned long long)where);
+}
+
+static ghz_status_t check_table(reader_t* r)
+{
+    uint32_t sum = 0;
+    unsigned s, slot;
+    memset(r->f, 0, sizeof r->f);
+    for (s = 0; s < r->L->nsym; ++s) {
+        r->f[s] = (uint16_t)ghz_load_le(r->frame + r->L->off_table + 2 * s, 2);
+        r->cum[s] = sum;
+        sum += r->f[s];
+    }
+    if (sum != GHZ_RATIO_M || r->f[r->L->nsym - 1] == 0)
+        return corrupt("the table does not sum to 4096 or its last entry is 0", r->L->off_table);
+    for (s = 0, slot = 0; s < r->L->nsym; ++s) {
+        unsigned i;
+        for (i = 0; i < r->f[s]; ++i) r->lut[slot++] = (uint8_t)s;
+    }
+    return GHZ_SUCCESS;
+}
+
+static ghz_status_t check_directory(const reader_t* r)
+{
+    uint64_t c, total = 0;
+    const uint64_t cs = (uint64_t)1 << r->L->chunk_log2;
+    for (c = 0; c < r->L->n_chunks; ++c) {
+        const uint8_t* e = r->frame + r->L->off_dir + c * GHZ_RATIO_DIR_ENTRY;
+        const uint64_t K = c + 1 < r->L->n_chunks ? cs : r->n - c * cs;
+        uint64_t words = ghz_load_le(e, 4), bits = ghz_load_le(e + 4, 4);
+        unsigned lane;
+        /* at most one word and 27 extra bits per symbol */
+        if (words > K || bits > 27 * K) return corrupt("chunk counts exceed its symbols", c);
+        for (lane = 0; lane < GHZ_RATIO_LANES; ++lane)
+            if (ghz_load_le(e + 8 + 4 * lane, 4) < GHZ_RATIO_STATE_LOW)
+                return corrupt("a lane state below 2^16", c);
+        total += ((2 * words + 3) & ~(uint64_t)3) + 4 * ((bits + 31) / 32);
+    }
+    if (total != r->L->chunk_bytes) return corrupt("chunk sizes do not add up to chunk_bytes", total);
+    return GHZ_SUCCESS;
+}
+
+/* The order of level l's passes from its choice bytes; -1 unless they name a
+ * permutation of the axes and no empty pass is cubic. */
+static int level_order(const reader_t* r, unsigned l, unsigned order[3])
+{
+    const uint8_t* c = r->frame + r->L->off_choices + 3u * (r->L->levels - l);
+    unsigned q, seen = 0;
+    for (q = 0; q < 3; ++q) {
+        if (c[q] > 5u || (seen & (1u << (c[q] >> 1)))) return -1;
+        order[q] = c[q] >> 1;
+        seen |= 1u << order[q];
+    }
+    for (q = 0; q < 3; ++q)
+        if ((c[q] & 1u) && ghz_ratio_pass(r->L->d, l, order, q).points == 0) return -1;
+    return 0;
+}
+
+static ghz_status_t check_choices(const reader_t* r)
+{
+    unsigned l, order[3];
+    for (l = r->L->levels; l >= 1; --l)
+        if (level_order(r, l, order) != 0) return corrupt("a level's choice bytes", 3u * (r->L->levels - l));
+    return GHZ_SUCCESS;
+}
+
+static ghz_status_t close_chunk(const reader_t* r)
+{
+    unsigned lane;
+    if (r->wpos != r->nwords || r->epos != r->nextra) return corrupt("chunk words or bits left unread", r->chunk);
+    for (lane = 0; lane < GHZ_RATIO_LANES; ++lane)
+        if (r->x[lane] != GHZ_RATIO_STATE_LOW) return corrupt("a lane does not end at 2^16", r->chunk);
+    if ((r->nwords & 1u) && ghz_load_le(r->words + 2 * r->nwords, 2) != 0)
+        return corrupt("chunk word padding not zero", r->chunk);
+    if ((r->nextra % 32) && (ghz_load_le(r->extra + 4 * (r->nextra / 32), 4) >> (r->nextra % 32)) != 0)
+        return corrupt("unused extra bits not zero", r->chunk);
+    return GHZ_SUCCESS;
+}
+
+static void open_chunk(reader_t* r, uint64_t c)
+{
+    const uint8_t* e = r->frame + r->L->off_dir + c * GHZ_RATIO_DIR_ENTRY;
+    const uint64_t cs = (uint64_t)1 << r->L->chunk_log2;
+    unsigned lane;
+    r->chunk = c;
+    r->K = c + 1 < r->L->n_chunks ? cs : r->n - c * cs;
+    r->j = 0;
+    r->nwords = ghz_load_le(e, 4);
+    r->nextra = ghz_load_le(e + 4, 4);
+    for (lane = 0; lane < GHZ_RATIO_LANES; ++lane) r->x[lane] = (uint32_t)ghz_load_le(e + 8 + 4 * lane, 4);
+    r->words = r->frame + r->L->off_chunks + r->data;
+    r->extra = r->words + ((2 * r->nwords + 3) & ~(uint64_t)3);
+    r->data += ((2 * r->nwords + 3) & ~(uint64_t)3) + 4 * ((r->nextra + 31) / 32);
+    r->wpos = r->epos = 0;
+}
+
+/* The next symbol's code: returns 0 and *k, 1 for an outlier, -1 with the detail set
+ * for a corrupt chunk. */
+static int next_code(reader_t* r, int32_t* k)
+{
+    unsigned lane, s;
+    uint32_t x, z, extra = 0;
+    if (r->j == r->K) {
+        if (close_chunk(r) != GHZ_SUCCESS) return -1;
+        open_chunk(r, r->chunk + 1);
+    }
+    lane = (unsigned)(r->j % GHZ_RATIO_LANES);
+    ++r->j;
+    x = r->x[lane];
+    s = r->lut[x & (GHZ_RATIO_M - 1u)];
+    ghz_rans_take(&x, r->f[s], r->cum[s]);
+    if (x < GHZ_RATIO_STATE_LOW) {
+        if (r->wpos == r->nwords) {
+            corrupt("a chunk's words run out", r->chunk);
+            return -1;
+        }
+        x = (x << 16) | (uint32_t)ghz_load_le(r->words + 2 * r->wpos++, 2);
+    }
+    r->x[lane] = x;
+    if (s == 0) return 1;
+    {
+        unsigned nb = ghz_ratio_extra_bits(s);
+        if (nb) {
+            uint64_t w = r->epos / 32, b = r->epos % 32;
+            if (nb > r->nextra - r->epos) {
+                corrupt("a chunk's extra bits run out", r->chunk);
+                return -1;
+            }
+            extra = (uint32_t)(ghz_load_le(r->extra + 4 * w, 4) >> b);
+            if (b + nb > 32) extra |= (uint32_t)ghz_load_le(r->extra + 4 * (w + 1), 4) << (32 - b);
+            extra &= (1u << nb) - 1u;
+            r->epos += nb;
+        }
+    }
+    z = ghz_ratio_unsymbol(s, extra);
+    if (z > (GHZ_RATIO_Z_LIMIT - 2u)) {
+        corrupt("a code beyond QMAX", r->chunk);
+        return -1;
+    }
+    *k = ghz_ratio_unzigzag(z);
+    return 0;
+}
+
+typedef struct {
+    reader_t* r;
+    const ghz_frame_info_t* info;
+    ghz_quantizer_t z;
+    uint8_t* out;
+} decoder_t;
+
+static int decode_point(decoder_t* dc, uint64_t i, double p)
+{
+    int32_t k = 0;
+    const int rc = next_code(dc->r, &k);
+    const unsigned elem = dc->info->dtype == GHZ_F32 ? 4u : 8u;
+    if (rc < 0) return -1;
+    if (rc == 1) {
+        const uint8_t* v = dc->r->frame + dc->r->L->off_outliers + dc->r->outliers * elem;
+        int finite;
+        if (dc->r->outliers == dc->r->L->n_outliers) {
+            corrupt("more outlier symbols than outliers", i);
+            return -1;
+        }
+        if (elem == 4u) {
+            float fv;
+            memcpy(&fv, v, 4);
+            finite = isfinite(fv);
+        } else {
+            double dv;
+            memcpy(&dv, v, 8);
+            finite = isfinite(dv);
+        }
+        if (!finite) {
+            corrupt("an outlier is not finite", i);
+            return -1;
+        }
+        memcpy(dc->out + i * elem, v, elem);
+        ++dc->r->outliers;
+        return 0;
+    }
+    if (k != 0 && !(dc->z.eb > 0.0)) {
+        corrupt("a nonzero code in a lossless frame", i);
+        return -1;
+    }
+    if (elem == 4u)
+        ((float*)dc->out)[i] = (float)ghz_ratio_recon(&dc->z, p, k);
+    else
+        ((double*)dc->out)[i] = ghz_ratio_recon(&dc->z, p, k);
+    return 0;
+}
+
+static int decode_passes(decoder_t* dc)
+{
+    const ghz_ratio_layout_t* L = dc->r->L;
+    const uint64_t* d = L->d;
+    const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
+    const int is_f32 = dc->info->dtype == GHZ_F32;
+    unsigned l, q;
+    if (decode_point(dc, 0, 0.0) != 0) return -1;
+    for (l = L->levels; l >= 1; --l) {
+        unsigned order[3];
+        (void)level_order(dc->r, l, order); /* checked before */
+        for (q = 0; q < 3; ++q) {
+            const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
+            const unsigned cubic = dc->r->frame[L->off_choices + 3u * (L->levels - l) + q] & 1u;
+            const unsigned a = ps.axis;
+            uint64_t i0, i1, i2;
+            for (i2 = 0; i2 < ps.count[2]; ++i2)
+                for (i1 = 0; i1 < ps.count[1]; ++i1)
+                    for (i0 = 0; i0 < ps.count[0]; ++i0) {
+                        const uint64_t c[3] = {ps.first[0] + ps.step[0] * i0,
+                                               ps.first[1] + ps.step[1] * i1,
+                                               ps.first[2] + ps.step[2] * i2};
+                        const uint64_t idx = c[0] + d[0] * (c[1] + d[1] * c[2]);
+                        const double p = ghz_ratio_predict(dc->out, is_f32, idx, c[a], ps.s,
+                                                           stride[a], d[a], cubic);
+                        if (decode_point(dc, idx, p) != 0) return -1;
+                    }
+        }
+    }
+    if (close_chunk(dc->r) != GHZ_SUCCESS) return -1;
+    if (dc->r->outliers != L->n_outliers) {
+        corrupt("fewer outlier symbols than outliers", dc->r->outliers);
+        return -1;
+    }
+    return 0;
+}
+
+/* Parses the specials section into a bitmap of special elements (mask, n bits) and
+ * checks it; with out != NULL, writes the special values. */
+static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
+                             const ghz_frame_info_t* info, uint8_t* mask, uint8_t* out)
+{
+    const uint8_t* p = frame + L->off_specials;
+    const uint64_t lim = L->special_bytes, n = info->n, lag = ghz_ratio_mask_lag(L->d);
+    const unsigned elem = info->dtype == GHZ_F32 ? 4u : 8u;
+    uint64_t pos = 16, n_special, n_runs, r, i = 0, ones = 0, n_pat, at;
+    unsigned bit = 0;
+    if (lim < 16) return corrupt("specials section cut short", L->off_specials);
+    n_special = ghz_load_le(p, 8);
+    n_runs = ghz_load_le(p + 8, 8);
+    if ((n_special == 0) != (n_runs == 0)) return corrupt("special counts disagree", L->off_specials);
+    if (mask) memset(mask, 0, (size_t)(n / 8 + 1));
+    for (r = 0; r < n_runs; ++r) {
+        uint64_t len, j;
+        if (ghz_varint_get(p, lim, &pos, &len) != 0) return corrupt("a bad mask run varint", pos);
+        if ((r > 0 && len == 0) || len > n - i) return corrupt("a bad mask run length", pos);
+        if (mask)
+            for (j = i; j < i + len; ++j) {
+                unsigned m = bit;
+                if (lag && j >= lag) m ^= (mask[(j - lag) / 8] >> ((j - lag) % 8)) & 1u;
+                if (m) {
+                    mask[j / 8] |= (uint8_t)(1u << (j % 8));
+                    ++ones;
+                }
+            }
+        i += len;
+        bit ^= 1u;
+    }
+    if (n_runs && i != n) return corrupt("mask runs do not cover the array", pos);
+    if (mask && ones != n_special) return corrupt("mask does not hold n_special elements", pos);
+    if (lim - pos < 8) return corrupt("specials section cut short", pos);
+    n_pat = ghz_load_le(p + pos, 8);
+    pos += 8;
+    at = 0; /* specials covered so far */
+    i = 0;  /* next element to scan for a special */
+    {
+        uint64_t prev = 0;
+        for (r = 0; r < n_pat; ++r) {
+            uint64_t bits, count, c;
+            int ok;
+            if (lim - pos < elem) return corrupt("a special pattern cut short", pos);
+            bits = ghz_load_le(p + pos, elem);
+            pos += elem;
+            if (ghz_varint_get(p, lim, &pos, &count) != 0 || count == 0 || count > n_special - at)
+                return corrupt("a bad special count", pos);
+            if (elem == 4u) {
+                float fv;
+                uint32_t u = (uint32_t)bits;
+                memcpy(&fv, &u, 4);
+                ok = !isfinite(fv);
+            } else {
+                double dv;
+                memcpy(&dv, &bits, 8);
+                ok = !isfinite(dv);
+            }
+            if (!ok && !(info->has_fill && bits == info->fill_bits))
+                return corrupt("a special pattern that is finite and not the fill value", pos);
+            if (r > 0 && bits == prev) return corrupt("adjacent special runs repeat a pattern", pos);
+            prev = bits;
+            if (out && mask)
+                for (c = 0; c < count; ++c) {
+                    while (!((mask[i / 8] >> (i % 8)) & 1u)) ++i;
+                    ghz_store_le(out + i * elem, bits, elem);
+                    ++i;
+                }
+            at += count;
+        }
+    }
+    if (at != n_special) return corrupt("special patterns do not cover the specials", pos);
+    if (pos != lim) return corrupt("bytes after the specials section", pos);
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info, uint8_t* out)
+{
+    ghz_ratio_layout_t L;
+    reader_t* r;
+    decoder_t dc;
+    uint8_t* mask;
+    ghz_status_t st;
+    const char* why = ghz_ratio_layout(frame, info, &L);
+    if (why) return ghz_fail(GHZ_ERR_CORRUPT, "ratio frame: %s", why);
+    r = (reader_t*)calloc(1, sizeof *r);
+    mask = (uint8_t*)malloc((size_t)(info->n / 8 + 1));
+    if (!r || !mask) {
+        free(r);
+        free(mask);
+        return ghz_fail(GHZ_ERR_NOMEM, "ratio frame of %llu values: out of memory",
+                        (unsigned long long)info->n);
+    }
+    r->frame = frame;
+    r->L = &L;
+    r->n = info->n;
+    if ((st = check_table(r)) != GHZ_SUCCESS || (st = check_choices(r)) != GHZ_SUCCESS ||
+        (st = check_directory(r)) != GHZ_SUCCESS || (st = specials(frame, &L, info, mask, NULL)) != GHZ_SUCCESS)
+        goto done;
+    open_chunk(r, 0);
+    dc.r = r;
+    dc.info = info;
+    dc.z = ghz_quantizer_make(info->eb_abs, info->dtype == GHZ_F32);
+    dc.out = out;
+    if (decode_passes(&dc) != 0) {
+        st = GHZ_ERR_CORRUPT;
+        goto done;
+    }
+    st = specials(frame, &L, info, mask, out);
+done:
+    free(r);
+    free(mask);
+    return st;
+}
+
+ghz_status_t ghz_ratio_dims(const uint8_t* frame, const ghz_frame_info_t* info, uint64_t d[3])
+{
+    ghz_ratio_layout_t L;
+    const char* why;
+    if (info->prefer != GHZ_PREFER_RATIO) {
+        d[0] = info->n;
+        d[1] = d[2] = 1;
+        return GHZ_SUCCESS;
+    }
+    if ((why = ghz_ratio_layout(frame, info, &L)) != 0)
+        return ghz_fail(GHZ_ERR_CORRUPT, "ratio frame: %s", why);
+    memcpy(d, L.d, sizeof L.d);
+    return GHZ_SUCCESS;
+}
