@@ -75,7 +75,7 @@ static void code_point(enc_t* s, uint64_t i, double p)
     ++s->n_out;
 }
 
-#define FOR_PASS(ps, d, body)                                                                \
+#define FOR_PASS(ps, d, ...)                                                                 \
     do {                                                                                     \
         uint64_t i0_, i1_, i2_;                                                              \
         for (i2_ = 0; i2_ < (ps).count[2]; ++i2_)                                            \
@@ -85,7 +85,7 @@ static void code_point(enc_t* s, uint64_t i, double p)
                                            (ps).first[1] + (ps).step[1] * i1_,               \
                                            (ps).first[2] + (ps).step[2] * i2_};              \
                     const uint64_t idx = c[0] + (d)[0] * (c[1] + (d)[1] * c[2]);             \
-                    body                                                                     \
+                    __VA_ARGS__                                                               \
                 }                                                                            \
     } while (0)
 
