@@ -4,15 +4,16 @@
  * The plugin links no HDF5 library: it is loaded into processes whose HDF5 is the
  * system's (h5dump, h5repack) or a private copy (h5py's wheels), and a second HDF5 in
  * the process would not know the first one's identifiers. It takes its types from
- * HDF5's headers, its memory from malloc/free (what HDF5's release builds allocate
- * chunk buffers with), and the few HDF5 calls of set_local from the library that
- * loaded it (local.c). Its only exported symbols are HDF5's two plugin entry points. */
+ * h5z_abi.h (the few declarations of HDF5's plugin interface it needs, so that it
+ * builds without HDF5's headers), its memory from malloc/free (what HDF5's release
+ * builds allocate chunk buffers with), and the few HDF5 calls of set_local from the
+ * library that loaded it (local.c). Its only exported symbols are HDF5's two plugin
+ * entry points. */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <H5PLextern.h>
-
 #include "ghz/ghz.h"
+#include "h5z_abi.h"
 #include "h5z_ghz.h"
 #include "h5z_local.h"
 
@@ -106,13 +107,13 @@ static size_t decode(size_t nbytes, size_t* buf_size, void** buf)
 static size_t h5z_ghz_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[],
                              size_t nbytes, size_t* buf_size, void** buf)
 {
-    if (flags & H5Z_FLAG_REVERSE) return decode(nbytes, buf_size, buf);
+    if (flags & GHZ_H5Z_FLAG_REVERSE) return decode(nbytes, buf_size, buf);
     return encode(cd_nelmts, cd_values, nbytes, buf_size, buf);
 }
 
-static const H5Z_class2_t ghz_h5z_class = {
-    H5Z_CLASS_T_VERS,
-    (H5Z_filter_t)GHZ_H5Z_FILTER_ID,
+static const ghz_h5z_class2_t ghz_h5z_class = {
+    GHZ_H5Z_CLASS_T_VERS,
+    (ghz_h5z_filter_t)GHZ_H5Z_FILTER_ID,
     1, /* encoder present */
     1, /* decoder present */
     GHZ_H5Z_NAME,
@@ -121,6 +122,13 @@ static const H5Z_class2_t ghz_h5z_class = {
     h5z_ghz_filter,
 };
 
-H5PL_type_t H5PLget_plugin_type(void) { return H5PL_TYPE_FILTER; }
+/* HDF5's two plugin entry points (H5PLextern.h), exported from the module. They return
+ * H5PL_type_t (an int-sized enum) and a pointer to the H5Z_class2_t. */
+#define GHZ_H5PL_EXPORT __attribute__((visibility("default")))
+
+GHZ_H5PL_EXPORT int H5PLget_plugin_type(void);
+GHZ_H5PL_EXPORT const void* H5PLget_plugin_info(void);
+
+int H5PLget_plugin_type(void) { return GHZ_H5PL_TYPE_FILTER; }
 
 const void* H5PLget_plugin_info(void) { return &ghz_h5z_class; }
