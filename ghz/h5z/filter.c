@@ -35,6 +35,23 @@ static size_t fail_msg(const char* what, const char* msg)
     return 0;
 }
 
+/* REL without a fill value or a range over a chunk whose range spans 1e30 or more: most
+ * likely a fill value (netCDF's _FillValue, 9.97e36) taken as data, which makes the
+ * bound that large. Said once per process on stderr (the Python layer warns too). */
+static void warn_huge_range(const ghz_params_t* p, const void* frame, size_t size)
+{
+    static int warned;
+    ghz_frame_info_t fi;
+    if (warned || p->eb_mode != GHZ_EB_REL || p->has_fill || p->has_range ||
+        ghz_frame_info(frame, size, &fi) != GHZ_SUCCESS || !(fi.eb_abs / p->eb >= 1e30))
+        return;
+    warned = 1;
+    fprintf(stderr, "H5Z_ghz: write: REL over a value range of %.3g: values may be off by up to "
+                    "%.3g; if the largest value marks missing data, pass fill= with it "
+                    "(ghz.h5.filter(..., fill=...)), or value_range=\n",
+            fi.eb_abs / p->eb, fi.eb_abs);
+}
+
 static size_t encode(size_t cd_nelmts, const unsigned cd_values[], size_t nbytes,
                      size_t* buf_size, void** buf)
 {
@@ -69,6 +86,7 @@ static size_t encode(size_t cd_nelmts, const unsigned cd_values[], size_t nbytes
         free(out);
         return fail("write", st);
     }
+    warn_huge_range(&p, out, size);
     free(*buf);
     *buf = out;
     *buf_size = cap;
