@@ -262,7 +262,8 @@ def _typecode(typestr: str, what: str, frame: bool) -> Tuple[int, int]:
         if typestr in (">f4", ">f8"):
             raise TypeError(f"ghz.{what}: the CUDA array holds float{int(typestr[2]) * 8} "
                             f"values in big-endian byte order ({typestr}); ghz takes "
-                            f"little-endian: pass arr.astype('<f{typestr[2]}')")
+                            "float32 or float64 in little-endian byte order: pass "
+                            f"arr.astype('<f{typestr[2]}')")
         raise TypeError(f"ghz.{what}: ghz takes float32 or float64 values in native byte "
                         f"order, got a CUDA array of {typestr}")
     return _CUDA_TYPES[typestr], int(typestr[2:])
