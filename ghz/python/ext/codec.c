@@ -234,3 +234,53 @@ PyObject* ghzpy_info(PyObject* self, PyObject* args)
                         "format_version", first.format_version);
     return res;
 }
+
+/* header(buf, max_frame_bytes) -> (n, dtype, frame_size): the frame header at the start
+ * of buf (at least GHZ_HEADER_SIZE bytes; the frame may go on past them), checked by
+ * ghz_frame_header against the reader limit, for readers that index a stream frame by
+ * frame without reading the payloads (ghz.open_stream). */
+PyObject* ghzpy_header(PyObject* self, PyObject* args)
+{
+    PyObject* frame;
+    unsigned long long limit;
+    Py_buffer fv;
+    ghz_frame_info_t fi;
+    ghz_dparams_t d = GHZ_DPARAMS_INIT;
+    ghz_status_t st;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "OK:header", &frame, &limit)) return NULL;
+    if (ghzpy_byte_buffer(frame, &fv, "open_stream") < 0) return NULL;
+    d.max_frame_bytes = limit;
+    st = ghz_frame_header(&d, fv.buf, (size_t)fv.len, &fi);
+    PyBuffer_Release(&fv);
+    if (st != GHZ_SUCCESS) return ghzpy_raise(st, "open_stream");
+    return Py_BuildValue("(KiK)", (unsigned long long)fi.n, (int)fi.dtype,
+                         (unsigned long long)fi.frame_size);
+}
+
+/* value_range(data, fill, nthreads) -> (min, max, count): ghz_value_range over the
+ * finite values of data that are not fill (min and max NaN when count is 0). */
+PyObject* ghzpy_value_range(PyObject* self, PyObject* args)
+{
+    PyObject *data, *fill;
+    int nthreads, has_range;
+    double lo = 0.0, hi = 0.0, unused;
+    uint64_t count = 0;
+    Py_buffer v;
+    ghz_params_t p = GHZ_PARAMS_INIT;
+    ghz_status_t st;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "OOi:value_range", &data, &fill, &nthreads)) return NULL;
+    if (ghzpy_fill_range(fill, Py_None, &p.has_fill, &p.fill, &has_range, &unused, &unused) < 0)
+        return NULL;
+    if (ghzpy_float_buffer(data, &v, 0, &p.dtype, "value_range") < 0) return NULL;
+    p.nthreads = nthreads;
+    Py_BEGIN_ALLOW_THREADS
+    st = ghz_value_range(&p, v.buf, (size_t)v.len / ghz_float_size(p.dtype), &lo, &hi, &count);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&v);
+    if (st != GHZ_SUCCESS) return ghzpy_raise(st, "value_range");
+    return Py_BuildValue("(ddK)", lo, hi, (unsigned long long)count);
+}
