@@ -124,6 +124,31 @@ def _fill_json(fill: Optional[float]) -> Any:
     return "NaN" if bits == _CANONICAL_NAN else f"0x{bits:016x}"
 
 
+_PREFER_SPEED, _PREFER_RATIO = 0, 1
+
+
+def _prefer(prefer: Any) -> int:
+    """The C value of prefer= ("speed" or "ratio"), or a ValueError that says so."""
+    if isinstance(prefer, str) and prefer.lower() in ("speed", "ratio"):
+        return _PREFER_RATIO if prefer.lower() == "ratio" else _PREFER_SPEED
+    raise ValueError(f"prefer={prefer!r}: pass 'speed' (the default) or 'ratio'")
+
+
+def _dims_of(array: Any) -> Tuple[int, int, int]:
+    """The extents of a C-ordered array, fastest first (the last axis first); axes
+    beyond three are folded into the slowest; (0, 0, 0) when the array has no shape."""
+    shape = tuple(int(s) for s in getattr(array, "shape", ()) if int(s) != 1)
+    if len(shape) < 2:
+        return (0, 0, 0)
+    rev = list(reversed(shape))
+    while len(rev) > 3:
+        rev[-2] *= rev[-1]
+        rev.pop()
+    while len(rev) < 3:
+        rev.append(1)
+    return (rev[0], rev[1], rev[2])
+
+
 @dataclass(frozen=True)
 class _Params:
     """Compression parameters, checked when made (the codecs and ghz.h5.filter make one
@@ -135,8 +160,11 @@ class _Params:
     fill: Optional[float] = None
     checksum: bool = False
     value_range: Optional[Tuple[float, float]] = None
+    prefer: str = "speed"
 
     def __post_init__(self) -> None:
+        _prefer(self.prefer)
+        object.__setattr__(self, "prefer", self.prefer.lower())
         _mode(self.mode)
         object.__setattr__(self, "mode", self.mode.lower())
         object.__setattr__(self, "bound", _bound(self.bound))
@@ -152,11 +180,14 @@ class _Params:
             "fill": _fill_json(self.fill),
             "checksum": self.checksum,
             "value_range": None if self.value_range is None else list(self.value_range),
+            # only when not the default, so that configurations written with the
+            # default stay readable by versions without prefer=
+            **({"prefer": self.prefer} if self.prefer != "speed" else {}),
         }
 
     def compress(self, array: Any, nthreads: int = 0) -> Any:
         return compress(array, self.mode, self.bound, self.fill, checksum=self.checksum,
-                        nthreads=nthreads, value_range=self.value_range)
+                        nthreads=nthreads, value_range=self.value_range, prefer=self.prefer)
 
 
 def _check_float_dtype(dtype: Any, what: str) -> None:
@@ -420,6 +451,7 @@ def compress(
     nthreads: int = 0,
     value_range: Optional[Tuple[float, float]] = None,
     stream: Any = None,
+    prefer: str = "speed",
 ) -> Any:
     """Compresses an array of float32 or float64 values into a ghz stream.
 
@@ -441,6 +473,11 @@ def compress(
         value_range: REL's range (min, max), finite with min <= max (else GhzError
             with Status.ERR_BAD_BOUND), or None to scan the array; ignored under
             "abs". ghz.value_range(a) computes it.
+        prefer: "speed" (default: the block frames, GB/s to TB/s, homomorphic) or
+            "ratio" (ghz/codec/RATIO.md: each value predicted along the array's
+            dimensions, taken from its shape, and entropy coded: several times fewer
+            bytes on smooth fields at the same bound, several times slower; frames
+            hold whole slabs of the slowest axis). CPU only for now.
         stream: CUDA arrays only: the stream to run on (an int handle, a CuPy or
             PyTorch stream); default, for a DLPack array, its library's current stream
             (PyTorch's, CuPy's; else the legacy default stream), which is also passed
@@ -471,6 +508,18 @@ def compress(
     """
     if fill is not None and type(fill) is not float:
         fill = _fill(fill)  # a number's float, or a refusal that names fill
+    pf = _prefer(prefer)
+    if pf == _PREFER_RATIO:
+        where = _where(array)
+        if where != _HOST:
+            raise ValueError("ghz.compress: prefer='ratio' runs on the CPU for now: pass a "
+                             "host array (numpy)")
+        out = _ghz.compress(array, _mode(mode), float(bound), fill, bool(checksum),
+                            int(nthreads), FRAME_ELEMS, _range(value_range), pf,
+                            _dims_of(array))
+        if fill is None and value_range is None and not _warned_range and _mode(mode) == _ghz.REL:
+            _check_rel_range(array, out, float(bound))
+        return out
     if WITH_CUDA and not checksum:
         if type(array) is _DevBuf:
             return _ghz.cuda_compress(array, 0, 0, _mode(mode), float(bound), fill,
@@ -484,7 +533,7 @@ def compress(
     where = _where(array)
     if where == _HOST:
         out = _ghz.compress(array, _mode(mode), float(bound), fill, bool(checksum),
-                            int(nthreads), FRAME_ELEMS, _range(value_range))
+                            int(nthreads), FRAME_ELEMS, _range(value_range), 0, (0, 0, 0))
         if fill is None and value_range is None and not _warned_range and _mode(mode) == _ghz.REL:
             _check_rel_range(array, out, float(bound))
         return out
@@ -492,7 +541,7 @@ def compress(
         view = _dlpack_take(array, None)
         try:
             return _ghz.compress(view, _mode(mode), float(bound), fill, bool(checksum),
-                                 int(nthreads), FRAME_ELEMS, _range(value_range))
+                                 int(nthreads), FRAME_ELEMS, _range(value_range), 0, (0, 0, 0))
         finally:
             view.release()
     if where == _CAI_DEV:

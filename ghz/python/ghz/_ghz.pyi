@@ -29,6 +29,8 @@ def compress(
     nthreads: int,
     frame_elems: int,
     value_range: Optional[Tuple[float, float]],
+    prefer: int,
+    dims: Tuple[int, int, int],
 ) -> bytes: ...
 def decompress(
     frame: Any, out: Any, nthreads: int, max_frame_bytes: int

@@ -43,6 +43,8 @@ class Ghz(Codec):
         value_range: REL's (min, max) for every chunk, finite with min <= max, or None
             (each chunk's range). ghz.value_range(a) computes it.
         nthreads: CPU threads per chunk (0: all); not part of the stored config.
+        prefer: "speed" (default) or "ratio": predicted along the chunk's shape and
+            entropy coded (ghz.compress says more); stored in the config when "ratio".
     """
 
     codec_id = "ghz"
@@ -55,13 +57,15 @@ class Ghz(Codec):
         checksum: bool = False,
         value_range: Optional[Tuple[float, float]] = None,
         nthreads: int = 0,
+        prefer: str = "speed",
     ) -> None:
         self._params = _Params(mode=mode, bound=bound, fill=fill, checksum=checksum,
-                               value_range=value_range)
+                               value_range=value_range, prefer=prefer)
         self.mode = self._params.mode
         self.bound = self._params.bound
         self.fill = self._params.fill
         self.checksum = self._params.checksum
+        self.prefer = self._params.prefer
         vr = self._params.value_range
         self.value_range = None if vr is None else list(vr)
         self._nthreads = int(nthreads)
@@ -86,7 +90,8 @@ class Ghz(Codec):
     def __repr__(self) -> str:
         return (
             f"Ghz(mode={self.mode!r}, bound={self.bound!r}, fill={self.fill!r}, "
-            f"checksum={self.checksum!r}, value_range={self.value_range!r})"
+            f"checksum={self.checksum!r}, value_range={self.value_range!r}, "
+            f"prefer={self.prefer!r})"
         )
 
 

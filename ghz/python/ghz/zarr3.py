@@ -39,6 +39,7 @@ class Ghz(ArrayBytesCodec):
     fill: Optional[float] = None
     checksum: bool = False
     value_range: Optional[Tuple[float, float]] = None
+    prefer: str = "speed"
 
     def __init__(
         self,
@@ -48,14 +49,16 @@ class Ghz(ArrayBytesCodec):
         fill: Optional[float] = None,
         checksum: bool = False,
         value_range: Optional[Tuple[float, float]] = None,
+        prefer: str = "speed",
     ) -> None:
         p = _Params(mode=mode, bound=bound, fill=fill, checksum=checksum,
-                    value_range=value_range)  # checked here, not at the first write
+                    value_range=value_range, prefer=prefer)  # checked here, not at the first write
         object.__setattr__(self, "mode", p.mode)
         object.__setattr__(self, "bound", p.bound)
         object.__setattr__(self, "fill", p.fill)
         object.__setattr__(self, "checksum", p.checksum)
         object.__setattr__(self, "value_range", p.value_range)
+        object.__setattr__(self, "prefer", p.prefer)
         object.__setattr__(self, "_params", p)
 
     @classmethod
