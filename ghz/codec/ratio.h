@@ -30,6 +30,7 @@ extern "C" {
 #define GHZ_RATIO_CHUNK_LOG2_MIN 10u
 #define GHZ_RATIO_CHUNK_LOG2_MAX 24u
 #define GHZ_RATIO_NSYM_MAX 133u
+#define GHZ_RATIO_NCTX 8u           /* tables per frame, one per context */
 #define GHZ_RATIO_DIR_ENTRY 136u    /* directory bytes per chunk: words, extra_bits, 32 states */
 #define GHZ_RATIO_STATE_LOW 65536u  /* rANS states live in [2^16, 2^32) */
 #define GHZ_RATIO_Z_LIMIT (1u << 30)
@@ -137,6 +138,23 @@ GHZ_HD static inline double ghz_ratio_predict(const void* xr, int is_f32, uint64
         p = GHZ_DMUL(GHZ_DADD(b, c), 0.5);
     }
     return isfinite(p) ? p : 0.0;
+}
+
+/* The context of an element (RATIO.md, Contexts): how far apart its two nearest
+ * neighbours along the pass's axis are, in quanta (r = 1/Q), as a power-of-two
+ * bucket; the last context also takes elements without a right neighbour. */
+GHZ_HD static inline unsigned ghz_ratio_context(const void* xr, int is_f32, uint64_t idx,
+                                                uint64_t t, uint64_t s, uint64_t stride,
+                                                uint64_t extent, double r)
+{
+    const uint64_t off = s * stride;
+    double g;
+    if (t + s >= extent) return GHZ_RATIO_NCTX - 1u;
+    g = GHZ_DMUL(fabs(GHZ_DSUB(ghz_ratio_get(xr, is_f32, idx + off),
+                               ghz_ratio_get(xr, is_f32, idx - off))), r);
+    if (!(g < 64.0)) return GHZ_RATIO_NCTX - 1u; /* also NaN */
+    if (g < 1.0) return 0u;
+    return 1u + (unsigned)ilogb(g);
 }
 
 /* ---- quantization (RATIO.md, Quantization) ------------------------------------ */

@@ -1,7 +1,7 @@
 /* ghz/codec/ratio_decompress.c: the CPU reference reader of ratio frames (RATIO.md).
  * The frame is checked part by part before its values are decoded; the symbols are
- * then decoded in pass order, each as its element's prediction is formed, with the
- * output array as the working array of reconstructions. */
+ * then decoded in pass order, each as its element's prediction and context are
+ * formed, with the output array as the working array of reconstructions. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,9 +14,10 @@ typedef struct {
     const uint8_t* frame;
     const ghz_ratio_layout_t* L;
     uint64_t n;
-    uint16_t f[GHZ_RATIO_NSYM_MAX];
-    uint32_t cum[GHZ_RATIO_NSYM_MAX];
-    uint8_t lut[GHZ_RATIO_M];
+    uint16_t f[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
+    uint32_t cum[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
+    unsigned nsym[GHZ_RATIO_NCTX];
+    uint8_t lut[GHZ_RATIO_NCTX][GHZ_RATIO_M];
     /* the chunk being read */
     uint64_t chunk, K, j, data;
     uint32_t x[GHZ_RATIO_LANES];
@@ -30,66 +31,67 @@ static ghz_status_t corrupt(const char* what, uint64_t where)
     return ghz_fail(GHZ_ERR_CORRUPT, "ratio frame: %s (at %llu)", what, (unsigned long long)where);
 }
 
-static ghz_status_t check_table(reader_t* r)
+/* RATIO.md, Tables: per context a varint count and that many varint frequencies. */
+static ghz_status_t check_tables(reader_t* r)
 {
-    uint32_t sum = 0;
-    unsigned s, slot;
+    const uint8_t* p = r->frame + r->L->off_table;
+    const uint64_t lim = r->L->table_bytes;
+    uint64_t pos = 0, v;
+    unsigned c, s;
     memset(r->f, 0, sizeof r->f);
-    for (s = 0; s < r->L->nsym; ++s) {
-        r->f[s] = (uint16_t)ghz_load_le(r->frame + r->L->off_table + 2 * s, 2);
-        r->cum[s] = sum;
-        sum += r->f[s];
+    for (c = 0; c < GHZ_RATIO_NCTX; ++c) {
+        uint32_t sum = 0;
+        if (ghz_varint_get(p, lim, &pos, &v) != 0 || v > GHZ_RATIO_NSYM_MAX)
+            return corrupt("a table's symbol count", r->L->off_table + pos);
+        r->nsym[c] = (unsigned)v;
+        for (s = 0; s < r->nsym[c]; ++s) {
+            if (ghz_varint_get(p, lim, &pos, &v) != 0 || v > GHZ_RATIO_M)
+                return corrupt("a table frequency", r->L->off_table + pos);
+            r->f[c][s] = (uint16_t)v;
+            r->cum[c][s] = sum;
+            sum += (uint32_t)v;
+        }
+        if (r->nsym[c] && (sum != GHZ_RATIO_M || r->f[c][r->nsym[c] - 1] == 0))
+            return corrupt("a table does not sum to 4096 or its last entry is 0", r->L->off_table + pos);
+        if (r->nsym[c]) {
+            unsigned slot = 0, i;
+            for (s = 0; s < r->nsym[c]; ++s)
+                for (i = 0; i < r->f[c][s]; ++i) r->lut[c][slot++] = (uint8_t)s;
+        }
     }
-    if (sum != GHZ_RATIO_M || r->f[r->L->nsym - 1] == 0)
-        return corrupt("the table does not sum to 4096 or its last entry is 0", r->L->off_table);
-    for (s = 0, slot = 0; s < r->L->nsym; ++s) {
-        unsigned i;
-        for (i = 0; i < r->f[s]; ++i) r->lut[slot++] = (uint8_t)s;
-    }
+    if (pos != lim) return corrupt("bytes after the tables", r->L->off_table + pos);
     return GHZ_SUCCESS;
 }
 
+/* Checks each chunk's directory entry against its symbols (chunks are cut per pass)
+ * and that their sizes add up to chunk_bytes. */
 static ghz_status_t check_directory(const reader_t* r)
 {
-    uint64_t c, total = 0;
-    const uint64_t cs = (uint64_t)1 << r->L->chunk_log2;
-    for (c = 0; c < r->L->n_chunks; ++c) {
-        const uint8_t* e = r->frame + r->L->off_dir + c * GHZ_RATIO_DIR_ENTRY;
-        const uint64_t K = c + 1 < r->L->n_chunks ? cs : r->n - c * cs;
-        uint64_t words = ghz_load_le(e, 4), bits = ghz_load_le(e + 4, 4);
-        unsigned lane;
-        /* at most one word and 27 extra bits per symbol */
-        if (words > K || bits > 27 * K) return corrupt("chunk counts exceed its symbols", c);
-        for (lane = 0; lane < GHZ_RATIO_LANES; ++lane)
-            if (ghz_load_le(e + 8 + 4 * lane, 4) < GHZ_RATIO_STATE_LOW)
-                return corrupt("a lane state below 2^16", c);
-        total += ((2 * words + 3) & ~(uint64_t)3) + 4 * ((bits + 31) / 32);
+    const ghz_ratio_layout_t* L = r->L;
+    const uint64_t cs = (uint64_t)1 << L->chunk_log2;
+    uint64_t c = 0, total = 0;
+    unsigned l, q, order[3] = {0, 1, 2};
+    for (l = L->levels; l >= 1; --l) {
+        (void)ghz_ratio_level_order(L->d, l, r->frame + L->off_choices + 3u * (L->levels - l), order);
+        for (q = 0; q < 3; ++q) {
+            uint64_t left = ghz_ratio_pass(L->d, l, order, q).points;
+            while (left) {
+                const uint8_t* e = r->frame + L->off_dir + c * GHZ_RATIO_DIR_ENTRY;
+                const uint64_t K = left < cs ? left : cs;
+                uint64_t words = ghz_load_le(e, 4), bits = ghz_load_le(e + 4, 4);
+                unsigned lane;
+                /* at most one word and 27 extra bits per symbol */
+                if (words > K || bits > 27 * K) return corrupt("chunk counts exceed its symbols", c);
+                for (lane = 0; lane < GHZ_RATIO_LANES; ++lane)
+                    if (ghz_load_le(e + 8 + 4 * lane, 4) < GHZ_RATIO_STATE_LOW)
+                        return corrupt("a lane state below 2^16", c);
+                total += ((2 * words + 3) & ~(uint64_t)3) + 4 * ((bits + 31) / 32);
+                left -= K;
+                ++c;
+            }
+        }
     }
-    if (total != r->L->chunk_bytes) return corrupt("chunk sizes do not add up to chunk_bytes", total);
-    return GHZ_SUCCESS;
-}
-
-/* The order of level l's passes from its choice bytes; -1 unless they name a
- * permutation of the axes and no empty pass is cubic. */
-static int level_order(const reader_t* r, unsigned l, unsigned order[3])
-{
-    const uint8_t* c = r->frame + r->L->off_choices + 3u * (r->L->levels - l);
-    unsigned q, seen = 0;
-    for (q = 0; q < 3; ++q) {
-        if (c[q] > 5u || (seen & (1u << (c[q] >> 1)))) return -1;
-        order[q] = c[q] >> 1;
-        seen |= 1u << order[q];
-    }
-    for (q = 0; q < 3; ++q)
-        if ((c[q] & 1u) && ghz_ratio_pass(r->L->d, l, order, q).points == 0) return -1;
-    return 0;
-}
-
-static ghz_status_t check_choices(const reader_t* r)
-{
-    unsigned l, order[3];
-    for (l = r->L->levels; l >= 1; --l)
-        if (level_order(r, l, order) != 0) return corrupt("a level's choice bytes", 3u * (r->L->levels - l));
+    if (total != L->chunk_bytes) return corrupt("chunk sizes do not add up to chunk_bytes", total);
     return GHZ_SUCCESS;
 }
 
@@ -106,13 +108,13 @@ static ghz_status_t close_chunk(const reader_t* r)
     return GHZ_SUCCESS;
 }
 
-static void open_chunk(reader_t* r, uint64_t c)
+/* Opens chunk c, of K symbols. */
+static void open_chunk(reader_t* r, uint64_t c, uint64_t K)
 {
     const uint8_t* e = r->frame + r->L->off_dir + c * GHZ_RATIO_DIR_ENTRY;
-    const uint64_t cs = (uint64_t)1 << r->L->chunk_log2;
     unsigned lane;
     r->chunk = c;
-    r->K = c + 1 < r->L->n_chunks ? cs : r->n - c * cs;
+    r->K = K;
     r->j = 0;
     r->nwords = ghz_load_le(e, 4);
     r->nextra = ghz_load_le(e + 4, 4);
@@ -123,21 +125,21 @@ static void open_chunk(reader_t* r, uint64_t c)
     r->wpos = r->epos = 0;
 }
 
-/* The next symbol's code: returns 0 and *k, 1 for an outlier, -1 with the detail set
- * for a corrupt chunk. */
-static int next_code(reader_t* r, int32_t* k)
+/* The next symbol's code, in context ctx: returns 0 and *k, 1 for an outlier, -1 with
+ * the detail set for a corrupt chunk. */
+static int next_code(reader_t* r, unsigned ctx, int32_t* k)
 {
     unsigned lane, s;
     uint32_t x, z, extra = 0;
-    if (r->j == r->K) {
-        if (close_chunk(r) != GHZ_SUCCESS) return -1;
-        open_chunk(r, r->chunk + 1);
+    if (r->nsym[ctx] == 0) {
+        corrupt("a symbol in a context without a table", r->chunk);
+        return -1;
     }
     lane = (unsigned)(r->j % GHZ_RATIO_LANES);
     ++r->j;
     x = r->x[lane];
-    s = r->lut[x & (GHZ_RATIO_M - 1u)];
-    ghz_rans_take(&x, r->f[s], r->cum[s]);
+    s = r->lut[ctx][x & (GHZ_RATIO_M - 1u)];
+    ghz_rans_take(&x, r->f[ctx][s], r->cum[ctx][s]);
     if (x < GHZ_RATIO_STATE_LOW) {
         if (r->wpos == r->nwords) {
             corrupt("a chunk's words run out", r->chunk);
@@ -177,10 +179,10 @@ typedef struct {
     uint8_t* out;
 } decoder_t;
 
-static int decode_point(decoder_t* dc, uint64_t i, double p)
+static int decode_point(decoder_t* dc, uint64_t i, double p, unsigned ctx)
 {
     int32_t k = 0;
-    const int rc = next_code(dc->r, &k);
+    const int rc = next_code(dc->r, ctx, &k);
     const unsigned elem = dc->info->dtype == GHZ_F32 ? 4u : 8u;
     if (rc < 0) return -1;
     if (rc == 1) {
@@ -223,17 +225,21 @@ static int decode_passes(decoder_t* dc)
     const ghz_ratio_layout_t* L = dc->r->L;
     const uint64_t* d = L->d;
     const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
+    const uint64_t cs = (uint64_t)1 << L->chunk_log2;
     const int is_f32 = dc->info->dtype == GHZ_F32;
+    uint64_t chunk = 0;
     unsigned l, q;
-    if (decode_point(dc, 0, 0.0) != 0) return -1;
+    ghz_store_le(dc->out, L->x0, is_f32 ? 4u : 8u);
     for (l = L->levels; l >= 1; --l) {
-        unsigned order[3];
-        (void)level_order(dc->r, l, order); /* checked before */
+        unsigned order[3] = {0, 1, 2};
+        (void)ghz_ratio_level_order(d, l, dc->r->frame + L->off_choices + 3u * (L->levels - l), order);
         for (q = 0; q < 3; ++q) {
             const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
             const unsigned cubic = dc->r->frame[L->off_choices + 3u * (L->levels - l) + q] & 1u;
             const unsigned a = ps.axis;
-            uint64_t i0, i1, i2;
+            uint64_t i0, i1, i2, left = ps.points;
+            if (!left) continue;
+            open_chunk(dc->r, chunk++, left < cs ? left : cs);
             for (i2 = 0; i2 < ps.count[2]; ++i2)
                 for (i1 = 0; i1 < ps.count[1]; ++i1)
                     for (i0 = 0; i0 < ps.count[0]; ++i0) {
@@ -243,11 +249,18 @@ static int decode_passes(decoder_t* dc)
                         const uint64_t idx = c[0] + d[0] * (c[1] + d[1] * c[2]);
                         const double p = ghz_ratio_predict(dc->out, is_f32, idx, c[a], ps.s,
                                                            stride[a], d[a], cubic);
-                        if (decode_point(dc, idx, p) != 0) return -1;
+                        const unsigned ctx = ghz_ratio_context(dc->out, is_f32, idx, c[a], ps.s,
+                                                               stride[a], d[a], dc->z.r);
+                        if (dc->r->j == dc->r->K) { /* the pass's next chunk */
+                            if (close_chunk(dc->r) != GHZ_SUCCESS) return -1;
+                            left -= dc->r->K;
+                            open_chunk(dc->r, chunk++, left < cs ? left : cs);
+                        }
+                        if (decode_point(dc, idx, p, ctx) != 0) return -1;
                     }
+            if (close_chunk(dc->r) != GHZ_SUCCESS) return -1;
         }
     }
-    if (close_chunk(dc->r) != GHZ_SUCCESS) return -1;
     if (dc->r->outliers != L->n_outliers) {
         corrupt("fewer outlier symbols than outliers", dc->r->outliers);
         return -1;
@@ -351,10 +364,9 @@ ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info
     r->frame = frame;
     r->L = &L;
     r->n = info->n;
-    if ((st = check_table(r)) != GHZ_SUCCESS || (st = check_choices(r)) != GHZ_SUCCESS ||
-        (st = check_directory(r)) != GHZ_SUCCESS || (st = specials(frame, &L, info, mask, NULL)) != GHZ_SUCCESS)
+    if ((st = check_tables(r)) != GHZ_SUCCESS || (st = check_directory(r)) != GHZ_SUCCESS ||
+        (st = specials(frame, &L, info, mask, NULL)) != GHZ_SUCCESS)
         goto done;
-    open_chunk(r, 0);
     dc.r = r;
     dc.info = info;
     dc.z = ghz_quantizer_make(info->eb_abs, info->dtype == GHZ_F32);
