@@ -25,13 +25,19 @@ extern "C" {
 #define GHZ_RATIO_SECTION 64u       /* bytes of the section after the header */
 #define GHZ_RATIO_PROB_BITS 12u
 #define GHZ_RATIO_M 4096u           /* 2^prob_bits: the table's sum */
-#define GHZ_RATIO_LANES 32u
+#define GHZ_RATIO_LANES 32u         /* rANS lanes of a full chunk (a warp) */
+#define GHZ_RATIO_LANE_MIN_SYMBOLS 128u
 #define GHZ_RATIO_CHUNK_LOG2 16u    /* what writers use; readers accept 10..24 */
 #define GHZ_RATIO_CHUNK_LOG2_MIN 10u
 #define GHZ_RATIO_CHUNK_LOG2_MAX 24u
 #define GHZ_RATIO_NSYM_MAX 133u
 #define GHZ_RATIO_NCTX 8u           /* tables per frame, one per context */
-#define GHZ_RATIO_DIR_ENTRY 136u    /* directory bytes per chunk: words, extra_bits, 32 states */
+/* Lanes of a chunk of K >= 1 symbols (RATIO.md, Chunks): one per 128 symbols, at
+ * most 32, so that small chunks (coarse passes) do not store 32 states. */
+#define GHZ_RATIO_CHUNK_LANES(K) \
+    ((K) >= 32u * GHZ_RATIO_LANE_MIN_SYMBOLS ? 32u : (unsigned)(((K) + 127u) / 128u))
+/* Directory bytes of a chunk of K symbols: words, extra_bits, one state per lane. */
+#define GHZ_RATIO_DIR_ENTRY(K) (8u + 4u * GHZ_RATIO_CHUNK_LANES(K))
 #define GHZ_RATIO_STATE_LOW 65536u  /* rANS states live in [2^16, 2^32) */
 #define GHZ_RATIO_Z_LIMIT (1u << 30)
 

@@ -235,16 +235,17 @@ static void write_pass_chunks(const int32_t* code, const uint8_t* ctx, uint64_t 
     uint64_t c0;
     for (c0 = 0; c0 < K0; c0 += cs) {
         const uint64_t K = K0 - c0 < cs ? K0 - c0 : cs;
-        const uint64_t steps = (K + GHZ_RATIO_LANES - 1) / GHZ_RATIO_LANES;
+        const unsigned W = GHZ_RATIO_CHUNK_LANES(K);
+        const uint64_t steps = (K + W - 1) / W;
         uint32_t x[GHZ_RATIO_LANES];
         uint64_t pos = cs, nbits = 0, j, t_;
         unsigned lane;
-        for (lane = 0; lane < GHZ_RATIO_LANES; ++lane) x[lane] = GHZ_RATIO_STATE_LOW;
+        for (lane = 0; lane < W; ++lane) x[lane] = GHZ_RATIO_STATE_LOW;
         for (t_ = steps; t_-- > 0;) {
             uint16_t w[GHZ_RATIO_LANES];
             unsigned m = 0;
-            for (lane = 0; lane < GHZ_RATIO_LANES; ++lane) {
-                const uint64_t g = t_ * GHZ_RATIO_LANES + lane;
+            for (lane = 0; lane < W; ++lane) {
+                const uint64_t g = t_ * W + lane;
                 unsigned sym, cx;
                 if (g >= K) break;
                 sym = symbol_of(code[c0 + g]);
@@ -268,7 +269,7 @@ static void write_pass_chunks(const int32_t* code, const uint8_t* ctx, uint64_t 
         }
         sink_le(dir, cs - pos, 4);
         sink_le(dir, nbits, 4);
-        for (lane = 0; lane < GHZ_RATIO_LANES; ++lane) sink_le(dir, x[lane], 4);
+        for (lane = 0; lane < W; ++lane) sink_le(dir, x[lane], 4);
         for (j = pos; j < cs; ++j) sink_le(o, words[j], 2);
         if ((cs - pos) & 1u) sink_le(o, 0, 2);
         for (j = 0; j < (nbits + 31) / 32; ++j) sink_le(o, extra[j], 4);
@@ -342,7 +343,7 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     const uint64_t n = info_in->n, cs = (uint64_t)1 << GHZ_RATIO_CHUNK_LOG2;
     const uint64_t bound = ghz_compress_bound((size_t)n, e->dtype) - GHZ_HEADER_SIZE;
     ghz_frame_info_t info = *info_in;
-    uint64_t d[3], i, n_chunks = 0, x0 = 0, bits0, table_at, chunks_at, specials_at;
+    uint64_t d[3], i, dir_bytes = 0, x0 = 0, bits0, table_at, chunks_at, specials_at;
     unsigned ndims, L, l, a, c, s;
     uint8_t* choices;
     uint16_t* words;
@@ -389,7 +390,11 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
         goto done;
     }
     make_tables(st.code, st.ctx, st.next, t);
-    for (i = 0; i < 3u * L; ++i) n_chunks += (st.pass_points[i] + cs - 1) / cs;
+    for (i = 0; i < 3u * L; ++i) {
+        uint64_t left = st.pass_points[i];
+        for (; left > cs; left -= cs) dir_bytes += GHZ_RATIO_DIR_ENTRY(cs);
+        if (left) dir_bytes += GHZ_RATIO_DIR_ENTRY(left);
+    }
 
     /* payload, after the 64 header bytes: section, choices, tables, directory, chunks,
      * outliers, specials */
@@ -405,7 +410,7 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     dir.p = o.p + o.len;
     dir.cap = o.cap > o.len ? o.cap - o.len : 0;
     dir.len = 0;
-    o.len += n_chunks * GHZ_RATIO_DIR_ENTRY;
+    o.len += dir_bytes;
     chunks_at = o.len;
     for (i = 0, st.next = 0; i < 3u * L; ++i) {
         write_pass_chunks(st.code + st.next, st.ctx + st.next, st.pass_points[i], t, words, extra,

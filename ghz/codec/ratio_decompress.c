@@ -19,7 +19,8 @@ typedef struct {
     unsigned nsym[GHZ_RATIO_NCTX];
     uint8_t lut[GHZ_RATIO_NCTX][GHZ_RATIO_M];
     /* the chunk being read */
-    uint64_t chunk, K, j, data;
+    uint64_t chunk, K, j, data, dir; /* dir: the chunk's directory entry */
+    unsigned W;                        /* its lanes */
     uint32_t x[GHZ_RATIO_LANES];
     const uint8_t *words, *extra;
     uint64_t nwords, wpos, nextra, epos;
@@ -69,20 +70,21 @@ static ghz_status_t check_directory(const reader_t* r)
 {
     const ghz_ratio_layout_t* L = r->L;
     const uint64_t cs = (uint64_t)1 << L->chunk_log2;
-    uint64_t c = 0, total = 0;
+    uint64_t c = 0, total = 0, at = L->off_dir;
     unsigned l, q, order[3] = {0, 1, 2};
     for (l = L->levels; l >= 1; --l) {
         (void)ghz_ratio_level_order(L->d, l, r->frame + L->off_choices + 3u * (L->levels - l), order);
         for (q = 0; q < 3; ++q) {
             uint64_t left = ghz_ratio_pass(L->d, l, order, q).points;
             while (left) {
-                const uint8_t* e = r->frame + L->off_dir + c * GHZ_RATIO_DIR_ENTRY;
+                const uint8_t* e = r->frame + at;
                 const uint64_t K = left < cs ? left : cs;
                 uint64_t words = ghz_load_le(e, 4), bits = ghz_load_le(e + 4, 4);
                 unsigned lane;
+                at += GHZ_RATIO_DIR_ENTRY(K);
                 /* at most one word and 27 extra bits per symbol */
                 if (words > K || bits > 27 * K) return corrupt("chunk counts exceed its symbols", c);
-                for (lane = 0; lane < GHZ_RATIO_LANES; ++lane)
+                for (lane = 0; lane < GHZ_RATIO_CHUNK_LANES(K); ++lane)
                     if (ghz_load_le(e + 8 + 4 * lane, 4) < GHZ_RATIO_STATE_LOW)
                         return corrupt("a lane state below 2^16", c);
                 total += ((2 * words + 3) & ~(uint64_t)3) + 4 * ((bits + 31) / 32);
@@ -99,7 +101,7 @@ static ghz_status_t close_chunk(const reader_t* r)
 {
     unsigned lane;
     if (r->wpos != r->nwords || r->epos != r->nextra) return corrupt("chunk words or bits left unread", r->chunk);
-    for (lane = 0; lane < GHZ_RATIO_LANES; ++lane)
+    for (lane = 0; lane < r->W; ++lane)
         if (r->x[lane] != GHZ_RATIO_STATE_LOW) return corrupt("a lane does not end at 2^16", r->chunk);
     if ((r->nwords & 1u) && ghz_load_le(r->words + 2 * r->nwords, 2) != 0)
         return corrupt("chunk word padding not zero", r->chunk);
@@ -108,17 +110,21 @@ static ghz_status_t close_chunk(const reader_t* r)
     return GHZ_SUCCESS;
 }
 
-/* Opens chunk c, of K symbols. */
+/* Opens chunk c, of K symbols, whose directory entry follows the previous chunk's. */
 static void open_chunk(reader_t* r, uint64_t c, uint64_t K)
 {
-    const uint8_t* e = r->frame + r->L->off_dir + c * GHZ_RATIO_DIR_ENTRY;
+    const uint8_t* e;
     unsigned lane;
+    if (c == 0) r->dir = r->L->off_dir;
+    e = r->frame + r->dir;
+    r->dir += GHZ_RATIO_DIR_ENTRY(K);
+    r->W = GHZ_RATIO_CHUNK_LANES(K);
     r->chunk = c;
     r->K = K;
     r->j = 0;
     r->nwords = ghz_load_le(e, 4);
     r->nextra = ghz_load_le(e + 4, 4);
-    for (lane = 0; lane < GHZ_RATIO_LANES; ++lane) r->x[lane] = (uint32_t)ghz_load_le(e + 8 + 4 * lane, 4);
+    for (lane = 0; lane < r->W; ++lane) r->x[lane] = (uint32_t)ghz_load_le(e + 8 + 4 * lane, 4);
     r->words = r->frame + r->L->off_chunks + r->data;
     r->extra = r->words + ((2 * r->nwords + 3) & ~(uint64_t)3);
     r->data += ((2 * r->nwords + 3) & ~(uint64_t)3) + 4 * ((r->nextra + 31) / 32);
@@ -135,7 +141,7 @@ static int next_code(reader_t* r, unsigned ctx, int32_t* k)
         corrupt("a symbol in a context without a table", r->chunk);
         return -1;
     }
-    lane = (unsigned)(r->j % GHZ_RATIO_LANES);
+    lane = (unsigned)(r->j % r->W);
     ++r->j;
     x = r->x[lane];
     s = r->lut[ctx][x & (GHZ_RATIO_M - 1u)];

@@ -11,7 +11,7 @@
 typedef struct {
     uint64_t d[3];
     unsigned ndims, levels, chunk_log2;
-    uint64_t table_bytes, n_outliers, chunk_bytes, special_bytes, n_chunks, x0;
+    uint64_t table_bytes, n_outliers, chunk_bytes, special_bytes, n_chunks, dir_bytes, x0;
     uint64_t off_choices, off_table, off_dir, off_chunks, off_outliers, off_specials, end;
 } ghz_ratio_layout_t;
 
@@ -101,13 +101,16 @@ GHZ_HD static inline const char* ghz_ratio_layout(const uint8_t* frame, const gh
     {
         /* chunks are cut per pass: their count follows from the passes' sizes */
         unsigned l, q, order[3];
-        L->n_chunks = 0;
+        const uint64_t cs = (uint64_t)1 << L->chunk_log2;
+        L->n_chunks = L->dir_bytes = 0;
         for (l = L->levels; l >= 1; --l) {
             if (ghz_ratio_level_order(L->d, l, frame + L->off_choices + 3u * (L->levels - l), order) != 0)
                 return "a level's choice bytes are not valid";
             for (q = 0; q < 3; ++q) {
                 const uint64_t pts = ghz_ratio_pass(L->d, l, order, q).points;
-                L->n_chunks += (pts >> L->chunk_log2) + ((pts & (((uint64_t)1 << L->chunk_log2) - 1)) != 0);
+                const uint64_t full = pts >> L->chunk_log2, rest = pts & (cs - 1);
+                L->n_chunks += full + (rest != 0);
+                L->dir_bytes += full * GHZ_RATIO_DIR_ENTRY(cs) + (rest ? GHZ_RATIO_DIR_ENTRY(rest) : 0);
             }
         }
     }
@@ -116,8 +119,8 @@ GHZ_HD static inline const char* ghz_ratio_layout(const uint8_t* frame, const gh
     off += L->table_bytes;
     L->off_dir = off;
     room = end - off;
-    if (L->n_chunks > room / GHZ_RATIO_DIR_ENTRY) return "directory exceeds the payload";
-    off += L->n_chunks * GHZ_RATIO_DIR_ENTRY;
+    if (L->dir_bytes > room) return "directory exceeds the payload";
+    off += L->dir_bytes;
     L->off_chunks = off;
     room = end - off;
     if (L->chunk_bytes > room) return "chunks exceed the payload";
