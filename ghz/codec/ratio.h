@@ -40,6 +40,7 @@ extern "C" {
 #define GHZ_RATIO_DIR_ENTRY(K) (8u + 4u * GHZ_RATIO_CHUNK_LANES(K))
 #define GHZ_RATIO_STATE_LOW 65536u  /* rANS states live in [2^16, 2^32) */
 #define GHZ_RATIO_Z_LIMIT (1u << 30)
+#define GHZ_RATIO_SAMPLE 8u         /* the writer costs every 8th point of a pass */
 
 /* ---- geometry (RATIO.md, Prediction) ------------------------------------------ */
 
@@ -160,7 +161,12 @@ GHZ_HD static inline unsigned ghz_ratio_context(const void* xr, int is_f32, uint
                                ghz_ratio_get(xr, is_f32, idx - off))), r);
     if (!(g < 64.0)) return GHZ_RATIO_NCTX - 1u; /* also NaN */
     if (g < 1.0) return 0u;
-    return 1u + (unsigned)ilogb(g);
+    {
+        /* 1 + floor(log2 g) for 1 <= g < 64, from the exponent bits (exact) */
+        uint64_t b;
+        memcpy(&b, &g, 8);
+        return 1u + (unsigned)((b >> 52) - 1023u);
+    }
 }
 
 /* ---- quantization (RATIO.md, Quantization) ------------------------------------ */

@@ -95,15 +95,22 @@ static void code_point(enc_t* s, uint64_t i, double p, unsigned ctx)
     } while (0)
 
 /* The writer's cost of a pass with linear (cost[0]) and cubic (cost[1]) prediction,
- * over its *count finite non-fill points (RATIO.md, Writer's choices). */
+ * over its *count sampled finite non-fill points: every GHZ_RATIO_SAMPLE-th point in
+ * the pass's order (RATIO.md, Writer's choices). */
 static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_t* ps,
                       uint64_t cost[2], uint64_t* count)
 {
     const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
     const int is_f32 = s->e->dtype == GHZ_F32;
     const unsigned a = ps->axis;
+    uint64_t j;
     cost[0] = cost[1] = *count = 0;
-    FOR_PASS(*ps, d, {
+    for (j = 0; j < ps->points; j += GHZ_RATIO_SAMPLE) {
+        const uint64_t i0 = j % ps->count[0], i1 = (j / ps->count[0]) % ps->count[1],
+                       i2 = j / (ps->count[0] * ps->count[1]);
+        const uint64_t c[3] = {ps->first[0] + ps->step[0] * i0, ps->first[1] + ps->step[1] * i1,
+                               ps->first[2] + ps->step[2] * i2};
+        const uint64_t idx = c[0] + d[0] * (c[1] + d[1] * c[2]);
         uint64_t bits;
         const double x = ghz_load_value(s->e, s->src, idx, &bits);
         unsigned m;
@@ -114,7 +121,7 @@ static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_
                                           ghz_ratio_predict(s->xr, is_f32, idx, c[a], ps->s,
                                                             stride[a], d[a], m));
         }
-    });
+    }
 }
 
 /* The order of a level's passes (RATIO.md, Writer's choices): the axis whose own

@@ -131,98 +131,129 @@ static void open_chunk(reader_t* r, uint64_t c, uint64_t K)
     r->wpos = r->epos = 0;
 }
 
-/* The next symbol's code, in context ctx: returns 0 and *k, 1 for an outlier, -1 with
- * the detail set for a corrupt chunk. */
-static int next_code(reader_t* r, unsigned ctx, int32_t* k)
-{
-    unsigned lane, s;
-    uint32_t x, z, extra = 0;
-    if (r->nsym[ctx] == 0) {
-        corrupt("a symbol in a context without a table", r->chunk);
-        return -1;
-    }
-    lane = (unsigned)(r->j % r->W);
-    ++r->j;
-    x = r->x[lane];
-    s = r->lut[ctx][x & (GHZ_RATIO_M - 1u)];
-    ghz_rans_take(&x, r->f[ctx][s], r->cum[ctx][s]);
-    if (x < GHZ_RATIO_STATE_LOW) {
-        if (r->wpos == r->nwords) {
-            corrupt("a chunk's words run out", r->chunk);
-            return -1;
-        }
-        x = (x << 16) | (uint32_t)ghz_load_le(r->words + 2 * r->wpos++, 2);
-    }
-    r->x[lane] = x;
-    if (s == 0) return 1;
-    {
-        unsigned nb = ghz_ratio_extra_bits(s);
-        if (nb) {
-            uint64_t w = r->epos / 32, b = r->epos % 32;
-            if (nb > r->nextra - r->epos) {
-                corrupt("a chunk's extra bits run out", r->chunk);
-                return -1;
-            }
-            extra = (uint32_t)(ghz_load_le(r->extra + 4 * w, 4) >> b);
-            if (b + nb > 32) extra |= (uint32_t)ghz_load_le(r->extra + 4 * (w + 1), 4) << (32 - b);
-            extra &= (1u << nb) - 1u;
-            r->epos += nb;
-        }
-    }
-    z = ghz_ratio_unsymbol(s, extra);
-    if (z > (GHZ_RATIO_Z_LIMIT - 2u)) {
-        corrupt("a code beyond QMAX", r->chunk);
-        return -1;
-    }
-    *k = ghz_ratio_unzigzag(z);
-    return 0;
-}
-
 typedef struct {
     reader_t* r;
     const ghz_frame_info_t* info;
     ghz_quantizer_t z;
     uint8_t* out;
+    /* one chunk's elements: index, prediction, context, code (RATIO.md's decoder in
+     * three steps per chunk, as the GPU runs it: predict all, decode all, rebuild all) */
+    uint64_t* idx;
+    double* pred;
+    uint8_t* ctx;
+    int32_t* code;
 } decoder_t;
 
-static int decode_point(decoder_t* dc, uint64_t i, double p, unsigned ctx)
+#define OUTLIER_CODE INT32_MIN
+
+/* Decodes the K codes of the open chunk (contexts known): RATIO.md, Chunks, with the
+ * chunk's state in locals so that the loop keeps it in registers. */
+static int decode_codes(decoder_t* dc, uint64_t K)
 {
-    int32_t k = 0;
-    const int rc = next_code(dc->r, ctx, &k);
+    reader_t* r = dc->r;
+    const uint8_t* ctx = dc->ctx;
+    int32_t* code = dc->code;
+    const int lossless = !(dc->z.eb > 0.0);
+    const unsigned W = r->W;
+    const uint8_t* words = r->words;
+    const uint8_t* xb = r->extra;
+    const uint64_t nwords = r->nwords, nextra = r->nextra;
+    uint64_t wpos = 0, epos = 0, j;
+    uint32_t x[GHZ_RATIO_LANES];
+    unsigned lane = 0;
+    memcpy(x, r->x, sizeof x);
+    for (j = 0; j < K; ++j) {
+        const unsigned cx = ctx[j];
+        uint32_t v = x[lane], z, extra = 0;
+        unsigned sym, nb;
+        if (r->nsym[cx] == 0) {
+            corrupt("a symbol in a context without a table", r->chunk);
+            return -1;
+        }
+        sym = r->lut[cx][v & (GHZ_RATIO_M - 1u)];
+        ghz_rans_take(&v, r->f[cx][sym], r->cum[cx][sym]);
+        if (v < GHZ_RATIO_STATE_LOW) {
+            uint16_t w;
+            if (wpos == nwords) {
+                corrupt("a chunk's words run out", r->chunk);
+                return -1;
+            }
+            memcpy(&w, words + 2 * wpos++, 2);
+            v = (v << 16) | w;
+        }
+        x[lane] = v;
+        lane = lane + 1 == W ? 0u : lane + 1;
+        if (sym == 0) {
+            code[j] = OUTLIER_CODE;
+            continue;
+        }
+        nb = ghz_ratio_extra_bits(sym);
+        if (nb) {
+            const uint64_t wi = epos / 32, b = epos % 32;
+            uint32_t lo, hi = 0;
+            if (nb > nextra - epos) {
+                corrupt("a chunk's extra bits run out", r->chunk);
+                return -1;
+            }
+            memcpy(&lo, xb + 4 * wi, 4);
+            if (b + nb > 32) memcpy(&hi, xb + 4 * (wi + 1), 4);
+            extra = (uint32_t)(lo >> b) | (b ? hi << (32 - b) : 0u);
+            extra &= (1u << nb) - 1u;
+            epos += nb;
+        }
+        z = ghz_ratio_unsymbol(sym, extra);
+        if (z > (GHZ_RATIO_Z_LIMIT - 2u)) {
+            corrupt("a code beyond QMAX", r->chunk);
+            return -1;
+        }
+        code[j] = ghz_ratio_unzigzag(z);
+        if (lossless && code[j] != 0) {
+            corrupt("a nonzero code in a lossless frame", r->chunk);
+            return -1;
+        }
+    }
+    memcpy(r->x, x, sizeof x);
+    r->wpos = wpos;
+    r->epos = epos;
+    r->j = K;
+    return 0;
+}
+
+/* Writes the K reconstructions of a decoded chunk. */
+static int rebuild(decoder_t* dc, uint64_t K)
+{
     const unsigned elem = dc->info->dtype == GHZ_F32 ? 4u : 8u;
-    if (rc < 0) return -1;
-    if (rc == 1) {
-        const uint8_t* v = dc->r->frame + dc->r->L->off_outliers + dc->r->outliers * elem;
-        int finite;
-        if (dc->r->outliers == dc->r->L->n_outliers) {
-            corrupt("more outlier symbols than outliers", i);
-            return -1;
-        }
-        if (elem == 4u) {
-            float fv;
-            memcpy(&fv, v, 4);
-            finite = isfinite(fv);
+    uint64_t j;
+    for (j = 0; j < K; ++j) {
+        const uint64_t i = dc->idx[j];
+        if (dc->code[j] == OUTLIER_CODE) {
+            const uint8_t* v = dc->r->frame + dc->r->L->off_outliers + dc->r->outliers * elem;
+            int finite;
+            if (dc->r->outliers == dc->r->L->n_outliers) {
+                corrupt("more outlier symbols than outliers", i);
+                return -1;
+            }
+            if (elem == 4u) {
+                float fv;
+                memcpy(&fv, v, 4);
+                finite = isfinite(fv);
+            } else {
+                double dv;
+                memcpy(&dv, v, 8);
+                finite = isfinite(dv);
+            }
+            if (!finite) {
+                corrupt("an outlier is not finite", i);
+                return -1;
+            }
+            memcpy(dc->out + i * elem, v, elem);
+            ++dc->r->outliers;
+        } else if (elem == 4u) {
+            ((float*)dc->out)[i] = (float)ghz_ratio_recon(&dc->z, dc->pred[j], dc->code[j]);
         } else {
-            double dv;
-            memcpy(&dv, v, 8);
-            finite = isfinite(dv);
+            ((double*)dc->out)[i] = ghz_ratio_recon(&dc->z, dc->pred[j], dc->code[j]);
         }
-        if (!finite) {
-            corrupt("an outlier is not finite", i);
-            return -1;
-        }
-        memcpy(dc->out + i * elem, v, elem);
-        ++dc->r->outliers;
-        return 0;
     }
-    if (k != 0 && !(dc->z.eb > 0.0)) {
-        corrupt("a nonzero code in a lossless frame", i);
-        return -1;
-    }
-    if (elem == 4u)
-        ((float*)dc->out)[i] = (float)ghz_ratio_recon(&dc->z, p, k);
-    else
-        ((double*)dc->out)[i] = ghz_ratio_recon(&dc->z, p, k);
     return 0;
 }
 
@@ -243,28 +274,30 @@ static int decode_passes(decoder_t* dc)
             const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
             const unsigned cubic = dc->r->frame[L->off_choices + 3u * (L->levels - l) + q] & 1u;
             const unsigned a = ps.axis;
-            uint64_t i0, i1, i2, left = ps.points;
-            if (!left) continue;
-            open_chunk(dc->r, chunk++, left < cs ? left : cs);
-            for (i2 = 0; i2 < ps.count[2]; ++i2)
-                for (i1 = 0; i1 < ps.count[1]; ++i1)
-                    for (i0 = 0; i0 < ps.count[0]; ++i0) {
-                        const uint64_t c[3] = {ps.first[0] + ps.step[0] * i0,
-                                               ps.first[1] + ps.step[1] * i1,
-                                               ps.first[2] + ps.step[2] * i2};
-                        const uint64_t idx = c[0] + d[0] * (c[1] + d[1] * c[2]);
-                        const double p = ghz_ratio_predict(dc->out, is_f32, idx, c[a], ps.s,
-                                                           stride[a], d[a], cubic);
-                        const unsigned ctx = ghz_ratio_context(dc->out, is_f32, idx, c[a], ps.s,
-                                                               stride[a], d[a], dc->z.r);
-                        if (dc->r->j == dc->r->K) { /* the pass's next chunk */
-                            if (close_chunk(dc->r) != GHZ_SUCCESS) return -1;
-                            left -= dc->r->K;
-                            open_chunk(dc->r, chunk++, left < cs ? left : cs);
+            uint64_t j0, i0 = 0, i1 = 0, i2 = 0;
+            for (j0 = 0; j0 < ps.points; j0 += cs) {
+                const uint64_t K = ps.points - j0 < cs ? ps.points - j0 : cs;
+                uint64_t j;
+                for (j = 0; j < K; ++j) { /* the chunk's elements, in the pass's order */
+                    const uint64_t c[3] = {ps.first[0] + ps.step[0] * i0, ps.first[1] + ps.step[1] * i1,
+                                           ps.first[2] + ps.step[2] * i2};
+                    const uint64_t idx = c[0] + d[0] * (c[1] + d[1] * c[2]);
+                    dc->idx[j] = idx;
+                    dc->pred[j] = ghz_ratio_predict(dc->out, is_f32, idx, c[a], ps.s, stride[a], d[a], cubic);
+                    dc->ctx[j] = (uint8_t)ghz_ratio_context(dc->out, is_f32, idx, c[a], ps.s, stride[a],
+                                                            d[a], dc->z.r);
+                    if (++i0 == ps.count[0]) {
+                        i0 = 0;
+                        if (++i1 == ps.count[1]) {
+                            i1 = 0;
+                            ++i2;
                         }
-                        if (decode_point(dc, idx, p, ctx) != 0) return -1;
                     }
-            if (close_chunk(dc->r) != GHZ_SUCCESS) return -1;
+                }
+                open_chunk(dc->r, chunk++, K);
+                if (decode_codes(dc, K) != 0 || close_chunk(dc->r) != GHZ_SUCCESS || rebuild(dc, K) != 0)
+                    return -1;
+            }
         }
     }
     if (dc->r->outliers != L->n_outliers) {
@@ -359,11 +392,23 @@ ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info
     ghz_status_t st;
     const char* why = ghz_ratio_layout(frame, info, &L);
     if (why) return ghz_fail(GHZ_ERR_CORRUPT, "ratio frame: %s", why);
+    {
+        const uint64_t cs = (uint64_t)1 << L.chunk_log2;
+        const uint64_t k = cs < info->n ? cs : info->n;
+        dc.idx = (uint64_t*)malloc((size_t)k * sizeof(uint64_t));
+        dc.pred = (double*)malloc((size_t)k * sizeof(double));
+        dc.ctx = (uint8_t*)malloc((size_t)k);
+        dc.code = (int32_t*)malloc((size_t)k * sizeof(int32_t));
+    }
     r = (reader_t*)calloc(1, sizeof *r);
     mask = (uint8_t*)malloc((size_t)(info->n / 8 + 1));
-    if (!r || !mask) {
+    if (!r || !mask || !dc.idx || !dc.pred || !dc.ctx || !dc.code) {
         free(r);
         free(mask);
+        free(dc.idx);
+        free(dc.pred);
+        free(dc.ctx);
+        free(dc.code);
         return ghz_fail(GHZ_ERR_NOMEM, "ratio frame of %llu values: out of memory",
                         (unsigned long long)info->n);
     }
@@ -385,6 +430,10 @@ ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info
 done:
     free(r);
     free(mask);
+    free(dc.idx);
+    free(dc.pred);
+    free(dc.ctx);
+    free(dc.code);
     return st;
 }
 
