@@ -40,7 +40,7 @@ extern "C" {
 #define GHZ_RATIO_DIR_ENTRY(K) (8u + 4u * GHZ_RATIO_CHUNK_LANES(K))
 #define GHZ_RATIO_STATE_LOW 65536u  /* rANS states live in [2^16, 2^32) */
 #define GHZ_RATIO_Z_LIMIT (1u << 30)
-#define GHZ_RATIO_SAMPLE 8u         /* the writer costs every 8th point of a pass */
+#define GHZ_RATIO_SAMPLE 16u        /* the writer costs every 16th point of a pass */
 
 /* ---- geometry (RATIO.md, Prediction) ------------------------------------------ */
 

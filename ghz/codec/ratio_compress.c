@@ -23,6 +23,7 @@ typedef struct {
     uint64_t* pass_points; /* symbols of each pass, 3L of them */
     uint8_t* out;    /* outlier bits, grown as needed */
     uint64_t n_out, cap_out;
+    uint64_t n_special;
     int oom;
 } enc_t;
 
@@ -57,6 +58,7 @@ static void code_point(enc_t* s, uint64_t i, double p, unsigned ctx)
     if (is_special(s->e, x, bits)) {
         put_xr(s, i, s->e->dtype == GHZ_F32 ? (double)(float)p : p);
         s->code[s->next++] = 0;
+        ++s->n_special;
         return;
     }
     if (ghz_ratio_quantize(&s->e->z, x, bits, p, &k, &y)) {
@@ -103,11 +105,9 @@ static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_
     const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
     const int is_f32 = s->e->dtype == GHZ_F32;
     const unsigned a = ps->axis;
-    uint64_t j;
+    uint64_t j, i0 = 0, i1 = 0, i2 = 0;
     cost[0] = cost[1] = *count = 0;
     for (j = 0; j < ps->points; j += GHZ_RATIO_SAMPLE) {
-        const uint64_t i0 = j % ps->count[0], i1 = (j / ps->count[0]) % ps->count[1],
-                       i2 = j / (ps->count[0] * ps->count[1]);
         const uint64_t c[3] = {ps->first[0] + ps->step[0] * i0, ps->first[1] + ps->step[1] * i1,
                                ps->first[2] + ps->step[2] * i2};
         const uint64_t idx = c[0] + d[0] * (c[1] + d[1] * c[2]);
@@ -120,6 +120,15 @@ static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_
                 cost[m] += ghz_ratio_cost(&s->e->z, x,
                                           ghz_ratio_predict(s->xr, is_f32, idx, c[a], ps->s,
                                                             stride[a], d[a], m));
+        }
+        /* the next sample, GHZ_RATIO_SAMPLE points on in the pass's order */
+        i0 += GHZ_RATIO_SAMPLE;
+        while (i0 >= ps->count[0]) {
+            i0 -= ps->count[0];
+            if (++i1 == ps->count[1]) {
+                i1 = 0;
+                ++i2;
+            }
         }
     }
 }
@@ -285,17 +294,14 @@ static void write_pass_chunks(const int32_t* code, const uint8_t* ctx, uint64_t 
 
 /* The specials section (RATIO.md, Specials section). */
 static void write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t n,
-                           const uint64_t d[3], sink_t* o)
+                           const uint64_t d[3], uint64_t n_special_known, sink_t* o)
 {
     const uint64_t lag = ghz_ratio_mask_lag(d);
     uint64_t i, n_special = 0, n_runs = 0, run = 0, n_pat = 0, count = 0, last = 0;
     unsigned cur = 0;
     uint64_t at_runs, at_pats;
     uint8_t b8[8];
-    for (i = 0; i < n; ++i) {
-        uint64_t bits;
-        if (special_at(e, src, i, &bits)) ++n_special;
-    }
+    n_special = n_special_known;
     sink_le(o, n_special, 8);
     at_runs = o->len;
     sink_le(o, 0, 8); /* n_runs, patched below */
@@ -317,7 +323,7 @@ static void write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t
     }
     at_pats = o->len;
     sink_le(o, 0, 8); /* n_patterns, patched below */
-    for (i = 0; i < n; ++i) {
+    for (i = 0; n_special && i < n; ++i) {
         uint64_t bits;
         if (!special_at(e, src, i, &bits)) continue;
         if (count && bits == last) {
@@ -385,6 +391,7 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     {
         const double x = ghz_load_value(e, src, 0, &bits0);
         if (!is_special(e, x, bits0)) x0 = bits0;
+        else ++st.n_special;
         put_xr(&st, 0, is_special(e, x, bits0) ? 0.0 : x);
     }
     for (l = L; l >= 1; --l) {
@@ -428,7 +435,7 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
         const uint64_t chunk_bytes = o.len - chunks_at;
         sink_put(&o, st.out, st.n_out * e->elem);
         specials_at = o.len;
-        write_specials(e, src, n, d, &o);
+        write_specials(e, src, n, d, st.n_special, &o);
         if (o.len > bound) {
             rc = GHZ_ERR_UNSUPPORTED; /* the caller writes a block frame */
             goto done;
