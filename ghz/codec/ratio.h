@@ -117,6 +117,41 @@ GHZ_HD static inline double ghz_ratio_get(const void* xr, int is_f32, uint64_t i
     return ((const double*)xr)[i];
 }
 
+/* The formulas of RATIO.md, Prediction, on the neighbours b = x'(t-s), c = x'(t+s),
+ * u = x'(t-3s), v = x'(t+3s); a prediction that is not finite becomes 0. */
+GHZ_HD static inline double ghz_ratio_finite(double p)
+{
+    return isfinite(p) ? p : 0.0;
+}
+GHZ_HD static inline double ghz_ratio_cubic(double u, double b, double c, double v)
+{
+    return ghz_ratio_finite(GHZ_DMUL(GHZ_DSUB(GHZ_DMUL(GHZ_DADD(b, c), 9.0), GHZ_DADD(u, v)), 0.0625));
+}
+GHZ_HD static inline double ghz_ratio_quad_u(double u, double b, double c)
+{
+    return ghz_ratio_finite(GHZ_DMUL(GHZ_DSUB(GHZ_DADD(GHZ_DMUL(b, 6.0), GHZ_DMUL(c, 3.0)), u), 0.125));
+}
+GHZ_HD static inline double ghz_ratio_quad_v(double b, double c, double v)
+{
+    return ghz_ratio_finite(GHZ_DMUL(GHZ_DSUB(GHZ_DADD(GHZ_DMUL(b, 3.0), GHZ_DMUL(c, 6.0)), v), 0.125));
+}
+GHZ_HD static inline double ghz_ratio_linear(double b, double c)
+{
+    return ghz_ratio_finite(GHZ_DMUL(GHZ_DADD(b, c), 0.5));
+}
+
+/* The context of an element with both neighbours b and c (RATIO.md, Contexts), r =
+ * 1/Q: how far apart they are in quanta, as a power-of-two bucket. */
+GHZ_HD static inline unsigned ghz_ratio_ctx_of(double b, double c, double r)
+{
+    const double g = GHZ_DMUL(fabs(GHZ_DSUB(c, b)), r);
+    uint64_t e;
+    if (!(g < 64.0)) return GHZ_RATIO_NCTX - 1u; /* also NaN */
+    if (g < 1.0) return 0u;
+    memcpy(&e, &g, 8); /* 1 + floor(log2 g) for 1 <= g < 64, from the exponent bits */
+    return 1u + (unsigned)((e >> 52) - 1023u);
+}
+
 /* The prediction of element `idx`, at coordinate t along the pass's axis, whose
  * neighbours along the axis are `stride` elements apart in storage (so neighbour
  * t + j s is at idx + j * s * stride). */
@@ -125,48 +160,29 @@ GHZ_HD static inline double ghz_ratio_predict(const void* xr, int is_f32, uint64
                                               uint64_t extent, unsigned cubic)
 {
     const uint64_t off = s * stride;
-    double b = ghz_ratio_get(xr, is_f32, idx - off), c, p;
+    double b = ghz_ratio_get(xr, is_f32, idx - off), c;
     int has_u, has_v;
-    if (t + s >= extent) return isfinite(b) ? b : 0.0;
+    if (t + s >= extent) return ghz_ratio_finite(b);
     c = ghz_ratio_get(xr, is_f32, idx + off);
     has_u = cubic && t >= 3 * s;
     has_v = cubic && t + 3 * s < extent;
-    if (has_u && has_v) {
-        double u = ghz_ratio_get(xr, is_f32, idx - 3 * off);
-        double v = ghz_ratio_get(xr, is_f32, idx + 3 * off);
-        p = GHZ_DMUL(GHZ_DSUB(GHZ_DMUL(GHZ_DADD(b, c), 9.0), GHZ_DADD(u, v)), 0.0625);
-    } else if (has_u) {
-        double u = ghz_ratio_get(xr, is_f32, idx - 3 * off);
-        p = GHZ_DMUL(GHZ_DSUB(GHZ_DADD(GHZ_DMUL(b, 6.0), GHZ_DMUL(c, 3.0)), u), 0.125);
-    } else if (has_v) {
-        double v = ghz_ratio_get(xr, is_f32, idx + 3 * off);
-        p = GHZ_DMUL(GHZ_DSUB(GHZ_DADD(GHZ_DMUL(b, 3.0), GHZ_DMUL(c, 6.0)), v), 0.125);
-    } else {
-        p = GHZ_DMUL(GHZ_DADD(b, c), 0.5);
-    }
-    return isfinite(p) ? p : 0.0;
+    if (has_u && has_v)
+        return ghz_ratio_cubic(ghz_ratio_get(xr, is_f32, idx - 3 * off), b, c,
+                               ghz_ratio_get(xr, is_f32, idx + 3 * off));
+    if (has_u) return ghz_ratio_quad_u(ghz_ratio_get(xr, is_f32, idx - 3 * off), b, c);
+    if (has_v) return ghz_ratio_quad_v(b, c, ghz_ratio_get(xr, is_f32, idx + 3 * off));
+    return ghz_ratio_linear(b, c);
 }
 
-/* The context of an element (RATIO.md, Contexts): how far apart its two nearest
- * neighbours along the pass's axis are, in quanta (r = 1/Q), as a power-of-two
- * bucket; the last context also takes elements without a right neighbour. */
+/* The context of an element (RATIO.md, Contexts); the last context also takes
+ * elements without a right neighbour. */
 GHZ_HD static inline unsigned ghz_ratio_context(const void* xr, int is_f32, uint64_t idx,
                                                 uint64_t t, uint64_t s, uint64_t stride,
                                                 uint64_t extent, double r)
 {
     const uint64_t off = s * stride;
-    double g;
     if (t + s >= extent) return GHZ_RATIO_NCTX - 1u;
-    g = GHZ_DMUL(fabs(GHZ_DSUB(ghz_ratio_get(xr, is_f32, idx + off),
-                               ghz_ratio_get(xr, is_f32, idx - off))), r);
-    if (!(g < 64.0)) return GHZ_RATIO_NCTX - 1u; /* also NaN */
-    if (g < 1.0) return 0u;
-    {
-        /* 1 + floor(log2 g) for 1 <= g < 64, from the exponent bits (exact) */
-        uint64_t b;
-        memcpy(&b, &g, 8);
-        return 1u + (unsigned)((b >> 52) - 1023u);
-    }
+    return ghz_ratio_ctx_of(ghz_ratio_get(xr, is_f32, idx - off), ghz_ratio_get(xr, is_f32, idx + off), r);
 }
 
 /* ---- quantization (RATIO.md, Quantization) ------------------------------------ */

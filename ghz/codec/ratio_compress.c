@@ -9,9 +9,11 @@
 #include "ghz/codec/detail/frame.h"
 #include "ghz/codec/detail/ratio.h"
 #include "ghz/codec/detail/ratio_frame.h"
+#include "ghz/codec/detail/ratio_rows.h"
 #include "ghz/detail/error.h"
 
 #define OUTLIER_CODE INT32_MIN /* a code no accepted k takes */
+#define RUN 1024u              /* elements predicted at a time */
 
 typedef struct {
     const ghz_enc_params* e;
@@ -25,6 +27,9 @@ typedef struct {
     uint64_t n_out, cap_out;
     uint64_t n_special;
     int oom;
+    uint64_t run_idx[RUN]; /* one run of a pass: index, prediction, context */
+    double run_pred[RUN];
+    uint8_t run_ctx[RUN];
 } enc_t;
 
 static int is_special(const ghz_enc_params* e, double x, uint64_t bits)
@@ -81,20 +86,6 @@ static void code_point(enc_t* s, uint64_t i, double p, unsigned ctx)
     memcpy(s->out + s->n_out * s->e->elem, s->src + i * s->e->elem, s->e->elem);
     ++s->n_out;
 }
-
-#define FOR_PASS(ps, d, ...)                                                                 \
-    do {                                                                                     \
-        uint64_t i0_, i1_, i2_;                                                              \
-        for (i2_ = 0; i2_ < (ps).count[2]; ++i2_)                                            \
-            for (i1_ = 0; i1_ < (ps).count[1]; ++i1_)                                        \
-                for (i0_ = 0; i0_ < (ps).count[0]; ++i0_) {                                  \
-                    const uint64_t c[3] = {(ps).first[0] + (ps).step[0] * i0_,               \
-                                           (ps).first[1] + (ps).step[1] * i1_,               \
-                                           (ps).first[2] + (ps).step[2] * i2_};              \
-                    const uint64_t idx = c[0] + (d)[0] * (c[1] + (d)[1] * c[2]);             \
-                    __VA_ARGS__                                                               \
-                }                                                                            \
-    } while (0)
 
 /* The writer's cost of a pass with linear (cost[0]) and cubic (cost[1]) prediction,
  * over its *count sampled finite non-fill points: every GHZ_RATIO_SAMPLE-th point in
@@ -167,7 +158,6 @@ static void level_order(const enc_t* s, const uint64_t d[3], unsigned l, unsigne
 static uint8_t run_pass(enc_t* s, const uint64_t d[3], unsigned l, const unsigned order[3], unsigned q)
 {
     const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
-    const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
     const int is_f32 = s->e->dtype == GHZ_F32;
     const unsigned a = ps.axis;
     uint64_t cost[2], count;
@@ -176,10 +166,16 @@ static uint8_t run_pass(enc_t* s, const uint64_t d[3], unsigned l, const unsigne
     if (ps.points == 0) return GHZ_RATIO_CHOICE(a, 0u);
     pass_cost(s, d, &ps, cost, &count);
     cubic = cost[1] <= cost[0];
-    FOR_PASS(ps, d, {
-        code_point(s, idx, ghz_ratio_predict(s->xr, is_f32, idx, c[a], ps.s, stride[a], d[a], cubic),
-                   ghz_ratio_context(s->xr, is_f32, idx, c[a], ps.s, stride[a], d[a], s->e->z.r));
-    });
+    {
+        /* in runs: the pass's elements depend on earlier passes only */
+        uint64_t j, i0 = 0, i1 = 0, i2 = 0, k;
+        for (j = 0; j < ps.points; j += RUN) {
+            const uint64_t K = ps.points - j < RUN ? ps.points - j : RUN;
+            ghz_ratio_rows(s->xr, is_f32, &ps, d, cubic, s->e->z.r, &i0, &i1, &i2, K, s->run_idx,
+                           s->run_pred, s->run_ctx);
+            for (k = 0; k < K; ++k) code_point(s, s->run_idx[k], s->run_pred[k], s->run_ctx[k]);
+        }
+    }
     return GHZ_RATIO_CHOICE(a, cubic);
 }
 

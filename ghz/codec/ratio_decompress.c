@@ -8,6 +8,7 @@
 #include "ghz/codec/detail/frame.h"
 #include "ghz/codec/detail/ratio.h"
 #include "ghz/codec/detail/ratio_frame.h"
+#include "ghz/codec/detail/ratio_rows.h"
 #include "ghz/detail/error.h"
 
 typedef struct {
@@ -261,7 +262,6 @@ static int decode_passes(decoder_t* dc)
 {
     const ghz_ratio_layout_t* L = dc->r->L;
     const uint64_t* d = L->d;
-    const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
     const uint64_t cs = (uint64_t)1 << L->chunk_log2;
     const int is_f32 = dc->info->dtype == GHZ_F32;
     uint64_t chunk = 0;
@@ -273,27 +273,11 @@ static int decode_passes(decoder_t* dc)
         for (q = 0; q < 3; ++q) {
             const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
             const unsigned cubic = dc->r->frame[L->off_choices + 3u * (L->levels - l) + q] & 1u;
-            const unsigned a = ps.axis;
             uint64_t j0, i0 = 0, i1 = 0, i2 = 0;
             for (j0 = 0; j0 < ps.points; j0 += cs) {
                 const uint64_t K = ps.points - j0 < cs ? ps.points - j0 : cs;
-                uint64_t j;
-                for (j = 0; j < K; ++j) { /* the chunk's elements, in the pass's order */
-                    const uint64_t c[3] = {ps.first[0] + ps.step[0] * i0, ps.first[1] + ps.step[1] * i1,
-                                           ps.first[2] + ps.step[2] * i2};
-                    const uint64_t idx = c[0] + d[0] * (c[1] + d[1] * c[2]);
-                    dc->idx[j] = idx;
-                    dc->pred[j] = ghz_ratio_predict(dc->out, is_f32, idx, c[a], ps.s, stride[a], d[a], cubic);
-                    dc->ctx[j] = (uint8_t)ghz_ratio_context(dc->out, is_f32, idx, c[a], ps.s, stride[a],
-                                                            d[a], dc->z.r);
-                    if (++i0 == ps.count[0]) {
-                        i0 = 0;
-                        if (++i1 == ps.count[1]) {
-                            i1 = 0;
-                            ++i2;
-                        }
-                    }
-                }
+                ghz_ratio_rows(dc->out, is_f32, &ps, d, cubic, dc->z.r, &i0, &i1, &i2, K, dc->idx,
+                               dc->pred, dc->ctx);
                 open_chunk(dc->r, chunk++, K);
                 if (decode_codes(dc, K) != 0 || close_chunk(dc->r) != GHZ_SUCCESS || rebuild(dc, K) != 0)
                     return -1;
