@@ -331,17 +331,31 @@ GHZ_HD static inline unsigned ghz_ratio_normalize(const uint64_t* cnt, uint64_t 
 
 /* ---- rANS (RATIO.md, Chunks) ------------------------------------------------------ */
 
-/* Encodes symbol (f, cum) into *x; returns 1 and the word *w when one is emitted. */
-GHZ_HD static inline int ghz_rans_put(uint32_t* x, uint32_t f, uint32_t cum, uint16_t* w)
+/* Encodes symbol (f, cum) into *x; returns 1 and the word *w when one is emitted.
+ * inv = 1 / f (binary64): the quotient floor(v / f) is taken from v * inv and then
+ * corrected, which gives the integer division's result exactly (v < 2^32, so v * inv
+ * is within 2^-20 of v / f) at the cost of a multiplication. */
+GHZ_HD static inline int ghz_rans_put(uint32_t* x, uint32_t f, double inv, uint32_t cum, uint16_t* w)
 {
-    uint32_t v = *x;
+    uint32_t v = *x, q, r;
     int out = 0;
     if ((uint64_t)v >= ((uint64_t)f << 20)) {
         *w = (uint16_t)(v & 0xFFFFu);
         v >>= 16;
         out = 1;
     }
-    *x = ((v / f) << GHZ_RATIO_PROB_BITS) + (v % f) + cum;
+    q = (uint32_t)GHZ_DMUL((double)v, inv);
+    r = v - q * f; /* mod 2^32: a q one too large wraps r above f */
+    if (r >= f) {
+        if ((int32_t)r < 0) {
+            --q;
+            r += f;
+        } else {
+            ++q;
+            r -= f;
+        }
+    }
+    *x = (q << GHZ_RATIO_PROB_BITS) + r + cum;
     return out;
 }
 

@@ -21,6 +21,7 @@ typedef struct {
     void* xr;        /* reconstructions, dtype */
     int32_t* code;   /* codes in pass order (element 0 has none) */
     uint8_t* ctx;    /* their contexts */
+    uint8_t* sym;    /* their symbols (RATIO.md, Symbols) */
     uint64_t next;   /* codes written */
     uint64_t* pass_points; /* symbols of each pass, 3L of them */
     uint8_t* out;    /* outlier bits, grown as needed */
@@ -62,16 +63,21 @@ static void code_point(enc_t* s, uint64_t i, double p, unsigned ctx)
     s->ctx[s->next] = (uint8_t)ctx;
     if (is_special(s->e, x, bits)) {
         put_xr(s, i, s->e->dtype == GHZ_F32 ? (double)(float)p : p);
+        s->sym[s->next] = 1; /* k = 0 */
         s->code[s->next++] = 0;
         ++s->n_special;
         return;
     }
     if (ghz_ratio_quantize(&s->e->z, x, bits, p, &k, &y)) {
+        uint32_t ex;
+        unsigned nb;
         put_xr(s, i, y);
+        s->sym[s->next] = (uint8_t)ghz_ratio_symbol(k, &ex, &nb);
         s->code[s->next++] = k;
         return;
     }
     put_xr(s, i, x);
+    s->sym[s->next] = 0;
     s->code[s->next++] = OUTLIER_CODE;
     if (s->n_out == s->cap_out) {
         uint64_t cap = s->cap_out ? 2 * s->cap_out : 1024;
@@ -209,24 +215,18 @@ static void sink_varint(sink_t* o, uint64_t v)
 typedef struct {
     uint16_t f[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
     uint32_t cum[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
+    double inv[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX]; /* 1 / f, for ghz_rans_put */
     unsigned nsym[GHZ_RATIO_NCTX];
 } tables_t;
 
-static unsigned symbol_of(int32_t code)
-{
-    uint32_t ex;
-    unsigned nb;
-    return code == OUTLIER_CODE ? 0u : ghz_ratio_symbol(code, &ex, &nb);
-}
-
-static void make_tables(const int32_t* code, const uint8_t* ctx, uint64_t n, tables_t* t)
+static void make_tables(const uint8_t* sym, const uint8_t* ctx, uint64_t n, tables_t* t)
 {
     uint64_t cnt[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX], tot[GHZ_RATIO_NCTX] = {0}, i;
     unsigned c, s;
     memset(t, 0, sizeof *t);
     memset(cnt, 0, sizeof cnt);
     for (i = 0; i < n; ++i) {
-        ++cnt[ctx[i]][symbol_of(code[i])];
+        ++cnt[ctx[i]][sym[i]];
         ++tot[ctx[i]];
     }
     for (c = 0; c < GHZ_RATIO_NCTX; ++c) {
@@ -234,13 +234,14 @@ static void make_tables(const int32_t* code, const uint8_t* ctx, uint64_t n, tab
         t->nsym[c] = ghz_ratio_normalize(cnt[c], tot[c], t->f[c]);
         for (s = 0, t->cum[c][0] = 0; s + 1 < GHZ_RATIO_NSYM_MAX; ++s)
             t->cum[c][s + 1] = t->cum[c][s] + t->f[c][s];
+        for (s = 0; s < GHZ_RATIO_NSYM_MAX; ++s) t->inv[c][s] = t->f[c][s] ? 1.0 / t->f[c][s] : 0.0;
     }
 }
 
 /* Writes the rANS chunks of one pass's K0 symbols (RATIO.md, Chunks): directory
  * entries to dir, data to o. */
-static void write_pass_chunks(const int32_t* code, const uint8_t* ctx, uint64_t K0,
-                              const tables_t* t, uint16_t* words, uint32_t* extra,
+static void write_pass_chunks(const int32_t* code, const uint8_t* symbols, const uint8_t* ctx,
+                              uint64_t K0, const tables_t* t, uint16_t* words, uint32_t* extra,
                               sink_t* o, sink_t* dir)
 {
     const uint64_t cs = (uint64_t)1 << GHZ_RATIO_CHUNK_LOG2;
@@ -260,9 +261,9 @@ static void write_pass_chunks(const int32_t* code, const uint8_t* ctx, uint64_t 
                 const uint64_t g = t_ * W + lane;
                 unsigned sym, cx;
                 if (g >= K) break;
-                sym = symbol_of(code[c0 + g]);
+                sym = symbols[c0 + g];
                 cx = ctx[c0 + g];
-                if (ghz_rans_put(&x[lane], t->f[cx][sym], t->cum[cx][sym], &w[m])) ++m;
+                if (ghz_rans_put(&x[lane], t->f[cx][sym], t->inv[cx][sym], t->cum[cx][sym], &w[m])) ++m;
             }
             pos -= m;
             memcpy(words + pos, w, m * sizeof(uint16_t));
@@ -271,7 +272,7 @@ static void write_pass_chunks(const int32_t* code, const uint8_t* ctx, uint64_t 
         for (j = 0; j < K; ++j) {
             uint32_t ex;
             unsigned nb;
-            if (code[c0 + j] == OUTLIER_CODE) continue;
+            if (symbols[c0 + j] < 33u) continue; /* no extra bits */
             (void)ghz_ratio_symbol(code[c0 + j], &ex, &nb);
             if (nb) {
                 extra[nbits / 32] |= ex << (nbits % 32);
@@ -372,12 +373,13 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     st.xr = malloc((size_t)(n * e->elem));
     st.code = (int32_t*)calloc((size_t)n, sizeof(int32_t));
     st.ctx = (uint8_t*)calloc((size_t)n, 1);
+    st.sym = (uint8_t*)calloc((size_t)n, 1);
     st.pass_points = (uint64_t*)calloc(3u * L + 1u, sizeof(uint64_t));
     choices = (uint8_t*)calloc(3u * L + 1u, 1);
     words = (uint16_t*)malloc((size_t)cs * sizeof(uint16_t));
     extra = (uint32_t*)malloc((size_t)(cs * 27 / 32 + 2) * sizeof(uint32_t));
     t = (tables_t*)malloc(sizeof *t);
-    if (!st.xr || !st.code || !st.ctx || !st.pass_points || !choices || !words || !extra || !t) {
+    if (!st.xr || !st.code || !st.ctx || !st.sym || !st.pass_points || !choices || !words || !extra || !t) {
         rc = ghz_fail(GHZ_ERR_NOMEM, "ratio coding of %llu values: out of memory",
                       (unsigned long long)n);
         goto done;
@@ -399,7 +401,7 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
         rc = ghz_fail(GHZ_ERR_NOMEM, "ratio coding: out of memory for outliers");
         goto done;
     }
-    make_tables(st.code, st.ctx, st.next, t);
+    make_tables(st.sym, st.ctx, st.next, t);
     for (i = 0; i < 3u * L; ++i) {
         uint64_t left = st.pass_points[i];
         for (; left > cs; left -= cs) dir_bytes += GHZ_RATIO_DIR_ENTRY(cs);
@@ -423,7 +425,8 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     o.len += dir_bytes;
     chunks_at = o.len;
     for (i = 0, st.next = 0; i < 3u * L; ++i) {
-        write_pass_chunks(st.code + st.next, st.ctx + st.next, st.pass_points[i], t, words, extra,
+        write_pass_chunks(st.code + st.next, st.sym + st.next, st.ctx + st.next, st.pass_points[i], t,
+                          words, extra,
                           &o, &dir);
         st.next += st.pass_points[i];
     }
@@ -464,6 +467,7 @@ done:
     free(st.xr);
     free(st.code);
     free(st.ctx);
+    free(st.sym);
     free(st.pass_points);
     free(st.out);
     free(choices);
