@@ -144,12 +144,16 @@ GHZ_HD static inline double ghz_ratio_linear(double b, double c)
  * 1/Q: how far apart they are in quanta, as a power-of-two bucket. */
 GHZ_HD static inline unsigned ghz_ratio_ctx_of(double b, double c, double r)
 {
+    /* From the exponent field E of g (sign ignored): g < 1 has E <= 1022 (context 0),
+     * 2^k <= g < 2^(k+1) has E = 1023 + k (context 1 + k up to 6), g >= 64, Inf and
+     * NaN have E >= 1029 (context 7). No branch: this runs once per element. */
     const double g = GHZ_DMUL(fabs(GHZ_DSUB(c, b)), r);
-    uint64_t e;
-    if (!(g < 64.0)) return GHZ_RATIO_NCTX - 1u; /* also NaN */
-    if (g < 1.0) return 0u;
-    memcpy(&e, &g, 8); /* 1 + floor(log2 g) for 1 <= g < 64, from the exponent bits */
-    return 1u + (unsigned)((e >> 52) - 1023u);
+    uint64_t bits;
+    int e;
+    memcpy(&bits, &g, 8);
+    e = (int)((bits >> 52) & 0x7FFu) - 1022;
+    e = e < 0 ? 0 : e;
+    return (unsigned)(e > 7 ? 7 : e);
 }
 
 /* The prediction of element `idx`, at coordinate t along the pass's axis, whose
