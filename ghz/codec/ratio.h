@@ -241,12 +241,18 @@ GHZ_HD static inline int ghz_ratio_quantize(const ghz_quantizer_t* z, double x, 
 
 GHZ_HD static inline unsigned ghz_ratio_bitlen(uint32_t z)
 {
+#if defined(__CUDA_ARCH__)
+    return 32u - (unsigned)__clz(z);
+#elif defined(__GNUC__) || defined(__clang__)
+    return z ? 32u - (unsigned)__builtin_clz(z) : 0u;
+#else
     unsigned n = 0;
     while (z) {
         ++n;
         z >>= 1;
     }
     return n;
+#endif
 }
 
 GHZ_HD static inline uint32_t ghz_ratio_zigzag(int32_t k)
