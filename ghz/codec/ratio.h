@@ -191,6 +191,17 @@ GHZ_HD static inline unsigned ghz_ratio_context(const void* xr, int is_f32, uint
 
 /* ---- quantization (RATIO.md, Quantization) ------------------------------------ */
 
+/* rint(t) (ties to even) wherever |t| < 2^51, by adding and subtracting 1.5 * 2^52,
+ * which is exact there in round-to-nearest binary64; beyond, t itself (already beyond
+ * every accepted code, so the callers refuse it as they would rint(t); NaN stays NaN).
+ * Baseline x86-64 has no rounding instruction, and a call to libm's rint per element
+ * costs more than the rest of the quantization. */
+GHZ_HD static inline double ghz_ratio_rint(double t)
+{
+    const double big = 6755399441055744.0; /* 1.5 * 2^52 */
+    return fabs(t) < 2251799813685248.0 ? GHZ_DSUB(GHZ_DADD(t, big), big) : t;
+}
+
 /* p + k * Q rounded to the dtype. */
 GHZ_HD static inline double ghz_ratio_recon(const ghz_quantizer_t* z, double p, int32_t k)
 {
@@ -219,7 +230,7 @@ GHZ_HD static inline int ghz_ratio_quantize(const ghz_quantizer_t* z, double x, 
         *xr = y;
         return 1;
     }
-    c = rint(GHZ_DMUL(GHZ_DSUB(x, p), z->r));
+    c = ghz_ratio_rint(GHZ_DMUL(GHZ_DSUB(x, p), z->r));
     if (!(fabs(c) <= (double)GHZ_QMAX)) return 0;
     ki = (int32_t)c;
     y = ghz_ratio_recon(z, p, ki);
@@ -257,12 +268,12 @@ GHZ_HD static inline unsigned ghz_ratio_bitlen(uint32_t z)
 
 GHZ_HD static inline uint32_t ghz_ratio_zigzag(int32_t k)
 {
-    return k >= 0 ? (uint32_t)k << 1 : ((uint32_t)(-(k + 1)) << 1) | 1u;
+    return ((uint32_t)k << 1) ^ (uint32_t)(k >> 31); /* no branch on the sign */
 }
 
 GHZ_HD static inline int32_t ghz_ratio_unzigzag(uint32_t z)
 {
-    return (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
+    return (int32_t)((z >> 1) ^ (0u - (z & 1u)));
 }
 
 /* Symbol of code k (>= 1; 0 is the outlier symbol); *nbits extra bits *extra. */
@@ -302,7 +313,7 @@ GHZ_HD static inline unsigned ghz_ratio_cost(const ghz_quantizer_t* z, double x,
 {
     double c;
     if (!(z->eb > 0.0)) return 0;
-    c = rint(GHZ_DMUL(GHZ_DSUB(x, p), z->r));
+    c = ghz_ratio_rint(GHZ_DMUL(GHZ_DSUB(x, p), z->r));
     if (!(fabs(c) <= (double)GHZ_QMAX)) return 31u; /* also NaN */
     return ghz_ratio_bitlen(ghz_ratio_zigzag((int32_t)c));
 }
