@@ -199,7 +199,9 @@ GHZ_API size_t ghz_compress_bound(size_t n, ghz_dtype_t dtype);
  *         frame does not fit (dst is then clobbered), GHZ_ERR_INVALID_ARG otherwise.
  * n = 0 gives a valid empty frame. NaN, Inf and unquantizable values survive exactly.
  * Cost: one pass over src, plus one for the value range under REL unless p->has_range
- * gives it; p->nthreads threads (OpenMP builds); no allocation. */
+ * gives it; p->nthreads threads (OpenMP builds); no allocation. With p->prefer ==
+ * GHZ_PREFER_RATIO: one thread, a few passes per level of the array, and scratch
+ * (ghz_params_t.prefer). */
 GHZ_API ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n,
                                   void* dst, size_t dst_capacity, size_t* dst_size);
 
