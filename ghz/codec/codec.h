@@ -239,7 +239,9 @@ GHZ_API ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t*
  * detail "checksum mismatch ...", before any value is decoded. Cost: per frame, one
  * pass over its code bytes to validate them, one over the checksummed bytes when it
  * has a checksum, then the decode: one read of the frame and one write of the values;
- * no allocation on one thread (threads allocate one offset per chunk of blocks).
+ * no allocation on one thread (threads allocate one offset per chunk of blocks); a
+ * ratio frame (RATIO.md) is decoded on one thread with n/8 bytes and one chunk's
+ * worth of scratch.
  * @param dst_capacity  bytes available at dst
  * @param n_out         receives the number of elements written (may be NULL)
  * The element type is the stream's (ghz_stream_info tells it beforehand). */
