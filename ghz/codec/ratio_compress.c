@@ -289,34 +289,66 @@ static void write_pass_chunks(const int32_t* code, const uint8_t* symbols, const
     }
 }
 
-/* The specials section (RATIO.md, Specials section). */
-static void write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t n,
-                           const uint64_t d[3], uint64_t n_special_known, sink_t* o)
+/* The mask residual's runs with predecessor distance lag (0: none), written to o
+ * (NULL: only counted); returns their varint bytes and sets *n_runs. */
+static uint64_t mask_runs(const uint8_t* mask, uint64_t n, uint64_t lag, sink_t* o, uint64_t* n_runs)
 {
-    const uint64_t lag = ghz_ratio_mask_lag(d);
-    uint64_t i, n_special = 0, n_runs = 0, run = 0, n_pat = 0, count = 0, last = 0;
+    uint64_t i, run = 0, bytes = 0;
     unsigned cur = 0;
-    uint64_t at_runs, at_pats;
+    *n_runs = 0;
+    for (i = 0; i < n; ++i) {
+        unsigned r = (mask[i / 8] >> (i % 8)) & 1u;
+        if (lag && i >= lag) r ^= (mask[(i - lag) / 8] >> ((i - lag) % 8)) & 1u;
+        if (r != cur) {
+            bytes += ghz_varint_len(run);
+            if (o) sink_varint(o, run);
+            ++*n_runs;
+            run = 0;
+            cur = r;
+        }
+        ++run;
+    }
+    bytes += ghz_varint_len(run);
+    if (o) sink_varint(o, run);
+    ++*n_runs;
+    return bytes;
+}
+
+/* The specials section (RATIO.md, Specials section): the mask's runs with the
+ * predecessor (none, the previous row, the previous slice) that takes fewest bytes,
+ * then the runs of special bit patterns. Returns -1 when out of memory. */
+static int write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t n,
+                          const uint64_t d[3], uint64_t n_special, sink_t* o)
+{
+    uint64_t i, n_runs = 0, n_pat = 0, count = 0, last = 0, at_pats;
     uint8_t b8[8];
-    n_special = n_special_known;
     sink_le(o, n_special, 8);
-    at_runs = o->len;
-    sink_le(o, 0, 8); /* n_runs, patched below */
     if (n_special) {
+        const uint64_t lags[3] = {0, d[0], d[0] * d[1]};
+        uint64_t best = UINT64_MAX, runs;
+        unsigned kind = 0, k;
+        uint8_t* mask = (uint8_t*)calloc((size_t)(n / 8 + 1), 1);
+        if (!mask) return -1;
         for (i = 0; i < n; ++i) {
             uint64_t bits;
-            unsigned r = (unsigned)special_at(e, src, i, &bits);
-            if (lag && i >= lag) r ^= (unsigned)special_at(e, src, i - lag, &bits);
-            if (r != cur) {
-                sink_varint(o, run);
-                ++n_runs;
-                run = 0;
-                cur = r;
-            }
-            ++run;
+            if (special_at(e, src, i, &bits)) mask[i / 8] |= (uint8_t)(1u << (i % 8));
         }
-        sink_varint(o, run);
-        ++n_runs;
+        for (k = 0; k < 3; ++k) {
+            uint64_t cost;
+            if (k > 0 && (lags[k] >= n || lags[k] == lags[k - 1])) continue;
+            cost = mask_runs(mask, n, lags[k], NULL, &runs);
+            if (cost < best) {
+                best = cost;
+                kind = k;
+            }
+        }
+        (void)mask_runs(mask, n, lags[kind], NULL, &n_runs);
+        sink_le(o, n_runs, 8);
+        sink_le(o, kind, 1);
+        (void)mask_runs(mask, n, lags[kind], o, &runs);
+        free(mask);
+    } else {
+        sink_le(o, 0, 8);
     }
     at_pats = o->len;
     sink_le(o, 0, 8); /* n_patterns, patched below */
@@ -340,10 +372,9 @@ static void write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t
         sink_varint(o, count);
         ++n_pat;
     }
-    ghz_store_le(b8, n_runs, 8);
-    if (at_runs + 8 <= o->cap) memcpy(o->p + at_runs, b8, 8);
     ghz_store_le(b8, n_pat, 8);
     if (at_pats + 8 <= o->cap) memcpy(o->p + at_pats, b8, 8);
+    return 0;
 }
 
 ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* info_in,
@@ -434,7 +465,10 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
         const uint64_t chunk_bytes = o.len - chunks_at;
         sink_put(&o, st.out, st.n_out * e->elem);
         specials_at = o.len;
-        write_specials(e, src, n, d, st.n_special, &o);
+        if (write_specials(e, src, n, d, st.n_special, &o) != 0) {
+            rc = ghz_fail(GHZ_ERR_NOMEM, "ratio coding: out of memory for the specials' mask");
+            goto done;
+        }
         if (o.len > bound) {
             rc = GHZ_ERR_UNSUPPORTED; /* the caller writes a block frame */
             goto done;

@@ -291,14 +291,19 @@ static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
                              const ghz_frame_info_t* info, uint8_t* mask, uint8_t* out)
 {
     const uint8_t* p = frame + L->off_specials;
-    const uint64_t lim = L->special_bytes, n = info->n, lag = ghz_ratio_mask_lag(L->d);
+    const uint64_t lim = L->special_bytes, n = info->n;
     const unsigned elem = info->dtype == GHZ_F32 ? 4u : 8u;
-    uint64_t pos = 16, n_special, n_runs, r, i = 0, ones = 0, n_pat, at;
+    uint64_t pos = 16, n_special, n_runs, r, i = 0, ones = 0, n_pat, at, lag = 0;
     unsigned bit = 0;
     if (lim < 16) return corrupt("specials section cut short", L->off_specials);
     n_special = ghz_load_le(p, 8);
     n_runs = ghz_load_le(p + 8, 8);
     if ((n_special == 0) != (n_runs == 0)) return corrupt("special counts disagree", L->off_specials);
+    if (n_runs) { /* the mask's predecessor: none, the previous row or slice */
+        if (pos >= lim || p[pos] > 2) return corrupt("a bad mask predecessor", L->off_specials + pos);
+        lag = p[pos] == 0 ? 0 : p[pos] == 1 ? L->d[0] : L->d[0] * L->d[1];
+        ++pos;
+    }
     if (mask) memset(mask, 0, (size_t)(n / 8 + 1));
     for (r = 0; r < n_runs; ++r) {
         uint64_t len, j;

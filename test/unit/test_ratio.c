@@ -342,3 +342,30 @@ Test(ratio, rans_put_equals_the_division)
         }
     }
 }
+
+/* A land mask costs the same as NaN as it does as a declared fill value (NaN masks
+ * that cost little). */
+Test(ratio, nan_masks_cost_what_fill_masks_cost)
+{
+    const size_t nx = 300, ny = 200, n = nx * ny;
+    float* a = smooth2d(nx, ny);
+    float* b = (float*)malloc(n * sizeof(float));
+    ghz_params_t pf = ratio_params(GHZ_F32, GHZ_EB_REL, 1e-3, nx, ny, 0);
+    ghz_params_t pn = pf;
+    size_t i, sf, sn, s0;
+    pf.has_fill = 1;
+    pf.fill = -1e34;
+    s0 = tu_roundtrip(&pn, a, n, NULL);
+    for (i = 0; i < n; ++i) { /* a coast: land where a smooth function is positive */
+        const double x = (double)(i % nx) / nx, y = (double)(i / nx) / ny;
+        const int land = sin(9.0 * x) * cos(7.0 * y) + 0.3 * sin(23.0 * x * y) > 0.4;
+        b[i] = land ? -1e34f : a[i];
+        if (land) a[i] = NAN;
+    }
+    sf = tu_roundtrip(&pf, b, n, NULL);
+    sn = tu_roundtrip(&pn, a, n, NULL);
+    cr_assert(sn <= sf + sf / 100, "NaN mask %zu bytes, fill mask %zu", sn, sf);
+    cr_assert(s0 > 0);
+    free(a);
+    free(b);
+}
