@@ -238,10 +238,16 @@ static uint64_t free_buffers(ghz_comm_t* c, int keep_pool)
 
 /* Frees the communicator. `local`: on this rank alone, meeting no peer (ghz_comm_abort,
  * or a broken communicator): outstanding messages are cancelled, the transport releases
- * what it can alone, and a wire pool the peers may map (CUDA IPC) stays allocated. */
+ * what it can alone, and a wire pool the peers may map (CUDA IPC) stays allocated.
+ * Otherwise, where the ranks share the agreements' segment, they first learn whether
+ * every one releases with the others; if one released alone (a call failed there once
+ * data moved, where it succeeded here), every rank releases alone too, so that none
+ * waits for it (agree_shm.h, coll_shm_together). */
 static void release(ghz_comm_t* c, int local)
 {
-    const int exported = local && c->tp.abort != NULL;
+    int exported;
+    if (!local && !coll_shm_together(c->shm)) local = 1;
+    exported = local && c->tp.abort != NULL;
 #ifdef GHZ_WITH_CUDA
     /* (its events, streams and mappings are the device's it was made on) */
     const int previous = ghz_coll_backend_cuda_enter(&c->be);
