@@ -4,10 +4,11 @@
 #   bash scripts/test.sh
 #
 #  1. scripts/setup.sh (installs missing build dependencies with apt-get), and
-#     scripts/setup_python.sh (the Python tests' numpy, pytest, numcodecs, zarr, h5py,
-#     HDF5's headers and tools)
-#  2. Release build in build/, with the CUDA codec when nvcc is found
-#     (GHZ_ENABLE_CUDA=AUTO); ctest -L cpu (the GPU tests run on GPU machines only),
+#     scripts/setup_python.sh (the venv build/venv with the Python tests' numpy, pytest,
+#     numcodecs, zarr, h5py; HDF5's headers and tools)
+#  2. Release build in build/ for build/venv's Python, with the CUDA codec when nvcc is
+#     found (GHZ_ENABLE_CUDA=AUTO; the environment's GHZ_ENABLE_CUDA=ON|OFF|AUTO wins);
+#     ctest -L cpu (the GPU tests run on GPU machines only),
 #     then ctest -L mpi: the collective library's tests under mpirun on 1 to 8 ranks
 #     then ctest -L python: the Python package, its zarr codec and HDF5 filter (pytest,
 #     test/python) on the build tree, and again installed by `pip install .` in a venv
