@@ -29,16 +29,20 @@ step_progress() {
         printf '%s%% (%s)' "${BASH_REMATCH[1]}" "$(step_short "${BASH_REMATCH[2]}")"
     elif [[ $line =~ ^\[([0-9]+)/([0-9]+)\]\ (.*)$ ]]; then
         printf '%s%% (%s)' $((100 * BASH_REMATCH[1] / BASH_REMATCH[2])) "$(step_short "${BASH_REMATCH[3]}")"
-    elif [[ $line =~ ^\ *([0-9]+)/([0-9]+)\ Test\ +#[0-9]+:\ ([^ ]+) ]]; then
-        printf '%s%% of %s tests (last: %s)' $((100 * BASH_REMATCH[1] / BASH_REMATCH[2])) "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}"
-    elif [[ $line =~ ^\ +Start\ +[0-9]+:\ ([^ ]+) ]]; then
-        local running=${BASH_REMATCH[1]} last_done
+    elif [[ $line =~ ^\ *[0-9]+/[0-9]+\ Test\ +# || $line =~ ^\ +Start\ +[0-9]+: ]]; then
+        # ctest: how many tests are done, and which have started and not ended (-j N)
+        local last_done running
         last_done=$(grep -E '^ *[0-9]+/[0-9]+ Test +#' "$log" 2>/dev/null | tail -n 1 || true)
+        running=$(awk '/^ +Start +[0-9]+: /{name[$2]=$3; order[++n]=$2}
+            /^ *[0-9]+\/[0-9]+ Test +#/{sub(/^#/, "", $3); done[$3]=1}
+            END {for (i = 1; i <= n; i++) if (!(order[i] in done)) {printf "%s%s", sep, name[order[i]]; sep=", "}}' \
+            "$log" 2>/dev/null || true)
         if [[ $last_done =~ ^\ *([0-9]+)/([0-9]+)\ Test ]]; then
-            printf '%s%% of %s tests (running %s)' $((100 * BASH_REMATCH[1] / BASH_REMATCH[2])) "${BASH_REMATCH[2]}" "$running"
+            printf '%s%% of %s tests' $((100 * BASH_REMATCH[1] / BASH_REMATCH[2])) "${BASH_REMATCH[2]}"
         else
-            printf 'running %s' "$running"
+            printf '0 tests done'
         fi
+        [ -z "$running" ] || printf ' (running %s)' "$running"
     else # the log's last line, cut short
         line=$(tail -n 1 "$log" 2>/dev/null | tr -d '\r' | cut -c 1-90 || true)
         [ -z "$line" ] || printf 'last line: %s' "$line"
@@ -66,12 +70,12 @@ run_step() {
     t0=$(date +%s)
     echo "$GHZ_STEP_PREFIX: $label ... (log: $log)"
     # In the background, so that `set -e` holds inside a shell function run as a step;
-    # in a process group of its own (set -m), which an interrupt of the script stops.
+    # in a process group of its own (set -m), which the script's end by a signal stops.
     set -m
     "$@" >"$log" 2>&1 &
     pid=$!
     set +m
-    trap 'kill -TERM -- -'"$pid"' 2>/dev/null; echo "$GHZ_STEP_PREFIX: interrupted" >&2; exit 130' INT TERM
+    trap 'kill -TERM -- -'"$pid"' 2>/dev/null; echo "$GHZ_STEP_PREFIX: interrupted" >&2; exit 130' INT TERM HUP PIPE
     if [ "${GHZ_VERBOSE:-0}" = 1 ]; then
         tail -n +1 -f --pid="$pid" "$log"
     else
@@ -94,7 +98,7 @@ run_step() {
     fi
     rc=0
     wait "$pid" || rc=$?
-    trap - INT TERM
+    trap - INT TERM HUP PIPE
     now=$(date +%s)
     if [ "$rc" -ne 0 ]; then
         if [ "${GHZ_VERBOSE:-0}" != 1 ]; then
