@@ -296,7 +296,7 @@ static void args_overlap(ghz_comm_t* c)
  * buffer is read, and printed as the unsigned numbers they are. */
 static void args_counts(ghz_comm_t* c)
 {
-    char x[16], y[16];
+    char x[16] = {0}, y[16]; /* x initialised: passed as a const input */
     const size_t huge = (size_t)1 << 63;
     ghz_status_t st;
     st = ghz_allreduce(x, y, huge, GHZ_I8, GHZ_OP_SUM, NULL, c, NULL);
