@@ -221,3 +221,62 @@ ghz_status_t ghz_rel_bound(double rel, double vmin, double vmax, double* eb_abs)
                         vmax - vmin);
     return GHZ_SUCCESS;
 }
+
+/* The index of the first NaN of src[begin, end), or end. In groups of 16 values whose
+ * test (exponent all ones, mantissa not zero: |bits| > the bits of Inf) is a plain
+ * integer loop the compiler vectorizes; the group that holds a NaN is searched again. */
+#define FIRST_NAN(NAME, U, INF)                                                                  \
+    static size_t NAME(const uint8_t* src, size_t begin, size_t end)                             \
+    {                                                                                            \
+        size_t i = begin;                                                                        \
+        for (; i + 16 <= end; i += 16) {                                                         \
+            unsigned any = 0;                                                                    \
+            int j;                                                                               \
+            for (j = 0; j < 16; ++j) {                                                           \
+                U b;                                                                             \
+                memcpy(&b, src + sizeof(U) * (i + (size_t)j), sizeof b);                         \
+                any |= (unsigned)((b & ~((U)1 << (8 * sizeof(U) - 1))) > (INF));                 \
+            }                                                                                    \
+            if (any) break;                                                                      \
+        }                                                                                        \
+        for (; i < end; ++i) {                                                                   \
+            U b;                                                                                 \
+            memcpy(&b, src + sizeof(U) * i, sizeof b);                                           \
+            if ((b & ~((U)1 << (8 * sizeof(U) - 1))) > (INF)) return i;                          \
+        }                                                                                        \
+        return end;                                                                              \
+    }
+FIRST_NAN(first_nan_f32, uint32_t, 0x7f800000u)
+FIRST_NAN(first_nan_f64, uint64_t, 0x7ff0000000000000ull)
+
+static size_t first_nan(const ghz_enc_params* e, const uint8_t* src, size_t begin, size_t end)
+{
+    return e->dtype == GHZ_F32 ? first_nan_f32(src, begin, end) : first_nan_f64(src, begin, end);
+}
+
+int ghz_first_nan(const ghz_enc_params* e, const void* src, size_t n, int nthreads, uint64_t* bits)
+{
+    size_t at = n;
+#ifdef _OPENMP
+    int t, nt = ghz_threads_for(nthreads, n);
+    if (nt > 1) {
+        size_t part[256];
+        if (nt > 256) nt = 256;
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+        for (t = 0; t < nt; ++t) {
+            const size_t b = n / (size_t)nt * (size_t)t;
+            const size_t end = t == nt - 1 ? n : n / (size_t)nt * (size_t)(t + 1);
+            const size_t i = first_nan(e, (const uint8_t*)src, b, end);
+            part[t] = i < end ? i : n;
+        }
+        for (t = 0; t < nt && at == n; ++t) at = part[t];
+    } else
+#endif
+    {
+        (void)nthreads;
+        at = first_nan(e, (const uint8_t*)src, 0, n);
+    }
+    if (at == n) return 0;
+    ghz_load_value(e, (const uint8_t*)src, at, bits);
+    return 1;
+}

@@ -18,7 +18,8 @@ typedef struct {
     int has_fill;
 } stream_t;
 
-/* S0: f32 ABS, no fill, QUANT + RAW (NaN) + CONST (Inf) blocks, short last block.
+/* S0: f32 ABS, no fill (nan_fill = 0), QUANT + RAW (NaN) + CONST (Inf) blocks, short
+ * last block.
  * S1: f32 REL with fill (FILLED, masked QUANT).  S2: f64 ABS with fill. */
 static stream_t make_stream(int which)
 {
@@ -36,6 +37,7 @@ static stream_t make_stream(int which)
         tu_set(a, st.t, 100, NAN);
         for (i = 160; i < 192; i++) tu_set(a, st.t, i, INFINITY);
         p = tu_params(st.t, st.mode, 1e-3);
+        p.nan_fill = 0;
         break;
     case 1:
         st.n = 200;

@@ -184,6 +184,12 @@ static int tu_is_finite_bits(ghz_dtype_t t, uint64_t b)
     return ((b >> 52) & 0x7FF) != 0x7FF;
 }
 
+int tu_is_nan_bits(ghz_dtype_t t, uint64_t b)
+{
+    if (t == GHZ_F32) return (b & 0x7FFFFFFFu) > 0x7F800000u;
+    return (b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+}
+
 size_t tu_check_bound(const void* in, const void* out, size_t n, ghz_dtype_t t,
                       double eb_abs, int has_fill, uint64_t fill_bits, char* msg,
                       size_t msg_len)
@@ -505,7 +511,8 @@ size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigne
 {
     ghz_dtype_t t = p->dtype;
     size_t es = ghz_dtype_size(t), nb = (n + 31) / 32, cb = tu_codes_bytes(n), b;
-    uint64_t fb = p->has_fill ? tu_bits_of(t, p->fill) : 0;
+    int has_fill = p->has_fill != 0;
+    uint64_t fb = has_fill ? tu_bits_of(t, p->fill) : 0;
     double E;
     tu_quant_t z;
     unsigned char* codes = out + 64;
@@ -523,6 +530,13 @@ size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigne
         }
         E = tu_rel_bound(p->eb, lo, hi);
     }
+    /* FORMAT.md, NaN as the fill value: without a declared fill, the first NaN's bits */
+    if (!has_fill && p->nan_fill)
+        for (b = 0; b < n && !has_fill; b++)
+            if (tu_is_nan_bits(t, tu_bits(src, t, b))) {
+                has_fill = 1;
+                fb = tu_bits(src, t, b);
+            }
     z = tu_quant_make(E, t == GHZ_F32);
     memset(codes, 0, cb);
     for (b = 0; b < nb; b++) {
@@ -533,7 +547,7 @@ size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigne
         unsigned nfill = 0, all_q = 1, same = 1, first = 32;
         for (i = 0; i < m; i++) {
             uint64_t bits = tu_bits(src, t, lo + i);
-            if (p->has_fill && bits == fb) {
+            if (has_fill && bits == fb) {
                 fmask |= 1u << i;
                 nfill++;
                 continue;
@@ -543,7 +557,7 @@ size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigne
         }
         for (i = 1; i < m; i++)
             if (tu_bits(src, t, lo + i) != tu_bits(src, t, lo)) same = 0;
-        if (p->has_fill && nfill == m) { /* 1. FILLED */
+        if (has_fill && nfill == m) { /* 1. FILLED */
             codes[b] = 0x5F;
             continue;
         }
@@ -574,6 +588,6 @@ size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigne
         memcpy(pay + pos, (const unsigned char*)src + lo * es, m * es);
         pos += m * es;
     }
-    tu_write_header(out, t, p->eb_mode, p->eb, E, p->has_fill, fb, n, pos);
+    tu_write_header(out, t, p->eb_mode, p->eb, E, has_fill, fb, n, pos);
     return 64 + cb + pos;
 }

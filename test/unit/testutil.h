@@ -49,6 +49,8 @@ uint64_t tu_bits(const void* a, ghz_dtype_t t, size_t i);
 void tu_set_bits(void* a, ghz_dtype_t t, size_t i, uint64_t bits);
 /* Bit pattern of v converted to dtype t (f32: low 32 bits). */
 uint64_t tu_bits_of(ghz_dtype_t t, double v);
+/* 1 when b is the bit pattern of a NaN of dtype t. */
+int tu_is_nan_bits(ghz_dtype_t t, uint64_t b);
 double tu_dbl_from_bits(uint64_t b);
 uint64_t tu_dbl_bits(double v);
 float tu_flt_from_bits(uint32_t b);

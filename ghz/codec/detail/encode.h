@@ -65,6 +65,10 @@ int ghz_threads_for(int nthreads, size_t n);
 ghz_status_t ghz_range_scan(const ghz_enc_params* e, const void* src, size_t n, int nthreads,
                             double* vmin, double* vmax, uint64_t* count);
 
+/* The first NaN of src in storage order: 1 with its bits in *bits, or 0 when src holds
+ * no NaN (FORMAT.md, NaN as the fill value). */
+int ghz_first_nan(const ghz_enc_params* e, const void* src, size_t n, int nthreads, uint64_t* bits);
+
 /* The REL bound rel * (vmax - vmin), rounded down; 0 for an empty or zero range. */
 ghz_status_t ghz_rel_bound(double rel, double vmin, double vmax, double* eb_abs);
 
