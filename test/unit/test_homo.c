@@ -63,7 +63,20 @@ static unsigned char* doc(int op, int32_t f, const unsigned char* const* in, con
         ghz_params_t p;
         void *acc, *x;
         size_t n, fb, fsize = 0;
+        int mixed = 0;
         cr_assert_eq(ghz_frame_info(in[0] + pos[0], sz[0] - pos[0], &fi), GHZ_SUCCESS);
+        /* HOMO.md, NaN fills that differ: when the inputs' fills differ and each is none
+         * or a NaN, no position is fill and the result is compressed without a declared
+         * fill and with nan_fill, so that ghz_compress takes the result's first NaN */
+        for (i = 1; i < k; ++i) {
+            ghz_frame_info_t fj;
+            cr_assert_eq(ghz_frame_info(in[i] + pos[i], sz[i] - pos[i], &fj), GHZ_SUCCESS);
+            if (fj.has_fill != fi.has_fill || fj.fill_bits != fi.fill_bits) mixed = 1;
+        }
+        if (mixed) {
+            fi.has_fill = 0;
+            fi.fill_bits = 0;
+        }
         n = (size_t)fi.n;
         acc = tu_decompress(in[0] + pos[0], (size_t)fi.frame_size, fi.dtype, n);
         unsigned char* fill = calloc(n + 1, 1);
@@ -90,6 +103,14 @@ static unsigned char* doc(int op, int32_t f, const unsigned char* const* in, con
             if (fill[j]) tu_set_bits(acc, fi.dtype, j, fi.fill_bits);
         p = tu_params(fi.dtype, GHZ_EB_ABS, fi.eb_abs);
         p.has_fill = fi.has_fill;
+        p.nan_fill = mixed; /* matching inputs: their fill, or none, and no other */
+        if (fi.has_fill && fi.dtype == GHZ_F32 && isnan_bits(fi.dtype, fi.fill_bits) &&
+            !(fi.fill_bits & 0x00400000u)) {
+            /* a signalling f32 NaN cannot pass through a double (p.fill): the frame's
+             * first NaN is its fill in the data of these tests, so nan_fill gives it */
+            p.has_fill = 0;
+            p.nan_fill = 1;
+        }
         p.fill = fi.dtype == GHZ_F32 ? (double)tu_flt_from_bits((uint32_t)fi.fill_bits)
                                      : tu_dbl_from_bits(fi.fill_bits);
         fb = ghz_compress_bound(n, fi.dtype);
@@ -708,4 +729,92 @@ Test(homo, pair_accumulator_equals_fold)
                     cr_assert_fail("op %d, %d and %d: fold (%lld, %lld), pair (%lld, %lld)", op, v[i], v[j],
                                    (long long)f.q, (long long)f.mag, (long long)p.q, (long long)p.mag);
             }
+}
+
+/* NaN as the fill value (FORMAT.md) meets ghz/homo (HOMO.md, NaN fills that differ).
+ * A NaN-masked field: land (a mask) as NaN of bits `land`, ocean a smooth field. */
+static unsigned char* nan_masked(ghz_dtype_t t, size_t n, uint64_t seed, uint64_t land, uint64_t odd,
+                                 int nan_fill, size_t* size)
+{
+    void* a = tu_make(t, TU_SMOOTH, n, seed);
+    ghz_params_t p = tu_params(t, GHZ_EB_ABS, 1e-3);
+    size_t i, cap = ghz_compress_bound(n, t);
+    unsigned char* out = malloc(cap);
+    for (i = 0; i < n; ++i)
+        if ((i / 7) % 5 == 0 || (i > n / 3 && i < n / 2)) tu_set_bits(a, t, i, land);
+    if (odd && n > 100) {
+        tu_set_bits(a, t, 100, odd); /* a NaN of another payload: RAW, never fill */
+        tu_set_bits(a, t, 101, t == GHZ_F32 ? 0x7F800000u : 0x7FF0000000000000ull);
+    }
+    p.nan_fill = nan_fill;
+    cr_assert_eq(ghz_compress(&p, a, n, out, cap, size), GHZ_SUCCESS);
+    free(a);
+    return out;
+}
+
+Test(homo, nan_fills)
+{
+    int ti;
+    for (ti = 0; ti < 2; ++ti) {
+        const ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
+        const uint64_t qnan = ti ? 0x7FF8000000000000ull : 0x7FC00000u;
+        const uint64_t neg = ti ? 0xFFF8000000000000ull : 0xFFC00000u;
+        const uint64_t snan = ti ? 0x7FF0000000000123ull : 0x7F800123u;
+        const size_t n = 1000;
+        struct {
+            uint64_t la, oa, lb, ob;
+            int na, nb;
+            const char* what;
+        } cases[] = {
+            {qnan, 0, qnan, 0, 1, 1, "same NaN fill (integer path)"},
+            {qnan, neg, qnan, 0, 1, 1, "same NaN fill, another NaN and Inf in a"},
+            {qnan, 0, neg, 0, 1, 1, "NaN fills of different payloads"},
+            {qnan, 0, qnan, 0, 1, 0, "a NaN fill and none"},
+            {qnan, 0, qnan, 0, 0, 1, "none and a NaN fill"},
+            {snan, 0, snan, 0, 1, 1, "same signalling NaN fill"},
+            {snan, 0, qnan, neg, 1, 1, "a signalling NaN fill and a quiet one"},
+        };
+        size_t c;
+        for (c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+            unsigned char* in[2];
+            size_t sz[2];
+            char what[160];
+            int op;
+            in[0] = nan_masked(t, n, 1, cases[c].la, cases[c].oa, cases[c].na, &sz[0]);
+            in[1] = nan_masked(t, n, 2, cases[c].lb, cases[c].ob, cases[c].nb, &sz[1]);
+            for (op = OP_SUM; op <= OP_MAX; ++op) {
+                snprintf(what, sizeof what, "%s, %s, op %d", ti ? "f64" : "f32", cases[c].what, op);
+                expect_doc(op, 0, in, sz, 2, what);
+            }
+            snprintf(what, sizeof what, "%s, %s, sum of 3", ti ? "f64" : "f32", cases[c].what);
+            {
+                unsigned char* three[3] = {in[0], in[1], in[0]};
+                size_t s3[3] = {sz[0], sz[1], sz[0]};
+                expect_doc(OP_SUMN, 0, three, s3, 3, what);
+            }
+            snprintf(what, sizeof what, "%s, %s, negate", ti ? "f64" : "f32", cases[c].what);
+            expect_doc(OP_NEG, 0, in, sz, 1, what);
+            snprintf(what, sizeof what, "%s, %s, times 3", ti ? "f64" : "f32", cases[c].what);
+            expect_doc(OP_MUL, 3, in, sz, 1, what);
+            free(in[0]);
+            free(in[1]);
+        }
+    }
+}
+
+/* A declared fill that is not a NaN still has to match: with a NaN fill, or none, it
+ * is refused as before. */
+Test(homo, declared_fill_against_nan_fill_is_refused)
+{
+    spec_t fl = {GHZ_F32, 1e-3, 1, -1e34};
+    size_t sa, sb, so = 1 << 20;
+    unsigned char* a = make_stream(&fl, TU_SMOOTH, 1000, 1, 1, 0, &sa);
+    unsigned char* b = nan_masked(GHZ_F32, 1000, 2, 0x7FC00000u, 0, 1, &sb);
+    unsigned char* o = malloc(so);
+    ghz_buf_t ab = buf_of(a, sa, sa), bb = buf_of(b, sb, sb), ob = buf_of(o, 0, so);
+    cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &ab, &bb, &ob), GHZ_ERR_MISMATCH);
+    cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &bb, &ab, &ob), GHZ_ERR_MISMATCH);
+    free(a);
+    free(b);
+    free(o);
 }
