@@ -2,7 +2,7 @@
 """Extract real scientific fields from Debian's ferret-datasets package into raw
 little-endian float32 files for the ghz codec benchmark.
 
-    extract.py --out DIR [--src DATA_DIR] [--etopo-full]
+    extract.py --out DIR [--src DATA_DIR] [--etopo-full] [--extra]
 
 Reads the netCDF-3 classic files of ferret-datasets (scipy.io.netcdf_file) and writes
 into DIR, for each field in FIELDS:
@@ -16,6 +16,11 @@ values, fill fraction, source, units, sha256) and PROVENANCE.md (package version
 upstream origin of each dataset, license summary), and a copy of the package's
 debian/copyright file. Values are written exactly as stored in the source (the source
 is big-endian float32; only the byte order changes), fill values included.
+
+--extra also writes the fields of EXTRA_FIELDS (the codec-ratio benchmark,
+scripts/bench_ratio.sh, uses them; 28.1 MB more, so it writes them into a folder of its
+own and datasets/out/real stays the six fields the other benchmarks and the GPU runs
+carry).
 
 Output is deterministic: running it twice gives byte-identical files.
 """
@@ -43,6 +48,10 @@ COPYRIGHT = "/usr/share/doc/ferret-datasets/copyright"
 # single repeated value, is dropped). --etopo-full keeps 4320 x 2160 (whole globe,
 # still without the +90 row).
 ETOPO_X0, ETOPO_NX_CROP = 720, 2160  # 720 = 60 degrees * 12 points per degree
+# --extra's second window: the other half of the globe, x indices 2880..4319 then
+# 0..719 (longitude 240E = 120W eastward across 0 to 59.92E: the Americas, the Atlantic
+# with its mid-ocean ridge, Africa and Europe), the same latitudes.
+ETOPO_ATL_X = (2880, 720)
 
 ORIGINS = {
     "etopo5": (
@@ -95,6 +104,32 @@ FIELDS = [
      "(Jan 1982 - Dec 1992 per the time axis)"),
 ]
 
+# Written only with --extra (same tuple layout as FIELDS). Preferred: fields without
+# fill values; the other COADS variables have the land mask of SST.
+EXTRA_FIELDS = [
+    ("etopo5_atlantic", "etopo5.cdf", "ROSE", "etopo5", None, "etopo_atlantic",
+     "ETOPO5 relief, 5 arc-minute grid, the half of the globe the default window leaves "
+     "out: 120W eastward to 59.92E (the Americas, the Atlantic, Africa, Europe)"),
+    ("navy_vwnd", "monthly_navy_winds.cdf", "VWND", "navy", "month", None,
+     "FNOC monthly mean meridional surface wind, 2.5 degree, 132 consecutive months "
+     "(Jan 1982 - Dec 1992 per the time axis)"),
+    ("coads_slp", "coads_climatology.cdf", "SLP", "coads", "month", None,
+     "COADS monthly climatology of sea level pressure, 2 degree, 12 months; land and "
+     "unobserved cells are fill"),
+    ("coads_speh", "coads_climatology.cdf", "SPEH", "coads", "month", None,
+     "COADS monthly climatology of specific humidity, 2 degree, 12 months; land and "
+     "unobserved cells are fill"),
+    ("coads_wspd", "coads_climatology.cdf", "WSPD", "coads", "month", None,
+     "COADS monthly climatology of wind speed, 2 degree, 12 months; land and "
+     "unobserved cells are fill"),
+    ("coads_uwnd", "coads_climatology.cdf", "UWND", "coads", "month", None,
+     "COADS monthly climatology of zonal wind, 2 degree, 12 months; land and "
+     "unobserved cells are fill"),
+    ("coads_vwnd", "coads_climatology.cdf", "VWND", "coads", "month", None,
+     "COADS monthly climatology of meridional wind, 2 degree, 12 months; land and "
+     "unobserved cells are fill"),
+]
+
 
 def sh(*cmd):
     try:
@@ -124,6 +159,18 @@ def find_src():
 
 def f32_bits(x):
     return "0x%08x" % struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def f32_repr(x):
+    """The shortest decimal that reads back as the float32 x, written as Python writes a
+    float ('-1e+34', '-10000000000.0', '-99.9'): the same under numpy 1 and 2 (numpy 2's
+    repr of a float32 is 'np.float32(...)')."""
+    x = np.float32(x)
+    for digits in range(1, 10):
+        s = "%.*g" % (digits, float(x))
+        if np.float32(float(s)) == x:
+            return repr(float(s))
+    return repr(float(x))
 
 
 def as_json_float(x):
@@ -185,6 +232,14 @@ def extract(src, out, name, fname, var, origin, zmeaning, crop, desc, etopo_full
                              "y index 0..%d of %d (latitude 90S to 89.92N; the +90 row "
                              "is dropped)" % (ETOPO_X0, ETOPO_X0 + ETOPO_NX_CROP - 1,
                                               a.shape[-1], a.shape[-2] - 2, a.shape[-2]))
+        elif crop == "etopo_atlantic":
+            x0, x1 = ETOPO_ATL_X
+            sel[-2] = slice(0, a.shape[-2] - 1)
+            sel[-1] = np.r_[x0:a.shape[-1], 0:x1]
+            crop_note = ("x index %d..%d then 0..%d of %d (longitude 240E = 120W eastward "
+                         "to 59.92E), y index 0..%d of %d (latitude 90S to 89.92N; the +90 "
+                         "row is dropped)" % (x0, a.shape[-1] - 1, x1 - 1, a.shape[-1],
+                                              a.shape[-2] - 2, a.shape[-2]))
         a = a[tuple(sel)]
         a = np.ascontiguousarray(a, dtype="<f4")
         axes = [axis_info(nc, d, s) for d, s in zip(dims, sel)]
@@ -231,7 +286,7 @@ def extract(src, out, name, fname, var, origin, zmeaning, crop, desc, etopo_full
             "bytes": len(data),
             "sha256": hashlib.sha256(data).hexdigest(),
             "fill": as_json_float(declared) if (declared is not None and nfill) else None,
-            "fill_f32": repr(declared) if declared is not None else None,
+            "fill_f32": f32_repr(declared) if declared is not None else None,
             "fill_bits": f32_bits(declared) if declared is not None else None,
             "fill_attributes": {k: as_json_float(x) for k, x in fills.items()},
             "fill_count": nfill,
@@ -336,6 +391,9 @@ def write_provenance(out, src, pkg, recs, etopo_full):
                   "a full-resolution 2160 x 2160 window of ETOPO5 (60E-240E, 90S-89.92N) "
                   "to keep the total output under ~40 MB; run with --etopo-full for the "
                   "whole 4320 x 2160 globe")
+    if any(r["name"] == "etopo5_atlantic" for r in recs):
+        etopo_note += ("; `etopo5_atlantic` (--extra) is the other 2160 x 2160 half "
+                       "(240E = 120W eastward to 59.92E, the same latitudes)")
     text = PROVENANCE.format(
         pkg=PACKAGE, ver=pkg.get("version"), srcpkg=pkg.get("source_package"),
         home=pkg.get("homepage"), src=src, descr=descr.rstrip(), table=table,
@@ -354,6 +412,10 @@ def main():
     ap.add_argument("--etopo-full", action="store_true",
                     help="write the whole ETOPO5 globe (4320x2160, 37 MB) instead of "
                     "the 2160x2160 window")
+    ap.add_argument("--extra", action="store_true",
+                    help="also write EXTRA_FIELDS (the other half of ETOPO5, the navy "
+                    "VWND, five more COADS variables: 28.1 MB more; without "
+                    "--etopo-full only, which holds the ETOPO half already)")
     args = ap.parse_args()
 
     src = args.src or find_src()
@@ -362,8 +424,11 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     pkg = package_info()
 
+    fields = list(FIELDS)
+    if args.extra:
+        fields += [f for f in EXTRA_FIELDS if not (args.etopo_full and f[0] == "etopo5_atlantic")]
     recs = []
-    for name, fname, var, origin, zm, crop, desc in FIELDS:
+    for name, fname, var, origin, zm, crop, desc in fields:
         r = extract(src, args.out, name, fname, var, origin, zm, crop, desc, args.etopo_full)
         recs.append(r)
         print("%-14s %-24s dims %-16s fill %-14s %5.1f%% fill  min %10.4g  max %10.4g  %6.2f MB"
@@ -377,6 +442,12 @@ def main():
         p = os.path.join(args.out, stale)
         if stale not in keep and os.path.exists(p):
             os.remove(p)
+    # and the extra fields of an earlier run with --extra
+    for f in EXTRA_FIELDS:
+        for stale in os.listdir(args.out):
+            if (stale.startswith(f[0] + "_") and stale.endswith(".f32")
+                    and stale not in keep):
+                os.remove(os.path.join(args.out, stale))
 
     total = sum(r["bytes"] for r in recs)
     manifest = {
@@ -389,7 +460,8 @@ def main():
                           "float32 value when at least one element equals it, else null; "
                           "'fill_attributes' always lists the declared attributes",
         "source_package": dict(pkg, data_dir=src),
-        "generator": "datasets/real/extract.py" + (" --etopo-full" if args.etopo_full else ""),
+        "generator": "datasets/real/extract.py" + (" --etopo-full" if args.etopo_full else "")
+                     + (" --extra" if args.extra else ""),
         "total_bytes": total,
         "fields": recs,
     }

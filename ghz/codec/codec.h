@@ -231,6 +231,11 @@ GHZ_API ghz_status_t ghz_frame_info(const void* src, size_t src_size,
 GHZ_API ghz_status_t ghz_frame_header(const ghz_dparams_t* d, const void* src, size_t src_size,
                                       ghz_frame_info_t* info);
 
+/* The array shape a frame was written with, fastest first: a ratio frame's extents
+ * (RATIO.md; unused ones are 1), or {n, 1, 1} for a block frame. Validates the header
+ * and, for a ratio frame, its section. */
+GHZ_API ghz_status_t ghz_frame_shape(const void* src, size_t src_size, uint64_t dims[3]);
+
 /* Walks all frames of a stream, validating headers and sizes (reads the headers only:
  * cost proportional to the frame count): total element count,
  * frame count and the common dtype. Fails with GHZ_ERR_CORRUPT when frames mix

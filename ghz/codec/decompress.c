@@ -186,6 +186,16 @@ ghz_status_t ghz_frame_info(const void* src, size_t src_size, ghz_frame_info_t* 
     return ghz_header_read_any((const uint8_t*)src, src_size, info);
 }
 
+ghz_status_t ghz_frame_shape(const void* src, size_t src_size, uint64_t dims[3])
+{
+    ghz_frame_info_t info;
+    ghz_status_t st;
+    ghz_clear_detail();
+    if (!src || !dims) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
+    if ((st = ghz_header_read_any((const uint8_t*)src, src_size, &info)) != GHZ_SUCCESS) return st;
+    return ghz_ratio_dims((const uint8_t*)src, &info, dims);
+}
+
 ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t* n_total,
                              uint64_t* n_frames, ghz_dtype_t* dtype)
 {

@@ -25,14 +25,22 @@ extern "C" {
 #define GHZ_RATIO_SECTION 64u       /* bytes of the section after the header */
 #define GHZ_RATIO_PROB_BITS 12u
 #define GHZ_RATIO_M 4096u           /* 2^prob_bits: the table's sum */
-#define GHZ_RATIO_LANES 32u
+#define GHZ_RATIO_LANES 32u         /* rANS lanes of a full chunk (a warp) */
+#define GHZ_RATIO_LANE_MIN_SYMBOLS 128u
 #define GHZ_RATIO_CHUNK_LOG2 16u    /* what writers use; readers accept 10..24 */
 #define GHZ_RATIO_CHUNK_LOG2_MIN 10u
 #define GHZ_RATIO_CHUNK_LOG2_MAX 24u
 #define GHZ_RATIO_NSYM_MAX 133u
-#define GHZ_RATIO_DIR_ENTRY 136u    /* directory bytes per chunk: words, extra_bits, 32 states */
+#define GHZ_RATIO_NCTX 8u           /* tables per frame, one per context */
+/* Lanes of a chunk of K >= 1 symbols (RATIO.md, Chunks): one per 128 symbols, at
+ * most 32, so that small chunks (coarse passes) do not store 32 states. */
+#define GHZ_RATIO_CHUNK_LANES(K) \
+    ((K) >= 32u * GHZ_RATIO_LANE_MIN_SYMBOLS ? 32u : (unsigned)(((K) + 127u) / 128u))
+/* Directory bytes of a chunk of K symbols: words, extra_bits, one state per lane. */
+#define GHZ_RATIO_DIR_ENTRY(K) (8u + 4u * GHZ_RATIO_CHUNK_LANES(K))
 #define GHZ_RATIO_STATE_LOW 65536u  /* rANS states live in [2^16, 2^32) */
 #define GHZ_RATIO_Z_LIMIT (1u << 30)
+#define GHZ_RATIO_SAMPLE 16u        /* the writer costs every 16th point of a pass */
 
 /* ---- geometry (RATIO.md, Prediction) ------------------------------------------ */
 
@@ -137,6 +145,28 @@ GHZ_HD static inline double ghz_ratio_predict(const void* xr, int is_f32, uint64
         p = GHZ_DMUL(GHZ_DADD(b, c), 0.5);
     }
     return isfinite(p) ? p : 0.0;
+}
+
+/* The context of an element (RATIO.md, Contexts): how far apart its two nearest
+ * neighbours along the pass's axis are, in quanta (r = 1/Q), as a power-of-two
+ * bucket; the last context also takes elements without a right neighbour. */
+GHZ_HD static inline unsigned ghz_ratio_context(const void* xr, int is_f32, uint64_t idx,
+                                                uint64_t t, uint64_t s, uint64_t stride,
+                                                uint64_t extent, double r)
+{
+    const uint64_t off = s * stride;
+    double g;
+    if (t + s >= extent) return GHZ_RATIO_NCTX - 1u;
+    g = GHZ_DMUL(fabs(GHZ_DSUB(ghz_ratio_get(xr, is_f32, idx + off),
+                               ghz_ratio_get(xr, is_f32, idx - off))), r);
+    if (!(g < 64.0)) return GHZ_RATIO_NCTX - 1u; /* also NaN */
+    if (g < 1.0) return 0u;
+    {
+        /* 1 + floor(log2 g) for 1 <= g < 64, from the exponent bits (exact) */
+        uint64_t b;
+        memcpy(&b, &g, 8);
+        return 1u + (unsigned)((b >> 52) - 1023u);
+    }
 }
 
 /* ---- quantization (RATIO.md, Quantization) ------------------------------------ */

@@ -1,6 +1,7 @@
 /* ghz/codec/ratio_compress.c: the CPU reference writer of ratio frames (RATIO.md).
- * One pass over the array per interpolation pass computes the codes in pass order,
- * then one table, the rANS chunks, the outliers and the specials are written. */
+ * One pass over the array per interpolation pass computes the codes and contexts in
+ * pass order, then the tables, the rANS chunks, the outliers and the specials are
+ * written. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,10 +17,13 @@ typedef struct {
     const ghz_enc_params* e;
     const uint8_t* src;
     void* xr;        /* reconstructions, dtype */
-    int32_t* code;   /* codes in pass order */
+    int32_t* code;   /* codes in pass order (element 0 has none) */
+    uint8_t* ctx;    /* their contexts */
     uint64_t next;   /* codes written */
+    uint64_t* pass_points; /* symbols of each pass, 3L of them */
     uint8_t* out;    /* outlier bits, grown as needed */
     uint64_t n_out, cap_out;
+    uint64_t n_special;
     int oom;
 } enc_t;
 
@@ -42,16 +46,19 @@ static void put_xr(const enc_t* s, uint64_t i, double v)
         ((double*)s->xr)[i] = v;
 }
 
-/* Codes element i against prediction p and stores its reconstruction. */
-static void code_point(enc_t* s, uint64_t i, double p)
+/* Codes element i against prediction p in context ctx and stores its
+ * reconstruction. */
+static void code_point(enc_t* s, uint64_t i, double p, unsigned ctx)
 {
     uint64_t bits;
     const double x = ghz_load_value(s->e, s->src, i, &bits);
     int32_t k;
     double y;
+    s->ctx[s->next] = (uint8_t)ctx;
     if (is_special(s->e, x, bits)) {
         put_xr(s, i, s->e->dtype == GHZ_F32 ? (double)(float)p : p);
         s->code[s->next++] = 0;
+        ++s->n_special;
         return;
     }
     if (ghz_ratio_quantize(&s->e->z, x, bits, p, &k, &y)) {
@@ -75,7 +82,7 @@ static void code_point(enc_t* s, uint64_t i, double p)
     ++s->n_out;
 }
 
-#define FOR_PASS(ps, d, body)                                                                \
+#define FOR_PASS(ps, d, ...)                                                                 \
     do {                                                                                     \
         uint64_t i0_, i1_, i2_;                                                              \
         for (i2_ = 0; i2_ < (ps).count[2]; ++i2_)                                            \
@@ -85,20 +92,25 @@ static void code_point(enc_t* s, uint64_t i, double p)
                                            (ps).first[1] + (ps).step[1] * i1_,               \
                                            (ps).first[2] + (ps).step[2] * i2_};              \
                     const uint64_t idx = c[0] + (d)[0] * (c[1] + (d)[1] * c[2]);             \
-                    body                                                                     \
+                    __VA_ARGS__                                                               \
                 }                                                                            \
     } while (0)
 
 /* The writer's cost of a pass with linear (cost[0]) and cubic (cost[1]) prediction,
- * over its *count finite non-fill points (RATIO.md, Writer's choices). */
+ * over its *count sampled finite non-fill points: every GHZ_RATIO_SAMPLE-th point in
+ * the pass's order (RATIO.md, Writer's choices). */
 static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_t* ps,
                       uint64_t cost[2], uint64_t* count)
 {
     const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
     const int is_f32 = s->e->dtype == GHZ_F32;
     const unsigned a = ps->axis;
+    uint64_t j, i0 = 0, i1 = 0, i2 = 0;
     cost[0] = cost[1] = *count = 0;
-    FOR_PASS(*ps, d, {
+    for (j = 0; j < ps->points; j += GHZ_RATIO_SAMPLE) {
+        const uint64_t c[3] = {ps->first[0] + ps->step[0] * i0, ps->first[1] + ps->step[1] * i1,
+                               ps->first[2] + ps->step[2] * i2};
+        const uint64_t idx = c[0] + d[0] * (c[1] + d[1] * c[2]);
         uint64_t bits;
         const double x = ghz_load_value(s->e, s->src, idx, &bits);
         unsigned m;
@@ -109,7 +121,16 @@ static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_
                                           ghz_ratio_predict(s->xr, is_f32, idx, c[a], ps->s,
                                                             stride[a], d[a], m));
         }
-    });
+        /* the next sample, GHZ_RATIO_SAMPLE points on in the pass's order */
+        i0 += GHZ_RATIO_SAMPLE;
+        while (i0 >= ps->count[0]) {
+            i0 -= ps->count[0];
+            if (++i1 == ps->count[1]) {
+                i1 = 0;
+                ++i2;
+            }
+        }
+    }
 }
 
 /* The order of a level's passes (RATIO.md, Writer's choices): the axis whose own
@@ -151,11 +172,13 @@ static uint8_t run_pass(enc_t* s, const uint64_t d[3], unsigned l, const unsigne
     const unsigned a = ps.axis;
     uint64_t cost[2], count;
     unsigned cubic;
+    s->pass_points[3u * (ghz_ratio_levels(d[0], d[1], d[2]) - l) + q] = ps.points;
     if (ps.points == 0) return GHZ_RATIO_CHOICE(a, 0u);
     pass_cost(s, d, &ps, cost, &count);
     cubic = cost[1] <= cost[0];
     FOR_PASS(ps, d, {
-        code_point(s, idx, ghz_ratio_predict(s->xr, is_f32, idx, c[a], ps.s, stride[a], d[a], cubic));
+        code_point(s, idx, ghz_ratio_predict(s->xr, is_f32, idx, c[a], ps.s, stride[a], d[a], cubic),
+                   ghz_ratio_context(s->xr, is_f32, idx, c[a], ps.s, stride[a], d[a], s->e->z.r));
     });
     return GHZ_RATIO_CHOICE(a, cubic);
 }
@@ -185,41 +208,70 @@ static void sink_varint(sink_t* o, uint64_t v)
     sink_put(o, b, ghz_varint_put(b, v));
 }
 
-/* Writes the rANS chunks (RATIO.md, Chunks): directory entries at dir, data at *o. */
-static int write_chunks(const int32_t* code, uint64_t n, unsigned chunk_log2, const uint16_t* f,
-                        const uint32_t* cum, sink_t* o, sink_t* dir)
+/* The tables of the contexts (RATIO.md, Tables): f[c][s], cum[c][s]; nsym[c] = 0 for
+ * a context without symbols. */
+typedef struct {
+    uint16_t f[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
+    uint32_t cum[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
+    unsigned nsym[GHZ_RATIO_NCTX];
+} tables_t;
+
+static unsigned symbol_of(int32_t code)
 {
-    const uint64_t cs = (uint64_t)1 << chunk_log2;
-    uint16_t* words = (uint16_t*)malloc((size_t)cs * sizeof(uint16_t));
-    uint32_t* extra = (uint32_t*)malloc((size_t)(cs * 30 / 32 + 1) * sizeof(uint32_t));
-    uint64_t c0;
-    if (!words || !extra) {
-        free(words);
-        free(extra);
-        return -1;
+    uint32_t ex;
+    unsigned nb;
+    return code == OUTLIER_CODE ? 0u : ghz_ratio_symbol(code, &ex, &nb);
+}
+
+static void make_tables(const int32_t* code, const uint8_t* ctx, uint64_t n, tables_t* t)
+{
+    uint64_t cnt[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX], tot[GHZ_RATIO_NCTX] = {0}, i;
+    unsigned c, s;
+    memset(t, 0, sizeof *t);
+    memset(cnt, 0, sizeof cnt);
+    for (i = 0; i < n; ++i) {
+        ++cnt[ctx[i]][symbol_of(code[i])];
+        ++tot[ctx[i]];
     }
-    for (c0 = 0; c0 < n; c0 += cs) {
-        const uint64_t K = n - c0 < cs ? n - c0 : cs;
-        const uint64_t steps = (K + GHZ_RATIO_LANES - 1) / GHZ_RATIO_LANES;
+    for (c = 0; c < GHZ_RATIO_NCTX; ++c) {
+        if (!tot[c]) continue;
+        t->nsym[c] = ghz_ratio_normalize(cnt[c], tot[c], t->f[c]);
+        for (s = 0, t->cum[c][0] = 0; s + 1 < GHZ_RATIO_NSYM_MAX; ++s)
+            t->cum[c][s + 1] = t->cum[c][s] + t->f[c][s];
+    }
+}
+
+/* Writes the rANS chunks of one pass's K0 symbols (RATIO.md, Chunks): directory
+ * entries to dir, data to o. */
+static void write_pass_chunks(const int32_t* code, const uint8_t* ctx, uint64_t K0,
+                              const tables_t* t, uint16_t* words, uint32_t* extra,
+                              sink_t* o, sink_t* dir)
+{
+    const uint64_t cs = (uint64_t)1 << GHZ_RATIO_CHUNK_LOG2;
+    uint64_t c0;
+    for (c0 = 0; c0 < K0; c0 += cs) {
+        const uint64_t K = K0 - c0 < cs ? K0 - c0 : cs;
+        const unsigned W = GHZ_RATIO_CHUNK_LANES(K);
+        const uint64_t steps = (K + W - 1) / W;
         uint32_t x[GHZ_RATIO_LANES];
-        uint64_t pos = cs, nbits = 0, j, t;
+        uint64_t pos = cs, nbits = 0, j, t_;
         unsigned lane;
-        for (lane = 0; lane < GHZ_RATIO_LANES; ++lane) x[lane] = GHZ_RATIO_STATE_LOW;
-        for (t = steps; t-- > 0;) {
+        for (lane = 0; lane < W; ++lane) x[lane] = GHZ_RATIO_STATE_LOW;
+        for (t_ = steps; t_-- > 0;) {
             uint16_t w[GHZ_RATIO_LANES];
             unsigned m = 0;
-            for (lane = 0; lane < GHZ_RATIO_LANES; ++lane) {
-                const uint64_t g = t * GHZ_RATIO_LANES + lane;
-                uint32_t ex;
-                unsigned nb, sym;
+            for (lane = 0; lane < W; ++lane) {
+                const uint64_t g = t_ * W + lane;
+                unsigned sym, cx;
                 if (g >= K) break;
-                sym = code[c0 + g] == OUTLIER_CODE ? 0u : ghz_ratio_symbol(code[c0 + g], &ex, &nb);
-                if (ghz_rans_put(&x[lane], f[sym], cum[sym], &w[m])) ++m;
+                sym = symbol_of(code[c0 + g]);
+                cx = ctx[c0 + g];
+                if (ghz_rans_put(&x[lane], t->f[cx][sym], t->cum[cx][sym], &w[m])) ++m;
             }
             pos -= m;
             memcpy(words + pos, w, m * sizeof(uint16_t));
         }
-        memset(extra, 0, (size_t)(cs * 30 / 32 + 1) * sizeof(uint32_t));
+        memset(extra, 0, (size_t)(cs * 27 / 32 + 2) * sizeof(uint32_t));
         for (j = 0; j < K; ++j) {
             uint32_t ex;
             unsigned nb;
@@ -233,29 +285,23 @@ static int write_chunks(const int32_t* code, uint64_t n, unsigned chunk_log2, co
         }
         sink_le(dir, cs - pos, 4);
         sink_le(dir, nbits, 4);
-        for (lane = 0; lane < GHZ_RATIO_LANES; ++lane) sink_le(dir, x[lane], 4);
+        for (lane = 0; lane < W; ++lane) sink_le(dir, x[lane], 4);
         for (j = pos; j < cs; ++j) sink_le(o, words[j], 2);
         if ((cs - pos) & 1u) sink_le(o, 0, 2);
         for (j = 0; j < (nbits + 31) / 32; ++j) sink_le(o, extra[j], 4);
     }
-    free(words);
-    free(extra);
-    return 0;
 }
 
 /* The specials section (RATIO.md, Specials section). */
 static void write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t n,
-                           const uint64_t d[3], sink_t* o)
+                           const uint64_t d[3], uint64_t n_special_known, sink_t* o)
 {
     const uint64_t lag = ghz_ratio_mask_lag(d);
     uint64_t i, n_special = 0, n_runs = 0, run = 0, n_pat = 0, count = 0, last = 0;
     unsigned cur = 0;
     uint64_t at_runs, at_pats;
     uint8_t b8[8];
-    for (i = 0; i < n; ++i) {
-        uint64_t bits;
-        if (special_at(e, src, i, &bits)) ++n_special;
-    }
+    n_special = n_special_known;
     sink_le(o, n_special, 8);
     at_runs = o->len;
     sink_le(o, 0, 8); /* n_runs, patched below */
@@ -277,7 +323,7 @@ static void write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t
     }
     at_pats = o->len;
     sink_le(o, 0, 8); /* n_patterns, patched below */
-    for (i = 0; i < n; ++i) {
+    for (i = 0; n_special && i < n; ++i) {
         uint64_t bits;
         if (!special_at(e, src, i, &bits)) continue;
         if (count && bits == last) {
@@ -307,16 +353,18 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
                               const size_t dims[3], const uint8_t* src, uint8_t* dst,
                               uint64_t capacity, uint64_t* frame_size)
 {
-    const uint64_t n = info_in->n;
+    const uint64_t n = info_in->n, cs = (uint64_t)1 << GHZ_RATIO_CHUNK_LOG2;
+    const uint64_t bound = ghz_compress_bound((size_t)n, e->dtype) - GHZ_HEADER_SIZE;
     ghz_frame_info_t info = *info_in;
-    uint64_t d[3], cnt[GHZ_RATIO_NSYM_MAX], i, n_chunks, at;
-    uint16_t f[GHZ_RATIO_NSYM_MAX];
-    uint32_t cum[GHZ_RATIO_NSYM_MAX];
-    unsigned ndims, L, l, a, nsym, s;
+    uint64_t d[3], i, dir_bytes = 0, x0 = 0, bits0, table_at, chunks_at, specials_at;
+    unsigned ndims, L, l, a, c, s;
     uint8_t* choices;
+    uint16_t* words;
+    uint32_t* extra;
+    tables_t* t;
     enc_t st;
     sink_t o, dir;
-    uint64_t bound = ghz_compress_bound((size_t)n, e->dtype) - GHZ_HEADER_SIZE;
+    ghz_status_t rc = GHZ_SUCCESS;
 
     if (ghz_ratio_shape(dims, n, d, &ndims) != 0)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "dims %zu x %zu x %zu do not multiply to n = %llu",
@@ -326,68 +374,77 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     st.e = e;
     st.src = src;
     st.xr = malloc((size_t)(n * e->elem));
-    st.code = (int32_t*)malloc((size_t)(n * sizeof(int32_t)));
+    st.code = (int32_t*)calloc((size_t)n, sizeof(int32_t));
+    st.ctx = (uint8_t*)calloc((size_t)n, 1);
+    st.pass_points = (uint64_t*)calloc(3u * L + 1u, sizeof(uint64_t));
     choices = (uint8_t*)calloc(3u * L + 1u, 1);
-    if (!st.xr || !st.code || !choices) {
-        free(st.xr);
-        free(st.code);
-        free(choices);
-        return ghz_fail(GHZ_ERR_NOMEM, "ratio coding of %llu values: out of memory", (unsigned long long)n);
+    words = (uint16_t*)malloc((size_t)cs * sizeof(uint16_t));
+    extra = (uint32_t*)malloc((size_t)(cs * 27 / 32 + 2) * sizeof(uint32_t));
+    t = (tables_t*)malloc(sizeof *t);
+    if (!st.xr || !st.code || !st.ctx || !st.pass_points || !choices || !words || !extra || !t) {
+        rc = ghz_fail(GHZ_ERR_NOMEM, "ratio coding of %llu values: out of memory",
+                      (unsigned long long)n);
+        goto done;
     }
-    code_point(&st, 0, 0.0);
+
+    /* element 0: its value, in the section (RATIO.md, Prediction) */
+    {
+        const double x = ghz_load_value(e, src, 0, &bits0);
+        if (!is_special(e, x, bits0)) x0 = bits0;
+        else ++st.n_special;
+        put_xr(&st, 0, is_special(e, x, bits0) ? 0.0 : x);
+    }
     for (l = L; l >= 1; --l) {
         unsigned order[3];
         level_order(&st, d, l, order);
         for (a = 0; a < 3; ++a) choices[3u * (L - l) + a] = run_pass(&st, d, l, order, a);
     }
-    free(st.xr);
     if (st.oom) {
-        free(st.code);
-        free(choices);
-        free(st.out);
-        return ghz_fail(GHZ_ERR_NOMEM, "ratio coding: out of memory for outliers");
+        rc = ghz_fail(GHZ_ERR_NOMEM, "ratio coding: out of memory for outliers");
+        goto done;
+    }
+    make_tables(st.code, st.ctx, st.next, t);
+    for (i = 0; i < 3u * L; ++i) {
+        uint64_t left = st.pass_points[i];
+        for (; left > cs; left -= cs) dir_bytes += GHZ_RATIO_DIR_ENTRY(cs);
+        if (left) dir_bytes += GHZ_RATIO_DIR_ENTRY(left);
     }
 
-    memset(cnt, 0, sizeof cnt);
-    for (i = 0; i < n; ++i) {
-        uint32_t ex;
-        unsigned nb;
-        ++cnt[st.code[i] == OUTLIER_CODE ? 0u : ghz_ratio_symbol(st.code[i], &ex, &nb)];
-    }
-    nsym = ghz_ratio_normalize(cnt, n, f);
-    for (s = 0, cum[0] = 0; s + 1 < GHZ_RATIO_NSYM_MAX; ++s) cum[s + 1] = cum[s] + f[s];
-
-    /* payload, after the 64 header bytes: section, choices, table, directory, chunks */
-    n_chunks = (n + ((uint64_t)1 << GHZ_RATIO_CHUNK_LOG2) - 1) >> GHZ_RATIO_CHUNK_LOG2;
+    /* payload, after the 64 header bytes: section, choices, tables, directory, chunks,
+     * outliers, specials */
     o.p = dst + GHZ_HEADER_SIZE;
     o.cap = capacity - GHZ_HEADER_SIZE;
     o.len = GHZ_RATIO_SECTION;
     sink_put(&o, choices, 3u * L);
-    for (s = 0; s < nsym; ++s) sink_le(&o, f[s], 2);
-    at = o.len;
-    dir.p = o.p + at;
-    dir.cap = o.cap > at ? o.cap - at : 0;
+    table_at = o.len;
+    for (c = 0; c < GHZ_RATIO_NCTX; ++c) {
+        sink_varint(&o, t->nsym[c]);
+        for (s = 0; s < t->nsym[c]; ++s) sink_varint(&o, t->f[c][s]);
+    }
+    dir.p = o.p + o.len;
+    dir.cap = o.cap > o.len ? o.cap - o.len : 0;
     dir.len = 0;
-    o.len += n_chunks * GHZ_RATIO_DIR_ENTRY;
+    o.len += dir_bytes;
+    chunks_at = o.len;
+    for (i = 0, st.next = 0; i < 3u * L; ++i) {
+        write_pass_chunks(st.code + st.next, st.ctx + st.next, st.pass_points[i], t, words, extra,
+                          &o, &dir);
+        st.next += st.pass_points[i];
+    }
     {
-        const uint64_t chunks_at = o.len;
-        int rc = write_chunks(st.code, n, GHZ_RATIO_CHUNK_LOG2, f, cum, &o, &dir);
-        uint64_t chunk_bytes = o.len - chunks_at, specials_at;
-        free(st.code);
-        free(choices);
-        if (rc != 0) {
-            free(st.out);
-            return ghz_fail(GHZ_ERR_NOMEM, "ratio coding: out of memory for a chunk");
-        }
+        const uint64_t chunk_bytes = o.len - chunks_at;
         sink_put(&o, st.out, st.n_out * e->elem);
-        free(st.out);
         specials_at = o.len;
-        write_specials(e, src, n, d, &o);
-        if (o.len > bound) return GHZ_ERR_UNSUPPORTED; /* caller writes a block frame */
-        if (o.len > o.cap)
-            return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "capacity %llu < %llu bytes of this ratio frame",
-                            (unsigned long long)capacity,
-                            (unsigned long long)(o.len + GHZ_HEADER_SIZE));
+        write_specials(e, src, n, d, st.n_special, &o);
+        if (o.len > bound) {
+            rc = GHZ_ERR_UNSUPPORTED; /* the caller writes a block frame */
+            goto done;
+        }
+        if (o.len > o.cap) {
+            rc = ghz_fail(GHZ_ERR_DST_TOO_SMALL, "capacity %llu < %llu bytes of this ratio frame",
+                          (unsigned long long)capacity, (unsigned long long)(o.len + GHZ_HEADER_SIZE));
+            goto done;
+        }
         {
             uint8_t* sec = o.p;
             memset(sec, 0, GHZ_RATIO_SECTION);
@@ -395,15 +452,27 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
             sec[24] = (uint8_t)L;
             sec[25] = (uint8_t)GHZ_RATIO_PROB_BITS;
             sec[26] = (uint8_t)GHZ_RATIO_CHUNK_LOG2;
-            sec[27] = (uint8_t)nsym;
+            sec[27] = (uint8_t)GHZ_RATIO_NCTX;
+            ghz_store_le(sec + 28, (uint64_t)(dir.p - o.p) - table_at, 4); /* table_bytes */
             ghz_store_le(sec + 32, st.n_out, 8);
             ghz_store_le(sec + 40, chunk_bytes, 8);
             ghz_store_le(sec + 48, o.len - specials_at, 8);
+            ghz_store_le(sec + 56, x0, 8);
         }
     }
     info.payload_size = o.len;
     info.prefer = GHZ_PREFER_RATIO;
     ghz_ratio_header_pack(dst, &info, ndims);
     *frame_size = GHZ_HEADER_SIZE + o.len;
-    return GHZ_SUCCESS;
+done:
+    free(st.xr);
+    free(st.code);
+    free(st.ctx);
+    free(st.pass_points);
+    free(st.out);
+    free(choices);
+    free(words);
+    free(extra);
+    free(t);
+    return rc;
 }

@@ -1,7 +1,7 @@
 /* ghz/codec/ratio_decompress.c: the CPU reference reader of ratio frames (RATIO.md).
  * The frame is checked part by part before its values are decoded; the symbols are
- * then decoded in pass order, each as its element's prediction is formed, with the
- * output array as the working array of reconstructions. */
+ * then decoded in pass order, each as its element's prediction and context are
+ * formed, with the output array as the working array of reconstructions. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,11 +14,13 @@ typedef struct {
     const uint8_t* frame;
     const ghz_ratio_layout_t* L;
     uint64_t n;
-    uint16_t f[GHZ_RATIO_NSYM_MAX];
-    uint32_t cum[GHZ_RATIO_NSYM_MAX];
-    uint8_t lut[GHZ_RATIO_M];
+    uint16_t f[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
+    uint32_t cum[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
+    unsigned nsym[GHZ_RATIO_NCTX];
+    uint8_t lut[GHZ_RATIO_NCTX][GHZ_RATIO_M];
     /* the chunk being read */
-    uint64_t chunk, K, j, data;
+    uint64_t chunk, K, j, data, dir; /* dir: the chunk's directory entry */
+    unsigned W;                        /* its lanes */
     uint32_t x[GHZ_RATIO_LANES];
     const uint8_t *words, *extra;
     uint64_t nwords, wpos, nextra, epos;
@@ -30,66 +32,68 @@ static ghz_status_t corrupt(const char* what, uint64_t where)
     return ghz_fail(GHZ_ERR_CORRUPT, "ratio frame: %s (at %llu)", what, (unsigned long long)where);
 }
 
-static ghz_status_t check_table(reader_t* r)
+/* RATIO.md, Tables: per context a varint count and that many varint frequencies. */
+static ghz_status_t check_tables(reader_t* r)
 {
-    uint32_t sum = 0;
-    unsigned s, slot;
+    const uint8_t* p = r->frame + r->L->off_table;
+    const uint64_t lim = r->L->table_bytes;
+    uint64_t pos = 0, v;
+    unsigned c, s;
     memset(r->f, 0, sizeof r->f);
-    for (s = 0; s < r->L->nsym; ++s) {
-        r->f[s] = (uint16_t)ghz_load_le(r->frame + r->L->off_table + 2 * s, 2);
-        r->cum[s] = sum;
-        sum += r->f[s];
+    for (c = 0; c < GHZ_RATIO_NCTX; ++c) {
+        uint32_t sum = 0;
+        if (ghz_varint_get(p, lim, &pos, &v) != 0 || v > GHZ_RATIO_NSYM_MAX)
+            return corrupt("a table's symbol count", r->L->off_table + pos);
+        r->nsym[c] = (unsigned)v;
+        for (s = 0; s < r->nsym[c]; ++s) {
+            if (ghz_varint_get(p, lim, &pos, &v) != 0 || v > GHZ_RATIO_M)
+                return corrupt("a table frequency", r->L->off_table + pos);
+            r->f[c][s] = (uint16_t)v;
+            r->cum[c][s] = sum;
+            sum += (uint32_t)v;
+        }
+        if (r->nsym[c] && (sum != GHZ_RATIO_M || r->f[c][r->nsym[c] - 1] == 0))
+            return corrupt("a table does not sum to 4096 or its last entry is 0", r->L->off_table + pos);
+        if (r->nsym[c]) {
+            unsigned slot = 0, i;
+            for (s = 0; s < r->nsym[c]; ++s)
+                for (i = 0; i < r->f[c][s]; ++i) r->lut[c][slot++] = (uint8_t)s;
+        }
     }
-    if (sum != GHZ_RATIO_M || r->f[r->L->nsym - 1] == 0)
-        return corrupt("the table does not sum to 4096 or its last entry is 0", r->L->off_table);
-    for (s = 0, slot = 0; s < r->L->nsym; ++s) {
-        unsigned i;
-        for (i = 0; i < r->f[s]; ++i) r->lut[slot++] = (uint8_t)s;
-    }
+    if (pos != lim) return corrupt("bytes after the tables", r->L->off_table + pos);
     return GHZ_SUCCESS;
 }
 
+/* Checks each chunk's directory entry against its symbols (chunks are cut per pass)
+ * and that their sizes add up to chunk_bytes. */
 static ghz_status_t check_directory(const reader_t* r)
 {
-    uint64_t c, total = 0;
-    const uint64_t cs = (uint64_t)1 << r->L->chunk_log2;
-    for (c = 0; c < r->L->n_chunks; ++c) {
-        const uint8_t* e = r->frame + r->L->off_dir + c * GHZ_RATIO_DIR_ENTRY;
-        const uint64_t K = c + 1 < r->L->n_chunks ? cs : r->n - c * cs;
-        uint64_t words = ghz_load_le(e, 4), bits = ghz_load_le(e + 4, 4);
-        unsigned lane;
-        /* at most one word and 27 extra bits per symbol */
-        if (words > K || bits > 27 * K) return corrupt("chunk counts exceed its symbols", c);
-        for (lane = 0; lane < GHZ_RATIO_LANES; ++lane)
-            if (ghz_load_le(e + 8 + 4 * lane, 4) < GHZ_RATIO_STATE_LOW)
-                return corrupt("a lane state below 2^16", c);
-        total += ((2 * words + 3) & ~(uint64_t)3) + 4 * ((bits + 31) / 32);
+    const ghz_ratio_layout_t* L = r->L;
+    const uint64_t cs = (uint64_t)1 << L->chunk_log2;
+    uint64_t c = 0, total = 0, at = L->off_dir;
+    unsigned l, q, order[3] = {0, 1, 2};
+    for (l = L->levels; l >= 1; --l) {
+        (void)ghz_ratio_level_order(L->d, l, r->frame + L->off_choices + 3u * (L->levels - l), order);
+        for (q = 0; q < 3; ++q) {
+            uint64_t left = ghz_ratio_pass(L->d, l, order, q).points;
+            while (left) {
+                const uint8_t* e = r->frame + at;
+                const uint64_t K = left < cs ? left : cs;
+                uint64_t words = ghz_load_le(e, 4), bits = ghz_load_le(e + 4, 4);
+                unsigned lane;
+                at += GHZ_RATIO_DIR_ENTRY(K);
+                /* at most one word and 27 extra bits per symbol */
+                if (words > K || bits > 27 * K) return corrupt("chunk counts exceed its symbols", c);
+                for (lane = 0; lane < GHZ_RATIO_CHUNK_LANES(K); ++lane)
+                    if (ghz_load_le(e + 8 + 4 * lane, 4) < GHZ_RATIO_STATE_LOW)
+                        return corrupt("a lane state below 2^16", c);
+                total += ((2 * words + 3) & ~(uint64_t)3) + 4 * ((bits + 31) / 32);
+                left -= K;
+                ++c;
+            }
+        }
     }
-    if (total != r->L->chunk_bytes) return corrupt("chunk sizes do not add up to chunk_bytes", total);
-    return GHZ_SUCCESS;
-}
-
-/* The order of level l's passes from its choice bytes; -1 unless they name a
- * permutation of the axes and no empty pass is cubic. */
-static int level_order(const reader_t* r, unsigned l, unsigned order[3])
-{
-    const uint8_t* c = r->frame + r->L->off_choices + 3u * (r->L->levels - l);
-    unsigned q, seen = 0;
-    for (q = 0; q < 3; ++q) {
-        if (c[q] > 5u || (seen & (1u << (c[q] >> 1)))) return -1;
-        order[q] = c[q] >> 1;
-        seen |= 1u << order[q];
-    }
-    for (q = 0; q < 3; ++q)
-        if ((c[q] & 1u) && ghz_ratio_pass(r->L->d, l, order, q).points == 0) return -1;
-    return 0;
-}
-
-static ghz_status_t check_choices(const reader_t* r)
-{
-    unsigned l, order[3];
-    for (l = r->L->levels; l >= 1; --l)
-        if (level_order(r, l, order) != 0) return corrupt("a level's choice bytes", 3u * (r->L->levels - l));
+    if (total != L->chunk_bytes) return corrupt("chunk sizes do not add up to chunk_bytes", total);
     return GHZ_SUCCESS;
 }
 
@@ -97,7 +101,7 @@ static ghz_status_t close_chunk(const reader_t* r)
 {
     unsigned lane;
     if (r->wpos != r->nwords || r->epos != r->nextra) return corrupt("chunk words or bits left unread", r->chunk);
-    for (lane = 0; lane < GHZ_RATIO_LANES; ++lane)
+    for (lane = 0; lane < r->W; ++lane)
         if (r->x[lane] != GHZ_RATIO_STATE_LOW) return corrupt("a lane does not end at 2^16", r->chunk);
     if ((r->nwords & 1u) && ghz_load_le(r->words + 2 * r->nwords, 2) != 0)
         return corrupt("chunk word padding not zero", r->chunk);
@@ -106,68 +110,25 @@ static ghz_status_t close_chunk(const reader_t* r)
     return GHZ_SUCCESS;
 }
 
-static void open_chunk(reader_t* r, uint64_t c)
+/* Opens chunk c, of K symbols, whose directory entry follows the previous chunk's. */
+static void open_chunk(reader_t* r, uint64_t c, uint64_t K)
 {
-    const uint8_t* e = r->frame + r->L->off_dir + c * GHZ_RATIO_DIR_ENTRY;
-    const uint64_t cs = (uint64_t)1 << r->L->chunk_log2;
+    const uint8_t* e;
     unsigned lane;
+    if (c == 0) r->dir = r->L->off_dir;
+    e = r->frame + r->dir;
+    r->dir += GHZ_RATIO_DIR_ENTRY(K);
+    r->W = GHZ_RATIO_CHUNK_LANES(K);
     r->chunk = c;
-    r->K = c + 1 < r->L->n_chunks ? cs : r->n - c * cs;
+    r->K = K;
     r->j = 0;
     r->nwords = ghz_load_le(e, 4);
     r->nextra = ghz_load_le(e + 4, 4);
-    for (lane = 0; lane < GHZ_RATIO_LANES; ++lane) r->x[lane] = (uint32_t)ghz_load_le(e + 8 + 4 * lane, 4);
+    for (lane = 0; lane < r->W; ++lane) r->x[lane] = (uint32_t)ghz_load_le(e + 8 + 4 * lane, 4);
     r->words = r->frame + r->L->off_chunks + r->data;
     r->extra = r->words + ((2 * r->nwords + 3) & ~(uint64_t)3);
     r->data += ((2 * r->nwords + 3) & ~(uint64_t)3) + 4 * ((r->nextra + 31) / 32);
     r->wpos = r->epos = 0;
-}
-
-/* The next symbol's code: returns 0 and *k, 1 for an outlier, -1 with the detail set
- * for a corrupt chunk. */
-static int next_code(reader_t* r, int32_t* k)
-{
-    unsigned lane, s;
-    uint32_t x, z, extra = 0;
-    if (r->j == r->K) {
-        if (close_chunk(r) != GHZ_SUCCESS) return -1;
-        open_chunk(r, r->chunk + 1);
-    }
-    lane = (unsigned)(r->j % GHZ_RATIO_LANES);
-    ++r->j;
-    x = r->x[lane];
-    s = r->lut[x & (GHZ_RATIO_M - 1u)];
-    ghz_rans_take(&x, r->f[s], r->cum[s]);
-    if (x < GHZ_RATIO_STATE_LOW) {
-        if (r->wpos == r->nwords) {
-            corrupt("a chunk's words run out", r->chunk);
-            return -1;
-        }
-        x = (x << 16) | (uint32_t)ghz_load_le(r->words + 2 * r->wpos++, 2);
-    }
-    r->x[lane] = x;
-    if (s == 0) return 1;
-    {
-        unsigned nb = ghz_ratio_extra_bits(s);
-        if (nb) {
-            uint64_t w = r->epos / 32, b = r->epos % 32;
-            if (nb > r->nextra - r->epos) {
-                corrupt("a chunk's extra bits run out", r->chunk);
-                return -1;
-            }
-            extra = (uint32_t)(ghz_load_le(r->extra + 4 * w, 4) >> b);
-            if (b + nb > 32) extra |= (uint32_t)ghz_load_le(r->extra + 4 * (w + 1), 4) << (32 - b);
-            extra &= (1u << nb) - 1u;
-            r->epos += nb;
-        }
-    }
-    z = ghz_ratio_unsymbol(s, extra);
-    if (z > (GHZ_RATIO_Z_LIMIT - 2u)) {
-        corrupt("a code beyond QMAX", r->chunk);
-        return -1;
-    }
-    *k = ghz_ratio_unzigzag(z);
-    return 0;
 }
 
 typedef struct {
@@ -175,46 +136,124 @@ typedef struct {
     const ghz_frame_info_t* info;
     ghz_quantizer_t z;
     uint8_t* out;
+    /* one chunk's elements: index, prediction, context, code (RATIO.md's decoder in
+     * three steps per chunk, as the GPU runs it: predict all, decode all, rebuild all) */
+    uint64_t* idx;
+    double* pred;
+    uint8_t* ctx;
+    int32_t* code;
 } decoder_t;
 
-static int decode_point(decoder_t* dc, uint64_t i, double p)
+#define OUTLIER_CODE INT32_MIN
+
+/* Decodes the K codes of the open chunk (contexts known): RATIO.md, Chunks, with the
+ * chunk's state in locals so that the loop keeps it in registers. */
+static int decode_codes(decoder_t* dc, uint64_t K)
 {
-    int32_t k = 0;
-    const int rc = next_code(dc->r, &k);
+    reader_t* r = dc->r;
+    const uint8_t* ctx = dc->ctx;
+    int32_t* code = dc->code;
+    const int lossless = !(dc->z.eb > 0.0);
+    const unsigned W = r->W;
+    const uint8_t* words = r->words;
+    const uint8_t* xb = r->extra;
+    const uint64_t nwords = r->nwords, nextra = r->nextra;
+    uint64_t wpos = 0, epos = 0, j;
+    uint32_t x[GHZ_RATIO_LANES];
+    unsigned lane = 0;
+    memcpy(x, r->x, sizeof x);
+    for (j = 0; j < K; ++j) {
+        const unsigned cx = ctx[j];
+        uint32_t v = x[lane], z, extra = 0;
+        unsigned sym, nb;
+        if (r->nsym[cx] == 0) {
+            corrupt("a symbol in a context without a table", r->chunk);
+            return -1;
+        }
+        sym = r->lut[cx][v & (GHZ_RATIO_M - 1u)];
+        ghz_rans_take(&v, r->f[cx][sym], r->cum[cx][sym]);
+        if (v < GHZ_RATIO_STATE_LOW) {
+            uint16_t w;
+            if (wpos == nwords) {
+                corrupt("a chunk's words run out", r->chunk);
+                return -1;
+            }
+            memcpy(&w, words + 2 * wpos++, 2);
+            v = (v << 16) | w;
+        }
+        x[lane] = v;
+        lane = lane + 1 == W ? 0u : lane + 1;
+        if (sym == 0) {
+            code[j] = OUTLIER_CODE;
+            continue;
+        }
+        nb = ghz_ratio_extra_bits(sym);
+        if (nb) {
+            const uint64_t wi = epos / 32, b = epos % 32;
+            uint32_t lo, hi = 0;
+            if (nb > nextra - epos) {
+                corrupt("a chunk's extra bits run out", r->chunk);
+                return -1;
+            }
+            memcpy(&lo, xb + 4 * wi, 4);
+            if (b + nb > 32) memcpy(&hi, xb + 4 * (wi + 1), 4);
+            extra = (uint32_t)(lo >> b) | (b ? hi << (32 - b) : 0u);
+            extra &= (1u << nb) - 1u;
+            epos += nb;
+        }
+        z = ghz_ratio_unsymbol(sym, extra);
+        if (z > (GHZ_RATIO_Z_LIMIT - 2u)) {
+            corrupt("a code beyond QMAX", r->chunk);
+            return -1;
+        }
+        code[j] = ghz_ratio_unzigzag(z);
+        if (lossless && code[j] != 0) {
+            corrupt("a nonzero code in a lossless frame", r->chunk);
+            return -1;
+        }
+    }
+    memcpy(r->x, x, sizeof x);
+    r->wpos = wpos;
+    r->epos = epos;
+    r->j = K;
+    return 0;
+}
+
+/* Writes the K reconstructions of a decoded chunk. */
+static int rebuild(decoder_t* dc, uint64_t K)
+{
     const unsigned elem = dc->info->dtype == GHZ_F32 ? 4u : 8u;
-    if (rc < 0) return -1;
-    if (rc == 1) {
-        const uint8_t* v = dc->r->frame + dc->r->L->off_outliers + dc->r->outliers * elem;
-        int finite;
-        if (dc->r->outliers == dc->r->L->n_outliers) {
-            corrupt("more outlier symbols than outliers", i);
-            return -1;
-        }
-        if (elem == 4u) {
-            float fv;
-            memcpy(&fv, v, 4);
-            finite = isfinite(fv);
+    uint64_t j;
+    for (j = 0; j < K; ++j) {
+        const uint64_t i = dc->idx[j];
+        if (dc->code[j] == OUTLIER_CODE) {
+            const uint8_t* v = dc->r->frame + dc->r->L->off_outliers + dc->r->outliers * elem;
+            int finite;
+            if (dc->r->outliers == dc->r->L->n_outliers) {
+                corrupt("more outlier symbols than outliers", i);
+                return -1;
+            }
+            if (elem == 4u) {
+                float fv;
+                memcpy(&fv, v, 4);
+                finite = isfinite(fv);
+            } else {
+                double dv;
+                memcpy(&dv, v, 8);
+                finite = isfinite(dv);
+            }
+            if (!finite) {
+                corrupt("an outlier is not finite", i);
+                return -1;
+            }
+            memcpy(dc->out + i * elem, v, elem);
+            ++dc->r->outliers;
+        } else if (elem == 4u) {
+            ((float*)dc->out)[i] = (float)ghz_ratio_recon(&dc->z, dc->pred[j], dc->code[j]);
         } else {
-            double dv;
-            memcpy(&dv, v, 8);
-            finite = isfinite(dv);
+            ((double*)dc->out)[i] = ghz_ratio_recon(&dc->z, dc->pred[j], dc->code[j]);
         }
-        if (!finite) {
-            corrupt("an outlier is not finite", i);
-            return -1;
-        }
-        memcpy(dc->out + i * elem, v, elem);
-        ++dc->r->outliers;
-        return 0;
     }
-    if (k != 0 && !(dc->z.eb > 0.0)) {
-        corrupt("a nonzero code in a lossless frame", i);
-        return -1;
-    }
-    if (elem == 4u)
-        ((float*)dc->out)[i] = (float)ghz_ratio_recon(&dc->z, p, k);
-    else
-        ((double*)dc->out)[i] = ghz_ratio_recon(&dc->z, p, k);
     return 0;
 }
 
@@ -223,31 +262,44 @@ static int decode_passes(decoder_t* dc)
     const ghz_ratio_layout_t* L = dc->r->L;
     const uint64_t* d = L->d;
     const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
+    const uint64_t cs = (uint64_t)1 << L->chunk_log2;
     const int is_f32 = dc->info->dtype == GHZ_F32;
+    uint64_t chunk = 0;
     unsigned l, q;
-    if (decode_point(dc, 0, 0.0) != 0) return -1;
+    ghz_store_le(dc->out, L->x0, is_f32 ? 4u : 8u);
     for (l = L->levels; l >= 1; --l) {
-        unsigned order[3];
-        (void)level_order(dc->r, l, order); /* checked before */
+        unsigned order[3] = {0, 1, 2};
+        (void)ghz_ratio_level_order(d, l, dc->r->frame + L->off_choices + 3u * (L->levels - l), order);
         for (q = 0; q < 3; ++q) {
             const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
             const unsigned cubic = dc->r->frame[L->off_choices + 3u * (L->levels - l) + q] & 1u;
             const unsigned a = ps.axis;
-            uint64_t i0, i1, i2;
-            for (i2 = 0; i2 < ps.count[2]; ++i2)
-                for (i1 = 0; i1 < ps.count[1]; ++i1)
-                    for (i0 = 0; i0 < ps.count[0]; ++i0) {
-                        const uint64_t c[3] = {ps.first[0] + ps.step[0] * i0,
-                                               ps.first[1] + ps.step[1] * i1,
-                                               ps.first[2] + ps.step[2] * i2};
-                        const uint64_t idx = c[0] + d[0] * (c[1] + d[1] * c[2]);
-                        const double p = ghz_ratio_predict(dc->out, is_f32, idx, c[a], ps.s,
-                                                           stride[a], d[a], cubic);
-                        if (decode_point(dc, idx, p) != 0) return -1;
+            uint64_t j0, i0 = 0, i1 = 0, i2 = 0;
+            for (j0 = 0; j0 < ps.points; j0 += cs) {
+                const uint64_t K = ps.points - j0 < cs ? ps.points - j0 : cs;
+                uint64_t j;
+                for (j = 0; j < K; ++j) { /* the chunk's elements, in the pass's order */
+                    const uint64_t c[3] = {ps.first[0] + ps.step[0] * i0, ps.first[1] + ps.step[1] * i1,
+                                           ps.first[2] + ps.step[2] * i2};
+                    const uint64_t idx = c[0] + d[0] * (c[1] + d[1] * c[2]);
+                    dc->idx[j] = idx;
+                    dc->pred[j] = ghz_ratio_predict(dc->out, is_f32, idx, c[a], ps.s, stride[a], d[a], cubic);
+                    dc->ctx[j] = (uint8_t)ghz_ratio_context(dc->out, is_f32, idx, c[a], ps.s, stride[a],
+                                                            d[a], dc->z.r);
+                    if (++i0 == ps.count[0]) {
+                        i0 = 0;
+                        if (++i1 == ps.count[1]) {
+                            i1 = 0;
+                            ++i2;
+                        }
                     }
+                }
+                open_chunk(dc->r, chunk++, K);
+                if (decode_codes(dc, K) != 0 || close_chunk(dc->r) != GHZ_SUCCESS || rebuild(dc, K) != 0)
+                    return -1;
+            }
         }
     }
-    if (close_chunk(dc->r) != GHZ_SUCCESS) return -1;
     if (dc->r->outliers != L->n_outliers) {
         corrupt("fewer outlier symbols than outliers", dc->r->outliers);
         return -1;
@@ -340,21 +392,32 @@ ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info
     ghz_status_t st;
     const char* why = ghz_ratio_layout(frame, info, &L);
     if (why) return ghz_fail(GHZ_ERR_CORRUPT, "ratio frame: %s", why);
+    {
+        const uint64_t cs = (uint64_t)1 << L.chunk_log2;
+        const uint64_t k = cs < info->n ? cs : info->n;
+        dc.idx = (uint64_t*)malloc((size_t)k * sizeof(uint64_t));
+        dc.pred = (double*)malloc((size_t)k * sizeof(double));
+        dc.ctx = (uint8_t*)malloc((size_t)k);
+        dc.code = (int32_t*)malloc((size_t)k * sizeof(int32_t));
+    }
     r = (reader_t*)calloc(1, sizeof *r);
     mask = (uint8_t*)malloc((size_t)(info->n / 8 + 1));
-    if (!r || !mask) {
+    if (!r || !mask || !dc.idx || !dc.pred || !dc.ctx || !dc.code) {
         free(r);
         free(mask);
+        free(dc.idx);
+        free(dc.pred);
+        free(dc.ctx);
+        free(dc.code);
         return ghz_fail(GHZ_ERR_NOMEM, "ratio frame of %llu values: out of memory",
                         (unsigned long long)info->n);
     }
     r->frame = frame;
     r->L = &L;
     r->n = info->n;
-    if ((st = check_table(r)) != GHZ_SUCCESS || (st = check_choices(r)) != GHZ_SUCCESS ||
-        (st = check_directory(r)) != GHZ_SUCCESS || (st = specials(frame, &L, info, mask, NULL)) != GHZ_SUCCESS)
+    if ((st = check_tables(r)) != GHZ_SUCCESS || (st = check_directory(r)) != GHZ_SUCCESS ||
+        (st = specials(frame, &L, info, mask, NULL)) != GHZ_SUCCESS)
         goto done;
-    open_chunk(r, 0);
     dc.r = r;
     dc.info = info;
     dc.z = ghz_quantizer_make(info->eb_abs, info->dtype == GHZ_F32);
@@ -367,6 +430,10 @@ ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info
 done:
     free(r);
     free(mask);
+    free(dc.idx);
+    free(dc.pred);
+    free(dc.ctx);
+    free(dc.code);
     return st;
 }
 

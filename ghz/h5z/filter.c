@@ -4,15 +4,16 @@
  * The plugin links no HDF5 library: it is loaded into processes whose HDF5 is the
  * system's (h5dump, h5repack) or a private copy (h5py's wheels), and a second HDF5 in
  * the process would not know the first one's identifiers. It takes its types from
- * HDF5's headers, its memory from malloc/free (what HDF5's release builds allocate
- * chunk buffers with), and the few HDF5 calls of set_local from the library that
- * loaded it (local.c). Its only exported symbols are HDF5's two plugin entry points. */
+ * h5z_abi.h (the few declarations of HDF5's plugin interface it needs, so that it
+ * builds without HDF5's headers), its memory from malloc/free (what HDF5's release
+ * builds allocate chunk buffers with), and the few HDF5 calls of set_local from the
+ * library that loaded it (local.c). Its only exported symbols are HDF5's two plugin
+ * entry points. */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <H5PLextern.h>
-
 #include "ghz/ghz.h"
+#include "h5z_abi.h"
 #include "h5z_ghz.h"
 #include "h5z_local.h"
 
@@ -32,6 +33,23 @@ static size_t fail_msg(const char* what, const char* msg)
 {
     fprintf(stderr, "H5Z_ghz: %s: %s\n", what, msg);
     return 0;
+}
+
+/* REL without a fill value or a range over a chunk whose range spans 1e30 or more: most
+ * likely a fill value (netCDF's _FillValue, 9.97e36) taken as data, which makes the
+ * bound that large. Said once per process on stderr (the Python layer warns too). */
+static void warn_huge_range(const ghz_params_t* p, const void* frame, size_t size)
+{
+    static int warned;
+    ghz_frame_info_t fi;
+    if (warned || p->eb_mode != GHZ_EB_REL || p->has_fill || p->has_range ||
+        ghz_frame_info(frame, size, &fi) != GHZ_SUCCESS || !(fi.eb_abs / p->eb >= 1e30))
+        return;
+    warned = 1;
+    fprintf(stderr, "H5Z_ghz: write: REL over a value range of %.3g: values may be off by up to "
+                    "%.3g; if the largest value marks missing data, pass fill= with it "
+                    "(ghz.h5.filter(..., fill=...)), or value_range=\n",
+            fi.eb_abs / p->eb, fi.eb_abs);
 }
 
 static size_t encode(size_t cd_nelmts, const unsigned cd_values[], size_t nbytes,
@@ -68,6 +86,7 @@ static size_t encode(size_t cd_nelmts, const unsigned cd_values[], size_t nbytes
         free(out);
         return fail("write", st);
     }
+    warn_huge_range(&p, out, size);
     free(*buf);
     *buf = out;
     *buf_size = cap;
@@ -106,13 +125,13 @@ static size_t decode(size_t nbytes, size_t* buf_size, void** buf)
 static size_t h5z_ghz_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[],
                              size_t nbytes, size_t* buf_size, void** buf)
 {
-    if (flags & H5Z_FLAG_REVERSE) return decode(nbytes, buf_size, buf);
+    if (flags & GHZ_H5Z_FLAG_REVERSE) return decode(nbytes, buf_size, buf);
     return encode(cd_nelmts, cd_values, nbytes, buf_size, buf);
 }
 
-static const H5Z_class2_t ghz_h5z_class = {
-    H5Z_CLASS_T_VERS,
-    (H5Z_filter_t)GHZ_H5Z_FILTER_ID,
+static const ghz_h5z_class2_t ghz_h5z_class = {
+    GHZ_H5Z_CLASS_T_VERS,
+    (ghz_h5z_filter_t)GHZ_H5Z_FILTER_ID,
     1, /* encoder present */
     1, /* decoder present */
     GHZ_H5Z_NAME,
@@ -121,6 +140,13 @@ static const H5Z_class2_t ghz_h5z_class = {
     h5z_ghz_filter,
 };
 
-H5PL_type_t H5PLget_plugin_type(void) { return H5PL_TYPE_FILTER; }
+/* HDF5's two plugin entry points (H5PLextern.h), exported from the module. They return
+ * H5PL_type_t (an int-sized enum) and a pointer to the H5Z_class2_t. */
+#define GHZ_H5PL_EXPORT __attribute__((visibility("default")))
+
+GHZ_H5PL_EXPORT int H5PLget_plugin_type(void);
+GHZ_H5PL_EXPORT const void* H5PLget_plugin_info(void);
+
+int H5PLget_plugin_type(void) { return GHZ_H5PL_TYPE_FILTER; }
 
 const void* H5PLget_plugin_info(void) { return &ghz_h5z_class; }

@@ -10,6 +10,7 @@
 #ifndef GHZ_H5Z_GHZ_H
 #define GHZ_H5Z_GHZ_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -86,6 +87,22 @@ static inline int ghz_h5z_unpack(const unsigned* cd, size_t n, ghz_h5z_params_t*
     p->range_min = ghz_h5z_get_double(cd + 8);
     p->range_max = ghz_h5z_get_double(cd + 10);
     return 0;
+}
+
+/* NULL when p's values are ones ghz compresses with, else what is wrong with them (for
+ * the message of the refusal when a dataset is created): the mode, a finite bound > 0,
+ * and under GHZ_H5Z_RANGE a finite range with min <= max. The fill value may be any
+ * value, NaN included (NaN values are kept exactly anyway). */
+static inline const char* ghz_h5z_check(const ghz_h5z_params_t* p)
+{
+    if (p->mode != 1u && p->mode != 2u) return "the mode (cd_values[2]) is not 1 (ABS) or 2 (REL)";
+    if (!(p->bound > 0.0) || !isfinite(p->bound))
+        return "the bound (cd_values[3..4]) is not a finite number > 0";
+    if (p->dtype > 2u) return "the dtype (cd_values[1]) is not 0, 1 (float32) or 2 (float64)";
+    if ((p->flags & GHZ_H5Z_RANGE) &&
+        (!isfinite(p->range_min) || !isfinite(p->range_max) || p->range_min > p->range_max))
+        return "the value range (cd_values[8..11]) is not finite with min <= max";
+    return NULL;
 }
 
 #endif

@@ -8,27 +8,19 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stddef.h>
+#include <stdio.h>
 
-#include <H5Ppublic.h>
-#include <H5Tpublic.h>
-
+#include "h5z_abi.h"
 #include "h5z_ghz.h"
 #include "h5z_local.h"
 
-typedef H5T_class_t (*tget_class_fn)(hid_t);
-typedef size_t (*tget_size_fn)(hid_t);
-typedef H5T_order_t (*tget_order_fn)(hid_t);
-typedef herr_t (*pget_filter_fn)(hid_t, H5Z_filter_t, unsigned*, size_t*, unsigned[], size_t,
-                                 char[], unsigned*);
-typedef herr_t (*pmodify_filter_fn)(hid_t, H5Z_filter_t, unsigned, size_t, const unsigned[]);
-
 typedef struct {
     void* handle; /* dlclose it when not NULL */
-    tget_class_fn tget_class;
-    tget_size_fn tget_size;
-    tget_order_fn tget_order;
-    pget_filter_fn pget_filter;
-    pmodify_filter_fn pmodify_filter;
+    ghz_h5t_get_class_fn tget_class;
+    ghz_h5t_get_size_fn tget_size;
+    ghz_h5t_get_order_fn tget_order;
+    ghz_h5p_get_filter_by_id2_fn pget_filter;
+    ghz_h5p_modify_filter_fn pmodify_filter;
 } hdf5_api;
 
 /* The HDF5 functions of the library that holds `caller`: 0, or -1 when not found. */
@@ -60,46 +52,61 @@ static void hdf5_release(hdf5_api* api)
     if (api->handle) dlclose(api->handle);
 }
 
-/* The ghz dtype (1 f32, 2 f64) of an HDF5 type, 0 when ghz cannot compress it. */
-static unsigned ghz_dtype_of(const hdf5_api* api, hid_t type_id)
+/* The ghz dtype (1 f32, 2 f64) of an HDF5 type, 0 when ghz cannot compress it (then,
+ * with `say`, the reason on stderr: HDF5 itself only reports a failed callback). */
+static unsigned ghz_dtype_of(const hdf5_api* api, ghz_hid_t type_id, int say)
 {
-    size_t size;
-    if (api->tget_class(type_id) != H5T_FLOAT || api->tget_order(type_id) != H5T_ORDER_LE)
-        return 0;
-    size = api->tget_size(type_id);
-    return size == 4 ? 1u : size == 8 ? 2u : 0u;
+    int cls = api->tget_class(type_id), order = api->tget_order(type_id);
+    size_t size = api->tget_size(type_id);
+    if (cls == GHZ_H5T_FLOAT && order == GHZ_H5T_ORDER_LE && (size == 4 || size == 8))
+        return size == 4 ? 1u : 2u;
+    if (say)
+        fprintf(stderr, "H5Z_ghz: create: the dataset's type is %s of %zu bytes%s: ghz compresses "
+                        "float32 and float64 in little-endian order only (data.astype('<f4'))\n",
+                cls == GHZ_H5T_FLOAT ? "a float" : "not a float", size,
+                cls == GHZ_H5T_FLOAT && order != GHZ_H5T_ORDER_LE ? " in big-endian order" : "");
+    return 0;
 }
 
-htri_t ghz_h5z_can_apply(hid_t dcpl_id, hid_t type_id, hid_t space_id)
+ghz_htri_t ghz_h5z_can_apply(ghz_hid_t dcpl_id, ghz_hid_t type_id, ghz_hid_t space_id)
 {
     hdf5_api api;
-    htri_t ok;
+    ghz_htri_t ok;
     (void)dcpl_id;
     (void)space_id;
     /* No HDF5 to ask: let it through; the filter then relies on cd_values[1]. */
     if (hdf5_find(__builtin_return_address(0), &api) < 0) return 1;
-    ok = ghz_dtype_of(&api, type_id) != 0;
+    ok = ghz_dtype_of(&api, type_id, 1) != 0;
     hdf5_release(&api);
     return ok;
 }
 
-herr_t ghz_h5z_set_local(hid_t dcpl_id, hid_t type_id, hid_t space_id)
+ghz_herr_t ghz_h5z_set_local(ghz_hid_t dcpl_id, ghz_hid_t type_id, ghz_hid_t space_id)
 {
     hdf5_api api;
     unsigned cd[GHZ_H5Z_CD_COUNT], flags = 0, dtype;
     size_t n = GHZ_H5Z_CD_COUNT;
-    herr_t rc = -1;
+    ghz_herr_t rc = -1;
     (void)space_id;
 
     if (hdf5_find(__builtin_return_address(0), &api) < 0) return 0;
-    dtype = ghz_dtype_of(&api, type_id);
-    if (dtype != 0 &&
-        api.pget_filter(dcpl_id, (H5Z_filter_t)GHZ_H5Z_FILTER_ID, &flags, &n, cd, 0, NULL,
-                        NULL) >= 0 &&
-        n == GHZ_H5Z_CD_COUNT && cd[0] == GHZ_H5Z_CD_VERSION &&
-        (cd[1] == 0 || cd[1] == dtype)) {
-        cd[1] = dtype;
-        rc = api.pmodify_filter(dcpl_id, (H5Z_filter_t)GHZ_H5Z_FILTER_ID, flags, n, cd);
+    /* can_apply has said why a type is refused. */
+    if ((dtype = ghz_dtype_of(&api, type_id, 0)) != 0) {
+        ghz_h5z_params_t hp;
+        const char* why = NULL;
+        if (api.pget_filter(dcpl_id, (ghz_h5z_filter_t)GHZ_H5Z_FILTER_ID, &flags, &n, cd, 0,
+                            NULL, NULL) < 0)
+            why = "HDF5 did not give the filter's parameters";
+        else if (ghz_h5z_unpack(cd, n, &hp) < 0)
+            why = "the parameters are not 12 values of layout 1 (ghz.h5.cd_values() writes them)";
+        else if ((why = ghz_h5z_check(&hp)) == NULL && cd[1] != 0 && cd[1] != dtype)
+            why = "the dtype in cd_values[1] is not the dataset's (give 0)";
+        if (why) {
+            fprintf(stderr, "H5Z_ghz: create: %s\n", why);
+        } else {
+            cd[1] = dtype;
+            rc = api.pmodify_filter(dcpl_id, (ghz_h5z_filter_t)GHZ_H5Z_FILTER_ID, flags, n, cd);
+        }
     }
     hdf5_release(&api);
     return rc < 0 ? -1 : 0;

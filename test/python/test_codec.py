@@ -280,5 +280,50 @@ def test_homomorphic_operands_must_match():
 
 def test_version_and_status_names():
     lib, fmt = ghz.version()
-    assert lib > 0 and fmt == struct.unpack_from("<H", ghz.compress(np.ones(1)), 4)[0]
+    # fmt is the newest version read; a block frame is written as version 2, a ratio
+    # frame as version 3
+    assert lib > 0 and fmt == 3
+    assert struct.unpack_from("<H", ghz.compress(np.ones(1)), 4)[0] == 2
+    r = ghz.compress(np.linspace(0, 1, 4096).reshape(64, 64), prefer="ratio")
+    assert struct.unpack_from("<H", r, 4)[0] == fmt
     assert ghz.Status.ERR_CORRUPT == 5 and ghz.Status.SUCCESS == 0
+
+
+def _smooth(shape, dtype):
+    grids = np.meshgrid(*[np.linspace(0, 3, s) for s in shape], indexing="ij")
+    return (np.sin(sum(grids)) * 100 + sum(g * g for g in grids)).astype(dtype)
+
+
+@pytest.mark.parametrize("shape", [(5000,), (97, 61), (19, 23, 31), (3, 4, 5, 6)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_prefer_ratio_keeps_the_bound_and_writes_fewer_bytes(shape, dtype):
+    a = _smooth(shape, dtype)
+    a.flat[7] = np.nan
+    a.flat[11] = -np.inf
+    for bound in (1e-2, 1e-4):
+        fast = ghz.compress(a, "rel", bound)
+        small = ghz.compress(a, "rel", bound, prefer="ratio")
+        b = ghz.decompress(small)
+        e = ghz.info(small).abs_bound
+        fin = np.isfinite(a.ravel())
+        assert np.all(np.abs(b[fin].astype(np.float64) - a.ravel()[fin]) <= e)
+        assert np.array_equal(a.ravel()[~fin].view(np.uint8), b[~fin].view(np.uint8))
+        if a.size >= 4096:
+            assert len(small) < len(fast), (shape, bound, len(small), len(fast))
+
+
+def test_prefer_ratio_frames_hold_whole_slabs():
+    a = _smooth((40, 30, 20), np.float32)
+    old = ghz.FRAME_ELEMS
+    try:
+        ghz._api.FRAME_ELEMS = 30 * 20 * 7 + 5  # 7 slabs of 30 x 20 per frame
+        s = ghz.compress(a, "abs", 1e-3, prefer="ratio")
+    finally:
+        ghz._api.FRAME_ELEMS = old
+    assert ghz.info(s).frames == 6  # 40 slabs in frames of 7
+    assert np.all(np.abs(ghz.decompress(s).reshape(a.shape) - a) <= 1e-3)
+
+
+def test_prefer_is_checked():
+    with pytest.raises(ValueError, match="prefer"):
+        ghz.compress(np.ones(10), prefer="small")

@@ -206,3 +206,93 @@ def test_cd_values_layout():
     with pytest.raises(TypeError):
         ghz.h5.cd_values(dtype="int32")
     assert ghz.h5.ud_argument(cd).startswith(f"UD={ghz.h5.FILTER_ID},0,12,1,2,2,")
+
+
+def _run_isolated(tmp_path, code, env_extra=None):
+    """Runs code in a fresh interpreter whose HDF5 has no plugin path of ours: only
+    HDF5_PLUGIN_PATH=an empty directory, so that the plugin can come only from the
+    package's own directory (what `import ghz` adds)."""
+    env = _without_plugin(tmp_path)
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                          capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("order", ["ghz first", "h5py first"])
+def test_import_ghz_registers_the_filter_without_register(tmp_path, order):
+    if not os.path.exists(os.path.join(ghz.h5.PLUGIN_DIR, "libH5Z_ghz.so")):
+        pytest.skip("the package carries no plugin (built without ghz_h5z)")
+    imports = "import ghz.h5, h5py" if order == "ghz first" else "import h5py, ghz.h5"
+    path = str(tmp_path / "auto.h5")
+    r = _run_isolated(tmp_path, f"""
+        {imports}
+        import numpy as np
+        a = np.linspace(-3, 40, 64 * 64, dtype=np.float32).reshape(64, 64)
+        with h5py.File({path!r}, "w") as f:
+            f.create_dataset("v", data=a, chunks=(32, 32), compression=422,
+                             compression_opts=ghz.h5.cd_values("abs", 1e-3))
+        with h5py.File({path!r}, "r") as f:
+            assert f["v"].id.get_create_plist().get_filter(0)[0] == 422
+            assert f["v"].id.get_storage_size() < a.nbytes
+            assert float(abs(f["v"][...] - a).max()) <= 1e-3
+        print("ok")
+    """)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stdout + r.stderr
+    # Without `import ghz` the same reader has no filter 422: the path came from ghz.
+    r = _run_isolated(tmp_path, f"""
+        import h5py
+        with h5py.File({path!r}, "r") as f:
+            try:
+                f["v"][...]
+            except OSError:
+                raise SystemExit(3)
+    """)
+    assert r.returncode == 3, r.stdout + r.stderr
+
+
+def test_the_filter_says_on_stderr_why_it_refuses_a_dataset(tmp_path):
+    # Parameters h5py passes through unchecked (a bound of -1 packed by hand), and a
+    # big-endian dataset: HDF5 itself only says "error during user callback" or stores
+    # the dataset without the filter; the plugin's stderr says why.
+    path = str(tmp_path / "bad.h5")
+    cd = list(ghz.h5.cd_values("abs", 1.0))
+    cd[3:5] = np.array([-1.0], "<f8").view("<u4").tolist()
+    r = _run_isolated(tmp_path, f"""
+        import ghz.h5, h5py, numpy as np
+        with h5py.File({path!r}, "w") as f:
+            for name, dt, cd in (("bound", "<f4", {tuple(cd)!r}),
+                                 ("order", ">f4", ghz.h5.cd_values("abs", 1e-3))):
+                try:
+                    f.create_dataset(name, data=np.ones((8, 8), dt), chunks=(8, 8),
+                                     compression=422, compression_opts=cd)
+                except Exception as e:
+                    print("refused:", name)
+    """, {"HDF5_PLUGIN_PATH": ghz.h5.plugin_dir()})
+    assert "H5Z_ghz: create: the bound (cd_values[3..4]) is not a finite number > 0" in r.stderr
+    assert "H5Z_ghz: create: the dataset's type is a float of 4 bytes in big-endian order" in r.stderr
+    assert "astype('<f4')" in r.stderr
+
+
+def test_a_missing_plugin_is_explained(tmp_path):
+    # A copy of the package without its plugin, and no HDF5_PLUGIN_PATH: filter() says
+    # what to do instead of h5py's "Unknown compression filter number: 422".
+    import shutil
+
+    pkg = tmp_path / "pkg"
+    shutil.copytree(os.path.dirname(ghz.__file__), pkg / "ghz",
+                    ignore=shutil.ignore_patterns("plugin", "__pycache__"))
+    r = _run_isolated(tmp_path, """
+        import h5py, ghz.h5
+        if ghz.h5.register():
+            raise SystemExit(5)  # found elsewhere (a system-wide install): nothing to test
+        try:
+            ghz.h5.filter("abs", 1e-3)
+        except RuntimeError as e:
+            print(e)
+            raise SystemExit(3)
+    """, {"HDF5_PLUGIN_PATH": str(tmp_path / "no-plugins"), "PYTHONPATH": str(pkg)})
+    if r.returncode == 5:
+        pytest.skip("a ghz plugin is installed in HDF5's default plugin directory")
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "filter 422 (ghz) is not available" in r.stdout
+    assert "pip install" in r.stdout and "HDF5_PLUGIN_PATH" in r.stdout

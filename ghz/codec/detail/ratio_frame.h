@@ -10,10 +10,27 @@
 /* Where each part of a ratio frame lies, as byte offsets from the frame's start. */
 typedef struct {
     uint64_t d[3];
-    unsigned ndims, levels, chunk_log2, nsym;
-    uint64_t n_outliers, chunk_bytes, special_bytes, n_chunks;
+    unsigned ndims, levels, chunk_log2;
+    uint64_t table_bytes, n_outliers, chunk_bytes, special_bytes, n_chunks, dir_bytes, x0;
     uint64_t off_choices, off_table, off_dir, off_chunks, off_outliers, off_specials, end;
 } ghz_ratio_layout_t;
+
+/* The axis order of level l from its three choice bytes c (RATIO.md, Section):
+ * 0, or -1 unless they name a permutation of the axes, with no cubic bit on an empty
+ * pass and no other bit set. */
+GHZ_HD static inline int ghz_ratio_level_order(const uint64_t d[3], unsigned l, const uint8_t c[3],
+                                               unsigned order[3])
+{
+    unsigned q, seen = 0;
+    for (q = 0; q < 3; ++q) {
+        if (c[q] > 5u || (seen & (1u << (c[q] >> 1)))) return -1;
+        order[q] = c[q] >> 1u;
+        seen |= 1u << order[q];
+    }
+    for (q = 0; q < 3; ++q)
+        if ((c[q] & 1u) && ghz_ratio_pass(d, l, order, q).points == 0) return -1;
+    return 0;
+}
 
 /* The array shape a caller asked for (ghz_params_t.dims) as three extents and a
  * dimension count; -1 when the extents do not multiply to n. */
@@ -40,9 +57,9 @@ GHZ_HD static inline int ghz_ratio_shape(const size_t dims[3], uint64_t n, uint6
 
 /* Reads and checks the section of a ratio frame whose header was checked into *info
  * (frame holds info->frame_size bytes). Returns 0, or a static message saying what is
- * wrong. Checks: extents, levels, prob_bits, chunk_log2, nsym, reserved bytes, and
- * that the parts add up to payload_size (the table, directory and specials are checked
- * by the decoder when it reads them). */
+ * wrong. Checks: extents, levels, prob_bits, chunk_log2, nctx, x0, the choice bytes,
+ * and that the parts add up to payload_size (the tables, directory and specials are
+ * checked by the decoder when it reads them). */
 GHZ_HD static inline const char* ghz_ratio_layout(const uint8_t* frame, const ghz_frame_info_t* info,
                                                   ghz_ratio_layout_t* L)
 {
@@ -66,23 +83,44 @@ GHZ_HD static inline const char* ghz_ratio_layout(const uint8_t* frame, const gh
     L->chunk_log2 = s[26];
     if (L->chunk_log2 < GHZ_RATIO_CHUNK_LOG2_MIN || L->chunk_log2 > GHZ_RATIO_CHUNK_LOG2_MAX)
         return "chunk_log2 out of range";
-    L->nsym = s[27];
-    if (L->nsym < 1 || L->nsym > GHZ_RATIO_NSYM_MAX) return "nsym out of range";
-    if (ghz_load_le(s + 28, 4) != 0 || ghz_load_le(s + 56, 8) != 0) return "reserved section bytes not zero";
+    if (s[27] != GHZ_RATIO_NCTX) return "nctx is not 8";
+    L->table_bytes = ghz_load_le(s + 28, 4);
     L->n_outliers = ghz_load_le(s + 32, 8);
     L->chunk_bytes = ghz_load_le(s + 40, 8);
     L->special_bytes = ghz_load_le(s + 48, 8);
-    L->n_chunks = (info->n >> L->chunk_log2) + ((info->n & (((uint64_t)1 << L->chunk_log2) - 1)) != 0);
+    L->x0 = ghz_load_le(s + 56, 8);
+    {
+        const int f32 = info->dtype == GHZ_F32;
+        uint64_t e = f32 ? (L->x0 >> 23) & 0xFFu : (L->x0 >> 52) & 0x7FFu;
+        if ((f32 && (L->x0 >> 32) != 0) || e == (f32 ? 0xFFu : 0x7FFu)) return "x0 is not a finite value";
+    }
     off = GHZ_HEADER_SIZE + GHZ_RATIO_SECTION;
     L->off_choices = off;
+    if (3u * L->levels > end - off) return "choices exceed the payload";
     off += 3u * L->levels;
+    {
+        /* chunks are cut per pass: their count follows from the passes' sizes */
+        unsigned l, q, order[3];
+        const uint64_t cs = (uint64_t)1 << L->chunk_log2;
+        L->n_chunks = L->dir_bytes = 0;
+        for (l = L->levels; l >= 1; --l) {
+            if (ghz_ratio_level_order(L->d, l, frame + L->off_choices + 3u * (L->levels - l), order) != 0)
+                return "a level's choice bytes are not valid";
+            for (q = 0; q < 3; ++q) {
+                const uint64_t pts = ghz_ratio_pass(L->d, l, order, q).points;
+                const uint64_t full = pts >> L->chunk_log2, rest = pts & (cs - 1);
+                L->n_chunks += full + (rest != 0);
+                L->dir_bytes += full * GHZ_RATIO_DIR_ENTRY(cs) + (rest ? GHZ_RATIO_DIR_ENTRY(rest) : 0);
+            }
+        }
+    }
     L->off_table = off;
-    off += 2u * L->nsym;
+    if (L->table_bytes > end - off) return "tables exceed the payload";
+    off += L->table_bytes;
     L->off_dir = off;
-    if (off > end) return "section parts exceed the payload";
     room = end - off;
-    if (L->n_chunks > room / GHZ_RATIO_DIR_ENTRY) return "directory exceeds the payload";
-    off += L->n_chunks * GHZ_RATIO_DIR_ENTRY;
+    if (L->dir_bytes > room) return "directory exceeds the payload";
+    off += L->dir_bytes;
     L->off_chunks = off;
     room = end - off;
     if (L->chunk_bytes > room) return "chunks exceed the payload";

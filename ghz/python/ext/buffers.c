@@ -10,12 +10,17 @@
 #include <sys/mman.h>
 #endif
 
+static int native_little(void)
+{
+    const union { uint16_t u; uint8_t b[2]; } probe = {1};
+    return probe.b[0] == 1;
+}
+
 /* The element type of a struct-module format of one native float ("f", "=f", "<f" on
  * a little-endian machine...), 0 for anything else. */
 static ghz_dtype_t float_format(const char* fmt, Py_ssize_t itemsize)
 {
-    const union { uint16_t u; uint8_t b[2]; } probe = {1};
-    const int little = probe.b[0] == 1;
+    const int little = native_little();
     char kind;
 
     if (!fmt) return 0; /* no format asked or given: bytes */
@@ -29,10 +34,23 @@ static ghz_dtype_t float_format(const char* fmt, Py_ssize_t itemsize)
     return 0;
 }
 
+/* The item size (4 or 8) of a format of one float in the byte order that is not this
+ * machine's ("<f" on a big-endian machine, ">f" or "!d" on a little-endian one), 0 for
+ * anything else: for the message that says how to convert it. */
+static int foreign_order_float(const char* fmt, Py_ssize_t itemsize)
+{
+    int little = native_little();
+    if (!fmt || !((fmt[0] == '<' && !little) || ((fmt[0] == '>' || fmt[0] == '!') && little)))
+        return 0;
+    if (fmt[1] == 'f' && fmt[2] == '\0' && itemsize == 4) return 4;
+    if (fmt[1] == 'd' && fmt[2] == '\0' && itemsize == 8) return 8;
+    return 0;
+}
+
 int ghzpy_float_buffer(PyObject* obj, Py_buffer* view, int writable, ghz_dtype_t* dtype,
                        const char* what)
 {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    int bytes, flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
 
     if (!PyObject_CheckBuffer(obj)) {
         PyErr_Format(PyExc_TypeError,
@@ -60,6 +78,17 @@ int ghzpy_float_buffer(PyObject* obj, Py_buffer* view, int writable, ghz_dtype_t
         return -1;
     }
     *dtype = float_format(view->format, view->itemsize);
+    if (*dtype == 0 && (bytes = foreign_order_float(view->format, view->itemsize)) != 0) {
+        PyErr_Format(PyExc_TypeError,
+                     "ghz.%s: the array holds float%d values in %s-endian byte order "
+                     "(numpy dtype '%cf%d'); ghz takes float32 or float64 in this machine's "
+                     "(%s-endian) byte order: pass arr.astype('%cf%d')",
+                     what, bytes * 8, native_little() ? "big" : "little",
+                     native_little() ? '>' : '<', bytes, native_little() ? "little" : "big",
+                     native_little() ? '<' : '>', bytes);
+        PyBuffer_Release(view);
+        return -1;
+    }
     if (*dtype == 0) {
         PyErr_Format(PyExc_TypeError,
                      "ghz.%s: ghz takes float32 or float64 values in native byte order, got "

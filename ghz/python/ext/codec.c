@@ -25,23 +25,36 @@ static size_t frames_bound(size_t n, size_t per, ghz_dtype_t dtype, int checksum
     return total;
 }
 
-/* compress(data, mode, bound, fill, checksum, nthreads, frame_elems, value_range) */
+/* compress(data, mode, bound, fill, checksum, nthreads, frame_elems, value_range,
+ *          prefer, (d0, d1, d2)): d0 == 0 means one dimension. With prefer ratio and
+ * more than one dimension, frames hold whole slabs of the slowest one and carry their
+ * shape. */
 PyObject* ghzpy_compress(PyObject* self, PyObject* args)
 {
     PyObject *data, *fill, *range, *out = NULL;
-    int mode, checksum, nthreads;
+    int mode, checksum, nthreads, prefer;
     double bound;
     Py_ssize_t frame_elems;
+    unsigned long long dims[3];
+    size_t slab = 0, per;
+    unsigned slow = 0, i;
     Py_buffer v;
     ghz_params_t p = GHZ_PARAMS_INIT;
     ghz_status_t st = GHZ_SUCCESS;
     size_t el, n, cap, pos = 0, off = 0;
     (void)self;
 
-    if (!PyArg_ParseTuple(args, "OidOpinO:compress", &data, &mode, &bound, &fill, &checksum,
-                          &nthreads, &frame_elems, &range))
+    if (!PyArg_ParseTuple(args, "OidOpinOi(KKK):compress", &data, &mode, &bound, &fill, &checksum,
+                          &nthreads, &frame_elems, &range, &prefer, &dims[0], &dims[1], &dims[2]))
         return NULL;
     if (frame_elems < 1) return PyErr_Format(PyExc_ValueError, "ghz.compress: frame_elems < 1");
+    p.prefer = (ghz_prefer_t)prefer;
+    for (i = 0; i < 3; ++i)
+        if (dims[i] > 1) slow = i;
+    if (p.prefer == GHZ_PREFER_RATIO && dims[0] && slow > 0)
+        slab = (size_t)(slow == 2 ? dims[0] * dims[1] : dims[0]);
+    per = slab ? ((size_t)frame_elems / slab ? (size_t)frame_elems / slab : 1) * slab
+               : (size_t)frame_elems;
     if (ghzpy_float_buffer(data, &v, 0, &p.dtype, "compress") < 0) return NULL;
     p.eb_mode = (ghz_eb_mode_t)mode;
     p.eb = bound;
@@ -52,7 +65,11 @@ PyObject* ghzpy_compress(PyObject* self, PyObject* args)
         goto done;
     el = ghz_float_size(p.dtype);
     n = (size_t)v.len / el;
-    cap = frames_bound(n, (size_t)frame_elems, p.dtype, checksum);
+    if (slab && n % slab) {
+        PyErr_Format(PyExc_ValueError, "ghz.compress: the shape does not hold %zu values", n);
+        goto done;
+    }
+    cap = frames_bound(n, per, p.dtype, checksum);
     if (cap == 0 || cap > PY_SSIZE_T_MAX) {
         PyErr_SetString(PyExc_OverflowError, "ghz.compress: the array is too large");
         goto done;
@@ -63,14 +80,18 @@ PyObject* ghzpy_compress(PyObject* self, PyObject* args)
     Py_BEGIN_ALLOW_THREADS
     unsigned char* dst = (unsigned char*)PyBytes_AS_STRING(out);
     const unsigned char* src = (const unsigned char*)v.buf;
-    if (n > (size_t)frame_elems && p.eb_mode == GHZ_EB_REL && !p.has_range) {
+    if (n > per && p.eb_mode == GHZ_EB_REL && !p.has_range) {
         uint64_t count = 0;
         st = ghz_value_range(&p, src, n, &p.range_min, &p.range_max, &count);
         p.has_range = 1; /* an empty range (NaN) makes every frame lossless, as one frame */
     }
     do {
-        size_t k = n - off < (size_t)frame_elems ? n - off : (size_t)frame_elems, sz = 0;
+        size_t k = n - off < per ? n - off : per, sz = 0;
         if (st != GHZ_SUCCESS) break;
+        if (slab) {
+            for (i = 0; i < 3; ++i) p.dims[i] = (size_t)dims[i];
+            p.dims[slow] = k / slab;
+        }
         st = ghz_compress(&p, src + off * el, k, dst + pos, cap - pos, &sz);
         pos += sz;
         off += k;
@@ -233,4 +254,54 @@ PyObject* ghzpy_info(PyObject* self, PyObject* args)
                         "nbytes", (unsigned long long)off,
                         "format_version", first.format_version);
     return res;
+}
+
+/* header(buf, max_frame_bytes) -> (n, dtype, frame_size): the frame header at the start
+ * of buf (at least GHZ_HEADER_SIZE bytes; the frame may go on past them), checked by
+ * ghz_frame_header against the reader limit, for readers that index a stream frame by
+ * frame without reading the payloads (ghz.open_stream). */
+PyObject* ghzpy_header(PyObject* self, PyObject* args)
+{
+    PyObject* frame;
+    unsigned long long limit;
+    Py_buffer fv;
+    ghz_frame_info_t fi;
+    ghz_dparams_t d = GHZ_DPARAMS_INIT;
+    ghz_status_t st;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "OK:header", &frame, &limit)) return NULL;
+    if (ghzpy_byte_buffer(frame, &fv, "open_stream") < 0) return NULL;
+    d.max_frame_bytes = limit;
+    st = ghz_frame_header(&d, fv.buf, (size_t)fv.len, &fi);
+    PyBuffer_Release(&fv);
+    if (st != GHZ_SUCCESS) return ghzpy_raise(st, "open_stream");
+    return Py_BuildValue("(KiK)", (unsigned long long)fi.n, (int)fi.dtype,
+                         (unsigned long long)fi.frame_size);
+}
+
+/* value_range(data, fill, nthreads) -> (min, max, count): ghz_value_range over the
+ * finite values of data that are not fill (min and max NaN when count is 0). */
+PyObject* ghzpy_value_range(PyObject* self, PyObject* args)
+{
+    PyObject *data, *fill;
+    int nthreads, has_range;
+    double lo = 0.0, hi = 0.0, unused;
+    uint64_t count = 0;
+    Py_buffer v;
+    ghz_params_t p = GHZ_PARAMS_INIT;
+    ghz_status_t st;
+    (void)self;
+
+    if (!PyArg_ParseTuple(args, "OOi:value_range", &data, &fill, &nthreads)) return NULL;
+    if (ghzpy_fill_range(fill, Py_None, &p.has_fill, &p.fill, &has_range, &unused, &unused) < 0)
+        return NULL;
+    if (ghzpy_float_buffer(data, &v, 0, &p.dtype, "value_range") < 0) return NULL;
+    p.nthreads = nthreads;
+    Py_BEGIN_ALLOW_THREADS
+    st = ghz_value_range(&p, v.buf, (size_t)v.len / ghz_float_size(p.dtype), &lo, &hi, &count);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&v);
+    if (st != GHZ_SUCCESS) return ghzpy_raise(st, "value_range");
+    return Py_BuildValue("(ddK)", lo, hi, (unsigned long long)count);
 }

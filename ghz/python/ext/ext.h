@@ -60,6 +60,8 @@ int ghzpy_bytes_shrink(PyObject** out, size_t size);
 PyObject* ghzpy_compress(PyObject* self, PyObject* args);
 PyObject* ghzpy_decompress(PyObject* self, PyObject* args);
 PyObject* ghzpy_info(PyObject* self, PyObject* args);
+PyObject* ghzpy_header(PyObject* self, PyObject* args);
+PyObject* ghzpy_value_range(PyObject* self, PyObject* args);
 PyObject* ghzpy_homo(PyObject* self, PyObject* args);
 PyObject* ghzpy_h5z_cd_values(PyObject* self, PyObject* args);
 

@@ -16,6 +16,10 @@ static PyMethodDef methods[] = {
     {"decompress", ghzpy_decompress, METH_VARARGS,
      "decompress(frame, out, nthreads, max_frame_bytes) -> (buffer, dtype, n)"},
     {"info", ghzpy_info, METH_VARARGS, "info(frame, max_frame_bytes=0) -> dict"},
+    {"header", ghzpy_header, METH_VARARGS,
+     "header(buf, max_frame_bytes) -> (n, dtype, frame_size) of the frame header at buf's start"},
+    {"value_range", ghzpy_value_range, METH_VARARGS,
+     "value_range(data, fill, nthreads) -> (min, max, count)"},
     {"homo", ghzpy_homo, METH_VARARGS, "homo(op, a, b) -> bytes"},
     {"h5z_cd_values", ghzpy_h5z_cd_values, METH_VARARGS,
      "h5z_cd_values(dtype, mode, bound, fill, checksum, value_range) -> tuple (cd_values)"},
@@ -58,6 +62,7 @@ PyMODINIT_FUNC PyInit__ghz(void)
         PyModule_AddObject(m, "FRAME_LIMIT_DEFAULT",
                            PyLong_FromUnsignedLongLong(GHZ_FRAME_LIMIT_DEFAULT)) < 0 ||
         PyModule_AddIntConstant(m, "H5Z_FILTER_ID", GHZ_H5Z_FILTER_ID) < 0 ||
+        PyModule_AddIntConstant(m, "HEADER_SIZE", GHZ_HEADER_SIZE) < 0 ||
         PyModule_AddIntConstant(m, "CUDA", GHZPY_WITH_CUDA) < 0
 #if GHZPY_WITH_CUDA
         || ghzpy_init_cuda(m) < 0

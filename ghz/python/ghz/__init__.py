@@ -10,7 +10,9 @@ A Python interface to the ghz C library (no re-implementation: every call runs l
     True
 
 ghz.numcodecs.Ghz is the codec for zarr (numcodecs id "ghz"); ghz.h5 gives the HDF5
-filter's arguments for h5py. See docs/PYTHON.md.
+filter's arguments for h5py, and importing ghz makes the package's HDF5 plugin
+available to h5py (when h5py is imported, now or later). Arrays larger than memory:
+compress_chunks / write_stream and open_stream. See docs/PYTHON.md.
 """
 from ._api import (
     FRAME_ELEMS,
@@ -18,6 +20,7 @@ from ._api import (
     WITH_CUDA,
     FrameInfo,
     GhzError,
+    RangeWarning,
     Status,
     add,
     compress,
@@ -29,6 +32,8 @@ from ._api import (
     to_device,
     version,
 )
+from ._h5hook import install as _install_h5py_hook
+from ._stream import StreamReader, compress_chunks, open_stream, value_range, write_stream
 
 if WITH_CUDA:
     from ._ghz import DeviceBuffer  # noqa: F401
@@ -41,14 +46,22 @@ __all__ = [
     "WITH_CUDA",
     "FrameInfo",
     "GhzError",
+    "RangeWarning",
     "Status",
+    "StreamReader",
     "add",
     "compress",
+    "compress_chunks",
     "decompress",
     "info",
     "max",
     "min",
+    "open_stream",
     "sub",
     "to_device",
+    "value_range",
     "version",
+    "write_stream",
 ]
+
+_install_h5py_hook()

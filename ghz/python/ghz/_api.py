@@ -11,9 +11,12 @@ compress different arrays run in parallel.
 from __future__ import annotations
 
 import enum
+import math
+import struct
 import sys
+import warnings
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from . import _ghz
 
@@ -43,11 +46,197 @@ def _mode(mode: str) -> int:
         raise ValueError(f"ghz: mode must be 'abs' or 'rel', got {mode!r}") from None
 
 
+def _param_error(status: str, msg: str) -> Exception:
+    """A GhzError (a ValueError) with ghz's status, for a parameter refused before the
+    library sees it: the same class and .status as the library's refusal."""
+    err = GhzError(msg)
+    err.status = getattr(_ghz, "_STATUS_NAMES")[status]
+    err.detail = msg.partition(": ")[2]
+    return err
+
+
 def _range(value_range: Optional[Tuple[float, float]]) -> Optional[Tuple[float, float]]:
+    """value_range as two floats, refused unless finite with min <= max: a reversed, NaN
+    or infinite range would make REL lossless without a word."""
     if value_range is None:
         return None
-    lo, hi = value_range
-    return (float(lo), float(hi))
+    try:
+        lo, hi = value_range
+        lo, hi = float(lo), float(hi)
+    except (TypeError, ValueError):
+        raise TypeError("ghz: value_range must be a pair (min, max) of numbers, or None, got "
+                        f"{value_range!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+        raise _param_error("ERR_BAD_BOUND", f"ghz: value_range must be (min, max) of the data, "
+                           f"finite with min <= max, got ({lo!r}, {hi!r}); ghz.value_range(a) "
+                           "computes it, None lets each array use its own")
+    return (lo, hi)
+
+
+def _bound(bound: Any) -> float:
+    """The bound as a float, refused unless a finite number > 0."""
+    try:
+        b = float(bound)
+    except (TypeError, ValueError):
+        raise TypeError(f"ghz: bound must be a number, got {bound!r}") from None
+    if not (b > 0 and math.isfinite(b)):
+        raise _param_error("ERR_BAD_BOUND", f"ghz: bound must be a finite number > 0, got "
+                           f"{bound!r} (under 'rel' a fraction of the value range such as "
+                           "1e-4, under 'abs' the largest error allowed, in the data's units)")
+    return b
+
+
+def _fill(fill: Any) -> Optional[float]:
+    """The fill value as a float (any float: NaN and +-Inf included), or None. The JSON
+    forms of the codecs' configurations are read too: "NaN", "Infinity", "-Infinity"
+    and "0x..." (the float64's bits, for a NaN with a payload)."""
+    if fill is None:
+        return None
+    if isinstance(fill, str):
+        s = fill.strip()
+        if s.lower().startswith("0x"):
+            try:
+                return struct.unpack("<d", struct.pack("<Q", int(s, 16)))[0]
+            except (ValueError, struct.error):
+                pass
+        elif s in ("NaN", "Infinity", "-Infinity"):
+            return float(s.replace("Infinity", "inf"))
+        raise ValueError(f"ghz: fill must be a number, None, or one of 'NaN', 'Infinity', "
+                         f"'-Infinity', '0x<float64 bits>', got {fill!r}")
+    try:
+        return float(fill)
+    except (TypeError, ValueError):
+        raise TypeError(f"ghz: fill must be a number or None, got {fill!r}") from None
+
+
+_CANONICAL_NAN = struct.unpack("<Q", struct.pack("<d", float("nan")))[0]
+
+
+def _fill_json(fill: Optional[float]) -> Any:
+    """The fill value in strict JSON (no NaN or Infinity literal): a number, or "NaN",
+    "Infinity", "-Infinity", or "0x..." of the float64's bits for a NaN with another
+    payload. _fill reads each back to the same bits."""
+    if fill is None or math.isfinite(fill):
+        return fill
+    if math.isinf(fill):
+        return "Infinity" if fill > 0 else "-Infinity"
+    bits = struct.unpack("<Q", struct.pack("<d", fill))[0]
+    return "NaN" if bits == _CANONICAL_NAN else f"0x{bits:016x}"
+
+
+_PREFER_SPEED, _PREFER_RATIO = 0, 1
+
+
+def _prefer(prefer: Any) -> int:
+    """The C value of prefer= ("speed" or "ratio"), or a ValueError that says so."""
+    if isinstance(prefer, str) and prefer.lower() in ("speed", "ratio"):
+        return _PREFER_RATIO if prefer.lower() == "ratio" else _PREFER_SPEED
+    raise ValueError(f"prefer={prefer!r}: pass 'speed' (the default) or 'ratio'")
+
+
+def _dims_of(array: Any) -> Tuple[int, int, int]:
+    """The extents of a C-ordered array, fastest first (the last axis first); axes
+    beyond three are folded into the slowest; (0, 0, 0) when the array has no shape."""
+    shape = tuple(int(s) for s in getattr(array, "shape", ()) if int(s) != 1)
+    if len(shape) < 2:
+        return (0, 0, 0)
+    rev = list(reversed(shape))
+    while len(rev) > 3:
+        rev[-2] *= rev[-1]
+        rev.pop()
+    while len(rev) < 3:
+        rev.append(1)
+    return (rev[0], rev[1], rev[2])
+
+
+@dataclass(frozen=True)
+class _Params:
+    """Compression parameters, checked when made (the codecs and ghz.h5.filter make one
+    when they are constructed, so a bad value is refused there, not at the first write).
+    A new parameter is one more field here, passed on by _Params.compress."""
+
+    mode: str = "rel"
+    bound: float = 1e-4
+    fill: Optional[float] = None
+    checksum: bool = False
+    value_range: Optional[Tuple[float, float]] = None
+    prefer: str = "speed"
+
+    def __post_init__(self) -> None:
+        _prefer(self.prefer)
+        object.__setattr__(self, "prefer", self.prefer.lower())
+        _mode(self.mode)
+        object.__setattr__(self, "mode", self.mode.lower())
+        object.__setattr__(self, "bound", _bound(self.bound))
+        object.__setattr__(self, "fill", _fill(self.fill))
+        object.__setattr__(self, "checksum", bool(self.checksum))
+        object.__setattr__(self, "value_range", _range(self.value_range))
+
+    def config(self) -> Dict[str, Any]:
+        """The parameters as strict JSON values (the codecs' stored configuration)."""
+        return {
+            "mode": self.mode,
+            "bound": self.bound,
+            "fill": _fill_json(self.fill),
+            "checksum": self.checksum,
+            "value_range": None if self.value_range is None else list(self.value_range),
+            # only when not the default, so that configurations written with the
+            # default stay readable by versions without prefer=
+            **({"prefer": self.prefer} if self.prefer != "speed" else {}),
+        }
+
+    def compress(self, array: Any, nthreads: int = 0) -> Any:
+        return compress(array, self.mode, self.bound, self.fill, checksum=self.checksum,
+                        nthreads=nthreads, value_range=self.value_range, prefer=self.prefer)
+
+
+def _check_float_dtype(dtype: Any, what: str) -> None:
+    """Refuses a numpy dtype that is not float32/float64 in native byte order (the
+    codecs' chunks), saying how to convert one in the other byte order."""
+    if dtype.kind == "f" and dtype.itemsize in (4, 8):
+        if dtype.isnative:
+            return
+        native = dtype.newbyteorder("=").str
+        raise TypeError(f"ghz: {what} of {dtype.str} (float{dtype.itemsize * 8} in the other "
+                        f"byte order); ghz takes this machine's byte order: make the array "
+                        f"with dtype '{native}' (arr.astype('{native}'))")
+    raise TypeError(f"ghz: float32 or float64 {what} only, got {dtype}")
+
+
+class RangeWarning(UserWarning):
+    """REL took a range that spans 1e30 or more: most likely a fill value (netCDF's
+    _FillValue, such as 9.97e36 or -1e34) counted as data, which makes the bound on the
+    real values that large. Pass fill= (or value_range=)."""
+
+
+_warned_range = False
+_HUGE_RANGE = 1e30
+
+
+def _check_rel_range(array: Any, frame: bytes, bound: float) -> None:
+    """Warns once per process (RangeWarning) when a REL frame without fill and without
+    value_range took a range of 1e30 or more. Reads only the frames' headers."""
+    global _warned_range
+    if _warned_range:
+        return
+    abs_bound = _ghz.info(frame, 0)["abs_bound"]
+    if not abs_bound / bound >= _HUGE_RANGE:
+        return
+    _warned_range = True
+    big = ""
+    try:
+        import numpy
+
+        a = numpy.asarray(array).reshape(-1)
+        mag = numpy.abs(numpy.where(numpy.isfinite(a), a, 0))
+        big = f" (the array holds {float(a[int(numpy.argmax(mag))])!r})"
+    except Exception:  # noqa: BLE001 - the hint is optional
+        pass
+    warnings.warn(
+        f"ghz: REL over a value range of {abs_bound / bound:.3g}{big}: every value may be off "
+        f"by up to {abs_bound:.3g}. If that value marks missing data, pass fill=<it> (kept "
+        "exactly, left out of the range), or value_range=(min, max) of the real values",
+        RangeWarning, stacklevel=3)
 
 
 _CUDA_TYPES = {"<f4": _ghz.F32, "<f8": _ghz.F64}
@@ -101,6 +290,11 @@ def _typecode(typestr: str, what: str, frame: bool) -> Tuple[int, int]:
             raise TypeError(f"ghz.{what}: a frame in device memory must be bytes, got {typestr}")
         return 0, 1
     if typestr not in _CUDA_TYPES:
+        if typestr in (">f4", ">f8"):
+            raise TypeError(f"ghz.{what}: the CUDA array holds float{int(typestr[2]) * 8} "
+                            f"values in big-endian byte order ({typestr}); ghz takes "
+                            "float32 or float64 in little-endian byte order: pass "
+                            f"arr.astype('<f{typestr[2]}')")
         raise TypeError(f"ghz.{what}: ghz takes float32 or float64 values in native byte "
                         f"order, got a CUDA array of {typestr}")
     return _CUDA_TYPES[typestr], int(typestr[2:])
@@ -257,6 +451,7 @@ def compress(
     nthreads: int = 0,
     value_range: Optional[Tuple[float, float]] = None,
     stream: Any = None,
+    prefer: str = "speed",
 ) -> Any:
     """Compresses an array of float32 or float64 values into a ghz stream.
 
@@ -275,7 +470,14 @@ def compress(
         fill: a fill value (netCDF's _FillValue), or None.
         checksum: end each frame with a CRC-32C that every reader verifies.
         nthreads: CPU threads (0: all). The output is the same for every value.
-        value_range: REL's range (min, max), or None to scan the array.
+        value_range: REL's range (min, max), finite with min <= max (else GhzError
+            with Status.ERR_BAD_BOUND), or None to scan the array; ignored under
+            "abs". ghz.value_range(a) computes it.
+        prefer: "speed" (default: the block frames, GB/s to TB/s, homomorphic) or
+            "ratio" (ghz/codec/RATIO.md: each value predicted along the array's
+            dimensions, taken from its shape, and entropy coded: several times fewer
+            bytes on smooth fields at the same bound, several times slower; frames
+            hold whole slabs of the slowest axis). CPU only for now.
         stream: CUDA arrays only: the stream to run on (an int handle, a CuPy or
             PyTorch stream); default, for a DLPack array, its library's current stream
             (PyTorch's, CuPy's; else the legacy default stream), which is also passed
@@ -294,10 +496,30 @@ def compress(
         not supported there yet.
 
     Raises:
-        TypeError: not a buffer of float32 or float64.
+        TypeError: not a buffer of float32 or float64 (big-endian data: the message
+            says to pass arr.astype('<f4')).
         ValueError: a strided (non-contiguous) array, or a bad mode.
         GhzError: the library refused (e.g. Status.ERR_BAD_BOUND for a bad bound).
+
+    Warns:
+        RangeWarning: once per process, when "rel" without fill and value_range took a
+            range of 1e30 or more (a fill value such as 9.97e36 counted as data): pass
+            fill= with that value.
     """
+    if fill is not None and type(fill) is not float:
+        fill = _fill(fill)  # a number's float, or a refusal that names fill
+    pf = _prefer(prefer)
+    if pf == _PREFER_RATIO:
+        where = _where(array)
+        if where != _HOST:
+            raise ValueError("ghz.compress: prefer='ratio' runs on the CPU for now: pass a "
+                             "host array (numpy)")
+        out = _ghz.compress(array, _mode(mode), float(bound), fill, bool(checksum),
+                            int(nthreads), FRAME_ELEMS, _range(value_range), pf,
+                            _dims_of(array))
+        if fill is None and value_range is None and not _warned_range and _mode(mode) == _ghz.REL:
+            _check_rel_range(array, out, float(bound))
+        return out
     if WITH_CUDA and not checksum:
         if type(array) is _DevBuf:
             return _ghz.cuda_compress(array, 0, 0, _mode(mode), float(bound), fill,
@@ -310,13 +532,16 @@ def compress(
                                           _range(value_range), t[4])
     where = _where(array)
     if where == _HOST:
-        return _ghz.compress(array, _mode(mode), float(bound), fill, bool(checksum),
-                             int(nthreads), FRAME_ELEMS, _range(value_range))
+        out = _ghz.compress(array, _mode(mode), float(bound), fill, bool(checksum),
+                            int(nthreads), FRAME_ELEMS, _range(value_range), 0, (0, 0, 0))
+        if fill is None and value_range is None and not _warned_range and _mode(mode) == _ghz.REL:
+            _check_rel_range(array, out, float(bound))
+        return out
     if where == _DL_HOST:
         view = _dlpack_take(array, None)
         try:
             return _ghz.compress(view, _mode(mode), float(bound), fill, bool(checksum),
-                                 int(nthreads), FRAME_ELEMS, _range(value_range))
+                                 int(nthreads), FRAME_ELEMS, _range(value_range), 0, (0, 0, 0))
         finally:
             view.release()
     if where == _CAI_DEV:
@@ -414,7 +639,10 @@ def decompress(
                 # numpy's allocator asks the kernel for huge pages on large arrays, so the
                 # first touch of a new output costs far less than a bytearray's 4 KiB page
                 # faults (docs/PYTHON.md, Benchmark).
-                head = _ghz.info(frame, int(max_frame_bytes))
+                try:
+                    head = _ghz.info(frame, int(max_frame_bytes))
+                except GhzError as e:  # ghz.info's error, said as decompress's
+                    raise _renamed(e, "decompress") from None
                 target = numpy.empty(head["n"], dtype=head["dtype"])
         buf, dtype, _ = _ghz.decompress(frame, target, int(nthreads), int(max_frame_bytes))
     finally:
@@ -425,6 +653,16 @@ def decompress(
     if target is not None:
         return target
     return memoryview(buf).cast("f" if dtype == _ghz.F32 else "d")
+
+
+def _renamed(e: Any, what: str) -> Any:
+    """The GhzError e of an inner call, with the message of ghz.<what>."""
+    msg = str(e)
+    if msg.startswith("ghz.") and ": " in msg:
+        msg = f"ghz.{what}: " + msg.partition(": ")[2]
+    err = GhzError(msg)
+    err.status, err.detail = e.status, e.detail
+    return err
 
 
 def _decompress_cuda(frame: Any, fwhere: int, out: Any, owhere: int, limit: int,

@@ -16,6 +16,7 @@ OP_MIN: int
 OP_MAX: int
 FRAME_LIMIT_DEFAULT: int
 H5Z_FILTER_ID: int
+HEADER_SIZE: int
 CUDA: int
 _STATUS_NAMES: Dict[str, int]
 
@@ -28,11 +29,15 @@ def compress(
     nthreads: int,
     frame_elems: int,
     value_range: Optional[Tuple[float, float]],
+    prefer: int,
+    dims: Tuple[int, int, int],
 ) -> bytes: ...
 def decompress(
     frame: Any, out: Any, nthreads: int, max_frame_bytes: int
 ) -> Tuple[Any, int, int]: ...
 def info(frame: Any, max_frame_bytes: int = 0) -> Dict[str, Union[str, float, int, bool, None]]: ...
+def header(buf: Any, max_frame_bytes: int) -> Tuple[int, int, int]: ...
+def value_range(data: Any, fill: Optional[float], nthreads: int) -> Tuple[float, float, int]: ...
 def homo(op: int, a: Any, b: Any) -> bytes: ...
 def h5z_cd_values(
     dtype: int,

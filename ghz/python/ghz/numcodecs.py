@@ -21,19 +21,30 @@ from numcodecs.abc import Codec
 from numcodecs.compat import ensure_contiguous_ndarray_like, ensure_ndarray_like
 from numcodecs.registry import register_codec
 
-from ._api import _mode, compress, decompress
+from ._api import _check_float_dtype, _Params, decompress
 
 
 class Ghz(Codec):
     """numcodecs codec of ghz: error-bounded compression of float32/float64 chunks.
 
+    The parameters are checked when the codec is made (GhzError, TypeError or
+    ValueError saying what to pass), not at the first write.
+
     Args:
         mode: "rel" or "abs".
-        bound: the bound (see ghz.compress).
+        bound: the bound, a finite number > 0 (see ghz.compress).
         fill: a fill value kept exactly, or None (zarr's fill_value is not used: pass it).
+            float("nan") declares NaN the fill value: NaN values are then left out of
+            the blocks' coding, as a fill value is, which compresses NaN-masked fields
+            far better. In the stored configuration a NaN or infinite fill is a string
+            ("NaN", "Infinity", "-Infinity", or "0x..." of a NaN's float64 bits), so
+            that the metadata stays strict JSON; the old NaN literal is read too.
         checksum: end each chunk's frame with a CRC-32C.
-        value_range: REL's (min, max) for every chunk, or None (each chunk's range).
+        value_range: REL's (min, max) for every chunk, finite with min <= max, or None
+            (each chunk's range). ghz.value_range(a) computes it.
         nthreads: CPU threads per chunk (0: all); not part of the stored config.
+        prefer: "speed" (default) or "ratio": predicted along the chunk's shape and
+            entropy coded (ghz.compress says more); stored in the config when "ratio".
     """
 
     codec_id = "ghz"
@@ -46,28 +57,23 @@ class Ghz(Codec):
         checksum: bool = False,
         value_range: Optional[Tuple[float, float]] = None,
         nthreads: int = 0,
+        prefer: str = "speed",
     ) -> None:
-        _mode(mode)
-        self.mode = str(mode).lower()
-        self.bound = float(bound)
-        self.fill = None if fill is None else float(fill)
-        self.checksum = bool(checksum)
-        self.value_range = None if value_range is None else [float(v) for v in value_range]
+        self._params = _Params(mode=mode, bound=bound, fill=fill, checksum=checksum,
+                               value_range=value_range, prefer=prefer)
+        self.mode = self._params.mode
+        self.bound = self._params.bound
+        self.fill = self._params.fill
+        self.checksum = self._params.checksum
+        self.prefer = self._params.prefer
+        vr = self._params.value_range
+        self.value_range = None if vr is None else list(vr)
         self._nthreads = int(nthreads)
 
     def encode(self, buf: Any) -> bytes:
         arr = ensure_contiguous_ndarray_like(buf, flatten=False)
-        if arr.dtype not in (np.float32, np.float64):
-            raise TypeError(f"ghz: float32 or float64 chunks only, got {arr.dtype}")
-        return compress(
-            arr,
-            self.mode,
-            self.bound,
-            self.fill,
-            checksum=self.checksum,
-            nthreads=self._nthreads,
-            value_range=None if self.value_range is None else tuple(self.value_range),
-        )
+        _check_float_dtype(arr.dtype, "chunks")
+        return self._params.compress(arr, self._nthreads)
 
     def decode(self, buf: Any, out: Any = None) -> Any:
         frame = ensure_contiguous_ndarray_like(buf, flatten=True)
@@ -79,19 +85,13 @@ class Ghz(Codec):
         return decompress(frame, out=out, nthreads=self._nthreads)
 
     def get_config(self) -> Dict[str, Any]:
-        return {
-            "id": self.codec_id,
-            "mode": self.mode,
-            "bound": self.bound,
-            "fill": self.fill,
-            "checksum": self.checksum,
-            "value_range": self.value_range,
-        }
+        return {"id": self.codec_id, **self._params.config()}
 
     def __repr__(self) -> str:
         return (
             f"Ghz(mode={self.mode!r}, bound={self.bound!r}, fill={self.fill!r}, "
-            f"checksum={self.checksum!r}, value_range={self.value_range!r})"
+            f"checksum={self.checksum!r}, value_range={self.value_range!r}, "
+            f"prefer={self.prefer!r})"
         )
 
 

@@ -20,7 +20,7 @@ from zarr.abc.codec import ArrayBytesCodec
 from zarr.core.common import parse_named_configuration
 from zarr.registry import register_codec
 
-from ._api import _mode, compress, decompress
+from ._api import _check_float_dtype, _Params, decompress
 
 CODEC_NAME = "ghz"
 
@@ -39,6 +39,7 @@ class Ghz(ArrayBytesCodec):
     fill: Optional[float] = None
     checksum: bool = False
     value_range: Optional[Tuple[float, float]] = None
+    prefer: str = "speed"
 
     def __init__(
         self,
@@ -48,15 +49,17 @@ class Ghz(ArrayBytesCodec):
         fill: Optional[float] = None,
         checksum: bool = False,
         value_range: Optional[Tuple[float, float]] = None,
+        prefer: str = "speed",
     ) -> None:
-        _mode(mode)
-        object.__setattr__(self, "mode", str(mode).lower())
-        object.__setattr__(self, "bound", float(bound))
-        object.__setattr__(self, "fill", None if fill is None else float(fill))
-        object.__setattr__(self, "checksum", bool(checksum))
-        object.__setattr__(
-            self, "value_range",
-            None if value_range is None else (float(value_range[0]), float(value_range[1])))
+        p = _Params(mode=mode, bound=bound, fill=fill, checksum=checksum,
+                    value_range=value_range, prefer=prefer)  # checked here, not at the first write
+        object.__setattr__(self, "mode", p.mode)
+        object.__setattr__(self, "bound", p.bound)
+        object.__setattr__(self, "fill", p.fill)
+        object.__setattr__(self, "checksum", p.checksum)
+        object.__setattr__(self, "value_range", p.value_range)
+        object.__setattr__(self, "prefer", p.prefer)
+        object.__setattr__(self, "_params", p)
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "Ghz":
@@ -64,25 +67,14 @@ class Ghz(ArrayBytesCodec):
         return cls(**(config or {}))
 
     def to_dict(self) -> Dict[str, Any]:
-        return {
-            "name": CODEC_NAME,
-            "configuration": {
-                "mode": self.mode,
-                "bound": self.bound,
-                "fill": self.fill,
-                "checksum": self.checksum,
-                "value_range": None if self.value_range is None else list(self.value_range),
-            },
-        }
+        # Strict JSON: a NaN or infinite fill is a string (see ghz.numcodecs.Ghz).
+        return {"name": CODEC_NAME, "configuration": self._params.config()}
 
     def validate(self, *, shape: Any, dtype: Any, chunk_grid: Any) -> None:
-        native = np.dtype(dtype.to_native_dtype())
-        if native not in (np.float32, np.float64):
-            raise TypeError(f"ghz: float32 or float64 arrays only, got {native}")
+        _check_float_dtype(np.dtype(dtype.to_native_dtype()), "arrays")
 
     def _encode(self, arr: Any) -> bytes:
-        return compress(np.ascontiguousarray(arr), self.mode, self.bound, self.fill,
-                        checksum=self.checksum, value_range=self.value_range)
+        return self._params.compress(np.ascontiguousarray(arr))
 
     async def _encode_single(self, chunk_array: Any, chunk_spec: Any) -> Any:
         frame = await asyncio.to_thread(self._encode, chunk_array.as_ndarray_like())

@@ -16,7 +16,7 @@
 
 static const char* const opt_names[CLI_OPT_COUNT] = {
     "-i", "-z", "-o", "-t", "-M/-E", "--fill", "-1/-2/-3", "-n", "-x", "--frame-elems", "-s",
-    "--no-checksum", "--fixed", "--max-frame-bytes"};
+    "--no-checksum", "--fixed", "--max-frame-bytes", "--prefer"};
 
 const char* cli_opt_name(unsigned bit)
 {
@@ -207,6 +207,7 @@ static int set_dims(cli_opts* o, cursor* c, int k, const char* opt)
         prod *= v;
     }
     if (o->has_dims && o->dims_n != prod) return conflict("the dimensions (-1/-2/-3)", opt);
+    for (d = 0; d < 3; ++d) o->dims[d] = d < k ? strtoull(c->argv[c->i - k + 1 + d], NULL, 10) : 1u;
     o->dims_n = prod;
     o->has_dims = 1;
     o->seen |= CLI_OPT_DIMS;
@@ -304,6 +305,18 @@ static int parse_option(cli_opts* o, cursor* c, const char* arg)
         o->fill = d;
         o->has_fill = 1;
         o->seen |= CLI_OPT_FILL;
+    } else if (IS("--prefer")) {
+        ghz_prefer_t pf;
+        if (!(v = take_value(c, arg))) return CLI_ERR_USAGE;
+        if (eq_nocase(v, "speed"))
+            pf = GHZ_PREFER_SPEED;
+        else if (eq_nocase(v, "ratio"))
+            pf = GHZ_PREFER_RATIO;
+        else
+            return cli_usage_error("--prefer '%s': speed (the default) or ratio", v);
+        if ((o->seen & CLI_OPT_PREFER) && o->prefer != pf) return conflict("--prefer", arg);
+        o->prefer = pf;
+        o->seen |= CLI_OPT_PREFER;
     } else if (IS("-1") || IS("-2") || IS("-3")) {
         return set_dims(o, c, arg[1] - '0', arg);
     } else if (IS2("-n", "--threads")) {
@@ -483,9 +496,15 @@ void cli_print_help(void)
 "  --fill VALUE            values bit-identical to VALUE (in the type) are kept\n"
 "                          exactly and left out of the REL range (_FillValue);\n"
 "                          fill-only blocks cost nothing\n"
+"  --prefer speed|ratio    speed (default): the block frames, GB/s to TB/s and\n"
+"                          homomorphic; ratio: predicted along the dimensions\n"
+"                          and entropy coded (ghz/codec/RATIO.md): several times\n"
+"                          fewer bytes on smooth fields, same bound, slower\n"
 "  -1 NX | -2 NX NY | -3 NX NY NZ\n"
-"                          dimensions, fastest first; ghz compresses 1-D, so they\n"
-"                          only check the number of values\n"
+"                          dimensions, fastest first (C order: the last numpy\n"
+"                          axis first); they shape --prefer ratio's prediction\n"
+"                          (frames hold whole slabs of the slowest dimension)\n"
+"                          and are checked against the number of values\n"
 "\n",
         stdout);
     fputs(

@@ -31,7 +31,8 @@ enum {
     CLI_OPT_CHECKSUM = 1u << 11, /* --checksum --no-checksum */
     CLI_OPT_FIXED = 1u << 12,  /* --fixed */
     CLI_OPT_LIMIT = 1u << 13,  /* --max-frame-bytes */
-    CLI_OPT_COUNT = 14
+    CLI_OPT_PREFER = 1u << 14, /* --prefer */
+    CLI_OPT_COUNT = 15
 };
 
 /* The command line, parsed but not yet interpreted by a command. */
@@ -52,7 +53,9 @@ typedef struct {
     ghz_exec_t exec;
     uint64_t frame_elems;
     uint64_t dims_n;         /* product of -1/-2/-3, valid when has_dims */
+    uint64_t dims[3];        /* -1/-2/-3, fastest first; the rest 1 */
     int has_dims;
+    ghz_prefer_t prefer;     /* --prefer speed|ratio */
     int verbosity;           /* 0 -q, 1 default, 2 -v */
     int progress;            /* -1 auto, 0 --no-progress, 1 --progress */
     int checksum;            /* frames written carry a CRC-32C (default 1; --no-checksum) */

@@ -58,6 +58,7 @@ int cli_make_params(const cli_opts* o, const char* what, int nthreads_default, g
     p->nthreads = o->nthreads >= 0 ? o->nthreads : nthreads_default;
     p->exec = o->exec;
     p->checksum = o->checksum;
+    p->prefer = o->prefer;
     /* Let the library judge the parameters on an empty frame, before any file is
      * touched: a bound it cannot use fails here. The probe runs on the CPU reference
      * (ghz_compress takes no other policy); the backend is checked when opened. What
@@ -108,6 +109,7 @@ static void setup(cli_pipeline* pl, const cli_opts* o, const ghz_params_t* p, cl
     pl->progress = o->progress;
     pl->has_dims = o->has_dims;
     pl->dims_n = o->dims_n;
+    memcpy(pl->dims, o->dims, sizeof pl->dims);
     pl->in = in;
     pl->label = label;
 }

@@ -64,6 +64,9 @@ static void print_row(const cli_frame_info* f, uint64_t index, uint64_t offset)
 static void print_eb_fields(const ghz_frame_info_t* f)
 {
     printf("  format_version  %u\n", f->format_version);
+    printf("  coding          %s\n", f->prefer == GHZ_PREFER_RATIO
+                                         ? "ratio (interpolation + rANS, RATIO.md)"
+                                         : "speed (blocks, FORMAT.md)");
     printf("  dtype           %s\n", cli_dtype_name(f->dtype));
     printf("  eb_mode         %s\n", mode_name(f->eb_mode));
     printf("  eb_user         %.17g\n", f->eb_user);

@@ -38,6 +38,7 @@ int cli_cmd_stat(const cli_opts* o)
     pl.progress = o->progress;
     pl.has_dims = o->has_dims;
     pl.dims_n = o->dims_n;
+    memcpy(pl.dims, o->dims, sizeof pl.dims);
     pl.in = &in;
     pl.label = "stat";
     cli_metrics_init(&m);

@@ -173,10 +173,28 @@ static int one_frame(cli_pipeline* pl, const unsigned char* src, size_t n, unsig
     return 0;
 }
 
+/* With --prefer ratio and dimensions: values per slab of the slowest dimension (1-D:
+ * 0, frames are cut anywhere) and which extent counts the slabs. */
+static uint64_t slab_of(const cli_pipeline* pl, unsigned* slow)
+{
+    unsigned d;
+    *slow = 0;
+    if (pl->params.prefer != GHZ_PREFER_RATIO || !pl->has_dims) return 0;
+    for (d = 0; d < 3; ++d)
+        if (pl->dims[d] > 1) *slow = d;
+    if (*slow == 0) return 0;
+    return *slow == 2 ? pl->dims[0] * pl->dims[1] : pl->dims[0];
+}
+
 int cli_pipeline_run(cli_pipeline* pl)
 {
     size_t elem = ghz_dtype_size(pl->params.dtype);
-    size_t chunk_bytes = (size_t)pl->frame_elems * elem; /* fits: checked by args.c */
+    unsigned slow;
+    const uint64_t slab = slab_of(pl, &slow);
+    /* whole slabs per frame (at least one), so that every frame keeps the shape */
+    const uint64_t frame_elems =
+        slab ? (pl->frame_elems / slab ? pl->frame_elems / slab : 1) * slab : pl->frame_elems;
+    size_t chunk_bytes = (size_t)frame_elems * elem; /* fits: checked by args.c */
     unsigned char *mem = NULL, *ibuf = NULL, *cbuf = NULL, *dbuf = NULL;
     size_t mem_size = 0, mem_off = 0, icap = 0, ccap = 0, dcap = 0;
     uint64_t total = CLI_SIZE_UNKNOWN, done = 0;
@@ -217,6 +235,15 @@ int cli_pipeline_run(cli_pipeline* pl)
             break;
         }
         if (got == 0 && pl->frames) break; /* an empty input still makes one frame */
+        if (slab) {
+            unsigned d;
+            for (d = 0; d < 3; ++d) pl->params.dims[d] = (size_t)pl->dims[d];
+            pl->params.dims[slow] = (size_t)(got / elem / slab);
+            if ((got / elem) % slab) { /* a short file: wrong_count reports it below */
+                pl->params.dims[0] = 0;
+                pl->params.dims[1] = pl->params.dims[2] = 0;
+            }
+        }
         if ((rc = one_frame(pl, src, got / elem, &cbuf, &ccap, &dbuf, &dcap)) != 0) break;
         pl->n += got / elem;
         done += got;

@@ -25,6 +25,9 @@ typedef struct {
     int progress;         /* -1 auto, 0 off, 1 on */
     int has_dims;         /* the input must hold exactly dims_n values */
     uint64_t dims_n;
+    uint64_t dims[3];     /* the extents (fastest first) when has_dims: with
+                             params.prefer == GHZ_PREFER_RATIO frames hold whole slabs
+                             of the slowest dimension and carry their shape */
     cli_in* in;           /* raw values */
     cli_out* cmp;         /* receives the frames, or NULL */
     cli_out* dec;         /* receives the decompressed values, or NULL */

@@ -1,0 +1,310 @@
+/* test/unit/test_ratio.c: the ratio frame (ghz/codec/RATIO.md): the bound on every
+ * element over shapes, dtypes, modes and patterns; specials and outliers exact; the
+ * lossless REL case; bad arguments; corrupted and cut frames refused without a fault;
+ * the frame smaller than the block frame on smooth data; homo refusing it. */
+#include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghz/homo/homo.h"
+#include "testutil.h"
+
+static ghz_params_t ratio_params(ghz_dtype_t t, ghz_eb_mode_t mode, double eb, size_t d0,
+                                 size_t d1, size_t d2)
+{
+    ghz_params_t p = tu_params(t, mode, eb);
+    p.prefer = GHZ_PREFER_RATIO;
+    p.dims[0] = d0;
+    p.dims[1] = d1;
+    p.dims[2] = d2;
+    return p;
+}
+
+/* Round trip with the bound checked at every element; asserts a ratio frame. */
+static size_t check_shape(ghz_dtype_t t, tu_pattern_t pat, ghz_eb_mode_t mode, double eb,
+                          size_t d0, size_t d1, size_t d2)
+{
+    const size_t n = d0 * (d1 ? d1 : 1) * (d2 ? d2 : 1);
+    void* a = tu_make(t, pat, n, 7 + n);
+    ghz_params_t p = ratio_params(t, mode, eb, d0, d1, d2);
+    ghz_frame_info_t fi;
+    size_t size;
+    unsigned char* c = tu_compress(&p, a, n, &size);
+    cr_assert_eq(ghz_frame_info(c, size, &fi), GHZ_SUCCESS, "%s", ghz_last_error_detail());
+    if ((pat == TU_SMOOTH || pat == TU_WALK || pat == TU_CONSTANT || pat == TU_ZERO) && n >= 256)
+        cr_assert_eq(fi.prefer, GHZ_PREFER_RATIO, "%s %zux%zux%zu: a block frame was written",
+                     tu_pattern_names[pat], d0, d1, d2);
+    free(c);
+    size = tu_roundtrip(&p, a, n, NULL);
+    free(a);
+    return size;
+}
+
+Test(ratio, bound_over_shapes_patterns_and_modes)
+{
+    static const size_t shapes[][3] = {{1, 0, 0},   {2, 0, 0},    {31, 0, 0},   {1000, 0, 0},
+                                       {70001, 0, 0}, {37, 29, 0}, {300, 250, 0}, {1, 77, 0},
+                                       {17, 13, 11}, {64, 32, 40}, {5, 1, 9},   {0, 0, 0}};
+    static const tu_pattern_t pats[] = {TU_SMOOTH, TU_NOISY, TU_WALK, TU_RANDOM, TU_WIDE,
+                                        TU_CONSTANT, TU_ZERO};
+    size_t s, k, m;
+    for (s = 0; s < sizeof shapes / sizeof shapes[0]; ++s)
+        for (k = 0; k < sizeof pats / sizeof pats[0]; ++k)
+            for (m = 0; m < 4; ++m) {
+                const ghz_dtype_t t = m & 1 ? GHZ_F64 : GHZ_F32;
+                const ghz_eb_mode_t mode = m & 2 ? GHZ_EB_ABS : GHZ_EB_REL;
+                size_t d0 = shapes[s][0] ? shapes[s][0] : 4096;
+                check_shape(t, pats[k], mode, mode == GHZ_EB_ABS ? 1e-2 : 1e-3, d0, shapes[s][1],
+                            shapes[s][2]);
+            }
+}
+
+/* A field smooth along both axes (TU_SMOOTH is smooth along the storage order only). */
+static float* smooth2d(size_t nx, size_t ny)
+{
+    float* a = (float*)malloc(nx * ny * sizeof(float));
+    size_t i, j;
+    for (j = 0; j < ny; ++j)
+        for (i = 0; i < nx; ++i)
+            a[i + nx * j] = (float)(10.0 * sin(0.05 * (double)i) * cos(0.03 * (double)j) + 0.001 * (double)(i * j));
+    return a;
+}
+
+Test(ratio, smaller_than_the_block_frame_on_smooth_fields)
+{
+    const size_t nx = 256, ny = 192, n = nx * ny;
+    float* a = smooth2d(nx, ny);
+    double rel;
+    for (rel = 1e-2; rel > 1e-5; rel /= 10) {
+        ghz_params_t fast = tu_params(GHZ_F32, GHZ_EB_REL, rel);
+        ghz_params_t r = ratio_params(GHZ_F32, GHZ_EB_REL, rel, nx, ny, 0);
+        size_t sf = tu_roundtrip(&fast, a, n, NULL), sr = tu_roundtrip(&r, a, n, NULL);
+        cr_assert(sr * 3 < sf * 2, "REL %g: ratio frame %zu bytes, block frame %zu", rel, sr, sf);
+    }
+    free(a);
+}
+
+static const uint32_t specials32[] = {0x7FC00000u, 0xFFC00000u, 0x7FC12345u, 0x7F800001u,
+                                      0x7F800000u, 0xFF800000u};
+
+Test(ratio, specials_fill_and_huge_values_come_back)
+{
+    const size_t nx = 97, ny = 61, n = nx * ny;
+    size_t i;
+    for (i = 0; i < 4; ++i) {
+        const ghz_dtype_t t = i & 1 ? GHZ_F64 : GHZ_F32;
+        void* a = tu_make(t, TU_SMOOTH, n, 11);
+        ghz_params_t p = ratio_params(t, i & 2 ? GHZ_EB_ABS : GHZ_EB_REL, 1e-3, nx, ny, 0);
+        size_t j;
+        p.has_fill = 1;
+        p.fill = -1e34;
+        for (j = 0; j < n; ++j) {
+            if (j % 97 < 20 && j / 97 > 30) tu_set(a, t, j, -1e34); /* a land mask */
+            if (j % 101 == 5) {
+                uint32_t b = specials32[j % 6];
+                tu_set_bits(a, t, j,
+                            t == GHZ_F32 ? b : ((uint64_t)(b & 0x80000000u) << 32) | 0x7FF0000000000000ull |
+                                                    (b & 0x007FFFFFu ? 0x0008000000000123ull : 0));
+            }
+            if (j % 509 == 7) tu_set(a, t, j, t == GHZ_F32 ? FLT_MAX : 1e300); /* outliers */
+            if (j % 211 == 3) tu_set(a, t, j, -0.0);
+            if (j % 307 == 3) tu_set(a, t, j, t == GHZ_F32 ? 1e-42 : 4e-320); /* denormals */
+        }
+        tu_roundtrip(&p, a, n, NULL);
+        free(a);
+    }
+}
+
+Test(ratio, all_special_and_nan_first)
+{
+    const size_t n = 5000;
+    float* a = (float*)tu_make(GHZ_F32, TU_SMOOTH, n, 2);
+    ghz_params_t p = ratio_params(GHZ_F32, GHZ_EB_REL, 1e-3, 100, 50, 0);
+    size_t i;
+    tu_set_bits(a, GHZ_F32, 0, 0x7FC00001u); /* element 0 is special */
+    tu_roundtrip(&p, a, n, NULL);
+    for (i = 0; i < n; ++i) tu_set_bits(a, GHZ_F32, i, i % 3 ? 0x7FC00000u : 0xFF800000u);
+    tu_roundtrip(&p, a, n, NULL); /* REL over no finite value: lossless */
+    free(a);
+}
+
+Test(ratio, lossless_rel_on_constant_data)
+{
+    const size_t n = 3000;
+    void* a = tu_make(GHZ_F64, TU_CONSTANT, n, 1);
+    ghz_params_t p = ratio_params(GHZ_F64, GHZ_EB_REL, 1e-2, 30, 100, 0);
+    double e = -1;
+    size_t size = tu_roundtrip(&p, a, n, &e);
+    cr_assert(e == 0.0, "eb_abs %g", e);
+    cr_assert(size < 2000, "a constant array takes %zu bytes", size);
+    tu_set(a, GHZ_F64, 17, -0.0 + 3.25 * 0); /* one other value: still exact */
+    tu_roundtrip(&p, a, n, &e);
+    free(a);
+}
+
+Test(ratio, tiny_bounds_make_outliers)
+{
+    const size_t n = 4000;
+    void* a = tu_make(GHZ_F64, TU_WIDE, n, 9);
+    ghz_params_t p = ratio_params(GHZ_F64, GHZ_EB_ABS, 1e-300, 40, 100, 0);
+    tu_roundtrip(&p, a, n, NULL);
+    free(a);
+}
+
+Test(ratio, same_bytes_for_every_thread_count)
+{
+    const size_t n = 200000;
+    void* a = tu_make(GHZ_F32, TU_NOISY, n, 4);
+    ghz_params_t p = ratio_params(GHZ_F32, GHZ_EB_REL, 1e-4, 500, 400, 0);
+    size_t s1, s2;
+    unsigned char *c1, *c2;
+    p.nthreads = 1;
+    c1 = tu_compress(&p, a, n, &s1);
+    p.nthreads = 0;
+    c2 = tu_compress(&p, a, n, &s2);
+    cr_assert(s1 == s2 && memcmp(c1, c2, s1) == 0);
+    free(c1);
+    free(c2);
+    free(a);
+}
+
+Test(ratio, shape_and_version_of_the_frame)
+{
+    const size_t n = 6 * 7 * 8;
+    void* a = tu_make(GHZ_F32, TU_SMOOTH, n, 5);
+    ghz_params_t p = ratio_params(GHZ_F32, GHZ_EB_ABS, 1e-3, 6, 7, 8);
+    uint64_t d[3];
+    size_t size;
+    unsigned char* c = tu_compress(&p, a, n, &size);
+    cr_assert_eq(ghz_frame_shape(c, size, d), GHZ_SUCCESS);
+    cr_assert(d[0] == 6 && d[1] == 7 && d[2] == 8);
+    cr_assert(tu_rd(c + 4, 2) == 3 && c[10] == 3 && c[12] == 1, "version, ndims, codec");
+    free(c);
+    p.prefer = GHZ_PREFER_SPEED;
+    c = tu_compress(&p, a, n, &size);
+    cr_assert_eq(ghz_frame_shape(c, size, d), GHZ_SUCCESS);
+    cr_assert(d[0] == n && d[1] == 1 && d[2] == 1 && tu_rd(c + 4, 2) == 2);
+    free(c);
+    free(a);
+}
+
+Test(ratio, bad_arguments)
+{
+    const size_t n = 1000;
+    void* a = tu_make(GHZ_F32, TU_SMOOTH, n, 5);
+    unsigned char* c = (unsigned char*)malloc(ghz_compress_bound(n, GHZ_F32) + 8);
+    size_t size = 0;
+    ghz_params_t p = ratio_params(GHZ_F32, GHZ_EB_REL, 1e-3, 10, 99, 0);
+    cr_assert_eq(ghz_compress(&p, a, n, c, ghz_compress_bound(n, GHZ_F32), &size), GHZ_ERR_INVALID_ARG,
+                 "dims that do not multiply to n");
+    cr_assert(strstr(ghz_last_error_detail(), "dims") != NULL, "%s", ghz_last_error_detail());
+    p.dims[0] = 0;
+    p.dims[1] = 10;
+    cr_assert_eq(ghz_compress(&p, a, n, c, ghz_compress_bound(n, GHZ_F32), &size), GHZ_ERR_INVALID_ARG,
+                 "a later extent without the first");
+    p = ratio_params(GHZ_F32, GHZ_EB_REL, 1e-3, 10, 100, 0);
+    p.prefer = (ghz_prefer_t)7;
+    cr_assert_eq(ghz_compress(&p, a, n, c, ghz_compress_bound(n, GHZ_F32), &size), GHZ_ERR_INVALID_ARG);
+    p.prefer = GHZ_PREFER_RATIO;
+    cr_assert_eq(ghz_compress(&p, a, n, c, 100, &size), GHZ_ERR_DST_TOO_SMALL);
+    cr_assert_eq(ghz_compress(&p, a, 0, c, ghz_compress_bound(0, GHZ_F32), &size), GHZ_SUCCESS);
+    cr_assert(tu_rd(c + 4, 2) == 2, "no values: a block frame");
+    free(c);
+    free(a);
+}
+
+/* A ratio frame with a checksum: every flipped bit is refused; without one, every
+ * flipped byte and every cut is refused or decoded, never read past the frame. */
+Test(ratio, corrupted_and_cut_frames)
+{
+    const size_t nx = 60, ny = 50, n = nx * ny;
+    float* a = (float*)tu_make(GHZ_F32, TU_NOISY, n, 8);
+    ghz_params_t p = ratio_params(GHZ_F32, GHZ_EB_REL, 1e-3, nx, ny, 0);
+    float* out = (float*)malloc(n * sizeof(float));
+    size_t size, i, n_out, refused = 0;
+    unsigned char *c, *bad;
+    a[100] = NAN;
+    a[3000 - 7] = 3e38f;
+    p.checksum = 1;
+    c = tu_compress(&p, a, n, &size);
+    bad = (unsigned char*)malloc(size);
+    for (i = 0; i < size; i += 1 + i / 64) {
+        tu_guard_t g;
+        memcpy(bad, c, size);
+        bad[i] ^= (unsigned char)(1u << (i % 8));
+        cr_assert_neq(ghz_decompress(tu_guard_copy(&g, bad, size), size, out, n * sizeof(float), &n_out),
+                      GHZ_SUCCESS, "flipped bit at byte %zu of %zu accepted", i, size);
+        tu_guard_free(&g);
+    }
+    free(c);
+    free(bad);
+    p.checksum = 0;
+    c = tu_compress(&p, a, n, &size);
+    bad = (unsigned char*)malloc(size);
+    for (i = 0; i < size; ++i) {
+        tu_guard_t g;
+        memcpy(bad, c, size);
+        bad[i] = (unsigned char)(bad[i] + 1 + i % 251);
+        refused += ghz_decompress(tu_guard_copy(&g, bad, size), size, out, n * sizeof(float), &n_out) !=
+                   GHZ_SUCCESS;
+        tu_guard_free(&g);
+    }
+    cr_assert(refused > size / 4, "only %zu of %zu changed bytes refused", refused, size);
+    for (i = 0; i < size; i += 1 + i / 16) {
+        tu_guard_t g;
+        cr_assert_neq(ghz_decompress(tu_guard_copy(&g, c, i), i, out, n * sizeof(float), &n_out),
+                      GHZ_SUCCESS, "cut at %zu accepted", i);
+        tu_guard_free(&g);
+    }
+    free(bad);
+    free(c);
+    free(out);
+    free(a);
+}
+
+Test(ratio, streams_mix_ratio_and_block_frames)
+{
+    const size_t n = 4096;
+    void* a = tu_make(GHZ_F64, TU_WALK, 2 * n, 6);
+    ghz_params_t r = ratio_params(GHZ_F64, GHZ_EB_ABS, 1e-3, 64, 64, 0);
+    ghz_params_t f = tu_params(GHZ_F64, GHZ_EB_ABS, 1e-3);
+    size_t s1, s2;
+    unsigned char* c1 = tu_compress(&r, a, n, &s1);
+    unsigned char* c2 = tu_compress(&f, (double*)a + n, n, &s2);
+    unsigned char* both = (unsigned char*)malloc(s1 + s2);
+    double* out;
+    size_t i;
+    memcpy(both, c1, s1);
+    memcpy(both + s1, c2, s2);
+    out = (double*)tu_decompress(both, s1 + s2, GHZ_F64, 2 * n);
+    for (i = 0; i < 2 * n; ++i) cr_assert(fabs(out[i] - ((double*)a)[i]) <= 1e-3);
+    free(out);
+    free(both);
+    free(c1);
+    free(c2);
+    free(a);
+}
+
+Test(ratio, homo_refuses_ratio_frames)
+{
+    const size_t n = 2048;
+    void* a = tu_make(GHZ_F32, TU_SMOOTH, n, 5);
+    ghz_params_t p = ratio_params(GHZ_F32, GHZ_EB_ABS, 1e-3, 32, 64, 0);
+    size_t size;
+    unsigned char* c = tu_compress(&p, a, n, &size);
+    unsigned char* out = (unsigned char*)malloc(2 * size + 4096);
+    ghz_buf_t in = GHZ_BUF_INIT, res = GHZ_BUF_INIT;
+    ghz_status_t st;
+    in.data = c;
+    in.size = in.capacity = size;
+    res.data = out;
+    res.capacity = 2 * size + 4096;
+    st = ghz_homo_binary(GHZ_HOMO_SUM, &in, &in, &res);
+    cr_assert_eq(st, GHZ_ERR_UNSUPPORTED, "%d: %s", (int)st, ghz_last_error_detail());
+    cr_assert(strstr(ghz_last_error_detail(), "ratio") != NULL, "%s", ghz_last_error_detail());
+    free(out);
+    free(c);
+    free(a);
+}
