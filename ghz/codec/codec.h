@@ -58,7 +58,10 @@ typedef struct {
     double eb;             /* the bound: absolute, or the REL factor; finite, > 0 */
     int has_fill;          /* nonzero: values bit-identical to `fill` stay exact and
                               are left out of the REL range (netCDF _FillValue).
-                              NaN needs no declaring: see nan_fill */
+                              0: a block frame (SPEED) declares the dtype's canonical
+                              quiet NaN (f32 0x7FC00000, f64 0x7FF8000000000000,
+                              numpy's NaN) as its fill (FORMAT.md, NaN as the fill
+                              value), so NaN-masked data needs no declaring */
     double fill;           /* the fill value, converted to dtype (bit-exact match) */
     int nthreads;          /* CPU threads (OpenMP builds): 0 = all, 1 = serial.
                               The output is the same for every value. Threads are
@@ -105,21 +108,11 @@ typedef struct {
                             of n values; otherwise unused trailing extents are 0 or 1
                             and the product must equal n. Fold more dimensions into
                             dims[2]. SPEED ignores it. */
-    int nan_fill;        /* Appended in 0.3. With has_fill == 0, nonzero (the
-                            default): a block frame (SPEED) that holds a NaN takes
-                            the bit pattern of its first NaN, in storage order, as
-                            its fill value (FORMAT.md, "NaN as the fill value"), so
-                            NaN-masked data costs what a declared fill costs, and
-                            ghz_frame_info reports has_fill = 1 with those bits.
-                            Each frame takes its own. NaNs of other payloads, and
-                            Inf, stay ordinary values. 0: NaN is an ordinary value
-                            (the frames of 0.2, which the collectives write so that
-                            every rank's frames have one fill flag). */
 } ghz_params_t;
 
 #define GHZ_PARAMS_INIT                                                                       \
     { sizeof(ghz_params_t), GHZ_F32, GHZ_EB_REL, 1e-4, 0, 0.0, 1, GHZ_EXEC_CPU, 0, 0.0, 0.0, 0, \
-      NULL, NULL, GHZ_PREFER_SPEED, { 0, 0, 0 }, 1 }
+      NULL, NULL, GHZ_PREFER_SPEED, { 0, 0, 0 } }
 
 /* Fills *p with the defaults of GHZ_PARAMS_INIT. */
 GHZ_API void ghz_params_init(ghz_params_t* p);
@@ -132,9 +125,9 @@ typedef struct {
     ghz_prefer_t prefer;   /* which coding wrote the frame (in 0.1's padding) */
     double eb_user;        /* the bound as the user gave it */
     double eb_abs;         /* the absolute bound every element satisfies */
-    int has_fill;          /* a fill value is defined: declared (ghz_params_t.has_fill)
-                              or, for a frame written without one, the frame's first
-                              NaN (ghz_params_t.nan_fill; fill_bits is then a NaN) */
+    int has_fill;          /* a fill value is defined: the declared one, or the
+                              canonical quiet NaN of a block frame written without one
+                              (from 0.3 on; frames of 0.2 written without one have 0) */
     int has_checksum;      /* the frame ends with a CRC-32C (FORMAT.md, Checksum) */
     uint64_t fill_bits;    /* bit pattern of the fill value in dtype */
     uint64_t n;            /* elements in this frame */

@@ -99,7 +99,6 @@ static ghz_status_t cpu_compress(coll_backend_t* be, const void* src, size_t n, 
     ghz_params_init(&p);
     p.dtype = dtype;
     p.eb_mode = GHZ_EB_ABS;
-    p.nan_fill = 0; /* no NaN fill (COLL.md, Limits: Fill values) */
     p.eb = eb_abs;
     p.nthreads = be->nthreads;
     return ghz_compress(&p, src, n, dst, capacity, size);

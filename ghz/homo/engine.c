@@ -16,9 +16,7 @@ typedef struct {
     ghz_frame_info_t info;
     const uint8_t* codes;
     const uint8_t* p; /* payload of the current block */
-    const uint8_t* p0; /* payload of the current frame */
     size_t pos;       /* offset of the current frame in the input */
-    ghz_enc_params e; /* how its blocks decode: its own fill value (mixed NaN fills) */
 } in_state;
 
 /* What every block of one frame is combined with. */
@@ -29,8 +27,6 @@ typedef struct {
     int int_ok;    /* Q is in the safe range: the integer path may be tried */
     int has_qfill; /* the fill value is quantizable, to qfill */
     int32_t qfill;
-    int mixed;     /* the inputs' NaN fills differ (HOMO.md, NaN fills that differ): no
-                      fill rule, the float path everywhere, e's fill found by a pre-pass */
 } frame_ctx;
 
 enum { PATH_FLOAT = 0, PATH_DONE = 1, PATH_CORRUPT = -1 };
@@ -111,25 +107,25 @@ static uint64_t apply(const frame_ctx* c, uint64_t a, uint64_t x)
     return ghz_homo_apply64(c->job->op, a, x, c->job->factor);
 }
 
-/* DOC's values of one block into acc (HOMO.md, DOC step 2). Returns PATH_DONE or
+/* The float path: DOC on one block (HOMO.md, Float path). Returns PATH_DONE or
  * PATH_CORRUPT (*bad = the input). */
-static int block_values(const frame_ctx* c, const in_state* s, uint64_t b, unsigned m, uint8_t* acc,
-                        size_t* bad)
+static int float_path(const frame_ctx* c, const in_state* s, uint64_t b, unsigned m, uint8_t* tmp,
+                      unsigned* code, uint32_t* size, size_t* bad)
 {
     const unsigned elem = c->e.elem;
-    uint8_t x[GHZ_BLOCK_MAX_BYTES];
+    uint8_t acc[GHZ_BLOCK_MAX_BYTES], x[GHZ_BLOCK_MAX_BYTES];
     uint32_t fm = 0;
     unsigned j;
     size_t in;
     for (in = 0; in < c->k; ++in) {
         uint8_t* v = in == 0 ? acc : x;
-        if (ghz_decode_block(&s[in].e, s[in].codes[b], m, s[in].p, v) != 0) {
+        if (ghz_decode_block(&c->e, s[in].codes[b], m, s[in].p, v) != 0) {
             *bad = in;
             return PATH_CORRUPT;
         }
         for (j = 0; j < m; ++j) {
             uint64_t bits = get_bits(v, elem, j);
-            if (!c->mixed && c->e.has_fill && bits == c->e.fill_bits) fm |= 1u << j;
+            if (c->e.has_fill && bits == c->e.fill_bits) fm |= 1u << j;
             if (in == 0 && is_unary(c->job->op))
                 set_bits(acc, elem, j, apply(c, bits, 0));
             else if (in > 0)
@@ -138,80 +134,29 @@ static int block_values(const frame_ctx* c, const in_state* s, uint64_t b, unsig
     }
     for (j = 0; j < m; ++j)
         if (fm >> j & 1u) set_bits(acc, elem, j, c->e.fill_bits);
+    *code = ghz_encode_block(&c->e, acc, m, tmp, size);
     return PATH_DONE;
-}
-
-/* The float path: DOC on one block (HOMO.md, Float path), encoded with the codec's
- * block encoder. Returns PATH_DONE or PATH_CORRUPT (*bad = the input). */
-static int float_path(const frame_ctx* c, const in_state* s, uint64_t b, unsigned m, uint8_t* tmp,
-                      unsigned* code, uint32_t* size, size_t* bad)
-{
-    uint8_t acc[GHZ_BLOCK_MAX_BYTES];
-    const int r = block_values(c, s, b, m, acc, bad);
-    if (r == PATH_DONE) *code = ghz_encode_block(&c->e, acc, m, tmp, size);
-    return r;
-}
-
-/* Mixed NaN fills: the output's fill is what ghz_compress of DOC's values takes, the
- * first NaN of the result (FORMAT.md, NaN as the fill value). Reads the frame's blocks
- * once without writing; leaves every input's payload pointer where it was. */
-static void result_nan_fill(frame_ctx* c, in_state* s)
-{
-    const ghz_frame_info_t* info = &s[0].info;
-    uint8_t acc[GHZ_BLOCK_MAX_BYTES];
-    uint64_t b;
-    size_t i;
-    c->e.has_fill = 0;
-    c->e.fill_bits = 0;
-    for (b = 0; b < info->n_blocks && !c->e.has_fill; ++b) {
-        const unsigned m = ghz_block_len(info->n, b);
-        size_t bad = 0;
-        unsigned j;
-        if (block_values(c, s, b, m, acc, &bad) != PATH_DONE)
-            break; /* the main pass reports it */
-        for (j = 0; j < m && !c->e.has_fill; ++j) {
-            const uint64_t bits = get_bits(acc, c->e.elem, j);
-            if (ghz_homo_isnan(bits, c->e.z.is_f32)) {
-                c->e.has_fill = 1;
-                c->e.fill_bits = bits;
-            }
-        }
-        for (i = 0; i < c->k; ++i)
-            s[i].p += ghz_block_size(s[i].codes[b], m, c->e.elem, s[i].e.has_fill);
-    }
-    for (i = 0; i < c->k; ++i) s[i].p = s[i].p0;
 }
 
 static const char* const field_names[] = {"element count", "dtype", "quantum eb_abs",
                                           "fill flag", "fill value"};
 
-/* 1 when a frame's fill is none or a NaN (HOMO.md, NaN fills that differ). */
-static int nan_or_no_fill(const ghz_frame_info_t* a)
-{
-    return !a->has_fill || ghz_homo_isnan(a->fill_bits, a->dtype == GHZ_F32);
-}
-
-/* Which field of frame a differs from frame b (an index into field_names), or -1;
- * *mixed is set when only NaN fills (or a NaN fill and none) differ. */
-static int frame_mismatch(const ghz_frame_info_t* a, const ghz_frame_info_t* b, int* mixed)
+/* Which field of frame a differs from frame b (an index into field_names), or -1. */
+static int frame_mismatch(const ghz_frame_info_t* a, const ghz_frame_info_t* b)
 {
     if (a->n != b->n) return 0;
     if (a->dtype != b->dtype) return 1;
     if (ghz_f64_bits(a->eb_abs) != ghz_f64_bits(b->eb_abs)) return 2;
-    if (a->has_fill == b->has_fill && a->fill_bits == b->fill_bits) return -1;
-    if (nan_or_no_fill(a) && nan_or_no_fill(b)) {
-        *mixed = 1;
-        return -1;
-    }
-    return a->has_fill != b->has_fill ? 3 : 4;
+    if (a->has_fill != b->has_fill) return 3;
+    if (a->fill_bits != b->fill_bits) return 4;
+    return -1;
 }
 
 /* Reads and validates frame `frame` of every input (headers, codes, agreement). */
 static ghz_status_t open_frames(size_t k, const uint8_t* const* in, const size_t* in_size,
-                                in_state* s, uint64_t frame, int* mixed)
+                                in_state* s, uint64_t frame)
 {
     size_t i;
-    *mixed = 0;
     for (i = 0; i < k; ++i) {
         ghz_status_t st;
         int why, hdr_ok;
@@ -233,13 +178,24 @@ static ghz_status_t open_frames(size_t k, const uint8_t* const* in, const size_t
                 return ghz_fail(st, "input %zu: %s", i, why_s);
             return ghz_fail(st, "input %zu, frame %llu: %s", i, (unsigned long long)frame, why_s);
         }
-        why = frame_mismatch(&s[i].info, &s[0].info, mixed);
+        why = frame_mismatch(&s[i].info, &s[0].info);
         if (why == 2)
             return ghz_fail(GHZ_ERR_MISMATCH,
                             "input %zu, frame %llu: quantum eb_abs %.17g differs from input 0's "
                             "%.17g; operands need one quantum: compress them with ABS and the "
                             "same bound (REL gives each array its own eb_abs)",
                             i, (unsigned long long)frame, s[i].info.eb_abs, s[0].info.eb_abs);
+        if (why == 3 && (s[i].info.has_fill ? &s[i] : &s[0])->info.fill_bits ==
+                            ghz_nan_fill_bits(s[0].info.dtype))
+            /* HOMO.md, Operands must match: a frame of 0.2 without a fill against one
+             * written without a declared fill since (NaN its fill) */
+            return ghz_fail(GHZ_ERR_MISMATCH,
+                            "input %zu, frame %llu: fill flag differs from input 0's: input %zu "
+                            "was written without a fill value by ghz 0.2, input %zu declares NaN "
+                            "(every frame written without a fill since 0.3 does); decompress the "
+                            "0.2 stream and compress it again",
+                            i, (unsigned long long)frame, s[i].info.has_fill ? (size_t)0 : i,
+                            s[i].info.has_fill ? i : (size_t)0);
         if (why >= 0)
             return ghz_fail(GHZ_ERR_MISMATCH, "input %zu, frame %llu: %s differs from input 0's",
                             i, (unsigned long long)frame, field_names[why]);
@@ -247,22 +203,14 @@ static ghz_status_t open_frames(size_t k, const uint8_t* const* in, const size_t
     return GHZ_SUCCESS;
 }
 
-static void make_ctx(frame_ctx* c, in_state* s, int mixed)
+static void make_ctx(frame_ctx* c, const ghz_frame_info_t* info)
 {
-    const ghz_frame_info_t* info = &s[0].info;
-    size_t i;
     c->e.dtype = info->dtype;
     c->e.elem = (unsigned)ghz_float_size(info->dtype);
     c->e.has_fill = info->has_fill;
     c->e.fill_bits = info->fill_bits;
     c->e.z = ghz_quantizer_make(info->eb_abs, info->dtype == GHZ_F32);
-    for (i = 0; i < c->k; ++i) {
-        s[i].e = c->e;
-        s[i].e.has_fill = s[i].info.has_fill;
-        s[i].e.fill_bits = s[i].info.fill_bits;
-    }
-    c->mixed = mixed;
-    c->int_ok = !mixed && info->eb_abs > 0.0 && ghz_homo_q_safe(c->e.z.q, c->e.z.is_f32);
+    c->int_ok = info->eb_abs > 0.0 && ghz_homo_q_safe(c->e.z.q, c->e.z.is_f32);
     c->has_qfill = 0;
     c->qfill = 0;
     if (c->int_ok && info->has_fill) {
@@ -311,12 +259,10 @@ static ghz_status_t combine_frame(frame_ctx* c, in_state* s, uint64_t frame, uin
         ocodes[b] = (uint8_t)code;
         ooff += size;
         for (i = 0; i < c->k; ++i)
-            s[i].p += ghz_block_size(s[i].codes[b], m, c->e.elem, s[i].e.has_fill);
+            s[i].p += ghz_block_size(s[i].codes[b], m, c->e.elem, c->e.has_fill);
     }
     memset(ocodes + nb, 0, (size_t)(cb - nb));
     oi = *info;
-    oi.has_fill = c->e.has_fill;
-    oi.fill_bits = c->e.fill_bits;
     oi.has_checksum = 0; /* as DOC's recompression with default parameters writes it */
     oi.eb_mode = info->eb_abs > 0.0 ? GHZ_EB_ABS : GHZ_EB_REL;
     oi.eb_user = info->eb_abs > 0.0 ? info->eb_abs : info->eb_user;
@@ -352,8 +298,7 @@ ghz_status_t ghz_homo_run(const ghz_homo_job* job, size_t k, const uint8_t* cons
         const ghz_frame_info_t* info = &s[0].info;
         uint64_t cb;
         size_t fsize = 0;
-        int mixed = 0;
-        if ((st = open_frames(k, in, in_size, s, frame, &mixed)) != GHZ_SUCCESS) break;
+        if ((st = open_frames(k, in, in_size, s, frame)) != GHZ_SUCCESS) break;
         cb = ghz_codes_bytes(info->n_blocks);
         if (aliased && cb > codes0_cap) {
             uint8_t* nc = (uint8_t*)realloc(codes0, (size_t)cb);
@@ -369,7 +314,7 @@ ghz_status_t ghz_homo_run(const ghz_homo_job* job, size_t k, const uint8_t* cons
         if (aliased && cb) memcpy(codes0, in[0] + s[0].pos + GHZ_HEADER_SIZE, (size_t)cb);
         for (i = 0; i < k; ++i) {
             s[i].codes = i == 0 && aliased ? codes0 : in[i] + s[i].pos + GHZ_HEADER_SIZE;
-            s[i].p = s[i].p0 = in[i] + s[i].pos + GHZ_HEADER_SIZE + cb;
+            s[i].p = in[i] + s[i].pos + GHZ_HEADER_SIZE + cb;
         }
         if (out_cap < opos || GHZ_HEADER_SIZE + cb > out_cap - opos) {
             st = ghz_fail(GHZ_ERR_DST_TOO_SMALL, "output capacity %zu too small (frame %llu)",
@@ -378,8 +323,7 @@ ghz_status_t ghz_homo_run(const ghz_homo_job* job, size_t k, const uint8_t* cons
         }
         c.job = job;
         c.k = k;
-        make_ctx(&c, s, mixed);
-        if (mixed) result_nan_fill(&c, s);
+        make_ctx(&c, info);
         if ((st = combine_frame(&c, s, frame, out, out_cap, opos, &fsize)) != GHZ_SUCCESS) break;
         opos += fsize;
         for (i = 0; i < k; ++i) s[i].pos += (size_t)s[i].info.frame_size;

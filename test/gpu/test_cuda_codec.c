@@ -256,10 +256,11 @@ Test(cuda_codec, batch_equals_single)
     batch_check(70, -1); /* an Alltoall over 70 ranks: three launches inside one call */
 }
 
-/* NaN as the fill value (FORMAT.md): the GPU finds each chunk's first NaN (atomicMin
- * over the range pass) and writes the CPU's bytes. Land as NaN of bits `land` (runs of
- * whole blocks and coast blocks), optionally NaNs of another payload and Inf, and the
- * first NaN placed early, in a late tile, or at the very last element. */
+/* NaN as the fill value (FORMAT.md): a frame written without a declared fill declares
+ * the canonical quiet NaN, on the GPU as on the CPU, with no pass over the data; the GPU
+ * writes the CPU's bytes. Land as the canonical NaN from element `first` on (runs of
+ * whole blocks and coast blocks, and the last element), optionally NaNs of another
+ * payload and Inf (ordinary values: RAW); first = n: no NaN at all. */
 static void* nan_masked(ghz_dtype_t t, size_t n, size_t first, int others)
 {
     double* x = malloc((n + 1) * sizeof *x);
@@ -290,11 +291,11 @@ Test(cuda_codec, identity_nan_masked)
         for (int ti = 0; ti < 2; ++ti)
             for (int fi = 0; fi < 3; ++fi) {
                 const size_t n = sizes[si];
-                const size_t first = fi == 0 ? 0 : fi == 1 ? n / 2 + 7 : n - 1; /* late tile, last element */
+                const size_t first = fi == 0 ? 0 : fi == 1 ? n / 2 + 7 : n; /* late tile, none */
                 const ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
-                void* host = nan_masked(t, n, first < n ? first : 0, fi == 0);
+                void* host = nan_masked(t, n, first < n ? first : n, fi == 0);
                 for (int mode = 0; mode < 2; ++mode)
-                    for (int nf = 0; nf < 2; ++nf) {
+                    for (int decl = 0; decl < 2; ++decl) {
                         ghz_params_t p = GHZ_PARAMS_INIT;
                         ghz_frame_info_t info;
                         unsigned char* cpu = malloc(ghz_compress_bound(n, t));
@@ -302,20 +303,25 @@ Test(cuda_codec, identity_nan_masked)
                         p.dtype = t;
                         p.eb_mode = mode ? GHZ_EB_REL : GHZ_EB_ABS;
                         p.eb = mode ? 1e-3 : 1e-2;
-                        p.nan_fill = nf;
+                        p.has_fill = decl; /* declared -1e34: NaN an ordinary value */
+                        p.fill = -1e34;
                         check_identity(&p, host, n, si % 4, si % 16);
-                        /* and the frame says so: has_fill with the first NaN's bits */
+                        /* and the frame says so: the declared fill, or the canonical NaN */
                         GK(ghz_compress(&p, host, n, cpu, ghz_compress_bound(n, t), &cs));
                         GK(ghz_frame_info(cpu, cs, &info));
-                        cr_assert_eq(info.has_fill, nf, "n %zu nan_fill %d: has_fill %d", n, nf, info.has_fill);
+                        cr_assert(info.has_fill == 1 &&
+                                      info.fill_bits == (decl ? (t == GHZ_F32 ? 0xF7F684DFull : 0xC6FED09BEAD87C03ull)
+                                                         : t == GHZ_F32 ? 0x7FC00000ull : 0x7FF8000000000000ull),
+                                  "n %zu declared %d: has_fill %d fill_bits %llx", n, decl, info.has_fill,
+                                  (unsigned long long)info.fill_bits);
                         free(cpu);
                     }
                 free(host);
             }
 }
 
-/* A batch whose chunks have their first NaN in different places, or none: each frame
- * takes its own (the CPU's frame of that chunk alone). */
+/* A batch whose chunks hold the canonical NaN, a NaN of other bits, or none: every frame
+ * declares the canonical NaN and is the CPU's frame of that chunk alone. */
 Test(cuda_codec, batch_nan_masked)
 {
     enum { K = 7 };
@@ -340,7 +346,7 @@ Test(cuda_codec, batch_nan_masked)
         const uint32_t neg = 0xFFC00001u;
         memcpy((char*)host + 4 * (off + ns[4] + 3), &neg, 4);
     }
-    p.eb = 1e-3; /* REL: the range pass finds the NaNs too */
+    p.eb = 1e-3; /* REL: the range pass leaves the NaNs out */
     GK(ghz_cuda_compress_workspace(K, ns, &ws));
     CK(cudaMalloc(&d_work, ws));
     CK(cudaMalloc((void**)&d_sizes, K * sizeof(uint64_t)));

@@ -507,12 +507,17 @@ size_t tu_build_frame(unsigned char* out, ghz_dtype_t t, ghz_eb_mode_t mode, dou
     return 64 + cb + payload_size;
 }
 
-size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigned char* out)
+/* The spec encoder; v02: a frame without a declared fill stays without one, as writers
+ * before 0.3 wrote it (NaN an ordinary value). */
+static size_t ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigned char* out, int v02)
 {
     ghz_dtype_t t = p->dtype;
     size_t es = ghz_dtype_size(t), nb = (n + 31) / 32, cb = tu_codes_bytes(n), b;
-    int has_fill = p->has_fill != 0;
-    uint64_t fb = has_fill ? tu_bits_of(t, p->fill) : 0;
+    /* FORMAT.md, NaN as the fill value: without a declared fill, the canonical quiet NaN */
+    const int has_fill = p->has_fill || !v02;
+    const uint64_t fb = p->has_fill ? tu_bits_of(t, p->fill)
+                        : !v02     ? (t == GHZ_F32 ? 0x7FC00000u : 0x7FF8000000000000ull)
+                                   : 0;
     double E;
     tu_quant_t z;
     unsigned char* codes = out + 64;
@@ -526,17 +531,10 @@ size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigne
             lo = p->range_min;
             hi = p->range_max;
         } else {
-            tu_range(src, t, n, p->has_fill, fb, &lo, &hi);
+            tu_range(src, t, n, has_fill, fb, &lo, &hi);
         }
         E = tu_rel_bound(p->eb, lo, hi);
     }
-    /* FORMAT.md, NaN as the fill value: without a declared fill, the first NaN's bits */
-    if (!has_fill && p->nan_fill)
-        for (b = 0; b < n && !has_fill; b++)
-            if (tu_is_nan_bits(t, tu_bits(src, t, b))) {
-                has_fill = 1;
-                fb = tu_bits(src, t, b);
-            }
     z = tu_quant_make(E, t == GHZ_F32);
     memset(codes, 0, cb);
     for (b = 0; b < nb; b++) {
@@ -590,4 +588,14 @@ size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigne
     }
     tu_write_header(out, t, p->eb_mode, p->eb, E, has_fill, fb, n, pos);
     return 64 + cb + pos;
+}
+
+size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigned char* out)
+{
+    return ref_compress(p, src, n, out, 0);
+}
+
+size_t tu_ref_compress_v02(const ghz_params_t* p, const void* src, size_t n, unsigned char* out)
+{
+    return ref_compress(p, src, n, out, 1);
 }

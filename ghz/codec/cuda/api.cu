@@ -22,7 +22,7 @@ size_t align256(size_t v)
  * tile's payload offset. */
 constexpr size_t kAuxBytes = 256;
 static_assert(sizeof(parsed_t) <= kAuxBytes, "parsed header must fit its slot");
-static_assert(3 * sizeof(unsigned long long) <= kAuxBytes, "range keys and the NaN index must fit their slot");
+static_assert(2 * sizeof(unsigned long long) <= kAuxBytes, "range keys must fit their slot");
 
 size_t chunk_work_bytes(uint64_t tiles, bool offsets)
 {
@@ -52,7 +52,6 @@ struct compress_plan {
     ghz_params_t q;
     ghz_frame_info_t info;
     bool keys, scan;
-    bool nan; /* FORMAT.md, NaN as the fill value: each chunk's first NaN, found on the GPU */
 };
 
 ghz_status_t plan_compress(const ghz_params_t* p, compress_plan* pl)
@@ -72,10 +71,11 @@ ghz_status_t plan_compress(const ghz_params_t* p, compress_plan* pl)
     info.dtype = q.dtype;
     info.eb_mode = q.eb_mode;
     info.eb_user = q.eb;
-    info.has_fill = q.has_fill != 0;
-    info.fill_bits = info.has_fill ? ghz_fill_bits(q.dtype, q.fill) : 0;
+    /* a block frame without a declared fill declares the canonical quiet NaN (FORMAT.md,
+     * NaN as the fill value): the CPU's header and blocks, no pass over the data */
+    info.has_fill = 1;
+    info.fill_bits = q.has_fill ? ghz_fill_bits(q.dtype, q.fill) : ghz_nan_fill_bits(q.dtype);
     pl->keys = pl->scan = false;
-    pl->nan = !info.has_fill && q.nan_fill;
     if (q.eb_mode == GHZ_EB_ABS) {
         info.eb_abs = q.eb;
     } else if (q.has_range && !q.d_range) {
@@ -179,7 +179,6 @@ extern "C" ghz_status_t ghz_cuda_compress_batch(ghz_cuda_ctx_t* ctx, const ghz_p
         c.d_out = d_size;
         c.d_status = d_status ? d_status + i : nullptr;
         c.range = pl.keys ? (unsigned long long*)((char*)d_work + used) : nullptr;
-        c.nan_at = pl.nan ? (unsigned long long*)((char*)d_work + used) + 2 : nullptr;
         c.tiles = lookback_state((char*)d_work + used + kAuxBytes, tiles);
         used += chunk_work_bytes((uint64_t)tiles, false);
         return tiles;
@@ -188,10 +187,9 @@ extern "C" ghz_status_t ghz_cuda_compress_batch(ghz_cuda_ctx_t* ctx, const ghz_p
         b.d_range = pl.q.d_range;
         b.d_eb_abs = pl.q.d_eb_abs;
         return dtype == GHZ_F32
-                   ? launch_compress<float, uint32_t>(b, pl.info, total_tiles, max_tiles, pl.scan || pl.nan, sms,
-                                                      stream)
-                   : launch_compress<double, unsigned long long>(b, pl.info, total_tiles, max_tiles,
-                                                                 pl.scan || pl.nan, sms, stream);
+                   ? launch_compress<float, uint32_t>(b, pl.info, total_tiles, max_tiles, pl.scan, sms, stream)
+                   : launch_compress<double, unsigned long long>(b, pl.info, total_tiles, max_tiles, pl.scan, sms,
+                                                                 stream);
     };
     return run_groups(k, fill, go, bad);
 }

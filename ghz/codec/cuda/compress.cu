@@ -27,7 +27,6 @@ __global__ void compress_init_kernel(batch_t b)
             c.range[0] = b.d_range ? order_key(b.d_range->min) : ~0ull; /* min key */
             c.range[1] = b.d_range ? order_key(b.d_range->max) : 0ull;  /* max key */
         }
-        if (c.nan_at) *c.nan_at = ~0ull; /* no NaN yet */
         if (c.d_status) *c.d_status = GHZ_SUCCESS;
     }
 }
@@ -69,20 +68,9 @@ __device__ __forceinline__ void range_take(U u, int has_fill, U fill, T& lo, T& 
     }
 }
 
-/* The first NaN (FORMAT.md, NaN as the fill value): the least index i whose value is a
- * NaN, kept per thread in `at` (~0: none). */
-template <typename U>
-__device__ __forceinline__ void nan_take(U u, uint64_t i, unsigned long long& at)
-{
-    constexpr U kInf = sizeof(U) == 4 ? (U)0x7F800000u : (U)0x7FF0000000000000ull;
-    constexpr U kAbs = (U)~((U)1 << (8 * sizeof(U) - 1));
-    if ((u & kAbs) > kInf && i < at) at = i;
-}
-
-/* Minimum and maximum of the finite non-fill values of each chunk (REL bounds), and
- * the index of its first NaN (c.nan_at): a grid-stride pass with 16-byte loads, four in
- * flight per thread, and the scalar head and tail around the 16-byte aligned middle. A
- * chunk with neither (ABS without nan_fill) is not read. */
+/* Minimum and maximum of the finite non-fill values of each chunk (REL bounds): a
+ * grid-stride pass with 16-byte loads, four in flight per thread, and the scalar head
+ * and tail around the 16-byte aligned middle. */
 constexpr unsigned kRangeThreads = 128; /* the range pass's CTAs: a plain streaming read */
 
 template <typename T, typename U>
@@ -90,7 +78,7 @@ __global__ void __launch_bounds__(kRangeThreads) range_kernel(batch_t b, int has
 {
     constexpr unsigned per_vec = 16u / sizeof(T), kUnroll = 4;
     const chunk_t& c = b.c[blockIdx.y];
-    if (blockIdx.y >= (unsigned)b.k || (!c.range && !c.nan_at)) return;
+    if (blockIdx.y >= (unsigned)b.k || !c.range) return;
     const U* const src = (const U*)c.src;
     const U fill = (U)fill_bits;
     const uint64_t n = c.n, gid = (uint64_t)blockIdx.x * kRangeThreads + threadIdx.x;
@@ -100,13 +88,8 @@ __global__ void __launch_bounds__(kRangeThreads) range_kernel(batch_t b, int has
     const uint64_t nvec = (n - head) / per_vec;
     const uint4* const vec = (const uint4*)(src + head);
     T lo = (T)INFINITY, hi = (T)-INFINITY;
-    unsigned long long at = ~0ull;
 
-    if (gid < head) {
-        const U u = __ldg(src + gid);
-        range_take<T, U>(u, has_fill, fill, lo, hi);
-        nan_take<U>(u, gid, at);
-    }
+    if (gid < head) range_take<T, U>(__ldg(src + gid), has_fill, fill, lo, hi);
     for (uint64_t k0 = gid; k0 < nvec; k0 += kUnroll * stride) {
         uint4 r[kUnroll];
 #pragma unroll
@@ -118,26 +101,11 @@ __global__ void __launch_bounds__(kRangeThreads) range_kernel(batch_t b, int has
                 U u[per_vec];
                 memcpy(u, &r[j], sizeof r[j]);
 #pragma unroll
-                for (unsigned i = 0; i < per_vec; ++i) {
-                    range_take<T, U>(u[i], has_fill, fill, lo, hi);
-                    nan_take<U>(u[i], head + (k0 + j * stride) * per_vec + i, at);
-                }
+                for (unsigned i = 0; i < per_vec; ++i) range_take<T, U>(u[i], has_fill, fill, lo, hi);
             }
         }
     }
-    if (head + nvec * per_vec + gid < n) {
-        const U u = __ldg(src + head + nvec * per_vec + gid);
-        range_take<T, U>(u, has_fill, fill, lo, hi);
-        nan_take<U>(u, head + nvec * per_vec + gid, at);
-    }
-    if (c.nan_at) {
-        for (int k = 16; k; k >>= 1) {
-            const unsigned long long o = __shfl_xor_sync(0xFFFFFFFFu, at, k);
-            at = o < at ? o : at;
-        }
-        if ((threadIdx.x & 31u) == 0 && at != ~0ull) atomicMin(c.nan_at, at);
-    }
-    if (!c.range) return;
+    if (head + nvec * per_vec + gid < n) range_take<T, U>(__ldg(src + head + nvec * per_vec + gid), has_fill, fill, lo, hi);
 
     double dlo = (double)lo, dhi = (double)hi;
     for (int k = 16; k; k >>= 1) {
@@ -286,17 +254,9 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
     const uint64_t pe0 = e0 + (uint64_t)ahead * kTileElems;
     if (pe0 < n) prefetch_l2(c.src + pe0 * elem, (n - pe0 < kTileElems ? n - pe0 : kTileElems) * elem);
 
-    /* The range keys (REL), the first NaN's index and the tile are loaded together: one
-     * round trip, not two (the NaN's bits take a second, only where the chunk has one). */
+    /* The range keys (REL) and the tile are loaded together: one round trip, not two. */
     const unsigned long long kmin = c.range ? c.range[0] : 0ull, kmax = c.range ? c.range[1] : 0ull;
-    const unsigned long long nan_at = c.nan_at ? *c.nan_at : ~0ull;
     tile_load_values<T, U>(buf, c.src + e0 * elem, count);
-    /* The fill value: declared (info), or the chunk's first NaN (FORMAT.md, NaN as the
-     * fill value), the same bits for every tile of the chunk. */
-    const int has_fill = info.has_fill || nan_at != ~0ull;
-    const uint64_t fill_bits = info.has_fill ? info.fill_bits
-                               : nan_at != ~0ull ? (uint64_t)__ldg((const U*)c.src + nan_at)
-                                                 : 0u;
 
     /* The bound: given, in device memory (the CPU's checks of an ABS bound), or REL over
      * this chunk's range (the CPU's arithmetic). A bound the CPU refuses is refused here
@@ -326,11 +286,12 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
     const unsigned m = mine ? ghz_block_len(n, blk) : 0u;
     const U* const src = (const U*)c.src + blk * 32u;
     if (sizeof(T) == 4 && z.fast) { /* the whole warp: the f32 shortcut */
-        if (!analyse_block_fast(buf, t, m, z, has_fill, (uint32_t)fill_bits, q, a, &sign, &f, &size, &code) &&
+        if (!analyse_block_fast(buf, t, m, z, info.has_fill, (uint32_t)info.fill_bits, q, a, &sign, &f, &size,
+                                &code) &&
             mine)
-            code = lossless_kind<U>(src, m, &f, has_fill, &size);
+            code = lossless_kind<U>(src, m, &f, info.has_fill, &size);
     } else if (mine) {
-        code = analyse_block<T, U>(buf, t, m, z, has_fill, fill_bits, q, a, &sign, &f, &size);
+        code = analyse_block<T, U>(buf, t, m, z, info.has_fill, info.fill_bits, q, a, &sign, &f, &size);
     }
     if (mine)
         c.dst[GHZ_HEADER_SIZE + blk] = (uint8_t)code;
@@ -377,8 +338,6 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
             uint8_t h[GHZ_HEADER_SIZE];
             ghz_frame_info_t fi = info;
             fi.n = n;
-            fi.has_fill = has_fill;
-            fi.fill_bits = fill_bits;
             fi.eb_abs = eb;
             if (b.d_eb_abs) fi.eb_user = eb;
             fi.payload_size = tile_off + tile_total;

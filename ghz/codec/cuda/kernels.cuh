@@ -7,7 +7,7 @@
 namespace ghz {
 namespace detail {
 
-/* Enqueues init (+ the range pass when need_range: REL range keys, first NaNs) + compress for a batch of max_tiles
+/* Enqueues init (+ range for REL when need_range) + compress for a batch of max_tiles
  * tiles per chunk at most, total_tiles in all, on a GPU of `sms` multiprocessors.
  * Returns the first launch's error, if any (no later one is enqueued). */
 template <typename T, typename U>

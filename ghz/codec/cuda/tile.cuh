@@ -99,9 +99,6 @@ struct chunk_t {
     uint64_t* d_out;     /* compress: frame size; decompress: element count */
     tile_state_t tiles;  /* this chunk's look-back status array */
     unsigned long long* range; /* compress REL: ordered-key min and max */
-    unsigned long long* nan_at; /* compress with nan_fill and no declared fill: the index
-                                   of the chunk's first NaN (FORMAT.md, NaN as the fill
-                                   value), ~0 for none; NULL: no NaN fill */
     ghz_range_t* range_out;    /* value_range: where the chunk's range goes */
     struct parsed_t* parsed;   /* decompress: the header as the init kernel checked it */
     offset_t* offsets;         /* decompress: each tile's payload offset, then the end (decompress.cu) */

@@ -65,10 +65,6 @@ int ghz_threads_for(int nthreads, size_t n);
 ghz_status_t ghz_range_scan(const ghz_enc_params* e, const void* src, size_t n, int nthreads,
                             double* vmin, double* vmax, uint64_t* count);
 
-/* The first NaN of src in storage order: 1 with its bits in *bits, or 0 when src holds
- * no NaN (FORMAT.md, NaN as the fill value). */
-int ghz_first_nan(const ghz_enc_params* e, const void* src, size_t n, int nthreads, uint64_t* bits);
-
 /* The REL bound rel * (vmax - vmin), rounded down; 0 for an empty or zero range. */
 ghz_status_t ghz_rel_bound(double rel, double vmin, double vmax, double* eb_abs);
 
@@ -78,6 +74,15 @@ ghz_status_t ghz_params_read(const ghz_params_t* p, ghz_params_t* out);
 
 /* The fill value's bit pattern in dtype. */
 uint64_t ghz_fill_bits(ghz_dtype_t dtype, double fill);
+
+/* The fill of a block frame written without a declared one (FORMAT.md, NaN as the fill
+ * value): the dtype's canonical quiet NaN, numpy's and xarray's NaN. */
+#define GHZ_NAN_FILL_F32 0x7FC00000u
+#define GHZ_NAN_FILL_F64 0x7FF8000000000000ull
+static inline uint64_t ghz_nan_fill_bits(ghz_dtype_t dtype)
+{
+    return dtype == GHZ_F32 ? (uint64_t)GHZ_NAN_FILL_F32 : GHZ_NAN_FILL_F64;
+}
 
 #ifdef __cplusplus
 }

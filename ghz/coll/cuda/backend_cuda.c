@@ -258,7 +258,6 @@ static ghz_status_t cuda_compress(coll_backend_t* be, const void* src, size_t n,
     ghz_params_init(&p);
     p.dtype = dtype;
     p.eb_mode = GHZ_EB_ABS;
-    p.nan_fill = 0; /* no NaN fill (COLL.md, Limits: Fill values) */
     p.eb = eb_abs;
     if (st == GHZ_SUCCESS)
         st = ghz_cuda_compress(s->ctx, &p, src, n, &out, (int*)((char*)s->d_scratch + SCRATCH_STATUS), NULL, 0,

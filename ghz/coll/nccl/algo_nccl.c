@@ -215,7 +215,6 @@ static ghz_status_t compress_all(nc_t* d)
     ghz_params_init(&p);
     p.dtype = r->dtype;
     p.eb_mode = GHZ_EB_ABS;
-    p.nan_fill = 0; /* no NaN fill (COLL.md, Limits: Fill values) */
     p.eb = r->eb;
     for (s = 0; s < N && st == GHZ_SUCCESS; s++) {
         const size_t n = r->seg_cnt[s];

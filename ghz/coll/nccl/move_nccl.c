@@ -242,7 +242,6 @@ static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_
     ghz_params_init(&prm);
     prm.dtype = k->dtype;
     prm.eb_mode = GHZ_EB_ABS;
-    prm.nan_fill = 0; /* no NaN fill (COLL.md, Limits: Fill values) */
     prm.eb = eb;
     if (cudaMemsetAsync(d->mine, 0, d->rec, s) != cudaSuccess) st = ghz_fail(GHZ_ERR_CUDA, "cudaMemsetAsync (record)");
     /* 1. every block this rank sends, compressed once */
