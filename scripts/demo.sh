@@ -9,6 +9,11 @@
 # build/demo-stack.png). Exits non-zero if a build fails or any bound is violated.
 #
 #   bash scripts/demo.sh [ghz-demo options, e.g. --reps 1]
+#   GHZ_ENABLE_CUDA=AUTO bash scripts/demo.sh   # build the CUDA codec even without a GPU
+#
+# The CUDA codec is built only where a GPU is visible (nvidia-smi -L), or where
+# GHZ_ENABLE_CUDA (ON, OFF or AUTO, the CMake option) says so; a build/ configured
+# before keeps its setting. Build logs: build/logs/demo-*.log.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -18,47 +23,40 @@ if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
 
-# The build's output goes to a log (shown when something fails); the terminal gets its
-# progress: one line that updates on a terminal, a line per tenth of the build otherwise.
-log=$(mktemp "${TMPDIR:-/tmp}/ghz-demo-build.XXXXXX")
-trap 'rm -f "$log"' EXIT
-t0=$(date +%s)
-progress() {
-    local line pct last=-10 tty=0 shown=0
-    [ -t 1 ] && tty=1
-    while IFS= read -r line; do
-        printf '%s\n' "$line" >>"$log"
-        if [[ $line =~ ^\[\ *([0-9]+)%\] ]]; then # make
-            pct=${BASH_REMATCH[1]}
-        elif [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]]; then # ninja
-            pct=$((100 * BASH_REMATCH[1] / BASH_REMATCH[2]))
-        else
-            continue
-        fi
-        if [ "$tty" = 1 ]; then
-            printf '\rdemo.sh: %s %3d%% (%d s)' "$1" "$pct" $(($(date +%s) - t0))
-            shown=1
-        elif [ "$pct" -ge $((last + 10)) ]; then
-            echo "demo.sh: $1 $pct% ($(($(date +%s) - t0)) s)"
-            last=$pct
-        fi
-    done
-    if [ "$shown" = 1 ]; then echo; fi
+# Each build step's output goes to a log under build/logs/ (its tail is shown when it
+# fails); the terminal gets a line per tenth of the step and one at least every 20 s.
+GHZ_STEP_PREFIX=demo.sh
+GHZ_STEP_LOGDIR=build/logs
+# shellcheck source=scripts/steps.sh
+. scripts/steps.sh
+
+# The CUDA codec is built only when it can run: where a GPU is visible (nvidia-smi -L
+# lists one, or /dev/nvidia0 exists) or GHZ_ENABLE_CUDA=ON|AUTO asks for it. A build/
+# configured before keeps its own GHZ_ENABLE_CUDA (CMake's cache) unless it is set.
+have_gpu() {
+    { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; } ||
+        compgen -G '/dev/nvidia[0-9]*' >/dev/null
 }
-# build WHAT CMD...: runs CMD, its output through progress; on failure the log's tail.
-build() {
-    local what=$1
-    shift
-    : >"$log"
-    if ! "$@" 2>&1 | progress "$what"; then
-        tail -n 60 "$log"
-        echo "demo.sh: $what failed" >&2
-        exit 1
-    fi
-}
-echo "demo.sh: configuring and building (Release, build/): a minute or two on 2 cores, longer with CUDA"
-build "configuring" cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=AUTO
-build "building ghz-demo" cmake --build build -j "$jobs" --target ghz-demo
+cuda_args=()
+cached=$(sed -n 's/^GHZ_ENABLE_CUDA:[A-Z]*=//p' build/CMakeCache.txt 2>/dev/null || true)
+if [ -n "${GHZ_ENABLE_CUDA:-}" ]; then
+    cuda_args=(-DGHZ_ENABLE_CUDA="$GHZ_ENABLE_CUDA")
+    cuda_why="GHZ_ENABLE_CUDA=$GHZ_ENABLE_CUDA from the environment"
+elif [ -n "$cached" ]; then
+    cuda_why="GHZ_ENABLE_CUDA=$cached, as build/ was configured before"
+elif have_gpu; then
+    cuda_args=(-DGHZ_ENABLE_CUDA=AUTO)
+    cuda_why="a GPU is present: GHZ_ENABLE_CUDA=AUTO (the CUDA codec where nvcc is found)"
+else
+    cuda_args=(-DGHZ_ENABLE_CUDA=OFF)
+    cuda_why="no GPU found: GHZ_ENABLE_CUDA=OFF (GHZ_ENABLE_CUDA=AUTO bash scripts/demo.sh builds the CUDA codec anyway)"
+fi
+echo "demo.sh: building the demo (Release, build/; $cuda_why)"
+run_step demo-configure "configuring" cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}"
+if grep -q 'ghz: CUDA codec ON' build/logs/demo-configure.log; then
+    echo "demo.sh: the CUDA codec is part of this build: several minutes on 2 cores the first time"
+fi
+run_step demo-build "building ghz-demo" cmake --build build -j "$jobs" --target ghz-demo
 if [ ! -x build/examples/ghz-demo ]; then
     echo "demo.sh: build/examples/ghz-demo was not built (are datasets/ and examples/ present?)" >&2
     exit 1
@@ -77,7 +75,7 @@ if ! grep -q 'ghz-image-stacking' <<<"$targets"; then
     echo "demo.sh: no collective demo (ghz-image-stacking is not part of this build: MPI missing?)"
     exit 0
 fi
-build "building ghz-image-stacking" cmake --build build -j "$jobs" --target ghz-image-stacking
+run_step demo-build-stacking "building ghz-image-stacking" cmake --build build -j "$jobs" --target ghz-image-stacking
 mpi=(mpirun -np 2)
 mpi_version=$(mpirun --version 2>&1 || true)
 if grep -q 'Open MPI' <<<"$mpi_version"; then # more ranks than cores; root allowed
@@ -89,7 +87,7 @@ echo
 # one machine's CPU, rightly runs exact instead: COLL.md, Choices)
 echo "demo.sh: collective demo: ${mpi[*]} ghz-image-stacking --generate 8 --path homo (CPU backend)"
 out=$(mktemp "${TMPDIR:-/tmp}/ghz-demo-stack.XXXXXX")
-trap 'rm -f "$log" "$out"' EXIT
+trap 'rm -f "$out"' EXIT
 "${mpi[@]}" build/examples/image_stacking/ghz-image-stacking --generate 8 -W 512 -H 512 \
     --rel 1e-4 --path homo -o build/demo-stack --json >"$out" 2>&1 || { cat "$out"; exit 1; }
 grep -v '^{' "$out"

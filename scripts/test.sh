@@ -4,10 +4,11 @@
 #   bash scripts/test.sh
 #
 #  1. scripts/setup.sh (installs missing build dependencies with apt-get), and
-#     scripts/setup_python.sh (the Python tests' numpy, pytest, numcodecs, zarr, h5py,
-#     HDF5's headers and tools)
-#  2. Release build in build/, with the CUDA codec when nvcc is found
-#     (GHZ_ENABLE_CUDA=AUTO); ctest -L cpu (the GPU tests run on GPU machines only),
+#     scripts/setup_python.sh (the venv build/venv with the Python tests' numpy, pytest,
+#     numcodecs, zarr, h5py; HDF5's headers and tools)
+#  2. Release build in build/ for build/venv's Python, with the CUDA codec when nvcc is
+#     found (GHZ_ENABLE_CUDA=AUTO; the environment's GHZ_ENABLE_CUDA=ON|OFF|AUTO wins);
+#     ctest -L cpu (the GPU tests run on GPU machines only),
 #     then ctest -L mpi: the collective library's tests under mpirun on 1 to 8 ranks
 #     then ctest -L python: the Python package, its zarr codec and HDF5 filter (pytest,
 #     test/python) on the build tree, and again installed by `pip install .` in a venv
@@ -21,18 +22,28 @@
 #  5. scripts/fuzz.sh: every libFuzzer target for GHZ_FUZZ_SECONDS (default 60) with
 #     clang, ASan and UBSan, the corpus kept in fuzz-corpus/ (GHZ_FUZZ_SECONDS=0 skips)
 #
-# Stops at the first failure with a non-zero exit status.
+# Stops at the first failure with a non-zero exit status. Prints a line per step with its
+# time (and progress lines while it runs, at least one every 20 s), ctest's summaries,
+# and on failure the tail of the step's log; every step's whole output is in
+# build/logs/test-*.log. GHZ_VERBOSE=1 shows every command's output as it runs.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 
 jobs=$(nproc 2>/dev/null || echo 2)
-step() { printf '\n==== test.sh: %s ====\n' "$*"; }
 t_start=$(date +%s)
+GHZ_STEP_PREFIX=test.sh
+GHZ_STEP_LOGDIR=$root/build/logs
+# shellcheck source=scripts/steps.sh
+. scripts/steps.sh
+# the lines of a ctest log printed after the step passes
+ctest_summary='tests passed|\(Skipped\)|\(Disabled\)|Total Test time'
 
-step "dependencies"
 bash scripts/setup.sh
 bash scripts/setup_python.sh
+venv=${GHZ_VENV:-build/venv}
+vpy=$root/$venv/bin/python
+[[ $venv == /* ]] && vpy=$venv/bin/python
 
 # nvcc is often installed but not on PATH (e.g. /usr/local/cuda/bin).
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -66,22 +77,34 @@ run_ctest() {
     fi
 }
 
-step "Release build (build/, GHZ_ENABLE_CUDA=AUTO)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA=AUTO
-cmake --build build -j "$jobs"
+run_step test-configure "configuring build/ (Release, GHZ_ENABLE_CUDA=${GHZ_ENABLE_CUDA:-AUTO})" \
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGHZ_ENABLE_CUDA="${GHZ_ENABLE_CUDA:-AUTO}" \
+    -DPython3_EXECUTABLE="$vpy"
+grep -E '^-- ghz: (CUDA codec|collective library|NCCL|Python extension|HDF5)' \
+    "$GHZ_STEP_LOGDIR/test-configure.log" | sed 's/^-- /test.sh:   /' || true
+run_step test-build "building build/" cmake --build build -j "$jobs"
 
-step "unit and CLI tests (build/)"
-run_ctest build
-run_mpi_ctest build
+GHZ_STEP_SUMMARY=$ctest_summary run_step test-ctest-cpu "unit and CLI tests (ctest -L cpu, build/)" run_ctest build
+GHZ_STEP_SUMMARY=$ctest_summary run_step test-ctest-mpi "MPI tests (ctest -L mpi, build/)" run_mpi_ctest build
 
-step "Python package (build/ with pytest, then pip install . in a venv)"
-ctest --test-dir build --output-on-failure -L python
-venv=$(mktemp -d "${TMPDIR:-/tmp}/ghz-venv.XXXXXX")
-python3 -m venv --system-site-packages "$venv"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check .
-(cd "$venv" && env -u HDF5_PLUGIN_PATH PYTHONDONTWRITEBYTECODE=1 \
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/test/python")
-rm -rf "$venv"
+GHZ_STEP_SUMMARY=$ctest_summary run_step test-ctest-python "Python tests on build/ (ctest -L python, $venv)" \
+    ctest --test-dir build --output-on-failure -L python
+
+# The package as a user installs it: pip install . into a fresh venv of the same
+# interpreter, which sees the test dependencies of the setup venv through a .pth file.
+pip_venv_test() {
+    local pipvenv deps
+    pipvenv=$(mktemp -d "${TMPDIR:-/tmp}/ghz-venv.XXXXXX")
+    "$(cat "$venv/.ghz-base-python")" -m venv "$pipvenv"
+    deps=$("$vpy" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    echo "$deps" >"$("$pipvenv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/ghz-test-deps.pth"
+    "$pipvenv/bin/python" -m pip install --disable-pip-version-check .
+    (cd "$pipvenv" && env -u HDF5_PLUGIN_PATH PYTHONDONTWRITEBYTECODE=1 \
+        "$pipvenv/bin/python" -m pytest -q -p no:cacheprovider "$root/test/python")
+    rm -rf "$pipvenv"
+}
+GHZ_STEP_SUMMARY='^[0-9]+ (passed|failed)' run_step test-pip "Python package installed by pip install . in a fresh venv, pytest" \
+    pip_venv_test
 
 # ---- the installed package ---------------------------------------------------------
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ghz-test.XXXXXX")
@@ -91,6 +114,7 @@ trap 'rm -rf "$tmp"' EXIT
 # test/consumer against it, first with CMake, then with pkg-config.
 consumer_check() {
     local name=$1 bdir=$2 prefix=$tmp/$1 pc libdir
+    step() { printf '\n==== %s ====\n' "$*"; } # a heading in the step's log
     step "install ($name) into $prefix"
     cmake --install "$bdir" --prefix "$prefix"
 
@@ -140,35 +164,40 @@ consumer_check() {
     fi
 }
 
-consumer_check default build
+run_step test-consumer-default "installed package (static): CMake, C++ and pkg-config consumers" \
+    consumer_check default build
 
 # A shared libghz too (CPU only, library alone: seconds to build).
-step "shared-library build (build-shared/)"
-cmake -S . -B build-shared -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
-    -DGHZ_ENABLE_CUDA=OFF -DGHZ_BUILD_TESTS=OFF -DGHZ_BUILD_TOOLS=OFF \
-    -DGHZ_BUILD_DATASETS=OFF -DGHZ_BUILD_EXAMPLES=OFF
-cmake --build build-shared -j "$jobs"
-consumer_check shared build-shared
+build_shared() {
+    cmake -S . -B build-shared -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
+        -DGHZ_ENABLE_CUDA=OFF -DGHZ_BUILD_TESTS=OFF -DGHZ_BUILD_TOOLS=OFF \
+        -DGHZ_BUILD_DATASETS=OFF -DGHZ_BUILD_EXAMPLES=OFF
+    cmake --build build-shared -j "$jobs"
+}
+run_step test-build-shared "shared-library build (build-shared/)" build_shared
+run_step test-consumer-shared "installed package (shared): CMake, C++ and pkg-config consumers" \
+    consumer_check shared build-shared
 
 # ---- sanitizers ----------------------------------------------------------------------
-step "ASan+UBSan Debug build of the CPU reference (build-asan/)"
 san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGHZ_ENABLE_CUDA=OFF \
-    -DGHZ_BUILD_EXAMPLES=OFF -DCMAKE_C_FLAGS="$san" -DCMAKE_CXX_FLAGS="$san"
-cmake --build build-asan -j "$jobs"
+run_step test-configure-asan "configuring build-asan/ (ASan+UBSan Debug, CPU)" \
+    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGHZ_ENABLE_CUDA=OFF \
+    -DGHZ_BUILD_EXAMPLES=OFF -DCMAKE_C_FLAGS="$san" -DCMAKE_CXX_FLAGS="$san" \
+    -DPython3_EXECUTABLE="$vpy"
+run_step test-build-asan "building build-asan/" cmake --build build-asan -j "$jobs"
 
-step "unit and CLI tests under ASan+UBSan (build-asan/)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-run_ctest build-asan
+GHZ_STEP_SUMMARY=$ctest_summary run_step test-asan-cpu "unit and CLI tests under ASan+UBSan (build-asan/)" \
+    run_ctest build-asan
 # under the sanitizers up to 6 ranks: the 7- and 8-rank runs take 5 of CI's minutes
 # there and reach no code path the smaller ones miss (the Release build runs them)
-run_mpi_ctest build-asan 'np[78]'
+GHZ_STEP_SUMMARY=$ctest_summary run_step test-asan-mpi "MPI tests under ASan+UBSan, 1 to 6 ranks (build-asan/)" \
+    run_mpi_ctest build-asan 'np[78]'
 
 if [ "${GHZ_FUZZ_SECONDS:-60}" != 0 ]; then
-    step "fuzzing (scripts/fuzz.sh, ${GHZ_FUZZ_SECONDS:-60} s per target)"
-    bash scripts/fuzz.sh
+    GHZ_STEP_SUMMARY='^fuzz.sh: |stat::number_of_executed_units' run_step test-fuzz \
+        "fuzzing (scripts/fuzz.sh, ${GHZ_FUZZ_SECONDS:-60} s per target)" bash scripts/fuzz.sh
 fi
 
-step "done"
-echo "test.sh: all steps passed in $(($(date +%s) - t_start)) s"
+echo "test.sh: all steps passed in $(($(date +%s) - t_start)) s (logs: $GHZ_STEP_LOGDIR/test-*.log)"

@@ -37,13 +37,14 @@ typedef struct {
     int reps;
     const char* out;  /* output prefix, NULL: write nothing */
     int json;
-    int first_file;   /* argv index of the first FRAME */
+    char** files;     /* the FRAME operands, wherever they stand among the options */
+    int n_files;
 } options_t;
 
 static void usage(FILE* fp)
 {
     fprintf(fp,
-            "usage: mpirun -np N %s [options] FRAME...\n"
+            "usage: mpirun -np N %s [options] FRAME... (options may follow FRAMEs; -- ends them)\n"
             "       mpirun -np N %s [options] --generate COUNT\n"
             "\n"
             "Stacks (averages) the frames over the ranks with a compressed ghz_allreduce\n"
@@ -105,12 +106,21 @@ static int parse(int argc, char** argv, options_t* o, int rank)
     o->reps = 5;
     o->out = "stack";
     const char* bad = NULL;
-    int i;
+    int i, only_files = 0;
+    o->files = (char**)calloc((size_t)argc, sizeof *o->files);
+    if (!o->files) {
+        fprintf(stderr, "%s: out of memory\n", PROG);
+        return 2;
+    }
     for (i = 1; i < argc && !bad; i++) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
         size_t z;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+        if (only_files || a[0] != '-' || !a[1]) {
+            o->files[o->n_files++] = argv[i]; /* a FRAME ("-" alone too) */
+        } else if (!strcmp(a, "--")) {
+            only_files = 1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             if (rank == 0)
                 usage(stdout);
             return 1;
@@ -158,16 +168,13 @@ static int parse(int argc, char** argv, options_t* o, int rank)
             o->out = NULL;
         } else if (!strcmp(a, "--json")) {
             o->json = 1;
-        } else if (a[0] == '-' && a[1]) {
-            bad = a;
         } else {
-            break; /* the frames */
+            bad = a;
         }
     }
-    o->first_file = i;
-    if (!bad && o->generate == 0 && i >= argc)
+    if (!bad && o->generate == 0 && o->n_files == 0)
         bad = "no FRAME given";
-    if (!bad && o->generate > 0 && i < argc)
+    if (!bad && o->generate > 0 && o->n_files > 0)
         bad = "FRAME files and --generate";
     if (bad) {
         if (rank == 0)
@@ -293,6 +300,7 @@ int main(int argc, char** argv)
     options_t o;
     int prc = parse(argc, argv, &o, rank);
     if (prc != 0) {
+        free(o.files);
         MPI_Finalize();
         return prc == 1 ? 0 : 2;
     }
@@ -303,7 +311,7 @@ int main(int argc, char** argv)
     if (o.generate > 0)
         frames_generated(&fl, o.generate, o.width, o.height, o.seed);
     else
-        ok = frames_open(&fl, argc - o.first_file, argv + o.first_file, o.width, o.height,
+        ok = frames_open(&fl, o.n_files, o.files, o.width, o.height,
                          err) == 0;
     if (!all_ok(ok)) {
         if (!ok)
@@ -408,8 +416,13 @@ int main(int argc, char** argv)
                "%.3f ms (%.2fx the exact time)\n",
                n, (double)n * 4.0 / 1048576.0, t_exact * 1e3, ghz_algo_name(info.algo),
                path_name(&info), t_lossy * 1e3, t_exact > 0.0 ? t_lossy / t_exact : 0.0);
-        printf("bytes sent by all ranks: %.2f MiB of values as %.2f MiB compressed, ratio %.2f\n",
-               (double)tlogical / 1048576.0, (double)twire / 1048576.0, ratio);
+        if (info.lossy && info.path != GHZ_PATH_AUTO)
+            printf("bytes sent by all ranks: %.2f MiB of values as %.2f MiB compressed, ratio %.2f\n",
+                   (double)tlogical / 1048576.0, (double)twire / 1048576.0, ratio);
+        else /* AUTO ran exact: nothing was compressed, so there is no ratio to show */
+            printf("bytes sent by all ranks: %.2f MiB, uncompressed (GHZ_PATH_AUTO ran the exact "
+                   "allreduce, faster on this link; --path homo runs the compressed one)\n",
+                   (double)tlogical / 1048576.0);
         printf("stack vs exact stack: max error %.6g (%.3f of the bound) at pixel (%zu, %zu), "
                "PSNR %.2f dB, NRMSE %.3g\n",
                cm.maxerr, mean_bound > 0.0 ? cm.maxerr / mean_bound : 0.0, cm.worst % fl.width,
@@ -438,6 +451,7 @@ int main(int argc, char** argv)
     free(sum);
     free(scratch);
     free(exact);
+    free(o.files);
     free(lossy);
     frames_close(&fl);
     ghz_comm_destroy(comm);

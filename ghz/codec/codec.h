@@ -100,7 +100,8 @@ typedef struct {
     /* Appended in 0.3: the coding (RATIO.md). */
     ghz_prefer_t prefer; /* GHZ_PREFER_SPEED (the block frames of FORMAT.md) or
                             GHZ_PREFER_RATIO (RATIO.md: predicted along dims, entropy
-                            coded; the CPU call allocates about 5 bytes of scratch per
+                            coded; the CPU call allocates scratch of 6 bytes per value
+                            plus one value's size, and decompression 1/8 byte per
                             value). A RATIO frame that would not be smaller than the
                             worst case, or of no value, is written as a SPEED frame. */
     size_t dims[3];      /* RATIO: the array's extents, fastest first (C order: the
@@ -204,7 +205,9 @@ GHZ_API size_t ghz_compress_bound(size_t n, ghz_dtype_t dtype);
  *         frame does not fit (dst is then clobbered), GHZ_ERR_INVALID_ARG otherwise.
  * n = 0 gives a valid empty frame. NaN, Inf and unquantizable values survive exactly.
  * Cost: one pass over src, plus one for the value range under REL unless p->has_range
- * gives it; p->nthreads threads (OpenMP builds); no allocation. */
+ * gives it; p->nthreads threads (OpenMP builds); no allocation. With p->prefer ==
+ * GHZ_PREFER_RATIO: one thread, a few passes per level of the array, and scratch
+ * (ghz_params_t.prefer). */
 GHZ_API ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n,
                                   void* dst, size_t dst_capacity, size_t* dst_size);
 
@@ -242,7 +245,9 @@ GHZ_API ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t*
  * detail "checksum mismatch ...", before any value is decoded. Cost: per frame, one
  * pass over its code bytes to validate them, one over the checksummed bytes when it
  * has a checksum, then the decode: one read of the frame and one write of the values;
- * no allocation on one thread (threads allocate one offset per chunk of blocks).
+ * no allocation on one thread (threads allocate one offset per chunk of blocks); a
+ * ratio frame (RATIO.md) is decoded on one thread with n/8 bytes and one chunk's
+ * worth of scratch.
  * @param dst_capacity  bytes available at dst
  * @param n_out         receives the number of elements written (may be NULL)
  * The element type is the stream's (ghz_stream_info tells it beforehand). */

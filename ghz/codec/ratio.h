@@ -117,6 +117,45 @@ GHZ_HD static inline double ghz_ratio_get(const void* xr, int is_f32, uint64_t i
     return ((const double*)xr)[i];
 }
 
+/* The formulas of RATIO.md, Prediction, on the neighbours b = x'(t-s), c = x'(t+s),
+ * u = x'(t-3s), v = x'(t+3s); a prediction that is not finite becomes 0. */
+GHZ_HD static inline double ghz_ratio_finite(double p)
+{
+    return isfinite(p) ? p : 0.0;
+}
+GHZ_HD static inline double ghz_ratio_cubic(double u, double b, double c, double v)
+{
+    return ghz_ratio_finite(GHZ_DMUL(GHZ_DSUB(GHZ_DMUL(GHZ_DADD(b, c), 9.0), GHZ_DADD(u, v)), 0.0625));
+}
+GHZ_HD static inline double ghz_ratio_quad_u(double u, double b, double c)
+{
+    return ghz_ratio_finite(GHZ_DMUL(GHZ_DSUB(GHZ_DADD(GHZ_DMUL(b, 6.0), GHZ_DMUL(c, 3.0)), u), 0.125));
+}
+GHZ_HD static inline double ghz_ratio_quad_v(double b, double c, double v)
+{
+    return ghz_ratio_finite(GHZ_DMUL(GHZ_DSUB(GHZ_DADD(GHZ_DMUL(b, 3.0), GHZ_DMUL(c, 6.0)), v), 0.125));
+}
+GHZ_HD static inline double ghz_ratio_linear(double b, double c)
+{
+    return ghz_ratio_finite(GHZ_DMUL(GHZ_DADD(b, c), 0.5));
+}
+
+/* The context of an element with both neighbours b and c (RATIO.md, Contexts), r =
+ * 1/Q: how far apart they are in quanta, as a power-of-two bucket. */
+GHZ_HD static inline unsigned ghz_ratio_ctx_of(double b, double c, double r)
+{
+    /* From the exponent field E of g (sign ignored): g < 1 has E <= 1022 (context 0),
+     * 2^k <= g < 2^(k+1) has E = 1023 + k (context 1 + k up to 6), g >= 64, Inf and
+     * NaN have E >= 1029 (context 7). No branch: this runs once per element. */
+    const double g = GHZ_DMUL(fabs(GHZ_DSUB(c, b)), r);
+    uint64_t bits;
+    int e;
+    memcpy(&bits, &g, 8);
+    e = (int)((bits >> 52) & 0x7FFu) - 1022;
+    e = e < 0 ? 0 : e;
+    return (unsigned)(e > 7 ? 7 : e);
+}
+
 /* The prediction of element `idx`, at coordinate t along the pass's axis, whose
  * neighbours along the axis are `stride` elements apart in storage (so neighbour
  * t + j s is at idx + j * s * stride). */
@@ -125,51 +164,43 @@ GHZ_HD static inline double ghz_ratio_predict(const void* xr, int is_f32, uint64
                                               uint64_t extent, unsigned cubic)
 {
     const uint64_t off = s * stride;
-    double b = ghz_ratio_get(xr, is_f32, idx - off), c, p;
+    double b = ghz_ratio_get(xr, is_f32, idx - off), c;
     int has_u, has_v;
-    if (t + s >= extent) return isfinite(b) ? b : 0.0;
+    if (t + s >= extent) return ghz_ratio_finite(b);
     c = ghz_ratio_get(xr, is_f32, idx + off);
     has_u = cubic && t >= 3 * s;
     has_v = cubic && t + 3 * s < extent;
-    if (has_u && has_v) {
-        double u = ghz_ratio_get(xr, is_f32, idx - 3 * off);
-        double v = ghz_ratio_get(xr, is_f32, idx + 3 * off);
-        p = GHZ_DMUL(GHZ_DSUB(GHZ_DMUL(GHZ_DADD(b, c), 9.0), GHZ_DADD(u, v)), 0.0625);
-    } else if (has_u) {
-        double u = ghz_ratio_get(xr, is_f32, idx - 3 * off);
-        p = GHZ_DMUL(GHZ_DSUB(GHZ_DADD(GHZ_DMUL(b, 6.0), GHZ_DMUL(c, 3.0)), u), 0.125);
-    } else if (has_v) {
-        double v = ghz_ratio_get(xr, is_f32, idx + 3 * off);
-        p = GHZ_DMUL(GHZ_DSUB(GHZ_DADD(GHZ_DMUL(b, 3.0), GHZ_DMUL(c, 6.0)), v), 0.125);
-    } else {
-        p = GHZ_DMUL(GHZ_DADD(b, c), 0.5);
-    }
-    return isfinite(p) ? p : 0.0;
+    if (has_u && has_v)
+        return ghz_ratio_cubic(ghz_ratio_get(xr, is_f32, idx - 3 * off), b, c,
+                               ghz_ratio_get(xr, is_f32, idx + 3 * off));
+    if (has_u) return ghz_ratio_quad_u(ghz_ratio_get(xr, is_f32, idx - 3 * off), b, c);
+    if (has_v) return ghz_ratio_quad_v(b, c, ghz_ratio_get(xr, is_f32, idx + 3 * off));
+    return ghz_ratio_linear(b, c);
 }
 
-/* The context of an element (RATIO.md, Contexts): how far apart its two nearest
- * neighbours along the pass's axis are, in quanta (r = 1/Q), as a power-of-two
- * bucket; the last context also takes elements without a right neighbour. */
+/* The context of an element (RATIO.md, Contexts); the last context also takes
+ * elements without a right neighbour. */
 GHZ_HD static inline unsigned ghz_ratio_context(const void* xr, int is_f32, uint64_t idx,
                                                 uint64_t t, uint64_t s, uint64_t stride,
                                                 uint64_t extent, double r)
 {
     const uint64_t off = s * stride;
-    double g;
     if (t + s >= extent) return GHZ_RATIO_NCTX - 1u;
-    g = GHZ_DMUL(fabs(GHZ_DSUB(ghz_ratio_get(xr, is_f32, idx + off),
-                               ghz_ratio_get(xr, is_f32, idx - off))), r);
-    if (!(g < 64.0)) return GHZ_RATIO_NCTX - 1u; /* also NaN */
-    if (g < 1.0) return 0u;
-    {
-        /* 1 + floor(log2 g) for 1 <= g < 64, from the exponent bits (exact) */
-        uint64_t b;
-        memcpy(&b, &g, 8);
-        return 1u + (unsigned)((b >> 52) - 1023u);
-    }
+    return ghz_ratio_ctx_of(ghz_ratio_get(xr, is_f32, idx - off), ghz_ratio_get(xr, is_f32, idx + off), r);
 }
 
 /* ---- quantization (RATIO.md, Quantization) ------------------------------------ */
+
+/* rint(t) (ties to even) wherever |t| < 2^51, by adding and subtracting 1.5 * 2^52,
+ * which is exact there in round-to-nearest binary64; beyond, t itself (already beyond
+ * every accepted code, so the callers refuse it as they would rint(t); NaN stays NaN).
+ * Baseline x86-64 has no rounding instruction, and a call to libm's rint per element
+ * costs more than the rest of the quantization. */
+GHZ_HD static inline double ghz_ratio_rint(double t)
+{
+    const double big = 6755399441055744.0; /* 1.5 * 2^52 */
+    return fabs(t) < 2251799813685248.0 ? GHZ_DSUB(GHZ_DADD(t, big), big) : t;
+}
 
 /* p + k * Q rounded to the dtype. */
 GHZ_HD static inline double ghz_ratio_recon(const ghz_quantizer_t* z, double p, int32_t k)
@@ -199,7 +230,7 @@ GHZ_HD static inline int ghz_ratio_quantize(const ghz_quantizer_t* z, double x, 
         *xr = y;
         return 1;
     }
-    c = rint(GHZ_DMUL(GHZ_DSUB(x, p), z->r));
+    c = ghz_ratio_rint(GHZ_DMUL(GHZ_DSUB(x, p), z->r));
     if (!(fabs(c) <= (double)GHZ_QMAX)) return 0;
     ki = (int32_t)c;
     y = ghz_ratio_recon(z, p, ki);
@@ -221,22 +252,28 @@ GHZ_HD static inline int ghz_ratio_quantize(const ghz_quantizer_t* z, double x, 
 
 GHZ_HD static inline unsigned ghz_ratio_bitlen(uint32_t z)
 {
+#if defined(__CUDA_ARCH__)
+    return 32u - (unsigned)__clz(z);
+#elif defined(__GNUC__) || defined(__clang__)
+    return z ? 32u - (unsigned)__builtin_clz(z) : 0u;
+#else
     unsigned n = 0;
     while (z) {
         ++n;
         z >>= 1;
     }
     return n;
+#endif
 }
 
 GHZ_HD static inline uint32_t ghz_ratio_zigzag(int32_t k)
 {
-    return k >= 0 ? (uint32_t)k << 1 : ((uint32_t)(-(k + 1)) << 1) | 1u;
+    return ((uint32_t)k << 1) ^ (uint32_t)(k >> 31); /* no branch on the sign */
 }
 
 GHZ_HD static inline int32_t ghz_ratio_unzigzag(uint32_t z)
 {
-    return (z & 1u) ? -(int32_t)(z >> 1) - 1 : (int32_t)(z >> 1);
+    return (int32_t)((z >> 1) ^ (0u - (z & 1u)));
 }
 
 /* Symbol of code k (>= 1; 0 is the outlier symbol); *nbits extra bits *extra. */
@@ -276,7 +313,7 @@ GHZ_HD static inline unsigned ghz_ratio_cost(const ghz_quantizer_t* z, double x,
 {
     double c;
     if (!(z->eb > 0.0)) return 0;
-    c = rint(GHZ_DMUL(GHZ_DSUB(x, p), z->r));
+    c = ghz_ratio_rint(GHZ_DMUL(GHZ_DSUB(x, p), z->r));
     if (!(fabs(c) <= (double)GHZ_QMAX)) return 31u; /* also NaN */
     return ghz_ratio_bitlen(ghz_ratio_zigzag((int32_t)c));
 }
@@ -315,17 +352,31 @@ GHZ_HD static inline unsigned ghz_ratio_normalize(const uint64_t* cnt, uint64_t 
 
 /* ---- rANS (RATIO.md, Chunks) ------------------------------------------------------ */
 
-/* Encodes symbol (f, cum) into *x; returns 1 and the word *w when one is emitted. */
-GHZ_HD static inline int ghz_rans_put(uint32_t* x, uint32_t f, uint32_t cum, uint16_t* w)
+/* Encodes symbol (f, cum) into *x; returns 1 and the word *w when one is emitted.
+ * inv = 1 / f (binary64): the quotient floor(v / f) is taken from v * inv and then
+ * corrected, which gives the integer division's result exactly (v < 2^32, so v * inv
+ * is within 2^-20 of v / f) at the cost of a multiplication. */
+GHZ_HD static inline int ghz_rans_put(uint32_t* x, uint32_t f, double inv, uint32_t cum, uint16_t* w)
 {
-    uint32_t v = *x;
+    uint32_t v = *x, q, r;
     int out = 0;
     if ((uint64_t)v >= ((uint64_t)f << 20)) {
         *w = (uint16_t)(v & 0xFFFFu);
         v >>= 16;
         out = 1;
     }
-    *x = ((v / f) << GHZ_RATIO_PROB_BITS) + (v % f) + cum;
+    q = (uint32_t)GHZ_DMUL((double)v, inv);
+    r = v - q * f; /* mod 2^32: a q one too large wraps r above f */
+    if (r >= f) {
+        if ((int32_t)r < 0) {
+            --q;
+            r += f;
+        } else {
+            ++q;
+            r -= f;
+        }
+    }
+    *x = (q << GHZ_RATIO_PROB_BITS) + r + cum;
     return out;
 }
 

@@ -9,9 +9,11 @@
 #include "ghz/codec/detail/frame.h"
 #include "ghz/codec/detail/ratio.h"
 #include "ghz/codec/detail/ratio_frame.h"
+#include "ghz/codec/detail/ratio_rows.h"
 #include "ghz/detail/error.h"
 
 #define OUTLIER_CODE INT32_MIN /* a code no accepted k takes */
+#define RUN 1024u              /* elements predicted at a time */
 
 typedef struct {
     const ghz_enc_params* e;
@@ -19,12 +21,16 @@ typedef struct {
     void* xr;        /* reconstructions, dtype */
     int32_t* code;   /* codes in pass order (element 0 has none) */
     uint8_t* ctx;    /* their contexts */
+    uint8_t* sym;    /* their symbols (RATIO.md, Symbols) */
     uint64_t next;   /* codes written */
     uint64_t* pass_points; /* symbols of each pass, 3L of them */
     uint8_t* out;    /* outlier bits, grown as needed */
     uint64_t n_out, cap_out;
     uint64_t n_special;
     int oom;
+    uint64_t run_idx[RUN]; /* one run of a pass: index, prediction, context */
+    double run_pred[RUN];
+    uint8_t run_ctx[RUN];
 } enc_t;
 
 static int is_special(const ghz_enc_params* e, double x, uint64_t bits)
@@ -57,16 +63,21 @@ static void code_point(enc_t* s, uint64_t i, double p, unsigned ctx)
     s->ctx[s->next] = (uint8_t)ctx;
     if (is_special(s->e, x, bits)) {
         put_xr(s, i, s->e->dtype == GHZ_F32 ? (double)(float)p : p);
+        s->sym[s->next] = 1; /* k = 0 */
         s->code[s->next++] = 0;
         ++s->n_special;
         return;
     }
     if (ghz_ratio_quantize(&s->e->z, x, bits, p, &k, &y)) {
+        uint32_t ex;
+        unsigned nb;
         put_xr(s, i, y);
+        s->sym[s->next] = (uint8_t)ghz_ratio_symbol(k, &ex, &nb);
         s->code[s->next++] = k;
         return;
     }
     put_xr(s, i, x);
+    s->sym[s->next] = 0;
     s->code[s->next++] = OUTLIER_CODE;
     if (s->n_out == s->cap_out) {
         uint64_t cap = s->cap_out ? 2 * s->cap_out : 1024;
@@ -81,20 +92,6 @@ static void code_point(enc_t* s, uint64_t i, double p, unsigned ctx)
     memcpy(s->out + s->n_out * s->e->elem, s->src + i * s->e->elem, s->e->elem);
     ++s->n_out;
 }
-
-#define FOR_PASS(ps, d, ...)                                                                 \
-    do {                                                                                     \
-        uint64_t i0_, i1_, i2_;                                                              \
-        for (i2_ = 0; i2_ < (ps).count[2]; ++i2_)                                            \
-            for (i1_ = 0; i1_ < (ps).count[1]; ++i1_)                                        \
-                for (i0_ = 0; i0_ < (ps).count[0]; ++i0_) {                                  \
-                    const uint64_t c[3] = {(ps).first[0] + (ps).step[0] * i0_,               \
-                                           (ps).first[1] + (ps).step[1] * i1_,               \
-                                           (ps).first[2] + (ps).step[2] * i2_};              \
-                    const uint64_t idx = c[0] + (d)[0] * (c[1] + (d)[1] * c[2]);             \
-                    __VA_ARGS__                                                               \
-                }                                                                            \
-    } while (0)
 
 /* The writer's cost of a pass with linear (cost[0]) and cubic (cost[1]) prediction,
  * over its *count sampled finite non-fill points: every GHZ_RATIO_SAMPLE-th point in
@@ -167,7 +164,6 @@ static void level_order(const enc_t* s, const uint64_t d[3], unsigned l, unsigne
 static uint8_t run_pass(enc_t* s, const uint64_t d[3], unsigned l, const unsigned order[3], unsigned q)
 {
     const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
-    const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
     const int is_f32 = s->e->dtype == GHZ_F32;
     const unsigned a = ps.axis;
     uint64_t cost[2], count;
@@ -176,10 +172,16 @@ static uint8_t run_pass(enc_t* s, const uint64_t d[3], unsigned l, const unsigne
     if (ps.points == 0) return GHZ_RATIO_CHOICE(a, 0u);
     pass_cost(s, d, &ps, cost, &count);
     cubic = cost[1] <= cost[0];
-    FOR_PASS(ps, d, {
-        code_point(s, idx, ghz_ratio_predict(s->xr, is_f32, idx, c[a], ps.s, stride[a], d[a], cubic),
-                   ghz_ratio_context(s->xr, is_f32, idx, c[a], ps.s, stride[a], d[a], s->e->z.r));
-    });
+    {
+        /* in runs: the pass's elements depend on earlier passes only */
+        uint64_t j, i0 = 0, i1 = 0, i2 = 0, k;
+        for (j = 0; j < ps.points; j += RUN) {
+            const uint64_t K = ps.points - j < RUN ? ps.points - j : RUN;
+            ghz_ratio_rows(s->xr, is_f32, &ps, d, cubic, s->e->z.r, &i0, &i1, &i2, K, s->run_idx,
+                           s->run_pred, s->run_ctx);
+            for (k = 0; k < K; ++k) code_point(s, s->run_idx[k], s->run_pred[k], s->run_ctx[k]);
+        }
+    }
     return GHZ_RATIO_CHOICE(a, cubic);
 }
 
@@ -213,24 +215,18 @@ static void sink_varint(sink_t* o, uint64_t v)
 typedef struct {
     uint16_t f[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
     uint32_t cum[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
+    double inv[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX]; /* 1 / f, for ghz_rans_put */
     unsigned nsym[GHZ_RATIO_NCTX];
 } tables_t;
 
-static unsigned symbol_of(int32_t code)
-{
-    uint32_t ex;
-    unsigned nb;
-    return code == OUTLIER_CODE ? 0u : ghz_ratio_symbol(code, &ex, &nb);
-}
-
-static void make_tables(const int32_t* code, const uint8_t* ctx, uint64_t n, tables_t* t)
+static void make_tables(const uint8_t* sym, const uint8_t* ctx, uint64_t n, tables_t* t)
 {
     uint64_t cnt[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX], tot[GHZ_RATIO_NCTX] = {0}, i;
     unsigned c, s;
     memset(t, 0, sizeof *t);
     memset(cnt, 0, sizeof cnt);
     for (i = 0; i < n; ++i) {
-        ++cnt[ctx[i]][symbol_of(code[i])];
+        ++cnt[ctx[i]][sym[i]];
         ++tot[ctx[i]];
     }
     for (c = 0; c < GHZ_RATIO_NCTX; ++c) {
@@ -238,13 +234,14 @@ static void make_tables(const int32_t* code, const uint8_t* ctx, uint64_t n, tab
         t->nsym[c] = ghz_ratio_normalize(cnt[c], tot[c], t->f[c]);
         for (s = 0, t->cum[c][0] = 0; s + 1 < GHZ_RATIO_NSYM_MAX; ++s)
             t->cum[c][s + 1] = t->cum[c][s] + t->f[c][s];
+        for (s = 0; s < GHZ_RATIO_NSYM_MAX; ++s) t->inv[c][s] = t->f[c][s] ? 1.0 / t->f[c][s] : 0.0;
     }
 }
 
 /* Writes the rANS chunks of one pass's K0 symbols (RATIO.md, Chunks): directory
  * entries to dir, data to o. */
-static void write_pass_chunks(const int32_t* code, const uint8_t* ctx, uint64_t K0,
-                              const tables_t* t, uint16_t* words, uint32_t* extra,
+static void write_pass_chunks(const int32_t* code, const uint8_t* symbols, const uint8_t* ctx,
+                              uint64_t K0, const tables_t* t, uint16_t* words, uint32_t* extra,
                               sink_t* o, sink_t* dir)
 {
     const uint64_t cs = (uint64_t)1 << GHZ_RATIO_CHUNK_LOG2;
@@ -264,9 +261,9 @@ static void write_pass_chunks(const int32_t* code, const uint8_t* ctx, uint64_t 
                 const uint64_t g = t_ * W + lane;
                 unsigned sym, cx;
                 if (g >= K) break;
-                sym = symbol_of(code[c0 + g]);
+                sym = symbols[c0 + g];
                 cx = ctx[c0 + g];
-                if (ghz_rans_put(&x[lane], t->f[cx][sym], t->cum[cx][sym], &w[m])) ++m;
+                if (ghz_rans_put(&x[lane], t->f[cx][sym], t->inv[cx][sym], t->cum[cx][sym], &w[m])) ++m;
             }
             pos -= m;
             memcpy(words + pos, w, m * sizeof(uint16_t));
@@ -275,7 +272,7 @@ static void write_pass_chunks(const int32_t* code, const uint8_t* ctx, uint64_t 
         for (j = 0; j < K; ++j) {
             uint32_t ex;
             unsigned nb;
-            if (code[c0 + j] == OUTLIER_CODE) continue;
+            if (symbols[c0 + j] < 33u) continue; /* no extra bits */
             (void)ghz_ratio_symbol(code[c0 + j], &ex, &nb);
             if (nb) {
                 extra[nbits / 32] |= ex << (nbits % 32);
@@ -292,34 +289,66 @@ static void write_pass_chunks(const int32_t* code, const uint8_t* ctx, uint64_t 
     }
 }
 
-/* The specials section (RATIO.md, Specials section). */
-static void write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t n,
-                           const uint64_t d[3], uint64_t n_special_known, sink_t* o)
+/* The mask residual's runs with predecessor distance lag (0: none), written to o
+ * (NULL: only counted); returns their varint bytes and sets *n_runs. */
+static uint64_t mask_runs(const uint8_t* mask, uint64_t n, uint64_t lag, sink_t* o, uint64_t* n_runs)
 {
-    const uint64_t lag = ghz_ratio_mask_lag(d);
-    uint64_t i, n_special = 0, n_runs = 0, run = 0, n_pat = 0, count = 0, last = 0;
+    uint64_t i, run = 0, bytes = 0;
     unsigned cur = 0;
-    uint64_t at_runs, at_pats;
+    *n_runs = 0;
+    for (i = 0; i < n; ++i) {
+        unsigned r = (mask[i / 8] >> (i % 8)) & 1u;
+        if (lag && i >= lag) r ^= (mask[(i - lag) / 8] >> ((i - lag) % 8)) & 1u;
+        if (r != cur) {
+            bytes += ghz_varint_len(run);
+            if (o) sink_varint(o, run);
+            ++*n_runs;
+            run = 0;
+            cur = r;
+        }
+        ++run;
+    }
+    bytes += ghz_varint_len(run);
+    if (o) sink_varint(o, run);
+    ++*n_runs;
+    return bytes;
+}
+
+/* The specials section (RATIO.md, Specials section): the mask's runs with the
+ * predecessor (none, the previous row, the previous slice) that takes fewest bytes,
+ * then the runs of special bit patterns. Returns -1 when out of memory. */
+static int write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t n,
+                          const uint64_t d[3], uint64_t n_special, sink_t* o)
+{
+    uint64_t i, n_runs = 0, n_pat = 0, count = 0, last = 0, at_pats;
     uint8_t b8[8];
-    n_special = n_special_known;
     sink_le(o, n_special, 8);
-    at_runs = o->len;
-    sink_le(o, 0, 8); /* n_runs, patched below */
     if (n_special) {
+        const uint64_t lags[3] = {0, d[0], d[0] * d[1]};
+        uint64_t best = UINT64_MAX, runs;
+        unsigned kind = 0, k;
+        uint8_t* mask = (uint8_t*)calloc((size_t)(n / 8 + 1), 1);
+        if (!mask) return -1;
         for (i = 0; i < n; ++i) {
             uint64_t bits;
-            unsigned r = (unsigned)special_at(e, src, i, &bits);
-            if (lag && i >= lag) r ^= (unsigned)special_at(e, src, i - lag, &bits);
-            if (r != cur) {
-                sink_varint(o, run);
-                ++n_runs;
-                run = 0;
-                cur = r;
-            }
-            ++run;
+            if (special_at(e, src, i, &bits)) mask[i / 8] |= (uint8_t)(1u << (i % 8));
         }
-        sink_varint(o, run);
-        ++n_runs;
+        for (k = 0; k < 3; ++k) {
+            uint64_t cost;
+            if (k > 0 && (lags[k] >= n || lags[k] == lags[k - 1])) continue;
+            cost = mask_runs(mask, n, lags[k], NULL, &runs);
+            if (cost < best) {
+                best = cost;
+                kind = k;
+            }
+        }
+        (void)mask_runs(mask, n, lags[kind], NULL, &n_runs);
+        sink_le(o, n_runs, 8);
+        sink_le(o, kind, 1);
+        (void)mask_runs(mask, n, lags[kind], o, &runs);
+        free(mask);
+    } else {
+        sink_le(o, 0, 8);
     }
     at_pats = o->len;
     sink_le(o, 0, 8); /* n_patterns, patched below */
@@ -343,10 +372,9 @@ static void write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t
         sink_varint(o, count);
         ++n_pat;
     }
-    ghz_store_le(b8, n_runs, 8);
-    if (at_runs + 8 <= o->cap) memcpy(o->p + at_runs, b8, 8);
     ghz_store_le(b8, n_pat, 8);
     if (at_pats + 8 <= o->cap) memcpy(o->p + at_pats, b8, 8);
+    return 0;
 }
 
 ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* info_in,
@@ -376,12 +404,13 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     st.xr = malloc((size_t)(n * e->elem));
     st.code = (int32_t*)calloc((size_t)n, sizeof(int32_t));
     st.ctx = (uint8_t*)calloc((size_t)n, 1);
+    st.sym = (uint8_t*)calloc((size_t)n, 1);
     st.pass_points = (uint64_t*)calloc(3u * L + 1u, sizeof(uint64_t));
     choices = (uint8_t*)calloc(3u * L + 1u, 1);
     words = (uint16_t*)malloc((size_t)cs * sizeof(uint16_t));
     extra = (uint32_t*)malloc((size_t)(cs * 27 / 32 + 2) * sizeof(uint32_t));
     t = (tables_t*)malloc(sizeof *t);
-    if (!st.xr || !st.code || !st.ctx || !st.pass_points || !choices || !words || !extra || !t) {
+    if (!st.xr || !st.code || !st.ctx || !st.sym || !st.pass_points || !choices || !words || !extra || !t) {
         rc = ghz_fail(GHZ_ERR_NOMEM, "ratio coding of %llu values: out of memory",
                       (unsigned long long)n);
         goto done;
@@ -403,7 +432,7 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
         rc = ghz_fail(GHZ_ERR_NOMEM, "ratio coding: out of memory for outliers");
         goto done;
     }
-    make_tables(st.code, st.ctx, st.next, t);
+    make_tables(st.sym, st.ctx, st.next, t);
     for (i = 0; i < 3u * L; ++i) {
         uint64_t left = st.pass_points[i];
         for (; left > cs; left -= cs) dir_bytes += GHZ_RATIO_DIR_ENTRY(cs);
@@ -427,7 +456,8 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     o.len += dir_bytes;
     chunks_at = o.len;
     for (i = 0, st.next = 0; i < 3u * L; ++i) {
-        write_pass_chunks(st.code + st.next, st.ctx + st.next, st.pass_points[i], t, words, extra,
+        write_pass_chunks(st.code + st.next, st.sym + st.next, st.ctx + st.next, st.pass_points[i], t,
+                          words, extra,
                           &o, &dir);
         st.next += st.pass_points[i];
     }
@@ -435,7 +465,10 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
         const uint64_t chunk_bytes = o.len - chunks_at;
         sink_put(&o, st.out, st.n_out * e->elem);
         specials_at = o.len;
-        write_specials(e, src, n, d, st.n_special, &o);
+        if (write_specials(e, src, n, d, st.n_special, &o) != 0) {
+            rc = ghz_fail(GHZ_ERR_NOMEM, "ratio coding: out of memory for the specials' mask");
+            goto done;
+        }
         if (o.len > bound) {
             rc = GHZ_ERR_UNSUPPORTED; /* the caller writes a block frame */
             goto done;
@@ -468,6 +501,7 @@ done:
     free(st.xr);
     free(st.code);
     free(st.ctx);
+    free(st.sym);
     free(st.pass_points);
     free(st.out);
     free(choices);

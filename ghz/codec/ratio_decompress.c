@@ -1,13 +1,15 @@
 /* ghz/codec/ratio_decompress.c: the CPU reference reader of ratio frames (RATIO.md).
  * The frame is checked part by part before its values are decoded; the symbols are
- * then decoded in pass order, each as its element's prediction and context are
- * formed, with the output array as the working array of reconstructions. */
+ * then decoded in pass order, chunk by chunk: the predictions and contexts of a
+ * chunk's elements first, then its symbols, each written as its element's
+ * reconstruction; the output array is the working array of reconstructions. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ghz/codec/detail/frame.h"
 #include "ghz/codec/detail/ratio.h"
 #include "ghz/codec/detail/ratio_frame.h"
+#include "ghz/codec/detail/ratio_rows.h"
 #include "ghz/detail/error.h"
 
 typedef struct {
@@ -141,19 +143,18 @@ typedef struct {
     uint64_t* idx;
     double* pred;
     uint8_t* ctx;
-    int32_t* code;
 } decoder_t;
 
-#define OUTLIER_CODE INT32_MIN
+static int put_outlier(decoder_t* dc, uint64_t i);
 
-/* Decodes the K codes of the open chunk (contexts known): RATIO.md, Chunks, with the
- * chunk's state in locals so that the loop keeps it in registers. */
+/* Decodes the K codes of the open chunk (contexts known) and writes each element's
+ * reconstruction: RATIO.md, Chunks, with the chunk's state in locals so that the loop
+ * keeps it in registers. */
 static int decode_codes(decoder_t* dc, uint64_t K)
 {
     reader_t* r = dc->r;
     const uint8_t* ctx = dc->ctx;
-    int32_t* code = dc->code;
-    const int lossless = !(dc->z.eb > 0.0);
+    const int lossless = !(dc->z.eb > 0.0), is_f32 = dc->info->dtype == GHZ_F32;
     const unsigned W = r->W;
     const uint8_t* words = r->words;
     const uint8_t* xb = r->extra;
@@ -165,6 +166,7 @@ static int decode_codes(decoder_t* dc, uint64_t K)
     for (j = 0; j < K; ++j) {
         const unsigned cx = ctx[j];
         uint32_t v = x[lane], z, extra = 0;
+        int32_t k;
         unsigned sym, nb;
         if (r->nsym[cx] == 0) {
             corrupt("a symbol in a context without a table", r->chunk);
@@ -184,7 +186,7 @@ static int decode_codes(decoder_t* dc, uint64_t K)
         x[lane] = v;
         lane = lane + 1 == W ? 0u : lane + 1;
         if (sym == 0) {
-            code[j] = OUTLIER_CODE;
+            if (put_outlier(dc, dc->idx[j]) != 0) return -1;
             continue;
         }
         nb = ghz_ratio_extra_bits(sym);
@@ -206,11 +208,15 @@ static int decode_codes(decoder_t* dc, uint64_t K)
             corrupt("a code beyond QMAX", r->chunk);
             return -1;
         }
-        code[j] = ghz_ratio_unzigzag(z);
-        if (lossless && code[j] != 0) {
+        k = ghz_ratio_unzigzag(z);
+        if (lossless && k != 0) {
             corrupt("a nonzero code in a lossless frame", r->chunk);
             return -1;
         }
+        if (is_f32)
+            ((float*)dc->out)[dc->idx[j]] = (float)ghz_ratio_recon(&dc->z, dc->pred[j], k);
+        else
+            ((double*)dc->out)[dc->idx[j]] = ghz_ratio_recon(&dc->z, dc->pred[j], k);
     }
     memcpy(r->x, x, sizeof x);
     r->wpos = wpos;
@@ -219,41 +225,31 @@ static int decode_codes(decoder_t* dc, uint64_t K)
     return 0;
 }
 
-/* Writes the K reconstructions of a decoded chunk. */
-static int rebuild(decoder_t* dc, uint64_t K)
+/* Writes the next outlier as element i (RATIO.md, Frame: outliers). */
+static int put_outlier(decoder_t* dc, uint64_t i)
 {
     const unsigned elem = dc->info->dtype == GHZ_F32 ? 4u : 8u;
-    uint64_t j;
-    for (j = 0; j < K; ++j) {
-        const uint64_t i = dc->idx[j];
-        if (dc->code[j] == OUTLIER_CODE) {
-            const uint8_t* v = dc->r->frame + dc->r->L->off_outliers + dc->r->outliers * elem;
-            int finite;
-            if (dc->r->outliers == dc->r->L->n_outliers) {
-                corrupt("more outlier symbols than outliers", i);
-                return -1;
-            }
-            if (elem == 4u) {
-                float fv;
-                memcpy(&fv, v, 4);
-                finite = isfinite(fv);
-            } else {
-                double dv;
-                memcpy(&dv, v, 8);
-                finite = isfinite(dv);
-            }
-            if (!finite) {
-                corrupt("an outlier is not finite", i);
-                return -1;
-            }
-            memcpy(dc->out + i * elem, v, elem);
-            ++dc->r->outliers;
-        } else if (elem == 4u) {
-            ((float*)dc->out)[i] = (float)ghz_ratio_recon(&dc->z, dc->pred[j], dc->code[j]);
-        } else {
-            ((double*)dc->out)[i] = ghz_ratio_recon(&dc->z, dc->pred[j], dc->code[j]);
-        }
+    const uint8_t* v = dc->r->frame + dc->r->L->off_outliers + dc->r->outliers * elem;
+    int finite;
+    if (dc->r->outliers == dc->r->L->n_outliers) {
+        corrupt("more outlier symbols than outliers", i);
+        return -1;
     }
+    if (elem == 4u) {
+        float fv;
+        memcpy(&fv, v, 4);
+        finite = isfinite(fv);
+    } else {
+        double dv;
+        memcpy(&dv, v, 8);
+        finite = isfinite(dv);
+    }
+    if (!finite) {
+        corrupt("an outlier is not finite", i);
+        return -1;
+    }
+    memcpy(dc->out + i * elem, v, elem);
+    ++dc->r->outliers;
     return 0;
 }
 
@@ -261,7 +257,6 @@ static int decode_passes(decoder_t* dc)
 {
     const ghz_ratio_layout_t* L = dc->r->L;
     const uint64_t* d = L->d;
-    const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
     const uint64_t cs = (uint64_t)1 << L->chunk_log2;
     const int is_f32 = dc->info->dtype == GHZ_F32;
     uint64_t chunk = 0;
@@ -273,30 +268,13 @@ static int decode_passes(decoder_t* dc)
         for (q = 0; q < 3; ++q) {
             const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
             const unsigned cubic = dc->r->frame[L->off_choices + 3u * (L->levels - l) + q] & 1u;
-            const unsigned a = ps.axis;
             uint64_t j0, i0 = 0, i1 = 0, i2 = 0;
             for (j0 = 0; j0 < ps.points; j0 += cs) {
                 const uint64_t K = ps.points - j0 < cs ? ps.points - j0 : cs;
-                uint64_t j;
-                for (j = 0; j < K; ++j) { /* the chunk's elements, in the pass's order */
-                    const uint64_t c[3] = {ps.first[0] + ps.step[0] * i0, ps.first[1] + ps.step[1] * i1,
-                                           ps.first[2] + ps.step[2] * i2};
-                    const uint64_t idx = c[0] + d[0] * (c[1] + d[1] * c[2]);
-                    dc->idx[j] = idx;
-                    dc->pred[j] = ghz_ratio_predict(dc->out, is_f32, idx, c[a], ps.s, stride[a], d[a], cubic);
-                    dc->ctx[j] = (uint8_t)ghz_ratio_context(dc->out, is_f32, idx, c[a], ps.s, stride[a],
-                                                            d[a], dc->z.r);
-                    if (++i0 == ps.count[0]) {
-                        i0 = 0;
-                        if (++i1 == ps.count[1]) {
-                            i1 = 0;
-                            ++i2;
-                        }
-                    }
-                }
+                ghz_ratio_rows(dc->out, is_f32, &ps, d, cubic, dc->z.r, &i0, &i1, &i2, K, dc->idx,
+                               dc->pred, dc->ctx);
                 open_chunk(dc->r, chunk++, K);
-                if (decode_codes(dc, K) != 0 || close_chunk(dc->r) != GHZ_SUCCESS || rebuild(dc, K) != 0)
-                    return -1;
+                if (decode_codes(dc, K) != 0 || close_chunk(dc->r) != GHZ_SUCCESS) return -1;
             }
         }
     }
@@ -313,14 +291,19 @@ static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
                              const ghz_frame_info_t* info, uint8_t* mask, uint8_t* out)
 {
     const uint8_t* p = frame + L->off_specials;
-    const uint64_t lim = L->special_bytes, n = info->n, lag = ghz_ratio_mask_lag(L->d);
+    const uint64_t lim = L->special_bytes, n = info->n;
     const unsigned elem = info->dtype == GHZ_F32 ? 4u : 8u;
-    uint64_t pos = 16, n_special, n_runs, r, i = 0, ones = 0, n_pat, at;
+    uint64_t pos = 16, n_special, n_runs, r, i = 0, ones = 0, n_pat, at, lag = 0;
     unsigned bit = 0;
     if (lim < 16) return corrupt("specials section cut short", L->off_specials);
     n_special = ghz_load_le(p, 8);
     n_runs = ghz_load_le(p + 8, 8);
     if ((n_special == 0) != (n_runs == 0)) return corrupt("special counts disagree", L->off_specials);
+    if (n_runs) { /* the mask's predecessor: none, the previous row or slice */
+        if (pos >= lim || p[pos] > 2) return corrupt("a bad mask predecessor", L->off_specials + pos);
+        lag = p[pos] == 0 ? 0 : p[pos] == 1 ? L->d[0] : L->d[0] * L->d[1];
+        ++pos;
+    }
     if (mask) memset(mask, 0, (size_t)(n / 8 + 1));
     for (r = 0; r < n_runs; ++r) {
         uint64_t len, j;
@@ -398,17 +381,15 @@ ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info
         dc.idx = (uint64_t*)malloc((size_t)k * sizeof(uint64_t));
         dc.pred = (double*)malloc((size_t)k * sizeof(double));
         dc.ctx = (uint8_t*)malloc((size_t)k);
-        dc.code = (int32_t*)malloc((size_t)k * sizeof(int32_t));
     }
     r = (reader_t*)calloc(1, sizeof *r);
     mask = (uint8_t*)malloc((size_t)(info->n / 8 + 1));
-    if (!r || !mask || !dc.idx || !dc.pred || !dc.ctx || !dc.code) {
+    if (!r || !mask || !dc.idx || !dc.pred || !dc.ctx) {
         free(r);
         free(mask);
         free(dc.idx);
         free(dc.pred);
         free(dc.ctx);
-        free(dc.code);
         return ghz_fail(GHZ_ERR_NOMEM, "ratio frame of %llu values: out of memory",
                         (unsigned long long)info->n);
     }
@@ -433,7 +414,6 @@ done:
     free(dc.idx);
     free(dc.pred);
     free(dc.ctx);
-    free(dc.code);
     return st;
 }
 

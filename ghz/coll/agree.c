@@ -87,15 +87,18 @@ static void show(char* buf, size_t len, int field, int64_t v)
 }
 
 /* The failing rank with the lowest number, and its own status, in one word whose MAX
- * over ranks picks it: INT64_MIN where this rank did not fail. */
-static int64_t failure_word(int rank, ghz_status_t st)
+ * over ranks picks it: INT64_MIN where this rank did not fail. A rank whose communicator
+ * is broken (BROKEN_BIT) goes before every other: its peers must learn it (agree()). */
+#define BROKEN_BIT ((int64_t)1 << 50)
+
+static int64_t failure_word(int rank, ghz_status_t st, int broken)
 {
-    return st == GHZ_SUCCESS ? INT64_MIN : (int64_t)(INT32_MAX - rank) * 65536 + (int64_t)st;
+    return st == GHZ_SUCCESS ? INT64_MIN : (broken ? BROKEN_BIT : 0) + (int64_t)(INT32_MAX - rank) * 65536 + (int64_t)st;
 }
 
 static int failed_rank(int64_t w)
 {
-    return INT32_MAX - (int)(w / 65536);
+    return INT32_MAX - (int)((w & (BROKEN_BIT - 1)) / 65536);
 }
 
 static ghz_status_t failed_status(int64_t w)
@@ -197,7 +200,7 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     ghz_status_t st;
     w[W_DIGEST] = d;
     w[W_NDIGEST] = ~d;
-    w[W_FAILED] = failure_word(c->rank, mine->status);
+    w[W_FAILED] = failure_word(c->rank, mine->status, c->broken != GHZ_SUCCESS);
     w[W_NSTAGED] = !mine->staged;
     /* (unsigned values above INT64_MAX cannot be counts of anything in memory) */
     w[W_MOST0] = mine->most[0] > INT64_MAX ? INT64_MAX : (int64_t)mine->most[0];
@@ -210,6 +213,17 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     if (st != GHZ_SUCCESS) return st;
     if (w[W_FAILED] != INT64_MIN) {
         if (mine->status != GHZ_SUCCESS) return mine->status; /* its detail is set */
+        if (w[W_FAILED] & BROKEN_BIT) {
+            /* The one failure rule (contract.c) on every rank that took part: a peer's
+             * earlier call failed once data moved, where this rank's succeeded; the ranks
+             * may be out of step, so this rank's communicator is broken too (and its
+             * release, like the peer's, meets no one: comm.c) */
+            c->broken = GHZ_ERR_PEER;
+            return ghz_fail(GHZ_ERR_PEER,
+                            "rank %d's communicator is broken (%s: an earlier call failed there after its data "
+                            "started to move), and so is this rank's now; destroy it",
+                            failed_rank(w[W_FAILED]), ghz_status_string(failed_status(w[W_FAILED])));
+        }
         return ghz_fail(GHZ_ERR_PEER, "rank %d failed its own checks (%s)", failed_rank(w[W_FAILED]),
                         ghz_status_string(failed_status(w[W_FAILED])));
     }
@@ -270,7 +284,7 @@ ghz_status_t coll_agree_config(ghz_comm_t* c, ghz_status_t mine)
         w[i] = v[i];
         w[n + i] = ~v[i];
     }
-    w[2 * n] = failure_word(c->rank, mine);
+    w[2 * n] = failure_word(c->rank, mine, 0);
     st = coll_ctl_max(c, w, 2 * n + 1);
     if (st != GHZ_SUCCESS) return st;
     if (w[2 * n] != INT64_MIN)

@@ -407,16 +407,43 @@ coll_shm_t* coll_shm_create_posix(int rank, int size, uint64_t host, const void*
     return s;
 }
 
-/* Says to ranks that wait for this one that it is gone. */
-static void mark_gone(coll_shm_t* s)
+/* A slot's `gone`: the rank has not released its communicator, released it alone
+ * (ghz_comm_abort, a broken communicator), or releases it with every rank. */
+enum { HERE = 0, GONE_ALONE = 1, GONE_TOGETHER = 2 };
+
+/* Says to ranks that wait for this one that it is gone, and how (once: the first word
+ * written is the one every peer reads in coll_shm_together). */
+static void mark_gone(coll_shm_t* s, uint64_t how)
 {
-    if (s->slots[s->rank]) atomic_store_explicit(&s->slots[s->rank]->gone, 1, memory_order_release);
+    uint64_t here = HERE;
+    if (s->slots[s->rank])
+        atomic_compare_exchange_strong_explicit(&s->slots[s->rank]->gone, &here, how, memory_order_acq_rel,
+                                                memory_order_acquire);
+}
+
+int coll_shm_together(coll_shm_t* s)
+{
+    int q, together = 1;
+    if (!s) return 1;
+    mark_gone(s, GONE_TOGETHER);
+    for (q = 0; q < s->size; q++) {
+        const slot_t* peer = s->slots[q];
+        uint64_t g;
+        unsigned spins = 0;
+        if (q == s->rank) continue;
+        while ((g = atomic_load_explicit(&peer->gone, memory_order_acquire)) == HERE) {
+            if ((++spins & 1023u) == 0 && peer_ended(s, q)) break;
+            sched_yield();
+        }
+        if (g != GONE_TOGETHER) together = 0;
+    }
+    return together;
 }
 
 void coll_shm_destroy(coll_shm_t* s)
 {
     if (!s) return;
-    mark_gone(s);
+    mark_gone(s, GONE_TOGETHER);
     if (s->win != MPI_WIN_NULL && s->win) MPI_Win_free(&s->win);
     free_shm(s);
 }
@@ -424,7 +451,7 @@ void coll_shm_destroy(coll_shm_t* s)
 void coll_shm_abandon(coll_shm_t* s)
 {
     if (!s) return;
-    mark_gone(s);
+    mark_gone(s, GONE_ALONE);
     /* (MPI_Win_free is collective: an MPI window is left to MPI_Finalize; a POSIX
      * mapping is this process's alone, and the peers' keep the memory) */
     free_shm(s);

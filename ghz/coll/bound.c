@@ -40,36 +40,45 @@ static double unit_roundoff(ghz_dtype_t t)
     return t == GHZ_F32 ? ldexp(1.0, -24) : ldexp(1.0, -53);
 }
 
+ghz_status_t coll_abs_bound(ghz_eb_mode_t mode, double bound, int have_range, double vmin, double vmax, double* B)
+{
+    /* M: the largest magnitude of a finite input on any rank (0 when there is none) */
+    const double M = have_range ? fabs(vmin) > fabs(vmax) ? fabs(vmin) : fabs(vmax) : 0.0;
+    *B = 0.0;
+    if (!(bound > 0.0) || !isfinite(bound))
+        return ghz_fail(GHZ_ERR_BAD_BOUND, "bound %g: must be finite and > 0", bound);
+    /* A REL bound scales with the range, and one huge value (a fill value such as netCDF's
+     * 9.97e36 or -1e34, CF's 1e20) stretches it until the bound covers the real data
+     * many times over: the call would succeed with every ordinary value quantized to
+     * zero. Refuse where any magnitude reaches COLL_REL_HUGE: no physical field measured
+     * in float reaches it, the common fill values all do. */
+    if (mode == GHZ_EB_REL && M >= COLL_REL_HUGE)
+        return ghz_fail(GHZ_ERR_BAD_BOUND,
+                        "REL bound over values as large as %g (a fill value?): a value this large makes the "
+                        "range [%g, %g], and with it the REL bound, meaningless; mask fill values, or use an "
+                        "ABS bound or the exact path",
+                        M, vmin, vmax);
+    *B = mode == GHZ_EB_ABS ? bound : have_range ? bound * (vmax - vmin) : 0.0;
+    if (!isfinite(*B))
+        return ghz_fail(GHZ_ERR_BAD_BOUND, "REL bound %g times the range [%g, %g] is not finite", bound, vmin, vmax);
+    return GHZ_SUCCESS;
+}
+
 ghz_status_t coll_derive_eb(const coll_budget_in_t* in, coll_budget_t* out)
 {
     const double N = in->nranks, u = unit_roundoff(in->dtype);
     const double big = in->dtype == GHZ_F32 ? FLT_MAX : DBL_MAX;
     const int minmax = in->op == GHZ_OP_MIN || in->op == GHZ_OP_MAX, avg = in->op == GHZ_OP_AVG;
     double B, M, rounding = 0.0, budget;
+    ghz_status_t st;
 
     out->bound_abs = 0.0;
     out->eb = 0.0;
     out->rounding = 0.0;
     out->exact = 0;
-    if (!(in->bound > 0.0) || !isfinite(in->bound))
-        return ghz_fail(GHZ_ERR_BAD_BOUND, "bound %g: must be finite and > 0", in->bound);
-    /* M: the largest magnitude of a finite input on any rank (0 when there is none) */
+    st = coll_abs_bound(in->mode, in->bound, in->have_range, in->vmin, in->vmax, &B);
+    if (st != GHZ_SUCCESS) return st;
     M = in->have_range ? fabs(in->vmin) > fabs(in->vmax) ? fabs(in->vmin) : fabs(in->vmax) : 0.0;
-    /* A REL bound scales with the range, and one huge value (a fill value such as netCDF's
-     * 9.97e36 or -1e34, CF's 1e20) stretches it until the bound covers the real data
-     * many times over: the call would succeed with every ordinary value quantized to
-     * zero. Refuse where any magnitude reaches COLL_REL_HUGE: no physical field measured
-     * in float reaches it, the common fill values all do. */
-    if (in->mode == GHZ_EB_REL && M >= COLL_REL_HUGE)
-        return ghz_fail(GHZ_ERR_BAD_BOUND,
-                        "REL bound over values as large as %g (a fill value?): a value this large makes the "
-                        "range [%g, %g], and with it the REL bound, meaningless; mask fill values, or use an "
-                        "ABS bound or the exact path",
-                        M, in->vmin, in->vmax);
-    B = in->mode == GHZ_EB_ABS ? in->bound : in->have_range ? in->bound * (in->vmax - in->vmin) : 0.0;
-    if (!isfinite(B))
-        return ghz_fail(GHZ_ERR_BAD_BOUND, "REL bound %g times the range [%g, %g] is not finite",
-                        in->bound, in->vmin, in->vmax);
     out->bound_abs = B;
     if (!minmax) {
         /* Sums: every partial result is at most N*M + N*B in magnitude (N*B covers the

@@ -273,22 +273,12 @@ static ghz_status_t run_call(ghz_comm_t* c, call_t* k)
     return GHZ_SUCCESS;
 }
 
-/* One call; the backend's capture flag (set by begin) lasts for that call only. A
- * failure once the call's data started to move, or of MPI itself (the agreement's
- * included), breaks the communicator: the ranks may be out of step, with messages in
- * flight (COLL.md, Errors). A call that succeeds leaves no detail behind (a step inside
- * it may have recorded one it then recovered from). */
+/* One call, ended by the failure rule (contract.c, coll_call_end). */
 ghz_status_t coll_reduce_run(ghz_comm_t* c, call_t* k)
 {
 #ifdef GHZ_WITH_NCCL
-    const ghz_status_t st = c && c->nccl ? coll_run_call_nccl(c, k) : run_call(c, k);
+    return coll_call_end(c, c && c->nccl ? coll_run_call_nccl(c, k) : run_call(c, k));
 #else
-    const ghz_status_t st = run_call(c, k);
+    return coll_call_end(c, run_call(c, k));
 #endif
-    if (c) {
-        c->be.capturing = 0;
-        if (st != GHZ_SUCCESS && c->broken == GHZ_SUCCESS && (c->moving || st == GHZ_ERR_MPI)) c->broken = st;
-    }
-    if (st == GHZ_SUCCESS) ghz_clear_detail();
-    return st;
 }

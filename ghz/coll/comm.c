@@ -158,6 +158,18 @@ static ghz_status_t read_config(const ghz_comm_config_t* in, const coll_knobs_t*
         (unsigned)out->reduce_scatter_algo > GHZ_ALGO_NCCL ||
         (unsigned)out->reduce_algo > GHZ_ALGO_NCCL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown algorithm in the configuration");
+    /* GPU-only algorithms are refused where they can never run, as the GPU-only
+     * transports are (resolve_transport): a CPU communicator that accepted them would
+     * fail every call */
+    {
+        const ghz_algo_t named[3] = {out->allreduce_algo, out->reduce_scatter_algo, out->reduce_algo};
+        static const char* const field[3] = {"allreduce_algo", "reduce_scatter_algo", "reduce_algo"};
+        int i;
+        for (i = 0; i < 3; i++)
+            if (out->backend != GHZ_EXEC_CUDA && (named[i] == GHZ_ALGO_IPC_DIRECT || named[i] == GHZ_ALGO_NCCL))
+                return ghz_fail(GHZ_ERR_UNSUPPORTED, "%s %s needs the CUDA backend (and the %s transport)", field[i],
+                                ghz_algo_name(named[i]), named[i] == GHZ_ALGO_NCCL ? "NCCL" : "CUDA IPC");
+    }
     if (in && in->struct_size < offsetof(ghz_comm_config_t, transport) + sizeof(ghz_transport_t))
         out->transport = GHZ_TRANSPORT_AUTO;
     st = resolve_transport(out, k);
@@ -226,10 +238,16 @@ static uint64_t free_buffers(ghz_comm_t* c, int keep_pool)
 
 /* Frees the communicator. `local`: on this rank alone, meeting no peer (ghz_comm_abort,
  * or a broken communicator): outstanding messages are cancelled, the transport releases
- * what it can alone, and a wire pool the peers may map (CUDA IPC) stays allocated. */
+ * what it can alone, and a wire pool the peers may map (CUDA IPC) stays allocated.
+ * Otherwise, where the ranks share the agreements' segment, they first learn whether
+ * every one releases with the others; if one released alone (a call failed there once
+ * data moved, where it succeeded here), every rank releases alone too, so that none
+ * waits for it (agree_shm.h, coll_shm_together). */
 static void release(ghz_comm_t* c, int local)
 {
-    const int exported = local && c->tp.abort != NULL;
+    int exported;
+    if (!local && !coll_shm_together(c->shm)) local = 1;
+    exported = local && c->tp.abort != NULL;
 #ifdef GHZ_WITH_CUDA
     /* (its events, streams and mappings are the device's it was made on) */
     const int previous = ghz_coll_backend_cuda_enter(&c->be);

@@ -1,7 +1,7 @@
 /* ghz/coll/move_args.c: a data-movement call's arguments: its own checks (where its
- * blocks are: the kind's layout, move_kinds.c), who sends to whom, the value range of
- * what it sends, the v forms' counts checked pair by pair, and the fields the ranks
- * agree on (movement.c runs the call). */
+ * blocks are: the kind's layout, move_kinds.c; then the contract's check, contract.c),
+ * who sends to whom, the value range of what it sends, the v forms' counts checked pair
+ * by pair, and the fields the ranks agree on (movement.c runs the call). */
 #include <math.h>
 #include <string.h>
 
@@ -42,61 +42,49 @@ uint64_t coll_mv_sent_raw(const ghz_comm_t* c, const mv_t* k, const coll_move_t*
     return b;
 }
 
-/* Where this rank's blocks are: the kind's layout of both sides, in place, the buffers. */
-static ghz_status_t resolve(const ghz_comm_t* c, mv_t* k)
+/* This rank's own checks: where its blocks are (the kind's layout of both sides, in
+ * place, the buffers), then the contract's check (contract.c). */
+ghz_status_t coll_mv_check_local(const ghz_comm_t* c, mv_t* k)
 {
+    coll_args_t a;
     ghz_status_t st;
+    if (!ghz_dtype_size(k->dtype)) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
+    /* (the v forms' counts are exchanged over MPI: coll_mv_check_counts) */
+    if (k->v && c->mpi == MPI_COMM_NULL)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the v forms need a communicator made over MPI (ghz_comm_init)");
+    if (coll_mv_rooted(k) && (k->root < 0 || k->root >= c->size))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
     k->in = (const unsigned char*)k->sendbuf;
     k->out = (unsigned char*)k->recvbuf;
     if ((st = k->ops->layout(c, k)) != GHZ_SUCCESS) return st;
     if (!k->sends) k->in = NULL;
     if (!k->recvs) k->out = NULL;
-    return GHZ_SUCCESS;
+    memset(&a, 0, sizeof a);
+    a.name = coll_mv_name(k);
+    a.in_place_forms = k->ops->in_place_forms;
+    a.dtype = k->dtype;
+    a.acc = k->acc;
+    a.rooted = coll_mv_rooted(k);
+    a.root = k->root;
+    a.in_place = k->in_place;
+    a.send.buf = k->in;
+    a.send.lay = k->send;
+    a.send.has = k->sends;
+    a.recv.buf = k->out;
+    a.recv.lay = k->recv;
+    a.recv.has = k->recvs;
+    return coll_check_args(c, &a, &k->a, &k->longest, &k->farthest);
 }
 
-/* The longest block and the farthest block end of one side (elements); refuses a side
- * whose bytes overflow. */
-ghz_status_t coll_mv_measure(const ghz_comm_t* c, const coll_layout_t* l, size_t e, size_t* longest, size_t* far)
+size_t coll_mv_side_end(const ghz_comm_t* c, const coll_layout_t* l)
 {
+    const int nb = l->single ? 1 : c->size;
+    size_t far = 0;
     int p;
-    if (l->single || !l->cnt) {
-        const size_t n = l->single ? 1 : (size_t)c->size;
-        if (l->count > SIZE_MAX / e / n) return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu too large", l->count);
-        if (l->count > *longest) *longest = l->count;
-        if (l->count * n > *far) *far = l->count * n;
-        return GHZ_SUCCESS;
-    }
-    for (p = 0; p < c->size; p++) {
-        const size_t n = l->cnt[p], d = l->displ[p];
-        if (n > SIZE_MAX / e || d > SIZE_MAX / e - n)
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "block %d: %zu elements at %zu overflow", p, n, d);
-        if (n > *longest) *longest = n;
-        if (n && d + n > *far) *far = d + n;
-    }
-    return GHZ_SUCCESS;
-}
-
-/* This rank's own checks, and where its blocks are. */
-ghz_status_t coll_mv_check_local(const ghz_comm_t* c, mv_t* k)
-{
-    const size_t e = ghz_dtype_size(k->dtype);
-    size_t sl = 0, sf = 0, rl = 0, rf = 0;
-    ghz_status_t st;
-    if (!e) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
-    /* (the v forms' counts are exchanged over MPI: coll_mv_check_counts) */
-    if (k->v && c->mpi == MPI_COMM_NULL)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the v forms need a communicator made over MPI (ghz_comm_init)");
-    if (k->acc && (st = coll_read_accuracy(k->acc, k->dtype, &k->a)) != GHZ_SUCCESS) return st;
-    if (coll_mv_rooted(k) && (k->root < 0 || k->root >= c->size))
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
-    if ((st = resolve(c, k)) != GHZ_SUCCESS) return st;
-    if (k->sends && (st = coll_mv_measure(c, &k->send, e, &sl, &sf)) != GHZ_SUCCESS) return st;
-    if (k->recvs && (st = coll_mv_measure(c, &k->recv, e, &rl, &rf)) != GHZ_SUCCESS) return st;
-    if (sf && !k->in) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
-    if (rf && !k->out) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
-    k->longest = sl > rl ? sl : rl;
-    k->farthest = sf > rf ? sf : rf;
-    return GHZ_SUCCESS;
+    for (p = 0; p < nb; p++)
+        if (coll_lay_cnt(l, p) && coll_lay_displ(l, p) + coll_lay_cnt(l, p) > far)
+            far = coll_lay_displ(l, p) + coll_lay_cnt(l, p);
+    return far;
 }
 
 /* min and max over the finite values of the blocks this rank sends (lossy calls). */

@@ -276,13 +276,25 @@ static void gather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_poo
 
 /* alltoall(v): rank q's block p to rank p's block q */
 
+/* Whether alltoallv's two sides lie alike: the same counts and displacements. */
+static int same_layout(const ghz_comm_t* c, const mv_t* k)
+{
+    int p;
+    if (!k->scnt || !k->sdis || !k->rcnt || !k->rdis) return 0;
+    for (p = 0; p < c->size; p++)
+        if (k->scnt[p] != k->rcnt[p] || k->sdis[p] != k->rdis[p]) return 0;
+    return 1;
+}
+
 static ghz_status_t alltoall_layout(const ghz_comm_t* c, mv_t* k)
 {
     const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
-    (void)c;
     k->sends = k->recvs = 1;
-    /* (one buffer for both sides of a uniform alltoall is in place too) */
-    k->in_place = mpi_in_place || (!k->v && k->in && k->in == k->out);
+    /* One buffer for both sides is in place too where the sides lie alike (always in
+     * the uniform form): what MPI_IN_PLACE means, and it runs as such (the send side is
+     * the receive side). Laid out otherwise, the sides overlap: the contract refuses
+     * it (contract.c). */
+    k->in_place = mpi_in_place || (k->in && k->in == k->out && (!k->v || same_layout(c, k)));
     if (k->v && (!k->rcnt || !k->rdis || (!k->in_place && (!k->scnt || !k->sdis))))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL counts or displacements");
     k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
@@ -323,6 +335,7 @@ static void alltoall_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_p
 }
 
 static const coll_mv_kind_ops_t allgather = {
+    .in_place_forms = "MPI_IN_PLACE, or sendbuf at this rank's block of recvbuf",
     .kind = MV_ALLGATHER,
     .name = "allgather",
     .vname = "allgatherv",
@@ -338,6 +351,7 @@ static const coll_mv_kind_ops_t allgather = {
 };
 
 static const coll_mv_kind_ops_t bcast = {
+    .in_place_forms = "MPI_IN_PLACE or sendbuf == recvbuf at the root",
     .kind = MV_BCAST,
     .name = "broadcast",
     .rooted = 1,
@@ -355,6 +369,7 @@ static const coll_mv_kind_ops_t bcast = {
 };
 
 static const coll_mv_kind_ops_t scatter = {
+    .in_place_forms = "recvbuf MPI_IN_PLACE at the root",
     .kind = MV_SCATTER,
     .name = "scatter",
     .vname = "scatterv",
@@ -373,6 +388,7 @@ static const coll_mv_kind_ops_t scatter = {
 };
 
 static const coll_mv_kind_ops_t gather = {
+    .in_place_forms = "MPI_IN_PLACE, or sendbuf at the root's own block of recvbuf",
     .kind = MV_GATHER,
     .name = "gather",
     .vname = "gatherv",
@@ -391,6 +407,7 @@ static const coll_mv_kind_ops_t gather = {
 /* (over NCCL: ncclAlltoAll, an in-place rank sending from a copy in the pool where its
  * blocks fit there; otherwise, and for alltoallv, a group of sends and receives) */
 static const coll_mv_kind_ops_t alltoall = {
+    .in_place_forms = "MPI_IN_PLACE, or sendbuf == recvbuf with the same counts and displacements",
     .kind = MV_ALLTOALL,
     .name = "alltoall",
     .vname = "alltoallv",

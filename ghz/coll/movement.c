@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ghz/coll/detail/auto_rule.h"
+#include "ghz/coll/detail/bound.h"
 #include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/nccl.h"
@@ -88,13 +89,12 @@ static ghz_status_t host_move(ghz_comm_t* c, const mv_t* k, size_t extent, size_
 {
     const size_t e = ghz_dtype_size(k->dtype);
     const int input_in_out = k->in_place && !k->ops->in_place_recv;
-    size_t sl = 0, sf = 0, rl = 0, rf = 0;
+    const size_t sf = k->sends && !input_in_out ? coll_mv_side_end(c, &k->send) : 0;
+    const size_t rf = k->recvs ? coll_mv_side_end(c, &k->recv) : 0;
     double t0 = coll_now(), t_stage;
     mv_t h = *k;
     ghz_status_t st = GHZ_SUCCESS;
-    if (k->sends && !input_in_out) st = coll_mv_measure(c, &k->send, e, &sl, &sf);
-    if (st == GHZ_SUCCESS && k->recvs) st = coll_mv_measure(c, &k->recv, e, &rl, &rf);
-    if (st == GHZ_SUCCESS && rf && (k->v || input_in_out)) st = c->be.copy(&c->be, c->small_out, k->out, rf * e);
+    if (rf && (k->v || input_in_out)) st = c->be.copy(&c->be, c->small_out, k->out, rf * e);
     if (st == GHZ_SUCCESS && sf) st = c->be.copy(&c->be, c->small_in, k->in, sf * e);
     /* the host call writes small_out: the previous call's copy out of it must be done,
      * which a copy in has waited for (each waits for the stream), else a wait here (a
@@ -173,10 +173,8 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
     if (!c) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL communicator");
     memset(&mine, 0, sizeof mine);
     memset(&all, 0, sizeof all);
-    /* numbered like every call (the MPI transport's messages carry the number); a broken
-     * communicator moves nothing (reduce_entry.c, coll_call_start) */
-    c->tp.seq = ++c->calls;
-    c->moving = 0;
+    /* (a broken communicator moves nothing: contract.c) */
+    coll_call_begin(c);
     st = coll_mv_check_local(c, k);
     if (st == GHZ_SUCCESS) st = coll_refuse_broken(c);
     /* the input must be ready before any backend work reads it */
@@ -210,10 +208,13 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
     extent = k->v ? (size_t)all.most[0] : k->count;
 
     if (k->acc) {
-        B = k->a.mode == GHZ_EB_ABS ? k->a.bound : all.have_range ? k->a.bound * (all.vmax - all.vmin) : 0.0;
-        if (!isfinite(B) || !isfinite(2 * B))
-            return ghz_fail(GHZ_ERR_BAD_BOUND, "bound %g over the range [%g, %g] is not usable", k->a.bound,
-                            all.vmin, all.vmax);
+        /* (the reductions' reading of the bound: a REL bound over fill values is refused;
+         * E = B, so 2B must be finite too for the codec) */
+        st = coll_abs_bound(k->a.mode, k->a.bound, all.have_range, all.vmin, all.vmax, &B);
+        if (st == GHZ_SUCCESS && !isfinite(2 * B))
+            st = ghz_fail(GHZ_ERR_BAD_BOUND, "bound %g over the range [%g, %g] is not usable", k->a.bound, all.vmin,
+                          all.vmax);
+        if (st != GHZ_SUCCESS) return st;
         /* B = 0 (REL over a constant field or no finite value): only exact will do.
          * AUTO: by the size fixed at init, by what a rank moves (every input agreed:
          * every rank decides alike) */
@@ -226,12 +227,14 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
     /* (decided from agreed values only: the uniform forms' from the count itself, which
      * an unchecked call does not agree) */
     far = k->v ? (size_t)all.most[1] : k->count <= (size_t)(INT_MAX / c->size) ? k->count * (size_t)c->size : SIZE_MAX;
+    /* Every rank decided alike from here: data moves, over NCCL, the host path, MPI's
+     * call or ghz's rounds, and a failure breaks the communicator (contract.c) */
+    c->moving = 1;
 #ifdef GHZ_WITH_NCCL
     if (c->nccl && c->size > 1) {
         /* NCCL moves the bytes: its own call exact, compressed blocks lossy (move_nccl.c) */
         coll_round_t acc;
         memset(&acc, 0, sizeof acc);
-        c->moving = 1;
         if (mode == COLL_EXACT) {
             uint64_t sent = 0;
             st = coll_nccl_move_exact(c, k, extent, &sent);
@@ -310,16 +313,10 @@ static ghz_status_t run_call(ghz_comm_t* c, mv_t* k)
     return GHZ_SUCCESS;
 }
 
-/* One call; the backend's capture flag (set by begin) lasts for that call only. */
+/* One call, ended by the failure rule (contract.c, coll_call_end). */
 static ghz_status_t run(ghz_comm_t* c, mv_t* k)
 {
-    const ghz_status_t st = run_call(c, k);
-    if (c) {
-        c->be.capturing = 0;
-        /* (as collectives.c's run: a failure once data moved breaks the communicator) */
-        if (st != GHZ_SUCCESS && c->broken == GHZ_SUCCESS && (c->moving || st == GHZ_ERR_MPI)) c->broken = st;
-    }
-    return st;
+    return coll_call_end(c, run_call(c, k));
 }
 
 static mv_t make(mv_kind_t kind, int v, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,

@@ -1,6 +1,6 @@
 /* ghz/coll/reduce_entry.c: ghz_allreduce, ghz_reduce and ghz_reduce_scatter: the call's
- * arguments, this rank's own checks of them, and what every call does first. The call
- * itself runs in collectives.c. */
+ * arguments, where their sides are for the contract's check (contract.c), and what
+ * every call does first. The call itself runs in collectives.c. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,110 +10,57 @@
 #include "ghz/coll/detail/reduce_ops.h"
 #include "ghz/detail/error.h"
 
-ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, ghz_accuracy_t* out)
-{
-    ghz_accuracy_t d = GHZ_ACCURACY_INIT;
-    if (acc->struct_size < offsetof(ghz_accuracy_t, path) + sizeof(ghz_path_t) ||
-        acc->struct_size > (size_t)1 << 16)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_accuracy_t.struct_size %zu: use GHZ_ACCURACY_INIT",
-                        acc->struct_size);
-    memcpy(&d, acc, sizeof d < acc->struct_size ? sizeof d : acc->struct_size);
-    *out = d;
-    if (d.mode != GHZ_EB_ABS && d.mode != GHZ_EB_REL)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown accuracy mode %d", (int)d.mode);
-    if (!(d.bound > 0.0) || !isfinite(d.bound))
-        return ghz_fail(GHZ_ERR_BAD_BOUND, "accuracy bound %g: must be finite and > 0", d.bound);
-    if ((unsigned)d.path > GHZ_PATH_DOC)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown path %d", (int)d.path);
-    if (dtype != GHZ_F32 && dtype != GHZ_F64)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes float32 or float64, not %s",
-                        ghz_dtype_name(dtype));
-    return GHZ_SUCCESS;
-}
-
-static ghz_status_t read_accuracy(call_t* k)
-{
-    ghz_status_t st = coll_read_accuracy(k->acc, k->dtype, &k->a);
-    if (st != GHZ_SUCCESS) return st;
-    if (k->op != GHZ_OP_SUM && k->op != GHZ_OP_AVG && k->op != GHZ_OP_MIN && k->op != GHZ_OP_MAX)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes sum, avg, min or max, not %s",
-                        ghz_op_name(k->op));
-    return GHZ_SUCCESS;
-}
-
-/* Whether the input [sendbuf, + total elements) and the output [recvbuf, + count
- * elements) share a byte, other than the in-place forms (NCCL's for reduce_scatter:
- * recvbuf at this rank's block of sendbuf). The algorithms read the input while they
- * write the output, so any other overlap would give wrong elements. */
-static int overlap_not_in_place(const ghz_comm_t* c, const call_t* k, size_t elem)
-{
-    const uintptr_t in = (uintptr_t)k->sendbuf, out = (uintptr_t)k->recvbuf;
-    const uintptr_t in_end = in + k->total * elem, out_end = out + k->count * elem;
-    if (k->ops->per_rank && out == in + (uintptr_t)c->rank * k->count * elem) return 0;
-    return in < out_end && out < in_end;
-}
-
-/* This rank's own checks, and where input and output are. */
+/* This rank's own checks (the contract's, contract.c, and the op's), and where input
+ * and output are. The in-place forms: MPI_IN_PLACE, sendbuf == recvbuf (NCCL's), and
+ * for reduce_scatter recvbuf at this rank's block of sendbuf (NCCL's). */
 static ghz_status_t check_local(const ghz_comm_t* c, call_t* k)
 {
     const size_t elem = ghz_dtype_size(k->dtype);
-    const int in_place_mpi = k->sendbuf == MPI_IN_PLACE ||
-                             (k->sendbuf == k->recvbuf && !k->ops->per_rank);
     const int needs_out = coll_has_out(c, k);
+    const int in_place_mpi = k->sendbuf == MPI_IN_PLACE || (k->sendbuf == k->recvbuf && !k->ops->per_rank);
+    coll_args_t a;
     ghz_status_t st;
-    if (!elem) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
-    st = ghz_coll_op_check(k->dtype, k->op);
-    if (st != GHZ_SUCCESS) return st;
-    if (k->acc && (st = read_accuracy(k)) != GHZ_SUCCESS) return st;
-    if (k->ops->rooted && (k->root < 0 || k->root >= c->size))
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
-    k->total = k->count;
-    if (k->ops->per_rank) {
-        if (k->count > SIZE_MAX / (size_t)c->size)
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "recvcount %zu times %d ranks overflows", k->count,
-                            c->size);
-        k->total = k->count * (size_t)c->size;
-    }
-    /* (a buffer's byte size must be a valid pointer difference) */
-    if (k->total > (size_t)PTRDIFF_MAX / elem)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu of %s: the buffer would exceed PTRDIFF_MAX bytes", k->total,
-                        ghz_dtype_name(k->dtype));
-    if (k->count == 0) return GHZ_SUCCESS;
-    if (needs_out && !k->recvbuf) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
-    if (!k->sendbuf) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
-    if (k->sendbuf == MPI_IN_PLACE && !needs_out)
+    memset(&a, 0, sizeof a);
+    a.name = k->kind == KIND_ALLREDUCE ? "allreduce" : k->kind == KIND_REDUCE ? "reduce" : "reduce_scatter";
+    a.in_place_forms = k->ops->per_rank ? "MPI_IN_PLACE, sendbuf == recvbuf, or recvbuf == sendbuf + rank * recvcount"
+                                        : "MPI_IN_PLACE, or sendbuf == recvbuf";
+    a.dtype = k->dtype;
+    a.acc = k->acc;
+    a.rooted = k->ops->rooted;
+    a.root = k->root;
+    if (elem && (st = ghz_coll_op_check(k->dtype, k->op)) != GHZ_SUCCESS) return st;
+    if (k->sendbuf == MPI_IN_PLACE && !needs_out && k->count)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a reduce");
-    if (needs_out && k->sendbuf != MPI_IN_PLACE && !in_place_mpi && overlap_not_in_place(c, k, elem))
-        return ghz_fail(GHZ_ERR_INVALID_ARG,
-                        "sendbuf and recvbuf overlap without being in place (in place: MPI_IN_PLACE, sendbuf "
-                        "== recvbuf%s)",
-                        k->ops->per_rank ? ", or recvbuf == sendbuf + rank * recvcount" : "");
     k->out = (unsigned char*)k->recvbuf;
-    k->in = in_place_mpi && needs_out ? (const unsigned char*)k->recvbuf
-                                      : (const unsigned char*)k->sendbuf;
+    k->in = in_place_mpi && needs_out ? (const unsigned char*)k->recvbuf : (const unsigned char*)k->sendbuf;
+    /* (reduce_scatter's input: a block of count per rank) */
+    a.send.buf = k->in;
+    a.send.has = 1;
+    a.send.lay.count = k->count;
+    a.send.lay.single = !k->ops->per_rank;
+    a.recv.buf = needs_out ? k->out : NULL;
+    a.recv.has = needs_out;
+    a.recv.lay.count = k->count;
+    a.recv.lay.single = 1;
+    a.in_place = (in_place_mpi && needs_out) ||
+                 (k->ops->per_rank && (uintptr_t)k->out == (uintptr_t)k->in + (uintptr_t)c->rank * k->count * elem);
+    st = coll_check_args(c, &a, &k->a, NULL, NULL);
+    if (st != GHZ_SUCCESS) return st;
+    k->total = k->ops->per_rank ? k->count * (size_t)c->size : k->count;
+    if (k->acc && k->op != GHZ_OP_SUM && k->op != GHZ_OP_AVG && k->op != GHZ_OP_MIN && k->op != GHZ_OP_MAX)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes sum, avg, min or max, not %s", ghz_op_name(k->op));
     return GHZ_SUCCESS;
 }
 
-/* What every call does first: number it (the transport's messages carry the number),
- * check this rank's arguments, and refuse to move data on a broken communicator (a
- * checked call still meets the peers in the agreement, so that they return
- * GHZ_ERR_PEER instead of waiting). */
+/* What every call does first: number it, check this rank's arguments, and refuse to
+ * move data on a broken communicator (a checked call still meets the peers in the
+ * agreement, so that they return GHZ_ERR_PEER instead of waiting). */
 ghz_status_t coll_call_start(ghz_comm_t* c, call_t* k)
 {
     ghz_status_t st;
-    c->tp.seq = ++c->calls;
-    c->moving = 0;
+    coll_call_begin(c);
     st = check_local(c, k);
     return st == GHZ_SUCCESS ? coll_refuse_broken(c) : st;
-}
-
-ghz_status_t coll_refuse_broken(const ghz_comm_t* c)
-{
-    if (c->broken == GHZ_SUCCESS) return GHZ_SUCCESS;
-    return ghz_fail(c->broken,
-                    "the communicator is broken: an earlier call failed after its data started to move (%s); "
-                    "destroy it (ghz_comm_abort or ghz_comm_destroy)",
-                    ghz_status_string(c->broken));
 }
 
 /* The arguments of a call, as the entry points receive them. */

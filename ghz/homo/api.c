@@ -1,6 +1,7 @@
 /* ghz/homo/api.c: the public calls of ghz/homo/homo.h: argument checks, then the
  * engine (engine.c). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,10 +11,34 @@
 #include "ghz/homo/detail/homo_block.h"
 #include "ghz/homo/homo.h"
 
-static int host_buf(const ghz_buf_t* b)
+/* GHZ_SUCCESS when b is a host ghz_buf_t that a call may use (homo.h, Contracts), else
+ * GHZ_ERR_INVALID_ARG with a detail naming the buffer (what, with index i unless i is
+ * SIZE_MAX) and the field at fault. need_data: data must not be NULL (an input). */
+static ghz_status_t check_buf(const ghz_buf_t* b, const char* what, size_t i, int need_data)
 {
-    return b && b->struct_size >= GHZ_BUF_V1_SIZE && b->where == GHZ_MEM_HOST &&
-           b->size <= b->capacity && (b->data || b->capacity == 0);
+    char name[48];
+    if (i != SIZE_MAX)
+        snprintf(name, sizeof name, "%s %zu", what, i);
+    else
+        snprintf(name, sizeof name, "%s", what);
+    if (!b) return ghz_fail(GHZ_ERR_INVALID_ARG, "%s: NULL ghz_buf_t pointer", name);
+    if (b->struct_size < GHZ_BUF_V1_SIZE)
+        return ghz_fail(GHZ_ERR_INVALID_ARG,
+                        "%s: struct_size %zu is below GHZ_BUF_V1_SIZE (%zu): initialise the "
+                        "ghz_buf_t with GHZ_BUF_INIT",
+                        name, b->struct_size, (size_t)GHZ_BUF_V1_SIZE);
+    if (b->where != GHZ_MEM_HOST)
+        return ghz_fail(GHZ_ERR_INVALID_ARG,
+                        "%s: where is not GHZ_MEM_HOST (device buffers go to ghz_cuda_homo_*)",
+                        name);
+    if (b->size > b->capacity)
+        return ghz_fail(GHZ_ERR_INVALID_ARG,
+                        "%s: size %zu is larger than capacity %zu (set capacity to the bytes "
+                        "data holds, at least size)",
+                        name, b->size, b->capacity);
+    if (!b->data && (need_data || b->capacity != 0))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "%s: data is NULL", name);
+    return GHZ_SUCCESS;
 }
 
 /* 1 when [p, p+n) and [q, q+m) share a byte. */
@@ -57,10 +82,9 @@ static ghz_status_t run_bufs(const ghz_homo_job* job, const ghz_buf_t* const* in
     const uint8_t** pp = ptr;
     size_t* ps = sz;
     ghz_status_t st;
-    if (!host_buf(out)) return ghz_fail(GHZ_ERR_INVALID_ARG, "output must be an initialised host ghz_buf_t");
+    if ((st = check_buf(out, "out", SIZE_MAX, 0)) != GHZ_SUCCESS) return st;
     for (i = 0; i < k; ++i) {
-        if (!host_buf(in[i]) || !in[i]->data)
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "input %zu must be an initialised host ghz_buf_t", i);
+        if ((st = check_buf(in[i], "input", i, 1)) != GHZ_SUCCESS) return st;
         if (overlap(in[i]->data, in[i]->size, out->data, out->capacity))
             return ghz_fail(GHZ_ERR_INVALID_ARG, "output overlaps input %zu (use the in-place call)", i);
     }
@@ -98,8 +122,12 @@ ghz_status_t ghz_homo_binary(ghz_homo_op_t op, const ghz_buf_t* a, const ghz_buf
 {
     const ghz_buf_t* in[2];
     ghz_homo_job job;
+    ghz_status_t st;
     ghz_clear_detail();
     if (check_op(op) != GHZ_SUCCESS) return GHZ_ERR_INVALID_ARG;
+    /* named as the prototype names them before run_bufs checks them again */
+    if ((st = check_buf(a, "a", SIZE_MAX, 1)) != GHZ_SUCCESS) return st;
+    if ((st = check_buf(b, "b", SIZE_MAX, 1)) != GHZ_SUCCESS) return st;
     in[0] = a;
     in[1] = b;
     job.op = (int)op;
@@ -116,8 +144,8 @@ ghz_status_t ghz_homo_binary_inplace(ghz_homo_op_t op, ghz_buf_t* a, const ghz_b
     ghz_status_t st;
     ghz_clear_detail();
     if (check_op(op) != GHZ_SUCCESS) return GHZ_ERR_INVALID_ARG;
-    if (!host_buf(a) || !a->data || !host_buf(b) || !b->data)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "inputs must be initialised host ghz_buf_t");
+    if ((st = check_buf(a, "a", SIZE_MAX, 1)) != GHZ_SUCCESS) return st;
+    if ((st = check_buf(b, "b", SIZE_MAX, 1)) != GHZ_SUCCESS) return st;
     if (overlap(a->data, a->capacity, b->data, b->size))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "b overlaps a's memory");
     if (a->size > a->capacity)
@@ -184,8 +212,7 @@ ghz_status_t ghz_homo_decode_scaled(const ghz_buf_t* a, double scale, void* dst,
     size_t pos = 0, at = 0, n = 0, j;
     ghz_status_t st;
     ghz_clear_detail();
-    if (!host_buf(a) || !a->data)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "input must be an initialised host ghz_buf_t");
+    if ((st = check_buf(a, "input", SIZE_MAX, 1)) != GHZ_SUCCESS) return st;
     if (!isfinite(scale)) return ghz_fail(GHZ_ERR_INVALID_ARG, "scale is not finite");
     if ((st = ghz_decompress(a->data, a->size, dst, dst_capacity, &n)) != GHZ_SUCCESS) return st;
     if (n_out) *n_out = n;

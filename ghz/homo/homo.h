@@ -7,9 +7,13 @@
  * bytes, and block by block in floating point elsewhere.
  *
  * Contracts (besides those of ghz/codec/codec.h):
- *  - Inputs and outputs are host ghz_buf_t (GHZ_BUF_INIT, struct_size >= v1); inputs
- *    are read from data[0..size), the output is written to data[0..capacity) and its
- *    size set. An output must not overlap any input (use the _inplace form).
+ *  - Inputs and outputs are host ghz_buf_t: initialised with GHZ_BUF_INIT (struct_size
+ *    >= GHZ_BUF_V1_SIZE), where == GHZ_MEM_HOST, and size <= capacity. An input's
+ *    frames are data[0..size): set data, size and capacity (capacity = size when data
+ *    holds nothing more), data not NULL. An output is written to data[0..capacity) and
+ *    its size set: set data and capacity, size left at GHZ_BUF_INIT's 0. A buffer that
+ *    breaks a rule is GHZ_ERR_INVALID_ARG, the detail naming the argument and the field.
+ *    An output must not overlap any input (use the _inplace form).
  *  - Inputs must match frame by frame (frame count, n, dtype, eb_abs, fill flag and
  *    bits): otherwise GHZ_ERR_MISMATCH. Every input frame is validated as
  *    ghz_decompress does before its payload is used.

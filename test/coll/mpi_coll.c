@@ -858,10 +858,35 @@ static void edge_direct(void)
     float *x = malloc((n * 64 + 64) * 4), *y = malloc((n * 64 + 64) * 4);
     ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
     ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
-    ghz_comm_t* c = make_comm(GHZ_ALGO_IPC_DIRECT, GHZ_ALGO_IPC_DIRECT, 0, 0);
+    ghz_comm_t* c = NULL;
     const size_t big = n * 64; /* over 1 MiB: past the CUDA backend's host path */
     ghz_status_t st;
     size_t i;
+#ifdef GHZ_TEST_CUDA
+    c = make_comm(GHZ_ALGO_IPC_DIRECT, GHZ_ALGO_IPC_DIRECT, 0, 0);
+#else
+    {
+        /* a CPU communicator refuses the GPU-only algorithms at init, as it refuses the
+         * GPU-only transports (it used to accept them and fail every call) */
+        static const ghz_algo_t gpu_only[2] = {GHZ_ALGO_IPC_DIRECT, GHZ_ALGO_NCCL};
+        int a, f;
+        for (a = 0; a < 2; a++)
+            for (f = 0; f < 3; f++) {
+                ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
+                if (f == 0) cfg.allreduce_algo = gpu_only[a];
+                else if (f == 1) cfg.reduce_scatter_algo = gpu_only[a];
+                else cfg.reduce_algo = gpu_only[a];
+                st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &c);
+                CHECK(st == GHZ_ERR_UNSUPPORTED && c == NULL &&
+                          strstr(ghz_last_error_detail(), ghz_algo_name(gpu_only[a])) &&
+                          strstr(ghz_last_error_detail(), "CUDA backend"),
+                      "a CPU communicator with %s, field %d: %s (%s)", ghz_algo_name(gpu_only[a]), f,
+                      ghz_status_string(st), ghz_last_error_detail());
+                ghz_comm_destroy(c);
+                c = NULL;
+            }
+    }
+#endif
     /* integers: their sums are exact in any order */
     for (i = 0; i < n * 64 + 64; i++) x[i] = (float)(i % 13) + (float)g_rank;
     acc.mode = GHZ_EB_ABS;

@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef GHZ_ADVANCED
+#define GHZ_ADVANCED
+#endif
+#include "ghz/codec/ratio.h"
 #include "ghz/homo/homo.h"
 #include "testutil.h"
 
@@ -307,4 +311,61 @@ Test(ratio, homo_refuses_ratio_frames)
     free(out);
     free(c);
     free(a);
+}
+
+/* ghz_rans_put's quotient by multiplication equals the integer division for every
+ * frequency and the states around each multiple of it, and many others. */
+Test(ratio, rans_put_equals_the_division)
+{
+    tu_rng_t rng;
+    uint32_t f;
+    tu_seed(&rng, 77);
+    for (f = 1; f <= GHZ_RATIO_M; ++f) {
+        const double inv = 1.0 / f;
+        const uint64_t top = (uint64_t)f << 20; /* the states ghz_rans_put divides */
+        unsigned k;
+        for (k = 0; k < 200; ++k) {
+            uint64_t v = k < 100 ? tu_below(&rng, top) : (top / 100) * (k - 100) + (k & 3) - 1;
+            uint32_t x, want;
+            uint16_t w;
+            if (v < GHZ_RATIO_STATE_LOW || v >= top) continue;
+            x = (uint32_t)v;
+            want = (uint32_t)(((v / f) << GHZ_RATIO_PROB_BITS) + v % f + 5);
+            cr_assert_eq(ghz_rans_put(&x, f, inv, 5, &w), 0);
+            cr_assert_eq(x, want, "f %u v %llu", f, (unsigned long long)v);
+        }
+        {
+            uint32_t x = (uint32_t)(top - 1), want = (uint32_t)((((top - 1) / f) << 12) + (top - 1) % f);
+            uint16_t w;
+            (void)ghz_rans_put(&x, f, inv, 0, &w);
+            cr_assert_eq(x, want, "f %u at the top", f);
+        }
+    }
+}
+
+/* A land mask costs the same as NaN as it does as a declared fill value (NaN masks
+ * that cost little). */
+Test(ratio, nan_masks_cost_what_fill_masks_cost)
+{
+    const size_t nx = 300, ny = 200, n = nx * ny;
+    float* a = smooth2d(nx, ny);
+    float* b = (float*)malloc(n * sizeof(float));
+    ghz_params_t pf = ratio_params(GHZ_F32, GHZ_EB_REL, 1e-3, nx, ny, 0);
+    ghz_params_t pn = pf;
+    size_t i, sf, sn, s0;
+    pf.has_fill = 1;
+    pf.fill = -1e34;
+    s0 = tu_roundtrip(&pn, a, n, NULL);
+    for (i = 0; i < n; ++i) { /* a coast: land where a smooth function is positive */
+        const double x = (double)(i % nx) / nx, y = (double)(i / nx) / ny;
+        const int land = sin(9.0 * x) * cos(7.0 * y) + 0.3 * sin(23.0 * x * y) > 0.4;
+        b[i] = land ? -1e34f : a[i];
+        if (land) a[i] = NAN;
+    }
+    sf = tu_roundtrip(&pf, b, n, NULL);
+    sn = tu_roundtrip(&pn, a, n, NULL);
+    cr_assert(sn <= sf + sf / 100, "NaN mask %zu bytes, fill mask %zu", sn, sf);
+    cr_assert(s0 > 0);
+    free(a);
+    free(b);
 }

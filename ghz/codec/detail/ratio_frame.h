@@ -178,14 +178,6 @@ GHZ_HD static inline unsigned ghz_varint_put(uint8_t* p, uint64_t v)
     return n;
 }
 
-/* The mask predecessor distance w of RATIO.md, Specials section (0: none). */
-GHZ_HD static inline uint64_t ghz_ratio_mask_lag(const uint64_t d[3])
-{
-    if (d[2] > 1) return d[0] * d[1];
-    if (d[1] > 1) return d[0];
-    return 0;
-}
-
 /* Writes the header of a ratio frame (FORMAT.md's, with RATIO.md's differences). */
 GHZ_HD static inline void ghz_ratio_header_pack(uint8_t* dst, const ghz_frame_info_t* info,
                                                 unsigned ndims)

@@ -47,7 +47,15 @@ void coll_shm_posix_name(const void* key, size_t key_bytes, char* name, size_t l
 /* Whether s is a POSIX segment (else an MPI window); NULL: 0. */
 int coll_shm_is_posix(const coll_shm_t* s);
 
-/* Collective over every rank (MPI_Win_free for a window); NULL is fine. */
+/* Whether every rank releases its communicator with every rank, so that
+ * coll_shm_destroy may meet them (MPI_Win_free is collective): this rank says it does,
+ * then waits until every peer said how it releases (or released alone: a broken
+ * communicator, ghz_comm_abort; or its process ended). 1 on every rank that asks, or 0
+ * on every one, so that no healthy rank waits in MPI_Win_free for a peer that released
+ * alone (it used to, after a failed call on 2 and 3 ranks). NULL: 1. */
+int coll_shm_together(coll_shm_t* s);
+/* Collective over every rank (MPI_Win_free for a window), after coll_shm_together said
+ * so; NULL is fine. */
 void coll_shm_destroy(coll_shm_t* s);
 /* Releases s on this rank alone (ghz_comm_abort, a broken communicator): a window is left
  * to MPI_Finalize, a POSIX mapping is unmapped. Peers that wait in coll_shm_max for

@@ -33,6 +33,12 @@ typedef struct {
     int exact;             /* nothing to compress: run exact (still within the bound) */
 } coll_budget_t;
 
+/* B, the user's bound in absolute units over the agreed range [vmin, vmax] of the
+ * finite values (have_range: there are some): every call's, reductions and data
+ * movement alike. GHZ_ERR_BAD_BOUND for a bound that is not finite and > 0, a REL bound
+ * over values reaching COLL_REL_HUGE (fill values), or a B that is not finite. */
+ghz_status_t coll_abs_bound(ghz_eb_mode_t mode, double bound, int have_range, double vmin, double vmax, double* B);
+
 /* The largest E with terms * E + rounding <= bound_abs (COLL.md): GHZ_ERR_BAD_BOUND when
  * the rounding alone may exceed the bound, GHZ_ERR_OVERFLOW when a sum may overflow the
  * dtype. Deterministic: every rank derives the same E from the same agreed inputs. */

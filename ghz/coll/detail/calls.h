@@ -3,7 +3,38 @@
 #ifndef GHZ_COLL_DETAIL_CALLS_H
 #define GHZ_COLL_DETAIL_CALLS_H
 
-#include "ghz/coll/detail/algo.h"
+#include "ghz/coll/detail/move.h"
+
+/* contract.c: the contract every one of the nine calls shares */
+
+/* One side (send or receive) of a call on this rank: its buffer and where its blocks
+ * lie in it (has: this rank has the side). */
+typedef struct {
+    const unsigned char* buf;
+    coll_layout_t lay;
+    int has;
+} coll_side_t;
+
+/* A call as its argument check reads it, whatever its kind: each kind resolves its
+ * sides and in-place forms (reduce_entry.c, move_kinds.c), coll_check_args applies the
+ * rest of the contract to all of them alike. */
+typedef struct {
+    const char* name;           /* the call's, for messages */
+    const char* in_place_forms; /* its in-place forms, for the overlap message */
+    ghz_dtype_t dtype;
+    const ghz_accuracy_t* acc;  /* NULL: exact */
+    int rooted, root;
+    int in_place;               /* the arguments are one of the kind's in-place forms */
+    coll_side_t send, recv;
+} coll_args_t;
+
+/* This rank's check of a call's arguments: the dtype, the accuracy (read into *acc_out),
+ * the root, every block's byte size and end within PTRDIFF_MAX, no NULL buffer where a
+ * side has elements, and no byte shared by the two sides outside the in-place forms.
+ * *longest, *farthest (either may be NULL): the longest block and the farthest block
+ * end of both sides, in elements. */
+ghz_status_t coll_check_args(const ghz_comm_t* c, const coll_args_t* a, ghz_accuracy_t* acc_out, size_t* longest,
+                             size_t* farthest);
 
 /* *out = acc read through its struct_size, checked (mode, bound, path, and a dtype the
  * lossy path takes: f32 or f64). */
@@ -12,6 +43,18 @@ ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, gh
 /* GHZ_SUCCESS, or the status that broke c, with a detail that says so and what to do:
  * a broken communicator moves no data (COLL.md, recovery contract). */
 ghz_status_t coll_refuse_broken(const ghz_comm_t* c);
+
+/* How every call starts: numbered (the MPI transport's messages carry the number, so no
+ * call takes an earlier call's message), nothing moved yet. */
+void coll_call_begin(ghz_comm_t* c);
+
+/* How every call ends, the one failure rule: a failure once the call's data started to
+ * move (c->moving), or of MPI itself (the agreement's included), breaks the
+ * communicator, for the ranks may be out of step with messages in flight (COLL.md,
+ * Errors; the peers learn it at their next agreement or at ghz_comm_destroy); the
+ * backend's capture flag lasts for one call; a success leaves no detail behind (a step
+ * may have recorded one it recovered from). Returns st. c may be NULL. */
+ghz_status_t coll_call_end(ghz_comm_t* c, ghz_status_t st);
 
 /* The pool bytes an algorithm needs for a window of `window` elements per segment. */
 typedef size_t (*coll_need_fn)(const ghz_comm_t*, coll_mode_t, ghz_dtype_t, size_t, size_t);

@@ -72,6 +72,7 @@ struct coll_mv_kind_ops {
      * from a copy, an exact call stages its blocks through the wire buffers) */
     int in_place_recv;
     int in_place_shared;
+    const char* in_place_forms; /* for the contract's overlap message */
     /* where this rank's blocks are (sends, recvs, in_place, the layouts, in and out),
      * refusing the arguments that this kind's rules forbid (move_args.c, resolve) */
     ghz_status_t (*layout)(const ghz_comm_t* c, mv_t* k);
@@ -110,9 +111,8 @@ int coll_mv_sends_to(const ghz_comm_t* c, const mv_t* k, int p);
 int coll_mv_recvs_from(const ghz_comm_t* c, const mv_t* k, int p);
 /* The uncompressed bytes this rank's messages of round m carry. */
 uint64_t coll_mv_sent_raw(const ghz_comm_t* c, const mv_t* k, const coll_move_t* m);
-/* The longest block and the farthest block end of one side (elements, added to the
- * maxima given); refuses a side whose bytes overflow. */
-ghz_status_t coll_mv_measure(const ghz_comm_t* c, const coll_layout_t* l, size_t e, size_t* longest, size_t* far);
+/* The farthest block end of one side of a checked call (elements; 0: no elements). */
+size_t coll_mv_side_end(const ghz_comm_t* c, const coll_layout_t* l);
 /* This rank's own checks, and where its blocks are (the layouts, in place, buffers). */
 ghz_status_t coll_mv_check_local(const ghz_comm_t* c, mv_t* k);
 /* min and max over the finite values of the blocks this rank sends (lossy calls). */

@@ -100,6 +100,21 @@ static int global_range(cli_pipeline* pl, size_t chunk_bytes, unsigned char** me
     return rc;
 }
 
+/* REL without --fill: a fill value in the input (|x| >= 1e30, as -1e34 or netCDF's
+ * 9.96921e36) sets the range, and so the bound of every other value, which may then be
+ * off by eb times it while the PSNR still looks fine. Warned once, with the fix; the
+ * frames are written as asked. */
+static void fill_warning(const cli_pipeline* pl)
+{
+    double lo = pl->range_min, hi = pl->range_max, big;
+    if (pl->params.has_fill || !(fabs(lo) >= 1e30 || fabs(hi) >= 1e30)) return;
+    big = fabs(lo) >= fabs(hi) ? lo : hi;
+    cli_note("ghz-cli: %s: warning: REL without --fill, and the input holds %g: if that is a fill "
+             "value, it sets the range (%g .. %g) and so the bound of every other value "
+             "(%g); give --fill %g to keep such values exact and out of the range",
+             pl->in->name, big, lo, hi, pl->params.eb * (hi - lo), big);
+}
+
 /* The frame's bytes at most: exact for fixed rate; 0 beyond size_t. */
 static size_t frame_bound(const cli_pipeline* pl, size_t n)
 {
@@ -214,6 +229,7 @@ int cli_pipeline_run(cli_pipeline* pl)
     }
     if (!pl->fixed_bits && pl->params.eb_mode == GHZ_EB_REL) {
         if ((rc = global_range(pl, chunk_bytes, &mem, &mem_size)) != 0) goto done;
+        fill_warning(pl);
         if (pl->whole_in_memory) total = mem_size;
     }
 

@@ -126,7 +126,9 @@ static void float_finish(cb_ref_t* r, const float_acc* A, size_t at, size_t m)
     for (j = 0; j < m; ++j) {
         long double v = A->s[j], sc = A->a[j];
         double h;
-        if (r->op == GHZ_OP_SUM || r->op == GHZ_OP_AVG) v += A->c[j];
+        /* (a sum that reached an infinity carries no rounding error: its compensation is
+         * then inf - inf, a NaN that would turn the exact infinity into a wrong NaN) */
+        if ((r->op == GHZ_OP_SUM || r->op == GHZ_OP_AVG) && isfinite(v)) v += A->c[j];
         if (r->op == GHZ_OP_AVG) {
             v /= r->nranks;
             sc /= r->nranks;

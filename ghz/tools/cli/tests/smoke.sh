@@ -74,6 +74,21 @@ expect 0 "f64 ABS" -- "$CLI" -i a.f64 -z d.ghz -o d.out -d -A 1e-6
 bound_ok a.f64 d.out d 1e-6
 expect 0 "specials and --fill" -- "$CLI" -i sp.f32 -z sp.ghz -o sp.out -f -R 1e-3 --fill -9999
 bound_ok sp.f32 sp.out f "$(eb_abs sp.ghz)" -9999
+# REL without --fill on data holding a fill-like value (|x| >= 1e30): one warning, with the fix
+"$PY" -c "
+import array, math
+s = array.array('f', (math.sin(i * 0.01) for i in range(20000)))
+for i in range(0, len(s), 97): s[i] = -1e34
+s.tofile(open('fillish.f32', 'wb'))"
+expect 0 "REL without --fill, values of -1e34" -- "$CLI" compress -i fillish.f32 -z fw.ghz -t f32 -M REL -E 1e-3
+says "warning: REL without --fill, and the input holds -1e+34"
+says "give --fill -1e+34"
+[ "$(grep -c 'warning: REL without --fill' last.err)" = 1 ] && ok "  warned once" || bad "  warned more than once"
+expect 0 "  the same with --fill -1e34" -- "$CLI" compress -i fillish.f32 -z fw.ghz -t f32 -M REL -E 1e-3 --fill -1e34
+[ ! -s last.err ] && ok "  no warning" || { bad "  warning with --fill"; sed 's/^/     /' last.err; }
+expect 0 "  REL on ordinary values" -- "$CLI" compress -i a.f32 -z fw.ghz -t f32 -M REL -E 1e-3
+[ ! -s last.err ] && ok "  no warning" || { bad "  warning on ordinary values"; sed 's/^/     /' last.err; }
+
 expect 0 "empty input: one empty frame" -- "$CLI" compress -i empty.f32 -z e.ghz -t f32 -A 1
 expect 0 "  decompresses to nothing" -- "$CLI" decompress -z e.ghz -o e.out
 [ -f e.out ] && [ ! -s e.out ] && ok "  empty output" || bad "  empty output expected"

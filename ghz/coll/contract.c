@@ -1,0 +1,119 @@
+/* ghz/coll/contract.c: what every one of the nine calls shares before and after it
+ * runs (COLL.md, Errors): the one check of a call's arguments on this rank (the
+ * accuracy, the root, the byte sizes of both sides, NULL buffers, and overlap other
+ * than the in-place forms), how a call starts (numbered; a broken communicator moves
+ * nothing) and how it ends (the failure rule). Each kind only says where its sides are
+ * (reduce_entry.c for the reductions, move_kinds.c for the data movement). */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ghz/coll/detail/calls.h"
+#include "ghz/detail/error.h"
+
+ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, ghz_accuracy_t* out)
+{
+    ghz_accuracy_t d = GHZ_ACCURACY_INIT;
+    if (acc->struct_size < offsetof(ghz_accuracy_t, path) + sizeof(ghz_path_t) ||
+        acc->struct_size > (size_t)1 << 16)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_accuracy_t.struct_size %zu: use GHZ_ACCURACY_INIT",
+                        acc->struct_size);
+    memcpy(&d, acc, sizeof d < acc->struct_size ? sizeof d : acc->struct_size);
+    *out = d;
+    if (d.mode != GHZ_EB_ABS && d.mode != GHZ_EB_REL)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown accuracy mode %d", (int)d.mode);
+    if (!(d.bound > 0.0) || !isfinite(d.bound))
+        return ghz_fail(GHZ_ERR_BAD_BOUND, "accuracy bound %g: must be finite and > 0", d.bound);
+    if ((unsigned)d.path > GHZ_PATH_DOC)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown path %d", (int)d.path);
+    if (dtype != GHZ_F32 && dtype != GHZ_F64)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes float32 or float64, not %s",
+                        ghz_dtype_name(dtype));
+    return GHZ_SUCCESS;
+}
+
+/* The byte span [lo, hi) of one side's blocks in its buffer, the longest block and the
+ * farthest block end (elements, added to the maxima given). A buffer's byte size must
+ * be a valid pointer difference: a block that ends past PTRDIFF_MAX bytes is refused
+ * before any buffer is read (a count of 2^61 floats used to reach a memmove). */
+static ghz_status_t measure(const ghz_comm_t* c, const coll_side_t* s, ghz_dtype_t t, size_t* lo, size_t* hi,
+                            size_t* longest, size_t* far)
+{
+    const size_t max = (size_t)PTRDIFF_MAX / ghz_dtype_size(t);
+    const int nb = s->lay.single ? 1 : c->size;
+    int p;
+    *lo = SIZE_MAX;
+    *hi = 0;
+    if (s->lay.single || !s->lay.cnt) {
+        if (s->lay.count > max / (size_t)nb)
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu of %s%s: the buffer would exceed PTRDIFF_MAX bytes",
+                            s->lay.count, ghz_dtype_name(t), nb > 1 ? " per rank" : "");
+    }
+    for (p = 0; p < nb; p++) {
+        const size_t n = coll_lay_cnt(&s->lay, p), d = coll_lay_displ(&s->lay, p);
+        if (n > max || d > max - n)
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "block %d: %zu elements at %zu exceed PTRDIFF_MAX bytes", p, n, d);
+        if (n > *longest) *longest = n;
+        if (!n) continue;
+        if (d + n > *far) *far = d + n;
+        if (d < *lo) *lo = d;
+        if (d + n > *hi) *hi = d + n;
+    }
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t coll_check_args(const ghz_comm_t* c, const coll_args_t* a, ghz_accuracy_t* acc_out, size_t* longest,
+                             size_t* farthest)
+{
+    const size_t e = ghz_dtype_size(a->dtype);
+    size_t slo = 0, shi = 0, rlo = 0, rhi = 0, sf = 0, rf = 0, l = 0;
+    ghz_status_t st;
+    if (!e) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)a->dtype);
+    if (a->acc && (st = coll_read_accuracy(a->acc, a->dtype, acc_out)) != GHZ_SUCCESS) return st;
+    if (a->rooted && (a->root < 0 || a->root >= c->size))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", a->root, c->size);
+    if (a->send.has && (st = measure(c, &a->send, a->dtype, &slo, &shi, &l, &sf)) != GHZ_SUCCESS) return st;
+    if (a->recv.has && (st = measure(c, &a->recv, a->dtype, &rlo, &rhi, &l, &rf)) != GHZ_SUCCESS) return st;
+    if (sf && !a->send.buf) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
+    if (rf && !a->recv.buf) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
+    /* The algorithms read the send side while they write the receive side: bytes that
+     * both hold, other than in an in-place form of the call (which the kind resolved),
+     * would give wrong elements. Compared by the spans from each side's first block to
+     * its last, so a send side in a gap between receive blocks is refused too. */
+    if (sf && rf && !a->in_place) {
+        const uintptr_t s0 = (uintptr_t)a->send.buf + slo * e, s1 = (uintptr_t)a->send.buf + shi * e;
+        const uintptr_t r0 = (uintptr_t)a->recv.buf + rlo * e, r1 = (uintptr_t)a->recv.buf + rhi * e;
+        if (s0 < r1 && r0 < s1)
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "%s: sendbuf and recvbuf overlap without being in place (in place: %s)",
+                            a->name, a->in_place_forms);
+    }
+    if (longest) *longest = l;
+    if (farthest) *farthest = sf > rf ? sf : rf;
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t coll_refuse_broken(const ghz_comm_t* c)
+{
+    if (c->broken == GHZ_SUCCESS) return GHZ_SUCCESS;
+    return ghz_fail(c->broken,
+                    "the communicator is broken: an earlier call failed after its data started to move (%s); "
+                    "destroy it (ghz_comm_abort or ghz_comm_destroy)",
+                    ghz_status_string(c->broken));
+}
+
+void coll_call_begin(ghz_comm_t* c)
+{
+    c->tp.seq = ++c->calls;
+    c->moving = 0;
+}
+
+ghz_status_t coll_call_end(ghz_comm_t* c, ghz_status_t st)
+{
+    if (c) {
+        c->be.capturing = 0;
+        if (st != GHZ_SUCCESS && c->broken == GHZ_SUCCESS && (c->moving || st == GHZ_ERR_MPI)) c->broken = st;
+    }
+    if (st == GHZ_SUCCESS) ghz_clear_detail();
+    return st;
+}
