@@ -57,7 +57,11 @@ typedef struct {
     ghz_eb_mode_t eb_mode; /* GHZ_EB_ABS or GHZ_EB_REL */
     double eb;             /* the bound: absolute, or the REL factor; finite, > 0 */
     int has_fill;          /* nonzero: values bit-identical to `fill` stay exact and
-                              are left out of the REL range (netCDF _FillValue) */
+                              are left out of the REL range (netCDF _FillValue).
+                              0: a block frame (SPEED) declares the dtype's canonical
+                              quiet NaN (f32 0x7FC00000, f64 0x7FF8000000000000,
+                              numpy's NaN) as its fill (FORMAT.md, NaN as the fill
+                              value), so NaN-masked data needs no declaring */
     double fill;           /* the fill value, converted to dtype (bit-exact match) */
     int nthreads;          /* CPU threads (OpenMP builds): 0 = all, 1 = serial.
                               The output is the same for every value. Threads are
@@ -122,7 +126,9 @@ typedef struct {
     ghz_prefer_t prefer;   /* which coding wrote the frame (in 0.1's padding) */
     double eb_user;        /* the bound as the user gave it */
     double eb_abs;         /* the absolute bound every element satisfies */
-    int has_fill;
+    int has_fill;          /* a fill value is defined: the declared one, or the
+                              canonical quiet NaN of a block frame written without one
+                              (from 0.3 on; frames of 0.2 written without one have 0) */
     int has_checksum;      /* the frame ends with a CRC-32C (FORMAT.md, Checksum) */
     uint64_t fill_bits;    /* bit pattern of the fill value in dtype */
     uint64_t n;            /* elements in this frame */

@@ -159,6 +159,14 @@ ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n, void
         /* larger than the block coding's worst case: write a block frame */
     }
 
+    /* FORMAT.md, NaN as the fill value: a block frame without a declared fill declares
+     * the canonical quiet NaN (known before the data is read; the REL range above leaves
+     * every NaN out either way) */
+    if (!e.has_fill) {
+        e.has_fill = info.has_fill = 1;
+        e.fill_bits = info.fill_bits = ghz_nan_fill_bits(q.dtype);
+    }
+
     nb = ghz_blocks_of(n);
     codes_bytes = ghz_codes_bytes(nb);
     if (dst_capacity < GHZ_HEADER_SIZE + codes_bytes)

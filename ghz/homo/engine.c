@@ -185,6 +185,17 @@ static ghz_status_t open_frames(size_t k, const uint8_t* const* in, const size_t
                             "%.17g; operands need one quantum: compress them with ABS and the "
                             "same bound (REL gives each array its own eb_abs)",
                             i, (unsigned long long)frame, s[i].info.eb_abs, s[0].info.eb_abs);
+        if (why == 3 && (s[i].info.has_fill ? &s[i] : &s[0])->info.fill_bits ==
+                            ghz_nan_fill_bits(s[0].info.dtype))
+            /* HOMO.md, Operands must match: a frame of 0.2 without a fill against one
+             * written without a declared fill since (NaN its fill) */
+            return ghz_fail(GHZ_ERR_MISMATCH,
+                            "input %zu, frame %llu: fill flag differs from input 0's: input %zu "
+                            "was written without a fill value by ghz 0.2, input %zu declares NaN "
+                            "(every frame written without a fill since 0.3 does); decompress the "
+                            "0.2 stream and compress it again",
+                            i, (unsigned long long)frame, s[i].info.has_fill ? (size_t)0 : i,
+                            s[i].info.has_fill ? i : (size_t)0);
         if (why >= 0)
             return ghz_fail(GHZ_ERR_MISMATCH, "input %zu, frame %llu: %s differs from input 0's",
                             i, (unsigned long long)frame, field_names[why]);

@@ -3,8 +3,8 @@
  *
  *     ./build/test/make_golden [output-dir]      (default: the source test/golden)
  *
- * Regenerating changes the frozen bytes, which means the stream format changed: see
- * README.md. The inputs come from an integer-only PRNG and exact integer-to-float
+ * Regenerating changes the frozen bytes, which means the stream format or the writer
+ * changed: see README.md. The <name>.v02.ghz files are never written here. The inputs come from an integer-only PRNG and exact integer-to-float
  * conversions scaled by powers of two (no libm, no rounding), so they are the same on
  * every platform. */
 #include <stdint.h>
@@ -97,6 +97,20 @@ static void make_input(size_t c, unsigned char* raw)
         put_bits(raw, g->dtype, 450, 0x7FC00000u);
         put(raw, g->dtype, 451, g->fill);
         for (i = 480; i < n; i++) put(raw, g->dtype, i, g->fill);
+        break;
+    case 4: /* walk with NaN runs (land), another NaN and an Inf */
+        for (i = 0; i < n; i++) {
+            s += next_in(-500, 500);
+            put(raw, g->dtype, i, (double)s * 0x1p-12);
+        }
+        for (i = 40; i < 100; i++) put_bits(raw, g->dtype, i, 0x7FC00000u); /* the fill */
+        for (i = 130; i < 150; i++) put_bits(raw, g->dtype, i, 0x7FC00000u);
+        for (i = 200; i < 400; i += 13) put_bits(raw, g->dtype, i, 0x7FC00000u);
+        put_bits(raw, g->dtype, 420, 0xFFC00000u); /* x86's default NaN: not the fill */
+        put_bits(raw, g->dtype, 421, 0x7FC00000u);
+        put_bits(raw, g->dtype, 450, 0x7F800000u); /* +Inf */
+        for (i = 480; i < 512; i++) put_bits(raw, g->dtype, i, 0xFFC00000u);
+        for (i = 560; i < n; i++) put_bits(raw, g->dtype, i, 0x7FC00000u);
         break;
     default: /* multiples of 0.125 with bound 0.25: many halfway points */
         for (i = 0; i < n; i++) put(raw, g->dtype, i, (double)next_in(-32, 31) * 0.125);

@@ -256,6 +256,134 @@ Test(cuda_codec, batch_equals_single)
     batch_check(70, -1); /* an Alltoall over 70 ranks: three launches inside one call */
 }
 
+/* NaN as the fill value (FORMAT.md): a frame written without a declared fill declares
+ * the canonical quiet NaN, on the GPU as on the CPU, with no pass over the data; the GPU
+ * writes the CPU's bytes. Land as the canonical NaN from element `first` on (runs of
+ * whole blocks and coast blocks, and the last element), optionally NaNs of another
+ * payload and Inf (ordinary values: RAW); first = n: no NaN at all. */
+static void* nan_masked(ghz_dtype_t t, size_t n, size_t first, int others)
+{
+    double* x = malloc((n + 1) * sizeof *x);
+    void* host;
+    make(SMOOTH, x, n);
+    host = narrow(x, n, t);
+    for (size_t i = first; i < n; ++i) {
+        const int land = (i / 300) % 3 == 0 || (i % 37 == 5 && (i / 90) % 2 == 0) || i == n - 1;
+        const int odd = others && i % 1013 == 17;
+        if (!land && !odd) continue;
+        if (t == GHZ_F32) {
+            const uint32_t u = odd ? (i % 2 ? 0xFFC00000u : 0x7F800000u) : 0x7FC00000u;
+            memcpy((char*)host + 4 * i, &u, 4);
+        } else {
+            const uint64_t u = odd ? (i % 2 ? 0xFFF8000000000000ull : 0x7FF0000000000000ull) : 0x7FF8000000000000ull;
+            memcpy((char*)host + 8 * i, &u, 8);
+        }
+    }
+    free(x);
+    return host;
+}
+
+Test(cuda_codec, identity_nan_masked)
+{
+    static const size_t sizes[] = {1, 31, 33, 4097, 1000003};
+    need_gpu();
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; ++si)
+        for (int ti = 0; ti < 2; ++ti)
+            for (int fi = 0; fi < 3; ++fi) {
+                const size_t n = sizes[si];
+                const size_t first = fi == 0 ? 0 : fi == 1 ? n / 2 + 7 : n; /* late tile, none */
+                const ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
+                void* host = nan_masked(t, n, first < n ? first : n, fi == 0);
+                for (int mode = 0; mode < 2; ++mode)
+                    for (int decl = 0; decl < 2; ++decl) {
+                        ghz_params_t p = GHZ_PARAMS_INIT;
+                        ghz_frame_info_t info;
+                        unsigned char* cpu = malloc(ghz_compress_bound(n, t));
+                        size_t cs = 0;
+                        p.dtype = t;
+                        p.eb_mode = mode ? GHZ_EB_REL : GHZ_EB_ABS;
+                        p.eb = mode ? 1e-3 : 1e-2;
+                        p.has_fill = decl; /* declared -1e34: NaN an ordinary value */
+                        p.fill = -1e34;
+                        check_identity(&p, host, n, si % 4, si % 16);
+                        /* and the frame says so: the declared fill, or the canonical NaN */
+                        GK(ghz_compress(&p, host, n, cpu, ghz_compress_bound(n, t), &cs));
+                        GK(ghz_frame_info(cpu, cs, &info));
+                        cr_assert(info.has_fill == 1 &&
+                                      info.fill_bits == (decl ? (t == GHZ_F32 ? 0xF7F684DFull : 0xC6FED09BEAD87C03ull)
+                                                         : t == GHZ_F32 ? 0x7FC00000ull : 0x7FF8000000000000ull),
+                                  "n %zu declared %d: has_fill %d fill_bits %llx", n, decl, info.has_fill,
+                                  (unsigned long long)info.fill_bits);
+                        free(cpu);
+                    }
+                free(host);
+            }
+}
+
+/* A batch whose chunks hold the canonical NaN, a NaN of other bits, or none: every frame
+ * declares the canonical NaN and is the CPU's frame of that chunk alone. */
+Test(cuda_codec, batch_nan_masked)
+{
+    enum { K = 7 };
+    const size_t ns[K] = {0, 1, 33, 70001, 3007, 4096, 129};
+    size_t total = 0, ws = 0;
+    const void* d_srcs[K];
+    ghz_buf_t dsts[K];
+    uint64_t sizes[K], *d_sizes;
+    int status[K], *d_status;
+    void *d_work, *host;
+    char* d_all;
+    ghz_params_t p = GHZ_PARAMS_INIT;
+    need_gpu();
+    for (int i = 0; i < K; ++i) total += ns[i];
+    host = nan_masked(GHZ_F32, total, 40, 1);
+    {   /* chunk 4 without NaN, chunk 5 with a NaN of another payload first */
+        size_t off = ns[0] + ns[1] + ns[2] + ns[3];
+        for (size_t i = 0; i < ns[4]; ++i) {
+            float f = (float)i * 0.5f;
+            memcpy((char*)host + 4 * (off + i), &f, 4);
+        }
+        const uint32_t neg = 0xFFC00001u;
+        memcpy((char*)host + 4 * (off + ns[4] + 3), &neg, 4);
+    }
+    p.eb = 1e-3; /* REL: the range pass leaves the NaNs out */
+    GK(ghz_cuda_compress_workspace(K, ns, &ws));
+    CK(cudaMalloc(&d_work, ws));
+    CK(cudaMalloc((void**)&d_sizes, K * sizeof(uint64_t)));
+    CK(cudaMalloc((void**)&d_status, K * sizeof(int)));
+    CK(cudaMalloc((void**)&d_all, total * 4 + 4));
+    CK(cudaMemcpy(d_all, host, total * 4, cudaMemcpyHostToDevice));
+    for (size_t i = 0, off = 0; i < (size_t)K; ++i) {
+        void* d;
+        d_srcs[i] = d_all + off * 4;
+        off += ns[i];
+        CK(cudaMalloc(&d, ghz_compress_bound(ns[i], GHZ_F32)));
+        dsts[i] = dev_buf(d, 0, ghz_compress_bound(ns[i], GHZ_F32), d_sizes + i);
+    }
+    for (int mode = 0; mode < 2; ++mode) {
+        p.eb_mode = mode ? GHZ_EB_REL : GHZ_EB_ABS;
+        GK(ghz_cuda_compress_batch(NULL, &p, K, d_srcs, ns, dsts, d_status, d_work, ws, 0));
+        CK(cudaMemcpy(sizes, d_sizes, sizeof sizes, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(status, d_status, sizeof status, cudaMemcpyDeviceToHost));
+        for (size_t i = 0, off = 0; i < (size_t)K; off += ns[i], ++i) {
+            unsigned char* cpu = malloc(dsts[i].capacity);
+            unsigned char* gpu = malloc(dsts[i].capacity);
+            size_t cs = 0;
+            GK(ghz_compress(&p, (const char*)host + off * 4, ns[i], cpu, dsts[i].capacity, &cs));
+            cr_assert_eq(status[i], GHZ_SUCCESS, "mode %d chunk %zu", mode, i);
+            cr_assert_eq(sizes[i], cs, "mode %d chunk %zu: GPU %llu bytes, CPU %zu", mode, i,
+                         (unsigned long long)sizes[i], cs);
+            CK(cudaMemcpy(gpu, dsts[i].data, cs, cudaMemcpyDeviceToHost));
+            cr_assert(memcmp(gpu, cpu, cs) == 0, "mode %d chunk %zu bytes differ", mode, i);
+            free(cpu);
+            free(gpu);
+        }
+    }
+    for (int i = 0; i < K; ++i) cudaFree(dsts[i].data);
+    cudaFree(d_all), cudaFree(d_work), cudaFree(d_sizes), cudaFree(d_status);
+    free(host);
+}
+
 /* A REL bound that overflows fails on the GPU as on the CPU (GHZ_ERR_BAD_BOUND), in
  * that chunk alone. */
 Test(cuda_codec, rel_overflow_agrees_with_cpu)

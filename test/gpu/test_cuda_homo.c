@@ -33,7 +33,10 @@ static double unif(void)
  * shrink: in place, later tiles' output then covers the RAW half of an earlier tile's
  * input while that tile may still be reading it (HOMO.md, In place with the fused
  * kernel). */
-enum kind { SMOOTH, NOISY, ZEROS, SPECIALS, FILLS, NEAR_QMAX, QFILL, KINDS, HALVES = KINDS };
+/* NANLAND: written without a declared fill, so NaN is the fill (FORMAT.md, NaN as the
+ * fill value): land as the canonical NaN in runs and coast blocks, now and then a -NaN
+ * (not the fill: RAW). */
+enum kind { SMOOTH, NOISY, ZEROS, SPECIALS, FILLS, NEAR_QMAX, QFILL, NANLAND, KINDS, HALVES = KINDS };
 
 /* One frame of n values of a class, compressed on the CPU under ABS eb. */
 static unsigned char* make_frame(enum kind k, ghz_dtype_t t, size_t n, double eb, size_t* size)
@@ -46,7 +49,7 @@ static unsigned char* make_frame(enum kind k, ghz_dtype_t t, size_t n, double eb
     p.dtype = t;
     p.eb_mode = GHZ_EB_ABS;
     p.eb = eb;
-    p.has_fill = 1;
+    p.has_fill = k != NANLAND;
     p.fill = k == QFILL ? 0.0 : -1e34;
     for (i = 0; i < n; ++i) {
         double v;
@@ -61,6 +64,9 @@ static unsigned char* make_frame(enum kind k, ghz_dtype_t t, size_t n, double eb
         }
         case FILLS: v = ((i / 700) % 3 == 0 || rng() % 17 == 0) ? -1e34 : (walk += unif() - 0.5); break;
         case QFILL: v = rng() % 5 == 0 ? 0.0 : (unif() - 0.5) * 0.02; break;
+        case NANLAND:
+            v = ((i / 700) % 3 == 0 || rng() % 17 == 0) ? NAN : rng() % 997 == 0 ? -NAN : (walk += unif() - 0.5);
+            break;
         case HALVES: v = i % 2048 < 1024 ? -1e30 : 1e30; break;
         default: v = (rng() & 1 ? 1 : -1) * (520.0 + 16.0 * unif()); break; /* |q| ~ 5e8 at 1e-6 */
         }
@@ -165,7 +171,8 @@ static void check_all_ops(ghz_dtype_t t, int k, int kb, size_t n, int seal)
     unsigned char* a = make_frame((enum kind)k, t, n, eb, &sa);
     unsigned char* b;
     unsigned char* c = malloc(cap);
-    if (kb == NEAR_QMAX || kb == QFILL || k == QFILL) kb = k; /* same bound and fill */
+    if (kb == NEAR_QMAX || kb == QFILL || k == QFILL || kb == NANLAND || k == NANLAND)
+        kb = k; /* same bound and fill */
     b = make_frame((enum kind)kb, t, n, eb, &sb);
     if (seal & 1) a = seal_frame(a, &sa);
     if (seal & 2) b = seal_frame(b, &sb);
@@ -584,13 +591,67 @@ Test(cuda_homo_nary, sum_n_classes_equal_cpu)
                     size_t* sz = calloc(k, sizeof *sz);
                     for (size_t i = 0; i < k; ++i) {
                         /* classes that share a bound and a fill value mix */
-                        int ki2 = kind == NEAR_QMAX || kind == QFILL ? kind : (int)((kind + i) % NEAR_QMAX);
+                        int ki2 = kind == NEAR_QMAX || kind == QFILL || kind == NANLAND
+                                      ? kind
+                                      : (int)((kind + i) % NEAR_QMAX);
                         f[i] = make_frame((enum kind)ki2, t, sizes[si], eb, &sz[i]);
                     }
                     check_sum_n(t, k, f, sz, sizes[si], IN_DEVICE, "class");
                     free_frames(f, k);
                     free(sz);
                 }
+}
+
+/* A frame of 0.2 without a fill (here: a frame without any NaN, its fill fields
+ * cleared, which is the frame 0.2 wrote) against one with the NaN fill of 0.3: refused
+ * on the GPU as on the CPU (HOMO.md, Frames of 0.2 without a fill), in both orders, by
+ * the binary and the k-input kernels. */
+Test(cuda_homo, frame_of_0_2_against_nan_fill_refused)
+{
+    const size_t n = 5000;
+    size_t sa, sb, sg, sc;
+    unsigned char *old, *nan, *g, *c = malloc(ghz_compress_bound(n, GHZ_F32));
+    need_gpu();
+    {
+        ghz_params_t p = GHZ_PARAMS_INIT;
+        float* x = malloc(n * sizeof *x);
+        for (size_t i = 0; i < n; ++i) x[i] = (float)sin((double)i * 1e-3);
+        p.eb_mode = GHZ_EB_ABS;
+        p.eb = 1e-3;
+        old = malloc(ghz_compress_bound(n, GHZ_F32));
+        GK(ghz_compress(&p, x, n, old, ghz_compress_bound(n, GHZ_F32), &sa));
+        cr_assert(old[11] & 1u);
+        old[11] &= (unsigned char)~1u;
+        memset(old + 56, 0, 8);
+        free(x);
+    }
+    nan = make_frame(NANLAND, GHZ_F32, n, 1e-3, &sb);
+    for (int order = 0; order < 2; ++order) {
+        unsigned char* a = order ? nan : old;
+        unsigned char* b = order ? old : nan;
+        const size_t la = order ? sb : sa, lb = order ? sa : sb;
+        cr_assert_eq(cpu_binary(GHZ_HOMO_SUM, a, la, b, lb, c, ghz_compress_bound(n, GHZ_F32), &sc),
+                     GHZ_ERR_MISMATCH);
+        for (int op = GHZ_HOMO_SUM; op <= GHZ_HOMO_MAX; ++op) {
+            cr_assert_eq(gpu_binary((ghz_homo_op_t)op, GHZ_F32, a, la, b, lb, n, &g, &sg), GHZ_ERR_MISMATCH,
+                         "order %d op %d", order, op);
+            free(g);
+        }
+        {
+            unsigned char* f[2] = {a, b};
+            const size_t sz[2] = {la, lb};
+            cr_assert_eq(gpu_sum_n(GHZ_F32, 2, f, sz, n, IN_DEVICE, &g, &sg), GHZ_ERR_MISMATCH);
+            free(g);
+        }
+    }
+    /* frames of 0.2 among themselves still combine, as on the CPU */
+    cr_assert_eq(cpu_binary(GHZ_HOMO_SUM, old, sa, old, sa, c, ghz_compress_bound(n, GHZ_F32), &sc), GHZ_SUCCESS);
+    cr_assert_eq(gpu_binary(GHZ_HOMO_SUM, GHZ_F32, old, sa, old, sa, n, &g, &sg), GHZ_SUCCESS);
+    cr_assert(sg == sc && memcmp(g, c, sc) == 0);
+    free(g);
+    free(old);
+    free(nan);
+    free(c);
 }
 
 Test(cuda_homo_nary, sum_n_errors_as_cpu)

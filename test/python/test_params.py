@@ -131,6 +131,26 @@ def test_nan_fill_keeps_nan_exactly():
     assert np.isnan(ghz.info(frame).fill)
 
 
+def test_nan_needs_no_declaring():
+    # A block frame written without a fill declares NaN as its fill (FORMAT.md, NaN as
+    # the fill value): the same bytes as fill=float("nan"), NaN-masked data as small as
+    # with a declared fill, and ghz.info reports the NaN. A ratio frame has no fill.
+    for dtype in (np.float32, np.float64):
+        a = np.sin(np.linspace(0, 20, 1 << 16)).astype(dtype)
+        land = (np.arange(a.size) // 700) % 3 == 0
+        masked, filled = a.copy(), a.copy()
+        masked[land] = np.nan
+        filled[land] = -1e34
+        frame = ghz.compress(masked, "rel", 1e-3)
+        assert frame == ghz.compress(masked, "rel", 1e-3, fill=float("nan"))
+        assert len(frame) == len(ghz.compress(filled, "rel", 1e-3, fill=-1e34))
+        assert np.isnan(ghz.info(frame).fill)
+        b = ghz.decompress(frame)
+        assert np.array_equal(b.view(np.uint8)[np.repeat(land, a.itemsize)],
+                              masked.view(np.uint8)[np.repeat(land, a.itemsize)])
+        assert ghz.info(ghz.compress(a, "rel", 1e-3, prefer="ratio")).fill is None
+
+
 def test_big_endian_is_refused_saying_the_byte_order_and_the_fix():
     for dt in (">f4", ">f8"):
         with pytest.raises(TypeError) as ei:

@@ -18,8 +18,12 @@ typedef struct {
     int has_fill;
 } stream_t;
 
-/* S0: f32 ABS, no fill, QUANT + RAW (NaN) + CONST (Inf) blocks, short last block.
- * S1: f32 REL with fill (FILLED, masked QUANT).  S2: f64 ABS with fill. */
+/* S0: f32 ABS, no fill (a frame of 0.2: FORMAT.md, NaN as the fill value), QUANT + RAW
+ * (NaN) + CONST (Inf) blocks, short last block.
+ * S1: f32 REL with fill (FILLED, masked QUANT).  S2: f64 ABS with fill.
+ * S3: f32 ABS written without a declared fill today: NaN the fill (FILLED, masked QUANT),
+ * a NaN of other bits (RAW). */
+#define N_STREAMS 4
 static stream_t make_stream(int which)
 {
     stream_t st;
@@ -36,7 +40,10 @@ static stream_t make_stream(int which)
         tu_set(a, st.t, 100, NAN);
         for (i = 160; i < 192; i++) tu_set(a, st.t, i, INFINITY);
         p = tu_params(st.t, st.mode, 1e-3);
-        break;
+        st.s = malloc(ghz_compress_bound(st.n, st.t));
+        st.size = tu_ref_compress_v02(&p, a, st.n, st.s);
+        free(a);
+        return st;
     case 1:
         st.n = 200;
         st.t = GHZ_F32;
@@ -48,6 +55,17 @@ static stream_t make_stream(int which)
         p = tu_params(st.t, st.mode, 1e-3);
         p.has_fill = 1;
         p.fill = -9999.0;
+        break;
+    case 3:
+        st.n = 250;
+        st.t = GHZ_F32;
+        st.mode = GHZ_EB_ABS;
+        st.has_fill = 1;
+        a = tu_make(st.t, TU_SMOOTH, st.n, 4);
+        for (i = 32; i < 64; i++) tu_set_bits(a, st.t, i, 0x7FC00000u);
+        for (i = 90; i < 250; i += 7) tu_set_bits(a, st.t, i, 0x7FC00000u);
+        tu_set_bits(a, st.t, 200, 0xFFC00000u);
+        p = tu_params(st.t, st.mode, 1e-3);
         break;
     default:
         st.n = 100;
@@ -95,7 +113,7 @@ static int is_reject(ghz_status_t st)
 Test(corrupt, every_truncation_rejected)
 {
     int w;
-    for (w = 0; w < 3; w++) {
+    for (w = 0; w < N_STREAMS; w++) {
         stream_t s = make_stream(w);
         size_t len, cap = s.n * ghz_dtype_size(s.t);
         for (len = 0; len < s.size; len++) {
@@ -212,7 +230,7 @@ static enum expect classify(const stream_t* s, const unsigned char* h, int byte,
 Test(corrupt, header_bit_flips)
 {
     int w;
-    for (w = 0; w < 3; w++) {
+    for (w = 0; w < N_STREAMS; w++) {
         stream_t s = make_stream(w);
         size_t cap = s.n * ghz_dtype_size(s.t), n_out;
         unsigned char* ref = malloc(cap);
@@ -295,7 +313,7 @@ Test(corrupt, header_bit_flips)
 Test(corrupt, every_bit_flip_after_header_is_safe)
 {
     int w;
-    for (w = 0; w < 3; w++) {
+    for (w = 0; w < N_STREAMS; w++) {
         stream_t s = make_stream(w);
         size_t cap = s.n * ghz_dtype_size(s.t), n_out, pos;
         unsigned char* buf = malloc(s.size);
@@ -329,7 +347,7 @@ Test(corrupt, random_corruption_is_safe)
     tu_rng_t r;
     int w, it;
     tu_seed(&r, 77);
-    for (w = 0; w < 3; w++) {
+    for (w = 0; w < N_STREAMS; w++) {
         stream_t s = make_stream(w);
         size_t cap = s.n * ghz_dtype_size(s.t) + 64, n_out;
         unsigned char* buf = malloc(s.size);
@@ -578,7 +596,7 @@ Test(corrupt, nonzero_code_padding)
 Test(corrupt, output_never_overrun)
 {
     int w;
-    for (w = 0; w < 3; w++) {
+    for (w = 0; w < N_STREAMS; w++) {
         stream_t s = make_stream(w);
         size_t es = ghz_dtype_size(s.t), n_out, cap;
         for (cap = 0; cap < s.n * es; cap += es * 7) {

@@ -97,8 +97,12 @@ static unsigned char* doc(int op, int32_t f, const unsigned char* const* in, con
             cap = (total + fb) * 2;
             out = realloc(out, cap);
         }
-        cr_assert_eq(ghz_compress(&p, acc, n, out + total, fb, &fsize), GHZ_SUCCESS, "%s",
-                     ghz_last_error_detail());
+        if (fi.has_fill) {
+            cr_assert_eq(ghz_compress(&p, acc, n, out + total, fb, &fsize), GHZ_SUCCESS, "%s",
+                         ghz_last_error_detail());
+        } else { /* inputs of 0.2 without a fill: the frame 0.2's ghz_compress wrote */
+            fsize = tu_ref_compress_v02(&p, acc, n, out + total);
+        }
         total += fsize;
         free(acc);
         free(fill);
@@ -114,6 +118,7 @@ typedef struct {
     double eb;
     int has_fill;
     double fill;
+    int v02; /* written as 0.2 wrote a frame without a fill (no fill; NaN ordinary) */
 } spec_t;
 
 /* n values of a pattern with special blocks sprinkled in by block (seeded): a RAW
@@ -159,7 +164,10 @@ static unsigned char* make_stream(const spec_t* s, tu_pattern_t pat, size_t n, u
     for (f = 0; f < frames; ++f) {
         void* a = make_data(s, pat, n, seed + 1000u * f, specials);
         size_t fs = 0;
-        cr_assert_eq(ghz_compress(&p, a, n, out + total, cap - total, &fs), GHZ_SUCCESS);
+        if (s->v02)
+            fs = tu_ref_compress_v02(&p, a, n, out + total);
+        else
+            cr_assert_eq(ghz_compress(&p, a, n, out + total, cap - total, &fs), GHZ_SUCCESS);
         total += fs;
         free(a);
     }
@@ -218,9 +226,11 @@ static void expect_doc(int op, int32_t f, unsigned char* const* in, const size_t
 }
 
 static const spec_t specs[] = {
-    {GHZ_F32, 1e-2, 0, 0.0},  {GHZ_F32, 1e-4, 1, -1e34}, {GHZ_F32, 0.5, 1, 0.0},
-    {GHZ_F64, 1e-3, 0, 0.0},  {GHZ_F64, 1e-7, 1, -1e34}, {GHZ_F64, 0.25, 1, 1.0},
-    {GHZ_F32, 1e-6, 0, 0.0},  /* f32 integers up to ~1e8: the float path near QMAX */
+    {GHZ_F32, 1e-2, 0, 0.0, 0},  {GHZ_F32, 1e-4, 1, -1e34, 0}, {GHZ_F32, 0.5, 1, 0.0, 0},
+    {GHZ_F64, 1e-3, 0, 0.0, 0},  {GHZ_F64, 1e-7, 1, -1e34, 0}, {GHZ_F64, 0.25, 1, 1.0, 0},
+    {GHZ_F32, 1e-6, 0, 0.0, 0},  /* f32 integers up to ~1e8: the float path near QMAX */
+    /* frames of 0.2 without a fill: NaN an ordinary value (RAW and CONST blocks) */
+    {GHZ_F32, 1e-2, 0, 0.0, 1}, {GHZ_F64, 1e-3, 0, 0.0, 1},
 };
 static const tu_pattern_t pats[] = {TU_RANDOM, TU_SMOOTH, TU_NOISY, TU_WALK, TU_WIDE, TU_ZERO};
 static const size_t sizes[] = {1, 31, 33, 1000, 4099};
@@ -282,7 +292,7 @@ Test(homo, unary_and_nary_equal_doc)
  * UBSan build reports); empty combines into empty, and the frames after it as DOC. */
 Test(homo, empty_first_frame)
 {
-    spec_t s = {GHZ_F32, 1e-2, 1, -1e34};
+    spec_t s = {GHZ_F32, 1e-2, 1, -1e34, 0};
     unsigned char* in[2];
     size_t sz[2], empty[2], i;
     for (i = 0; i < 2; ++i) {
@@ -313,7 +323,7 @@ Test(homo, empty_first_frame)
  * the input holds several. */
 Test(homo, checksum_detail_names_place_once)
 {
-    spec_t s = {GHZ_F32, 1e-2, 0, 0.0};
+    spec_t s = {GHZ_F32, 1e-2, 0, 0.0, 0};
     size_t sa, sb, so = 1 << 16, grown = 0;
     unsigned char* a = make_stream(&s, TU_NOISY, 100, 1, 1, 0, &sa);
     unsigned char* b = make_stream(&s, TU_NOISY, 100, 1, 2, 0, &sb);
@@ -351,7 +361,7 @@ Test(homo, checksum_detail_names_place_once)
  * path and must still be DOC. */
 Test(homo, f32_near_qmax)
 {
-    spec_t s = {GHZ_F32, 1e-6, 0, 0.0};
+    spec_t s = {GHZ_F32, 1e-6, 0, 0.0, 0};
     size_t n = 2048, j, sz[2];
     unsigned char* in[2];
     int op, k;
@@ -378,7 +388,7 @@ Test(homo, inplace_every_block_grows)
     int k;
     for (k = 0; k < 2; ++k) {
         ghz_dtype_t t = k ? GHZ_F64 : GHZ_F32;
-        spec_t s = {t, 1e-3, 0, 0.0};
+        spec_t s = {t, 1e-3, 0, 0.0, 0};
         size_t n = 3 * 32 * 100 + 7, sz[2], j;
         unsigned char* in[2];
         void* bdata = tu_make(t, TU_RANDOM, n, 5);
@@ -417,8 +427,8 @@ Test(homo, inplace_every_block_grows)
 
 Test(homo, mismatches_are_errors)
 {
-    spec_t s32 = {GHZ_F32, 1e-3, 0, 0.0}, s64 = {GHZ_F64, 1e-3, 0, 0.0};
-    spec_t eb2 = {GHZ_F32, 2e-3, 0, 0.0}, fl = {GHZ_F32, 1e-3, 1, -1e34}, fl2 = {GHZ_F32, 1e-3, 1, -9.0};
+    spec_t s32 = {GHZ_F32, 1e-3, 0, 0.0, 0}, s64 = {GHZ_F64, 1e-3, 0, 0.0, 0};
+    spec_t eb2 = {GHZ_F32, 2e-3, 0, 0.0, 0}, fl = {GHZ_F32, 1e-3, 1, -1e34, 0}, fl2 = {GHZ_F32, 1e-3, 1, -9.0, 0};
     size_t sa, sb, so = 1 << 20;
     unsigned char* a = make_stream(&s32, TU_SMOOTH, 1000, 1, 1, 0, &sa);
     unsigned char* o = malloc(so);
@@ -458,7 +468,7 @@ Test(homo, mismatches_are_errors)
 
 Test(homo, bad_arguments)
 {
-    spec_t s = {GHZ_F32, 1e-3, 0, 0.0};
+    spec_t s = {GHZ_F32, 1e-3, 0, 0.0, 0};
     size_t sa, so = 1 << 16;
     unsigned char* a = make_stream(&s, TU_SMOOTH, 100, 1, 1, 0, &sa);
     unsigned char* o = malloc(so);
@@ -484,7 +494,7 @@ Test(homo, bad_arguments)
  * sits before a guard page). */
 Test(homo, corrupt_inputs)
 {
-    spec_t s = {GHZ_F32, 1e-2, 1, -1e34};
+    spec_t s = {GHZ_F32, 1e-2, 1, -1e34, 0};
     size_t sa, sb, i;
     unsigned char* a = make_stream(&s, TU_NOISY, 700, 2, 3, 1, &sa);
     unsigned char* b = make_stream(&s, TU_SMOOTH, 700, 2, 4, 1, &sb);
@@ -527,7 +537,7 @@ Test(homo, corrupt_inputs)
 
 Test(homo, decode_scaled_is_a_mean)
 {
-    spec_t s = {GHZ_F64, 1e-4, 1, -1e34};
+    spec_t s = {GHZ_F64, 1e-4, 1, -1e34, 0};
     size_t sz[3], k, j, n = 999, n_out = 0, so = 1 << 20, ref_n = 0;
     unsigned char* in[3];
     unsigned char* o = malloc(so);
@@ -600,7 +610,7 @@ Test(homo, rel_streams)
  * (the library's default), whatever the inputs carried. */
 Test(homo, checksummed_inputs)
 {
-    static const spec_t s = {GHZ_F32, 1e-3, 0, 0.0};
+    static const spec_t s = {GHZ_F32, 1e-3, 0, 0.0, 0};
     const size_t n = 5000;
     size_t sa, sb, ca = 0, cb = 0, i;
     unsigned char* a = make_stream(&s, TU_SMOOTH, n, 1, 41, 1, &sa);
@@ -624,7 +634,7 @@ Test(homo, checksummed_inputs)
     cr_assert(o1.size == o0.size && memcmp(r0, r1, o0.size) == 0,
               "checksummed inputs give other bytes");
     { /* in place over a checksummed stream of worst-case (RAW) frames, a 3-frame one */
-        static const spec_t r = {GHZ_F32, 1e-3, 0, 0.0};
+        static const spec_t r = {GHZ_F32, 1e-3, 0, 0.0, 0};
         size_t s1, s2, s3 = 0, s4 = 0, bound = 0, pos = 0, k;
         unsigned char* x = make_stream(&r, TU_RANDOM, 4000, 3, 7, 0, &s1);
         unsigned char* y = make_stream(&r, TU_RANDOM, 4000, 3, 8, 0, &s2);
@@ -708,4 +718,158 @@ Test(homo, pair_accumulator_equals_fold)
                     cr_assert_fail("op %d, %d and %d: fold (%lld, %lld), pair (%lld, %lld)", op, v[i], v[j],
                                    (long long)f.q, (long long)f.mag, (long long)p.q, (long long)p.mag);
             }
+}
+
+/* NaN as the fill value (FORMAT.md) meets ghz/homo: every frame written without a
+ * declared fill has the same fill, the canonical quiet NaN, so NaN-masked operands keep
+ * the integer path. A NaN-masked field: land (a mask) as NaN of bits `land`, ocean a
+ * smooth field; `odd` puts a NaN of other bits and an Inf in the ocean; v02 writes the
+ * frame as 0.2 did (no fill). */
+static unsigned char* nan_masked(ghz_dtype_t t, size_t n, uint64_t seed, uint64_t land, uint64_t odd, int v02,
+                                 size_t* size)
+{
+    void* a = tu_make(t, TU_SMOOTH, n, seed);
+    ghz_params_t p = tu_params(t, GHZ_EB_ABS, 1e-3);
+    size_t i, cap = ghz_compress_bound(n, t);
+    unsigned char* out = malloc(cap);
+    for (i = 0; i < n; ++i)
+        if ((i / 7) % 5 == 0 || (i > n / 3 && i < n / 2)) tu_set_bits(a, t, i, land);
+    if (odd && n > 100) {
+        tu_set_bits(a, t, 100, odd); /* a NaN of another payload: RAW, never fill */
+        tu_set_bits(a, t, 101, t == GHZ_F32 ? 0x7F800000u : 0x7FF0000000000000ull);
+    }
+    if (v02)
+        *size = tu_ref_compress_v02(&p, a, n, out);
+    else
+        cr_assert_eq(ghz_compress(&p, a, n, out, cap, size), GHZ_SUCCESS);
+    free(a);
+    return out;
+}
+
+Test(homo, nan_fills)
+{
+    int ti;
+    for (ti = 0; ti < 2; ++ti) {
+        const ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
+        const uint64_t qnan = ti ? 0x7FF8000000000000ull : 0x7FC00000u;
+        const uint64_t neg = ti ? 0xFFF8000000000000ull : 0xFFC00000u;
+        const uint64_t snan = ti ? 0x7FF0000000000123ull : 0x7F800123u;
+        const size_t n = 1000;
+        struct {
+            uint64_t la, oa, lb, ob;
+            int v02;
+            const char* what;
+        } cases[] = {
+            {qnan, 0, qnan, 0, 0, "NaN land (the fill: integer path)"},
+            {qnan, neg, qnan, 0, 0, "NaN land, another NaN and an Inf in a"},
+            {qnan, 0, neg, snan, 0, "NaN land in a, -NaN land in b (not the fill)"},
+            {neg, 0, snan, 0, 0, "-NaN land and signalling NaN land (no fill position)"},
+            {qnan, neg, qnan, 0, 1, "frames of 0.2: NaN an ordinary value"},
+        };
+        size_t c;
+        for (c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+            unsigned char* in[2];
+            size_t sz[2];
+            char what[160];
+            int op;
+            in[0] = nan_masked(t, n, 1, cases[c].la, cases[c].oa, cases[c].v02, &sz[0]);
+            in[1] = nan_masked(t, n, 2, cases[c].lb, cases[c].ob, cases[c].v02, &sz[1]);
+            for (op = OP_SUM; op <= OP_MAX; ++op) {
+                snprintf(what, sizeof what, "%s, %s, op %d", ti ? "f64" : "f32", cases[c].what, op);
+                expect_doc(op, 0, in, sz, 2, what);
+            }
+            snprintf(what, sizeof what, "%s, %s, sum of 3", ti ? "f64" : "f32", cases[c].what);
+            {
+                unsigned char* three[3] = {in[0], in[1], in[0]};
+                size_t s3[3] = {sz[0], sz[1], sz[0]};
+                expect_doc(OP_SUMN, 0, three, s3, 3, what);
+            }
+            snprintf(what, sizeof what, "%s, %s, negate", ti ? "f64" : "f32", cases[c].what);
+            expect_doc(OP_NEG, 0, in, sz, 1, what);
+            snprintf(what, sizeof what, "%s, %s, times 3", ti ? "f64" : "f32", cases[c].what);
+            expect_doc(OP_MUL, 3, in, sz, 1, what);
+            free(in[0]);
+            free(in[1]);
+        }
+    }
+}
+
+/* The integer path is kept: the sum of two NaN-masked fields is as small as its
+ * operands (land FILLED or masked, not RAW), and its land is the canonical NaN. */
+Test(homo, nan_masked_sum_stays_compressed)
+{
+    int ti;
+    for (ti = 0; ti < 2; ++ti) {
+        const ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
+        const uint64_t qnan = ti ? 0x7FF8000000000000ull : 0x7FC00000u;
+        const size_t n = 4096;
+        size_t sa, sb, so, bound, i;
+        unsigned char* a = nan_masked(t, n, 1, qnan, 0, 0, &sa);
+        unsigned char* b = nan_masked(t, n, 2, qnan, 0, 0, &sb);
+        unsigned char* o;
+        ghz_buf_t ab, bb, ob;
+        void* y;
+        cr_assert_eq(ghz_homo_bound(a, sa, &bound), GHZ_SUCCESS);
+        o = malloc(bound);
+        ab = buf_of(a, sa, sa);
+        bb = buf_of(b, sb, sb);
+        ob = buf_of(o, 0, bound);
+        cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &ab, &bb, &ob), GHZ_SUCCESS, "%s", ghz_last_error_detail());
+        so = ob.size;
+        for (i = 0; i < (n + 31) / 32; ++i) cr_assert_neq(o[64 + i], 0x1F, "%s: block %zu RAW", ti ? "f64" : "f32", i);
+        cr_assert(so < (sa > sb ? sa : sb) * 5 / 4, "%s: sum %zu bytes, operands %zu and %zu",
+                  ti ? "f64" : "f32", so, sa, sb);
+        y = tu_decompress(o, so, t, n);
+        for (i = 0; i < n; ++i)
+            if ((i / 7) % 5 == 0 || (i > n / 3 && i < n / 2)) cr_assert_eq(tu_bits(y, t, i), qnan);
+        free(y);
+        free(a);
+        free(b);
+        free(o);
+    }
+}
+
+/* Frames of 0.2 written without a fill and frames written without one today (NaN the
+ * fill) are not combined (HOMO.md, Operands must match): the call is refused with
+ * GHZ_ERR_MISMATCH, in either order, with a detail that says how to fix it, whether
+ * or not the old frame holds a NaN. */
+Test(homo, frame_of_0_2_against_nan_fill_is_refused)
+{
+    int ti, v;
+    for (ti = 0; ti < 2; ++ti)
+        for (v = 0; v < 2; ++v) {
+            const ghz_dtype_t t = ti ? GHZ_F64 : GHZ_F32;
+            const uint64_t land = v ? (ti ? 0x7FF8000000000000ull : 0x7FC00000u) : 0;
+            size_t sa, sb, so = 1 << 20;
+            unsigned char* a = nan_masked(t, 1000, 1, land, 0, 1, &sa);
+            unsigned char* b = nan_masked(t, 1000, 2, land, 0, 0, &sb);
+            unsigned char* o = malloc(so);
+            ghz_buf_t ab = buf_of(a, sa, sa), bb = buf_of(b, sb, sb), ob = buf_of(o, 0, so);
+            const ghz_buf_t* k[2] = {&ab, &bb};
+            cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &ab, &bb, &ob), GHZ_ERR_MISMATCH);
+            cr_assert(strstr(ghz_last_error_detail(), "0.2") != NULL, "%s", ghz_last_error_detail());
+            cr_assert_eq(ghz_homo_binary(GHZ_HOMO_MAX, &bb, &ab, &ob), GHZ_ERR_MISMATCH);
+            cr_assert(strstr(ghz_last_error_detail(), "compress") != NULL, "%s", ghz_last_error_detail());
+            cr_assert_eq(ghz_homo_sum_n(k, 2, &ob), GHZ_ERR_MISMATCH);
+            free(a);
+            free(b);
+            free(o);
+        }
+}
+
+/* A declared fill that is not a NaN still has to match the NaN fill: refused as
+ * before. */
+Test(homo, declared_fill_against_nan_fill_is_refused)
+{
+    spec_t fl = {GHZ_F32, 1e-3, 1, -1e34, 0};
+    size_t sa, sb, so = 1 << 20;
+    unsigned char* a = make_stream(&fl, TU_SMOOTH, 1000, 1, 1, 0, &sa);
+    unsigned char* b = nan_masked(GHZ_F32, 1000, 2, 0x7FC00000u, 0, 0, &sb);
+    unsigned char* o = malloc(so);
+    ghz_buf_t ab = buf_of(a, sa, sa), bb = buf_of(b, sb, sb), ob = buf_of(o, 0, so);
+    cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &ab, &bb, &ob), GHZ_ERR_MISMATCH);
+    cr_assert_eq(ghz_homo_binary(GHZ_HOMO_SUM, &bb, &ab, &ob), GHZ_ERR_MISMATCH);
+    free(a);
+    free(b);
+    free(o);
 }

@@ -58,7 +58,50 @@ Test(special, nan_inf_bit_exact_f32_rel) { specials_layouts(GHZ_F32, GHZ_EB_REL,
 Test(special, nan_inf_bit_exact_f64_abs) { specials_layouts(GHZ_F64, GHZ_EB_ABS, 1e-6); }
 Test(special, nan_inf_bit_exact_f64_rel) { specials_layouts(GHZ_F64, GHZ_EB_REL, 1e-2); }
 
-/* A block of one NaN costs sizeof(T) (CONST), bit for bit. */
+/* FORMAT.md, NaN as the fill value: a frame written without a declared fill declares
+ * the canonical quiet NaN; a block of it costs nothing (FILLED), a block mixing it with
+ * numbers its mask (4 bytes); a NaN of other bits or an Inf stays an ordinary value (a
+ * block of it CONST, mixed RAW), all bit for bit. */
+Test(special, canonical_nan_is_the_fill)
+{
+    int k;
+    for (k = 0; k < 2; k++) {
+        const ghz_dtype_t t = k ? GHZ_F64 : GHZ_F32;
+        const uint64_t qnan = k ? 0x7FF8000000000000ull : 0x7FC00000u;
+        const uint64_t neg = k ? 0xFFF8000000000000ull : 0xFFC00000u;
+        const size_t n = 32 * 5;
+        void* a = tu_make(t, TU_SMOOTH, n, 5);
+        ghz_params_t p = tu_params(t, GHZ_EB_ABS, 1e-3);
+        ghz_frame_info_t fi;
+        size_t i, size;
+        unsigned char* c;
+        for (i = 0; i < 32; i++) tu_set_bits(a, t, i, qnan);        /* block 0: FILLED */
+        for (i = 32; i < 64; i += 3) tu_set_bits(a, t, i, qnan);    /* block 1: masked */
+        for (i = 64; i < 96; i++) tu_set_bits(a, t, i, neg);        /* block 2: CONST */
+        tu_set_bits(a, t, 100, neg);                                /* block 3: RAW */
+        tu_set_bits(a, t, 130, k ? 0x7FF0000000000000ull : 0x7F800000u); /* block 4: RAW */
+        tu_set_bits(a, t, 131, qnan);
+        tu_roundtrip(&p, a, n, NULL); /* every value within the bound, NaN and Inf exact */
+        c = tu_compress(&p, a, n, &size);
+        cr_assert_eq(ghz_frame_info(c, size, &fi), GHZ_SUCCESS);
+        cr_assert(fi.has_fill == 1 && fi.fill_bits == qnan, "has_fill %d fill_bits %llx", fi.has_fill,
+                  (unsigned long long)fi.fill_bits);
+        cr_assert(c[64] == 0x5F && (c[65] & 0x80) && (c[65] & 31) < 31 && c[66] == 0x3F && c[67] == 0x1F &&
+                      c[68] == 0x1F,
+                  "%s codes %02x %02x %02x %02x %02x", k ? "f64" : "f32", c[64], c[65], c[66], c[67], c[68]);
+        /* declared, the fill is the caller's, NaN or not */
+        free(c);
+        p.has_fill = 1;
+        p.fill = -1e34;
+        c = tu_compress(&p, a, n, &size);
+        cr_assert_eq(ghz_frame_info(c, size, &fi), GHZ_SUCCESS);
+        cr_assert(fi.has_fill == 1 && fi.fill_bits == tu_bits_of(t, -1e34) && c[64] == 0x3F);
+        free(c);
+        free(a);
+    }
+}
+
+/* A block of one NaN of other bits than the fill costs sizeof(T) (CONST), bit for bit. */
 Test(special, nan_block_is_const)
 {
     const size_t n = 64;

@@ -184,6 +184,12 @@ static int tu_is_finite_bits(ghz_dtype_t t, uint64_t b)
     return ((b >> 52) & 0x7FF) != 0x7FF;
 }
 
+int tu_is_nan_bits(ghz_dtype_t t, uint64_t b)
+{
+    if (t == GHZ_F32) return (b & 0x7FFFFFFFu) > 0x7F800000u;
+    return (b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+}
+
 size_t tu_check_bound(const void* in, const void* out, size_t n, ghz_dtype_t t,
                       double eb_abs, int has_fill, uint64_t fill_bits, char* msg,
                       size_t msg_len)
@@ -501,11 +507,17 @@ size_t tu_build_frame(unsigned char* out, ghz_dtype_t t, ghz_eb_mode_t mode, dou
     return 64 + cb + payload_size;
 }
 
-size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigned char* out)
+/* The spec encoder; v02: a frame without a declared fill stays without one, as writers
+ * before 0.3 wrote it (NaN an ordinary value). */
+static size_t ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigned char* out, int v02)
 {
     ghz_dtype_t t = p->dtype;
     size_t es = ghz_dtype_size(t), nb = (n + 31) / 32, cb = tu_codes_bytes(n), b;
-    uint64_t fb = p->has_fill ? tu_bits_of(t, p->fill) : 0;
+    /* FORMAT.md, NaN as the fill value: without a declared fill, the canonical quiet NaN */
+    const int has_fill = p->has_fill || !v02;
+    const uint64_t fb = p->has_fill ? tu_bits_of(t, p->fill)
+                        : !v02     ? (t == GHZ_F32 ? 0x7FC00000u : 0x7FF8000000000000ull)
+                                   : 0;
     double E;
     tu_quant_t z;
     unsigned char* codes = out + 64;
@@ -519,7 +531,7 @@ size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigne
             lo = p->range_min;
             hi = p->range_max;
         } else {
-            tu_range(src, t, n, p->has_fill, fb, &lo, &hi);
+            tu_range(src, t, n, has_fill, fb, &lo, &hi);
         }
         E = tu_rel_bound(p->eb, lo, hi);
     }
@@ -533,7 +545,7 @@ size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigne
         unsigned nfill = 0, all_q = 1, same = 1, first = 32;
         for (i = 0; i < m; i++) {
             uint64_t bits = tu_bits(src, t, lo + i);
-            if (p->has_fill && bits == fb) {
+            if (has_fill && bits == fb) {
                 fmask |= 1u << i;
                 nfill++;
                 continue;
@@ -543,7 +555,7 @@ size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigne
         }
         for (i = 1; i < m; i++)
             if (tu_bits(src, t, lo + i) != tu_bits(src, t, lo)) same = 0;
-        if (p->has_fill && nfill == m) { /* 1. FILLED */
+        if (has_fill && nfill == m) { /* 1. FILLED */
             codes[b] = 0x5F;
             continue;
         }
@@ -574,6 +586,16 @@ size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigne
         memcpy(pay + pos, (const unsigned char*)src + lo * es, m * es);
         pos += m * es;
     }
-    tu_write_header(out, t, p->eb_mode, p->eb, E, p->has_fill, fb, n, pos);
+    tu_write_header(out, t, p->eb_mode, p->eb, E, has_fill, fb, n, pos);
     return 64 + cb + pos;
+}
+
+size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigned char* out)
+{
+    return ref_compress(p, src, n, out, 0);
+}
+
+size_t tu_ref_compress_v02(const ghz_params_t* p, const void* src, size_t n, unsigned char* out)
+{
+    return ref_compress(p, src, n, out, 1);
 }

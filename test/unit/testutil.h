@@ -119,6 +119,11 @@ size_t tu_build_frame(unsigned char* out, ghz_dtype_t t, ghz_eb_mode_t mode, dou
 /* The frame FORMAT.md prescribes for ghz_compress(p, src, n); out needs
  * ghz_compress_bound bytes. Returns the frame size. */
 size_t tu_ref_compress(const ghz_params_t* p, const void* src, size_t n, unsigned char* out);
+/* The frame a writer before 0.3 wrote: the same, except that without a declared fill
+ * the frame has none (FORMAT.md, NaN as the fill value), NaN an ordinary value. */
+size_t tu_ref_compress_v02(const ghz_params_t* p, const void* src, size_t n, unsigned char* out);
+/* 1 when b is the bit pattern of a NaN of dtype t. */
+int tu_is_nan_bits(ghz_dtype_t t, uint64_t b);
 
 /* Little-endian field access. */
 uint64_t tu_rd(const unsigned char* p, unsigned bytes);

@@ -71,8 +71,10 @@ ghz_status_t plan_compress(const ghz_params_t* p, compress_plan* pl)
     info.dtype = q.dtype;
     info.eb_mode = q.eb_mode;
     info.eb_user = q.eb;
-    info.has_fill = q.has_fill != 0;
-    info.fill_bits = info.has_fill ? ghz_fill_bits(q.dtype, q.fill) : 0;
+    /* a block frame without a declared fill declares the canonical quiet NaN (FORMAT.md,
+     * NaN as the fill value): the CPU's header and blocks, no pass over the data */
+    info.has_fill = 1;
+    info.fill_bits = q.has_fill ? ghz_fill_bits(q.dtype, q.fill) : ghz_nan_fill_bits(q.dtype);
     pl->keys = pl->scan = false;
     if (q.eb_mode == GHZ_EB_ABS) {
         info.eb_abs = q.eb;

@@ -75,6 +75,15 @@ ghz_status_t ghz_params_read(const ghz_params_t* p, ghz_params_t* out);
 /* The fill value's bit pattern in dtype. */
 uint64_t ghz_fill_bits(ghz_dtype_t dtype, double fill);
 
+/* The fill of a block frame written without a declared one (FORMAT.md, NaN as the fill
+ * value): the dtype's canonical quiet NaN, numpy's and xarray's NaN. */
+#define GHZ_NAN_FILL_F32 0x7FC00000u
+#define GHZ_NAN_FILL_F64 0x7FF8000000000000ull
+static inline uint64_t ghz_nan_fill_bits(ghz_dtype_t dtype)
+{
+    return dtype == GHZ_F32 ? (uint64_t)GHZ_NAN_FILL_F32 : GHZ_NAN_FILL_F64;
+}
+
 #ifdef __cplusplus
 }
 #endif

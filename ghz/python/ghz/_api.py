@@ -467,7 +467,9 @@ def compress(
             CPU tensor), of any shape; it is read in memory order and not copied.
         mode: "rel" or "abs".
         bound: the bound, finite and > 0.
-        fill: a fill value (netCDF's _FillValue), or None.
+        fill: a fill value (netCDF's _FillValue), or None. NaN needs no declaring:
+            a frame written without a fill (prefer="speed") has NaN as its fill, so
+            NaN-masked data compresses as well as with a declared fill.
         checksum: end each frame with a CRC-32C that every reader verifies.
         nthreads: CPU threads (0: all). The output is the same for every value.
         value_range: REL's range (min, max), finite with min <= max (else GhzError
@@ -721,7 +723,10 @@ class FrameInfo:
     mode: str  #: "abs" or "rel", as the user asked
     bound: float  #: the bound as given (absolute, or the REL factor)
     abs_bound: float  #: the absolute bound every value satisfies (largest over frames)
-    fill: Optional[float]  #: the fill value, or None
+    #: the fill value, or None. A block frame (prefer="speed") written without a fill
+    #: declares NaN as its fill (FORMAT.md, NaN as the fill value): nan here, as for
+    #: fill=float("nan"); None for a frame of ghz 0.2 or a ratio frame without a fill.
+    fill: Optional[float]
     checksum: bool  #: the (first) frame ends with a CRC-32C
     n: int  #: values in the stream
     frames: int  #: frames in the stream

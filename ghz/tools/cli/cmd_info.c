@@ -72,8 +72,12 @@ static void print_eb_fields(const ghz_frame_info_t* f)
     printf("  eb_user         %.17g\n", f->eb_user);
     printf("  eb_abs          %.17g\n", f->eb_abs);
     if (f->has_fill)
-        printf("  fill            %.17g (bits 0x%0*llx)\n", fill_value(f),
-               f->dtype == GHZ_F32 ? 8 : 16, (unsigned long long)f->fill_bits);
+        printf("  fill            %.17g (bits 0x%0*llx)%s\n", fill_value(f),
+               f->dtype == GHZ_F32 ? 8 : 16, (unsigned long long)f->fill_bits,
+               f->prefer == GHZ_PREFER_SPEED &&
+                       f->fill_bits == (f->dtype == GHZ_F32 ? 0x7FC00000ull : 0x7FF8000000000000ull)
+                   ? ", the canonical NaN: declared, or written without a fill (FORMAT.md)"
+                   : "");
     else
         printf("  fill            none\n");
 }
