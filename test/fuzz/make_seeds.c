@@ -60,6 +60,18 @@ static void values(double* v, size_t n, unsigned seed, double fill)
     }
 }
 
+/* The parameters of configuration cfg (0..15): bit 0 f64, bit 1 REL (else ABS), bit 2
+ * the fill value -9999, bit 3 a checksum. */
+static void params_of(unsigned cfg, ghz_params_t* p)
+{
+    p->dtype = (cfg & 1) ? GHZ_F64 : GHZ_F32;
+    p->eb_mode = (cfg & 2) ? GHZ_EB_REL : GHZ_EB_ABS;
+    p->eb = (cfg & 2) ? 1e-3 : 0.05;
+    p->has_fill = (cfg & 4) != 0;
+    p->fill = -9999.0;
+    p->checksum = (cfg & 8) != 0;
+}
+
 /* Compresses n values under p (converted to p->dtype) into z; returns the size. */
 static size_t frame(const ghz_params_t* p, const double* v, size_t n, unsigned char* z, size_t cap)
 {
@@ -131,12 +143,7 @@ static void ratio_seeds(void)
     unsigned cfg;
     for (cfg = 0; cfg < 16; ++cfg) {
         ghz_params_t p = GHZ_PARAMS_INIT;
-        p.dtype = (cfg & 1) ? GHZ_F64 : GHZ_F32;
-        p.eb_mode = (cfg & 2) ? GHZ_EB_REL : GHZ_EB_ABS;
-        p.eb = (cfg & 2) ? 1e-3 : 0.05;
-        p.has_fill = (cfg & 4) != 0;
-        p.fill = -9999.0;
-        p.checksum = (cfg & 8) != 0;
+        params_of(cfg, &p);
         for (k = 0; k < sizeof shapes / sizeof shapes[0]; ++k) {
             sz[0] = ratio_frame(&p, shapes[k], v, cfg * 4 + (unsigned)k, z[0], sizeof z[0]);
             put("decode", z[0], sz[0], NULL, 0);
@@ -229,12 +236,7 @@ int main(int argc, char** argv)
         ghz_params_t p = GHZ_PARAMS_INIT;
         unsigned char rt[16 + 8 * 300];
         size_t k, n;
-        p.dtype = (cfg & 1) ? GHZ_F64 : GHZ_F32;
-        p.eb_mode = (cfg & 2) ? GHZ_EB_REL : GHZ_EB_ABS;
-        p.eb = (cfg & 2) ? 1e-3 : 0.05;
-        p.has_fill = (cfg & 4) != 0;
-        p.fill = -9999.0;
-        p.checksum = (cfg & 8) != 0;
+        params_of(cfg, &p);
         for (k = 0; k < sizeof ns / sizeof ns[0]; ++k) {
             n = ns[k];
             values(v, n, 100 + cfg * 7 + (unsigned)k, -9999.0);
