@@ -193,7 +193,7 @@ typedef struct {
 
 static void sink_put(sink_t* o, const void* b, uint64_t n)
 {
-    if (o->len <= o->cap && n <= o->cap - o->len) memcpy(o->p + o->len, b, (size_t)n);
+    if (n && o->len <= o->cap && n <= o->cap - o->len) memcpy(o->p + o->len, b, (size_t)n);
     o->len += n;
 }
 

@@ -8,7 +8,11 @@
  * builds without HDF5's headers), its memory from malloc/free (what HDF5's release
  * builds allocate chunk buffers with), and the few HDF5 calls of set_local from the
  * library that loaded it (local.c). Its only exported symbols are HDF5's two plugin
- * entry points. */
+ * entry points.
+ *
+ * Under prefer ratio (layout 2 of the parameters, h5z_ghz.h) each chunk is one frame of
+ * ghz/codec/RATIO.md, predicted along the chunk's dimensions, which set_local stored in
+ * the parameters; the reader needs none of them (the frame holds its coding and shape). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -52,6 +56,20 @@ static void warn_huge_range(const ghz_params_t* p, const void* frame, size_t siz
             fi.eb_abs / p->eb, fi.eb_abs);
 }
 
+/* Whether extents d (0 = unused, from cd_values) multiply to n, without overflow. */
+static int shape_fits(const unsigned d[3], size_t n)
+{
+    uint64_t prod = 1;
+    int i;
+    if (d[0] == 0) return 0;
+    for (i = 0; i < 3; ++i) {
+        uint64_t e = d[i] ? d[i] : 1;
+        if (prod > (uint64_t)n / e) return 0;
+        prod *= e;
+    }
+    return prod == n;
+}
+
 static size_t encode(size_t cd_nelmts, const unsigned cd_values[], size_t nbytes,
                      size_t* buf_size, void** buf)
 {
@@ -76,9 +94,18 @@ static size_t encode(size_t cd_nelmts, const unsigned cd_values[], size_t nbytes
     p.range_min = hp.range_min;
     p.range_max = hp.range_max;
     p.nthreads = 0;
+    if (hp.flags & GHZ_H5Z_RATIO) p.prefer = GHZ_PREFER_RATIO;
     if ((el = ghz_float_size(p.dtype)) == 0) return fail_msg("write", "dtype is not float32 or float64");
     if (nbytes % el) return fail_msg("write", "the chunk is not a whole number of values");
     n = nbytes / el;
+    /* HDF5 hands the filter whole chunks (an edge chunk padded to the chunk's shape), so
+     * the shape set_local stored fits n; if it does not (no set_local, a chunk filtered
+     * by a pipeline copied from elsewhere), the chunk is one dimension of n values. */
+    if (p.prefer == GHZ_PREFER_RATIO && shape_fits(hp.dims, n)) {
+        p.dims[0] = hp.dims[0];
+        p.dims[1] = hp.dims[1];
+        p.dims[2] = hp.dims[2];
+    }
     if ((cap = ghz_compress_bound(n, p.dtype)) == 0) return fail_msg("write", "chunk too large");
     cap += GHZ_CHECKSUM_SIZE;
     if (!(out = malloc(cap))) return fail_msg("write", "out of memory");

@@ -5,7 +5,7 @@
  * entry points (H5PLget_plugin_type, H5PLget_plugin_info) and then the callbacks of the
  * H5Z_class2_t it returns. What the plugin must agree on with the HDF5 that loads it is
  * only the layout of that struct, a few integer types and enum values, and the
- * prototypes of the five functions local.c looks up in that HDF5 at run time (dlsym).
+ * prototypes of the six functions local.c looks up in that HDF5 at run time (dlsym).
  * hdf5plugin's wheels do the same with a copy of HDF5's headers and a table of dlsym'd
  * functions; these are the few declarations ghz needs, written from HDF5's public
  * headers (H5public.h, H5Ipublic.h, H5Tpublic.h, H5Zpublic.h, H5PLextern.h), which
@@ -25,6 +25,8 @@ typedef int64_t ghz_hid_t;       /* hid_t (H5Ipublic.h): 64 bits since HDF5 1.10
 typedef int ghz_herr_t;          /* herr_t: < 0 is a failure */
 typedef int ghz_htri_t;          /* htri_t: > 0 true, 0 false, < 0 failure */
 typedef int ghz_h5z_filter_t;    /* H5Z_filter_t: a filter's id */
+typedef uint64_t ghz_hsize_t;    /* hsize_t: an unsigned 64-bit extent (unsigned long long
+                                    in HDF5's headers; the same bits on LP64 Linux) */
 
 /* H5T_class_t and H5T_order_t (H5Tpublic.h): only the values the plugin compares. */
 #define GHZ_H5T_FLOAT 1          /* H5T_FLOAT */
@@ -58,8 +60,8 @@ typedef struct {
 } ghz_h5z_class2_t;
 
 /* The prototypes of the HDF5 functions local.c finds with dlsym: H5Tget_class,
- * H5Tget_size, H5Tget_order, H5Pget_filter_by_id2, H5Pmodify_filter. The enums they
- * return are ints (C enums of small values). */
+ * H5Tget_size, H5Tget_order, H5Pget_filter_by_id2, H5Pmodify_filter, H5Pget_chunk. The
+ * enums they return are ints (C enums of small values). */
 typedef int (*ghz_h5t_get_class_fn)(ghz_hid_t type_id);
 typedef size_t (*ghz_h5t_get_size_fn)(ghz_hid_t type_id);
 typedef int (*ghz_h5t_get_order_fn)(ghz_hid_t type_id);
@@ -70,5 +72,10 @@ typedef ghz_herr_t (*ghz_h5p_get_filter_by_id2_fn)(ghz_hid_t plist_id, ghz_h5z_f
 typedef ghz_herr_t (*ghz_h5p_modify_filter_fn)(ghz_hid_t plist_id, ghz_h5z_filter_t filter,
                                                unsigned int flags, size_t cd_nelmts,
                                                const unsigned int cd_values[]);
+/* H5Pget_chunk: the chunk's rank (< 0 on failure), its first max_ndims extents into dim,
+ * slowest first. */
+typedef int (*ghz_h5p_get_chunk_fn)(ghz_hid_t plist_id, int max_ndims, ghz_hsize_t dim[]);
+/* H5S_MAX_RANK (H5Spublic.h): the most dimensions a dataset (and its chunk) has. */
+#define GHZ_H5S_MAX_RANK 32
 
 #endif

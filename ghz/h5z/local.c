@@ -1,4 +1,5 @@
-/* ghz/h5z/local.c: can_apply and set_local, which read the dataset's type.
+/* ghz/h5z/local.c: can_apply and set_local, which read the dataset's type (and, for
+ * prefer ratio, its chunk shape).
  *
  * They are the filter's only HDF5 calls, and they must reach the HDF5 that called
  * them: h5py's wheels carry a private libhdf5 loaded without RTLD_GLOBAL, so a plain
@@ -21,6 +22,7 @@ typedef struct {
     ghz_h5t_get_order_fn tget_order;
     ghz_h5p_get_filter_by_id2_fn pget_filter;
     ghz_h5p_modify_filter_fn pmodify_filter;
+    ghz_h5p_get_chunk_fn pget_chunk; /* needed by prefer ratio only: may be NULL */
 } hdf5_api;
 
 /* The HDF5 functions of the library that holds `caller`: 0, or -1 when not found. */
@@ -39,6 +41,7 @@ static int hdf5_find(const void* caller, hdf5_api* api)
     *(void**)&api->tget_order = dlsym(lib, "H5Tget_order");
     *(void**)&api->pget_filter = dlsym(lib, "H5Pget_filter_by_id2");
     *(void**)&api->pmodify_filter = dlsym(lib, "H5Pmodify_filter");
+    *(void**)&api->pget_chunk = dlsym(lib, "H5Pget_chunk");
     if (api->tget_class && api->tget_size && api->tget_order && api->pget_filter &&
         api->pmodify_filter)
         return 0;
@@ -81,11 +84,28 @@ ghz_htri_t ghz_h5z_can_apply(ghz_hid_t dcpl_id, ghz_hid_t type_id, ghz_hid_t spa
     return ok;
 }
 
+/* Under GHZ_H5Z_RATIO (layout 2), the chunk's extents into cd[12..14], fastest first
+ * (ghz_h5z_chunk_dims); 0, 0, 0 (each chunk one dimension) when HDF5 does not say. */
+static void set_chunk_dims(const hdf5_api* api, ghz_hid_t dcpl_id, unsigned* cd)
+{
+    ghz_hsize_t chunk[GHZ_H5S_MAX_RANK];
+    unsigned dims[3] = {0, 0, 0};
+    int rank = api->pget_chunk ? api->pget_chunk(dcpl_id, GHZ_H5S_MAX_RANK, chunk) : -1;
+    if (rank > 0 && rank <= GHZ_H5S_MAX_RANK)
+        ghz_h5z_chunk_dims(chunk, rank, dims);
+    else
+        fprintf(stderr, "H5Z_ghz: create: HDF5 did not give the chunk's shape: prefer ratio "
+                        "predicts each chunk along one dimension\n");
+    cd[12] = dims[0];
+    cd[13] = dims[1];
+    cd[14] = dims[2];
+}
+
 ghz_herr_t ghz_h5z_set_local(ghz_hid_t dcpl_id, ghz_hid_t type_id, ghz_hid_t space_id)
 {
     hdf5_api api;
-    unsigned cd[GHZ_H5Z_CD_COUNT], flags = 0, dtype;
-    size_t n = GHZ_H5Z_CD_COUNT;
+    unsigned cd[GHZ_H5Z_CD_MAX], flags = 0, dtype;
+    size_t n = GHZ_H5Z_CD_MAX;
     ghz_herr_t rc = -1;
     (void)space_id;
 
@@ -97,14 +117,16 @@ ghz_herr_t ghz_h5z_set_local(ghz_hid_t dcpl_id, ghz_hid_t type_id, ghz_hid_t spa
         if (api.pget_filter(dcpl_id, (ghz_h5z_filter_t)GHZ_H5Z_FILTER_ID, &flags, &n, cd, 0,
                             NULL, NULL) < 0)
             why = "HDF5 did not give the filter's parameters";
-        else if (ghz_h5z_unpack(cd, n, &hp) < 0)
-            why = "the parameters are not 12 values of layout 1 (ghz.h5.cd_values() writes them)";
+        else if (n > GHZ_H5Z_CD_MAX || ghz_h5z_unpack(cd, n, &hp) < 0)
+            why = "the parameters are not 12 values of layout 1 or 15 of layout 2 "
+                  "(ghz.h5.cd_values() writes them)";
         else if ((why = ghz_h5z_check(&hp)) == NULL && cd[1] != 0 && cd[1] != dtype)
             why = "the dtype in cd_values[1] is not the dataset's (give 0)";
         if (why) {
             fprintf(stderr, "H5Z_ghz: create: %s\n", why);
         } else {
             cd[1] = dtype;
+            if (hp.flags & GHZ_H5Z_RATIO) set_chunk_dims(&api, dcpl_id, cd);
             rc = api.pmodify_filter(dcpl_id, (ghz_h5z_filter_t)GHZ_H5Z_FILTER_ID, flags, n, cd);
         }
     }

@@ -208,6 +208,129 @@ def test_cd_values_layout():
     assert ghz.h5.ud_argument(cd).startswith(f"UD={ghz.h5.FILTER_ID},0,12,1,2,2,")
 
 
+def smooth3d(dtype=np.float32, shape=(32, 64, 96)):
+    """A smooth 3-D field (C order: the last axis fastest)."""
+    z, y, x = np.meshgrid(*(np.linspace(0, 1, s) for s in shape), indexing="ij")
+    return (np.sin(6 * x + 2 * y) * np.cos(5 * z - 3 * y) * 40 + 280 + 7 * x * z).astype(dtype)
+
+
+def _chunk_frame(path, index=0):
+    """The raw bytes of one chunk of /v: its ghz frame."""
+    with h5py.File(path, "r") as f:
+        info = f["v"].id.get_chunk_info(index)
+        return f["v"].id.read_direct_chunk(info.chunk_offset)[1]
+
+
+def _ratio_shape(frame):
+    """A ratio frame's extents, fastest first (RATIO.md: format version 3, codec byte 12,
+    d0, d1, d2 at the section's start, offset 64)."""
+    assert frame[4] == 3 and frame[12] == 1, "not a ratio frame"
+    return tuple(np.frombuffer(frame[64:88], "<u8").tolist())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_prefer_ratio_predicts_along_the_chunks_shape(tmp_path, dtype):
+    a = smooth3d(dtype)
+    a[3, 5, 7] = np.nan
+    a[10, 20:30, 40] = np.inf
+    path = str(tmp_path / "ratio.h5")
+    size = write(path, a, (16, 32, 48), mode="abs", bound=1e-2, prefer="ratio")
+    with h5py.File(path, "r") as f:
+        fid, flags, cd, name = f["v"].id.get_create_plist().get_filter(0)
+        b = f["v"][...]
+        part = f["v"][5:20, 10:50, 30:90]
+    # Layout 2: the ratio flag, and the chunk's extents fastest first, from set_local.
+    assert len(cd) == 15 and cd[0] == 2 and cd[5] & 8 and tuple(cd[12:15]) == (48, 32, 16)
+    assert _ratio_shape(_chunk_frame(path)) == (48, 32, 16)
+    check(a, b, 1e-2, None)
+    assert np.array_equal(part, b[5:20, 10:50, 30:90])
+    assert size < a.nbytes / 4
+
+
+def test_prefer_ratio_is_smaller_than_speed_on_a_smooth_field(tmp_path):
+    a = smooth3d()
+    sizes = {}
+    for prefer in ("speed", "ratio"):
+        path = str(tmp_path / f"{prefer}.h5")
+        sizes[prefer] = write(path, a, (16, 64, 96), mode="rel", bound=1e-4, prefer=prefer)
+        with h5py.File(path, "r") as f:
+            b = f["v"][...]
+        e = 1e-4 * (float(a.max()) - float(a.min()))  # each chunk's own range is smaller
+        check(a, b, e, None)
+    assert sizes["ratio"] < sizes["speed"] * 0.75, sizes
+
+
+def test_prefer_ratio_folds_shapes_and_keeps_fill_and_checksum(tmp_path):
+    # A 4-D chunk is folded to 3 extents (the slowest merged), extents of 1 dropped.
+    a = smooth3d(np.float64, (6, 16, 20))
+    a = np.stack([a, a * 2, a - 1, a + 3])  # shape (4, 6, 16, 20)
+    a[1, 2, :, 5] = -9999.0
+    cases = {(4, 6, 16, 20): (20, 16, 24), (2, 3, 16, 20): (20, 16, 6),
+             (1, 6, 1, 20): (20, 6, 1), (4, 1, 16, 1): (16, 4, 1)}
+    for chunks, dims in cases.items():
+        path = str(tmp_path / "fold.h5")
+        write(path, a, chunks, mode="abs", bound=1e-3, fill=-9999.0, checksum=True,
+              prefer="ratio")
+        with h5py.File(path, "r") as f:
+            cd = f["v"].id.get_create_plist().get_filter(0)[2]
+            b = f["v"][...]
+        assert tuple(cd[12:15]) == dims, chunks
+        assert _ratio_shape(_chunk_frame(path)) == dims, chunks
+        check(a, b, 1e-3, -9999.0)
+
+
+def test_a_layout_1_file_still_reads_and_is_written_for_speed(tmp_path):
+    # prefer="speed" (the default) writes layout 1, the 12 values every version of the
+    # plugin reads and writes; a file with them reads and takes new chunks.
+    cd = ghz.h5.cd_values("abs", 1e-3)
+    assert len(cd) == 12 and cd[0] == 1 and cd == ghz.h5.cd_values("abs", 1e-3, prefer="speed")
+    a = smooth3d()
+    path = str(tmp_path / "v1.h5")
+    with h5py.File(path, "w") as f:
+        f.create_dataset("v", data=a, chunks=(8, 32, 32), maxshape=(None, 64, 96),
+                         compression=ghz.h5.FILTER_ID, compression_opts=cd)
+    with h5py.File(path, "r+") as f:
+        cd_file = f["v"].id.get_create_plist().get_filter(0)[2]
+        assert len(cd_file) == 12 and cd_file[0] == 1
+        f["v"].resize(40, axis=0)
+        f["v"][32:40] = a[:8]
+    frame = _chunk_frame(path)
+    assert frame[4] == 2 and frame[12] == 0  # a block frame (FORMAT.md version 2)
+    with h5py.File(path, "r") as f:
+        b = f["v"][...]
+    check(a, b[:32], 1e-3, None)
+    check(a[:8], b[32:], 1e-3, None)
+
+
+def test_cd_values_layout_2():
+    cd = ghz.h5.cd_values("abs", 1e-3, 5.0, checksum=True, prefer="ratio")
+    assert len(cd) == 15 and cd[0] == 2 and cd[5] == 1 | 2 | 8 and cd[12:] == (0, 0, 0)
+    speed = ghz.h5.cd_values("abs", 1e-3, 5.0, checksum=True)
+    assert cd[1:5] == speed[1:5] and cd[6:12] == speed[6:12] and cd[5] == speed[5] | 8
+    assert ghz.h5.ud_argument(cd).startswith(f"UD={ghz.h5.FILTER_ID},0,15,2,0,1,")
+    assert ghz.h5.filter("abs", 1e-3, prefer="ratio")["compression_opts"] == \
+        ghz.h5.cd_values("abs", 1e-3, prefer="ratio")
+    with pytest.raises(ValueError, match="prefer"):
+        ghz.h5.cd_values(prefer="size")
+
+
+def test_h5repack_applies_prefer_ratio(tmp_path):
+    h5repack = tool("h5repack")
+    a = smooth3d()
+    raw, packed = str(tmp_path / "raw.h5"), str(tmp_path / "packed.h5")
+    with h5py.File(raw, "w") as f:
+        f.create_dataset("v", data=a)
+    ud = ghz.h5.ud_argument(ghz.h5.cd_values("abs", 1e-2, prefer="ratio"))
+    r = subprocess.run([h5repack, "-l", "/v:CHUNK=8x32x96", "-f", "/v:" + ud, raw, packed],
+                       capture_output=True, text=True, env=tools_env())
+    assert r.returncode == 0, r.stderr
+    with h5py.File(packed, "r") as f:
+        assert tuple(f["v"].id.get_create_plist().get_filter(0)[2][12:15]) == (96, 32, 8)
+        b = f["v"][...]
+    assert _ratio_shape(_chunk_frame(packed)) == (96, 32, 8)
+    check(a, b, 1e-2, None)
+
+
 def _run_isolated(tmp_path, code, env_extra=None):
     """Runs code in a fresh interpreter whose HDF5 has no plugin path of ours: only
     HDF5_PLUGIN_PATH=an empty directory, so that the plugin can come only from the

@@ -175,7 +175,8 @@ GHZ_HD static inline int ghz_header_unpack_any(const uint8_t* src, uint64_t src_
         uint64_t raw = n > UINT64_MAX / elem ? UINT64_MAX : n * elem;
         uint64_t cb = ghz_codes_bytes(ghz_blocks_of(n));
         uint64_t lim = raw > UINT64_MAX - cb ? UINT64_MAX : raw + cb;
-        if (payload > lim) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_PAYLOAD);
+        /* and at least the section that says what the payload holds (RATIO.md) */
+        if (payload > lim || payload < 64u) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_PAYLOAD);
     } else if (payload / elem > n) {
         GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_PAYLOAD);
     }

@@ -22,7 +22,8 @@ static PyMethodDef methods[] = {
      "value_range(data, fill, nthreads) -> (min, max, count)"},
     {"homo", ghzpy_homo, METH_VARARGS, "homo(op, a, b) -> bytes"},
     {"h5z_cd_values", ghzpy_h5z_cd_values, METH_VARARGS,
-     "h5z_cd_values(dtype, mode, bound, fill, checksum, value_range) -> tuple (cd_values)"},
+     "h5z_cd_values(dtype, mode, bound, fill, checksum, value_range[, ratio]) -> tuple "
+     "(cd_values)"},
     {"dlpack_view", ghzpy_dlpack_view, METH_O,
      "dlpack_view(capsule) -> DLPackView (takes the tensor; release() runs its deleter)"},
     {"has_buffer", ghzpy_has_buffer, METH_O, "has_buffer(obj) -> bool"},

@@ -46,6 +46,7 @@ def h5z_cd_values(
     fill: Optional[float],
     checksum: bool,
     value_range: Optional[Tuple[float, float]],
+    ratio: bool = False,
 ) -> Tuple[int, ...]: ...
 def versions() -> Tuple[int, int]: ...
 

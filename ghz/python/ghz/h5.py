@@ -15,8 +15,16 @@ The dataset's element type (float32 or float64, little-endian) is filled in by t
 filter when the dataset is created; other types are refused. Under "rel" the bound is
 relative to each chunk's own range unless value_range gives the dataset's range.
 
-For h5repack: ``python -m ghz.h5 --mode rel --bound 1e-4`` prints the UD= argument
-(`h5repack -f DATASET:UD=... in.h5 out.h5`).
+prefer="ratio" writes each chunk as a ratio frame (ghz/codec/RATIO.md), predicted along
+the chunk's dimensions, which the filter reads from the dataset when it is created:
+several times smaller on smooth fields, several times slower to write. Give the chunks
+the shape of the data (e.g. (16, 64, 64) of a 3-D field, not (1, 1, 65536)). Reading such
+a file needs a ghz plugin that reads ratio frames (format version 3: this version or
+newer); files written with prefer="speed" (the default) keep the parameters every
+version reads.
+
+For h5repack: ``python -m ghz.h5 --mode rel --bound 1e-4 [--prefer ratio]`` prints
+the UD= argument (`h5repack -f DATASET:UD=... in.h5 out.h5`).
 """
 from __future__ import annotations
 
@@ -48,19 +56,23 @@ def cd_values(
     dtype: Optional[str] = None,
     checksum: bool = False,
     value_range: Optional[Tuple[float, float]] = None,
+    prefer: str = "speed",
 ) -> Tuple[int, ...]:
-    """The filter's parameters (12 unsigned ints, layout in ghz/h5z/h5z_ghz.h), checked
-    as ghz.compress checks them (GhzError, TypeError or ValueError saying what to pass).
+    """The filter's parameters (unsigned ints, layout in ghz/h5z/h5z_ghz.h), checked
+    as ghz.compress checks them (GhzError, TypeError or ValueError saying what to pass):
+    12 values (layout 1) for prefer="speed", 15 (layout 2) for prefer="ratio", whose
+    last three, the chunk's shape, the filter fills in from the dataset.
 
     dtype None leaves the element type to the filter, which reads it from the dataset.
     """
     key = None if dtype is None else str(getattr(dtype, "name", dtype))
     if key not in _DTYPE_CODES:
         raise TypeError(f"ghz.h5: dtype must be float32 or float64, got {dtype!r}")
-    p = _Params(mode=mode, bound=bound, fill=fill, checksum=checksum, value_range=value_range)
+    p = _Params(mode=mode, bound=bound, fill=fill, checksum=checksum, value_range=value_range,
+                prefer=prefer)
     return _ghz.h5z_cd_values(
         _DTYPE_CODES[key], _ghz.ABS if p.mode == "abs" else _ghz.REL, p.bound, p.fill,
-        p.checksum, p.value_range
+        p.checksum, p.value_range, p.prefer == "ratio"
     )
 
 
@@ -71,14 +83,19 @@ def filter(  # noqa: A001 - the name hdf5plugin's filters use too
     *,
     checksum: bool = False,
     value_range: Optional[Tuple[float, float]] = None,
+    prefer: str = "speed",
 ) -> Dict[str, Union[int, Tuple[int, ...]]]:
     """Keyword arguments for h5py's create_dataset: compression and compression_opts.
+
+    prefer: "speed" (default: the block frames) or "ratio" (each chunk predicted along
+    its own dimensions and entropy coded; see the module's docstring).
 
     The parameters are checked here (a bad bound or range never reaches a file: h5py
     marks its filters optional, so a chunk the filter refuses would be stored raw).
     When h5py is imported and cannot load the plugin, raises RuntimeError saying where
     the plugin was looked for and how to make it available."""
-    cd = cd_values(mode, bound, fill, checksum=checksum, value_range=value_range)
+    cd = cd_values(mode, bound, fill, checksum=checksum, value_range=value_range,
+                   prefer=prefer)
     h5py = sys.modules.get("h5py")
     if h5py is not None and hasattr(h5py, "h5z") and not register():
         raise RuntimeError(missing_plugin_hint())
@@ -138,8 +155,10 @@ def _main() -> None:
     ap.add_argument("--bound", type=float, default=1e-4)
     ap.add_argument("--fill", type=float, default=None)
     ap.add_argument("--checksum", action="store_true")
+    ap.add_argument("--prefer", default="speed", choices=["speed", "ratio"])
     args = ap.parse_args()
-    print(ud_argument(cd_values(args.mode, args.bound, args.fill, checksum=args.checksum)))
+    print(ud_argument(cd_values(args.mode, args.bound, args.fill, checksum=args.checksum,
+                                prefer=args.prefer)))
 
 
 if __name__ == "__main__":
