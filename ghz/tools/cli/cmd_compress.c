@@ -28,6 +28,9 @@ static int fixed_params(const cli_opts* o, const char* what, ghz_params_t* p)
         return cli_usage_error("%s: --checksum does not apply to --fixed: the fixed-rate format "
                                "has no checksum field (FIXED.md), so its frames are written "
                                "without one", what);
+    if (o->prefer == GHZ_PREFER_RATIO)
+        return cli_usage_error("%s: --prefer ratio does not apply to --fixed: a fixed-rate frame "
+                               "spends l bits on every value (FIXED.md)", what);
     ghz_params_init(p);
     p->dtype = o->dtype;
     p->nthreads = 1; /* the CPU's fixed-rate codec runs on one thread */

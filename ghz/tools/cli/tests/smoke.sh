@@ -23,6 +23,8 @@ for i in range(2000, 5000): s[i] = -9999.0
 s.tofile(open('sp.f32', 'wb'))
 open('empty.f32', 'wb').close()
 open('odd.f32', 'wb').write(b'\0' * 4001)
+array.array('f', (math.sin(0.02 * i) * math.cos(0.03 * j) * 50 + 0.01 * i * j
+                  for j in range(200) for i in range(300))).tofile(open('t2.f32', 'wb'))
 PYEOF
 cat > check.py <<'PYEOF'
 import array, math, sys
@@ -95,6 +97,21 @@ expect 0 "  decompresses to nothing" -- "$CLI" decompress -z e.ghz -o e.out
 expect 1 "input not a whole number of values" -- "$CLI" compress -i odd.f32 -z o.ghz -t f32 -A 1
 [ ! -e o.ghz ] && ok "  no output left" || bad "  output left behind"
 expect 1 "dimensions that do not match" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 -A 1 -2 100 100
+
+echo "# --prefer ratio (RATIO.md)"
+expect 0 "ratio mode, 1-D" -- "$CLI" compress -i a.f32 -z r1.ghz -t f32 -R 1e-3 --prefer ratio
+expect 0 "  decompresses" -- "$CLI" decompress -z r1.ghz -o r1.out
+bound_ok a.f32 r1.out f "$(eb_abs r1.ghz)"
+"$CLI" info -v r1.ghz | grep -q "coding *ratio" && ok "  info says ratio" || bad "  info lacks the coding"
+expect 0 "ratio mode, 2-D in frames of whole rows" -- \
+    "$CLI" compress -i t2.f32 -z r2.ghz -t f32 -R 1e-3 -2 300 200 --frame-elems 10000 --prefer ratio
+expect 0 "  decompresses" -- "$CLI" decompress -z r2.ghz -o r2.out
+bound_ok t2.f32 r2.out f "$(eb_abs r2.ghz)"
+[ "$("$CLI" info r2.ghz | grep -c '^ *[0-9]')" -ge 7 ] && ok "  7 frames of 33 rows" || bad "  frames of whole rows expected"
+expect 0 "  speed mode of the same" -- "$CLI" compress -i t2.f32 -z s2.ghz -t f32 -R 1e-3 -2 300 200
+[ "$(wc -c <r2.ghz)" -lt "$(wc -c <s2.ghz)" ] && ok "  ratio frames smaller" || bad "  ratio frames not smaller"
+expect 2 "--prefer with an unknown word" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 -A 1 --prefer small
+expect 2 "--prefer ratio with --fixed" -- "$CLI" compress -i a.f32 -z x.ghz -t f32 --fixed 16 --prefer ratio
 
 echo "# multi-frame streams"
 expect 0 "--frame-elems 1000 (REL, global range)" -- \
