@@ -42,6 +42,15 @@ static coll_need_fn tree_or_linear_need(ghz_algo_t algo, int staged)
     return algo == GHZ_ALGO_BINOMIAL ? coll_tree_need : coll_linear_need;
 }
 
+/* Where block displ of elements of e bytes starts in base. The layouts run before the
+ * argument check (which they feed), so a hostile displacement must not make pointer
+ * arithmetic overflow (undefined): the address is computed as an integer; the check
+ * then refuses the call before anything is read there. */
+static unsigned char* block_at(unsigned char* base, size_t displ, size_t e)
+{
+    return (unsigned char*)((uintptr_t)base + (uintptr_t)displ * (uintptr_t)e);
+}
+
 /* allgather(v): every rank's block to every rank */
 
 static ghz_status_t allgather_layout(const ghz_comm_t* c, mv_t* k)
@@ -52,9 +61,8 @@ static ghz_status_t allgather_layout(const ghz_comm_t* c, mv_t* k)
     k->sends = k->recvs = 1;
     k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
     if (k->v && (!k->rcnt || !k->rdis)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs");
-    k->in_place = mpi_in_place ||
-                  (k->out && k->in == k->out + coll_lay_displ(&k->recv, me) * e);
-    if (k->in_place) k->in = k->out ? k->out + coll_lay_displ(&k->recv, me) * e : NULL;
+    k->in_place = mpi_in_place || (k->out && k->in == block_at(k->out, coll_lay_displ(&k->recv, me), e));
+    if (k->in_place) k->in = k->out ? block_at(k->out, coll_lay_displ(&k->recv, me), e) : NULL;
     k->send = single(k->in_place ? coll_lay_cnt(&k->recv, me) : k->count);
     return GHZ_SUCCESS;
 }
@@ -249,8 +257,8 @@ static ghz_status_t gather_layout(const ghz_comm_t* c, mv_t* k)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs at the root");
     if (!is_root && mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a gather");
     k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
-    k->in_place = is_root && (mpi_in_place || (k->out && k->in == k->out + coll_lay_displ(&k->recv, me) * e));
-    if (k->in_place) k->in = k->out ? k->out + coll_lay_displ(&k->recv, me) * e : NULL;
+    k->in_place = is_root && (mpi_in_place || (k->out && k->in == block_at(k->out, coll_lay_displ(&k->recv, me), e)));
+    if (k->in_place) k->in = k->out ? block_at(k->out, coll_lay_displ(&k->recv, me), e) : NULL;
     k->send = single(k->in_place && k->v ? k->rcnt[me] : k->count);
     if (!is_root) k->out = NULL;
     return GHZ_SUCCESS;
