@@ -22,7 +22,7 @@ typedef struct {
     uint8_t lut[GHZ_RATIO_NCTX][GHZ_RATIO_M];
     /* the chunk being read */
     uint64_t chunk, K, j, data, dir; /* dir: the chunk's directory entry */
-    unsigned W;                        /* its lanes */
+    unsigned W, lane;                  /* its lanes, and the next symbol's */
     uint32_t x[GHZ_RATIO_LANES];
     const uint8_t *words, *extra;
     uint64_t nwords, wpos, nextra, epos;
@@ -124,6 +124,7 @@ static void open_chunk(reader_t* r, uint64_t c, uint64_t K)
     r->chunk = c;
     r->K = K;
     r->j = 0;
+    r->lane = 0;
     r->nwords = ghz_load_le(e, 4);
     r->nextra = ghz_load_le(e + 4, 4);
     for (lane = 0; lane < r->W; ++lane) r->x[lane] = (uint32_t)ghz_load_le(e + 8 + 4 * lane, 4);
@@ -132,6 +133,8 @@ static void open_chunk(reader_t* r, uint64_t c, uint64_t K)
     r->data += ((2 * r->nwords + 3) & ~(uint64_t)3) + 4 * ((r->nextra + 31) / 32);
     r->wpos = r->epos = 0;
 }
+
+#define GHZ_RATIO_DECODE_RUN 2048u /* elements predicted, then decoded, at a time */
 
 typedef struct {
     reader_t* r;
@@ -147,8 +150,8 @@ typedef struct {
 
 static int put_outlier(decoder_t* dc, uint64_t i);
 
-/* Decodes the K codes of the open chunk (contexts known) and writes each element's
- * reconstruction: RATIO.md, Chunks, with the chunk's state in locals so that the loop
+/* Decodes the next K codes of the open chunk (contexts known) and writes each
+ * element's reconstruction: RATIO.md, Chunks, with the chunk's state in locals so that the loop
  * keeps it in registers. */
 static int decode_codes(decoder_t* dc, uint64_t K)
 {
@@ -159,9 +162,9 @@ static int decode_codes(decoder_t* dc, uint64_t K)
     const uint8_t* words = r->words;
     const uint8_t* xb = r->extra;
     const uint64_t nwords = r->nwords, nextra = r->nextra;
-    uint64_t wpos = 0, epos = 0, j;
+    uint64_t wpos = r->wpos, epos = r->epos, j;
     uint32_t x[GHZ_RATIO_LANES];
-    unsigned lane = 0;
+    unsigned lane = r->lane;
     memcpy(x, r->x, sizeof x);
     for (j = 0; j < K; ++j) {
         const unsigned cx = ctx[j];
@@ -221,7 +224,8 @@ static int decode_codes(decoder_t* dc, uint64_t K)
     memcpy(r->x, x, sizeof x);
     r->wpos = wpos;
     r->epos = epos;
-    r->j = K;
+    r->lane = lane;
+    r->j += K;
     return 0;
 }
 
@@ -271,10 +275,16 @@ static int decode_passes(decoder_t* dc)
             uint64_t j0, i0 = 0, i1 = 0, i2 = 0;
             for (j0 = 0; j0 < ps.points; j0 += cs) {
                 const uint64_t K = ps.points - j0 < cs ? ps.points - j0 : cs;
-                ghz_ratio_rows(dc->out, is_f32, &ps, d, cubic, dc->z.r, &i0, &i1, &i2, K, dc->idx,
-                               dc->pred, dc->ctx);
+                uint64_t b;
                 open_chunk(dc->r, chunk++, K);
-                if (decode_codes(dc, K) != 0 || close_chunk(dc->r) != GHZ_SUCCESS) return -1;
+                /* in runs that keep their predictions, contexts and indices in cache */
+                for (b = 0; b < K; b += GHZ_RATIO_DECODE_RUN) {
+                    const uint64_t m = K - b < GHZ_RATIO_DECODE_RUN ? K - b : GHZ_RATIO_DECODE_RUN;
+                    ghz_ratio_rows(dc->out, is_f32, &ps, d, cubic, dc->z.r, &i0, &i1, &i2, m, dc->idx,
+                                   dc->pred, dc->ctx);
+                    if (decode_codes(dc, m) != 0) return -1;
+                }
+                if (close_chunk(dc->r) != GHZ_SUCCESS) return -1;
             }
         }
     }
@@ -376,8 +386,7 @@ ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info
     const char* why = ghz_ratio_layout(frame, info, &L);
     if (why) return ghz_fail(GHZ_ERR_CORRUPT, "ratio frame: %s", why);
     {
-        const uint64_t cs = (uint64_t)1 << L.chunk_log2;
-        const uint64_t k = cs < info->n ? cs : info->n;
+        const uint64_t k = GHZ_RATIO_DECODE_RUN;
         dc.idx = (uint64_t*)malloc((size_t)k * sizeof(uint64_t));
         dc.pred = (double*)malloc((size_t)k * sizeof(double));
         dc.ctx = (uint8_t*)malloc((size_t)k);
