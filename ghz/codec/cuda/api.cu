@@ -62,6 +62,9 @@ ghz_status_t plan_compress(const ghz_params_t* p, compress_plan* pl)
     if (q.checksum) /* the GPU verifies checksums (checksum.cuh) but does not write them yet */
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "checksum on the GPU: compress without it, then "
                                              "ghz_frame_add_checksum on the host");
+    if (q.prefer == GHZ_PREFER_RATIO) /* RATIO.md: the CPU reference only, so far */
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "prefer ratio on the GPU: the CUDA codec writes "
+                                             "block frames only; compress on the CPU (ghz_compress)");
     if (q.d_range && q.eb_mode != GHZ_EB_REL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "d_range is for REL bounds");
     if (q.d_eb_abs && q.eb_mode != GHZ_EB_ABS)
