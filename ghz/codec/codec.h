@@ -234,6 +234,32 @@ GHZ_API ghz_status_t ghz_frame_header(const ghz_dparams_t* d, const void* src, s
  * and, for a ratio frame, its section. */
 GHZ_API ghz_status_t ghz_frame_shape(const void* src, size_t src_size, uint64_t dims[3]);
 
+/* One frame of a stream, as ghz_stream_index lists it. */
+typedef struct {
+    uint64_t offset; /* byte offset of the frame in the stream */
+    uint64_t first;  /* index, in the stream's values, of the frame's first value */
+    uint64_t n;      /* values in the frame */
+    uint64_t size;   /* bytes of the frame */
+} ghz_frame_entry_t;
+
+/* An index of the frames of a stream, for reading ranges of values from a stream
+ * written chunk by chunk (frames concatenate: compress each chunk as one frame, under
+ * REL with has_range and one range for all chunks, and append). Reads the headers
+ * only; validates them as ghz_stream_info does. *n_frames receives the number of
+ * frames; entries (may be NULL) receives the first `capacity` of them. */
+GHZ_API ghz_status_t ghz_stream_index(const void* src, size_t src_size, ghz_frame_entry_t* entries,
+                                      size_t capacity, size_t* n_frames);
+
+/* Decompresses values [first, first + count) of the stream src into dst (room for
+ * dst_capacity bytes), decoding only the frames that hold them, each validated as by
+ * ghz_decompress_ex (d NULL: the defaults, so the reader limit applies per frame).
+ * Frames whose values lie wholly in the range decode straight into dst; the one or
+ * two frames cut by the range decode into a scratch allocation of one frame.
+ * GHZ_ERR_INVALID_ARG when the range passes the end of the stream. */
+GHZ_API ghz_status_t ghz_decompress_range(const ghz_dparams_t* d, const void* src, size_t src_size,
+                                          uint64_t first, uint64_t count, void* dst,
+                                          size_t dst_capacity);
+
 /* Walks all frames of a stream, validating headers and sizes (reads the headers only:
  * cost proportional to the frame count): total element count,
  * frame count and the common dtype. Fails with GHZ_ERR_CORRUPT when frames mix

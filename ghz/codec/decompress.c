@@ -196,6 +196,89 @@ ghz_status_t ghz_frame_shape(const void* src, size_t src_size, uint64_t dims[3])
     return ghz_ratio_dims((const uint8_t*)src, &info, dims);
 }
 
+ghz_status_t ghz_stream_index(const void* src, size_t src_size, ghz_frame_entry_t* entries,
+                              size_t capacity, size_t* n_frames)
+{
+    const uint8_t* s = (const uint8_t*)src;
+    size_t pos = 0, frames = 0;
+    uint64_t first = 0;
+    ghz_dtype_t t = (ghz_dtype_t)0;
+    ghz_clear_detail();
+    if (!src || !n_frames || (!entries && capacity)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
+    if (src_size == 0) return ghz_fail(GHZ_ERR_TRUNCATED, "empty input holds no frame");
+    while (pos < src_size) {
+        ghz_frame_info_t info;
+        ghz_status_t st = ghz_header_read_any(s + pos, src_size - pos, &info);
+        if (st != GHZ_SUCCESS) {
+            char why[256];
+            snprintf(why, sizeof why, "%s", ghz_last_error_detail());
+            return ghz_fail(st, "frame %zu at byte %zu: %s", frames, pos, why);
+        }
+        if (frames && info.dtype != t)
+            return ghz_fail(GHZ_ERR_CORRUPT, "frame %zu changes the dtype", frames);
+        t = info.dtype;
+        if (frames < capacity) {
+            entries[frames].offset = pos;
+            entries[frames].first = first;
+            entries[frames].n = info.n;
+            entries[frames].size = info.frame_size;
+        }
+        first += info.n;
+        pos += (size_t)info.frame_size;
+        ++frames;
+    }
+    *n_frames = frames;
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_decompress_range(const ghz_dparams_t* d, const void* src, size_t src_size,
+                                  uint64_t first, uint64_t count, void* dst, size_t dst_capacity)
+{
+    const uint8_t* s = (const uint8_t*)src;
+    uint8_t* out = (uint8_t*)dst;
+    size_t pos = 0, elem = 0;
+    uint64_t at = 0; /* index of the current frame's first value */
+    ghz_clear_detail();
+    if (!src || (!dst && count)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
+    if (src_size == 0) return ghz_fail(GHZ_ERR_TRUNCATED, "empty input holds no frame");
+    while (pos < src_size && at < first + count) {
+        ghz_frame_info_t info;
+        ghz_status_t st = ghz_header_read_any(s + pos, src_size - pos, &info);
+        uint64_t lo, hi;
+        if (st != GHZ_SUCCESS) return st;
+        if (elem && ghz_float_size(info.dtype) != elem)
+            return ghz_fail(GHZ_ERR_CORRUPT, "a frame at byte %zu changes the dtype", pos);
+        elem = ghz_float_size(info.dtype);
+        if (at == 0 && count > (uint64_t)(dst_capacity / elem))
+            return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "%llu values need %llu bytes, dst holds %zu",
+                            (unsigned long long)count, (unsigned long long)count * elem, dst_capacity);
+        lo = first > at ? first : at;
+        hi = first + count < at + info.n ? first + count : at + info.n;
+        if (lo < hi) { /* the frame holds values of the range */
+            size_t n_out = 0;
+            if (lo == at && hi == at + info.n) {
+                st = ghz_decompress_ex(d, s + pos, (size_t)info.frame_size, out + (lo - first) * elem,
+                                       (size_t)(info.n * elem), &n_out);
+            } else {
+                uint8_t* tmp = (uint8_t*)malloc((size_t)(info.n * elem) + 1);
+                if (!tmp) return ghz_fail(GHZ_ERR_NOMEM, "a frame of %llu values", (unsigned long long)info.n);
+                st = ghz_decompress_ex(d, s + pos, (size_t)info.frame_size, tmp, (size_t)(info.n * elem), &n_out);
+                if (st == GHZ_SUCCESS)
+                    memcpy(out + (lo - first) * elem, tmp + (lo - at) * elem, (size_t)((hi - lo) * elem));
+                free(tmp);
+            }
+            if (st != GHZ_SUCCESS) return st;
+        }
+        at += info.n;
+        pos += (size_t)info.frame_size;
+    }
+    if (at < first + count || first + count < first)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "values [%llu, %llu) pass the stream's end (%llu values)",
+                        (unsigned long long)first, (unsigned long long)(first + count),
+                        (unsigned long long)at);
+    return GHZ_SUCCESS;
+}
+
 ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t* n_total,
                              uint64_t* n_frames, ghz_dtype_t* dtype)
 {

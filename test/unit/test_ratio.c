@@ -369,3 +369,51 @@ Test(ratio, nan_masks_cost_what_fill_masks_cost)
     free(a);
     free(b);
 }
+
+/* ghz_stream_index and ghz_decompress_range over a stream written chunk by chunk
+ * (ratio and block frames, one REL range): every range gives the full decode's values;
+ * a damaged frame outside the range is never read; ranges past the end are refused. */
+Test(ratio, stream_index_and_ranges)
+{
+    const size_t nx = 40, ny = 30, slabs = 7, n = nx * ny * slabs;
+    float* a = (float*)tu_make(GHZ_F32, TU_SMOOTH, n, 12);
+    unsigned char* s = (unsigned char*)malloc(slabs * (ghz_compress_bound(nx * ny, GHZ_F32) + 4));
+    float *all, *got = (float*)malloc(n * sizeof(float));
+    ghz_frame_entry_t e[8];
+    size_t pos = 0, k, nf = 0;
+    double lo, hi;
+    ghz_params_t p = ratio_params(GHZ_F32, GHZ_EB_REL, 1e-3, nx, ny, 1);
+    cr_assert_eq(ghz_value_range(&p, a, n, &lo, &hi, NULL), GHZ_SUCCESS);
+    p.has_range = 1;
+    p.range_min = lo;
+    p.range_max = hi;
+    p.checksum = 1;
+    for (k = 0; k < slabs; ++k) { /* odd slabs as block frames */
+        size_t sz;
+        p.prefer = k % 2 ? GHZ_PREFER_SPEED : GHZ_PREFER_RATIO;
+        cr_assert_eq(ghz_compress(&p, a + k * nx * ny, nx * ny, s + pos,
+                                  ghz_compress_bound(nx * ny, GHZ_F32) + 4, &sz), GHZ_SUCCESS);
+        pos += sz;
+    }
+    cr_assert_eq(ghz_stream_index(s, pos, e, 8, &nf), GHZ_SUCCESS);
+    cr_assert_eq(nf, slabs);
+    for (k = 0; k < slabs; ++k) cr_assert(e[k].first == k * nx * ny && e[k].n == nx * ny);
+    all = (float*)tu_decompress(s, pos, GHZ_F32, n);
+    {
+        static const size_t ranges[][2] = {{0, 1}, {0, 1200}, {5, 3000}, {1199, 2}, {4000, 4400}, {8399, 1}, {3, 0}};
+        for (k = 0; k < sizeof ranges / sizeof ranges[0]; ++k) {
+            cr_assert_eq(ghz_decompress_range(NULL, s, pos, ranges[k][0], ranges[k][1], got, n * 4),
+                         GHZ_SUCCESS, "%s", ghz_last_error_detail());
+            cr_assert(memcmp(got, all + ranges[k][0], ranges[k][1] * 4) == 0, "range %zu", k);
+        }
+    }
+    cr_assert_eq(ghz_decompress_range(NULL, s, pos, 8000, 401, got, n * 4), GHZ_ERR_INVALID_ARG);
+    cr_assert_eq(ghz_decompress_range(NULL, s, pos, 0, 100, got, 40), GHZ_ERR_DST_TOO_SMALL);
+    s[e[5].offset + e[5].size - 10] ^= 1; /* damage frame 5 (checksummed) */
+    cr_assert_eq(ghz_decompress_range(NULL, s, pos, 0, 5 * nx * ny, got, n * 4), GHZ_SUCCESS);
+    cr_assert_eq(ghz_decompress_range(NULL, s, pos, 5 * nx * ny + 7, 3, got, n * 4), GHZ_ERR_CORRUPT);
+    free(all);
+    free(got);
+    free(s);
+    free(a);
+}
