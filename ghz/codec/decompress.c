@@ -196,41 +196,6 @@ ghz_status_t ghz_frame_shape(const void* src, size_t src_size, uint64_t dims[3])
     return ghz_ratio_dims((const uint8_t*)src, &info, dims);
 }
 
-ghz_status_t ghz_stream_index(const void* src, size_t src_size, ghz_frame_entry_t* entries,
-                              size_t capacity, size_t* n_frames)
-{
-    const uint8_t* s = (const uint8_t*)src;
-    size_t pos = 0, frames = 0;
-    uint64_t first = 0;
-    ghz_dtype_t t = (ghz_dtype_t)0;
-    ghz_clear_detail();
-    if (!src || !n_frames || (!entries && capacity)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
-    if (src_size == 0) return ghz_fail(GHZ_ERR_TRUNCATED, "empty input holds no frame");
-    while (pos < src_size) {
-        ghz_frame_info_t info;
-        ghz_status_t st = ghz_header_read_any(s + pos, src_size - pos, &info);
-        if (st != GHZ_SUCCESS) {
-            char why[256];
-            snprintf(why, sizeof why, "%s", ghz_last_error_detail());
-            return ghz_fail(st, "frame %zu at byte %zu: %s", frames, pos, why);
-        }
-        if (frames && info.dtype != t)
-            return ghz_fail(GHZ_ERR_CORRUPT, "frame %zu changes the dtype", frames);
-        t = info.dtype;
-        if (frames < capacity) {
-            entries[frames].offset = pos;
-            entries[frames].first = first;
-            entries[frames].n = info.n;
-            entries[frames].size = info.frame_size;
-        }
-        first += info.n;
-        pos += (size_t)info.frame_size;
-        ++frames;
-    }
-    *n_frames = frames;
-    return GHZ_SUCCESS;
-}
-
 ghz_status_t ghz_decompress_range(const ghz_dparams_t* d, const void* src, size_t src_size,
                                   uint64_t first, uint64_t count, void* dst, size_t dst_capacity)
 {
@@ -279,14 +244,16 @@ ghz_status_t ghz_decompress_range(const ghz_dparams_t* d, const void* src, size_
     return GHZ_SUCCESS;
 }
 
-ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t* n_total,
-                             uint64_t* n_frames, ghz_dtype_t* dtype)
+/* Walks the frame headers of a stream (validating each, one dtype for all): the
+ * frames' count, values and dtype, and the first `capacity` entries of an index. */
+static ghz_status_t walk_headers(const void* src, size_t src_size, ghz_frame_entry_t* entries,
+                                 size_t capacity, uint64_t* n_frames, uint64_t* n_total,
+                                 ghz_dtype_t* dtype)
 {
     const uint8_t* s = (const uint8_t*)src;
     size_t pos = 0;
     uint64_t total = 0, frames = 0;
     ghz_dtype_t t = (ghz_dtype_t)0;
-    ghz_clear_detail();
     if (!src && src_size) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
     if (src_size == 0) return ghz_fail(GHZ_ERR_TRUNCATED, "empty input holds no frame");
     while (pos < src_size) {
@@ -302,6 +269,12 @@ ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t* n_total
         if (frames && info.dtype != t)
             return ghz_fail(GHZ_ERR_CORRUPT, "frame %llu changes the dtype", (unsigned long long)frames);
         t = info.dtype;
+        if (frames < capacity) {
+            entries[frames].offset = pos;
+            entries[frames].first = total;
+            entries[frames].n = info.n;
+            entries[frames].size = info.frame_size;
+        }
         total += info.n;
         frames++;
         pos += (size_t)info.frame_size;
@@ -310,6 +283,25 @@ ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t* n_total
     if (n_frames) *n_frames = frames;
     if (dtype) *dtype = t;
     return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t* n_total,
+                             uint64_t* n_frames, ghz_dtype_t* dtype)
+{
+    ghz_clear_detail();
+    return walk_headers(src, src_size, NULL, 0, n_frames, n_total, dtype);
+}
+
+ghz_status_t ghz_stream_index(const void* src, size_t src_size, ghz_frame_entry_t* entries,
+                              size_t capacity, size_t* n_frames)
+{
+    uint64_t frames = 0;
+    ghz_status_t st;
+    ghz_clear_detail();
+    if (!n_frames || (!entries && capacity)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL pointer");
+    st = walk_headers(src, src_size, entries, capacity, &frames, NULL, NULL);
+    *n_frames = (size_t)frames;
+    return st;
 }
 
 static ghz_status_t decompress_all(const void* src, size_t src_size, void* dst,
