@@ -11,7 +11,7 @@
 
 /* The GPU codec's compressed path (every CUDA transport): the host reads sizes and
  * statuses a few times a call (F); compress, combine and decompress run at a few hundred
- * GB/s of input (G; docs/RESULTS.md has the rates). */
+ * GB/s of input (G; docs/RESULTS-coll.md has the rates). */
 #define GPU_FIXED_S 150e-6
 #define GPU_CODEC_BPS 200e9
 /* The CPU codec's, one thread: a two-rank lossy allreduce of 1 MiB takes about 3 ms

@@ -29,17 +29,17 @@
  * allreduce of 1 GiB took 11 % longer with 128 MiB and 37-49 % with 64 MiB; host-staged
  * MPI, which moves 8 MiB pieces through host memory, was as fast with 64 MiB as with
  * 256 MiB and saves three times 192 MiB (device pool, value pool, pinned mirror)
- * (docs/RESULTS.md, "The numbers behind ghz/coll's defaults": the pool). */
+ * (docs/RESULTS-coll.md, "The numbers behind ghz/coll's defaults": the pool). */
 #define DEFAULT_POOL_CUDA ((size_t)256 << 20)
 #define DEFAULT_POOL_CUDA_MPI ((size_t)64 << 20)
 #define DEFAULT_CHUNK_CUDA ((size_t)8 << 20)
 /* Over CUDA IPC nothing is pipelined through host copies, and the direct algorithm
  * launches one codec kernel per piece: fewer, larger pieces cost fewer launches
- * (docs/RESULTS.md, "The numbers behind ghz/coll's defaults"). */
+ * (docs/RESULTS-coll.md, "The numbers behind ghz/coll's defaults"). */
 #define DEFAULT_CHUNK_CUDA_IPC ((size_t)64 << 20)
 /* Where ranks share a GPU over MPI, each piece's kernels wait for the other processes'
  * time slices: fewer, larger pieces pay fewer waits. 32 MiB was the fastest of 8, 32 and
- * 64 MiB from 64 MiB up; with a GPU per rank 8 MiB stays as fast (docs/RESULTS.md, "The
+ * 64 MiB from 64 MiB up; with a GPU per rank 8 MiB stays as fast (docs/RESULTS-coll.md, "The
  * numbers behind ghz/coll's defaults"). */
 #define DEFAULT_CHUNK_CUDA_SHARED ((size_t)32 << 20)
 /* Over NCCL a round's pieces are compressed and combined one kernel each, and the host
@@ -379,7 +379,7 @@ static ghz_status_t alloc_buffers(ghz_comm_t* c)
  * waits (HOST_PATH_MAX, as over MPI with a GPU per rank). Where every rank has a GPU of
  * its own and CUDA IPC reads the peers' memory, the direct algorithm is as fast from 16
  * KiB up: the host path keeps only what it does faster, up to 8 KiB
- * (HOST_PATH_MAX_OWN_GPU). The measurements: docs/RESULTS.md, "The numbers behind
+ * (HOST_PATH_MAX_OWN_GPU). The measurements: docs/RESULTS-coll.md, "The numbers behind
  * ghz/coll's defaults". GHZ_COLL_HOST_PATH_MAX (bytes, at most 16 MiB) overrides them; 0
  * turns the host path off. */
 #define HOST_PATH_MAX_SHARED ((size_t)4 << 20)
@@ -390,7 +390,7 @@ static ghz_status_t alloc_buffers(ghz_comm_t* c)
  * many bytes per rank on from the range kernel, which makes the copy too (comm.h,
  * staged_range_gpu_min; cuda/backend_cuda.c, cuda_range), and below from a scan of the
  * host copy: the kernel's fixed cost over the copy alone is about constant, the scan's
- * grows with the size, and they meet near 32 KiB (docs/RESULTS.md, "The numbers behind
+ * grows with the size, and they meet near 32 KiB (docs/RESULTS-coll.md, "The numbers behind
  * ghz/coll's defaults"). */
 #define STAGED_RANGE_GPU_MIN ((size_t)64 << 10)
 
@@ -398,7 +398,7 @@ static ghz_status_t alloc_buffers(ghz_comm_t* c)
  * shot: one fence fewer and no gather (cuda/algo_direct.c, one_shot). Between two ranks
  * at every size: each rank then reads the peer's input whole, as many bytes over the
  * link as in three phases, so the fence saved is pure gain (measured faster from 1 to
- * 64 MiB: docs/RESULTS.md, "The numbers behind ghz/coll's defaults"). Beyond two ranks
+ * 64 MiB: docs/RESULTS-coll.md, "The numbers behind ghz/coll's defaults"). Beyond two ranks
  * it reads N - 1 inputs whole instead of 2 (N - 1) / N of one: only where the fences,
  * not the bytes, set the time. GHZ_COLL_DIRECT_ONE_SHOT_MAX overrides both (0: never). */
 #define DIRECT_ONE_SHOT_MAX ((size_t)1 << 20)
@@ -411,7 +411,7 @@ static ghz_status_t alloc_buffers(ghz_comm_t* c)
  * agreement. Why 4 MiB: the host path's largest default limit (HOST_PATH_MAX_SHARED,
  * measured with MPI's call up to 4 MiB); MPI's own call is faster than ghz's recursive
  * doubling for small calls on the CPU, and on the host path its in-place call saves a
- * host copy that ghz's ring and recursive doubling make (COLL.md, "mpi"; docs/RESULTS.md,
+ * host copy that ghz's ring and recursive doubling make (COLL.md, "mpi"; docs/RESULTS-coll.md,
  * "The numbers behind ghz/coll's defaults"). */
 #define MPI_NATIVE_DEFAULT ((size_t)4 << 20)
 /* The host path's CPU communicator's threads (make_host). */
@@ -618,7 +618,7 @@ static ghz_status_t make_host(ghz_comm_t* c)
     h.check_args = 0;
     /* a few threads: the range scan of a staged lossy call takes them from 1 MiB (64 Ki
      * values a thread, codec/params.c), and every rank of the node scans at once
-     * (docs/RESULTS.md has the measurements) */
+     * (docs/RESULTS-coll.md has the measurements) */
     h.nthreads = HOST_THREADS;
     h.transport = GHZ_TRANSPORT_MPI;
     c->small_bytes = host_path_limit(c);

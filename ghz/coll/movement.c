@@ -61,7 +61,7 @@ static ghz_status_t own_block(ghz_comm_t* c, const mv_t* k)
  * (auto_rule.h), compared with N blocks: a rank moves a block to or from every other
  * rank, about as many bytes as an allreduce of N / 2 blocks, and its compressed path
  * has fewer fixed costs a round (over NCCL one host wait where the allreduce pays
- * three), so its crossover comes at about half the size (docs/RESULTS.md). */
+ * three), so its crossover comes at about half the size (docs/RESULTS-coll.md). */
 static int move_compresses(const ghz_comm_t* c, size_t block_bytes)
 {
     const size_t N = (size_t)c->size;

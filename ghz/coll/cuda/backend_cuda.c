@@ -9,8 +9,8 @@
  * kept the wire in mapped pinned memory that the kernels read and wrote over PCIe: on
  * an H100 its compressed allreduce of 256 MiB on two ranks took 258 ms, slower than
  * its own exact path (119 ms, which stages by DMA), because the codec and ghz/homo
- * kernels ran at PCIe speed (docs/RESULTS.md). This version moves only compressed
- * bytes by DMA: 62.5 ms for the same call (docs/RESULTS.md).
+ * kernels ran at PCIe speed (docs/RESULTS-coll.md). This version moves only compressed
+ * bytes by DMA: 62.5 ms for the same call (docs/RESULTS-coll.md).
  * Exact rounds move values through the same wire buffers (the staged, DOC-shaped path
  * of the algorithms; the combine itself runs on the GPU).
  *
@@ -186,7 +186,7 @@ static ghz_status_t fetch(coll_backend_t* be, size_t bytes, ghz_status_t st)
  * Why one kernel: every stream operation (a memset, a copy of the result) costs a few
  * microseconds of its own, more than the scan; and a kernel beside the copy engine's
  * copy on a side stream was never faster than the kernel making the copy
- * (docs/RESULTS.md, "The numbers behind ghz/coll's defaults"). */
+ * (docs/RESULTS-coll.md, "The numbers behind ghz/coll's defaults"). */
 static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, void* copy_to,
                                double* vmin, double* vmax, int* nonfinite)
 {

@@ -61,7 +61,7 @@ typedef struct {
  * kernel's last block leaves so, so that a call is one kernel and nothing else: no
  * memset of its own, and no copy of the result where `out` is pinned host memory.
  * (The memset and the result's copy, each a stream operation of a few us, would cost
- * more than the scan itself: docs/RESULTS.md, "The numbers behind ghz/coll's
+ * more than the scan itself: docs/RESULTS-coll.md, "The numbers behind ghz/coll's
  * defaults".) */
 typedef struct {
     unsigned long long kmin_not; /* ~key of the least finite value so far (0: none) */
