@@ -264,6 +264,8 @@ GHZ_HD static inline unsigned ghz_bit_width(uint32_t v)
 {
 #if defined(__CUDA_ARCH__)
     return 32u - (unsigned)__clz(v);
+#elif defined(__GNUC__) || defined(__clang__)
+    return v ? 32u - (unsigned)__builtin_clz(v) : 0u;
 #else
     unsigned w = 0;
     while (v) {

@@ -250,22 +250,6 @@ GHZ_HD static inline int ghz_ratio_quantize(const ghz_quantizer_t* z, double x, 
 
 /* ---- symbols (RATIO.md, Symbols) ------------------------------------------------ */
 
-GHZ_HD static inline unsigned ghz_ratio_bitlen(uint32_t z)
-{
-#if defined(__CUDA_ARCH__)
-    return 32u - (unsigned)__clz(z);
-#elif defined(__GNUC__) || defined(__clang__)
-    return z ? 32u - (unsigned)__builtin_clz(z) : 0u;
-#else
-    unsigned n = 0;
-    while (z) {
-        ++n;
-        z >>= 1;
-    }
-    return n;
-#endif
-}
-
 GHZ_HD static inline uint32_t ghz_ratio_zigzag(int32_t k)
 {
     return ((uint32_t)k << 1) ^ (uint32_t)(k >> 31); /* no branch on the sign */
@@ -286,7 +270,7 @@ GHZ_HD static inline unsigned ghz_ratio_symbol(int32_t k, uint32_t* extra, unsig
         *nbits = 0;
         return 1u + z;
     }
-    e = ghz_ratio_bitlen(z) - 1u;
+    e = ghz_bit_width(z) - 1u;
     *nbits = e - 2u;
     *extra = z & ((1u << (e - 2u)) - 1u);
     return 33u + 4u * (e - 5u) + ((z >> (e - 2u)) & 3u);
@@ -315,7 +299,7 @@ GHZ_HD static inline unsigned ghz_ratio_cost(const ghz_quantizer_t* z, double x,
     if (!(z->eb > 0.0)) return 0;
     c = ghz_ratio_rint(GHZ_DMUL(GHZ_DSUB(x, p), z->r));
     if (!(fabs(c) <= (double)GHZ_QMAX)) return 31u; /* also NaN */
-    return ghz_ratio_bitlen(ghz_ratio_zigzag((int32_t)c));
+    return ghz_bit_width(ghz_ratio_zigzag((int32_t)c));
 }
 
 /* ---- table (RATIO.md, Table) ------------------------------------------------------ */
