@@ -296,7 +296,8 @@ static int decode_passes(decoder_t* dc)
 }
 
 /* Parses the specials section into a bitmap of special elements (mask, n bits) and
- * checks it; with out != NULL, writes the special values. */
+ * checks it; with out != NULL, writes the special values at the ones of the mask that
+ * the checking call (out == NULL) built. */
 static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
                              const ghz_frame_info_t* info, uint8_t* mask, uint8_t* out)
 {
@@ -305,6 +306,7 @@ static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
     const unsigned elem = info->dtype == GHZ_F32 ? 4u : 8u;
     uint64_t pos = 16, n_special, n_runs, r, i = 0, ones = 0, n_pat, at, lag = 0;
     unsigned bit = 0;
+    const int build = mask && !out;
     if (lim < 16) return corrupt("specials section cut short", L->off_specials);
     n_special = ghz_load_le(p, 8);
     n_runs = ghz_load_le(p + 8, 8);
@@ -314,12 +316,12 @@ static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
         lag = p[pos] == 0 ? 0 : p[pos] == 1 ? L->d[0] : L->d[0] * L->d[1];
         ++pos;
     }
-    if (mask) memset(mask, 0, (size_t)(n / 8 + 1));
+    if (build) memset(mask, 0, (size_t)(n / 8 + 1));
     for (r = 0; r < n_runs; ++r) {
         uint64_t len, j;
         if (ghz_varint_get(p, lim, &pos, &len) != 0) return corrupt("a bad mask run varint", pos);
         if ((r > 0 && len == 0) || len > n - i) return corrupt("a bad mask run length", pos);
-        if (mask)
+        if (build)
             for (j = i; j < i + len; ++j) {
                 unsigned m = bit;
                 if (lag && j >= lag) m ^= (mask[(j - lag) / 8] >> ((j - lag) % 8)) & 1u;
@@ -332,7 +334,7 @@ static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
         bit ^= 1u;
     }
     if (n_runs && i != n) return corrupt("mask runs do not cover the array", pos);
-    if (mask && ones != n_special) return corrupt("mask does not hold n_special elements", pos);
+    if (build && ones != n_special) return corrupt("mask does not hold n_special elements", pos);
     if (lim - pos < 8) return corrupt("specials section cut short", pos);
     n_pat = ghz_load_le(p + pos, 8);
     pos += 8;
