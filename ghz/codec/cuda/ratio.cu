@@ -1261,7 +1261,15 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
  * j % W's at step j / W. fix = false: every code's reconstruction is written, the
  * outlier symbols counted (chs[ci].n_out, ds->pass_out[P]) and the chunk checked; fix =
  * true (a chunk with outliers, once the pass's counts are known): the same symbols are
- * decoded again and only the outliers written, from rank `base` on. */
+ * decoded again and only the outliers written, from rank `base` on.
+ *
+ * The rANS state is the only chain from step to step, so everything else is kept off
+ * it: the steps go in batches of kBatch, whose neighbours are all loaded (and their
+ * predictions and contexts formed) before the batch's first rANS step; the words and
+ * the extra bits are read from windows in registers (four 64-word and four 32-word
+ * blocks a warp), each refilled three blocks ahead of its use. */
+constexpr unsigned kBatch = 4;
+
 template <typename T, bool fix>
 __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (*lut)[GHZ_RATIO_M],
                           const uint16_t* f, const uint32_t* cum, const unsigned* nsym, uint64_t ci, unsigned P,
@@ -1276,145 +1284,183 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     const uint32_t K = chunk_geom(ds->pstart, ds->cstart, ds->dstart, P, ci, L.chunk_log2, &k0, &W, &dir);
     const uint8_t* const e = c.src + L.off_dir + dir;
     const uint32_t nwords = (uint32_t)get_le(e, 4), nextra = (uint32_t)get_le(e + 4, 4);
+    const uint32_t nxw = (nextra + 31u) / 32u; /* u32 words of extra bits */
     uint32_t x = lane < W ? (uint32_t)get_le(e + 8 + 4 * lane, 4) : GHZ_RATIO_STATE_LOW;
     const uint8_t* const words = c.src + L.off_chunks + dec_chunks(c)[ci].off;
     const uint8_t* const extra = words + ((2ull * nwords + 3u) & ~3ull);
     const uint64_t* const d = L.d;
     const unsigned ax = ps.axis;
     const uint64_t stride = ax == 0 ? 1 : ax == 1 ? d[0] : d[0] * d[1];
+    const uint64_t off = ps.s * stride, ext = d[ax];
     const bool lossless = !(z.eb > 0.0);
     U* const out = (U*)c.dst;
+    const T* const xv = (const T*)c.dst;
+    /* block b of the words: lane i holds words 64b + 2i (low half) and 64b + 2i + 1 */
+    auto wblk = [&](uint32_t b) -> uint32_t {
+        const uint32_t i = 64u * b + 2u * lane;
+        return (i < nwords ? (uint32_t)get_le(words + 2ull * i, 2) : 0u) |
+               (i + 1u < nwords ? (uint32_t)get_le(words + 2ull * i + 2u, 2) << 16 : 0u);
+    };
+    /* block b of the extra-bit words: lane i holds word 32b + i */
+    auto eblk = [&](uint32_t b) -> uint32_t {
+        const uint32_t i = 32u * b + lane;
+        return i < nxw ? (uint32_t)get_le(extra + 4ull * i, 4) : 0u;
+    };
+    uint32_t w0 = wblk(0), w1 = wblk(1), w2 = wblk(2), w3 = wblk(3), wb = 0; /* wb: block of w0 */
+    uint32_t e0 = eblk(0), e1 = eblk(1), e2 = eblk(2), e3 = eblk(3), eb = 0;
     uint32_t wpos = 0, epos = 0, nout = 0;
-    /* the chunk's words, read ahead into a window of 64 (two per lane), so that a refill
-     * does not wait for memory */
-    auto wload = [&](uint32_t i) -> uint32_t { return i < nwords ? (uint32_t)get_le(words + 2ull * i, 2) : 0u; };
-    uint32_t wbase = 0, w_lo = wload(lane), w_hi = wload(32u + lane);
     int bad = 0;
-    /* the neighbours of a step's element (RATIO.md, Prediction), loaded one step ahead so
-     * that their latency hides behind the step before; then the formulas of ratio.h, as
-     * ratio_rows.h applies them */
-    const T* const xv = (const T*)out;
-    const uint64_t off = ps.s * stride;
-    struct nbr_t {
-        uint64_t idx;
-        double b, c, u, v;
-        bool hc, hu, hv;
-    };
-    auto fetch = [&](uint32_t g, nbr_t& q) {
-        q.idx = 0;
-        q.b = q.c = q.u = q.v = 0.0;
-        q.hc = q.hu = q.hv = false;
-        if (!(lane < W && g < K)) return;
-        uint64_t cc[3];
-        q.idx = pass_point(ps, d, k0 + g, cc);
-        const uint64_t t = cc[ax];
-        q.b = (double)xv[q.idx - off];
-        q.hc = t + ps.s < d[ax];
-        if (!q.hc) return;
-        q.c = (double)xv[q.idx + off];
-        q.hu = cubic && t >= 3 * ps.s;
-        q.hv = cubic && t + 3 * ps.s < d[ax];
-        if (q.hu) q.u = (double)xv[q.idx - 3 * off];
-        if (q.hv) q.v = (double)xv[q.idx + 3 * off];
-    };
-    nbr_t cur, nxt;
-    fetch(lane, cur);
-    for (uint32_t g0 = 0; g0 < K; g0 += W, cur = nxt) {
-        const uint32_t g = g0 + lane;
-        const bool act = lane < W && g < K;
-        fetch(g + W, nxt);
-        const uint64_t idx = cur.idx;
-        double p = 0.0;
-        unsigned cx = 0, s2 = 0;
-        if (act) {
-            if (!cur.hc) {
-                p = ghz_ratio_finite(cur.b);
-                cx = kNctx - 1u;
-            } else {
-                if (!fix)
-                    p = cur.hu && cur.hv ? ghz_ratio_cubic(cur.u, cur.b, cur.c, cur.v)
-                        : cur.hu         ? ghz_ratio_quad_u(cur.u, cur.b, cur.c)
-                        : cur.hv         ? ghz_ratio_quad_v(cur.b, cur.c, cur.v)
-                                         : ghz_ratio_linear(cur.b, cur.c);
-                cx = ghz_ratio_ctx_of(cur.b, cur.c, z.r);
-            }
-        }
-        if (__any_sync(kLanesAll, act && nsym[cx] == 0)) { /* a symbol in a context without a table */
-            bad = 1;
-            break;
-        }
-        if (act) {
-            s2 = lut[cx][x & (GHZ_RATIO_M - 1u)];
-            ghz_rans_take(&x, f[cx * kNsym + s2], cum[cx * kNsym + s2]);
-        }
-        const bool need = act && x < GHZ_RATIO_STATE_LOW;
-        const uint32_t m = __ballot_sync(kLanesAll, need);
-        if (wpos + __popc(m) > nwords) {
-            bad = 1;
-            break;
-        }
-        {
-            /* the next words from the window: word wbase + i sits in lane i % 32 of w_lo
-             * (i < 32) or w_hi; wpos - wbase < 32 here, so the step's words lie in it */
-            const uint32_t r = wpos + __popc(m & lt) - wbase;
-            const uint32_t lo = __shfl_sync(kLanesAll, w_lo, r & 31u), hi = __shfl_sync(kLanesAll, w_hi, r & 31u);
-            if (need) x = (x << 16) | (r < 32u ? lo : hi);
-        }
-        wpos += __popc(m);
-        if (wpos - wbase >= 32u) { /* slide by 32, and load the words after the window */
-            wbase += 32u;
-            w_lo = w_hi;
-            w_hi = wload(wbase + 32u + lane);
-        }
-        const unsigned nb = act && s2 ? ghz_ratio_extra_bits(s2) : 0u;
-        unsigned incl = nb;
-        for (int k = 1; k < 32; k <<= 1) {
-            const unsigned v = __shfl_up_sync(kLanesAll, incl, k);
-            if ((int)lane >= k) incl += v;
-        }
-        const unsigned tot = __shfl_sync(kLanesAll, incl, 31);
-        if ((uint64_t)epos + tot > nextra) {
-            bad = 1;
-            break;
-        }
-        uint32_t ex = 0;
-        if (nb) {
-            const uint64_t pb = epos + incl - nb, w = pb / 32, sh = pb % 32;
-            ex = (uint32_t)(get_le(extra + 4 * w, 4) >> sh);
-            if (sh + nb > 32) ex |= (uint32_t)get_le(extra + 4 * (w + 1), 4) << (32 - sh);
-            ex &= (1u << nb) - 1u;
-        }
-        epos += tot;
-        const bool outl = act && s2 == 0;
-        const uint32_t om = __ballot_sync(kLanesAll, outl);
-        int zbad = 0;
-        if (fix) {
-            if (outl) {
-                const uint64_t rank = base + nout + __popc(om & lt);
-                if (rank >= L.n_outliers) {
-                    zbad = 1;
-                } else {
-                    const U v = (U)get_le(c.src + L.off_outliers + rank * sizeof(T), sizeof(T));
-                    T xv;
-                    memcpy(&xv, &v, sizeof xv);
-                    if (!isfinite(xv)) zbad = 1;
-                    out[idx] = v;
+    /* this lane's point of the pass, by its index along each of the pass's three
+     * counts; it moves W points a step */
+    uint64_t i0, i1, i2;
+    {
+        const uint64_t u = k0 + lane, r = u / ps.count[0];
+        i0 = u - r * ps.count[0];
+        i2 = r / ps.count[1];
+        i1 = r - i2 * ps.count[1];
+    }
+    for (uint32_t g0 = 0; g0 < K && !bad; g0 += kBatch * W) {
+        uint64_t idx[kBatch];
+        double p[kBatch];
+        unsigned cx[kBatch];
+        bool act[kBatch];
+        T vb[kBatch], vc[kBatch], vu[kBatch], vv[kBatch];
+        bool hc[kBatch], hu[kBatch], hv[kBatch];
+#pragma unroll
+        for (unsigned s = 0; s < kBatch; ++s) { /* the batch's neighbours, all loads in flight */
+            act[s] = lane < W && g0 + s * W + lane < K;
+            idx[s] = 0;
+            hc[s] = hu[s] = hv[s] = false;
+            vb[s] = vc[s] = vu[s] = vv[s] = (T)0;
+            if (act[s]) {
+                const uint64_t c0 = ps.first[0] + ps.step[0] * i0, c1 = ps.first[1] + ps.step[1] * i1,
+                               c2 = ps.first[2] + ps.step[2] * i2;
+                const uint64_t t = ax == 0 ? c0 : ax == 1 ? c1 : c2;
+                idx[s] = c0 + d[0] * (c1 + d[1] * c2);
+                hc[s] = t + ps.s < ext;
+                hu[s] = cubic && hc[s] && t >= 3 * ps.s;
+                hv[s] = cubic && hc[s] && t + 3 * ps.s < ext;
+                vb[s] = xv[idx[s] - off];
+                if (hc[s]) vc[s] = xv[idx[s] + off];
+                if (hu[s]) vu[s] = xv[idx[s] - 3 * off];
+                if (hv[s]) vv[s] = xv[idx[s] + 3 * off];
+                i0 += W;
+                if (i0 >= ps.count[0]) {
+                    const uint64_t q = i0 / ps.count[0];
+                    i0 -= q * ps.count[0];
+                    i1 += q;
+                    if (i1 >= ps.count[1]) {
+                        const uint64_t q1 = i1 / ps.count[1];
+                        i1 -= q1 * ps.count[1];
+                        i2 += q1;
+                    }
                 }
             }
-        } else if (act && !outl) {
-            const uint32_t zz = ghz_ratio_unsymbol(s2, ex);
-            const int32_t k = ghz_ratio_unzigzag(zz);
-            if (zz > GHZ_RATIO_Z_LIMIT - 2u || (lossless && k != 0)) {
-                zbad = 1;
+        }
+#pragma unroll
+        for (unsigned s = 0; s < kBatch; ++s) { /* predictions and contexts (ratio.h) */
+            const double b = (double)vb[s], cc = (double)vc[s], u = (double)vu[s], v = (double)vv[s];
+            p[s] = 0.0;
+            cx[s] = 0;
+            if (!act[s]) continue;
+            if (!hc[s]) {
+                p[s] = ghz_ratio_finite(b);
+                cx[s] = kNctx - 1u;
             } else {
-                ((T*)out)[idx] = (T)ghz_ratio_recon(&z, p, k);
+                if (!fix)
+                    p[s] = hu[s] && hv[s] ? ghz_ratio_cubic(u, b, cc, v)
+                           : hu[s]        ? ghz_ratio_quad_u(u, b, cc)
+                           : hv[s]        ? ghz_ratio_quad_v(b, cc, v)
+                                          : ghz_ratio_linear(b, cc);
+                cx[s] = ghz_ratio_ctx_of(b, cc, z.r);
             }
         }
-        nout += __popc(om);
-        if (__any_sync(kLanesAll, zbad)) {
-            bad = 1;
-            break;
+#pragma unroll
+        for (unsigned s = 0; s < kBatch; ++s) { /* the rANS steps */
+            unsigned s2 = 0;
+            if (act[s]) {
+                if (nsym[cx[s]] == 0) bad = 1; /* a symbol in a context without a table */
+                s2 = lut[cx[s]][x & (GHZ_RATIO_M - 1u)];
+                s2 = s2 < kNsym ? s2 : kNsym - 1u;
+                const unsigned t = cx[s] * kNsym + s2;
+                ghz_rans_take(&x, f[t], cum[t]);
+            }
+            const bool need = act[s] && x < GHZ_RATIO_STATE_LOW;
+            const uint32_t m = __ballot_sync(kLanesAll, need);
+            {
+                /* word wpos + rank sits at r from the window's start, r < 96 */
+                const uint32_t r = wpos - 64u * wb + __popc(m & lt);
+                const uint32_t lo = __shfl_sync(kLanesAll, w0, (r >> 1) & 31u),
+                               hi = __shfl_sync(kLanesAll, w1, (r >> 1) & 31u);
+                const uint32_t pair = r < 64u ? lo : hi;
+                if (need) x = (x << 16) | ((r & 1u) ? pair >> 16 : pair & 0xFFFFu);
+            }
+            wpos += __popc(m);
+            if (wpos > nwords) bad = 1;
+            if (wpos - 64u * wb >= 64u) { /* slide one block, and load the one three ahead */
+                ++wb;
+                w0 = w1;
+                w1 = w2;
+                w2 = w3;
+                w3 = wblk(wb + 3u);
+            }
+            const unsigned nb = act[s] && s2 ? ghz_ratio_extra_bits(s2) : 0u;
+            unsigned incl = nb;
+#pragma unroll
+            for (int k = 1; k < 32; k <<= 1) {
+                const unsigned v = __shfl_up_sync(kLanesAll, incl, k);
+                if ((int)lane >= k) incl += v;
+            }
+            const unsigned tot = __shfl_sync(kLanesAll, incl, 31);
+            uint32_t ex = 0;
+            {
+                /* bit pb sits in word pb / 32, at most 59 words past the window's start */
+                const uint32_t pb = epos + incl - nb, wr = pb / 32u - 32u * eb, sh = pb % 32u;
+                const uint32_t a0 = __shfl_sync(kLanesAll, e0, wr & 31u), a1 = __shfl_sync(kLanesAll, e1, wr & 31u);
+                const uint32_t b0 = __shfl_sync(kLanesAll, e0, (wr + 1u) & 31u),
+                               b1 = __shfl_sync(kLanesAll, e1, (wr + 1u) & 31u);
+                const uint32_t lo = wr < 32u ? a0 : a1, hi = wr + 1u < 32u ? b0 : b1;
+                if (nb) {
+                    ex = lo >> sh;
+                    if (sh + nb > 32u) ex |= hi << (32u - sh);
+                    ex &= (1u << nb) - 1u;
+                }
+            }
+            epos += tot;
+            if (epos > nextra) bad = 1;
+            if (epos / 32u - 32u * eb >= 32u) {
+                ++eb;
+                e0 = e1;
+                e1 = e2;
+                e2 = e3;
+                e3 = eblk(eb + 3u);
+            }
+            const bool outl = act[s] && s2 == 0;
+            const uint32_t om = __ballot_sync(kLanesAll, outl);
+            if (fix) {
+                if (outl) {
+                    const uint64_t rank = base + nout + __popc(om & lt);
+                    if (rank >= L.n_outliers) {
+                        bad = 1;
+                    } else {
+                        const U v = (U)get_le(c.src + L.off_outliers + rank * sizeof(T), sizeof(T));
+                        T xo;
+                        memcpy(&xo, &v, sizeof xo);
+                        if (!isfinite(xo)) bad = 1;
+                        out[idx[s]] = v;
+                    }
+                }
+            } else if (act[s] && !outl) {
+                const uint32_t zz = ghz_ratio_unsymbol(s2, ex);
+                const int32_t k = ghz_ratio_unzigzag(zz);
+                if (zz > GHZ_RATIO_Z_LIMIT - 2u || (lossless && k != 0))
+                    bad = 1;
+                else
+                    ((T*)out)[idx[s]] = (T)ghz_ratio_recon(&z, p[s], k);
+            }
+            nout += __popc(om);
         }
+        bad = __any_sync(kLanesAll, bad);
     }
     if (!fix && !bad) { /* everything read, lanes home, padding zero */
         bad = wpos != nwords || epos != nextra || __any_sync(kLanesAll, x != GHZ_RATIO_STATE_LOW);
