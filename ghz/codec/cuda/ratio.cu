@@ -74,6 +74,10 @@ size_t up256(size_t v)
     return (v + 255u) & ~(size_t)255u;
 }
 
+/* Steps of a warp-per-chunk loop whose loads are issued together (the rANS state is
+ * the only chain from step to step; everything a batch reads is in flight at once). */
+constexpr unsigned kBatch = 4;
+
 /* ---- shared helpers ------------------------------------------------------------------ */
 
 template <typename T>
@@ -552,25 +556,39 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
     const uint8_t* const ctx = a.ctx + j0;
     uint32_t x = GHZ_RATIO_STATE_LOW, pos = K, nbits = 0, nout = 0;
     const uint32_t lt = (1u << lane) - 1u;
-    for (uint32_t t = steps; t-- > 0;) {
-        const uint32_t g = t * W + lane;
-        int emit = 0;
-        uint16_t w = 0;
-        if (lane < W && g < K) {
-            const int32_t k = code[g];
-            const unsigned e = ctx[g] * kNsym;
-            uint32_t ex;
-            unsigned nb = 0, sym = 0;
-            if (k != kOutlierCode)
-                sym = ghz_ratio_symbol(k, &ex, &nb);
-            else
-                ++nout;
-            nbits += nb;
-            emit = ghz_rans_put(&x, f[e + sym], inv[e + sym], cum[e + sym], &w);
+    /* the state is the only chain from step to step: a batch's codes and contexts are
+     * loaded before its first step */
+    for (uint32_t t1 = steps; t1 > 0;) {
+        int32_t kv[kBatch];
+        unsigned cv[kBatch];
+#pragma unroll
+        for (unsigned b = 0; b < kBatch; ++b) {
+            const uint32_t g = (t1 - 1u - b) * W + lane;
+            const bool act = b < t1 && lane < W && g < K;
+            kv[b] = act ? code[g] : 0;
+            cv[b] = act ? ctx[g] : kNctx;
         }
-        const uint32_t m = __ballot_sync(kLanesAll, emit);
-        pos -= __popc(m);
-        if (emit) words[pos + __popc(m & lt)] = w;
+#pragma unroll
+        for (unsigned b = 0; b < kBatch; ++b) {
+            int emit = 0;
+            uint16_t w = 0;
+            if (cv[b] < kNctx) {
+                const int32_t k = kv[b];
+                const unsigned e = cv[b] * kNsym;
+                uint32_t ex;
+                unsigned nb = 0, sym = 0;
+                if (k != kOutlierCode)
+                    sym = ghz_ratio_symbol(k, &ex, &nb);
+                else
+                    ++nout;
+                nbits += nb;
+                emit = ghz_rans_put(&x, f[e + sym], inv[e + sym], cum[e + sym], &w);
+            }
+            const uint32_t m = __ballot_sync(kLanesAll, emit);
+            pos -= __popc(m);
+            if (emit) words[pos + __popc(m & lt)] = w;
+        }
+        t1 = t1 > kBatch ? t1 - kBatch : 0;
     }
     ratio_chunk_info* const ci = a.ch + c;
     ci->x[lane] = x;
@@ -679,31 +697,39 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_write_kernel(enc_args a)
         for (unsigned i = lane; i < 64; i += 32) win[i] = 0;
         __syncwarp();
         uint64_t acc = 0, flushed = 0; /* bits packed, words stored */
-        for (uint32_t g0 = 0; g0 < K && nbits; g0 += 32) {
-            const uint32_t g = g0 + lane;
-            uint32_t ex = 0;
-            unsigned nb = 0;
-            if (g < K && code[g] != kOutlierCode) (void)ghz_ratio_symbol(code[g], &ex, &nb);
-            unsigned incl = nb;
-            for (int k = 1; k < 32; k <<= 1) {
-                const unsigned v = __shfl_up_sync(kLanesAll, incl, k);
-                if ((int)lane >= k) incl += v;
+        for (uint32_t g1 = 0; g1 < K && nbits; g1 += 32 * kBatch) {
+            int32_t kv[kBatch];
+#pragma unroll
+            for (unsigned b = 0; b < kBatch; ++b) {
+                const uint32_t g = g1 + 32 * b + lane;
+                kv[b] = g < K ? code[g] : kOutlierCode;
             }
-            const uint64_t p = acc + incl - nb;
-            if (nb) {
-                const unsigned sh = (unsigned)(p % 32);
-                atomicOr(&win[(p / 32) % 64], ex << sh);
-                if (sh + nb > 32) atomicOr(&win[(p / 32 + 1) % 64], ex >> (32 - sh));
+#pragma unroll
+            for (unsigned b = 0; b < kBatch; ++b) {
+                uint32_t ex = 0;
+                unsigned nb = 0;
+                if (kv[b] != kOutlierCode) (void)ghz_ratio_symbol(kv[b], &ex, &nb);
+                unsigned incl = nb;
+                for (int k = 1; k < 32; k <<= 1) {
+                    const unsigned v = __shfl_up_sync(kLanesAll, incl, k);
+                    if ((int)lane >= k) incl += v;
+                }
+                const uint64_t p = acc + incl - nb;
+                if (nb) {
+                    const unsigned sh = (unsigned)(p % 32);
+                    atomicOr(&win[(p / 32) % 64], ex << sh);
+                    if (sh + nb > 32) atomicOr(&win[(p / 32 + 1) % 64], ex >> (32 - sh));
+                }
+                acc += __shfl_sync(kLanesAll, incl, 31);
+                __syncwarp();
+                const uint64_t done = acc / 32; /* whole words */
+                for (uint64_t w = flushed + lane; w < done; w += 32) {
+                    put_le(dst, ebase + 4 * w, lim, win[w % 64], 4);
+                    win[w % 64] = 0;
+                }
+                flushed = done;
+                __syncwarp();
             }
-            acc += __shfl_sync(kLanesAll, incl, 31);
-            __syncwarp();
-            const uint64_t done = acc / 32; /* whole words */
-            for (uint64_t w = flushed + lane; w < done; w += 32) {
-                put_le(dst, ebase + 4 * w, lim, win[w % 64], 4);
-                win[w % 64] = 0;
-            }
-            flushed = done;
-            __syncwarp();
         }
         if (acc % 32 && lane == 0) put_le(dst, ebase + 4 * flushed, lim, win[flushed % 64], 4);
         __syncwarp();
@@ -1268,8 +1294,6 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
  * predictions and contexts formed) before the batch's first rANS step; the words and
  * the extra bits are read from windows in registers (four 64-word and four 32-word
  * blocks a warp), each refilled three blocks ahead of its use. */
-constexpr unsigned kBatch = 4;
-
 template <typename T, bool fix>
 __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (*lut)[GHZ_RATIO_M],
                           const uint16_t* f, const uint32_t* cum, const unsigned* nsym, uint64_t ci, unsigned P,
