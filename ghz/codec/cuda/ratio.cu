@@ -656,103 +656,110 @@ __global__ void __launch_bounds__(kScanThreads) enc_scan_kernel(enc_args a)
     }
 }
 
-/* One warp per chunk: its directory entry, words, extra bits and outliers, at their
- * places in the frame. */
+/* One CTA per chunk: its directory entry, words, extra bits and outliers, at their
+ * places in the frame. The extra bits and the outliers go in tiles of kWriteTile
+ * symbols, kWritePer consecutive ones a thread, placed by a block-wide scan: a chunk
+ * takes K / kWriteTile steps, not one per 32 symbols. The bits are gathered in shared
+ * memory and stored as whole words (the frame's parts lie at any byte). */
+constexpr unsigned kWriteThreads = 256;
+constexpr unsigned kWritePer = 8;
+constexpr unsigned kWriteTile = kWriteThreads * kWritePer;
+/* u32 words a tile's bits can touch, with the word carried in from the tile before */
+constexpr unsigned kWriteWin = kWriteTile * 27u / 32u + 2u;
+
 template <typename T>
-__global__ void __launch_bounds__(kWarpCtaThreads) enc_write_kernel(enc_args a)
+__global__ void __launch_bounds__(kWriteThreads) enc_write_kernel(enc_args a)
 {
-    __shared__ uint32_t ring[kWarpCtaThreads / 32][64];
+    typedef cub::BlockScan<unsigned, kWriteThreads> scan_t;
+    __shared__ typename scan_t::TempStorage tmp;
+    __shared__ uint32_t win[kWriteWin];
     const ratio_enc_state* const st = a.st;
     if (st->bad_bound || !st->fits) return;
-    const unsigned lane = lane_id(), wi = threadIdx.x / 32;
-    uint32_t* const win = ring[wi];
+    const unsigned t = threadIdx.x, np = 3u * a.L;
+    const uint64_t c = blockIdx.x;
+    if (c >= st->cstart[np]) return;
     const uint64_t lim = a.bound;
-    const unsigned np = 3u * a.L;
-    const uint64_t nch = st->cstart[np];
     uint8_t* const dst = a.dst;
-    for (uint64_t c = (uint64_t)blockIdx.x * (blockDim.x / 32) + wi; c < nch;
-         c += (uint64_t)gridDim.x * (blockDim.x / 32)) {
-        const ratio_chunk_info& ci = a.ch[c];
-        const unsigned P = pass_of_chunk(st->cstart, np, c);
-        uint64_t k0, dir;
-        unsigned W;
-        const uint32_t K = chunk_geom(st->pstart, st->cstart, st->dstart, P, c, GHZ_RATIO_CHUNK_LOG2, &k0, &W, &dir);
-        const uint64_t j0 = st->pstart[P] + k0;
-        const uint32_t nw = ci.words, nbits = ci.bits;
-        /* directory entry */
-        const uint64_t de = st->off_dir + dir;
-        if (lane < W) put_le(dst, de + 8 + 4 * lane, lim, ci.x[lane], 4);
-        if (lane == 0) {
-            put_le(dst, de, lim, nw, 4);
-            put_le(dst, de + 4, lim, nbits, 4);
-        }
-        /* words, then a zero word when their count is odd */
-        const uint64_t base = st->off_chunks + ci.off;
-        const uint16_t* const words = (const uint16_t*)a.xr + j0 + (K - nw);
-        for (uint32_t i = lane; i < nw; i += 32) put_le(dst, base + 2ull * i, lim, words[i], 2);
-        if ((nw & 1u) && lane == 0) put_le(dst, base + 2ull * nw, lim, 0, 2);
-        /* extra bits, packed from the codes in symbol order through a ring of words */
-        const uint64_t ebase = base + ((2ull * nw + 3u) & ~3ull);
-        const int32_t* const code = a.code + j0;
-        for (unsigned i = lane; i < 64; i += 32) win[i] = 0;
-        __syncwarp();
-        uint64_t acc = 0, flushed = 0; /* bits packed, words stored */
-        for (uint32_t g1 = 0; g1 < K && nbits; g1 += 32 * kBatch) {
-            int32_t kv[kBatch];
-#pragma unroll
-            for (unsigned b = 0; b < kBatch; ++b) {
-                const uint32_t g = g1 + 32 * b + lane;
-                kv[b] = g < K ? code[g] : kOutlierCode;
-            }
-#pragma unroll
-            for (unsigned b = 0; b < kBatch; ++b) {
-                uint32_t ex = 0;
-                unsigned nb = 0;
-                if (kv[b] != kOutlierCode) (void)ghz_ratio_symbol(kv[b], &ex, &nb);
-                unsigned incl = nb;
-                for (int k = 1; k < 32; k <<= 1) {
-                    const unsigned v = __shfl_up_sync(kLanesAll, incl, k);
-                    if ((int)lane >= k) incl += v;
-                }
-                const uint64_t p = acc + incl - nb;
-                if (nb) {
-                    const unsigned sh = (unsigned)(p % 32);
-                    atomicOr(&win[(p / 32) % 64], ex << sh);
-                    if (sh + nb > 32) atomicOr(&win[(p / 32 + 1) % 64], ex >> (32 - sh));
-                }
-                acc += __shfl_sync(kLanesAll, incl, 31);
-                __syncwarp();
-                const uint64_t done = acc / 32; /* whole words */
-                for (uint64_t w = flushed + lane; w < done; w += 32) {
-                    put_le(dst, ebase + 4 * w, lim, win[w % 64], 4);
-                    win[w % 64] = 0;
-                }
-                flushed = done;
-                __syncwarp();
-            }
-        }
-        if (acc % 32 && lane == 0) put_le(dst, ebase + 4 * flushed, lim, win[flushed % 64], 4);
-        __syncwarp();
-        /* outliers, in pass order */
-        if (ci.n_out) {
-            const unsigned elem = sizeof(T);
-            unsigned cubic;
-            const ghz_ratio_pass_t ps = pass_at(a.d, a.L, st->choices, P, &cubic);
-            uint64_t rank = ci.out_base;
-            for (uint32_t g0 = 0; g0 < K; g0 += 32) {
-                const uint32_t g = g0 + lane;
-                const bool out = g < K && code[g] == kOutlierCode;
-                const uint32_t m = __ballot_sync(kLanesAll, out);
-                if (out) {
-                    uint64_t cc[3];
-                    const uint64_t idx = pass_point(ps, a.d, k0 + g, cc);
-                    const uint64_t at = st->off_outliers + (rank + __popc(m & ((1u << lane) - 1u))) * elem;
-                    put_le(dst, at, lim, ((const typename bits_of<T>::type*)a.src)[idx], elem);
-                }
-                rank += __popc(m);
-            }
-        }
+    const ratio_chunk_info& ci = a.ch[c];
+    const unsigned P = pass_of_chunk(st->cstart, np, c);
+    uint64_t k0, dir;
+    unsigned W;
+    const uint32_t K = chunk_geom(st->pstart, st->cstart, st->dstart, P, c, GHZ_RATIO_CHUNK_LOG2, &k0, &W, &dir);
+    const uint64_t j0 = st->pstart[P] + k0;
+    const uint32_t nw = ci.words;
+    /* directory entry */
+    const uint64_t de = st->off_dir + dir;
+    if (t < W) put_le(dst, de + 8 + 4 * t, lim, ci.x[t], 4);
+    if (t == 0) {
+        put_le(dst, de, lim, nw, 4);
+        put_le(dst, de + 4, lim, ci.bits, 4);
     }
+    /* words, then a zero word when their count is odd */
+    const uint64_t base = st->off_chunks + ci.off;
+    const uint16_t* const words = (const uint16_t*)a.xr + j0 + (K - nw);
+    for (uint32_t i = t; i < nw; i += kWriteThreads) put_le(dst, base + 2ull * i, lim, words[i], 2);
+    if ((nw & 1u) && t == 0) put_le(dst, base + 2ull * nw, lim, 0, 2);
+    /* extra bits in symbol order and outliers in pass order, tile by tile */
+    const uint64_t ebase = base + ((2ull * nw + 3u) & ~3ull);
+    const int32_t* const code = a.code + j0;
+    for (unsigned i = t; i < kWriteWin; i += kWriteThreads) win[i] = 0;
+    unsigned cubic;
+    const ghz_ratio_pass_t ps = pass_at(a.d, a.L, st->choices, P, &cubic);
+    uint64_t acc = 0, rank0 = ci.out_base; /* bits packed before the tile; its first outlier's rank */
+    __syncthreads();
+    for (uint32_t g1 = 0; g1 < K; g1 += kWriteTile) {
+        int32_t kv[kWritePer];
+        unsigned nbits = 0, nout = 0;
+#pragma unroll
+        for (unsigned i = 0; i < kWritePer; ++i) {
+            const uint32_t g = g1 + t * kWritePer + i;
+            kv[i] = g < K ? code[g] : 0;
+            uint32_t ex;
+            unsigned nb = 0;
+            if (g < K && kv[i] != kOutlierCode) (void)ghz_ratio_symbol(kv[i], &ex, &nb);
+            nbits += nb;
+            nout += g < K && kv[i] == kOutlierCode;
+        }
+        unsigned bit0, bits_tile, out0, outs_tile;
+        scan_t(tmp).ExclusiveSum(nbits, bit0, bits_tile);
+        __syncthreads();
+        scan_t(tmp).ExclusiveSum(nout, out0, outs_tile);
+        /* window word 0 is the chunk's word acc / 32, already holding the bits below acc */
+        uint32_t p = (uint32_t)(acc % 32u) + bit0;
+#pragma unroll
+        for (unsigned i = 0; i < kWritePer; ++i) {
+            const uint32_t g = g1 + t * kWritePer + i;
+            if (g >= K) break;
+            if (kv[i] == kOutlierCode) {
+                uint64_t cc[3];
+                const uint64_t idx = pass_point(ps, a.d, k0 + g, cc);
+                put_le(dst, st->off_outliers + (rank0 + out0++) * sizeof(T), lim,
+                       ((const typename bits_of<T>::type*)a.src)[idx], sizeof(T));
+                continue;
+            }
+            uint32_t ex;
+            unsigned nb;
+            (void)ghz_ratio_symbol(kv[i], &ex, &nb);
+            if (nb) {
+                const unsigned sh = p % 32u;
+                atomicOr(&win[p / 32u], ex << sh);
+                if (sh + nb > 32u) atomicOr(&win[p / 32u + 1u], ex >> (32u - sh));
+                p += nb;
+            }
+        }
+        __syncthreads();
+        const uint64_t w0 = acc / 32u, end = acc + bits_tile, whole = end / 32u - w0;
+        for (uint64_t w = t; w < whole; w += kWriteThreads) put_le(dst, ebase + 4 * (w0 + w), lim, win[w], 4);
+        const uint32_t left = end % 32u ? win[whole] : 0u; /* the partial last word */
+        __syncthreads();
+        for (unsigned i = t; i < kWriteWin; i += kWriteThreads) win[i] = 0;
+        __syncthreads();
+        if (t == 0) win[0] = left;
+        __syncthreads();
+        acc = end;
+        rank0 += outs_tile;
+    }
+    if (acc % 32u && t == 0) put_le(dst, ebase + 4 * (acc / 32u), lim, win[0], 4);
 }
 
 /* The specials section (RATIO.md), written by one CTA in tiles of the array: the mask
@@ -1098,7 +1105,7 @@ cudaError_t launch_ratio_compress_t(const ratio_job& j, void* d_work, int sms, c
     const uint64_t rans_ctas = (a.max_chunks + warps - 1) / warps;
     if (e == cudaSuccess) e = launch(enc_rans_kernel, (unsigned)rans_ctas, kWarpCtaThreads, stream, a);
     if (e == cudaSuccess) e = launch(enc_scan_kernel, 1, kScanThreads, stream, a);
-    if (e == cudaSuccess) e = launch(enc_write_kernel<T>, (unsigned)rans_ctas, kWarpCtaThreads, stream, a);
+    if (e == cudaSuccess) e = launch(enc_write_kernel<T>, (unsigned)a.max_chunks, kWriteThreads, stream, a);
     if (e == cudaSuccess) e = launch(enc_specials_kernel<T>, 1, kSpecThreads, stream, a);
     if (e == cudaSuccess) e = launch(enc_finish_kernel, 1, 128, stream, a);
     if (e != cudaSuccess) return e;
