@@ -211,6 +211,20 @@ Test(cuda_ratio, same_bytes_f64)
 }
 
 /* E = 0: lossless; a smooth field still predicts some values exactly. */
+/* Above 2^26 values the writers spread each pass over more chunks (RATIO.md, Chunks):
+ * the same bytes there too. GHZ_TEST_RATIO_SPREAD=0 leaves the case out (it takes
+ * seconds on the CPU, minutes under compute-sanitizer). */
+Test(cuda_ratio, spread_same_bytes)
+{
+    need_gpu();
+    const char* env = getenv("GHZ_TEST_RATIO_SPREAD");
+    if (env && strcmp(env, "0") == 0) cr_skip_test("GHZ_TEST_RATIO_SPREAD=0");
+    static const field_t big = {{1024, 512, 129}, 2, 1, 0};
+    ghz_cuda_ctx_t* ctx = make_ctx(1, count_of(&big));
+    run_case(ctx, &big, GHZ_F32, (bound_t){GHZ_EB_REL, 1e-3}, 1);
+    GK(ghz_cuda_ctx_destroy(ctx));
+}
+
 Test(cuda_ratio, lossless)
 {
     need_gpu();

@@ -197,19 +197,21 @@ __device__ __forceinline__ ghz_ratio_pass_t pass_at(const uint64_t d[3], unsigne
 }
 
 /* First symbol, first chunk and first directory byte (from the directory's start) of
- * every pass, then the totals at [3L]. */
+ * every pass, then the totals at [3L]; plog: log2 of each pass's chunk size. */
 __device__ inline void pass_table(const uint64_t d[3], unsigned L, const uint8_t* choices, unsigned chunk_log2,
-                                  uint64_t* pstart, uint64_t* cstart, uint64_t* dstart)
+                                  unsigned spread, uint64_t* pstart, uint64_t* cstart, uint64_t* dstart,
+                                  uint8_t* plog)
 {
-    const uint64_t cs = (uint64_t)1 << chunk_log2;
     uint64_t ps = 0, cc = 0, db = 0;
     for (unsigned P = 0; P < 3u * L; ++P) {
         unsigned cubic;
         const uint64_t pts = pass_at(d, L, choices, P, &cubic).points;
-        const uint64_t full = pts >> chunk_log2, rest = pts & (cs - 1);
+        const unsigned lg = ghz_ratio_pass_chunk_log2(pts, chunk_log2, spread);
+        const uint64_t cs = (uint64_t)1 << lg, full = pts >> lg, rest = pts & (cs - 1);
         pstart[P] = ps;
         cstart[P] = cc;
         dstart[P] = db;
+        plog[P] = (uint8_t)lg;
         ps += pts;
         cc += full + (rest != 0);
         db += full * GHZ_RATIO_DIR_ENTRY(cs) + (rest ? GHZ_RATIO_DIR_ENTRY(rest) : 0);
@@ -234,11 +236,12 @@ __device__ __forceinline__ unsigned pass_of_chunk(const uint64_t* cstart, unsign
 /* Chunk c of pass P: its first point in the pass (*k0), its symbols (K), lanes (*W) and
  * its directory entry's offset from the directory's start. */
 __device__ __forceinline__ uint32_t chunk_geom(const uint64_t* pstart, const uint64_t* cstart, const uint64_t* dstart,
-                                               unsigned P, uint64_t c, unsigned chunk_log2, uint64_t* k0,
+                                               const uint8_t* plog, unsigned P, uint64_t c, uint64_t* k0,
                                                unsigned* W, uint64_t* dir)
 {
-    const uint64_t cs = (uint64_t)1 << chunk_log2, pts = pstart[P + 1] - pstart[P];
-    *k0 = (c - cstart[P]) << chunk_log2;
+    const unsigned lg = plog[P];
+    const uint64_t cs = (uint64_t)1 << lg, pts = pstart[P + 1] - pstart[P];
+    *k0 = (c - cstart[P]) << lg;
     const uint32_t K = (uint32_t)(pts - *k0 < cs ? pts - *k0 : cs);
     *W = GHZ_RATIO_CHUNK_LANES(K);
     *dir = dstart[P] + (c - cstart[P]) * GHZ_RATIO_DIR_ENTRY(cs);
@@ -268,6 +271,7 @@ struct ratio_enc_state {
     uint64_t x0;
     uint8_t choices[3 * kMaxLevels];
     uint64_t pstart[kMaxPasses + 1], cstart[kMaxPasses + 1], dstart[kMaxPasses + 1];
+    uint8_t plog[kMaxPasses];
     uint16_t f[kTab];
     uint32_t cum[kTab];
     double inv[kTab];
@@ -316,7 +320,7 @@ size_t enc_code_bytes(uint64_t n)
 /* Chunks of n values in any pass order: a pass's last chunk may be short. */
 uint64_t enc_max_chunks(uint64_t n)
 {
-    return (n >> GHZ_RATIO_CHUNK_LOG2) + 3u * kMaxLevels + 1u;
+    return (n >> GHZ_RATIO_SPREAD_CHUNK_LOG2) + 3u * kMaxLevels + 1u;
 }
 
 size_t ratio_compress_work_bytes(ghz_dtype_t dtype, uint64_t n)
@@ -521,7 +525,8 @@ __global__ void __launch_bounds__(kPassThreads) enc_passes_kernel(enc_args a)
             for (unsigned s = 0; s < kNsym; ++s) inv[s] = f[s] ? 1.0 / (double)f[s] : 0.0;
         }
     } else if (t == 32) {
-        pass_table(a.d, a.L, st->choices, GHZ_RATIO_CHUNK_LOG2, st->pstart, st->cstart, st->dstart);
+        pass_table(a.d, a.L, st->choices, GHZ_RATIO_CHUNK_LOG2, ghz_ratio_spread_for(a.n), st->pstart, st->cstart,
+                   st->dstart, st->plog);
     }
 }
 
@@ -548,7 +553,7 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
     const unsigned P = pass_of_chunk(st->cstart, np, c);
     uint64_t k0, dir;
     unsigned W;
-    const uint32_t K = chunk_geom(st->pstart, st->cstart, st->dstart, P, c, GHZ_RATIO_CHUNK_LOG2, &k0, &W, &dir);
+    const uint32_t K = chunk_geom(st->pstart, st->cstart, st->dstart, st->plog, P, c, &k0, &W, &dir);
     const uint64_t j0 = st->pstart[P] + k0;
     const uint32_t steps = (K + W - 1u) / W;
     uint16_t* const words = (uint16_t*)a.xr + j0; /* staging: K words at most */
@@ -684,7 +689,7 @@ __global__ void __launch_bounds__(kWriteThreads) enc_write_kernel(enc_args a)
     const unsigned P = pass_of_chunk(st->cstart, np, c);
     uint64_t k0, dir;
     unsigned W;
-    const uint32_t K = chunk_geom(st->pstart, st->cstart, st->dstart, P, c, GHZ_RATIO_CHUNK_LOG2, &k0, &W, &dir);
+    const uint32_t K = chunk_geom(st->pstart, st->cstart, st->dstart, st->plog, P, c, &k0, &W, &dir);
     const uint64_t j0 = st->pstart[P] + k0;
     const uint32_t nw = ci.words;
     /* directory entry */
@@ -996,7 +1001,7 @@ __global__ void enc_finish_kernel(enc_args a)
         fi.payload_size = total - GHZ_HEADER_SIZE;
         fi.prefer = GHZ_PREFER_RATIO;
         fi.has_checksum = 0;
-        ghz_ratio_header_pack(h, &fi, a.ndims);
+        ghz_ratio_header_pack(h, &fi, a.ndims, ghz_ratio_spread_for(a.n));
         for (unsigned i = 0; i < GHZ_HEADER_SIZE; ++i) dst[i] = h[i];
         uint8_t* const sec = dst + GHZ_HEADER_SIZE;
         for (unsigned i = 0; i < GHZ_RATIO_SECTION; ++i) sec[i] = 0;
@@ -1149,6 +1154,7 @@ struct ratio_dec_state {
     unsigned nsym[kNctx];
     uint8_t lut[kNctx][GHZ_RATIO_M];
     uint64_t pstart[kMaxPasses + 1], cstart[kMaxPasses + 1], dstart[kMaxPasses + 1];
+    uint8_t plog[kMaxPasses];
     unsigned long long pass_out[kMaxPasses]; /* outlier symbols of each pass */
 };
 
@@ -1241,8 +1247,8 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
             if (ok && pos != lim) ok = 0;
         }
         if (ok) { /* choices were checked by the layout: the pass table */
-            pass_table(ds->L.d, ds->L.levels, c.src + ds->L.off_choices, ds->L.chunk_log2, ds->pstart, ds->cstart,
-                       ds->dstart);
+            pass_table(ds->L.d, ds->L.levels, c.src + ds->L.off_choices, ds->L.chunk_log2, ds->L.spread, ds->pstart,
+                       ds->cstart, ds->dstart, ds->plog);
             for (unsigned P = 0; P < 3u * ds->L.levels; ++P) ds->pass_out[P] = 0;
             ((typename bits_of<T>::type*)c.dst)[0] = (typename bits_of<T>::type)ds->L.x0;
         }
@@ -1267,7 +1273,7 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
             const unsigned P = pass_of_chunk(ds->cstart, np, ci);
             uint64_t k0, dir;
             unsigned W;
-            const uint32_t K = chunk_geom(ds->pstart, ds->cstart, ds->dstart, P, ci, ds->L.chunk_log2, &k0, &W, &dir);
+            const uint32_t K = chunk_geom(ds->pstart, ds->cstart, ds->dstart, ds->plog, P, ci, &k0, &W, &dir);
             const uint8_t* e = c.src + ds->L.off_dir + dir;
             const uint64_t words = get_le(e, 4), bits = get_le(e + 4, 4);
             int bad = words > K || bits > 27ull * K;
@@ -1312,7 +1318,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     const uint32_t lt = (1u << lane) - 1u;
     uint64_t k0, dir;
     unsigned W;
-    const uint32_t K = chunk_geom(ds->pstart, ds->cstart, ds->dstart, P, ci, L.chunk_log2, &k0, &W, &dir);
+    const uint32_t K = chunk_geom(ds->pstart, ds->cstart, ds->dstart, ds->plog, P, ci, &k0, &W, &dir);
     const uint8_t* const e = c.src + L.off_dir + dir;
     const uint32_t nwords = (uint32_t)get_le(e, 4), nextra = (uint32_t)get_le(e + 4, 4);
     const uint32_t nxw = (nextra + 31u) / 32u; /* u32 words of extra bits */
