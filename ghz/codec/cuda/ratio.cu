@@ -131,6 +131,13 @@ __device__ __forceinline__ uint64_t pass_point(const ghz_ratio_pass_t& ps, const
     return c[0] + d[0] * (c[1] + d[1] * c[2]);
 }
 
+/* v[a] of a three-element array by selects, not an index: a variable index would put
+ * the array in local memory in every loop that uses it. */
+__device__ __forceinline__ uint64_t pick3(const uint64_t v[3], unsigned a)
+{
+    return a == 0 ? v[0] : a == 1 ? v[1] : v[2];
+}
+
 __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v)
 {
     for (int k = 16; k; k >>= 1) v += __shfl_xor_sync(kLanesAll, v, k);
@@ -401,8 +408,8 @@ __device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, cons
                                unsigned long long* lin_out, unsigned long long* cub_out,
                                unsigned long long* cnt_out)
 {
-    const uint64_t stride[3] = {1, a.d[0], a.d[0] * a.d[1]};
     const unsigned ax = ps.axis;
+    const uint64_t sx = ax == 0 ? 1 : ax == 1 ? a.d[0] : a.d[0] * a.d[1], ex = pick3(a.d, ax);
     const uint64_t gstride = (uint64_t)gridDim.x * blockDim.x;
     const uint64_t samples = (ps.points + GHZ_RATIO_SAMPLE - 1) / GHZ_RATIO_SAMPLE;
     unsigned long long lin = 0, cub = 0, cnt = 0;
@@ -412,10 +419,10 @@ __device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, cons
         const double x = load_value<T>(a.src, idx, &bits);
         if (is_special(x, bits, a.has_fill, a.fill_bits)) continue;
         ++cnt;
-        cub += ghz_ratio_cost(&z, x, ghz_ratio_predict(a.xr, sizeof(T) == 4, idx, c[ax], ps.s, stride[ax], a.d[ax], 1u));
+        cub += ghz_ratio_cost(&z, x, ghz_ratio_predict(a.xr, sizeof(T) == 4, idx, pick3(c, ax), ps.s, sx, ex, 1u));
         if (both)
             lin += ghz_ratio_cost(&z, x,
-                                  ghz_ratio_predict(a.xr, sizeof(T) == 4, idx, c[ax], ps.s, stride[ax], a.d[ax], 0u));
+                                  ghz_ratio_predict(a.xr, sizeof(T) == 4, idx, pick3(c, ax), ps.s, sx, ex, 0u));
     }
     lin = warp_sum(lin);
     cub = warp_sum(cub);
@@ -440,7 +447,6 @@ __global__ void __launch_bounds__(kPassThreads) enc_passes_kernel(enc_args a)
         return;
     }
     const ghz_quantizer_t z = ghz_quantizer_make(eb, sizeof(T) == 4);
-    const uint64_t stride[3] = {1, a.d[0], a.d[0] * a.d[1]};
     unsigned long long specials = 0;
     for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) hist[i] = 0;
     __syncthreads();
@@ -477,6 +483,7 @@ __global__ void __launch_bounds__(kPassThreads) enc_passes_kernel(enc_args a)
         for (unsigned q = 0; q < 3; ++q) {
             const ghz_ratio_pass_t ps = ghz_ratio_pass(a.d, l, order, q);
             const unsigned ax = ps.axis;
+            const uint64_t sx = ax == 0 ? 1 : ax == 1 ? a.d[0] : a.d[0] * a.d[1], ex = pick3(a.d, ax);
             unsigned cubic = 0;
             if (ps.points) {
                 enc_pass_costs<T>(a, z, ps, true, &st->pc[l - 1][q][0], &st->pc[l - 1][q][1], nullptr);
@@ -488,9 +495,9 @@ __global__ void __launch_bounds__(kPassThreads) enc_passes_kernel(enc_args a)
                     uint64_t c[3];
                     const uint64_t idx = pass_point(ps, a.d, u, c);
                     const double p =
-                        ghz_ratio_predict(a.xr, sizeof(T) == 4, idx, c[ax], ps.s, stride[ax], a.d[ax], cubic);
+                        ghz_ratio_predict(a.xr, sizeof(T) == 4, idx, pick3(c, ax), ps.s, sx, ex, cubic);
                     const unsigned cx =
-                        ghz_ratio_context(a.xr, sizeof(T) == 4, idx, c[ax], ps.s, stride[ax], a.d[ax], z.r);
+                        ghz_ratio_context(a.xr, sizeof(T) == 4, idx, pick3(c, ax), ps.s, sx, ex, z.r);
                     enc_code_point<T>(a, z, idx, next + u, p, cx, hist, &specials);
                 }
                 grid.sync();
