@@ -74,7 +74,7 @@ GHZ_API ghz_status_t ghz_cuda_ctx_create(const ghz_cuda_ctx_config_t* cfg, ghz_c
 GHZ_API ghz_status_t ghz_cuda_ctx_reserve(ghz_cuda_ctx_t* ctx, int max_batch, size_t max_elems);
 
 /* Grows the workspace to serve ratio frames (prefer = GHZ_PREFER_RATIO, RATIO.md) of up
- * to max_elems values of dtype: about n * (sizeof(T) + 4) bytes (the reconstructions and
+ * to max_elems values of dtype: about n * (sizeof(T) + 5) bytes (the reconstructions and
  * the codes), far more than the block frames' workspace, so it is reserved apart.
  * Blocking, as ghz_cuda_ctx_reserve. */
 GHZ_API ghz_status_t ghz_cuda_ctx_reserve_ratio(ghz_cuda_ctx_t* ctx, ghz_dtype_t dtype, size_t max_elems);
@@ -89,7 +89,7 @@ GHZ_API ghz_status_t ghz_cuda_compress_workspace(int k, const size_t* ns, size_t
 
 /* Workspace bytes for compressing k chunks of ns[0..k) values of dtype into ratio frames
  * (p->prefer == GHZ_PREFER_RATIO): the chunks are coded one after the other in stream
- * order, so this is the largest chunk's need, about n * (sizeof(T) + 4) bytes. */
+ * order, so this is the largest chunk's need, about n * (sizeof(T) + 5) bytes. */
 GHZ_API ghz_status_t ghz_cuda_compress_ratio_workspace(ghz_dtype_t dtype, int k, const size_t* ns, size_t* bytes);
 
 /* Workspace bytes for decompressing k frames into outputs of at most max_elems[i]
