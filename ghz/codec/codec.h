@@ -99,9 +99,7 @@ typedef struct {
                                    GHZ_ERR_BAD_BOUND */
     /* Appended in 0.3: the coding (RATIO.md). */
     ghz_prefer_t prefer; /* GHZ_PREFER_SPEED (the block frames of FORMAT.md) or
-                            GHZ_PREFER_RATIO (RATIO.md; CPU calls only so far: the
-                            ghz_cuda_* calls refuse it with GHZ_ERR_UNSUPPORTED and
-                            read no ratio frame yet; predicted along dims, entropy
+                            GHZ_PREFER_RATIO (RATIO.md: predicted along dims, entropy
                             coded; the CPU call allocates scratch of 6 bytes per value
                             plus one value's size, and decompression 1/8 byte per
                             value). A RATIO frame that would not be smaller than the

@@ -73,6 +73,12 @@ GHZ_API ghz_status_t ghz_cuda_ctx_create(const ghz_cuda_ctx_config_t* cfg, ghz_c
  * capture, and not while work using the context is in flight. */
 GHZ_API ghz_status_t ghz_cuda_ctx_reserve(ghz_cuda_ctx_t* ctx, int max_batch, size_t max_elems);
 
+/* Grows the workspace to serve ratio frames (prefer = GHZ_PREFER_RATIO, RATIO.md) of up
+ * to max_elems values of dtype: about n * (sizeof(T) + 5) bytes (the reconstructions and
+ * the codes), far more than the block frames' workspace, so it is reserved apart.
+ * Blocking, as ghz_cuda_ctx_reserve. */
+GHZ_API ghz_status_t ghz_cuda_ctx_reserve_ratio(ghz_cuda_ctx_t* ctx, ghz_dtype_t dtype, size_t max_elems);
+
 /* Frees the context and its memory (synchronising the device first). NULL is accepted. */
 GHZ_API ghz_status_t ghz_cuda_ctx_destroy(ghz_cuda_ctx_t* ctx);
 
@@ -80,6 +86,11 @@ GHZ_API ghz_status_t ghz_cuda_ctx_destroy(ghz_cuda_ctx_t* ctx);
 
 /* Workspace bytes for compressing k chunks of ns[0..k) values in one call (any k >= 1). */
 GHZ_API ghz_status_t ghz_cuda_compress_workspace(int k, const size_t* ns, size_t* bytes);
+
+/* Workspace bytes for compressing k chunks of ns[0..k) values of dtype into ratio frames
+ * (p->prefer == GHZ_PREFER_RATIO): the chunks are coded one after the other in stream
+ * order, so this is the largest chunk's need, about n * (sizeof(T) + 5) bytes. */
+GHZ_API ghz_status_t ghz_cuda_compress_ratio_workspace(ghz_dtype_t dtype, int k, const size_t* ns, size_t* bytes);
 
 /* Workspace bytes for decompressing k frames into outputs of at most max_elems[i]
  * values each. */
@@ -130,6 +141,16 @@ GHZ_API ghz_status_t ghz_cuda_decompress_batch(ghz_cuda_ctx_t* ctx, ghz_dtype_t 
                                                const size_t* dst_capacities, uint64_t* d_ns,
                                                int* d_status, void* d_work, size_t work_bytes,
                                                cudaStream_t stream);
+
+/* Ratio frames (RATIO.md) are read by the same calls: whether a frame is one is known
+ * on the device only, so every call also enqueues the ratio reader's one cooperative
+ * launch, which leaves at once when no frame of the call is a ratio frame; its
+ * workspace share is about max_elems / 8 + max_elems / 64 bytes per frame (the
+ * specials' bitmap and the chunk table) and 50 KiB of state. Each pass is decoded
+ * straight into the output buffer (a warp per chunk: prediction, context, rANS step,
+ * reconstruction): no n-sized workspace. Writing them: p->prefer = GHZ_PREFER_RATIO
+ * and p->dims in the compress calls, with the workspace of
+ * ghz_cuda_compress_ratio_workspace (or a context grown by ghz_cuda_ctx_reserve_ratio). */
 
 /* One frame: ghz_cuda_decompress_batch with k = 1. */
 GHZ_API ghz_status_t ghz_cuda_decompress(ghz_cuda_ctx_t* ctx, ghz_dtype_t dtype, const ghz_buf_t* src,

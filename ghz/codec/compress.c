@@ -8,6 +8,7 @@
 #include "ghz/codec/detail/encode.h"
 #include "ghz/codec/detail/frame.h"
 #include "ghz/codec/detail/ratio.h"
+#include "ghz/codec/ratio.h"
 #include "ghz/detail/error.h"
 
 /* Encodes block values src[0..m) into out (capacity >= m * elem) and returns the code
@@ -153,7 +154,8 @@ ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n, void
     info.has_checksum = q.checksum != 0;
     if (q.prefer == GHZ_PREFER_RATIO && n > 0) {
         uint64_t size = 0;
-        st = ghz_ratio_encode(&e, &info, q.dims, (const uint8_t*)src, out, dst_capacity, &size);
+        st = ghz_ratio_encode(&e, &info, q.dims, ghz_ratio_spread_for(n), (const uint8_t*)src, out, dst_capacity,
+                              &size);
         if (st == GHZ_SUCCESS) return seal(out, size, dst_capacity, info.has_checksum, dst_size);
         if (st != GHZ_ERR_UNSUPPORTED) return st;
         /* larger than the block coding's worst case: write a block frame */

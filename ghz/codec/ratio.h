@@ -41,8 +41,42 @@ extern "C" {
 #define GHZ_RATIO_STATE_LOW 65536u  /* rANS states live in [2^16, 2^32) */
 #define GHZ_RATIO_Z_LIMIT (1u << 30)
 #define GHZ_RATIO_SAMPLE 16u        /* the writer costs every 16th point of a pass */
+/* Spread (header byte 13, RATIO.md, Chunks): S >= 1 cuts each pass into about 2^S
+ * chunks of 2^12 to 2^chunk_log2 symbols; writers spread arrays of 2^26 values or more,
+ * so that a GPU finds enough chunks to decode at once in every large pass. */
+#define GHZ_RATIO_SPREAD_CHUNK_LOG2 12u
+#define GHZ_RATIO_SPREAD_MAX 40u
+#define GHZ_RATIO_SPREAD_FROM_LOG2 26u
 
 /* ---- geometry (RATIO.md, Prediction) ------------------------------------------ */
+
+/* Bits needed to write v - 1 (0 for v <= 1): the least b with 2^b >= v. */
+GHZ_HD static inline unsigned ghz_ratio_ceil_log2(uint64_t v)
+{
+    unsigned b = 0;
+    while (b < 64u && ((uint64_t)1 << b) < v) ++b;
+    return b;
+}
+
+/* log2 of the symbols a chunk of a pass of `points` symbols holds (RATIO.md, Chunks):
+ * 2^chunk_log2 without spread; with spread S, 2^(ceil(log2 points) - S), kept between
+ * 2^12 and 2^chunk_log2. A pass's last chunk may hold fewer. */
+GHZ_HD static inline unsigned ghz_ratio_pass_chunk_log2(uint64_t points, unsigned chunk_log2, unsigned spread)
+{
+    unsigned b;
+    if (spread == 0) return chunk_log2;
+    b = ghz_ratio_ceil_log2(points);
+    b = b >= spread + GHZ_RATIO_SPREAD_CHUNK_LOG2 ? b - spread : GHZ_RATIO_SPREAD_CHUNK_LOG2;
+    return b < chunk_log2 ? b : chunk_log2;
+}
+
+/* The spread writers choose for n values: 0 up to 2^26 values, then ceil(log2 n) - 17
+ * (the largest pass keeps chunks of 2^16 symbols). */
+GHZ_HD static inline unsigned ghz_ratio_spread_for(uint64_t n)
+{
+    const unsigned b = ghz_ratio_ceil_log2(n);
+    return b > GHZ_RATIO_SPREAD_FROM_LOG2 ? b - 17u : 0u;
+}
 
 /* L: the least integer with 2^L >= max(d0, d1, d2). */
 GHZ_HD static inline unsigned ghz_ratio_levels(uint64_t d0, uint64_t d1, uint64_t d2)

@@ -238,13 +238,13 @@ static void make_tables(const uint8_t* sym, const uint8_t* ctx, uint64_t n, tabl
     }
 }
 
-/* Writes the rANS chunks of one pass's K0 symbols (RATIO.md, Chunks): directory
- * entries to dir, data to o. */
+/* Writes the rANS chunks of one pass's K0 symbols (RATIO.md, Chunks), 2^lg symbols a
+ * chunk: directory entries to dir, data to o. */
 static void write_pass_chunks(const int32_t* code, const uint8_t* symbols, const uint8_t* ctx,
-                              uint64_t K0, const tables_t* t, uint16_t* words, uint32_t* extra,
+                              uint64_t K0, unsigned lg, const tables_t* t, uint16_t* words, uint32_t* extra,
                               sink_t* o, sink_t* dir)
 {
-    const uint64_t cs = (uint64_t)1 << GHZ_RATIO_CHUNK_LOG2;
+    const uint64_t cs = (uint64_t)1 << lg;
     uint64_t c0;
     for (c0 = 0; c0 < K0; c0 += cs) {
         const uint64_t K = K0 - c0 < cs ? K0 - c0 : cs;
@@ -378,7 +378,7 @@ static int write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t 
 }
 
 ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* info_in,
-                              const size_t dims[3], const uint8_t* src, uint8_t* dst,
+                              const size_t dims[3], unsigned spread, const uint8_t* src, uint8_t* dst,
                               uint64_t capacity, uint64_t* frame_size)
 {
     const uint64_t n = info_in->n, cs = (uint64_t)1 << GHZ_RATIO_CHUNK_LOG2;
@@ -434,8 +434,9 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     }
     make_tables(st.sym, st.ctx, st.next, t);
     for (i = 0; i < 3u * L; ++i) {
-        uint64_t left = st.pass_points[i];
-        for (; left > cs; left -= cs) dir_bytes += GHZ_RATIO_DIR_ENTRY(cs);
+        const unsigned lg = ghz_ratio_pass_chunk_log2(st.pass_points[i], GHZ_RATIO_CHUNK_LOG2, spread);
+        const uint64_t pcs = (uint64_t)1 << lg, left = st.pass_points[i] & (pcs - 1);
+        dir_bytes += (st.pass_points[i] >> lg) * GHZ_RATIO_DIR_ENTRY(pcs);
         if (left) dir_bytes += GHZ_RATIO_DIR_ENTRY(left);
     }
 
@@ -456,9 +457,9 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     o.len += dir_bytes;
     chunks_at = o.len;
     for (i = 0, st.next = 0; i < 3u * L; ++i) {
-        write_pass_chunks(st.code + st.next, st.sym + st.next, st.ctx + st.next, st.pass_points[i], t,
-                          words, extra,
-                          &o, &dir);
+        write_pass_chunks(st.code + st.next, st.sym + st.next, st.ctx + st.next, st.pass_points[i],
+                          ghz_ratio_pass_chunk_log2(st.pass_points[i], GHZ_RATIO_CHUNK_LOG2, spread), t, words,
+                          extra, &o, &dir);
         st.next += st.pass_points[i];
     }
     {
@@ -495,7 +496,7 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     }
     info.payload_size = o.len;
     info.prefer = GHZ_PREFER_RATIO;
-    ghz_ratio_header_pack(dst, &info, ndims);
+    ghz_ratio_header_pack(dst, &info, ndims, spread);
     *frame_size = GHZ_HEADER_SIZE + o.len;
 done:
     free(st.xr);

@@ -71,13 +71,13 @@ static ghz_status_t check_tables(reader_t* r)
 static ghz_status_t check_directory(const reader_t* r)
 {
     const ghz_ratio_layout_t* L = r->L;
-    const uint64_t cs = (uint64_t)1 << L->chunk_log2;
     uint64_t c = 0, total = 0, at = L->off_dir;
     unsigned l, q, order[3] = {0, 1, 2};
     for (l = L->levels; l >= 1; --l) {
         (void)ghz_ratio_level_order(L->d, l, r->frame + L->off_choices + 3u * (L->levels - l), order);
         for (q = 0; q < 3; ++q) {
             uint64_t left = ghz_ratio_pass(L->d, l, order, q).points;
+            const uint64_t cs = (uint64_t)1 << ghz_ratio_pass_chunk_log2(left, L->chunk_log2, L->spread);
             while (left) {
                 const uint8_t* e = r->frame + at;
                 const uint64_t K = left < cs ? left : cs;
@@ -261,7 +261,6 @@ static int decode_passes(decoder_t* dc)
 {
     const ghz_ratio_layout_t* L = dc->r->L;
     const uint64_t* d = L->d;
-    const uint64_t cs = (uint64_t)1 << L->chunk_log2;
     const int is_f32 = dc->info->dtype == GHZ_F32;
     uint64_t chunk = 0;
     unsigned l, q;
@@ -272,6 +271,7 @@ static int decode_passes(decoder_t* dc)
         for (q = 0; q < 3; ++q) {
             const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
             const unsigned cubic = dc->r->frame[L->off_choices + 3u * (L->levels - l) + q] & 1u;
+            const uint64_t cs = (uint64_t)1 << ghz_ratio_pass_chunk_log2(ps.points, L->chunk_log2, L->spread);
             uint64_t j0, i0 = 0, i1 = 0, i2 = 0;
             for (j0 = 0; j0 < ps.points; j0 += cs) {
                 const uint64_t K = ps.points - j0 < cs ? ps.points - j0 : cs;

@@ -1,7 +1,8 @@
 /* test/unit/test_ratio.c: the ratio frame (ghz/codec/RATIO.md): the bound on every
  * element over shapes, dtypes, modes and patterns; specials and outliers exact; the
  * lossless REL case; bad arguments; corrupted and cut frames refused without a fault;
- * the frame smaller than the block frame on smooth data; homo refusing it. */
+ * the frame smaller than the block frame on smooth data; homo refusing it; chunks cut
+ * with every spread read back. */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
@@ -11,6 +12,7 @@
 #ifndef GHZ_ADVANCED
 #define GHZ_ADVANCED
 #endif
+#include "ghz/codec/detail/ratio.h"
 #include "ghz/codec/ratio.h"
 #include "ghz/homo/homo.h"
 #include "testutil.h"
@@ -416,4 +418,64 @@ Test(ratio, stream_index_and_ranges)
     free(got);
     free(s);
     free(a);
+}
+
+/* The frame of a writes with spread S (RATIO.md, Chunks), without checksum: the
+ * writer's own entry, as ghz_compress calls it with ghz_ratio_spread_for(n). */
+static unsigned char* spread_frame(const float* a, size_t d0, size_t d1, double eb, unsigned S, size_t* size)
+{
+    const size_t n = d0 * d1, dims[3] = {d0, d1, 0};
+    const size_t cap = ghz_compress_bound(n, GHZ_F32);
+    unsigned char* c = (unsigned char*)malloc(cap);
+    ghz_enc_params e;
+    ghz_frame_info_t fi;
+    uint64_t fs = 0;
+    memset(&e, 0, sizeof e);
+    e.dtype = GHZ_F32;
+    e.elem = 4;
+    e.z = ghz_quantizer_make(eb, 1);
+    memset(&fi, 0, sizeof fi);
+    fi.dtype = GHZ_F32;
+    fi.eb_mode = GHZ_EB_ABS;
+    fi.eb_user = fi.eb_abs = eb;
+    fi.n = n;
+    cr_assert_not_null(c);
+    cr_assert_eq(ghz_ratio_encode(&e, &fi, dims, S, (const uint8_t*)a, c, cap, &fs), GHZ_SUCCESS, "spread %u: %s",
+                 S, ghz_last_error_detail());
+    *size = (size_t)fs;
+    return c;
+}
+
+Test(ratio, every_spread_reads_back)
+{
+    const size_t d0 = 512, d1 = 300, n = d0 * d1;
+    const double eb = 1e-3;
+    float* a = smooth2d(d0, d1);
+    float* b = (float*)malloc(n * sizeof(float));
+    size_t base = 0, size, i;
+    unsigned S;
+    cr_assert_eq(ghz_ratio_spread_for(n), 0u, "small arrays are not spread");
+    cr_assert_eq(ghz_ratio_spread_for((uint64_t)1 << 26), 0u);
+    cr_assert_eq(ghz_ratio_spread_for(((uint64_t)1 << 26) + 1), 10u);
+    cr_assert_eq(ghz_ratio_spread_for((uint64_t)1 << 28), 11u);
+    for (S = 0; S <= 8; ++S) {
+        unsigned char* c = spread_frame(a, d0, d1, eb, S, &size);
+        cr_assert_eq(c[13], S);
+        size_t got = 0;
+        cr_assert_eq(ghz_decompress(c, size, b, n * sizeof(float), &got), GHZ_SUCCESS, "spread %u: %s", S,
+                     ghz_last_error_detail());
+        cr_assert_eq(got, n);
+        for (i = 0; i < n; ++i) cr_assert_leq(fabs((double)b[i] - (double)a[i]), eb, "spread %u, element %zu", S, i);
+        /* the largest pass holds 2^16 or more symbols: a spread of 5 and up cuts it finer,
+         * each chunk costing a directory entry */
+        if (S == 0) base = size;
+        if (S >= 5) cr_assert_gt(size, base, "spread %u: %zu bytes, %zu without", S, size, base);
+        if (S == 8) { /* above the limit of 40, the header is refused */
+            c[13] = 41;
+            cr_assert_eq(ghz_decompress(c, size, b, n * sizeof(float), &got), GHZ_ERR_CORRUPT);
+        }
+        free(c);
+    }
+    free(a);
+    free(b);
 }

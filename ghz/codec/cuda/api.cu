@@ -5,6 +5,8 @@
 
 #include "ghz/codec/cuda/host.cuh"
 #include "ghz/codec/cuda/kernels.cuh"
+#include "ghz/codec/cuda/ratio.cuh"
+#include "ghz/codec/detail/ratio_frame.h"
 #include "ghz/codec/detail/encode.h"
 #include "ghz/codec/detail/header.h"
 
@@ -29,6 +31,12 @@ size_t chunk_work_bytes(uint64_t tiles, bool offsets)
     return kAuxBytes + align256(lookback_bytes((int)tiles)) + (offsets ? align256((tiles + 1) * sizeof(offset_t)) : 0u);
 }
 
+/* Decompression: the block reader's part, then the ratio reader's (ratio.cu). */
+size_t dec_chunk_work_bytes(uint64_t tiles, uint64_t elems)
+{
+    return chunk_work_bytes(tiles, true) + align256(ratio_decompress_work_bytes(elems));
+}
+
 ghz_status_t workspace_for(int k, const size_t* counts, uint64_t tile_elems, bool offsets, size_t* bytes)
 {
     size_t total = 0;
@@ -39,7 +47,8 @@ ghz_status_t workspace_for(int k, const size_t* counts, uint64_t tile_elems, boo
         if (elems / kTileElems > (uint64_t)(1 << 30))
             return ghz_fail(GHZ_ERR_INVALID_ARG, "chunk %d: %llu elements is too many for one frame", i,
                             (unsigned long long)elems);
-        total += chunk_work_bytes((uint64_t)tiles_for(elems, tile_elems), offsets);
+        const uint64_t tiles = (uint64_t)tiles_for(elems, tile_elems);
+        total += offsets ? dec_chunk_work_bytes(tiles, elems) : chunk_work_bytes(tiles, false);
     }
     *bytes = total;
     return GHZ_SUCCESS;
@@ -62,9 +71,6 @@ ghz_status_t plan_compress(const ghz_params_t* p, compress_plan* pl)
     if (q.checksum) /* the GPU verifies checksums (checksum.cuh) but does not write them yet */
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "checksum on the GPU: compress without it, then "
                                              "ghz_frame_add_checksum on the host");
-    if (q.prefer == GHZ_PREFER_RATIO) /* RATIO.md: the CPU reference only, so far */
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "prefer ratio on the GPU: the CUDA codec writes "
-                                             "block frames only; compress on the CPU (ghz_compress)");
     if (q.d_range && q.eb_mode != GHZ_EB_REL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "d_range is for REL bounds");
     if (q.d_eb_abs && q.eb_mode != GHZ_EB_ABS)
@@ -125,7 +131,90 @@ int chunk_error(ghz_status_t st, ghz_status_t* out)
     return -1;
 }
 
+/* Workspace of a ratio call: the chunks run one after the other (one workspace, reused),
+ * so the largest chunk's; at least a block frame's for n = 0. */
+ghz_status_t ratio_workspace_for(ghz_dtype_t dtype, int k, const size_t* ns, size_t* bytes)
+{
+    size_t most = chunk_work_bytes(1, false);
+    if (k < 1 || !ns || !bytes || ghz_float_size(dtype) == 0)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "k = %d chunks (>= 1), a dtype and non-NULL arrays needed", k);
+    for (int i = 0; i < k; ++i) {
+        if (!ghz_compress_bound(ns[i], dtype))
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "chunk %d: n = %zu is too large", i, ns[i]);
+        const size_t b = ratio_compress_work_bytes(dtype, ns[i]);
+        if (b > most) most = b;
+    }
+    *bytes = most;
+    return GHZ_SUCCESS;
+}
+
+/* ghz_cuda_compress_batch with prefer = GHZ_PREFER_RATIO: one ratio frame per chunk,
+ * in stream order (RATIO.md; ratio.cu). n = 0 gives a block frame, as on the CPU. */
+ghz_status_t compress_ratio(ghz_cuda_ctx_t* ctx, const compress_plan& pl, int k, const void* const* d_srcs,
+                            const size_t* ns, ghz_buf_t* dsts, int* d_status, void* d_work, size_t work_bytes,
+                            cudaStream_t stream)
+{
+    const ghz_dtype_t dtype = pl.q.dtype;
+    size_t need = 0;
+    ghz_status_t st;
+    if ((st = ratio_workspace_for(dtype, k, ns, &need)) != GHZ_SUCCESS) return st;
+    if (!d_srcs || !dsts) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL array");
+    if ((st = work_pick(ctx, &d_work, &work_bytes, need)) != GHZ_SUCCESS) return st;
+    const int sms = sm_count(ctx);
+    for (int i = 0; i < k; ++i) {
+        ratio_job j;
+        memset(&j, 0, sizeof j);
+        const size_t bound = ghz_compress_bound(ns[i], dtype);
+        if ((st = buf_out(&dsts[i], "dsts", i, &j.dst, &j.d_size)) != GHZ_SUCCESS) return st;
+        if (ns[i] && !d_srcs[i]) return ghz_fail(GHZ_ERR_INVALID_ARG, "chunk %d: NULL source", i);
+        if (dsts[i].capacity < bound)
+            return ghz_fail(GHZ_ERR_DST_TOO_SMALL, "chunk %d: capacity %zu < ghz_compress_bound %zu", i,
+                            dsts[i].capacity, bound);
+        if (ghz_ratio_shape(pl.q.dims, ns[i], j.d, &j.ndims) != 0)
+            return ghz_fail(GHZ_ERR_INVALID_ARG, "chunk %d: dims %zu x %zu x %zu do not multiply to n = %zu", i,
+                            pl.q.dims[0], pl.q.dims[1], pl.q.dims[2], ns[i]);
+        cudaError_t e;
+        if (ns[i] == 0) { /* an empty array: a block frame (RATIO.md) */
+            batch_t b;
+            memset(&b, 0, sizeof b);
+            b.k = 1;
+            b.d_range = pl.q.d_range;
+            b.d_eb_abs = pl.q.d_eb_abs;
+            chunk_t& c = b.c[0];
+            c.src = (const uint8_t*)d_srcs[i];
+            c.dst = j.dst;
+            c.d_out = j.d_size;
+            c.d_status = d_status ? d_status + i : nullptr;
+            c.range = pl.keys ? (unsigned long long*)d_work : nullptr;
+            c.tiles = lookback_state((char*)d_work + kAuxBytes, 1);
+            c.num_tiles = 1;
+            e = dtype == GHZ_F32 ? launch_compress<float, uint32_t>(b, pl.info, 1, 1, pl.scan, sms, stream)
+                                 : launch_compress<double, unsigned long long>(b, pl.info, 1, 1, pl.scan, sms, stream);
+        } else {
+            j.src = (const uint8_t*)d_srcs[i];
+            j.n = ns[i];
+            j.info = pl.info;
+            j.info.n = ns[i];
+            j.user_fill = pl.q.has_fill != 0;
+            j.d_eb_abs = pl.q.d_eb_abs;
+            j.d_range = pl.q.d_range;
+            j.rel_keys = pl.keys;
+            j.scan = pl.scan;
+            j.d_status = d_status ? d_status + i : nullptr;
+            e = launch_ratio_compress(j, d_work, sms, stream);
+        }
+        if (e != cudaSuccess) return cuda_fail(e, "launching the ratio coder");
+    }
+    return GHZ_SUCCESS;
+}
+
 } // namespace
+
+extern "C" ghz_status_t ghz_cuda_compress_ratio_workspace(ghz_dtype_t dtype, int k, const size_t* ns, size_t* bytes)
+{
+    ghz_clear_detail();
+    return ratio_workspace_for(dtype, k, ns, bytes);
+}
 
 extern "C" ghz_status_t ghz_cuda_compress_workspace(int k, const size_t* ns, size_t* bytes)
 {
@@ -158,6 +247,8 @@ extern "C" ghz_status_t ghz_cuda_compress_batch(ghz_cuda_ctx_t* ctx, const ghz_p
 
     ghz_clear_detail();
     if ((st = plan_compress(p, &pl)) != GHZ_SUCCESS) return st;
+    if (pl.q.prefer == GHZ_PREFER_RATIO) return compress_ratio(ctx, pl, k, d_srcs, ns, dsts, d_status, d_work,
+                                                               work_bytes, stream);
     if ((st = workspace_for(k, ns, kTileElems, false, &need)) != GHZ_SUCCESS) return st;
     if (!d_srcs || !dsts) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL array");
     if ((st = work_pick(ctx, &d_work, &work_bytes, need)) != GHZ_SUCCESS) return st;
@@ -264,6 +355,7 @@ extern "C" ghz_status_t ghz_cuda_decompress_batch(ghz_cuda_ctx_t* ctx, ghz_dtype
         need += part;
     }
     if ((st = work_pick(ctx, &d_work, &work_bytes, need)) != GHZ_SUCCESS) return st;
+    const int sms = sm_count(ctx);
 
     auto fill = [&](int i, chunk_t& c) -> int {
         buf_in_t in;
@@ -282,12 +374,17 @@ extern "C" ghz_status_t ghz_cuda_decompress_batch(ghz_cuda_ctx_t* ctx, ghz_dtype
         c.parsed = (parsed_t*)((char*)d_work + used);
         c.tiles = lookback_state((char*)d_work + used + kAuxBytes, tiles);
         c.offsets = (offset_t*)((char*)d_work + used + kAuxBytes + align256(lookback_bytes(tiles)));
-        used += chunk_work_bytes((uint64_t)tiles, true);
+        c.ratio = (char*)d_work + used + chunk_work_bytes((uint64_t)tiles, true);
+        used += dec_chunk_work_bytes((uint64_t)tiles, dst_capacities[i] / elem);
         return tiles;
     };
     auto go = [&](batch_t& b, int total_tiles, int max_tiles) {
-        return dtype == GHZ_F32 ? launch_decompress<float>(b, (int)dtype, total_tiles, max_tiles, stream)
-                                : launch_decompress<double>(b, (int)dtype, total_tiles, max_tiles, stream);
+        cudaError_t e = dtype == GHZ_F32 ? launch_decompress<float>(b, (int)dtype, total_tiles, max_tiles, stream)
+                                         : launch_decompress<double>(b, (int)dtype, total_tiles, max_tiles, stream);
+        /* ratio frames (known on the device only): one cooperative kernel that leaves at once
+         * when no frame of the batch is one */
+        if (e == cudaSuccess) e = launch_ratio_decompress(b, (int)dtype, sms, stream);
+        return e;
     };
     return run_groups(k, fill, go, bad);
 }

@@ -19,7 +19,7 @@ namespace detail {
 __global__ void compress_init_kernel(batch_t b)
 {
     chunk_t& c = b.c[blockIdx.y];
-    if (blockIdx.y >= (unsigned)b.k) return;
+    if (blockIdx.y >= (unsigned)b.k || (b.d_gate && !*b.d_gate)) return;
     lookback_init(c.tiles, c.num_tiles);
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         if (c.range) {
@@ -240,6 +240,7 @@ __global__ void __launch_bounds__(kThreads, kCompressCtas) compress_kernel(batch
     __shared__ offset_t s_tile_off;
     __shared__ __align__(16) uint8_t buf[tile_buffer_bytes<T>()];
 
+    if (b.d_gate && !*b.d_gate) return; /* the ratio frame fitted (ratio.cu): every CTA alike */
     const int ci = chunk_of(b, blockIdx.x);
     const chunk_t& c = b.c[ci];
     const int tile = blockIdx.x - c.tile_begin;
@@ -383,6 +384,15 @@ cudaError_t launch_range(const batch_t& b, int has_fill, uint64_t fill_bits, int
     return e;
 }
 
+template <typename T, typename U>
+cudaError_t launch_range_keys(const batch_t& b, int has_fill, uint64_t fill_bits, int sms, cudaStream_t stream)
+{
+    const dim3 grid((unsigned)((8 * sms + b.k - 1) / b.k), (unsigned)b.k);
+    return launch(range_kernel<T, U>, grid, kRangeThreads, stream, b, has_fill, fill_bits);
+}
+
+template cudaError_t launch_range_keys<float, uint32_t>(const batch_t&, int, uint64_t, int, cudaStream_t);
+template cudaError_t launch_range_keys<double, unsigned long long>(const batch_t&, int, uint64_t, int, cudaStream_t);
 template cudaError_t launch_compress<float, uint32_t>(const batch_t&, const ghz_frame_info_t&, int, int,
                                                       bool, int, cudaStream_t);
 template cudaError_t launch_compress<double, unsigned long long>(const batch_t&, const ghz_frame_info_t&,

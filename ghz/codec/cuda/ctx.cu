@@ -67,6 +67,26 @@ extern "C" ghz_status_t ghz_cuda_ctx_reserve(ghz_cuda_ctx_t* ctx, int max_batch,
     return GHZ_SUCCESS;
 }
 
+extern "C" ghz_status_t ghz_cuda_ctx_reserve_ratio(ghz_cuda_ctx_t* ctx, ghz_dtype_t dtype, size_t max_elems)
+{
+    size_t bytes = 0;
+    void* p = nullptr;
+    ghz_status_t st;
+    ghz_clear_detail();
+    if (!ctx) return ghz_fail(GHZ_ERR_INVALID_ARG, "ctx is NULL");
+    if ((st = ctx_check(ctx)) != GHZ_SUCCESS) return st;
+    if ((st = ghz_cuda_compress_ratio_workspace(dtype, 1, &max_elems, &bytes)) != GHZ_SUCCESS) return st;
+    if (bytes > ctx->work_bytes) {
+        cudaError_t e = cudaDeviceSynchronize(); /* work in flight may still use the old one */
+        if (e == cudaSuccess) e = cudaMalloc(&p, bytes);
+        if (e != cudaSuccess) return cuda_fail(e, "reserving the context's workspace for ratio frames");
+        if (ctx->d_work) (void)cudaFree(ctx->d_work);
+        ctx->d_work = p;
+        ctx->work_bytes = bytes;
+    }
+    return GHZ_SUCCESS;
+}
+
 extern "C" ghz_status_t ghz_cuda_ctx_create(const ghz_cuda_ctx_config_t* cfg, ghz_cuda_ctx_t** out)
 {
     ghz_cuda_ctx_config_t c = GHZ_CUDA_CTX_CONFIG_INIT;

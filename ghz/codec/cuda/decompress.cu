@@ -36,7 +36,8 @@ __global__ void decompress_init_kernel(batch_t b, int dtype)
     lookback_init(c.tiles, (int)tile_offset_groups(c.num_tiles)); /* the offsets pass's groups */
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         ghz_frame_info_t info;
-        int why = 0, st = ghz_header_unpack(c.src, readable_bytes(c.n, c.d_src_size), &info, &why);
+        /* both codings: a ratio frame is marked, and left to ratio.cu's kernels */
+        int why = 0, st = ghz_header_unpack_any(c.src, readable_bytes(c.n, c.d_src_size), &info, &why);
         if (st == GHZ_SUCCESS && info.dtype != dtype) st = GHZ_ERR_MISMATCH;
         if (st == GHZ_SUCCESS && info.n > c.capacity / (dtype == GHZ_F32 ? 4u : 8u)) st = GHZ_ERR_DST_TOO_SMALL;
         if (st == GHZ_SUCCESS && ghz_blocks_of(info.n) > (uint64_t)c.num_tiles * dec_shape<T>::tile_blocks)
@@ -46,6 +47,7 @@ __global__ void decompress_init_kernel(batch_t b, int dtype)
         c.parsed->crc = 0u;
         c.parsed->crc_done = 0u;
         c.parsed->crc_status = GHZ_SUCCESS;
+        c.parsed->is_ratio = st == GHZ_SUCCESS && info.prefer == GHZ_PREFER_RATIO;
         if (c.d_out) *c.d_out = st == GHZ_SUCCESS ? info.n : 0;
         if (c.d_status) *c.d_status = GHZ_SUCCESS;
     }
@@ -66,7 +68,7 @@ __global__ void __launch_bounds__(kThreads) decompress_offsets_kernel(batch_t b,
         return;
     }
     const parsed_t* const parsed = c.parsed;
-    if (parsed->status != GHZ_SUCCESS) return; /* every CTA of the chunk alike */
+    if (parsed->status != GHZ_SUCCESS || parsed->is_ratio) return; /* every CTA of the chunk alike */
     frame_tile_offsets<kTileBlocks>(sm, c.src + GHZ_HEADER_SIZE, parsed->info.n, parsed->info.n_blocks,
                                     parsed->info.has_fill, (unsigned)sizeof(T), blockIdx.x, c.tiles, c.offsets);
 }
@@ -136,7 +138,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? kDecompressCtasF32 
         s_tile_off = c.offsets[tile];
         s_tile_end = c.offsets[tile + 1];
         s_info = c.parsed->info;
-        s_ok = st == GHZ_SUCCESS;
+        s_ok = st == GHZ_SUCCESS && !c.parsed->is_ratio; /* a ratio frame: ratio.cu decodes it */
         s_bad = 0; /* a flag of its own: s_ok is read once, and never cleared */
         if (tile == 0 && st != GHZ_SUCCESS) report(c.d_status, st);
     }

@@ -18,6 +18,11 @@ cudaError_t launch_compress(const batch_t& b, const ghz_frame_info_t& info, int 
 template <typename T, typename U>
 cudaError_t launch_range(const batch_t& b, int has_fill, uint64_t fill_bits, int sms, cudaStream_t stream);
 
+/* Enqueues the range pass alone over chunks whose keys (c.range) the caller
+ * initialised: they are widened, nothing else is written (ratio.cu). */
+template <typename T, typename U>
+cudaError_t launch_range_keys(const batch_t& b, int has_fill, uint64_t fill_bits, int sms, cudaStream_t stream);
+
 /* Enqueues init + offsets (with the checksum verification, checksum.cuh) + decode. */
 template <typename T>
 cudaError_t launch_decompress(const batch_t& b, int dtype, int total_tiles, int max_tiles,

@@ -85,6 +85,7 @@ struct parsed_t {
     unsigned crc;      /* checksum.cuh: the XOR of the segments' shares of the raw CRC */
     unsigned crc_done; /* checksum.cuh: checksum CTAs done */
     int crc_status;    /* checksum.cuh: GHZ_ERR_CORRUPT on a mismatch */
+    int is_ratio;      /* a ratio frame (RATIO.md): the block kernels leave it to ratio.cu */
 };
 
 /* One chunk of a batched call; tile_begin is its first CTA in the grid. */
@@ -102,6 +103,7 @@ struct chunk_t {
     ghz_range_t* range_out;    /* value_range: where the chunk's range goes */
     struct parsed_t* parsed;   /* decompress: the header as the init kernel checked it */
     offset_t* offsets;         /* decompress: each tile's payload offset, then the end (decompress.cu) */
+    void* ratio;               /* decompress: the ratio reader's workspace (ratio.cu) */
     int* d_status;             /* this chunk's status (may be NULL) */
     int tile_begin;
     int num_tiles;
@@ -117,6 +119,8 @@ struct batch_t {
     int k;
     const ghz_range_t* d_range; /* compress REL: the range in device memory, or NULL */
     const double* d_eb_abs;     /* compress ABS: the bound in device memory, or NULL */
+    const int* d_gate;          /* compress: run only where *d_gate != 0 (the block frame a
+                                   ratio frame falls back to, ratio.cu), or NULL: always */
 };
 
 /* The chunk CTA blockIdx.x belongs to (chunks are few: a linear search). */

@@ -147,7 +147,9 @@ GHZ_HD static inline int ghz_header_unpack_any(const uint8_t* src, uint64_t src_
         GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_BLOCK_LOG2);
     flags = src[11];
     if (flags & ~GHZ_FLAGS_KNOWN) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_FLAGS);
-    if (ghz_load_le(src + 13, 3) != 0) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_RESERVED);
+    /* byte 13: the chunks' spread of ratio frames (RATIO.md), 0..40; reserved elsewhere */
+    if (ghz_load_le(src + 14, 2) != 0 || src[13] > (codec == GHZ_HDR_CODEC_RATIO ? 40u : 0u))
+        GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_RESERVED);
     n = ghz_load_le(src + 16, 8);
     nb = ghz_load_le(src + 24, 8);
     payload = ghz_load_le(src + 32, 8);

@@ -10,10 +10,12 @@
 
 /* Writes one ratio frame of info->n >= 1 values of src at dst (header fields of info:
  * dtype, eb_mode, eb_user, eb_abs, has_fill, fill_bits, n; the checksum is the
- * caller's). Returns GHZ_ERR_UNSUPPORTED, with no detail, when the frame would be
- * larger than ghz_compress_bound allows: the caller then writes a block frame. */
+ * caller's), its chunks cut with `spread` (RATIO.md, Chunks: writers pass
+ * ghz_ratio_spread_for(n); tests pass others, as any valid spread reads). Returns
+ * GHZ_ERR_UNSUPPORTED, with no detail, when the frame would be larger than
+ * ghz_compress_bound allows: the caller then writes a block frame. */
 ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* info,
-                              const size_t dims[3], const uint8_t* src, uint8_t* dst,
+                              const size_t dims[3], unsigned spread, const uint8_t* src, uint8_t* dst,
                               uint64_t capacity, uint64_t* frame_size);
 
 /* Decodes the ratio frame at frame (header checked into *info; checksum verified by

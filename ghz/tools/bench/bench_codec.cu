@@ -91,7 +91,7 @@ static double cuszp2_outlier_bytes(const field& f, double eb)
 
 static void usage(void)
 {
-    printf("usage: ghz-bench codec [--rel a,b,c] %s\n", GHZ_BENCH_COMMON_USAGE);
+    printf("usage: ghz-bench codec [--rel a,b,c] [--prefer speed|ratio] %s\n", GHZ_BENCH_COMMON_USAGE);
 }
 
 int bench_codec(int argc, char** argv)
@@ -110,13 +110,17 @@ int bench_codec(int argc, char** argv)
     const cudaDeviceProp& prop = env.prop;
     cudaEvent_t ea = env.ea, eb = env.eb;
     const double copy_gbs = env.copy_gbs;
-    printf("codec: ghz %s, format %u, f32, REL bounds; GB/s = uncompressed GB per second, median of %d\n\n",
-           GHZ_VERSION_STRING, ghz_format_version(), reps);
+    printf("codec: ghz %s, format %u, f32, REL bounds, %s frames, %s; GB/s = uncompressed GB per second, median of "
+           "%d\n\n",
+           GHZ_VERSION_STRING, ghz_format_version(), o.ratio ? "ratio (RATIO.md)" : "block (FORMAT.md)", prop.name,
+           reps);
     printf("%-14s %10s %7s %8s %8s %9s %8s %7s %8s %7s %8s %7s %9s %6s\n", "field", "GiB(tiled)", "REL", "ratio",
            "cuSZp2*", "maxerr/eb", "comp", "%roof", "comp-rg", "%roof", "decomp", "%roof", "identical", "bad");
 
     FILE* js = fopen(json_path, "w");
-    if (js) fprintf(js, "{\"device\":\"%s\",\"copy_gbs\":%.1f,\"results\":[\n", prop.name, copy_gbs);
+    if (js)
+        fprintf(js, "{\"device\":\"%s\",\"copy_gbs\":%.1f,\"mode\":\"%s\",\"results\":[\n", prop.name, copy_gbs,
+                o.ratio ? "ratio" : "speed");
     int first_json = 1, failures = 0;
 
     for (field& f : fields) {
@@ -135,6 +139,14 @@ int bench_codec(int argc, char** argv)
         cfg.max_elems = n;
         ghz_cuda_ctx_t* ctx = nullptr;
         GHZ_OK(ghz_cuda_ctx_create(&cfg, &ctx));
+        if (o.ratio) GHZ_OK(ghz_cuda_ctx_reserve_ratio(ctx, GHZ_F32, n));
+        /* ratio frames: the field's extents, its tiles stacked along the slowest one */
+        size_t dims[3] = {0, 0, 0}, dims0[3] = {0, 0, 0};
+        if (f.dims[0]) {
+            const int slow = f.dims[2] > 1 ? 2 : f.dims[1] > 1 ? 1 : 0;
+            for (int i = 0; i < 3; ++i) dims0[i] = dims[i] = i <= slow ? f.dims[i] : 0;
+            dims[slow] *= reps_tile;
+        }
         void* d_c;
         uint64_t* d_size;
         int* d_status;
@@ -153,6 +165,10 @@ int bench_codec(int argc, char** argv)
             p.eb = rel;
             p.has_fill = f.has_fill;
             p.fill = f.fill;
+            if (o.ratio) {
+                p.prefer = GHZ_PREFER_RATIO;
+                for (int i = 0; i < 3; ++i) p.dims[i] = dims[i];
+            }
             /* REL over the field (= over its tiles) */
             GHZ_OK(ghz_value_range(&p, f.data.data(), n0, &vmin, &vmax, &cnt));
             GHZ_OK(ghz_abs_bound(&p, vmin, vmax, &eb_abs));
@@ -191,6 +207,7 @@ int bench_codec(int argc, char** argv)
             /* identity of the untiled field's stream with the CPU reference */
             std::vector<unsigned char> cpu(bound0), gpu(bound0);
             size_t cpu_size = 0, gpu_size = 0;
+            for (int i = 0; i < 3; ++i) p.dims[i] = dims0[i];
             GHZ_OK(ghz_compress(&p, f.data.data(), n0, cpu.data(), bound0, &cpu_size));
             ghz_buf_t z0 = zb;
             z0.capacity = bound0;
@@ -215,13 +232,13 @@ int bench_codec(int argc, char** argv)
                    same ? "yes" : "NO", chk[1], reps_tile > 1 ? "  (tiled)" : "");
             if (js) {
                 fprintf(js,
-                        "%s{\"field\":\"%s\",\"elements\":%zu,\"tiles\":%zu,\"rel\":%g,\"eb_abs\":%.17g,"
+                        "%s{\"mode\":\"%s\",\"field\":\"%s\",\"elements\":%zu,\"tiles\":%zu,\"rel\":%g,\"eb_abs\":%.17g,"
                         "\"ratio\":%.17g,\"cuszp2_outlier_ratio\":%.17g,\"max_err_over_eb\":%.17g,"
                         "\"compress_gbs\":%.17g,\"compress_known_range_gbs\":%.17g,\"decompress_gbs\":%.17g,"
                         "\"compress_roofline_pct\":%.17g,\"compress_known_range_roofline_pct\":%.17g,"
                         "\"decompress_roofline_pct\":%.17g,\"cpu_gpu_identical\":%s,\"violations\":%llu,"
                         "\"status\":[%d,%d]}",
-                        first_json ? "" : ",\n", f.name.c_str(), n0, reps_tile, rel, eb_abs, ratio, sz_ratio,
+                        first_json ? "" : ",\n", o.ratio ? "ratio" : "speed", f.name.c_str(), n0, reps_tile, rel, eb_abs, ratio, sz_ratio,
                         maxerr / eb_abs, comp_gbs, known_gbs, dec_gbs, pc, pk, pd, same ? "true" : "false", chk[1],
                         st, st2);
                 first_json = 0;

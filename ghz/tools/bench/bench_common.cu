@@ -72,6 +72,7 @@ bool bench_common_arg(int argc, char** argv, int& i, bench_opts& o)
     else if (a == "--gen") o.gens.push_back(bench_next(argc, argv, i));
     else if (a == "--raw") o.raws.push_back(bench_next(argc, argv, i));
     else if (a == "--rel") o.rels = bench_list(bench_next(argc, argv, i));
+    else if (a == "--prefer") o.ratio = std::string(bench_next(argc, argv, i)) == "ratio";
     else return false;
     return true;
 }
@@ -101,6 +102,24 @@ int bench_load_fields(const bench_opts& o, std::vector<field>& fields)
             return 1;
         }
         fclose(fp);
+        { /* the extents in the file name: ..._NXxNY[xNZ].f32 (datasets/real's names) */
+            const size_t slash = path.rfind('/'), us = path.rfind('_'), dot = path.rfind('.');
+            if (us != std::string::npos && dot != std::string::npos && us < dot &&
+                (slash == std::string::npos || slash < us)) {
+                size_t d[3] = {0, 0, 0}, k = 0, prod = 1;
+                const char* q = path.c_str() + us + 1;
+                while (k < 3 && *q >= '0' && *q <= '9') {
+                    char* e;
+                    d[k++] = strtoull(q, &e, 10);
+                    q = e;
+                    if (*q != 'x') break;
+                    ++q;
+                }
+                for (size_t i = 0; i < k; ++i) prod *= d[i];
+                if (k >= 1 && prod == f.data.size())
+                    for (size_t i = 0; i < 3; ++i) f.dims[i] = d[i];
+            }
+        }
         fields.push_back(std::move(f));
     }
 #ifdef GHZ_BENCH_HAVE_DATASETS
@@ -116,6 +135,7 @@ int bench_load_fields(const bench_opts& o, std::vector<field>& fields)
         f.data.resize(d[0] * d[1] * d[2]);
         if (ghz_ds_generate(g.c_str(), d[0], d[1], d[2], 1, f.data.data()) != 0) return 1;
         f.has_fill = g == "ocean2d";
+        for (int i = 0; i < 3; ++i) f.dims[i] = d[i];
         f.fill = GHZ_DS_OCEAN_FILL;
         fields.push_back(std::move(f));
     }

@@ -38,6 +38,8 @@ struct field {
     std::vector<float> data;
     bool has_fill;
     float fill;
+    size_t dims[3] = {0, 0, 0}; /* extents, fastest first, where known (generated fields;
+                                   raw files named ..._NXxNY[xNZ].f32): the ratio mode's */
 };
 
 /* Options every subcommand takes. */
@@ -49,6 +51,7 @@ struct bench_opts {
      * them once, as the printed table does, and rebuilds the table digit for digit. */
     const char* json = nullptr;
     std::vector<std::string> gens; /* --gen NAME */
+    bool ratio = false;            /* --prefer ratio: ratio frames (RATIO.md) (codec) */
     std::vector<std::string> raws; /* --raw NAME:PATH[:FILL] */
     std::vector<double> rels = {1e-2, 1e-3, 1e-4}; /* --rel a,b,c (codec and homo) */
 };

@@ -1,0 +1,1726 @@
+/* ghz/codec/cuda/ratio.cu: the CUDA writer and reader of ratio frames (RATIO.md), byte
+ * for byte the CPU reference's (ratio_compress.c, ratio_decompress.c): every stored
+ * byte is decided by ratio.h's and ratio_frame.h's functions, as there.
+ *
+ * Writer, in stream order, nothing waited for on the host:
+ *  1. init: clears the frame's state; REL: the range keys (then compress.cu's range
+ *     pass widens them where no range was given).
+ *  2. passes: one cooperative launch runs element 0 (its value goes to the section) and
+ *     every level: the level's axis order (integer cost sums over every 16th point of
+ *     the three candidate first passes, then the CPU's stable sort in every CTA), then
+ *     per pass the linear and cubic sums over its sample and the codes and contexts, in
+ *     pass order, with the reconstructions. Grid-wide barriers stand where the CPU's
+ *     loops end; the sums are u64 atomics, so the order of additions does not matter.
+ *     The same kernel counts symbols per context (shared-memory histograms, flushed
+ *     once) and specials; after its last barrier eight threads normalize the eight
+ *     tables and one fills the pass table (first symbol, chunk and directory byte of
+ *     each pass: chunks are cut per pass).
+ *  3. rans: one warp per chunk, lane = rANS lane (W of them): the words go to a staging
+ *     area (the reconstructions' buffer, free by then), the final states, the
+ *     extra-bit and outlier counts to the chunk table.
+ *  4. scan: one CTA: chunk byte offsets and outlier bases (exclusive sums), the tables'
+ *     bytes, the parts' offsets, whether the frame can fit ghz_compress_bound.
+ *  5. write: one warp per chunk: directory entry, words, extra bits (packed again from
+ *     the codes), outliers in pass order.
+ *  6. specials: one CTA: the specials section; with specials, the three mask
+ *     predecessors are costed first (three sweeps) and the cheapest written.
+ *  7. finish: header, section, choices, tables, size and status; or the gate that lets
+ *     compress.cu's block kernels write a FORMAT.md frame instead (the bound).
+ *
+ * Reader: decompress.cu's init kernel parses the header and marks ratio frames (its
+ * other kernels then leave them alone, the checksum verification aside); then ONE
+ * cooperative launch (it leaves at once when the batch holds no ratio frame):
+ *  1. CTA 0 parses the section, tables, choices, the pass table and the directory
+ *     (chunk byte offsets by an exclusive sum) and writes element 0;
+ *  2. per pass, one warp per chunk: each lane forms its element's prediction and
+ *     context from the output array (the earlier passes' reconstructions), takes its
+ *     rANS step with the context's table (shared memory), the lanes refill from the
+ *     chunk's words in lane order (ballot + popc), read their extra bits (warp prefix
+ *     sum) and write the reconstructions; outlier symbols are counted per chunk. A
+ *     pass with outliers then takes a second barrier: the chunks holding outliers find
+ *     their base (the pass's earlier chunks' counts) and decode again, writing only
+ *     the outliers. Grid-wide barriers separate the passes;
+ *  3. CTA 0 checks the specials section and patches the specials in.
+ * No n-sized intermediate array: the output is the working array. */
+#include <cooperative_groups.h>
+
+#include <cub/block/block_scan.cuh>
+#include <cuda/functional>
+
+#include "ghz/codec/cuda/host.cuh"
+#include "ghz/codec/cuda/kernels.cuh"
+#include "ghz/codec/cuda/ratio.cuh"
+#include "ghz/codec/detail/header.h"
+#include "ghz/codec/detail/ratio_frame.h"
+#include "ghz/codec/ratio.h"
+
+namespace cg = cooperative_groups;
+
+namespace ghz {
+namespace detail {
+
+namespace {
+
+constexpr unsigned kMaxLevels = 64;            /* 2^L >= extent < 2^64 */
+constexpr unsigned kMaxPasses = 3 * kMaxLevels + 1;
+constexpr int32_t kOutlierCode = INT32_MIN;    /* a code no accepted k takes (as the CPU's) */
+constexpr unsigned kPassThreads = 256;
+constexpr unsigned kWarpCtaThreads = 128;      /* the warp-per-chunk kernels' CTAs */
+constexpr unsigned kScanThreads = 1024;
+constexpr uint32_t kLanesAll = 0xFFFFFFFFu;
+
+size_t up256(size_t v)
+{
+    return (v + 255u) & ~(size_t)255u;
+}
+
+/* Steps of a warp-per-chunk loop whose loads are issued together (the rANS state is
+ * the only chain from step to step; everything a batch reads is in flight at once). */
+constexpr unsigned kBatch = 4;
+
+/* ---- shared helpers ------------------------------------------------------------------ */
+
+template <typename T>
+struct bits_of;
+template <>
+struct bits_of<float> {
+    using type = uint32_t;
+};
+template <>
+struct bits_of<double> {
+    using type = unsigned long long;
+};
+
+/* Value i of src as a double, with its bit pattern (the CPU's ghz_load_value). */
+template <typename T>
+__device__ __forceinline__ double load_value(const uint8_t* src, uint64_t i, uint64_t* bits)
+{
+    typedef typename bits_of<T>::type U;
+    const U u = ((const U*)src)[i];
+    T x;
+    memcpy(&x, &u, sizeof x);
+    *bits = (uint64_t)u;
+    return (double)x;
+}
+
+__device__ __forceinline__ bool is_special(double x, uint64_t bits, int has_fill, uint64_t fill_bits)
+{
+    return !isfinite(x) || (has_fill && bits == fill_bits);
+}
+
+/* Coordinates and storage index of point u of a pass (FOR_PASS's order: i fastest). */
+__device__ __forceinline__ uint64_t pass_point(const ghz_ratio_pass_t& ps, const uint64_t d[3], uint64_t u,
+                                               uint64_t c[3])
+{
+    uint64_t i0, i1, i2;
+    if (ps.points <= 0xFFFFFFFFull) { /* 32-bit divisions where they suffice */
+        const uint32_t uu = (uint32_t)u, c0 = (uint32_t)ps.count[0], c1 = (uint32_t)ps.count[1];
+        const uint32_t r = uu / c0;
+        i0 = uu - r * c0;
+        i2 = r / c1;
+        i1 = r - (uint32_t)i2 * c1;
+    } else {
+        const uint64_t r = u / ps.count[0];
+        i0 = u - r * ps.count[0];
+        i2 = r / ps.count[1];
+        i1 = r - i2 * ps.count[1];
+    }
+    c[0] = ps.first[0] + ps.step[0] * i0;
+    c[1] = ps.first[1] + ps.step[1] * i1;
+    c[2] = ps.first[2] + ps.step[2] * i2;
+    return c[0] + d[0] * (c[1] + d[1] * c[2]);
+}
+
+/* v[a] of a three-element array by selects, not an index: a variable index would put
+ * the array in local memory in every loop that uses it. */
+__device__ __forceinline__ uint64_t pick3(const uint64_t v[3], unsigned a)
+{
+    return a == 0 ? v[0] : a == 1 ? v[1] : v[2];
+}
+
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v)
+{
+    for (int k = 16; k; k >>= 1) v += __shfl_xor_sync(kLanesAll, v, k);
+    return v;
+}
+
+__device__ __forceinline__ unsigned lane_id()
+{
+    return threadIdx.x & 31u;
+}
+
+/* Little-endian bytes of v at p (any alignment), when they lie below lim. */
+__device__ __forceinline__ void put_le(uint8_t* p, uint64_t at, uint64_t lim, uint64_t v, unsigned bytes)
+{
+    for (unsigned i = 0; i < bytes; ++i)
+        if (at + i < lim) p[at + i] = (uint8_t)(v >> (8 * i));
+}
+
+__device__ __forceinline__ uint64_t get_le(const uint8_t* p, unsigned bytes)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < bytes; ++i) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* The order of a level's passes from its three candidates' sums (the CPU's
+ * level_order: empty axes first, then decreasing mean cost, ties to the lower axis). */
+__device__ __forceinline__ void order_from(const unsigned long long lvl[3][2], const int empty[3], unsigned order[3])
+{
+    double mean[3];
+    for (unsigned a = 0; a < 3; ++a) {
+        order[a] = a;
+        mean[a] = (!empty[a] && lvl[a][1]) ? (double)lvl[a][0] / (double)lvl[a][1] : 0.0;
+    }
+    for (unsigned i = 1; i < 3; ++i)
+        for (unsigned j = i; j > 0; --j) {
+            const unsigned x = order[j - 1], y = order[j];
+            const int before = empty[y] > empty[x] || (empty[y] == empty[x] && mean[y] > mean[x]);
+            if (!before) break;
+            order[j - 1] = y;
+            order[j] = x;
+        }
+}
+
+/* The candidate first pass of axis a at level l (RATIO.md, Writer's choices). */
+__device__ __forceinline__ ghz_ratio_pass_t first_pass(const uint64_t d[3], unsigned l, unsigned a)
+{
+    const unsigned first[3] = {a, a == 0 ? 1u : 0u, a == 2 ? 1u : 2u};
+    return ghz_ratio_pass(d, l, first, 0);
+}
+
+/* ---- the pass table (RATIO.md, Chunks: chunks are cut per pass) ---------------------- */
+
+/* Pass P (0-based, pass order) of an array of L levels: its geometry and cubic bit from
+ * the choice bytes. */
+__device__ __forceinline__ ghz_ratio_pass_t pass_at(const uint64_t d[3], unsigned L, const uint8_t* choices,
+                                                    unsigned P, unsigned* cubic)
+{
+    const unsigned l = L - P / 3u, q = P % 3u;
+    const uint8_t* ch = choices + 3u * (L - l);
+    const unsigned order[3] = {(unsigned)ch[0] >> 1, (unsigned)ch[1] >> 1, (unsigned)ch[2] >> 1};
+    *cubic = ch[q] & 1u;
+    return ghz_ratio_pass(d, l, order, q);
+}
+
+/* First symbol, first chunk and first directory byte (from the directory's start) of
+ * every pass, then the totals at [3L]; plog: log2 of each pass's chunk size. */
+__device__ inline void pass_table(const uint64_t d[3], unsigned L, const uint8_t* choices, unsigned chunk_log2,
+                                  unsigned spread, uint64_t* pstart, uint64_t* cstart, uint64_t* dstart,
+                                  uint8_t* plog)
+{
+    uint64_t ps = 0, cc = 0, db = 0;
+    for (unsigned P = 0; P < 3u * L; ++P) {
+        unsigned cubic;
+        const uint64_t pts = pass_at(d, L, choices, P, &cubic).points;
+        const unsigned lg = ghz_ratio_pass_chunk_log2(pts, chunk_log2, spread);
+        const uint64_t cs = (uint64_t)1 << lg, full = pts >> lg, rest = pts & (cs - 1);
+        pstart[P] = ps;
+        cstart[P] = cc;
+        dstart[P] = db;
+        plog[P] = (uint8_t)lg;
+        ps += pts;
+        cc += full + (rest != 0);
+        db += full * GHZ_RATIO_DIR_ENTRY(cs) + (rest ? GHZ_RATIO_DIR_ENTRY(rest) : 0);
+    }
+    pstart[3u * L] = ps;
+    cstart[3u * L] = cc;
+    dstart[3u * L] = db;
+}
+
+/* The pass of chunk c (c < cstart[np]): the last P with cstart[P] <= c (passes without
+ * points own no chunk). */
+__device__ __forceinline__ unsigned pass_of_chunk(const uint64_t* cstart, unsigned np, uint64_t c)
+{
+    unsigned lo = 0, hi = np - 1;
+    while (lo < hi) {
+        const unsigned mid = (lo + hi + 1) / 2;
+        if (cstart[mid] <= c) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Chunk c of pass P: its first point in the pass (*k0), its symbols (K), lanes (*W) and
+ * its directory entry's offset from the directory's start. */
+__device__ __forceinline__ uint32_t chunk_geom(const uint64_t* pstart, const uint64_t* cstart, const uint64_t* dstart,
+                                               const uint8_t* plog, unsigned P, uint64_t c, uint64_t* k0,
+                                               unsigned* W, uint64_t* dir)
+{
+    const unsigned lg = plog[P];
+    const uint64_t cs = (uint64_t)1 << lg, pts = pstart[P + 1] - pstart[P];
+    *k0 = (c - cstart[P]) << lg;
+    const uint32_t K = (uint32_t)(pts - *k0 < cs ? pts - *k0 : cs);
+    *W = GHZ_RATIO_CHUNK_LANES(K);
+    *dir = dstart[P] + (c - cstart[P]) * GHZ_RATIO_DIR_ENTRY(cs);
+    return K;
+}
+
+constexpr unsigned kNctx = GHZ_RATIO_NCTX;
+constexpr unsigned kNsym = GHZ_RATIO_NSYM_MAX;
+constexpr unsigned kTab = kNctx * kNsym;
+
+} // namespace
+
+/* ==== writer ======================================================================== */
+
+struct ratio_enc_state {
+    ghz_quantizer_t z;
+    double eb;
+    int bad_bound;
+    int gate;                               /* 1: write the block frame (compress.cu) */
+    int fits;                               /* the parts before the specials fit the bound */
+    unsigned long long range_key[2];        /* REL: ordered keys of min and max */
+    ghz_range_t range;                      /* the same as values, for the block fallback */
+    unsigned long long lvl[kMaxLevels][3][2]; /* level l, axis a: cubic cost, count */
+    unsigned long long pc[kMaxLevels][3][2];  /* level l, pass q: linear, cubic cost */
+    unsigned long long hist[kTab];          /* per context, per symbol */
+    unsigned long long n_special;
+    uint64_t x0;
+    uint8_t choices[3 * kMaxLevels];
+    uint64_t pstart[kMaxPasses + 1], cstart[kMaxPasses + 1], dstart[kMaxPasses + 1];
+    uint8_t plog[kMaxPasses];
+    uint16_t f[kTab];
+    uint32_t cum[kTab];
+    double inv[kTab];
+    unsigned nsym[kNctx];
+    uint64_t table_bytes, chunk_bytes, n_out, off_table, off_dir, off_chunks, off_outliers, off_specials,
+        special_bytes;
+};
+
+struct ratio_chunk_info {
+    uint32_t words, bits;
+    uint32_t x[GHZ_RATIO_LANES];
+    uint32_t n_out, pad;
+    uint64_t off, out_base;
+};
+
+struct enc_args {
+    const uint8_t* src;
+    uint8_t* dst;
+    uint64_t n;
+    uint64_t d[3];
+    unsigned L, ndims;
+    int has_fill;
+    uint64_t fill_bits;
+    ghz_frame_info_t info;
+    const double* d_eb_abs;
+    const ghz_range_t* d_range;
+    int rel_keys;
+    ratio_enc_state* st;
+    void* xr;
+    int32_t* code;
+    uint8_t* ctx;
+    ratio_chunk_info* ch;
+    uint64_t max_chunks; /* chunks of any pass order, at most */
+    uint64_t bound; /* ghz_compress_bound(n): the most bytes the frame may take */
+    uint64_t* d_size;
+    int* d_status;
+};
+
+/* The codes' buffer, which then holds the fallback's look-back state. */
+size_t enc_code_bytes(uint64_t n)
+{
+    const size_t codes = up256(n * 4u), lb = up256(lookback_bytes(tiles_for(n)));
+    return codes > lb ? codes : lb;
+}
+
+/* Chunks of n values in any pass order: a pass's last chunk may be short. */
+uint64_t enc_max_chunks(uint64_t n)
+{
+    return (n >> GHZ_RATIO_SPREAD_CHUNK_LOG2) + 3u * kMaxLevels + 1u;
+}
+
+size_t ratio_compress_work_bytes(ghz_dtype_t dtype, uint64_t n)
+{
+    return up256(sizeof(ratio_enc_state)) + up256(n * ghz_float_size(dtype)) + enc_code_bytes(n) + up256(n) +
+           up256(enc_max_chunks(n) * sizeof(ratio_chunk_info));
+}
+
+__global__ void enc_init_kernel(enc_args a)
+{
+    ratio_enc_state* st = a.st;
+    uint32_t* w = (uint32_t*)st;
+    for (size_t i = threadIdx.x; i < sizeof(ratio_enc_state) / 4; i += blockDim.x) w[i] = 0;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        /* the given range, or the empty one that the range pass widens */
+        st->range_key[0] = a.d_range ? order_key(a.d_range->min) : ~0ull;
+        st->range_key[1] = a.d_range ? order_key(a.d_range->max) : 0ull;
+        if (a.d_status) *a.d_status = GHZ_SUCCESS;
+    }
+}
+
+/* The bound, as compress.cu's kernel finds it (the CPU's checks and arithmetic). */
+__device__ __forceinline__ double enc_bound(const enc_args& a, bool* bad)
+{
+    double eb = a.info.eb_abs;
+    *bad = false;
+    if (a.d_eb_abs) {
+        eb = *a.d_eb_abs;
+        *bad = !(eb > 0.0 && isfinite(eb + eb));
+    } else if (a.rel_keys) {
+        *bad = ghz_rel_eb(a.info.eb_user, order_value(a.st->range_key[0]), order_value(a.st->range_key[1]), &eb) != 0;
+    }
+    return *bad ? 0.0 : eb;
+}
+
+/* Codes element idx (pass-order symbol j) against p in context cx (the CPU's
+ * code_point), counting its symbol in the CTA's histogram. */
+template <typename T>
+__device__ __forceinline__ void enc_code_point(const enc_args& a, const ghz_quantizer_t& z, uint64_t idx,
+                                               uint64_t j, double p, unsigned cx, unsigned* hist,
+                                               unsigned long long* specials)
+{
+    uint64_t bits;
+    const double x = load_value<T>(a.src, idx, &bits);
+    T* const xr = (T*)a.xr;
+    int32_t k;
+    double y;
+    unsigned sym;
+    if (is_special(x, bits, a.has_fill, a.fill_bits)) {
+        xr[idx] = (T)p;
+        a.code[j] = 0;
+        sym = 1;
+        ++*specials;
+    } else if (ghz_ratio_quantize(&z, x, bits, p, &k, &y)) {
+        uint32_t ex;
+        unsigned nb;
+        xr[idx] = (T)y;
+        a.code[j] = k;
+        sym = ghz_ratio_symbol(k, &ex, &nb);
+    } else {
+        xr[idx] = (T)x;
+        a.code[j] = kOutlierCode;
+        sym = 0;
+    }
+    a.ctx[j] = (uint8_t)cx;
+    /* lanes with the same (context, symbol) add once (most codes share a few) */
+    const unsigned key = cx * kNsym + sym;
+    const unsigned peers = __match_any_sync(__activemask(), key);
+    if ((unsigned)__ffs(peers) - 1u == lane_id()) atomicAdd(&hist[key], (unsigned)__popc(peers));
+}
+
+/* Sums of a pass's costs over the finite non-fill points of its sample (every
+ * GHZ_RATIO_SAMPLE-th point in pass order): cubic (and linear when `both`) and the
+ * count. */
+template <typename T>
+__device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, const ghz_ratio_pass_t& ps, bool both,
+                               unsigned long long* lin_out, unsigned long long* cub_out,
+                               unsigned long long* cnt_out)
+{
+    const unsigned ax = ps.axis;
+    const uint64_t sx = ax == 0 ? 1 : ax == 1 ? a.d[0] : a.d[0] * a.d[1], ex = pick3(a.d, ax);
+    const uint64_t gstride = (uint64_t)gridDim.x * blockDim.x;
+    const uint64_t samples = (ps.points + GHZ_RATIO_SAMPLE - 1) / GHZ_RATIO_SAMPLE;
+    unsigned long long lin = 0, cub = 0, cnt = 0;
+    for (uint64_t v = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; v < samples; v += gstride) {
+        uint64_t c[3], bits;
+        const uint64_t idx = pass_point(ps, a.d, v * GHZ_RATIO_SAMPLE, c);
+        const double x = load_value<T>(a.src, idx, &bits);
+        if (is_special(x, bits, a.has_fill, a.fill_bits)) continue;
+        ++cnt;
+        cub += ghz_ratio_cost(&z, x, ghz_ratio_predict(a.xr, sizeof(T) == 4, idx, pick3(c, ax), ps.s, sx, ex, 1u));
+        if (both)
+            lin += ghz_ratio_cost(&z, x,
+                                  ghz_ratio_predict(a.xr, sizeof(T) == 4, idx, pick3(c, ax), ps.s, sx, ex, 0u));
+    }
+    lin = warp_sum(lin);
+    cub = warp_sum(cub);
+    cnt = warp_sum(cnt);
+    if (lane_id() == 0) {
+        if (both && lin) atomicAdd(lin_out, lin);
+        if (cub) atomicAdd(cub_out, cub);
+        if (cnt_out && cnt) atomicAdd(cnt_out, cnt);
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kPassThreads) enc_passes_kernel(enc_args a)
+{
+    __shared__ unsigned hist[kTab];
+    cg::grid_group grid = cg::this_grid();
+    ratio_enc_state* const st = a.st;
+    bool bad;
+    const double eb = enc_bound(a, &bad);
+    if (bad) { /* every CTA alike: nothing is coded (finish reports it) */
+        if (blockIdx.x == 0 && threadIdx.x == 0) st->bad_bound = 1;
+        return;
+    }
+    const ghz_quantizer_t z = ghz_quantizer_make(eb, sizeof(T) == 4);
+    unsigned long long specials = 0;
+    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) hist[i] = 0;
+    __syncthreads();
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        st->z = z;
+        st->eb = eb;
+        st->range.min = order_value(st->range_key[0]);
+        st->range.max = order_value(st->range_key[1]);
+        /* element 0: not a symbol; its value (0 for a special) goes to the section */
+        uint64_t bits;
+        const double x = load_value<T>(a.src, 0, &bits);
+        const bool sp = is_special(x, bits, a.has_fill, a.fill_bits);
+        ((T*)a.xr)[0] = sp ? (T)0 : (T)x;
+        st->x0 = sp ? 0 : bits;
+        if (sp) ++specials;
+    }
+    uint64_t next = 0; /* symbols coded before the current pass */
+    grid.sync();
+    for (unsigned l = a.L; l >= 1; --l) {
+        int empty[3];
+        for (unsigned ax = 0; ax < 3; ++ax) {
+            const ghz_ratio_pass_t ps = first_pass(a.d, l, ax);
+            empty[ax] = ps.points == 0;
+            if (!empty[ax]) enc_pass_costs<T>(a, z, ps, false, nullptr, &st->lvl[l - 1][ax][0], &st->lvl[l - 1][ax][1]);
+        }
+        grid.sync();
+        unsigned long long sums[3][2];
+        for (unsigned ax = 0; ax < 3; ++ax) {
+            sums[ax][0] = *(volatile unsigned long long*)&st->lvl[l - 1][ax][0];
+            sums[ax][1] = *(volatile unsigned long long*)&st->lvl[l - 1][ax][1];
+        }
+        unsigned order[3];
+        order_from(sums, empty, order);
+        for (unsigned q = 0; q < 3; ++q) {
+            const ghz_ratio_pass_t ps = ghz_ratio_pass(a.d, l, order, q);
+            const unsigned ax = ps.axis;
+            const uint64_t sx = ax == 0 ? 1 : ax == 1 ? a.d[0] : a.d[0] * a.d[1], ex = pick3(a.d, ax);
+            unsigned cubic = 0;
+            if (ps.points) {
+                enc_pass_costs<T>(a, z, ps, true, &st->pc[l - 1][q][0], &st->pc[l - 1][q][1], nullptr);
+                grid.sync();
+                cubic = *(volatile unsigned long long*)&st->pc[l - 1][q][1] <=
+                        *(volatile unsigned long long*)&st->pc[l - 1][q][0];
+                const uint64_t gstride = (uint64_t)gridDim.x * blockDim.x;
+                for (uint64_t u = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; u < ps.points; u += gstride) {
+                    uint64_t c[3];
+                    const uint64_t idx = pass_point(ps, a.d, u, c);
+                    const double p =
+                        ghz_ratio_predict(a.xr, sizeof(T) == 4, idx, pick3(c, ax), ps.s, sx, ex, cubic);
+                    const unsigned cx =
+                        ghz_ratio_context(a.xr, sizeof(T) == 4, idx, pick3(c, ax), ps.s, sx, ex, z.r);
+                    enc_code_point<T>(a, z, idx, next + u, p, cx, hist, &specials);
+                }
+                grid.sync();
+            }
+            if (blockIdx.x == 0 && threadIdx.x == 0) st->choices[3u * (a.L - l) + q] = GHZ_RATIO_CHOICE(ax, cubic);
+            next += ps.points;
+        }
+    }
+    /* counts: the CTA's histograms and specials, once */
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x)
+        if (hist[i]) atomicAdd(&st->hist[i], (unsigned long long)hist[i]);
+    specials = warp_sum(specials);
+    if (lane_id() == 0 && specials) atomicAdd(&st->n_special, specials);
+    grid.sync();
+    if (blockIdx.x != 0) return;
+    const unsigned t = threadIdx.x;
+    if (t < kNctx) { /* RATIO.md, Tables: one thread per context */
+        uint64_t cnt[kNsym], tot = 0;
+        for (unsigned s = 0; s < kNsym; ++s) {
+            cnt[s] = *(volatile unsigned long long*)&st->hist[t * kNsym + s];
+            tot += cnt[s];
+        }
+        uint16_t* const f = st->f + t * kNsym;
+        uint32_t* const cum = st->cum + t * kNsym;
+        double* const inv = st->inv + t * kNsym;
+        st->nsym[t] = 0;
+        if (tot) {
+            st->nsym[t] = ghz_ratio_normalize(cnt, tot, f);
+            cum[0] = 0;
+            for (unsigned s = 0; s + 1 < kNsym; ++s) cum[s + 1] = cum[s] + f[s];
+            for (unsigned s = 0; s < kNsym; ++s) inv[s] = f[s] ? 1.0 / (double)f[s] : 0.0;
+        }
+    } else if (t == 32) {
+        pass_table(a.d, a.L, st->choices, GHZ_RATIO_CHUNK_LOG2, ghz_ratio_spread_for(a.n), st->pstart, st->cstart,
+                   st->dstart, st->plog);
+    }
+}
+
+/* One warp per chunk (RATIO.md, Chunks): steps from last to first, lane < W its own
+ * state; the words a step emits are stored below the earlier ones in ascending lane
+ * order, so that they read forward from the lowest. */
+__global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
+{
+    __shared__ uint16_t f[kTab];
+    __shared__ uint32_t cum[kTab];
+    __shared__ double inv[kTab];
+    const ratio_enc_state* const st = a.st;
+    if (st->bad_bound) return;
+    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) {
+        f[i] = st->f[i];
+        cum[i] = st->cum[i];
+        inv[i] = st->inv[i];
+    }
+    __syncthreads();
+    const unsigned np = 3u * a.L;
+    const uint64_t c = (uint64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    if (np == 0 || c >= st->cstart[np]) return;
+    const unsigned lane = lane_id();
+    const unsigned P = pass_of_chunk(st->cstart, np, c);
+    uint64_t k0, dir;
+    unsigned W;
+    const uint32_t K = chunk_geom(st->pstart, st->cstart, st->dstart, st->plog, P, c, &k0, &W, &dir);
+    const uint64_t j0 = st->pstart[P] + k0;
+    const uint32_t steps = (K + W - 1u) / W;
+    uint16_t* const words = (uint16_t*)a.xr + j0; /* staging: K words at most */
+    const int32_t* const code = a.code + j0;
+    const uint8_t* const ctx = a.ctx + j0;
+    uint32_t x = GHZ_RATIO_STATE_LOW, pos = K, nbits = 0, nout = 0;
+    const uint32_t lt = (1u << lane) - 1u;
+    /* the state is the only chain from step to step: a batch's codes and contexts are
+     * loaded before its first step */
+    for (uint32_t t1 = steps; t1 > 0;) {
+        int32_t kv[kBatch];
+        unsigned cv[kBatch];
+#pragma unroll
+        for (unsigned b = 0; b < kBatch; ++b) {
+            const uint32_t g = (t1 - 1u - b) * W + lane;
+            const bool act = b < t1 && lane < W && g < K;
+            kv[b] = act ? code[g] : 0;
+            cv[b] = act ? ctx[g] : kNctx;
+        }
+#pragma unroll
+        for (unsigned b = 0; b < kBatch; ++b) {
+            int emit = 0;
+            uint16_t w = 0;
+            if (cv[b] < kNctx) {
+                const int32_t k = kv[b];
+                const unsigned e = cv[b] * kNsym;
+                uint32_t ex;
+                unsigned nb = 0, sym = 0;
+                if (k != kOutlierCode)
+                    sym = ghz_ratio_symbol(k, &ex, &nb);
+                else
+                    ++nout;
+                nbits += nb;
+                emit = ghz_rans_put(&x, f[e + sym], inv[e + sym], cum[e + sym], &w);
+            }
+            const uint32_t m = __ballot_sync(kLanesAll, emit);
+            pos -= __popc(m);
+            if (emit) words[pos + __popc(m & lt)] = w;
+        }
+        t1 = t1 > kBatch ? t1 - kBatch : 0;
+    }
+    ratio_chunk_info* const ci = a.ch + c;
+    ci->x[lane] = x;
+    nbits = (uint32_t)warp_sum(nbits);
+    nout = (uint32_t)warp_sum(nout);
+    if (lane == 0) {
+        ci->words = K - pos;
+        ci->bits = nbits;
+        ci->n_out = nout;
+    }
+}
+
+/* Exclusive sums over the chunks (byte offsets, outlier bases), the tables' bytes and
+ * the parts' offsets. */
+__global__ void __launch_bounds__(kScanThreads) enc_scan_kernel(enc_args a)
+{
+    typedef cub::BlockScan<unsigned long long, kScanThreads> scan_t;
+    __shared__ typename scan_t::TempStorage tmp;
+    __shared__ unsigned long long carry[2];
+    ratio_enc_state* const st = a.st;
+    if (st->bad_bound) return;
+    const uint64_t nch = st->cstart[3u * a.L];
+    if (threadIdx.x == 0) carry[0] = carry[1] = 0;
+    __syncthreads();
+    for (uint64_t b0 = 0; b0 < nch; b0 += kScanThreads) {
+        const uint64_t c = b0 + threadIdx.x;
+        unsigned long long sz = 0, no = 0, tsz, tno;
+        if (c < nch) {
+            const ratio_chunk_info& ci = a.ch[c];
+            sz = ((2ull * ci.words + 3u) & ~3ull) + 4ull * ((ci.bits + 31u) / 32u);
+            no = ci.n_out;
+        }
+        unsigned long long osz, ono;
+        scan_t(tmp).ExclusiveSum(sz, osz, tsz);
+        __syncthreads();
+        scan_t(tmp).ExclusiveSum(no, ono, tno);
+        if (c < nch) {
+            a.ch[c].off = carry[0] + osz;
+            a.ch[c].out_base = carry[1] + ono;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            carry[0] += tsz;
+            carry[1] += tno;
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        const unsigned elem = a.info.dtype == GHZ_F32 ? 4u : 8u;
+        uint64_t tb = 0;
+        for (unsigned cx = 0; cx < kNctx; ++cx) {
+            tb += ghz_varint_len(st->nsym[cx]);
+            for (unsigned s = 0; s < st->nsym[cx]; ++s) tb += ghz_varint_len(st->f[cx * kNsym + s]);
+        }
+        st->table_bytes = tb;
+        st->chunk_bytes = carry[0];
+        st->n_out = carry[1];
+        st->off_table = GHZ_HEADER_SIZE + GHZ_RATIO_SECTION + 3ull * a.L;
+        st->off_dir = st->off_table + tb;
+        st->off_chunks = st->off_dir + st->dstart[3u * a.L];
+        st->off_outliers = st->off_chunks + st->chunk_bytes;
+        st->off_specials = st->off_outliers + st->n_out * elem;
+        /* the least specials section is 24 bytes */
+        st->fits = st->off_specials <= a.bound && a.bound - st->off_specials >= 24u;
+    }
+}
+
+/* One CTA per chunk: its directory entry, words, extra bits and outliers, at their
+ * places in the frame. The extra bits and the outliers go in tiles of kWriteTile
+ * symbols, kWritePer consecutive ones a thread, placed by a block-wide scan: a chunk
+ * takes K / kWriteTile steps, not one per 32 symbols. The bits are gathered in shared
+ * memory and stored as whole words (the frame's parts lie at any byte). */
+constexpr unsigned kWriteThreads = 256;
+constexpr unsigned kWritePer = 8;
+constexpr unsigned kWriteTile = kWriteThreads * kWritePer;
+/* u32 words a tile's bits can touch, with the word carried in from the tile before */
+constexpr unsigned kWriteWin = kWriteTile * 27u / 32u + 2u;
+
+template <typename T>
+__global__ void __launch_bounds__(kWriteThreads) enc_write_kernel(enc_args a)
+{
+    typedef cub::BlockScan<unsigned, kWriteThreads> scan_t;
+    __shared__ typename scan_t::TempStorage tmp;
+    __shared__ uint32_t win[kWriteWin];
+    const ratio_enc_state* const st = a.st;
+    if (st->bad_bound || !st->fits) return;
+    const unsigned t = threadIdx.x, np = 3u * a.L;
+    const uint64_t c = blockIdx.x;
+    if (c >= st->cstart[np]) return;
+    const uint64_t lim = a.bound;
+    uint8_t* const dst = a.dst;
+    const ratio_chunk_info& ci = a.ch[c];
+    const unsigned P = pass_of_chunk(st->cstart, np, c);
+    uint64_t k0, dir;
+    unsigned W;
+    const uint32_t K = chunk_geom(st->pstart, st->cstart, st->dstart, st->plog, P, c, &k0, &W, &dir);
+    const uint64_t j0 = st->pstart[P] + k0;
+    const uint32_t nw = ci.words;
+    /* directory entry */
+    const uint64_t de = st->off_dir + dir;
+    if (t < W) put_le(dst, de + 8 + 4 * t, lim, ci.x[t], 4);
+    if (t == 0) {
+        put_le(dst, de, lim, nw, 4);
+        put_le(dst, de + 4, lim, ci.bits, 4);
+    }
+    /* words, then a zero word when their count is odd */
+    const uint64_t base = st->off_chunks + ci.off;
+    const uint16_t* const words = (const uint16_t*)a.xr + j0 + (K - nw);
+    for (uint32_t i = t; i < nw; i += kWriteThreads) put_le(dst, base + 2ull * i, lim, words[i], 2);
+    if ((nw & 1u) && t == 0) put_le(dst, base + 2ull * nw, lim, 0, 2);
+    /* extra bits in symbol order and outliers in pass order, tile by tile */
+    const uint64_t ebase = base + ((2ull * nw + 3u) & ~3ull);
+    const int32_t* const code = a.code + j0;
+    for (unsigned i = t; i < kWriteWin; i += kWriteThreads) win[i] = 0;
+    unsigned cubic;
+    const ghz_ratio_pass_t ps = pass_at(a.d, a.L, st->choices, P, &cubic);
+    uint64_t acc = 0, rank0 = ci.out_base; /* bits packed before the tile; its first outlier's rank */
+    __syncthreads();
+    for (uint32_t g1 = 0; g1 < K; g1 += kWriteTile) {
+        int32_t kv[kWritePer];
+        unsigned nbits = 0, nout = 0;
+#pragma unroll
+        for (unsigned i = 0; i < kWritePer; ++i) {
+            const uint32_t g = g1 + t * kWritePer + i;
+            kv[i] = g < K ? code[g] : 0;
+            uint32_t ex;
+            unsigned nb = 0;
+            if (g < K && kv[i] != kOutlierCode) (void)ghz_ratio_symbol(kv[i], &ex, &nb);
+            nbits += nb;
+            nout += g < K && kv[i] == kOutlierCode;
+        }
+        unsigned bit0, bits_tile, out0, outs_tile;
+        scan_t(tmp).ExclusiveSum(nbits, bit0, bits_tile);
+        __syncthreads();
+        scan_t(tmp).ExclusiveSum(nout, out0, outs_tile);
+        /* window word 0 is the chunk's word acc / 32, already holding the bits below acc */
+        uint32_t p = (uint32_t)(acc % 32u) + bit0;
+#pragma unroll
+        for (unsigned i = 0; i < kWritePer; ++i) {
+            const uint32_t g = g1 + t * kWritePer + i;
+            if (g >= K) break;
+            if (kv[i] == kOutlierCode) {
+                uint64_t cc[3];
+                const uint64_t idx = pass_point(ps, a.d, k0 + g, cc);
+                put_le(dst, st->off_outliers + (rank0 + out0++) * sizeof(T), lim,
+                       ((const typename bits_of<T>::type*)a.src)[idx], sizeof(T));
+                continue;
+            }
+            uint32_t ex;
+            unsigned nb;
+            (void)ghz_ratio_symbol(kv[i], &ex, &nb);
+            if (nb) {
+                const unsigned sh = p % 32u;
+                atomicOr(&win[p / 32u], ex << sh);
+                if (sh + nb > 32u) atomicOr(&win[p / 32u + 1u], ex >> (32u - sh));
+                p += nb;
+            }
+        }
+        __syncthreads();
+        const uint64_t w0 = acc / 32u, end = acc + bits_tile, whole = end / 32u - w0;
+        for (uint64_t w = t; w < whole; w += kWriteThreads) put_le(dst, ebase + 4 * (w0 + w), lim, win[w], 4);
+        const uint32_t left = end % 32u ? win[whole] : 0u; /* the partial last word */
+        __syncthreads();
+        for (unsigned i = t; i < kWriteWin; i += kWriteThreads) win[i] = 0;
+        __syncthreads();
+        if (t == 0) win[0] = left;
+        __syncthreads();
+        acc = end;
+        rank0 += outs_tile;
+    }
+    if (acc % 32u && t == 0) put_le(dst, ebase + 4 * (acc / 32u), lim, win[0], 4);
+}
+
+/* The specials section (RATIO.md), written by one CTA in tiles of the array: the mask
+ * residual's runs (costed first with each allowed predecessor, then written with the
+ * cheapest), then the runs of equal patterns, each as block-wide scans. The usual
+ * case, no special at all, is its 24 bytes. */
+constexpr unsigned kSpecThreads = 1024;
+
+template <typename T>
+__global__ void __launch_bounds__(kSpecThreads) enc_specials_kernel(enc_args a)
+{
+    typedef cub::BlockScan<long long, kSpecThreads> scan_t;
+    __shared__ typename scan_t::TempStorage tmp;
+    __shared__ long long s_last;      /* runs: the last change; patterns: the last boundary rank */
+    __shared__ unsigned long long s_pos, s_count, s_rank, s_bits;
+    __shared__ int s_prev;            /* runs: the residual before the tile */
+    __shared__ int s_r[kSpecThreads];
+    __shared__ unsigned long long s_tl;
+    __shared__ unsigned s_nc;
+    ratio_enc_state* const st = a.st;
+    if (st->bad_bound || !st->fits) return;
+    const uint64_t base = st->off_specials, lim = a.bound, n = a.n;
+    const uint64_t ns = st->n_special;
+    const unsigned elem = sizeof(T), t = threadIdx.x;
+    uint8_t* const dst = a.dst;
+    if (ns == 0) {
+        if (t < 24) put_le(dst, base + t, lim, 0, 1);
+        if (t == 0) st->special_bytes = 24;
+        return;
+    }
+    auto special = [&](uint64_t i) -> int {
+        uint64_t bits;
+        const double x = load_value<T>(a.src, i, &bits);
+        return is_special(x, bits, a.has_fill, a.fill_bits);
+    };
+    const uint64_t lags[3] = {0, a.d[0], a.d[0] * a.d[1]};
+    uint64_t best = ~0ull, best_runs = 0;
+    unsigned kind = 0;
+    /* k = 0..2: the cost of each predecessor (the CPU's order and ties); k = 3: write */
+    for (unsigned k = 0; k < 4; ++k) {
+        if (k > 0 && k < 3 && (lags[k] >= n || lags[k] == lags[k - 1])) continue;
+        const bool write = k == 3;
+        const uint64_t lag = lags[write ? kind : k];
+        if (t == 0) {
+            s_last = 0;
+            s_pos = base + 17;
+            s_count = 0;
+            s_prev = 0;
+        }
+        __syncthreads();
+        /* runs: a change of the residual at i ends the run since the previous change */
+        for (uint64_t i0 = 0; i0 < n; i0 += kSpecThreads) {
+            const uint64_t i = i0 + t;
+            const int r = i < n ? special(i) ^ (lag && i >= lag ? special(i - lag) : 0) : 0;
+            s_r[t] = r;
+            __syncthreads();
+            const int before = t ? s_r[t - 1] : s_prev;
+            const bool change = i < n && r != before;
+            long long prev_in; /* the last change before i in this tile, or -1 */
+            scan_t(tmp).ExclusiveScan(change ? (long long)i : -1ll, prev_in, -1ll, ::cuda::maximum<>{});
+            __syncthreads();
+            const unsigned long long len = change ? i - (prev_in >= 0 ? (uint64_t)prev_in : (uint64_t)s_last) : 0;
+            const long long bytes = change ? (long long)ghz_varint_len(len) : 0;
+            long long at, total;
+            scan_t(tmp).ExclusiveSum(bytes, at, total);
+            __syncthreads();
+            if (change && write) {
+                uint8_t b[10];
+                const unsigned m = ghz_varint_put(b, len);
+                for (unsigned q = 0; q < m; ++q) put_le(dst, s_pos + at + q, lim, b[q], 1);
+            }
+            /* the tile's last change (as i + 1, 0: none) and count */
+            if (t == 0) {
+                s_tl = 0;
+                s_nc = 0;
+            }
+            __syncthreads();
+            if (change) {
+                atomicMax(&s_tl, (unsigned long long)i + 1u);
+                atomicAdd(&s_nc, 1u);
+            }
+            __syncthreads();
+            if (t == 0) {
+                if (s_nc) s_last = (long long)(s_tl - 1u);
+                s_count += s_nc;
+                s_pos += (unsigned long long)total;
+                s_prev = s_r[kSpecThreads - 1 < n - 1 - i0 ? kSpecThreads - 1 : (unsigned)(n - 1 - i0)];
+            }
+            __syncthreads();
+        }
+        /* the last run */
+        const uint64_t last = n - (uint64_t)s_last;
+        const uint64_t cost = s_pos - (base + 17) + ghz_varint_len(last);
+        if (!write) {
+            if (cost < best) {
+                best = cost;
+                kind = k;
+                best_runs = s_count + 1;
+            }
+            __syncthreads();
+            continue;
+        }
+        if (t == 0) {
+            uint8_t b[10];
+            const unsigned m = ghz_varint_put(b, last);
+            for (unsigned q = 0; q < m; ++q) put_le(dst, s_pos + q, lim, b[q], 1);
+            s_pos += m;
+            put_le(dst, base, lim, ns, 8);
+            put_le(dst, base + 8, lim, best_runs, 8);
+            put_le(dst, base + 16, lim, kind, 1);
+            s_rank = 0;  /* specials seen */
+            s_last = -1; /* rank of the current pattern run's first special */
+            s_bits = 0;  /* the current run's pattern */
+            s_count = 0; /* runs written */
+        }
+        __syncthreads();
+    }
+    const uint64_t pat_at = s_pos;
+    __syncthreads();
+    if (t == 0) s_pos += 8;
+    __syncthreads();
+    /* patterns: a special whose pattern differs from the previous special's starts a run,
+     * and ends the current one (written as pattern and count) */
+    for (uint64_t i0 = 0; i0 < n; i0 += kSpecThreads) {
+        const uint64_t i = i0 + t;
+        uint64_t bits = 0;
+        int sp = 0;
+        if (i < n) {
+            const double x = load_value<T>(a.src, i, &bits);
+            sp = is_special(x, bits, a.has_fill, a.fill_bits);
+        }
+        long long rank_in, nsp;
+        scan_t(tmp).ExclusiveSum((long long)sp, rank_in, nsp);
+        __syncthreads();
+        long long prev_sp; /* the previous special in this tile, or -1 */
+        scan_t(tmp).ExclusiveScan(sp ? (long long)i : -1ll, prev_sp, -1ll, ::cuda::maximum<>{});
+        __syncthreads();
+        const uint64_t rank = s_rank + (uint64_t)rank_in;
+        bool start = false;
+        uint64_t prev_bits = s_bits;
+        if (sp) {
+            if (prev_sp >= 0) {
+                uint64_t pb;
+                (void)load_value<T>(a.src, (uint64_t)prev_sp, &pb);
+                prev_bits = pb;
+                start = pb != bits;
+            } else {
+                start = s_last < 0 || s_bits != bits;
+            }
+        }
+        /* a run start other than the first ends the run before it */
+        const bool ends = start && rank > 0;
+        long long run_first; /* rank of the previous run start, within the tile, or -1 */
+        scan_t(tmp).ExclusiveScan(start ? (long long)rank : -1ll, run_first, -1ll, ::cuda::maximum<>{});
+        __syncthreads();
+        uint64_t cnt = 0;
+        long long bytes = 0;
+        if (ends) {
+            const uint64_t first = run_first >= 0 ? (uint64_t)run_first : (uint64_t)s_last;
+            cnt = rank - first;
+            bytes = (long long)(elem + ghz_varint_len(cnt));
+        }
+        long long at, total;
+        scan_t(tmp).ExclusiveSum(bytes, at, total);
+        __syncthreads();
+        if (ends) {
+            uint8_t b[10];
+            const unsigned m = ghz_varint_put(b, cnt);
+            put_le(dst, s_pos + at, lim, prev_bits, elem);
+            for (unsigned k = 0; k < m; ++k) put_le(dst, s_pos + at + elem + k, lim, b[k], 1);
+        }
+        /* the tile's last start (rank, pattern), the runs it ended */
+        __shared__ unsigned long long s_ls_rank, s_ls_bits;
+        __shared__ unsigned s_ends, s_any;
+        if (t == 0) {
+            s_any = 0;
+            s_ends = 0;
+        }
+        __syncthreads();
+        if (ends) atomicAdd(&s_ends, 1u);
+        if (start) atomicMax(&s_any, t + 1);
+        __syncthreads();
+        if (s_any && t == s_any - 1) {
+            s_ls_rank = rank;
+            s_ls_bits = bits;
+        }
+        __syncthreads();
+        if (t == 0) {
+            if (s_any) {
+                s_last = (long long)s_ls_rank;
+                s_bits = s_ls_bits;
+            }
+            s_count += s_ends;
+            s_rank += (uint64_t)nsp;
+            s_pos += (unsigned long long)total;
+        }
+        __syncthreads();
+    }
+    if (t == 0) {
+        uint8_t b[10];
+        const unsigned m = ghz_varint_put(b, ns - (uint64_t)s_last);
+        put_le(dst, s_pos, lim, s_bits, elem);
+        for (unsigned k = 0; k < m; ++k) put_le(dst, s_pos + elem + k, lim, b[k], 1);
+        s_pos += elem + m;
+        put_le(dst, pat_at, lim, s_count + 1, 8);
+        st->special_bytes = s_pos - base;
+    }
+}
+
+/* Header, section, choices, tables; the size and status; or the block frame's gate. */
+__global__ void enc_finish_kernel(enc_args a)
+{
+    ratio_enc_state* const st = a.st;
+    const unsigned t = threadIdx.x;
+    if (st->bad_bound) {
+        if (t == 0) {
+            report(a.d_status, GHZ_ERR_BAD_BOUND);
+            *a.d_size = 0;
+        }
+        return;
+    }
+    const uint64_t total = st->fits ? st->off_specials + st->special_bytes : ~0ull;
+    if (total > a.bound) { /* the block frame instead: compress.cu's kernels, next */
+        if (t == 0) st->gate = 1;
+        return;
+    }
+    uint8_t* const dst = a.dst;
+    if (t == 0) {
+        ghz_frame_info_t fi = a.info;
+        uint8_t h[GHZ_HEADER_SIZE];
+        fi.n = a.n;
+        fi.eb_abs = st->eb;
+        if (a.d_eb_abs) fi.eb_user = st->eb;
+        fi.payload_size = total - GHZ_HEADER_SIZE;
+        fi.prefer = GHZ_PREFER_RATIO;
+        fi.has_checksum = 0;
+        ghz_ratio_header_pack(h, &fi, a.ndims, ghz_ratio_spread_for(a.n));
+        for (unsigned i = 0; i < GHZ_HEADER_SIZE; ++i) dst[i] = h[i];
+        uint8_t* const sec = dst + GHZ_HEADER_SIZE;
+        for (unsigned i = 0; i < GHZ_RATIO_SECTION; ++i) sec[i] = 0;
+        for (unsigned i = 0; i < 3; ++i) put_le(sec, 8 * i, ~0ull, a.d[i], 8);
+        sec[24] = (uint8_t)a.L;
+        sec[25] = (uint8_t)GHZ_RATIO_PROB_BITS;
+        sec[26] = (uint8_t)GHZ_RATIO_CHUNK_LOG2;
+        sec[27] = (uint8_t)GHZ_RATIO_NCTX;
+        put_le(sec, 28, ~0ull, st->table_bytes, 4);
+        put_le(sec, 32, ~0ull, st->n_out, 8);
+        put_le(sec, 40, ~0ull, st->chunk_bytes, 8);
+        put_le(sec, 48, ~0ull, st->special_bytes, 8);
+        put_le(sec, 56, ~0ull, st->x0, 8);
+        /* tables: per context the varint count, then the varint frequencies */
+        uint64_t at = st->off_table;
+        for (unsigned cx = 0; cx < kNctx; ++cx) {
+            at += ghz_varint_put(dst + at, st->nsym[cx]);
+            for (unsigned s = 0; s < st->nsym[cx]; ++s) at += ghz_varint_put(dst + at, st->f[cx * kNsym + s]);
+        }
+        *a.d_size = total;
+    }
+    for (unsigned i = t; i < 3u * a.L; i += blockDim.x) dst[GHZ_HEADER_SIZE + GHZ_RATIO_SECTION + i] = st->choices[i];
+}
+
+namespace {
+
+/* CTAs of a cooperative kernel: as many as fit on the GPU at once (a grid-wide
+ * barrier needs them all resident), at most `want`. */
+template <typename K>
+unsigned coop_grid(K kernel, unsigned threads, int sms, uint64_t want)
+{
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)threads, 0) != cudaSuccess || per_sm < 1)
+        per_sm = 1;
+    uint64_t g = (uint64_t)per_sm * (uint64_t)sms;
+    if (want < g) g = want ? want : 1;
+    return (unsigned)g;
+}
+
+template <typename... Exp, typename... Act>
+cudaError_t launch_coop(void (*kernel)(Exp...), dim3 grid, dim3 block, cudaStream_t stream, Act&&... args)
+{
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeCooperative;
+    attr[0].val.cooperative = 1;
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, kernel, std::forward<Act>(args)...);
+}
+
+} // namespace
+
+template <typename T, typename U>
+cudaError_t launch_ratio_compress_t(const ratio_job& j, void* d_work, int sms, cudaStream_t stream)
+{
+    enc_args a;
+    memset(&a, 0, sizeof a);
+    char* w = (char*)d_work;
+    a.src = j.src;
+    a.dst = j.dst;
+    a.n = j.n;
+    for (int i = 0; i < 3; ++i) a.d[i] = j.d[i];
+    a.L = ghz_ratio_levels(j.d[0], j.d[1], j.d[2]);
+    a.ndims = j.ndims;
+    /* the ratio frame's fill is the caller's (RATIO.md); the block fallback below keeps
+     * j.info, whose fill is the block frames' */
+    a.has_fill = j.user_fill;
+    a.fill_bits = j.user_fill ? j.info.fill_bits : 0;
+    a.info = j.info;
+    a.info.has_fill = a.has_fill;
+    a.info.fill_bits = a.fill_bits;
+    a.d_eb_abs = j.d_eb_abs;
+    a.d_range = j.d_range;
+    a.rel_keys = j.rel_keys;
+    a.st = (ratio_enc_state*)w;
+    w += up256(sizeof(ratio_enc_state));
+    a.xr = w;
+    w += up256(j.n * sizeof(T));
+    a.code = (int32_t*)w;
+    w += enc_code_bytes(j.n);
+    a.ctx = (uint8_t*)w;
+    w += up256(j.n);
+    a.ch = (ratio_chunk_info*)w;
+    a.max_chunks = enc_max_chunks(j.n);
+    a.bound = ghz_compress_bound((size_t)j.n, j.info.dtype);
+    a.d_size = j.d_size;
+    a.d_status = j.d_status;
+
+    cudaError_t e = launch(enc_init_kernel, 1, 256, stream, a);
+    batch_t b;
+    memset(&b, 0, sizeof b);
+    b.k = 1;
+    b.c[0].src = j.src;
+    b.c[0].n = j.n;
+    b.c[0].range = a.st->range_key;
+    if (e == cudaSuccess && j.scan) e = launch_range_keys<T, U>(b, a.has_fill, a.fill_bits, sms, stream);
+    if (e == cudaSuccess) {
+        const unsigned g = coop_grid(enc_passes_kernel<T>, kPassThreads, sms, (j.n + kPassThreads - 1) / kPassThreads);
+        e = launch_coop(enc_passes_kernel<T>, g, kPassThreads, stream, a);
+    }
+    const unsigned warps = kWarpCtaThreads / 32;
+    const uint64_t rans_ctas = (a.max_chunks + warps - 1) / warps;
+    if (e == cudaSuccess) e = launch(enc_rans_kernel, (unsigned)rans_ctas, kWarpCtaThreads, stream, a);
+    if (e == cudaSuccess) e = launch(enc_scan_kernel, 1, kScanThreads, stream, a);
+    if (e == cudaSuccess) e = launch(enc_write_kernel<T>, (unsigned)a.max_chunks, kWriteThreads, stream, a);
+    if (e == cudaSuccess) e = launch(enc_specials_kernel<T>, 1, kSpecThreads, stream, a);
+    if (e == cudaSuccess) e = launch(enc_finish_kernel, 1, 128, stream, a);
+    if (e != cudaSuccess) return e;
+    /* the block frame, behind the gate (RATIO.md: the bound is a promise) */
+    batch_t fb;
+    memset(&fb, 0, sizeof fb);
+    fb.k = 1;
+    fb.d_gate = &a.st->gate;
+    fb.d_eb_abs = j.d_eb_abs;
+    fb.d_range = j.rel_keys ? &a.st->range : nullptr;
+    chunk_t& c = fb.c[0];
+    c.src = j.src;
+    c.dst = j.dst;
+    c.n = j.n;
+    c.d_out = j.d_size;
+    c.d_status = j.d_status;
+    c.range = j.rel_keys ? a.st->range_key : nullptr;
+    const int tiles = tiles_for(j.n);
+    c.tiles = lookback_state(a.code, tiles); /* the codes' buffer is free by then */
+    c.tile_begin = 0;
+    c.num_tiles = tiles;
+    return launch_compress<T, U>(fb, j.info, tiles, tiles, false, sms, stream);
+}
+
+cudaError_t launch_ratio_compress(const ratio_job& j, void* d_work, int sms, cudaStream_t stream)
+{
+    return j.info.dtype == GHZ_F32 ? launch_ratio_compress_t<float, uint32_t>(j, d_work, sms, stream)
+                                   : launch_ratio_compress_t<double, unsigned long long>(j, d_work, sms, stream);
+}
+
+
+/* ==== reader ======================================================================== */
+
+struct ratio_dec_state {
+    int active;     /* a ratio frame whose header, checksum, section, tables and directory were accepted */
+    int bad;        /* a corrupt part was found: read after grid-wide barriers, the passes stop */
+    ghz_ratio_layout_t L;
+    ghz_frame_info_t info;
+    uint16_t f[kTab];
+    uint32_t cum[kTab];
+    unsigned nsym[kNctx];
+    uint8_t lut[kNctx][GHZ_RATIO_M];
+    uint64_t pstart[kMaxPasses + 1], cstart[kMaxPasses + 1], dstart[kMaxPasses + 1];
+    uint8_t plog[kMaxPasses];
+    unsigned long long pass_out[kMaxPasses]; /* outlier symbols of each pass */
+};
+
+struct ratio_dec_chunk {
+    uint64_t off;   /* the chunk's bytes, from the chunks' start */
+    uint32_t n_out, pad;
+};
+
+/* The reader's workspace of one frame: state, per-chunk table, the specials bitmap. */
+__host__ __device__ inline size_t dec_chunks_max(uint64_t max_elems)
+{
+    return (max_elems >> GHZ_RATIO_CHUNK_LOG2_MIN) + 3u * kMaxLevels + 1u;
+}
+
+size_t ratio_decompress_work_bytes(uint64_t max_elems)
+{
+    return up256(sizeof(ratio_dec_state)) + up256(dec_chunks_max(max_elems) * sizeof(ratio_dec_chunk)) +
+           up256((max_elems / 32 + 2) * 4);
+}
+
+__device__ __forceinline__ ratio_dec_state* dec_state(const chunk_t& c)
+{
+    return (ratio_dec_state*)c.ratio;
+}
+
+__device__ __forceinline__ ratio_dec_chunk* dec_chunks(const chunk_t& c)
+{
+    return (ratio_dec_chunk*)((char*)c.ratio + ((sizeof(ratio_dec_state) + 255u) & ~(size_t)255u));
+}
+
+__device__ __forceinline__ uint32_t* dec_bitmap(const chunk_t& c, uint64_t capacity_elems)
+{
+    return (uint32_t*)((char*)dec_chunks(c) +
+                       ((dec_chunks_max(capacity_elems) * sizeof(ratio_dec_chunk) + 255u) & ~(size_t)255u));
+}
+
+__device__ __forceinline__ void dec_corrupt(const chunk_t& c, ratio_dec_state* ds)
+{
+    ds->bad = 1;
+    report(c.d_status, GHZ_ERR_CORRUPT);
+}
+
+/* CTA 0: section, tables, choices, pass table and directory, checked as the CPU's
+ * reader checks them; element 0. Sets ds->active. */
+template <typename T>
+__device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
+{
+    typedef cub::BlockScan<unsigned long long, kPassThreads> scan_t;
+    __shared__ typename scan_t::TempStorage tmp;
+    __shared__ int s_ok;
+    __shared__ unsigned long long s_carry;
+    __shared__ int s_bad;
+    const parsed_t* const pr = c.parsed;
+    const unsigned t = threadIdx.x;
+    if (t == 0) {
+        const bool mine = pr->status == GHZ_SUCCESS && pr->is_ratio && pr->crc_status == GHZ_SUCCESS;
+        int ok = mine;
+        ds->active = 0;
+        ds->bad = 0;
+        if (ok) {
+            ds->info = pr->info;
+            if (ghz_ratio_layout(c.src, &pr->info, &ds->L) != 0) ok = 0;
+        }
+        if (ok) { /* RATIO.md, Tables: per context a varint count and its varint frequencies */
+            const uint8_t* p = c.src + ds->L.off_table;
+            const uint64_t lim = ds->L.table_bytes;
+            uint64_t pos = 0, v;
+            for (unsigned i = 0; i < kTab; ++i) {
+                ds->f[i] = 0;
+                ds->cum[i] = 0;
+            }
+            for (unsigned cx = 0; cx < kNctx && ok; ++cx) {
+                uint32_t sum = 0;
+                if (ghz_varint_get(p, lim, &pos, &v) != 0 || v > kNsym) {
+                    ok = 0;
+                    break;
+                }
+                ds->nsym[cx] = (unsigned)v;
+                for (unsigned s = 0; s < ds->nsym[cx]; ++s) {
+                    if (ghz_varint_get(p, lim, &pos, &v) != 0 || v > GHZ_RATIO_M) {
+                        ok = 0;
+                        break;
+                    }
+                    ds->f[cx * kNsym + s] = (uint16_t)v;
+                    ds->cum[cx * kNsym + s] = sum;
+                    sum += (uint32_t)v;
+                }
+                if (ok && ds->nsym[cx] && (sum != GHZ_RATIO_M || ds->f[cx * kNsym + ds->nsym[cx] - 1] == 0)) ok = 0;
+            }
+            if (ok && pos != lim) ok = 0;
+        }
+        if (ok) { /* choices were checked by the layout: the pass table */
+            pass_table(ds->L.d, ds->L.levels, c.src + ds->L.off_choices, ds->L.chunk_log2, ds->L.spread, ds->pstart,
+                       ds->cstart, ds->dstart, ds->plog);
+            for (unsigned P = 0; P < 3u * ds->L.levels; ++P) ds->pass_out[P] = 0;
+            ((typename bits_of<T>::type*)c.dst)[0] = (typename bits_of<T>::type)ds->L.x0;
+        }
+        if (!ok && mine) report(c.d_status, GHZ_ERR_CORRUPT);
+        s_ok = ok;
+        s_carry = 0;
+        s_bad = 0;
+    }
+    __syncthreads();
+    if (!s_ok) return;
+    for (unsigned cx = 0; cx < kNctx; ++cx)
+        for (unsigned s = t; s < ds->nsym[cx]; s += blockDim.x)
+            for (unsigned i = 0; i < ds->f[cx * kNsym + s]; ++i) ds->lut[cx][ds->cum[cx * kNsym + s] + i] = (uint8_t)s;
+    /* directory: counts within bounds, states >= 2^16, the sizes' exclusive sum */
+    const unsigned np = 3u * ds->L.levels;
+    const uint64_t nch = ds->cstart[np];
+    ratio_dec_chunk* const chs = dec_chunks(c);
+    for (uint64_t b0 = 0; b0 < nch; b0 += blockDim.x) {
+        const uint64_t ci = b0 + t;
+        unsigned long long sz = 0, o, total;
+        if (ci < nch) {
+            const unsigned P = pass_of_chunk(ds->cstart, np, ci);
+            uint64_t k0, dir;
+            unsigned W;
+            const uint32_t K = chunk_geom(ds->pstart, ds->cstart, ds->dstart, ds->plog, P, ci, &k0, &W, &dir);
+            const uint8_t* e = c.src + ds->L.off_dir + dir;
+            const uint64_t words = get_le(e, 4), bits = get_le(e + 4, 4);
+            int bad = words > K || bits > 27ull * K;
+            for (unsigned lane = 0; lane < W; ++lane)
+                if (get_le(e + 8 + 4 * lane, 4) < GHZ_RATIO_STATE_LOW) bad = 1;
+            if (bad) s_bad = 1;
+            sz = ((2 * words + 3) & ~3ull) + 4 * ((bits + 31) / 32);
+        }
+        scan_t(tmp).ExclusiveSum(sz, o, total);
+        if (ci < nch) chs[ci].off = s_carry + o;
+        __syncthreads();
+        if (t == 0) s_carry += total;
+        __syncthreads();
+    }
+    if (t == 0) {
+        if (s_bad || s_carry != ds->L.chunk_bytes)
+            report(c.d_status, GHZ_ERR_CORRUPT);
+        else
+            ds->active = 1;
+    }
+}
+
+/* Chunk ci of pass P, by one warp (RATIO.md, Chunks and Prediction): symbol j is lane
+ * j % W's at step j / W. fix = false: every code's reconstruction is written, the
+ * outlier symbols counted (chs[ci].n_out, ds->pass_out[P]) and the chunk checked; fix =
+ * true (a chunk with outliers, once the pass's counts are known): the same symbols are
+ * decoded again and only the outliers written, from rank `base` on.
+ *
+ * The rANS state is the only chain from step to step, so everything else is kept off
+ * it: the steps go in batches of kBatch, whose neighbours are all loaded (and their
+ * predictions and contexts formed) before the batch's first rANS step; the words and
+ * the extra bits are read from windows in registers (four 64-word and four 32-word
+ * blocks a warp), each refilled three blocks ahead of its use. */
+template <typename T, bool fix>
+__device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (*lut)[GHZ_RATIO_M],
+                          const uint16_t* f, const uint32_t* cum, const unsigned* nsym, uint64_t ci, unsigned P,
+                          const ghz_ratio_pass_t& ps, unsigned cubic, const ghz_quantizer_t& z, uint64_t base)
+{
+    typedef typename bits_of<T>::type U;
+    const ghz_ratio_layout_t& L = ds->L;
+    const unsigned lane = lane_id();
+    const uint32_t lt = (1u << lane) - 1u;
+    uint64_t k0, dir;
+    unsigned W;
+    const uint32_t K = chunk_geom(ds->pstart, ds->cstart, ds->dstart, ds->plog, P, ci, &k0, &W, &dir);
+    const uint8_t* const e = c.src + L.off_dir + dir;
+    const uint32_t nwords = (uint32_t)get_le(e, 4), nextra = (uint32_t)get_le(e + 4, 4);
+    const uint32_t nxw = (nextra + 31u) / 32u; /* u32 words of extra bits */
+    uint32_t x = lane < W ? (uint32_t)get_le(e + 8 + 4 * lane, 4) : GHZ_RATIO_STATE_LOW;
+    const uint8_t* const words = c.src + L.off_chunks + dec_chunks(c)[ci].off;
+    const uint8_t* const extra = words + ((2ull * nwords + 3u) & ~3ull);
+    const uint64_t* const d = L.d;
+    const unsigned ax = ps.axis;
+    const uint64_t stride = ax == 0 ? 1 : ax == 1 ? d[0] : d[0] * d[1];
+    const uint64_t off = ps.s * stride, ext = d[ax];
+    const bool lossless = !(z.eb > 0.0);
+    U* const out = (U*)c.dst;
+    const T* const xv = (const T*)c.dst;
+    /* block b of the words: lane i holds words 64b + 2i (low half) and 64b + 2i + 1 */
+    auto wblk = [&](uint32_t b) -> uint32_t {
+        const uint32_t i = 64u * b + 2u * lane;
+        return (i < nwords ? (uint32_t)get_le(words + 2ull * i, 2) : 0u) |
+               (i + 1u < nwords ? (uint32_t)get_le(words + 2ull * i + 2u, 2) << 16 : 0u);
+    };
+    /* block b of the extra-bit words: lane i holds word 32b + i */
+    auto eblk = [&](uint32_t b) -> uint32_t {
+        const uint32_t i = 32u * b + lane;
+        return i < nxw ? (uint32_t)get_le(extra + 4ull * i, 4) : 0u;
+    };
+    uint32_t w0 = wblk(0), w1 = wblk(1), w2 = wblk(2), w3 = wblk(3), wb = 0; /* wb: block of w0 */
+    uint32_t e0 = eblk(0), e1 = eblk(1), e2 = eblk(2), e3 = eblk(3), eb = 0;
+    uint32_t wpos = 0, epos = 0, nout = 0;
+    int bad = 0;
+    /* this lane's point of the pass, by its index along each of the pass's three
+     * counts; it moves W points a step */
+    uint64_t i0, i1, i2;
+    {
+        const uint64_t u = k0 + lane, r = u / ps.count[0];
+        i0 = u - r * ps.count[0];
+        i2 = r / ps.count[1];
+        i1 = r - i2 * ps.count[1];
+    }
+    for (uint32_t g0 = 0; g0 < K && !bad; g0 += kBatch * W) {
+        uint64_t idx[kBatch];
+        double p[kBatch];
+        unsigned cx[kBatch];
+        bool act[kBatch];
+        T vb[kBatch], vc[kBatch], vu[kBatch], vv[kBatch];
+        bool hc[kBatch], hu[kBatch], hv[kBatch];
+#pragma unroll
+        for (unsigned s = 0; s < kBatch; ++s) { /* the batch's neighbours, all loads in flight */
+            act[s] = lane < W && g0 + s * W + lane < K;
+            idx[s] = 0;
+            hc[s] = hu[s] = hv[s] = false;
+            vb[s] = vc[s] = vu[s] = vv[s] = (T)0;
+            if (act[s]) {
+                const uint64_t c0 = ps.first[0] + ps.step[0] * i0, c1 = ps.first[1] + ps.step[1] * i1,
+                               c2 = ps.first[2] + ps.step[2] * i2;
+                const uint64_t t = ax == 0 ? c0 : ax == 1 ? c1 : c2;
+                idx[s] = c0 + d[0] * (c1 + d[1] * c2);
+                hc[s] = t + ps.s < ext;
+                hu[s] = cubic && hc[s] && t >= 3 * ps.s;
+                hv[s] = cubic && hc[s] && t + 3 * ps.s < ext;
+                vb[s] = xv[idx[s] - off];
+                if (hc[s]) vc[s] = xv[idx[s] + off];
+                if (hu[s]) vu[s] = xv[idx[s] - 3 * off];
+                if (hv[s]) vv[s] = xv[idx[s] + 3 * off];
+                i0 += W;
+                if (i0 >= ps.count[0]) {
+                    const uint64_t q = i0 / ps.count[0];
+                    i0 -= q * ps.count[0];
+                    i1 += q;
+                    if (i1 >= ps.count[1]) {
+                        const uint64_t q1 = i1 / ps.count[1];
+                        i1 -= q1 * ps.count[1];
+                        i2 += q1;
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (unsigned s = 0; s < kBatch; ++s) { /* predictions and contexts (ratio.h) */
+            const double b = (double)vb[s], cc = (double)vc[s], u = (double)vu[s], v = (double)vv[s];
+            p[s] = 0.0;
+            cx[s] = 0;
+            if (!act[s]) continue;
+            if (!hc[s]) {
+                p[s] = ghz_ratio_finite(b);
+                cx[s] = kNctx - 1u;
+            } else {
+                if (!fix)
+                    p[s] = hu[s] && hv[s] ? ghz_ratio_cubic(u, b, cc, v)
+                           : hu[s]        ? ghz_ratio_quad_u(u, b, cc)
+                           : hv[s]        ? ghz_ratio_quad_v(b, cc, v)
+                                          : ghz_ratio_linear(b, cc);
+                cx[s] = ghz_ratio_ctx_of(b, cc, z.r);
+            }
+        }
+#pragma unroll
+        for (unsigned s = 0; s < kBatch; ++s) { /* the rANS steps */
+            unsigned s2 = 0;
+            if (act[s]) {
+                if (nsym[cx[s]] == 0) bad = 1; /* a symbol in a context without a table */
+                s2 = lut[cx[s]][x & (GHZ_RATIO_M - 1u)];
+                s2 = s2 < kNsym ? s2 : kNsym - 1u;
+                const unsigned t = cx[s] * kNsym + s2;
+                ghz_rans_take(&x, f[t], cum[t]);
+            }
+            const bool need = act[s] && x < GHZ_RATIO_STATE_LOW;
+            const uint32_t m = __ballot_sync(kLanesAll, need);
+            {
+                /* word wpos + rank sits at r from the window's start, r < 96 */
+                const uint32_t r = wpos - 64u * wb + __popc(m & lt);
+                const uint32_t lo = __shfl_sync(kLanesAll, w0, (r >> 1) & 31u),
+                               hi = __shfl_sync(kLanesAll, w1, (r >> 1) & 31u);
+                const uint32_t pair = r < 64u ? lo : hi;
+                if (need) x = (x << 16) | ((r & 1u) ? pair >> 16 : pair & 0xFFFFu);
+            }
+            wpos += __popc(m);
+            if (wpos > nwords) bad = 1;
+            if (wpos - 64u * wb >= 64u) { /* slide one block, and load the one three ahead */
+                ++wb;
+                w0 = w1;
+                w1 = w2;
+                w2 = w3;
+                w3 = wblk(wb + 3u);
+            }
+            const unsigned nb = act[s] && s2 ? ghz_ratio_extra_bits(s2) : 0u;
+            unsigned incl = nb;
+#pragma unroll
+            for (int k = 1; k < 32; k <<= 1) {
+                const unsigned v = __shfl_up_sync(kLanesAll, incl, k);
+                if ((int)lane >= k) incl += v;
+            }
+            const unsigned tot = __shfl_sync(kLanesAll, incl, 31);
+            uint32_t ex = 0;
+            {
+                /* bit pb sits in word pb / 32, at most 59 words past the window's start */
+                const uint32_t pb = epos + incl - nb, wr = pb / 32u - 32u * eb, sh = pb % 32u;
+                const uint32_t a0 = __shfl_sync(kLanesAll, e0, wr & 31u), a1 = __shfl_sync(kLanesAll, e1, wr & 31u);
+                const uint32_t b0 = __shfl_sync(kLanesAll, e0, (wr + 1u) & 31u),
+                               b1 = __shfl_sync(kLanesAll, e1, (wr + 1u) & 31u);
+                const uint32_t lo = wr < 32u ? a0 : a1, hi = wr + 1u < 32u ? b0 : b1;
+                if (nb) {
+                    ex = lo >> sh;
+                    if (sh + nb > 32u) ex |= hi << (32u - sh);
+                    ex &= (1u << nb) - 1u;
+                }
+            }
+            epos += tot;
+            if (epos > nextra) bad = 1;
+            if (epos / 32u - 32u * eb >= 32u) {
+                ++eb;
+                e0 = e1;
+                e1 = e2;
+                e2 = e3;
+                e3 = eblk(eb + 3u);
+            }
+            const bool outl = act[s] && s2 == 0;
+            const uint32_t om = __ballot_sync(kLanesAll, outl);
+            if (fix) {
+                if (outl) {
+                    const uint64_t rank = base + nout + __popc(om & lt);
+                    if (rank >= L.n_outliers) {
+                        bad = 1;
+                    } else {
+                        const U v = (U)get_le(c.src + L.off_outliers + rank * sizeof(T), sizeof(T));
+                        T xo;
+                        memcpy(&xo, &v, sizeof xo);
+                        if (!isfinite(xo)) bad = 1;
+                        out[idx[s]] = v;
+                    }
+                }
+            } else if (act[s] && !outl) {
+                const uint32_t zz = ghz_ratio_unsymbol(s2, ex);
+                const int32_t k = ghz_ratio_unzigzag(zz);
+                if (zz > GHZ_RATIO_Z_LIMIT - 2u || (lossless && k != 0))
+                    bad = 1;
+                else
+                    ((T*)out)[idx[s]] = (T)ghz_ratio_recon(&z, p[s], k);
+            }
+            nout += __popc(om);
+        }
+        bad = __any_sync(kLanesAll, bad);
+    }
+    if (!fix && !bad) { /* everything read, lanes home, padding zero */
+        bad = wpos != nwords || epos != nextra || __any_sync(kLanesAll, x != GHZ_RATIO_STATE_LOW);
+        if ((nwords & 1u) && get_le(words + 2ull * nwords, 2) != 0) bad = 1;
+        if ((nextra % 32) && (get_le(extra + 4 * (nextra / 32), 4) >> (nextra % 32)) != 0) bad = 1;
+    }
+    if (lane == 0) {
+        if (!fix) {
+            dec_chunks(c)[ci].n_out = nout;
+            if (nout) atomicAdd(&ds->pass_out[P], (unsigned long long)nout);
+        }
+        if (bad) dec_corrupt(c, ds);
+    }
+}
+
+/* CTA 0: the specials section (RATIO.md), checked, and the specials patched in (when
+ * the passes found nothing corrupt). Thread 0 reads the varints, the CTA rebuilds the
+ * mask from its residual. */
+template <typename T>
+__device__ void dec_specials(const chunk_t& c, ratio_dec_state* ds)
+{
+    __shared__ int s_ok;
+    __shared__ unsigned long long s_ones, s_pos, s_lag;
+    const ghz_ratio_layout_t& L = ds->L;
+    const uint8_t* const p = c.src + L.off_specials;
+    const uint64_t lim = L.special_bytes, n = ds->info.n;
+    const unsigned elem = sizeof(T), t = threadIdx.x;
+    const uint64_t nw = n / 32 + 1;
+    uint32_t* const mask = dec_bitmap(c, c.capacity / sizeof(T));
+    uint64_t n_special = 0, n_runs = 0;
+    if (lim >= 16) {
+        n_special = get_le(p, 8);
+        n_runs = get_le(p + 8, 8);
+    }
+    if (t == 0) {
+        s_ok = lim >= 16 && (n_special == 0) == (n_runs == 0);
+        s_ones = 0;
+        s_pos = 16;
+        s_lag = 0;
+        if (s_ok && n_runs) { /* the mask's predecessor: none, the previous row or slice */
+            if (lim <= 16 || p[16] > 2) s_ok = 0;
+            else s_lag = p[16] == 0 ? 0 : p[16] == 1 ? L.d[0] : L.d[0] * L.d[1];
+            s_pos = 17;
+        }
+    }
+    if (n_runs) /* the residual, then the mask */
+        for (uint64_t w = t; w < nw; w += blockDim.x) mask[w] = 0;
+    __syncthreads();
+    const uint64_t lag = s_lag;
+    if (t == 0 && s_ok && n_runs) {
+        uint64_t pos = s_pos, i = 0;
+        unsigned bit = 0;
+        for (uint64_t r = 0; r < n_runs; ++r) {
+            uint64_t len;
+            if (ghz_varint_get(p, lim, &pos, &len) != 0 || (r > 0 && len == 0) || len > n - i) {
+                s_ok = 0;
+                break;
+            }
+            if (bit)
+                for (uint64_t j = i; j < i + len; ++j) mask[j / 32] |= 1u << (j % 32);
+            i += len;
+            bit ^= 1u;
+        }
+        if (s_ok && i != n) s_ok = 0;
+        s_pos = pos;
+    }
+    __syncthreads();
+    if (s_ok && n_runs && lag) { /* m(i) = r(i) ^ m(i - lag), row by row of lag elements */
+        for (uint64_t r0 = lag; r0 < n; r0 += lag) {
+            const uint64_t end = r0 + lag < n ? r0 + lag : n;
+            for (uint64_t i = r0 + t; i < end; i += blockDim.x)
+                if ((mask[(i - lag) / 32] >> ((i - lag) % 32)) & 1u) atomicXor(&mask[i / 32], 1u << (i % 32));
+            __syncthreads();
+        }
+    }
+    if (s_ok && n_runs) {
+        unsigned long long ones = 0;
+        for (uint64_t w = t; w < nw; w += blockDim.x) ones += __popc(mask[w] & (w == n / 32 ? (1u << (n % 32)) - 1u : ~0u));
+        ones = warp_sum(ones);
+        if (lane_id() == 0 && ones) atomicAdd(&s_ones, ones);
+    }
+    __syncthreads();
+    if (t != 0) return;
+    if (s_ok && n_runs && s_ones != n_special) s_ok = 0;
+    uint64_t pos = s_pos;
+    if (s_ok && lim - pos < 8) s_ok = 0;
+    if (s_ok) {
+        const uint64_t n_pat = get_le(p + pos, 8);
+        uint64_t at = 0, i = 0, prev = 0;
+        pos += 8;
+        typedef typename bits_of<T>::type U;
+        U* const out = (U*)c.dst;
+        const bool write = !*(volatile int*)&ds->bad;
+        for (uint64_t r = 0; r < n_pat && s_ok; ++r) {
+            uint64_t count;
+            if (lim - pos < elem) {
+                s_ok = 0;
+                break;
+            }
+            const uint64_t bits = get_le(p + pos, elem);
+            pos += elem;
+            if (ghz_varint_get(p, lim, &pos, &count) != 0 || count == 0 || count > n_special - at) {
+                s_ok = 0;
+                break;
+            }
+            T x;
+            const U u = (U)bits;
+            memcpy(&x, &u, sizeof x);
+            if (isfinite(x) && !(ds->info.has_fill && bits == ds->info.fill_bits)) s_ok = 0;
+            if (r > 0 && bits == prev) s_ok = 0;
+            prev = bits;
+            if (s_ok && write)
+                for (uint64_t k = 0; k < count; ++k) {
+                    while (!((mask[i / 32] >> (i % 32)) & 1u)) {
+                        if (mask[i / 32] >> (i % 32) == 0) i = (i / 32 + 1) * 32; /* the rest of the word is clear */
+                        else ++i;
+                    }
+                    out[i] = u;
+                    ++i;
+                }
+            at += count;
+        }
+        if (s_ok && (at != n_special || pos != lim)) s_ok = 0;
+    }
+    if (!s_ok) dec_corrupt(c, ds);
+}
+
+/* The whole reader, one cooperative launch over the batch's frames, one after the
+ * other; a batch without a ratio frame leaves at once. */
+template <typename T>
+__global__ void __launch_bounds__(kPassThreads) dec_kernel(batch_t b)
+{
+    __shared__ uint8_t lut[kNctx][GHZ_RATIO_M];
+    __shared__ uint16_t f[kTab];
+    __shared__ uint32_t cum[kTab];
+    __shared__ unsigned nsym[kNctx];
+    bool any = false;
+    for (int y = 0; y < b.k; ++y) {
+        const parsed_t* const pr = b.c[y].parsed;
+        any = any || (pr->status == GHZ_SUCCESS && pr->is_ratio);
+    }
+    if (!any) return; /* every CTA alike */
+    cg::grid_group grid = cg::this_grid();
+    const unsigned warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    const uint64_t gw = (uint64_t)blockIdx.x * warps + warp, gws = (uint64_t)gridDim.x * warps;
+    for (int y = 0; y < b.k; ++y) {
+        const chunk_t& c = b.c[y];
+        const parsed_t* const pr = c.parsed;
+        if (!(pr->status == GHZ_SUCCESS && pr->is_ratio)) continue; /* the same for every CTA */
+        ratio_dec_state* const ds = dec_state(c);
+        if (blockIdx.x == 0) dec_parse<T>(c, ds);
+        grid.sync();
+        if (!*(volatile int*)&ds->active) continue;
+        for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) {
+            f[i] = ds->f[i];
+            cum[i] = ds->cum[i];
+        }
+        for (unsigned i = threadIdx.x; i < kNctx * GHZ_RATIO_M / 4; i += blockDim.x)
+            ((uint32_t*)lut)[i] = ((const uint32_t*)ds->lut)[i];
+        if (threadIdx.x < kNctx) nsym[threadIdx.x] = ds->nsym[threadIdx.x];
+        __syncthreads();
+        const ghz_ratio_layout_t& L = ds->L;
+        const ghz_quantizer_t z = ghz_quantizer_make(ds->info.eb_abs, sizeof(T) == 4);
+        const uint8_t* const choices = c.src + L.off_choices;
+        const unsigned np = 3u * L.levels;
+        uint64_t before = 0; /* outlier symbols of the earlier passes */
+        for (unsigned P = 0; P < np; ++P) {
+            unsigned cubic;
+            const ghz_ratio_pass_t ps = pass_at(L.d, L.levels, choices, P, &cubic);
+            if (!ps.points) continue;
+            const uint64_t c0 = ds->cstart[P], c1 = ds->cstart[P + 1];
+            for (uint64_t ci = c0 + gw; ci < c1; ci += gws)
+                dec_chunk<T, false>(c, ds, lut, f, cum, nsym, ci, P, ps, cubic, z, 0);
+            grid.sync();
+            if (*(volatile int*)&ds->bad) break;
+            const uint64_t po = *(volatile unsigned long long*)&ds->pass_out[P];
+            if (po) { /* the chunks with outliers: their base, then the outliers */
+                const ratio_dec_chunk* const chs = dec_chunks(c);
+                for (uint64_t ci = c0 + gw; ci < c1; ci += gws) {
+                    if (!chs[ci].n_out) continue;
+                    unsigned long long sum = 0;
+                    for (uint64_t q = c0 + lane_id(); q < ci; q += 32) sum += chs[q].n_out;
+                    sum = warp_sum(sum);
+                    dec_chunk<T, true>(c, ds, lut, f, cum, nsym, ci, P, ps, cubic, z, before + sum);
+                }
+                before += po;
+                grid.sync();
+                if (*(volatile int*)&ds->bad) break;
+            }
+        }
+        if (blockIdx.x == 0) {
+            if (threadIdx.x == 0 && !*(volatile int*)&ds->bad && before != L.n_outliers) dec_corrupt(c, ds);
+            __syncthreads();
+            dec_specials<T>(c, ds);
+        }
+        __syncthreads();
+    }
+}
+
+template <typename T>
+cudaError_t launch_ratio_decompress_t(const batch_t& b, int sms, cudaStream_t stream)
+{
+    uint64_t most = 1;
+    for (int i = 0; i < b.k; ++i)
+        if (b.c[i].capacity / sizeof(T) > most) most = b.c[i].capacity / sizeof(T);
+    /* a warp per chunk of a pass: no more warps than chunks */
+    const uint64_t want = (dec_chunks_max(most) + kPassThreads / 32 - 1) / (kPassThreads / 32);
+    const unsigned g = coop_grid(dec_kernel<T>, kPassThreads, sms, want);
+    return launch_coop(dec_kernel<T>, g, kPassThreads, stream, b);
+}
+
+cudaError_t launch_ratio_decompress(const batch_t& b, int dtype, int sms, cudaStream_t stream)
+{
+    return dtype == GHZ_F32 ? launch_ratio_decompress_t<float>(b, sms, stream)
+                            : launch_ratio_decompress_t<double>(b, sms, stream);
+}
+
+} // namespace detail
+} // namespace ghz
