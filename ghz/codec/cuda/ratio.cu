@@ -475,6 +475,8 @@ __device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, cons
 }
 
 template <typename T>
+/* Two CTAs an SM: each thread's batch of points keeps its loads in flight, and twice the
+ * warps hide the rest (a few registers spill, outside the coding loop's loads). */
 __global__ void __launch_bounds__(kPassThreads, 2) enc_passes_kernel(enc_args a)
 {
     __shared__ unsigned hist[kTab];
@@ -1669,7 +1671,9 @@ __device__ void dec_specials(const chunk_t& c, ratio_dec_state* ds)
 /* The whole reader, one cooperative launch over the batch's frames, one after the
  * other; a batch without a ratio frame leaves at once. */
 template <typename T>
-__global__ void __launch_bounds__(kPassThreads, 2) dec_kernel(batch_t b)
+/* One CTA an SM: capped at 128 registers for two, the step loop spills its batch and
+ * windows, which costs more than the second CTA gains. */
+__global__ void __launch_bounds__(kPassThreads) dec_kernel(batch_t b)
 {
     __shared__ uint8_t lut[kNctx][GHZ_RATIO_M];
     __shared__ uint16_t f[kTab];
