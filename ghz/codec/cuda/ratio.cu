@@ -131,6 +131,48 @@ __device__ __forceinline__ uint64_t pass_point(const ghz_ratio_pass_t& ps, const
     return c[0] + d[0] * (c[1] + d[1] * c[2]);
 }
 
+/* The neighbours of a point along its pass's axis (RATIO.md, Prediction): b = x'(t-s),
+ * c = x'(t+s), u = x'(t-3s), v = x'(t+3s), which of them exist, loaded from the
+ * reconstructions xv (off = s times the axis's stride, ext the axis's extent). Loaded
+ * apart from their use, so that a batch of points has all its loads in flight. */
+template <typename T>
+struct nbrs_t {
+    T b, c, u, v;
+    bool hc, hu, hv;
+};
+
+template <typename T>
+__device__ __forceinline__ void nbrs_load(const T* xv, uint64_t idx, uint64_t t, uint64_t s, uint64_t off,
+                                          uint64_t ext, unsigned cubic, nbrs_t<T>& q)
+{
+    q.hc = t + s < ext;
+    q.hu = cubic && q.hc && t >= 3 * s;
+    q.hv = cubic && q.hc && t + 3 * s < ext;
+    q.b = xv[idx - off];
+    q.c = q.hc ? xv[idx + off] : (T)0;
+    q.u = q.hu ? xv[idx - 3 * off] : (T)0;
+    q.v = q.hv ? xv[idx + 3 * off] : (T)0;
+}
+
+/* ratio.h's prediction and context from loaded neighbours (ghz_ratio_predict and
+ * ghz_ratio_context, the same arithmetic). */
+template <typename T>
+__device__ __forceinline__ double nbrs_predict(const nbrs_t<T>& q)
+{
+    const double b = (double)q.b, c = (double)q.c, u = (double)q.u, v = (double)q.v;
+    if (!q.hc) return ghz_ratio_finite(b);
+    return q.hu && q.hv ? ghz_ratio_cubic(u, b, c, v)
+           : q.hu       ? ghz_ratio_quad_u(u, b, c)
+           : q.hv       ? ghz_ratio_quad_v(b, c, v)
+                        : ghz_ratio_linear(b, c);
+}
+
+template <typename T>
+__device__ __forceinline__ unsigned nbrs_context(const nbrs_t<T>& q, double r)
+{
+    return q.hc ? ghz_ratio_ctx_of((double)q.b, (double)q.c, r) : GHZ_RATIO_NCTX - 1u;
+}
+
 /* v[a] of a three-element array by selects, not an index: a variable index would put
  * the array in local memory in every loop that uses it. */
 __device__ __forceinline__ uint64_t pick3(const uint64_t v[3], unsigned a)
@@ -368,11 +410,9 @@ __device__ __forceinline__ double enc_bound(const enc_args& a, bool* bad)
  * code_point), counting its symbol in the CTA's histogram. */
 template <typename T>
 __device__ __forceinline__ void enc_code_point(const enc_args& a, const ghz_quantizer_t& z, uint64_t idx,
-                                               uint64_t j, double p, unsigned cx, unsigned* hist,
-                                               unsigned long long* specials)
+                                               uint64_t j, double x, uint64_t bits, double p, unsigned cx,
+                                               unsigned* hist, unsigned long long* specials)
 {
-    uint64_t bits;
-    const double x = load_value<T>(a.src, idx, &bits);
     T* const xr = (T*)a.xr;
     int32_t k;
     double y;
@@ -435,7 +475,9 @@ __device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, cons
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kPassThreads) enc_passes_kernel(enc_args a)
+/* Two CTAs an SM: each thread's batch of points keeps its loads in flight, and twice the
+ * warps hide the rest (a few registers spill, outside the coding loop's loads). */
+__global__ void __launch_bounds__(kPassThreads, 2) enc_passes_kernel(enc_args a)
 {
     __shared__ unsigned hist[kTab];
     cg::grid_group grid = cg::this_grid();
@@ -490,15 +532,31 @@ __global__ void __launch_bounds__(kPassThreads) enc_passes_kernel(enc_args a)
                 grid.sync();
                 cubic = *(volatile unsigned long long*)&st->pc[l - 1][q][1] <=
                         *(volatile unsigned long long*)&st->pc[l - 1][q][0];
-                const uint64_t gstride = (uint64_t)gridDim.x * blockDim.x;
-                for (uint64_t u = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; u < ps.points; u += gstride) {
-                    uint64_t c[3];
-                    const uint64_t idx = pass_point(ps, a.d, u, c);
-                    const double p =
-                        ghz_ratio_predict(a.xr, sizeof(T) == 4, idx, pick3(c, ax), ps.s, sx, ex, cubic);
-                    const unsigned cx =
-                        ghz_ratio_context(a.xr, sizeof(T) == 4, idx, pick3(c, ax), ps.s, sx, ex, z.r);
-                    enc_code_point<T>(a, z, idx, next + u, p, cx, hist, &specials);
+                /* kBatch points a thread, their values and neighbours all loaded first */
+                const uint64_t gstride = (uint64_t)gridDim.x * blockDim.x, off = ps.s * sx;
+                const T* const xv = (const T*)a.xr;
+                for (uint64_t u0 = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; u0 < ps.points;
+                     u0 += gstride * kBatch) {
+                    uint64_t idx[kBatch], bits[kBatch];
+                    double x[kBatch];
+                    nbrs_t<T> nb[kBatch];
+#pragma unroll
+                    for (unsigned b = 0; b < kBatch; ++b) {
+                        const uint64_t u = u0 + b * gstride;
+                        idx[b] = 0;
+                        if (u >= ps.points) continue;
+                        uint64_t c[3];
+                        idx[b] = pass_point(ps, a.d, u, c);
+                        x[b] = load_value<T>(a.src, idx[b], &bits[b]);
+                        nbrs_load<T>(xv, idx[b], pick3(c, ax), ps.s, off, ex, cubic, nb[b]);
+                    }
+#pragma unroll
+                    for (unsigned b = 0; b < kBatch; ++b) {
+                        const uint64_t u = u0 + b * gstride;
+                        if (u >= ps.points) continue;
+                        enc_code_point<T>(a, z, idx[b], next + u, x[b], bits[b], nbrs_predict<T>(nb[b]),
+                                          nbrs_context<T>(nb[b], z.r), hist, &specials);
+                    }
                 }
                 grid.sync();
             }
@@ -1368,26 +1426,17 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
         double p[kBatch];
         unsigned cx[kBatch];
         bool act[kBatch];
-        T vb[kBatch], vc[kBatch], vu[kBatch], vv[kBatch];
-        bool hc[kBatch], hu[kBatch], hv[kBatch];
+        nbrs_t<T> nb[kBatch];
 #pragma unroll
         for (unsigned s = 0; s < kBatch; ++s) { /* the batch's neighbours, all loads in flight */
             act[s] = lane < W && g0 + s * W + lane < K;
             idx[s] = 0;
-            hc[s] = hu[s] = hv[s] = false;
-            vb[s] = vc[s] = vu[s] = vv[s] = (T)0;
             if (act[s]) {
                 const uint64_t c0 = ps.first[0] + ps.step[0] * i0, c1 = ps.first[1] + ps.step[1] * i1,
                                c2 = ps.first[2] + ps.step[2] * i2;
                 const uint64_t t = ax == 0 ? c0 : ax == 1 ? c1 : c2;
                 idx[s] = c0 + d[0] * (c1 + d[1] * c2);
-                hc[s] = t + ps.s < ext;
-                hu[s] = cubic && hc[s] && t >= 3 * ps.s;
-                hv[s] = cubic && hc[s] && t + 3 * ps.s < ext;
-                vb[s] = xv[idx[s] - off];
-                if (hc[s]) vc[s] = xv[idx[s] + off];
-                if (hu[s]) vu[s] = xv[idx[s] - 3 * off];
-                if (hv[s]) vv[s] = xv[idx[s] + 3 * off];
+                nbrs_load<T>(xv, idx[s], t, ps.s, off, ext, cubic, nb[s]);
                 i0 += W;
                 if (i0 >= ps.count[0]) {
                     const uint64_t q = i0 / ps.count[0];
@@ -1403,21 +1452,8 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
         }
 #pragma unroll
         for (unsigned s = 0; s < kBatch; ++s) { /* predictions and contexts (ratio.h) */
-            const double b = (double)vb[s], cc = (double)vc[s], u = (double)vu[s], v = (double)vv[s];
-            p[s] = 0.0;
-            cx[s] = 0;
-            if (!act[s]) continue;
-            if (!hc[s]) {
-                p[s] = ghz_ratio_finite(b);
-                cx[s] = kNctx - 1u;
-            } else {
-                if (!fix)
-                    p[s] = hu[s] && hv[s] ? ghz_ratio_cubic(u, b, cc, v)
-                           : hu[s]        ? ghz_ratio_quad_u(u, b, cc)
-                           : hv[s]        ? ghz_ratio_quad_v(b, cc, v)
-                                          : ghz_ratio_linear(b, cc);
-                cx[s] = ghz_ratio_ctx_of(b, cc, z.r);
-            }
+            p[s] = act[s] && !fix ? nbrs_predict<T>(nb[s]) : 0.0;
+            cx[s] = act[s] ? nbrs_context<T>(nb[s], z.r) : 0u;
         }
 #pragma unroll
         for (unsigned s = 0; s < kBatch; ++s) { /* the rANS steps */
@@ -1635,6 +1671,8 @@ __device__ void dec_specials(const chunk_t& c, ratio_dec_state* ds)
 /* The whole reader, one cooperative launch over the batch's frames, one after the
  * other; a batch without a ratio frame leaves at once. */
 template <typename T>
+/* One CTA an SM: capped at 128 registers for two, the step loop spills its batch and
+ * windows, which costs more than the second CTA gains. */
 __global__ void __launch_bounds__(kPassThreads) dec_kernel(batch_t b)
 {
     __shared__ uint8_t lut[kNctx][GHZ_RATIO_M];
