@@ -7,6 +7,7 @@
 
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/auto_rule.h"
+#include "ghz/coll/detail/plan.h"
 #include "ghz/detail/error.h"
 
 /* The GPU codec's compressed path (every CUDA transport): the host reads sizes and
@@ -108,7 +109,7 @@ ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t timer)
     return GHZ_SUCCESS;
 }
 
-/* The library's own exact allreduce with the AUTO algorithm, in place on a zeroed buffer
+/* The library's own exact allreduce with the AUTO algorithm, through the runner, in place on a zeroed buffer
  * of the backend's (its values do not change the time, but floats that are not normal
  * would on a CPU). */
 static ghz_status_t time_exact(ghz_comm_t* c, size_t S, double* seconds)
@@ -135,7 +136,8 @@ static ghz_status_t time_exact(ghz_comm_t* c, size_t S, double* seconds)
     c->cfg.allreduce_algo = GHZ_ALGO_AUTO;
     for (i = 0; i < CAL_WARMUP + CAL_TIMED && st == GHZ_SUCCESS; i++) {
         if (i == CAL_WARMUP) t0 = MPI_Wtime();
-        st = ghz_allreduce(buf, buf, n, GHZ_F32, GHZ_OP_SUM, NULL, c, NULL);
+        coll_desc_t k = coll_make_call(KIND_ALLREDUCE, buf, buf, n, GHZ_F32, GHZ_OP_SUM, 0, NULL, NULL);
+        st = coll_run(c, &k);
     }
     c->cfg.allreduce_algo = algo;
     /* (a call may return before its last copy ends) */

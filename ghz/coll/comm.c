@@ -325,7 +325,7 @@ static ghz_status_t finish_init(ghz_comm_t* c, ghz_status_t st, ghz_comm_t** com
 
 /* Testing seam, compiled into the tests' copy of the library only (ghz_coll_test_staged):
  * GHZ_COLL_TEST_HOST_PATH gives a CPU communicator the host path of a CUDA one, so that
- * CI covers the data movement's (movement.c, host_move). */
+ * CI covers the data movement's (host_path.c). */
 static int test_host_path(void)
 {
 #ifdef GHZ_COLL_TEST_STAGED

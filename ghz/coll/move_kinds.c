@@ -29,7 +29,7 @@ static coll_layout_t blocks(const size_t* cnt, const size_t* displ, size_t count
 }
 
 /* Scatter and gather: the tree for small blocks through the wire buffers, else linear. */
-static ghz_algo_t tree_or_linear(const ghz_comm_t* c, const mv_t* k, coll_mode_t mode, size_t extent)
+static ghz_algo_t tree_or_linear(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode, size_t extent)
 {
     const size_t e = ghz_dtype_size(k->dtype);
     return (mode != COLL_EXACT || c->be.staged) && extent * e <= TREE_MAX_BYTES && c->size > 2 ? GHZ_ALGO_BINOMIAL
@@ -53,7 +53,7 @@ static unsigned char* block_at(unsigned char* base, size_t displ, size_t e)
 
 /* allgather(v): every rank's block to every rank */
 
-static ghz_status_t allgather_layout(const ghz_comm_t* c, mv_t* k)
+static ghz_status_t allgather_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int me = c->rank;
     const size_t e = ghz_dtype_size(k->dtype);
@@ -67,13 +67,13 @@ static ghz_status_t allgather_layout(const ghz_comm_t* c, mv_t* k)
     return GHZ_SUCCESS;
 }
 
-static int allgather_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+static int allgather_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
 {
     return k->v ? MPI_Allgatherv(a->in, (int)k->send.count, a->dt, k->out, a->rc, a->rd, a->dt, c->mpi)
                 : MPI_Allgather(a->in, a->n, a->dt, k->out, a->n, a->dt, c->mpi);
 }
 
-static ghz_algo_t allgather_choose(const ghz_comm_t* c, const mv_t* k, coll_mode_t m, size_t extent)
+static ghz_algo_t allgather_choose(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m, size_t extent)
 {
     (void)c;
     (void)k;
@@ -98,7 +98,7 @@ static coll_need_fn allgather_needs(ghz_algo_t algo, int staged)
 
 /* One round of the ring allgather: the segments are this round's part of every block;
  * this rank's part is encoded once into r->fin (unless exact values move straight). */
-static void allgather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool,
+static void allgather_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool,
                             const coll_move_t* m, ghz_algo_t algo, size_t window)
 {
     const int N = c->size, me = c->rank;
@@ -130,7 +130,7 @@ static void allgather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_
 
 /* broadcast: the root's block to every rank */
 
-static ghz_status_t bcast_layout(const ghz_comm_t* c, mv_t* k)
+static ghz_status_t bcast_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int is_root = c->rank == k->root;
     const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
@@ -142,12 +142,12 @@ static ghz_status_t bcast_layout(const ghz_comm_t* c, mv_t* k)
     return GHZ_SUCCESS;
 }
 
-static int bcast_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+static int bcast_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
 {
     return MPI_Bcast(k->out, a->n, a->dt, k->root, c->mpi);
 }
 
-static ghz_algo_t bcast_choose(const ghz_comm_t* c, const mv_t* k, coll_mode_t m, size_t extent)
+static ghz_algo_t bcast_choose(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m, size_t extent)
 {
     (void)c;
     (void)k;
@@ -192,7 +192,7 @@ static int bcast_children(const ghz_comm_t* c, int root, int chain)
     return kids;
 }
 
-static void bcast_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+static void bcast_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
                         ghz_algo_t algo, size_t window)
 {
     const int chain = algo == GHZ_ALGO_RING;
@@ -207,7 +207,7 @@ static void bcast_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool
 
 /* scatter(v): the root's block p to rank p */
 
-static ghz_status_t scatter_layout(const ghz_comm_t* c, mv_t* k)
+static ghz_status_t scatter_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int me = c->rank, is_root = me == k->root;
     const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
@@ -225,14 +225,14 @@ static ghz_status_t scatter_layout(const ghz_comm_t* c, mv_t* k)
     return GHZ_SUCCESS;
 }
 
-static int scatter_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+static int scatter_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
 {
     void* out = k->in_place ? MPI_IN_PLACE : (void*)k->out;
     return k->v ? MPI_Scatterv(k->in, a->sc, a->sd, a->dt, out, (int)k->recv.count, a->dt, k->root, c->mpi)
                 : MPI_Scatter(k->in, a->n, a->dt, out, a->n, a->dt, k->root, c->mpi);
 }
 
-static void scatter_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+static void scatter_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
                           ghz_algo_t algo, size_t window)
 {
     (void)window;
@@ -246,7 +246,7 @@ static void scatter_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_po
 
 /* gather(v): every rank's block to the root's block p */
 
-static ghz_status_t gather_layout(const ghz_comm_t* c, mv_t* k)
+static ghz_status_t gather_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int me = c->rank, is_root = me == k->root;
     const size_t e = ghz_dtype_size(k->dtype);
@@ -264,13 +264,13 @@ static ghz_status_t gather_layout(const ghz_comm_t* c, mv_t* k)
     return GHZ_SUCCESS;
 }
 
-static int gather_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+static int gather_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
 {
     return k->v ? MPI_Gatherv(a->in, (int)k->send.count, a->dt, k->out, a->rc, a->rd, a->dt, k->root, c->mpi)
                 : MPI_Gather(a->in, a->n, a->dt, k->out, a->n, a->dt, k->root, c->mpi);
 }
 
-static void gather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+static void gather_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
                          ghz_algo_t algo, size_t window)
 {
     (void)window;
@@ -285,7 +285,7 @@ static void gather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_poo
 /* alltoall(v): rank q's block p to rank p's block q */
 
 /* Whether alltoallv's two sides lie alike: the same counts and displacements. */
-static int same_layout(const ghz_comm_t* c, const mv_t* k)
+static int same_layout(const ghz_comm_t* c, const coll_desc_t* k)
 {
     int p;
     if (!k->scnt || !k->sdis || !k->rcnt || !k->rdis) return 0;
@@ -294,7 +294,7 @@ static int same_layout(const ghz_comm_t* c, const mv_t* k)
     return 1;
 }
 
-static ghz_status_t alltoall_layout(const ghz_comm_t* c, mv_t* k)
+static ghz_status_t alltoall_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
     k->sends = k->recvs = 1;
@@ -311,13 +311,13 @@ static ghz_status_t alltoall_layout(const ghz_comm_t* c, mv_t* k)
     return GHZ_SUCCESS;
 }
 
-static int alltoall_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+static int alltoall_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
 {
     return k->v ? MPI_Alltoallv(a->in, a->sc, a->sd, a->dt, k->out, a->rc, a->rd, a->dt, c->mpi)
                 : MPI_Alltoall(a->in, a->n, a->dt, k->out, a->n, a->dt, c->mpi);
 }
 
-static ghz_algo_t alltoall_choose(const ghz_comm_t* c, const mv_t* k, coll_mode_t m, size_t extent)
+static ghz_algo_t alltoall_choose(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m, size_t extent)
 {
     (void)c;
     (void)k;
@@ -333,7 +333,7 @@ static coll_need_fn alltoall_needs(ghz_algo_t algo, int staged)
     return staged ? coll_alltoall_need_staged : coll_alltoall_need;
 }
 
-static void alltoall_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+static void alltoall_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
                            ghz_algo_t algo, size_t window)
 {
     (void)algo;
@@ -432,7 +432,7 @@ static const coll_mv_kind_ops_t alltoall = {
 #endif
 };
 
-const coll_mv_kind_ops_t* coll_mv_kind_ops(mv_kind_t kind)
+const coll_mv_kind_ops_t* coll_mv_kind_ops(coll_kind_t kind)
 {
     switch (kind) {
     case MV_ALLGATHER: return &allgather;
@@ -440,6 +440,7 @@ const coll_mv_kind_ops_t* coll_mv_kind_ops(mv_kind_t kind)
     case MV_SCATTER: return &scatter;
     case MV_GATHER: return &gather;
     case MV_ALLTOALL: return &alltoall;
+    default: break;
     }
     return NULL;
 }

@@ -9,7 +9,7 @@
 /* Whether GHZ_ALGO_IPC_DIRECT can run the call: a transport that maps the peers'
  * pools (CUDA IPC), and exact or the homomorphic sum (ghz/homo's n-ary sum takes at most
  * COLL_SUM_N_MAX inputs); NULL or the reason. */
-const char* coll_direct_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
+const char* coll_direct_refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
 {
 #ifdef GHZ_WITH_CUDA
     if (!c->tp.fence || !c->tp.peer_pool) return "needs the CUDA IPC transport";
@@ -34,7 +34,7 @@ static int two_level(ghz_algo_t a)
 /* Why the two-level allreduce cannot run the call over NCCL (NULL: it can): its stages
  * inside a node are NCCL's own exact calls, so (dtype, op) must be NCCL's (sum and avg
  * of lossy floats; float min and max follow ghz's NaN rule, not NCCL's). */
-static const char* nccl_two_level_refusal(const call_t* k)
+static const char* nccl_two_level_refusal(const coll_desc_t* k)
 {
 #ifdef GHZ_WITH_NCCL
     return coll_nccl_exact_refusal(k->dtype, k->op);
@@ -48,7 +48,7 @@ static const char* nccl_two_level_refusal(const call_t* k)
  * lossy allreduce over several nodes (ranks_per_node), which compresses across nodes
  * only (AUTO, or the two-level algorithms named); an exact call stays NCCL's own single
  * call whatever the configuration names (NCCL runs its own hierarchy). */
-ghz_algo_t coll_choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
+ghz_algo_t coll_choose_algo(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
 {
     const ghz_algo_t a = coll_configured_algo(c, k);
     if (c->nccl && k->ops->configured) {
@@ -63,7 +63,7 @@ ghz_algo_t coll_choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
     return k->ops->choose(c, k, m);
 }
 
-ghz_status_t coll_check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t a, coll_mode_t m)
+ghz_status_t coll_check_algo(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo_t a, coll_mode_t m)
 {
     int ok;
     if (c->nccl ? a != GHZ_ALGO_NCCL && !two_level(a) : a == GHZ_ALGO_NCCL)
@@ -104,7 +104,7 @@ ghz_status_t coll_check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t a,
 }
 
 /* The algorithm the configuration names for the call's collective (AUTO: none forced). */
-ghz_algo_t coll_configured_algo(const ghz_comm_t* c, const call_t* k)
+ghz_algo_t coll_configured_algo(const ghz_comm_t* c, const coll_desc_t* k)
 {
     return k->ops->configured ? k->ops->configured(c) : GHZ_ALGO_AUTO;
 }

@@ -1,11 +1,12 @@
-/* ghz/coll/reduce_entry.c: ghz_allreduce, ghz_reduce and ghz_reduce_scatter: the call's
- * arguments, where their sides are for the contract's check (contract.c), and what
- * every call does first. The call itself runs in collectives.c. */
+/* ghz/coll/reduce_entry.c: a reduction's arguments (ghz_allreduce, ghz_reduce,
+ * ghz_reduce_scatter): where their sides are for the contract's check (contract.c), and
+ * what every call does first. The call itself runs in runner.c. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/coll/detail/reduce_ops.h"
 #include "ghz/detail/error.h"
@@ -13,7 +14,7 @@
 /* This rank's own checks (the contract's, contract.c, and the op's), and where input
  * and output are. The in-place forms: MPI_IN_PLACE, sendbuf == recvbuf (NCCL's), and
  * for reduce_scatter recvbuf at this rank's block of sendbuf (NCCL's). */
-static ghz_status_t check_local(const ghz_comm_t* c, call_t* k)
+static ghz_status_t check_local(const ghz_comm_t* c, coll_desc_t* k)
 {
     const size_t elem = ghz_dtype_size(k->dtype);
     const int needs_out = coll_has_out(c, k);
@@ -52,59 +53,19 @@ static ghz_status_t check_local(const ghz_comm_t* c, call_t* k)
     return GHZ_SUCCESS;
 }
 
-/* What every call does first: number it, check this rank's arguments, and refuse to
- * move data on a broken communicator (a checked call still meets the peers in the
- * agreement, so that they return GHZ_ERR_PEER instead of waiting). */
-ghz_status_t coll_call_start(ghz_comm_t* c, call_t* k)
+/* What every call does first: number it, check this rank's arguments (a data
+ * movement's: move_args.c), and refuse to move data on a broken communicator (a checked
+ * call still meets the peers in the agreement, so that they return GHZ_ERR_PEER instead
+ * of waiting). */
+ghz_status_t coll_call_start(ghz_comm_t* c, coll_desc_t* k)
 {
     ghz_status_t st;
     coll_call_begin(c);
-    st = check_local(c, k);
+    st = coll_desc_check(c, k);
     return st == GHZ_SUCCESS ? coll_refuse_broken(c) : st;
 }
 
-/* The arguments of a call, as the entry points receive them. */
-call_t coll_make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
-                        ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_stream_t stream)
+ghz_status_t coll_desc_check(const ghz_comm_t* c, coll_desc_t* k)
 {
-    call_t k;
-    memset(&k, 0, sizeof k);
-    k.kind = kind;
-    k.ops = coll_kind_ops(kind);
-    k.sendbuf = sendbuf;
-    k.recvbuf = recvbuf;
-    k.count = count;
-    k.dtype = dtype;
-    k.op = op;
-    k.root = root;
-    k.acc = acc;
-    k.stream = stream;
-    return k;
+    return k->mv ? coll_mv_check_local(c, k) : check_local(c, k);
 }
-
-ghz_status_t ghz_allreduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
-                           ghz_op_t op, const ghz_accuracy_t* acc, ghz_comm_t* comm,
-                           ghz_stream_t stream)
-{
-    call_t k = coll_make_call(KIND_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 0, acc, stream);
-    return coll_reduce_run(comm, &k);
-}
-
-ghz_status_t ghz_reduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
-                        ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_comm_t* comm,
-                        ghz_stream_t stream)
-{
-    call_t k = coll_make_call(KIND_REDUCE, sendbuf, recvbuf, count, dtype, op, root, acc, stream);
-    return coll_reduce_run(comm, &k);
-}
-
-/* NCCL's in place (recvbuf inside sendbuf at this rank's block) needs nothing: the
- * algorithms write the result only after their last send of the input. */
-ghz_status_t ghz_reduce_scatter(const void* sendbuf, void* recvbuf, size_t recvcount,
-                                ghz_dtype_t dtype, ghz_op_t op, const ghz_accuracy_t* acc,
-                                ghz_comm_t* comm, ghz_stream_t stream)
-{
-    call_t k = coll_make_call(KIND_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, dtype, op, 0, acc, stream);
-    return coll_reduce_run(comm, &k);
-}
-

@@ -12,7 +12,7 @@
 
 #ifdef GHZ_WITH_NCCL
 /* A round of the NCCL dataflow over segments of the vector (allreduce, reduce). */
-static size_t nccl_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, size_t off,
+static size_t nccl_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, size_t off,
                          size_t window)
 {
     const size_t N = (size_t)c->size;
@@ -29,7 +29,7 @@ static ghz_algo_t allreduce_configured(const ghz_comm_t* c)
     return c->cfg.allreduce_algo;
 }
 
-static ghz_algo_t allreduce_choose(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
+static ghz_algo_t allreduce_choose(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
 {
     const size_t bytes = k->total * ghz_dtype_size(k->dtype);
     /* one node over CUDA IPC: the peers' memory is read directly, every size (the
@@ -51,7 +51,7 @@ static void allreduce_needs(ghz_algo_t algo, coll_need_fn* need, coll_need_fn* n
     if (algo == GHZ_ALGO_RING || algo == GHZ_ALGO_PAIRWISE) *need2 = coll_allgather_need;
 }
 
-static size_t allreduce_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
+static size_t allreduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
                               size_t off, size_t window)
 {
     const size_t N = (size_t)c->size, e = r->elem;
@@ -100,7 +100,7 @@ static ghz_algo_t reduce_configured(const ghz_comm_t* c)
     return c->cfg.reduce_algo;
 }
 
-static ghz_algo_t reduce_choose(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
+static ghz_algo_t reduce_choose(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
 {
     (void)c;
     (void)k;
@@ -108,7 +108,7 @@ static ghz_algo_t reduce_choose(const ghz_comm_t* c, const call_t* k, coll_mode_
     return GHZ_ALGO_BINOMIAL;
 }
 
-static size_t reduce_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
+static size_t reduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
                            size_t off, size_t window)
 {
     const size_t e = r->elem;
@@ -132,14 +132,14 @@ static ghz_algo_t reduce_scatter_configured(const ghz_comm_t* c)
     return c->cfg.reduce_scatter_algo;
 }
 
-static ghz_algo_t reduce_scatter_choose(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
+static ghz_algo_t reduce_scatter_choose(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
 {
     if (!coll_direct_refusal(c, k, m)) return GHZ_ALGO_IPC_DIRECT;
     return m != COLL_EXACT && c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
 }
 
 /* The segments are the ranks' blocks, window elements of each a round. */
-static size_t reduce_scatter_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool,
+static size_t reduce_scatter_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool,
                                    ghz_algo_t algo, size_t off, size_t window)
 {
     const size_t N = (size_t)c->size, e = r->elem;
@@ -211,11 +211,12 @@ const coll_kind_ops_t* coll_kind_ops(coll_kind_t kind)
     case KIND_RS_SPLIT: return &coll_rs_split_kind;
     case KIND_AG_SPLIT: return &coll_ag_split_kind;
     case KIND_BCAST: return &coll_bcast_kind;
+    default: break;
     }
     return NULL;
 }
 
-int coll_has_out(const ghz_comm_t* c, const call_t* k)
+int coll_has_out(const ghz_comm_t* c, const coll_desc_t* k)
 {
     return !k->ops->rooted || c->rank == k->root;
 }

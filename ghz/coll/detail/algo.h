@@ -1,7 +1,7 @@
 /* ghz/coll/detail/algo.h: what the collective algorithms share (private).
  *
  * An algorithm runs one ROUND: a window of at most `window` elements per segment that
- * fits the communicator's pool. The entry points (reduce_rounds.c, movement.c) split a call into
+ * fits the communicator's pool. The entry points (reduce_rounds.c, coll_run_rounds) split a call into
  * rounds and fill a coll_round_t; the algorithm moves pieces (messages of at most
  * `piece` elements, each its own frame on the lossy paths) with the transport and
  * combines them with the backend, in one of three modes:

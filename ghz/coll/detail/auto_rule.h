@@ -15,7 +15,7 @@
  * spread of t1 from moving it. F, G and r are constants per backend (auto_rule.c).
  * GHZ_COLL_AUTO_MIN_BYTES (knobs.c, agreed at init) pins the threshold instead. From
  * then on the decision is frozen: a call compresses iff its bytes per rank reach the
- * threshold (and the last compressed call's ratio was worth it: collectives.c), which
+ * threshold (and the last compressed call's ratio was worth it: plan.c, coll_lossy_mode), which
  * every rank decides alike without a message. */
 #ifndef GHZ_COLL_DETAIL_AUTO_RULE_H
 #define GHZ_COLL_DETAIL_AUTO_RULE_H
