@@ -55,6 +55,10 @@ struct ghz_comm {
     struct coll_shm* shm;
     /* The NCCL transport (detail/nccl.h): its communicator and state; NULL elsewhere. */
     struct coll_nccl* nccl;
+    /* The agreements' maximum over the ranks where the communicator has no MPI
+     * (agree.c, coll_ctl_max): the transport's own control plane, set by the transport
+     * that made the communicator (NCCL: a small allreduce); NULL elsewhere. */
+    ghz_status_t (*ctl_max)(ghz_comm_t* c, int64_t* w, int n);
     /* Small exact calls of a CUDA communicator (host_path.c): a CPU
      * communicator over the same ranks and two pinned buffers of small_auto_bytes;
      * NULL elsewhere. Exact calls take it up to small_bytes per rank, lossy AUTO calls

@@ -116,6 +116,8 @@ static ghz_status_t make_state(ghz_comm_t* c)
 {
     coll_nccl_t* n = c->nccl;
     cudaError_t e = cudaStreamCreateWithFlags(&n->ctl_stream, cudaStreamNonBlocking);
+    /* (without MPI, the agreements go through NCCL: agree.c) */
+    c->ctl_max = coll_nccl_ctl_max;
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamCreateWithFlags");
     n->have_stream = 1;
     n->rec_bytes = rec_capacity(c->size);
@@ -153,6 +155,7 @@ void coll_nccl_destroy(ghz_comm_t* c, int abort)
     if (n->h_rec) cudaFreeHost(n->h_rec);
     free(n);
     c->nccl = NULL;
+    c->ctl_max = NULL;
 }
 
 ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int nw)
