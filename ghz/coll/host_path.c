@@ -98,7 +98,6 @@ ghz_status_t coll_host_path(ghz_comm_t* c, const coll_desc_t* k, const coll_plan
         h.recvbuf = k->mv->in_place_recv && k->in_place ? MPI_IN_PLACE : k->recvs ? (void*)c->small_out : NULL;
         h.acc = NULL;
         h.stream = NULL;
-        h.agreed = 1;
     }
     st = host_call(c, &h, p, info);
     if (st == GHZ_SUCCESS && out_bytes) {

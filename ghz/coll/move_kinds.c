@@ -73,27 +73,11 @@ static int allgather_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_
                 : MPI_Allgather(a->in, a->n, a->dt, k->out, a->n, a->dt, c->mpi);
 }
 
-static ghz_algo_t allgather_choose(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m, size_t extent)
-{
-    (void)c;
-    (void)k;
-    (void)m;
-    (void)extent;
-    return GHZ_ALGO_RING;
-}
-
 /* The ring allgather's needs: its two relay buffers and this rank's own frames. */
 static size_t allgather_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
     const size_t fin = m == COLL_EXACT && !c->be.staged ? 0 : coll_seg_wire_cap(m, t, window, piece) + 16;
     return coll_allgather_need(c, m, t, window, piece) + fin;
-}
-
-static coll_need_fn allgather_needs(ghz_algo_t algo, int staged)
-{
-    (void)algo;
-    (void)staged;
-    return allgather_need;
 }
 
 /* One round of the ring allgather: the segments are this round's part of every block;
@@ -145,22 +129,6 @@ static ghz_status_t bcast_layout(const ghz_comm_t* c, coll_desc_t* k)
 static int bcast_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
 {
     return MPI_Bcast(k->out, a->n, a->dt, k->root, c->mpi);
-}
-
-static ghz_algo_t bcast_choose(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m, size_t extent)
-{
-    (void)c;
-    (void)k;
-    (void)m;
-    (void)extent;
-    return GHZ_ALGO_BINOMIAL;
-}
-
-static coll_need_fn bcast_needs(ghz_algo_t algo, int staged)
-{
-    (void)algo;
-    (void)staged;
-    return coll_bcast_need;
 }
 
 /* Whether a broadcast of k pieces a round goes down the chain: the binomial root sends
@@ -317,15 +285,6 @@ static int alltoall_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t
                 : MPI_Alltoall(a->in, a->n, a->dt, k->out, a->n, a->dt, c->mpi);
 }
 
-static ghz_algo_t alltoall_choose(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m, size_t extent)
-{
-    (void)c;
-    (void)k;
-    (void)m;
-    (void)extent;
-    return GHZ_ALGO_PAIRWISE;
-}
-
 /* in place, exact values go through the wire buffers anyway (algo_alltoall.c) */
 static coll_need_fn alltoall_needs(ghz_algo_t algo, int staged)
 {
@@ -350,8 +309,8 @@ static const coll_mv_kind_ops_t allgather = {
     .recv_blocks = 1,
     .layout = allgather_layout,
     .mpi = allgather_mpi,
-    .choose = allgather_choose,
-    .need = allgather_needs,
+    .algo = GHZ_ALGO_RING,
+    .need_fixed = allgather_need,
     .round = allgather_round,
 #ifdef GHZ_WITH_NCCL
     .nccl_native = coll_nccl_mv_allgather,
@@ -367,8 +326,8 @@ static const coll_mv_kind_ops_t bcast = {
     .layout = bcast_layout,
     .mpi = bcast_mpi,
     .mpi_from_out = 1,
-    .choose = bcast_choose,
-    .need = bcast_needs,
+    .algo = GHZ_ALGO_BINOMIAL,
+    .need_fixed = coll_bcast_need,
     .settle = bcast_settle,
     .round = bcast_round,
 #ifdef GHZ_WITH_NCCL
@@ -424,7 +383,7 @@ static const coll_mv_kind_ops_t alltoall = {
     .in_place_shared = 1,
     .layout = alltoall_layout,
     .mpi = alltoall_mpi,
-    .choose = alltoall_choose,
+    .algo = GHZ_ALGO_PAIRWISE,
     .need = alltoall_needs,
     .round = alltoall_round,
 #ifdef GHZ_WITH_NCCL

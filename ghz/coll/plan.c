@@ -28,28 +28,60 @@ static int two_level(ghz_algo_t a)
     return a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI;
 }
 
-/* AUTO compresses a data-movement call from the size fixed at init for an allreduce's
- * (auto_rule.h), compared with N blocks: a rank moves a block to or from every other
- * rank, about as many bytes as an allreduce of N / 2 blocks, and its compressed path
- * has fewer fixed costs a round (over NCCL one host wait where the allreduce pays
- * three), so its crossover comes at about half the size (docs/RESULTS-coll.md). */
-static int move_compresses(const ghz_comm_t* c, size_t block_bytes)
+/* AUTO's choice between compressing a lossy call and running it exact: a cost table of
+ * two rows and its argmin, whose entries are the calibrated rule's (auto_rule.h), in
+ * units of the link's time per byte (t1, measured at init, which scales both rows
+ * alike). Exact, S bytes per rank cost S. Compressed, they cost S / r on the link (r: the
+ * ratio assumed) plus the fixed and codec costs that the threshold S_min frozen at init
+ * prices: what compression saves there, (1 - 1/r) S_min; so the compressed row wins
+ * from S_min on (ties go to it, the first row). It is no candidate where no threshold
+ * was frozen (SIZE_MAX: never), where the smallest ratio of the last call (`ratio`, 0:
+ * none) did not pay (every RATIO_RETRY-th lossy call compresses anyway, to measure
+ * again). Where the table compresses but the call's algorithm cannot (a forced one),
+ * AUTO runs exact: whether a call succeeds must not depend on the threshold, which a
+ * measurement set (coll_lossy_mode). */
+static int auto_compresses(const ghz_comm_t* c, size_t S, double ratio)
+{
+    const double r = coll_auto_costs(c->cfg.backend).ratio;
+    const int ratio_pays = !(ratio > 0.0 && ratio < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0);
+    coll_cost_row_t rows[2];
+    rows[0].mode = COLL_HOMO;
+    rows[0].algo = GHZ_ALGO_AUTO;
+    rows[0].cost = c->auto_min == SIZE_MAX || !ratio_pays
+                       ? INFINITY
+                       : (double)S / r + (1.0 - 1.0 / r) * (double)c->auto_min;
+    rows[1].mode = COLL_EXACT;
+    rows[1].algo = GHZ_ALGO_AUTO;
+    rows[1].cost = (double)S;
+    return rows[coll_argmin(rows, 2)].mode != COLL_EXACT;
+}
+
+int coll_auto_compresses(const ghz_comm_t* c, size_t bytes)
+{
+    return auto_compresses(c, bytes, 0.0);
+}
+
+/* A data-movement call's bytes for AUTO's table: a rank moves a block to or from every
+ * other rank, about as many bytes as an allreduce of N / 2 blocks, and its compressed
+ * path has fewer fixed costs a round (over NCCL one host wait where the allreduce pays
+ * three), so it is weighed as an allreduce of N blocks: its crossover comes at about
+ * half the size (docs/RESULTS-coll.md). */
+static size_t move_bytes(const ghz_comm_t* c, size_t block_bytes)
 {
     const size_t N = (size_t)c->size;
-    return coll_auto_compresses(c, block_bytes > SIZE_MAX / N ? SIZE_MAX : block_bytes * N);
+    return block_bytes > SIZE_MAX / N ? SIZE_MAX : block_bytes * N;
 }
 
 coll_mode_t coll_lossy_mode(const ghz_comm_t* c, const coll_desc_t* k, double ratio)
 {
     /* (over NCCL, HOMO and DOC are the same bytes: the n-ary sum is DOC's left fold) */
     const coll_mode_t m = k->a.path == GHZ_PATH_DOC && !c->nccl ? COLL_DOC : COLL_HOMO;
+    const size_t S = k->total * ghz_dtype_size(k->dtype);
     if (k->a.path != GHZ_PATH_AUTO) return m;
-    if (!coll_auto_compresses(c, k->total * ghz_dtype_size(k->dtype)) ||
-        (ratio > 0.0 && ratio < AUTO_MIN_RATIO && c->lossy_calls % RATIO_RETRY != 0))
-        return COLL_EXACT;
-    /* (where a forced algorithm cannot compress, AUTO runs exact: whether a call
-     * succeeds must not depend on the threshold, which a measurement set) */
-    return coll_check_algo(c, k, coll_choose_algo(c, k, m), m) == GHZ_SUCCESS ? m : COLL_EXACT;
+    /* (the algorithm's check only where the table would compress) */
+    return auto_compresses(c, S, ratio) && coll_check_algo(c, k, coll_choose_algo(c, k, m), m) == GHZ_SUCCESS
+               ? m
+               : COLL_EXACT;
 }
 
 void coll_plan_pre(const ghz_comm_t* c, const coll_desc_t* k, int checked, coll_pre_t* pre)
@@ -62,7 +94,7 @@ void coll_plan_pre(const ghz_comm_t* c, const coll_desc_t* k, int checked, coll_
          * no range: every rank decides it from the count alone, which the agreement
          * checks) */
         const int auto_exact = c->nccl && !k->v && pre->lossy && k->a.path == GHZ_PATH_AUTO &&
-                               !move_compresses(c, k->count * e);
+                               !coll_auto_compresses(c, move_bytes(c, k->count * e));
         pre->ranged = pre->lossy && !auto_exact;
         pre->agree = pre->lossy || k->v || c->cfg.check_args;
         return;
@@ -149,14 +181,15 @@ void coll_plan_route(const ghz_comm_t* c, const coll_desc_t* k, coll_plan_t* p)
             p->algo = GHZ_ALGO_NCCL;
             return;
         }
-        if (c->host && !k->agreed && p->mode == COLL_EXACT && c->size > 1 && p->far && p->far <= c->small_bytes / e) {
+        if (c->host && p->mode == COLL_EXACT && c->size > 1 && p->far && p->far <= c->small_bytes / e) {
             p->route = COLL_ROUTE_HOST;
             return;
         }
         p->algo = p->mode == COLL_EXACT && c->cfg.backend == GHZ_EXEC_CPU && c->size > 1 && p->far <= INT_MAX &&
                           p->extent * e <= c->mpi_max
                       ? GHZ_ALGO_MPI
-                      : k->mv->choose(c, k, p->mode, p->extent);
+                  : k->mv->choose ? k->mv->choose(c, k, p->mode, p->extent)
+                                  : k->mv->algo;
         p->route = c->size == 1 ? COLL_ROUTE_SELF : p->algo == GHZ_ALGO_MPI ? COLL_ROUTE_MPI : COLL_ROUTE_ROUNDS;
         return;
     }
@@ -240,7 +273,7 @@ static ghz_status_t plan_move(const ghz_comm_t* c, const coll_desc_t* k, const c
                           all->vmax);
         if (st != GHZ_SUCCESS) return st;
         if (B > 0.0) p->mode = COLL_HOMO;
-        if (k->a.path == GHZ_PATH_AUTO && !move_compresses(c, p->extent * e)) p->mode = COLL_EXACT;
+        if (k->a.path == GHZ_PATH_AUTO && !coll_auto_compresses(c, move_bytes(c, p->extent * e))) p->mode = COLL_EXACT;
         p->bound_abs = B;
         p->terms = p->mode == COLL_EXACT ? 0.0 : 1.0;
     }

@@ -59,8 +59,9 @@ ghz_algo_t coll_choose_algo(const ghz_comm_t* c, const coll_desc_t* k, coll_mode
                        : GHZ_ALGO_NCCL;
         return m == COLL_EXACT && two_level(a) && c->levels ? GHZ_ALGO_NCCL : a;
     }
-    if (a != GHZ_ALGO_AUTO || !k->ops->choose) return a; /* (the two-level stages name their algorithm) */
-    return k->ops->choose(c, k, m);
+    if (a != GHZ_ALGO_AUTO) return a;
+    /* (the two-level stages name their algorithm: AUTO here) */
+    return k->ops->choose ? k->ops->choose(c, k, m) : k->ops->algo;
 }
 
 ghz_status_t coll_check_algo(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo_t a, coll_mode_t m)

@@ -100,14 +100,6 @@ static ghz_algo_t reduce_configured(const ghz_comm_t* c)
     return c->cfg.reduce_algo;
 }
 
-static ghz_algo_t reduce_choose(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
-{
-    (void)c;
-    (void)k;
-    (void)m;
-    return GHZ_ALGO_BINOMIAL;
-}
-
 static size_t reduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
                            size_t off, size_t window)
 {
@@ -185,7 +177,7 @@ static const coll_kind_ops_t reduce = {
     .kind = KIND_REDUCE,
     .rooted = 1,
     .configured = reduce_configured,
-    .choose = reduce_choose,
+    .algo = GHZ_ALGO_BINOMIAL,
     .algos = COLL_ALGO_BIT(GHZ_ALGO_BINOMIAL),
     .round = reduce_round,
     .nccl_kind = COLL_NCCL_REDUCE,

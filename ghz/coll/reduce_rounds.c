@@ -59,7 +59,7 @@ static void round_needs(const coll_desc_t* k, ghz_algo_t algo, int staged, need_
 {
     *need2 = NULL;
     if (k->mv) {
-        *need = k->mv->need(algo, staged);
+        *need = k->mv->need ? k->mv->need(algo, staged) : k->mv->need_fixed;
         return;
     }
     *need = coll_algo_need(algo);

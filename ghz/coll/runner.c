@@ -64,14 +64,14 @@ static void call_fields(const ghz_comm_t* c, const coll_desc_t* k, const coll_pr
 
 /* The agreement of a call that agrees (pre->agree): a v form's counts are then checked
  * pair by pair and every rank told the outcome. Unchecked, peers may wait on a bad call
- * (COLL.md, Errors); the host path's data movement was agreed by its parent's call. */
+ * (COLL.md, Errors). */
 static ghz_status_t agree(ghz_comm_t* c, const coll_desc_t* k, const coll_pre_t* pre, ghz_status_t st,
                           coll_call_t* mine, coll_agreed_t* all)
 {
     call_fields(c, k, pre, st, mine);
-    all->most[0] = k->agreed ? k->agreed_most[0] : k->longest;
-    all->most[1] = k->agreed ? k->agreed_most[1] : k->farthest;
-    if (k->agreed || !pre->agree) return st;
+    all->most[0] = k->longest;
+    all->most[1] = k->farthest;
+    if (!pre->agree) return st;
     st = coll_agree(c, mine, all);
     if (st == GHZ_SUCCESS && k->v) {
         call_fields(c, k, pre, coll_mv_check_counts(c, k), mine);

@@ -55,10 +55,6 @@ typedef struct {
     coll_layout_t send, recv;
     size_t longest, farthest;     /* this rank's longest block and farthest block end */
     ghz_accuracy_t a;             /* the accuracy, read through struct_size */
-    /* the host path's data movement on the CPU communicator: the parent's call agreed
-     * for it, on these (longest block, farthest end of every rank) */
-    int agreed;
-    size_t agreed_most[2];
 } coll_desc_t;
 
 /* contract.c: the contract every one of the nine calls shares */

@@ -51,10 +51,13 @@ struct coll_mv_kind_ops {
     int (*mpi)(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a);
     int mpi_from_out;
     /* ghz's algorithm for an agreed call in mode m whose longest block is `extent`
-     * elements (where GHZ_ALGO_MPI does not take it), the pool its round needs, the
+     * elements (where GHZ_ALGO_MPI does not take it: `choose`, or NULL and always
+     * `algo`), the pool its round needs (`need`, or NULL and always `need_fixed`), the
      * algorithm once the round's window is known (NULL: the same; the broadcast picks
      * its chain there), and one round: its part of every block, m */
+    ghz_algo_t algo;
     ghz_algo_t (*choose)(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m, size_t extent);
+    coll_need_fn need_fixed;
     coll_need_fn (*need)(ghz_algo_t algo, int staged);
     ghz_algo_t (*settle)(const ghz_comm_t* c, ghz_algo_t algo, size_t extent, size_t window, size_t piece);
     void (*round)(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,

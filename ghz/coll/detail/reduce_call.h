@@ -27,10 +27,12 @@ struct coll_kind_ops {
     int rooted;
     int per_rank;
     /* the algorithm: the configured one (NULL: none, the stages name theirs), AUTO's
-     * choice in mode m when none is forced, and the algorithms that run the kind (bits:
-     * COLL_ALGO_BIT; nccl aside: the NCCL transport runs it for every public kind) */
+     * choice in mode m when none is forced (`choose`, or NULL and always `algo`), and
+     * the algorithms that run the kind (bits: COLL_ALGO_BIT; nccl aside: the NCCL
+     * transport runs it for every public kind) */
     ghz_algo_t (*configured)(const ghz_comm_t* c);
     ghz_algo_t (*choose)(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m);
+    ghz_algo_t algo;
     unsigned algos;
     /* a round: the pool it needs beyond the algorithm's own (coll_algo_need; NULL: no
      * more), the elements per segment of the whole call (NULL: count), and the round
