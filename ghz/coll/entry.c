@@ -7,30 +7,6 @@
 #include "ghz/coll/detail/plan.h"
 #include "ghz/coll/detail/reduce_call.h"
 
-coll_desc_t coll_make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
-                           ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_stream_t stream)
-{
-    coll_desc_t k;
-    memset(&k, 0, sizeof k);
-    k.kind = kind;
-    k.ops = coll_kind_ops(kind);
-    k.mv = coll_mv_kind_ops(kind);
-    k.sendbuf = sendbuf;
-    k.recvbuf = recvbuf;
-    k.count = count;
-    k.dtype = dtype;
-    k.op = op;
-    k.root = root;
-    k.acc = acc;
-    k.stream = stream;
-    return k;
-}
-
-int coll_rooted(const coll_desc_t* k)
-{
-    return k->ops ? k->ops->rooted : k->mv->rooted;
-}
-
 /* A data movement's call, run (no op: nothing is combined). v: the v form, whose send
  * side (scatterv, alltoallv) and receive side (allgatherv, gatherv, alltoallv) are given
  * as counts and displacements per rank. */

@@ -47,7 +47,7 @@ ghz_status_t coll_mv_check_local(const ghz_comm_t* c, coll_desc_t* k)
     /* (the v forms' counts are exchanged over MPI: coll_mv_check_counts) */
     if (k->v && c->mpi == MPI_COMM_NULL)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "the v forms need a communicator made over MPI (ghz_comm_init)");
-    if (coll_rooted(k) && (k->root < 0 || k->root >= c->size))
+    if (k->mv->rooted && (k->root < 0 || k->root >= c->size))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
     k->in = (const unsigned char*)k->sendbuf;
     k->out = (unsigned char*)k->recvbuf;
@@ -59,7 +59,7 @@ ghz_status_t coll_mv_check_local(const ghz_comm_t* c, coll_desc_t* k)
     a.in_place_forms = k->mv->in_place_forms;
     a.dtype = k->dtype;
     a.acc = k->acc;
-    a.rooted = coll_rooted(k);
+    a.rooted = k->mv->rooted;
     a.root = k->root;
     a.in_place = k->in_place;
     a.send.buf = k->in;
@@ -129,7 +129,7 @@ ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const coll_desc_t* k)
         rc = MPI_Allgather(&mine, 1, T, got, 1, T, c->mpi);
     }
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "the v counts' exchange");
-    if (coll_rooted(k) && me != k->root) return GHZ_SUCCESS;
+    if (k->mv->rooted && me != k->root) return GHZ_SUCCESS;
     for (p = 0; p < (size_t)N; p++) {
         const coll_layout_t* l = by_send ? &k->send : &k->recv;
         const size_t want = coll_lay_cnt(l, (int)p);

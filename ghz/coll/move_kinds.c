@@ -2,11 +2,13 @@
  * ghz_gather and ghz_alltoall, and their v forms (detail/move_call.h,
  * coll_mv_kind_ops_t): where each kind's blocks are and its in-place rules, the MPI
  * library's call, ghz's algorithm and how a round of it runs. */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/nccl_move.h"
+#include "ghz/coll/detail/plan.h"
 #include "ghz/detail/error.h"
 
 /* Gather and scatter take the binomial tree of packs (algo_tree.c) for blocks of at
@@ -28,12 +30,14 @@ static coll_layout_t blocks(const size_t* cnt, const size_t* displ, size_t count
     return l;
 }
 
-/* Scatter and gather: the tree for small blocks through the wire buffers, else linear. */
+/* Scatter and gather, AUTO's table and its argmin (ranks of the measured order): the tree
+ * for small blocks through the wire buffers (lossy, or staged), else linear. */
 static ghz_algo_t tree_or_linear(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode, size_t extent)
 {
     const size_t e = ghz_dtype_size(k->dtype);
-    return (mode != COLL_EXACT || c->be.staged) && extent * e <= TREE_MAX_BYTES && c->size > 2 ? GHZ_ALGO_BINOMIAL
-                                                                                                : GHZ_ALGO_LINEAR;
+    const int tree = (mode != COLL_EXACT || c->be.staged) && extent * e <= TREE_MAX_BYTES && c->size > 2;
+    const coll_cost_row_t rows[] = {{mode, GHZ_ALGO_BINOMIAL, tree ? 1.0 : INFINITY}, {mode, GHZ_ALGO_LINEAR, 2.0}};
+    return rows[coll_argmin(rows, 2)].algo;
 }
 
 static coll_need_fn tree_or_linear_need(ghz_algo_t algo, int staged)
@@ -131,21 +135,22 @@ static int bcast_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a
     return MPI_Bcast(k->out, a->n, a->dt, k->root, c->mpi);
 }
 
-/* Whether a broadcast of k pieces a round goes down the chain: the binomial root sends
- * every piece lg N times (about k lg N + lg N - 1 piece times to the last rank), the
- * chain once (k + N - 2). */
-static int chain_pays(int N, size_t k)
-{
-    int lg = 0;
-    while ((1 << lg) < N) lg++;
-    return N >= 3 && k * (size_t)lg + (size_t)lg > k + (size_t)N - 1;
-}
-
-/* A broadcast's shape, from its first round (agreed sizes: every rank alike): the chain
- * is reported as GHZ_ALGO_RING. */
+/* A broadcast's shape, from its first round (agreed sizes: every rank alike): AUTO's
+ * table of two rows for k pieces a round, in piece times to the last rank: the binomial
+ * root sends every piece lg N times (k lg N + lg N), the chain once (k + N - 1, from
+ * three ranks). The chain is reported as GHZ_ALGO_RING. */
 static ghz_algo_t bcast_settle(const ghz_comm_t* c, ghz_algo_t algo, size_t extent, size_t window, size_t piece)
 {
-    return chain_pays(c->size, coll_pieces(extent < window ? extent : window, piece)) ? GHZ_ALGO_RING : algo;
+    const size_t k = coll_pieces(extent < window ? extent : window, piece), N = (size_t)c->size;
+    size_t lg = 0;
+    coll_cost_row_t rows[2];
+    while (((size_t)1 << lg) < N) lg++;
+    rows[0].mode = rows[1].mode = COLL_EXACT;
+    rows[0].algo = algo;
+    rows[0].cost = (double)(k * lg + lg);
+    rows[1].algo = GHZ_ALGO_RING;
+    rows[1].cost = N >= 3 ? (double)(k + N - 1) : INFINITY;
+    return rows[coll_argmin(rows, 2)].algo;
 }
 
 /* Children of this rank in the broadcast: the chain's one, or the binomial tree's

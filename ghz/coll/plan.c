@@ -15,14 +15,6 @@
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
-int coll_argmin(const coll_cost_row_t* rows, int n)
-{
-    int i, best = -1;
-    for (i = 0; i < n; i++)
-        if (isfinite(rows[i].cost) && (best < 0 || rows[i].cost < rows[best].cost)) best = i;
-    return best;
-}
-
 static int two_level(ghz_algo_t a)
 {
     return a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI;
@@ -70,6 +62,36 @@ static size_t move_bytes(const ghz_comm_t* c, size_t block_bytes)
 {
     const size_t N = (size_t)c->size;
     return block_bytes > SIZE_MAX / N ? SIZE_MAX : block_bytes * N;
+}
+
+/* A lossy AUTO call below the threshold fixed at init: it runs exact on every rank,
+ * decided by agreed fields alone (size and path). */
+int coll_auto_small(const ghz_comm_t* c, const coll_desc_t* k)
+{
+    return k->acc && k->a.path == GHZ_PATH_AUTO && !coll_auto_compresses(c, k->total * ghz_dtype_size(k->dtype));
+}
+
+/* Whether an exact call of a CUDA communicator goes through host memory: small (the
+ * device paths' fixed costs, a few GPU synchronisations or fences, exceed a copy each
+ * way plus the CPU algorithm: COLL.md, Choices) and the algorithm left to AUTO.
+ * A lossy AUTO call below the threshold (coll_auto_small) takes the host path up to
+ * small_auto_bytes, beyond where exact calls stop (comm.h): its bound needs the input's
+ * range, which the pinned copy gives for a host loop, where the device path pays a range
+ * kernel and a synchronisation that also waits for the previous call's kernels. */
+int coll_host_path_takes(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode)
+{
+    const size_t limit = coll_auto_small(c, k) ? c->small_auto_bytes : c->small_bytes;
+    return c->host && mode == COLL_EXACT && coll_configured_algo(c, k) == GHZ_ALGO_AUTO && !c->be.capturing &&
+           k->total * ghz_dtype_size(k->dtype) <= limit;
+}
+
+/* Where the host path copies a call's input: an allreduce runs in place in small_out
+ * (its result's buffer), where the CPU ring combines its last step straight into the
+ * result (algo_ring.c) and MPI_IN_PLACE-like calls save a copy; the others from
+ * small_in. */
+unsigned char* coll_host_in(const ghz_comm_t* c, const coll_desc_t* k)
+{
+    return k->ops->host_in_out ? c->small_out : c->small_in;
 }
 
 coll_mode_t coll_lossy_mode(const ghz_comm_t* c, const coll_desc_t* k, double ratio)

@@ -1,5 +1,6 @@
-/* ghz/coll/reduce_entry.c: a reduction's arguments (ghz_allreduce, ghz_reduce,
- * ghz_reduce_scatter): where their sides are for the contract's check (contract.c), and
+/* ghz/coll/reduce_entry.c: a call's descriptor made and checked on this rank: a
+ * reduction's arguments (ghz_allreduce, ghz_reduce, ghz_reduce_scatter) and where their
+ * sides are for the contract's check (contract.c; a data movement's: move_args.c), and
  * what every call does first. The call itself runs in runner.c. */
 #include <math.h>
 #include <stddef.h>
@@ -68,4 +69,28 @@ ghz_status_t coll_call_start(ghz_comm_t* c, coll_desc_t* k)
 ghz_status_t coll_desc_check(const ghz_comm_t* c, coll_desc_t* k)
 {
     return k->mv ? coll_mv_check_local(c, k) : check_local(c, k);
+}
+
+coll_desc_t coll_make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                           ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_stream_t stream)
+{
+    coll_desc_t k;
+    memset(&k, 0, sizeof k);
+    k.kind = kind;
+    k.ops = coll_kind_ops(kind);
+    k.mv = coll_mv_kind_ops(kind);
+    k.sendbuf = sendbuf;
+    k.recvbuf = recvbuf;
+    k.count = count;
+    k.dtype = dtype;
+    k.op = op;
+    k.root = root;
+    k.acc = acc;
+    k.stream = stream;
+    return k;
+}
+
+int coll_rooted(const coll_desc_t* k)
+{
+    return k->ops ? k->ops->rooted : k->mv->rooted;
 }

@@ -25,18 +25,6 @@ size_t coll_fit_window(const ghz_comm_t* c, need_fn need, need_fn need2, coll_mo
     return lo;
 }
 
-/* Splits n elements into the communicator's segments, balanced. */
-void coll_split(ghz_comm_t* c, size_t base, size_t n)
-{
-    const size_t N = (size_t)c->size, q = n / N, rem = n % N;
-    size_t s, at = base;
-    for (s = 0; s < N; s++) {
-        c->seg_off[s] = at;
-        c->seg_cnt[s] = q + (s < rem);
-        at += c->seg_cnt[s];
-    }
-}
-
 coll_need_fn coll_algo_need(ghz_algo_t algo)
 {
     switch (algo) {

@@ -1,6 +1,7 @@
 /* ghz/coll/two_level.c: the two-level allreduce: its stages on the child communicators
  * (inside nodes, across them), each the rounds of a whole call. */
 #include <stdint.h>
+#include <string.h>
 
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/reduce_call.h"
@@ -96,14 +97,14 @@ static size_t bcast_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, 
     return w;
 }
 
-const coll_kind_ops_t coll_rs_split_kind = {
+static const coll_kind_ops_t coll_rs_split_kind = {
     .kind = KIND_RS_SPLIT,
     .extent = split_extent,
     .round = rs_split_round,
     .nccl_kind = COLL_NCCL_RS_SPLIT,
 };
 
-const coll_kind_ops_t coll_ag_split_kind = {
+static const coll_kind_ops_t coll_ag_split_kind = {
     .kind = KIND_AG_SPLIT,
     .needs = ag_split_needs,
     .extent = split_extent,
@@ -111,7 +112,7 @@ const coll_kind_ops_t coll_ag_split_kind = {
     .nccl_kind = COLL_NCCL_AG_SPLIT,
 };
 
-const coll_kind_ops_t coll_bcast_kind = {
+static const coll_kind_ops_t coll_bcast_kind = {
     .kind = KIND_BCAST,
     .needs = bcast_needs,
     .round = bcast_round,
@@ -127,11 +128,21 @@ static ghz_status_t child_stage(ghz_comm_t* cc, coll_kind_t kind, const unsigned
                                 size_t count, const coll_desc_t* k, coll_mode_t mode, double eb, ghz_algo_t algo,
                                 coll_round_t* sum)
 {
-    coll_desc_t kk = coll_make_call(kind, in, out, count, k->dtype, k->op, 0, NULL, k->stream);
+    coll_desc_t kk;
     coll_round_t p;
     uint64_t rounds = 0;
     ghz_status_t st;
     if (count == 0) return GHZ_SUCCESS;
+    memset(&kk, 0, sizeof kk);
+    kk.kind = kind;
+    kk.ops = kind == KIND_RS_SPLIT ? &coll_rs_split_kind
+             : kind == KIND_AG_SPLIT ? &coll_ag_split_kind
+             : kind == KIND_BCAST    ? &coll_bcast_kind
+                                     : coll_kind_ops(kind);
+    kk.count = count;
+    kk.dtype = k->dtype;
+    kk.op = k->op;
+    kk.stream = k->stream;
     if (cc->nccl && (st = cc->be.begin(&cc->be, k->stream)) != GHZ_SUCCESS) return st;
 #ifdef GHZ_WITH_NCCL
     if (cc->nccl && mode == COLL_EXACT && cc->size > 1) {
@@ -222,11 +233,6 @@ double coll_two_level_terms(const ghz_comm_t* c, coll_mode_t mode, ghz_op_t op)
      * compressed: final_wire) */
     if (mode == COLL_EXACT) return 0.0;
     return coll_error_terms(coll_inter_algo(c, mode), mode, op, c->nodes, 1, c->be.has_sum_n);
-}
-
-ghz_algo_t coll_two_level_auto(const ghz_comm_t* c)
-{
-    return c->uniform_nodes ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL;
 }
 
 /* Two-level allreduce (COLL.md, Two levels): exact inside nodes, `mode` across them. */

@@ -199,4 +199,8 @@ void coll_reduce(coll_round_t* r, void* out, const void* a, const void* b, size_
 size_t coll_homo(coll_round_t* r, const void* a, size_t a_size, const void* b, size_t b_size,
                  void* out, size_t cap);
 
+/* Splits n elements from base into the communicator's segments (seg_off, seg_cnt),
+ * balanced (algo_common.c). */
+void coll_split(ghz_comm_t* c, size_t base, size_t n);
+
 #endif

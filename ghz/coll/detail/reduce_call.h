@@ -26,13 +26,10 @@ struct coll_kind_ops {
      * (reduce_scatter, NCCL's form) */
     int rooted;
     int per_rank;
-    /* the algorithm: the configured one (NULL: none, the stages name theirs), AUTO's
-     * choice in mode m when none is forced (`choose`, or NULL and always `algo`), and
-     * the algorithms that run the kind (bits: COLL_ALGO_BIT; nccl aside: the NCCL
-     * transport runs it for every public kind) */
+    /* the algorithm: the configured one (NULL: none, the stages name theirs), and the
+     * algorithms that run the kind, AUTO's candidates (bits: COLL_ALGO_BIT; nccl aside:
+     * the NCCL transport runs it for every public kind; reduce_choose.c) */
     ghz_algo_t (*configured)(const ghz_comm_t* c);
-    ghz_algo_t (*choose)(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m);
-    ghz_algo_t algo;
     unsigned algos;
     /* a round: the pool it needs beyond the algorithm's own (coll_algo_need; NULL: no
      * more), the elements per segment of the whole call (NULL: count), and the round
@@ -52,8 +49,6 @@ struct coll_kind_ops {
     int nccl_kind;
 };
 
-/* The two-level allreduce's stages (two_level.c). */
-extern const coll_kind_ops_t coll_rs_split_kind, coll_ag_split_kind, coll_bcast_kind;
 /* The entry of kind (NULL for an unknown one). */
 const coll_kind_ops_t* coll_kind_ops(coll_kind_t kind);
 /* Whether this rank has the call's output (a rooted kind: the root only). */
@@ -87,8 +82,6 @@ ghz_status_t coll_mpi_allreduce(ghz_comm_t* c, const coll_desc_t* k, coll_round_
 /* reduce_rounds.c */
 /* The pool an algorithm's round needs (coll_need_fn). */
 coll_need_fn coll_algo_need(ghz_algo_t algo);
-/* Splits n elements from base into the communicator's segments, balanced. */
-void coll_split(ghz_comm_t* c, size_t base, size_t n);
 /* The round prototype of a call: what every round of it shares. */
 void coll_proto_init(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode, double eb, coll_round_t* proto);
 /* The call in rounds that fit the pool until `extent` elements of every segment are
@@ -111,7 +104,7 @@ ghz_algo_t coll_two_level_auto(const ghz_comm_t* c);
 ghz_status_t coll_two_level(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode, double eb, ghz_algo_t algo,
                             coll_round_t* sum, double* ratio);
 
-/* host_path.c */
+/* plan.c: the host path's choice */
 /* A lossy AUTO call too small ever to compress (it runs exact on every rank). */
 int coll_auto_small(const ghz_comm_t* c, const coll_desc_t* k);
 /* Whether a call in mode `mode` goes through host memory (a CUDA communicator's). */
