@@ -41,7 +41,6 @@ uint64_t coll_mv_sent_raw(const ghz_comm_t* c, const coll_desc_t* k, const coll_
  * place, the buffers), then the contract's check (contract.c). */
 ghz_status_t coll_mv_check_local(const ghz_comm_t* c, coll_desc_t* k)
 {
-    coll_args_t a;
     ghz_status_t st;
     if (!ghz_dtype_size(k->dtype)) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
     /* (the v forms' counts are exchanged over MPI: coll_mv_check_counts) */
@@ -54,21 +53,7 @@ ghz_status_t coll_mv_check_local(const ghz_comm_t* c, coll_desc_t* k)
     if ((st = k->mv->layout(c, k)) != GHZ_SUCCESS) return st;
     if (!k->sends) k->in = NULL;
     if (!k->recvs) k->out = NULL;
-    memset(&a, 0, sizeof a);
-    a.name = coll_mv_name(k);
-    a.in_place_forms = k->mv->in_place_forms;
-    a.dtype = k->dtype;
-    a.acc = k->acc;
-    a.rooted = k->mv->rooted;
-    a.root = k->root;
-    a.in_place = k->in_place;
-    a.send.buf = k->in;
-    a.send.lay = k->send;
-    a.send.has = k->sends;
-    a.recv.buf = k->out;
-    a.recv.lay = k->recv;
-    a.recv.has = k->recvs;
-    return coll_check_args(c, &a, &k->a, &k->longest, &k->farthest);
+    return coll_check_args(c, k, coll_mv_name(k), k->mv->in_place_forms);
 }
 
 size_t coll_mv_side_end(const ghz_comm_t* c, const coll_layout_t* l)

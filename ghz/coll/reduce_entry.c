@@ -20,33 +20,25 @@ static ghz_status_t check_local(const ghz_comm_t* c, coll_desc_t* k)
     const size_t elem = ghz_dtype_size(k->dtype);
     const int needs_out = coll_has_out(c, k);
     const int in_place_mpi = k->sendbuf == MPI_IN_PLACE || (k->sendbuf == k->recvbuf && !k->ops->per_rank);
-    coll_args_t a;
     ghz_status_t st;
-    memset(&a, 0, sizeof a);
-    a.name = k->kind == KIND_ALLREDUCE ? "allreduce" : k->kind == KIND_REDUCE ? "reduce" : "reduce_scatter";
-    a.in_place_forms = k->ops->per_rank ? "MPI_IN_PLACE, sendbuf == recvbuf, or recvbuf == sendbuf + rank * recvcount"
-                                        : "MPI_IN_PLACE, or sendbuf == recvbuf";
-    a.dtype = k->dtype;
-    a.acc = k->acc;
-    a.rooted = k->ops->rooted;
-    a.root = k->root;
     if (elem && (st = ghz_coll_op_check(k->dtype, k->op)) != GHZ_SUCCESS) return st;
     if (k->sendbuf == MPI_IN_PLACE && !needs_out && k->count)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a reduce");
     k->out = (unsigned char*)k->recvbuf;
     k->in = in_place_mpi && needs_out ? (const unsigned char*)k->recvbuf : (const unsigned char*)k->sendbuf;
     /* (reduce_scatter's input: a block of count per rank) */
-    a.send.buf = k->in;
-    a.send.has = 1;
-    a.send.lay.count = k->count;
-    a.send.lay.single = !k->ops->per_rank;
-    a.recv.buf = needs_out ? k->out : NULL;
-    a.recv.has = needs_out;
-    a.recv.lay.count = k->count;
-    a.recv.lay.single = 1;
-    a.in_place = (in_place_mpi && needs_out) ||
-                 (k->ops->per_rank && (uintptr_t)k->out == (uintptr_t)k->in + (uintptr_t)c->rank * k->count * elem);
-    st = coll_check_args(c, &a, &k->a, NULL, NULL);
+    k->sends = 1;
+    k->send.count = k->count;
+    k->send.single = !k->ops->per_rank;
+    k->recvs = needs_out;
+    k->recv.count = k->count;
+    k->recv.single = 1;
+    k->in_place = (in_place_mpi && needs_out) ||
+                  (k->ops->per_rank && (uintptr_t)k->out == (uintptr_t)k->in + (uintptr_t)c->rank * k->count * elem);
+    st = coll_check_args(c, k,
+                         k->kind == KIND_ALLREDUCE ? "allreduce" : k->kind == KIND_REDUCE ? "reduce" : "reduce_scatter",
+                         k->ops->per_rank ? "MPI_IN_PLACE, sendbuf == recvbuf, or recvbuf == sendbuf + rank * recvcount"
+                                          : "MPI_IN_PLACE, or sendbuf == recvbuf");
     if (st != GHZ_SUCCESS) return st;
     k->total = k->ops->per_rank ? k->count * (size_t)c->size : k->count;
     if (k->acc && k->op != GHZ_OP_SUM && k->op != GHZ_OP_AVG && k->op != GHZ_OP_MIN && k->op != GHZ_OP_MAX)

@@ -59,34 +59,14 @@ typedef struct {
 
 /* contract.c: the contract every one of the nine calls shares */
 
-/* One side (send or receive) of a call on this rank: its buffer and where its blocks
- * lie in it (has: this rank has the side). */
-typedef struct {
-    const unsigned char* buf;
-    coll_layout_t lay;
-    int has;
-} coll_side_t;
-
-/* A call as its argument check reads it, whatever its kind: each kind resolves its
- * sides and in-place forms (reduce_entry.c, move_kinds.c), coll_check_args applies the
- * rest of the contract to all of them alike. */
-typedef struct {
-    const char* name;           /* the call's, for messages */
-    const char* in_place_forms; /* its in-place forms, for the overlap message */
-    ghz_dtype_t dtype;
-    const ghz_accuracy_t* acc;  /* NULL: exact */
-    int rooted, root;
-    int in_place;               /* the arguments are one of the kind's in-place forms */
-    coll_side_t send, recv;
-} coll_args_t;
-
-/* This rank's check of a call's arguments: the dtype, the accuracy (read into *acc_out),
+/* This rank's check of a call's arguments, whatever its kind, once the kind resolved its
+ * sides (sends, recvs, in, out, the layouts send and recv) and its in-place forms
+ * (in_place; reduce_entry.c, move_kinds.c): the dtype, the accuracy (read into k->a),
  * the root, every block's byte size and end within PTRDIFF_MAX, no NULL buffer where a
  * side has elements, and no byte shared by the two sides outside the in-place forms.
- * *longest, *farthest (either may be NULL): the longest block and the farthest block
- * end of both sides, in elements. */
-ghz_status_t coll_check_args(const ghz_comm_t* c, const coll_args_t* a, ghz_accuracy_t* acc_out, size_t* longest,
-                             size_t* farthest);
+ * Sets k->longest and k->farthest: the longest block and the farthest block end of both
+ * sides, in elements. name, in_place_forms: the call's, for messages. */
+ghz_status_t coll_check_args(const ghz_comm_t* c, coll_desc_t* k, const char* name, const char* in_place_forms);
 
 /* *out = acc read through its struct_size, checked (mode, bound, path, and a dtype the
  * lossy path takes: f32 or f64). */

@@ -1,14 +1,12 @@
-/* ghz/coll/detail/move_call.h: a data-movement call's arguments and its kind's entry
- * (private): what the runner runs (runner.c), move_args.c checks, move_kinds.c holds per kind and
- * nccl/move_nccl.c moves over NCCL. */
+/* ghz/coll/detail/move_call.h: a data-movement call's kind entry and helpers (private):
+ * what move_args.c checks, move_kinds.c holds per kind and nccl/move_nccl.c moves over
+ * NCCL; the one runner (runner.c) runs every call. */
 #ifndef GHZ_COLL_DETAIL_MOVE_CALL_H
 #define GHZ_COLL_DETAIL_MOVE_CALL_H
 
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/move.h"
-
-
 
 /* The MPI library's own call's arguments beyond the call's (exec.c, mpi_move). */
 typedef struct {

@@ -1,16 +1,14 @@
 /* ghz/coll/detail/reduce_call.h: a reduction's call (ghz_allreduce, ghz_reduce,
  * ghz_reduce_scatter) as its steps share it across files (private): the entry and its
- * checks (reduce_entry.c), the algorithm's choice (reduce_choose.c, algo_mpi.c), the
- * rounds (reduce_rounds.c), the two-level allreduce (two_level.c), the host path
- * (host_path.c); the one runner (runner.c) runs every call. */
+ * checks (reduce_entry.c), the algorithm's choice (reduce_choose.c, algo_mpi.c) and the
+ * planner's host path rule (plan.c), the rounds (reduce_rounds.c), the two-level
+ * allreduce (two_level.c); the one runner (runner.c) runs every call. */
 #ifndef GHZ_COLL_DETAIL_REDUCE_CALL_H
 #define GHZ_COLL_DETAIL_REDUCE_CALL_H
 
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/bound.h"
 #include "ghz/coll/detail/calls.h"
-
-
 
 /* The bit of algorithm a in coll_kind_ops_t.algos. */
 #define COLL_ALGO_BIT(a) (1u << (unsigned)(a))
