@@ -89,7 +89,8 @@ static ghz_status_t scale_avg(ghz_comm_t* c, const coll_desc_t* k)
     return c->be.scale(&c->be, k->out, k->count, k->dtype, 1.0 / c->size);
 }
 
-ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, coll_plan_t* p, ghz_coll_info_t* info, double* ratio)
+ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t* p, ghz_coll_info_t* info,
+                          double* ratio)
 {
     const size_t e = ghz_dtype_size(k->dtype);
     coll_round_t proto;
@@ -131,7 +132,7 @@ ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, coll_plan_t* p, g
 #endif
         st = k->mv ? own_block(c, k) : GHZ_SUCCESS;
         if (st == GHZ_SUCCESS)
-            st = coll_run_rounds(c, k, &proto, &p->algo,
+            st = coll_run_rounds(c, k, &proto, p->algo,
                                  k->mv ? p->extent : k->ops->extent ? k->ops->extent(c, k) : k->count, &rounds);
 #ifdef GHZ_WITH_NCCL
         if (c->nccl) *ratio = coll_nccl_call_ratio(c);

@@ -213,6 +213,14 @@ void coll_plan_route(const ghz_comm_t* c, const coll_desc_t* k, coll_plan_t* p)
                   : k->mv->choose ? k->mv->choose(c, k, p->mode, p->extent)
                                   : k->mv->algo;
         p->route = c->size == 1 ? COLL_ROUTE_SELF : p->algo == GHZ_ALGO_MPI ? COLL_ROUTE_MPI : COLL_ROUTE_ROUNDS;
+        /* the algorithm's shape once the round's window is known (the broadcast's chain);
+         * coll_proto_init's piece and staging */
+        if (p->route == COLL_ROUTE_ROUNDS && k->mv->settle) {
+            const size_t piece = coll_piece_elems(c, p->mode, e);
+            const int staged = c->be.staged || (k->mv->in_place_shared && k->in_place);
+            p->algo = k->mv->settle(c, p->algo, p->extent,
+                                    coll_round_window(c, k, p->algo, p->mode, staged, piece), piece);
+        }
         return;
     }
     if (k->count == 0) p->route = COLL_ROUTE_NONE;

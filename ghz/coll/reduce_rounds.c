@@ -54,22 +54,27 @@ static void round_needs(const coll_desc_t* k, ghz_algo_t algo, int staged, need_
     if (k->ops->needs) k->ops->needs(algo, need, need2);
 }
 
+size_t coll_round_window(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo_t algo, coll_mode_t m, int staged,
+                         size_t piece)
+{
+    need_fn need, need2;
+    round_needs(k, algo, staged, &need, &need2);
+    return coll_fit_window(c, need, need2, m, k->dtype, piece);
+}
+
 /* The kind's rounds (coll_kind_ops_t.round, coll_mv_kind_ops_t.round), each in the
  * window that fits the pool, until `extent` elements of every segment are done. */
-ghz_status_t coll_run_rounds(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* proto, ghz_algo_t* algo,
+ghz_status_t coll_run_rounds(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* proto, ghz_algo_t algo,
                              size_t extent, uint64_t* rounds)
 {
     const size_t N = (size_t)c->size;
-    need_fn need, need2;
-    size_t window, off = 0;
-    round_needs(k, *algo, proto->staged, &need, &need2);
-    window = coll_fit_window(c, need, need2, proto->mode, k->dtype, proto->piece);
+    const size_t window = coll_round_window(c, k, algo, proto->mode, proto->staged, proto->piece);
+    size_t off = 0;
     *rounds = 0;
     if (window == 0)
         return ghz_fail(GHZ_ERR_NOMEM,
                         "pool_bytes %zu cannot hold one round of %s on %d ranks: configure a larger pool",
-                        c->pool_bytes, ghz_algo_name(*algo), c->size);
-    if (k->mv && k->mv->settle) *algo = k->mv->settle(c, *algo, extent, window, proto->piece);
+                        c->pool_bytes, ghz_algo_name(algo), c->size);
     /* (a data movement whose every block is empty has no round) */
     while (off < extent || (*rounds == 0 && k->ops)) {
         coll_round_t r = *proto;
@@ -85,9 +90,9 @@ ghz_status_t coll_run_rounds(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* 
             m.recv = k->recv;
             m.off = off;
             m.w = w = extent - off < window ? extent - off : window;
-            k->mv->round(c, k, &r, &pool, &m, *algo, window);
+            k->mv->round(c, k, &r, &pool, &m, algo, window);
         } else {
-            w = k->ops->round(c, k, &r, &pool, *algo, off, window);
+            w = k->ops->round(c, k, &r, &pool, algo, off, window);
         }
         proto->wire_bytes += r.wire_bytes;
         proto->logical_bytes += r.logical_bytes;
@@ -99,7 +104,7 @@ ghz_status_t coll_run_rounds(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* 
         ++*rounds;
         if (r.st != GHZ_SUCCESS) {
             if (r.st == GHZ_ERR_PEER)
-                return ghz_fail(GHZ_ERR_PEER, "another rank failed during the %s", ghz_algo_name(*algo));
+                return ghz_fail(GHZ_ERR_PEER, "another rank failed during the %s", ghz_algo_name(algo));
             return r.st; /* detail set where it failed */
         }
         off += w;

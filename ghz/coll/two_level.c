@@ -166,7 +166,7 @@ static ghz_status_t child_stage(ghz_comm_t* cc, coll_kind_t kind, const unsigned
     kk.total = count;
     cc->tp.seq = ++cc->calls;
     coll_proto_init(cc, &kk, mode, eb, &p);
-    st = coll_run_rounds(cc, &kk, &p, &algo, kk.ops->extent ? kk.ops->extent(cc, &kk) : count, &rounds);
+    st = coll_run_rounds(cc, &kk, &p, algo, kk.ops->extent ? kk.ops->extent(cc, &kk) : count, &rounds);
     sum->wire_bytes += p.wire_bytes;
     /* an exact stage sends exactly what the uncompressed form would */
     sum->logical_bytes += mode == COLL_EXACT ? p.wire_bytes : p.logical_bytes;

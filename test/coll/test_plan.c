@@ -1,7 +1,8 @@
 /* test/coll/test_plan.c: the planner (ghz/coll/plan.c) on fake agreed inputs, without MPI
  * traffic or a GPU: a communicator as the planner reads it, a call checked as the runner
  * checks it, and the plan it gets: the route (MPI's own call, rounds, the host path,
- * NCCL, one rank, nothing), the algorithm, exact or compressed, and the error budget;
+ * NCCL, one rank, nothing), the algorithm (the broadcast's chain included), exact or
+ * compressed, and the error budget;
  * AUTO's cost table (compress from the calibrated size on, not where the last ratio did
  * not pay) and its argmin. */
 #include <criterion/criterion.h>
@@ -234,6 +235,15 @@ Test(plan, data_movement)
     cr_expect_eq(plan_of(&c, &k, 0.0, &st).algo, GHZ_ALGO_BINOMIAL);
     k = movement(MV_SCATTER, MIB, 0, &acc);
     cr_expect_eq(plan_of(&c, &k, 0.0, &st).algo, GHZ_ALGO_LINEAR);
+    /* the broadcast's chain where a round holds more pieces than the tree's depth pays
+     * for (8 ranks: 3 or more), decided in the plan from the window that fits the pool */
+    cpu_comm(&c, 8);
+    c.cfg.chunk_bytes = 4096;
+    c.pool_bytes = 64 * MIB;
+    k = movement(MV_BCAST, MIB / 16, 0, &acc);
+    cr_expect_eq(plan_of(&c, &k, 0.0, &st).algo, GHZ_ALGO_RING);
+    k = movement(MV_BCAST, 1024, 0, &acc);
+    cr_expect_eq(plan_of(&c, &k, 0.0, &st).algo, GHZ_ALGO_BINOMIAL);
     /* one rank: its own block */
     cpu_comm(&c, 1);
     k = movement(MV_ALLTOALL, 1000, 0, NULL);

@@ -79,10 +79,10 @@ int coll_argmin(const coll_cost_row_t* rows, int n);
 
 /* exec.c */
 /* Executes plan p (any route but HOST) on c: its bytes, times and rounds into *info
- * (algo, path, bytes, rounds, times); *ratio: over NCCL, the compression ratio that
- * AUTO keeps (the same on every rank; 0: none). p->algo may change once the round's
- * window is known (the broadcast's chain). */
-ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, coll_plan_t* p, ghz_coll_info_t* info, double* ratio);
+ * (algo, path, bytes, rounds, times); *ratio: the compression ratio that AUTO keeps
+ * (over NCCL the same on every rank; 0: none). */
+ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t* p, ghz_coll_info_t* info,
+                          double* ratio);
 
 /* host_path.c */
 /* The call through host memory (COLL_ROUTE_HOST): the input copied to pinned memory

@@ -82,10 +82,13 @@ ghz_status_t coll_mpi_allreduce(ghz_comm_t* c, const coll_desc_t* k, coll_round_
 coll_need_fn coll_algo_need(ghz_algo_t algo);
 /* The round prototype of a call: what every round of it shares. */
 void coll_proto_init(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode, double eb, coll_round_t* proto);
+/* The elements per segment of one round of algo in mode m that fit the pool (0: none). */
+size_t coll_round_window(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo_t algo, coll_mode_t m, int staged,
+                         size_t piece);
 /* The call in rounds that fit the pool until `extent` elements of every segment are
- * done (a reduction: at least one round; a data movement: every block's part, after its
- * kind settled *algo); bytes and times summed into *proto. */
-ghz_status_t coll_run_rounds(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* proto, ghz_algo_t* algo,
+ * done (a reduction: at least one round; a data movement: every block's part); bytes
+ * and times summed into *proto. */
+ghz_status_t coll_run_rounds(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* proto, ghz_algo_t algo,
                              size_t extent, uint64_t* rounds);
 
 /* two_level.c */
