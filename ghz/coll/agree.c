@@ -19,7 +19,6 @@
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/agree_shm.h"
 #include "ghz/coll/detail/knobs.h"
-#include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/transport.h"
 #include "ghz/detail/error.h"
 
@@ -129,11 +128,8 @@ ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n)
         const int rc = MPI_Allreduce(MPI_IN_PLACE, w, n, MPI_INT64_T, MPI_MAX, c->mpi);
         return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, "MPI_Allreduce (agreement)");
     }
-#ifdef GHZ_WITH_NCCL
-    return coll_nccl_ctl_max(c, w, n);
-#else
-    return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a communicator without MPI or NCCL");
-#endif
+    if (c->ctl_max) return c->ctl_max(c, w, n);
+    return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a communicator without MPI or a control plane");
 }
 
 /* The words of a call's agreement. The first W_EXACT are every call's; the range words
