@@ -22,7 +22,7 @@ static ghz_status_t check_local(const ghz_comm_t* c, call_t* k)
     ghz_status_t st;
     memset(&a, 0, sizeof a);
     a.name = k->kind == KIND_ALLREDUCE ? "allreduce" : k->kind == KIND_REDUCE ? "reduce" : "reduce_scatter";
-    a.in_place_forms = k->ops->per_rank ? "MPI_IN_PLACE, sendbuf == recvbuf, or recvbuf == sendbuf + rank * recvcount"
+    a.in_place_forms = k->ops->per_rank ? "MPI_IN_PLACE, or recvbuf == sendbuf + rank * recvcount"
                                         : "MPI_IN_PLACE, or sendbuf == recvbuf";
     a.dtype = k->dtype;
     a.acc = k->acc;
