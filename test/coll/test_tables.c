@@ -1,0 +1,167 @@
+/* test/coll/test_tables.c: COLL.md's tables of names and of environment variables are
+ * the library's own tables (detail/names.h, detail/knobs.h): each row the docs show is
+ * made here from the table and compared, so that a knob, an algorithm or a transport
+ * added, renamed or described anew in one place and not the other fails. On a
+ * difference the test prints the rows as they should be. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghz/coll/detail/knobs.h"
+#include "ghz/coll/detail/names.h"
+
+#ifndef GHZ_COLL_MD
+#error "GHZ_COLL_MD: the path of ghz/coll/COLL.md"
+#endif
+
+enum { ROW = 2048, ROWS = 64 };
+
+/* COLL.md's rows of the table whose header line is `header`, after its separator line,
+ * up to the first line that is not a row: *n of them. */
+static char (*doc_rows(const char* header, int* n))[ROW]
+{
+    static char rows[ROWS][ROW];
+    char line[ROW];
+    FILE* f = fopen(GHZ_COLL_MD, "r");
+    int in = 0;
+    *n = 0;
+    cr_assert(f != NULL, "cannot open %s", GHZ_COLL_MD);
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!in) {
+            if (!strcmp(line, header)) in = 1;
+            continue;
+        }
+        if (in == 1) { /* the separator */
+            in = 2;
+            continue;
+        }
+        if (line[0] != '|' || *n == ROWS) break;
+        strcpy(rows[(*n)++], line);
+    }
+    fclose(f);
+    cr_assert(in, "COLL.md has no table headed %s", header);
+    return rows;
+}
+
+/* Compares COLL.md's rows with the wanted ones; prints the wanted table on a difference. */
+static void compare(const char* header, char (*want)[ROW], int nwant)
+{
+    int n, i, same;
+    char(*got)[ROW] = doc_rows(header, &n);
+    same = n == nwant;
+    for (i = 0; same && i < n; i++) same = !strcmp(got[i], want[i]);
+    if (!same) {
+        fprintf(stderr, "COLL.md's table %s differs from the library's table; it should read:\n%s\n", header, header);
+        for (i = 0; i < nwant; i++) fprintf(stderr, "%s\n", want[i]);
+        for (i = 0; i < n || i < nwant; i++)
+            if (i >= n || i >= nwant || strcmp(got[i], want[i]))
+                fprintf(stderr, "first difference, row %d:\n  COLL.md: %s\n  table:   %s\n", i + 1, i < n ? got[i] : "(none)",
+                        i < nwant ? want[i] : "(none)");
+    }
+    cr_expect(same, "COLL.md's table %s is not the library's (the rows it should have are printed above)", header);
+}
+
+/* "`a`, `b`, ..." of the n names (NULL entries skipped) into out. */
+static void names_list(const char* const* names, int n, char* out, size_t len)
+{
+    int i;
+    *out = '\0';
+    for (i = 0; i < n; i++) {
+        if (!names[i]) continue;
+        if (*out) strncat(out, ", ", len - strlen(out) - 1);
+        strncat(out, "`", len - strlen(out) - 1);
+        strncat(out, names[i], len - strlen(out) - 1);
+        strncat(out, "`", len - strlen(out) - 1);
+    }
+}
+
+Test(tables, environment)
+{
+    static char want[ROWS][ROW];
+    int n, i;
+    const coll_knob_doc_t* k = coll_knob_docs(&n);
+    cr_assert(n <= ROWS);
+    for (i = 0; i < n; i++) {
+        char takes[ROW / 4];
+        if (k[i].how == COLL_KNOB_WORDS) {
+            names_list(k[i].words, k[i].nwords, takes, sizeof takes);
+            strncat(takes, k[i].takes, sizeof takes - strlen(takes) - 1);
+        } else {
+            snprintf(takes, sizeof takes, "%s", k[i].takes);
+        }
+        snprintf(want[i], ROW, "| `%s` | %s | %s | %s |", k[i].name, takes, k[i].dflt, k[i].what);
+    }
+    compare("| Variable | Takes | Default | What it does |", want, n);
+}
+
+Test(tables, names)
+{
+#define NAME_OF(value, name) name,
+    static const char* const algos[] = {COLL_ALGOS(NAME_OF)};
+    static const char* const transports[] = {COLL_TRANSPORTS(NAME_OF)};
+    static const char* const ops[] = {COLL_OPS(NAME_OF)};
+    static const char* const dtypes[] = {COLL_DTYPES(NAME_OF)};
+    static const char* const paths[] = {COLL_PATHS(NAME_OF)};
+#undef NAME_OF
+    static const struct {
+        const char* what;
+        const char* const* names;
+        int n;
+    } lists[] = {
+        {"algorithms (`ghz_algo_t`, `ghz_algo_name`)", algos, (int)(sizeof algos / sizeof *algos)},
+        {"transports (`ghz_transport_t`, `ghz_transport_name`, `GHZ_COLL_TRANSPORT`)", transports,
+         (int)(sizeof transports / sizeof *transports)},
+        {"ops (`ghz_op_t`, `ghz_op_name`)", ops, (int)(sizeof ops / sizeof *ops)},
+        {"dtypes (`ghz_dtype_t`, `ghz_dtype_name`)", dtypes, (int)(sizeof dtypes / sizeof *dtypes)},
+        {"lossy paths (`ghz_path_t`, `ghz_path_name`)", paths, (int)(sizeof paths / sizeof *paths)},
+    };
+    static char want[ROWS][ROW];
+    size_t i;
+    for (i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        char names[ROW / 2];
+        names_list(lists[i].names, lists[i].n, names, sizeof names);
+        snprintf(want[i], ROW, "| %s | %s |", lists[i].what, names);
+    }
+    compare("| Names of | Names |", want, (int)(sizeof lists / sizeof lists[0]));
+}
+
+/* The name functions and the tables agree (the functions are made from them), and every
+ * value without a name is "unknown". */
+Test(tables, name_functions)
+{
+#define CHECK_NAME(fn, type, value, name) cr_expect_str_eq(fn((type)(value)), name, #fn "(%d)", (int)(value));
+#define ALGO(value, name) CHECK_NAME(ghz_algo_name, ghz_algo_t, value, name)
+#define TRANSPORT(value, name) CHECK_NAME(ghz_transport_name, ghz_transport_t, value, name)
+#define OP(value, name) CHECK_NAME(ghz_op_name, ghz_op_t, value, name)
+#define DTYPE(value, name) CHECK_NAME(ghz_dtype_name, ghz_dtype_t, value, name)
+#define PATH(value, name) CHECK_NAME(ghz_path_name, ghz_path_t, value, name)
+    COLL_ALGOS(ALGO)
+    COLL_TRANSPORTS(TRANSPORT)
+    COLL_OPS(OP)
+    COLL_DTYPES(DTYPE)
+    COLL_PATHS(PATH)
+    cr_expect_str_eq(ghz_algo_name((ghz_algo_t)999), "unknown");
+    cr_expect_str_eq(ghz_transport_name((ghz_transport_t)999), "unknown");
+}
+
+/* The knobs the agreement compares are the table's agreed ones, by name. */
+Test(tables, agreed)
+{
+    coll_knobs_t k;
+    const char* names[32];
+    int64_t values[32];
+    int n, nk, i, j = 0;
+    const coll_knob_doc_t* d = coll_knob_docs(&nk);
+    cr_assert(coll_knobs_read(&k) == GHZ_SUCCESS);
+    n = coll_knobs_agreed(&k, names, values, 32);
+    for (i = 0; i < nk; i++) {
+        if (!d[i].agreed) continue;
+        cr_assert(j < n, "%s is agreed in the table, not in coll_knobs_agreed", d[i].name);
+        cr_expect(!strncmp(names[j], d[i].name, strlen(d[i].name)), "agreed %d: %s, the table's %s", j, names[j],
+                  d[i].name);
+        j++;
+    }
+    cr_expect_eq(j, n, "coll_knobs_agreed gives %d knobs, the table %d", n, j);
+}
