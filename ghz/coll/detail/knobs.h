@@ -1,9 +1,9 @@
 /* ghz/coll/detail/knobs.h: the environment variables libghzcoll reads, in one table
  * (COLL_KNOBS: knobs.c's parser, agreement list and description, and COLL.md's
- * Environment table, which the test coll.tables checks). Each is parsed strictly when a communicator is made:
- * a value the library cannot read is an error of ghz_comm_init, never a silent default.
- * The resolved values that shape calls are agreed across ranks with the configuration
- * (comm.c, agree.c). */
+ * Environment table, which the test coll.tables checks). Each is parsed strictly when a
+ * communicator is made: a value the library cannot read is an error of ghz_comm_init,
+ * never a silent default. The resolved values that shape calls are agreed across ranks
+ * with the configuration (comm.c, agree.c). */
 #ifndef GHZ_COLL_DETAIL_KNOBS_H
 #define GHZ_COLL_DETAIL_KNOBS_H
 
