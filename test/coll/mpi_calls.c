@@ -6,9 +6,9 @@
  * The calls: allreduce, reduce, reduce_scatter, allgather, broadcast, scatter, gather,
  * alltoall and the v forms allgatherv, gatherv, scatterv, alltoallv (calls[] below says
  * where each one's sides are and where every element of its result comes from). The
- * routes: on the CPU build the MPI transport three ways (the MPI library's own calls for
- * the exact ones, ghz's algorithms with GHZ_COLL_MPI_MAX=0, and the staged path of the
- * tests' library, as the CUDA backend runs); on the CUDA build (GHZ_TEST_CUDA: device
+ * routes: on the CPU build the MPI transport four ways (the MPI library's own calls for
+ * the exact ones, ghz's algorithms with GHZ_COLL_MPI_MAX=0, and the staged path and the
+ * host path of the tests' library, as the CUDA backend runs); on the CUDA build (GHZ_TEST_CUDA: device
  * buffers) the transport GHZ_COLL_TRANSPORT names (mpi, ipc or nccl), checked to be the
  * one in use. Every case runs over every call on every route:
  *
@@ -350,15 +350,20 @@ typedef struct {
     const char* name;
     const char* mpi_max; /* GHZ_COLL_MPI_MAX (NULL: unset) */
     int staged;          /* GHZ_COLL_TEST_STAGED (the tests' library) */
+    int host;            /* GHZ_COLL_TEST_HOST_PATH (the tests' library): the CUDA
+                            backend's host path for small exact calls */
     int library_exact;   /* exact calls run the MPI library's own collective (or NCCL's):
                             unchecked, counts that differ are undefined there, as in MPI
                             (COLL.md, Errors), so the failure case does not run */
 } route_t;
 
 #ifdef GHZ_TEST_CUDA
-static route_t routes[] = {{"device", NULL, 0, 0}};
+static route_t routes[] = {{"device", NULL, 0, 0, 0}};
 #else
-static route_t routes[] = {{"mpi library", NULL, 0, 1}, {"ghz algorithms", "0", 0, 0}, {"staged", "0", 1, 0}};
+static route_t routes[] = {{"mpi library", NULL, 0, 0, 1},
+                           {"ghz algorithms", "0", 0, 0, 0},
+                           {"staged", "0", 1, 0, 0},
+                           {"host path", "0", 1, 1, 0}};
 #endif
 enum { NROUTES = sizeof routes / sizeof routes[0] };
 
@@ -375,9 +380,11 @@ static ghz_comm_t* open_comm(const route_t* rt, int check_args)
     cfg.check_args = check_args;
     if (rt->mpi_max) setenv("GHZ_COLL_MPI_MAX", rt->mpi_max, 1);
     if (rt->staged) setenv("GHZ_COLL_TEST_STAGED", "1", 1);
+    if (rt->host) setenv("GHZ_COLL_TEST_HOST_PATH", "1", 1);
     st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &c);
     unsetenv("GHZ_COLL_MPI_MAX");
     unsetenv("GHZ_COLL_TEST_STAGED");
+    unsetenv("GHZ_COLL_TEST_HOST_PATH");
     CHECK(st == GHZ_SUCCESS, "%s: init: %s (%s)", rt->name, ghz_status_string(st), ghz_last_error_detail());
 #ifdef GHZ_TEST_CUDA
     if (c) {

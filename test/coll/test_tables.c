@@ -2,14 +2,17 @@
  * the library's own tables (detail/names.h, detail/knobs.h): each row the docs show is
  * made here from the table and compared, so that a knob, an algorithm or a transport
  * added, renamed or described anew in one place and not the other fails. On a
- * difference the test prints the rows as they should be. */
+ * difference the test prints the rows as they should be. Also: the name functions and
+ * the agreed knobs follow the tables, and the calls' numbers there are the kinds'. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ghz/coll/detail/knobs.h"
+#include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/names.h"
+#include "ghz/coll/detail/reduce_call.h"
 
 #ifndef GHZ_COLL_MD
 #error "GHZ_COLL_MD: the path of ghz/coll/COLL.md"
@@ -164,4 +167,31 @@ Test(tables, agreed)
         j++;
     }
     cr_expect_eq(j, n, "coll_knobs_agreed gives %d knobs, the table %d", n, j);
+}
+
+/* The calls' numbers in the agreement's table of names (COLL_CALLS) are the kinds the
+ * reductions and the data movement put in the agreement (coll_kind_t, mv_kind_t; + 1
+ * for a v form). */
+Test(tables, calls)
+{
+    static const struct {
+        int kind;
+        const char* name;
+    } want[] = {{KIND_ALLREDUCE, "allreduce"},   {KIND_REDUCE, "reduce"},         {KIND_REDUCE_SCATTER, "reduce_scatter"},
+                {MV_ALLGATHER, "allgather"},     {MV_ALLGATHER + 1, "allgatherv"}, {MV_BCAST, "broadcast"},
+                {MV_SCATTER, "scatter"},         {MV_SCATTER + 1, "scatterv"},     {MV_GATHER, "gather"},
+                {MV_GATHER + 1, "gatherv"},      {MV_ALLTOALL, "alltoall"},        {MV_ALLTOALL + 1, "alltoallv"}};
+#define CALL_OF(value, name) {value, name},
+    static const struct {
+        int kind;
+        const char* name;
+    } table[] = {COLL_CALLS(CALL_OF)};
+#undef CALL_OF
+    size_t i;
+    cr_assert_eq(sizeof table / sizeof table[0], sizeof want / sizeof want[0]);
+    for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+        cr_expect_eq(table[i].kind, want[i].kind, "COLL_CALLS %zu: %d, the kind %s is %d", i, table[i].kind,
+                     want[i].name, want[i].kind);
+        cr_expect_str_eq(table[i].name, want[i].name);
+    }
 }
