@@ -3,8 +3,14 @@
  * made here from the table and compared, so that a knob, an algorithm or a transport
  * added, renamed or described anew in one place and not the other fails. On a
  * difference the test prints the rows as they should be. Also: the name functions and
- * the agreed knobs follow the tables, and the calls' numbers there are the kinds'. */
+ * the agreed knobs follow the tables, the calls' numbers there are the kinds', and no
+ * file of ghz/coll reads an environment variable that is not in the knobs' table (but the
+ * tests' seams, GHZ_COLL_TEST_*). */
+/* opendir, readdir, stat (POSIX) */
+#define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +20,8 @@
 #include "ghz/coll/detail/names.h"
 #include "ghz/coll/detail/reduce_call.h"
 
-#ifndef GHZ_COLL_MD
-#error "GHZ_COLL_MD: the path of ghz/coll/COLL.md"
+#if !defined(GHZ_COLL_MD) || !defined(GHZ_COLL_SRC)
+#error "GHZ_COLL_MD, GHZ_COLL_SRC: the paths of ghz/coll/COLL.md and of ghz/coll"
 #endif
 
 enum { ROW = 2048, ROWS = 64 };
@@ -194,4 +200,58 @@ Test(tables, calls)
                      want[i].name, want[i].kind);
         cr_expect_str_eq(table[i].name, want[i].name);
     }
+}
+
+/* Every environment variable a file under dir reads by name (getenv("...")) is a knob of
+ * the table or a seam of the tests (GHZ_COLL_TEST_*): *found counts the reads. */
+static void scan_getenv(const char* dir, int* found)
+{
+    DIR* d = opendir(dir);
+    struct dirent* e;
+    cr_assert(d != NULL, "cannot open %s", dir);
+    while ((e = readdir(d)) != NULL) {
+        char path[1024];
+        struct stat st;
+        const char* dot = strrchr(e->d_name, '.');
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            scan_getenv(path, found);
+            continue;
+        }
+        if (!dot || (strcmp(dot, ".c") && strcmp(dot, ".h") && strcmp(dot, ".cu"))) continue;
+        {
+            FILE* f = fopen(path, "r");
+            char line[4096];
+            cr_assert(f != NULL, "cannot open %s", path);
+            while (fgets(line, sizeof line, f)) {
+                const char* at = line;
+                while ((at = strstr(at, "getenv(\"")) != NULL) {
+                    char name[128];
+                    int n, nk, i, known = 0;
+                    const coll_knob_doc_t* k = coll_knob_docs(&nk);
+                    at += strlen("getenv(\"");
+                    n = (int)strcspn(at, "\"");
+                    snprintf(name, sizeof name, "%.*s", n < 127 ? n : 127, at);
+                    for (i = 0; i < nk; i++) known |= !strcmp(name, k[i].name);
+                    known |= !strncmp(name, "GHZ_COLL_TEST_", strlen("GHZ_COLL_TEST_"));
+                    cr_expect(known, "%s reads %s, which is neither in COLL_KNOBS (detail/knobs.h) nor a test seam",
+                              path, name);
+                    (*found)++;
+                }
+            }
+            fclose(f);
+        }
+    }
+    closedir(d);
+}
+
+/* A knob read anywhere but through the table would be a knob the docs, the agreement and
+ * the INFO line do not know. */
+Test(tables, no_other_knobs)
+{
+    int found = 0;
+    scan_getenv(GHZ_COLL_SRC, &found);
+    cr_expect(found > 0, "no getenv(\"...\") found under %s: the scan reads nothing", GHZ_COLL_SRC);
 }
