@@ -546,6 +546,20 @@ static void case_overlap(ghz_comm_t* c)
     }
 }
 
+/* The route in use, and the calls of a case that the MPI library's own collective ran
+ * (ghz_coll_info_t.algo): the routes must be what they say. */
+static const route_t* g_route;
+static int g_library_calls;
+
+static void note_algo(ghz_comm_t* c, ghz_status_t st, const char* what)
+{
+    ghz_coll_info_t info = GHZ_COLL_INFO_INIT;
+    if (st != GHZ_SUCCESS || ghz_comm_info(c, &info) != GHZ_SUCCESS) return;
+    g_library_calls += info.algo == GHZ_ALGO_MPI;
+    if (!g_route->library_exact && !g_route->host)
+        CHECK(info.algo != GHZ_ALGO_MPI, "%s on route %s ran the MPI library's call", what, g_route->name);
+}
+
 /* ---- in place ---------------------------------------------------------------------------- */
 
 /* One in-place form of a call on the ranks with both sides (separate buffers on the
@@ -563,6 +577,7 @@ static void in_place_call(const args_t* a, ghz_comm_t* c, unsigned form, const c
         size_t wrong = 0;
         CHECK(st == GHZ_SUCCESS, "%s, %s (another rank in place): %s (%s)", k->name, what, ghz_status_string(st),
               ghz_last_error_detail());
+        note_algo(c, st, k->name);
         pair_written(&p);
         if (st == GHZ_SUCCESS && p.r.len) wrong = wrong_result(a, &p.r, 0, tol);
         CHECK(wrong == 0, "%s, %s (another rank in place): %zu elements wrong", k->name, what, wrong);
@@ -588,6 +603,7 @@ static void in_place_call(const args_t* a, ghz_comm_t* c, unsigned form, const c
         buf_push(&b);
         st = issue(a, s, r, c);
         CHECK(st == GHZ_SUCCESS, "%s, %s: %s (%s)", k->name, what, ghz_status_string(st), ghz_last_error_detail());
+        note_algo(c, st, k->name);
         buf_pull(&b);
         /* (MPI_IN_PLACE as scatter's recvbuf: the root's buffer is only read) */
         wrong = form == IP_MPI_RECV ? changed(&b, copy) : wrong_result(a, &b, roff, tol);
@@ -1066,7 +1082,15 @@ int main(int argc, char** argv)
             ghz_comm_t* u = open_comm(&routes[rt], 0);
             if (c && u) {
                 if (!strcmp(part, "overlap")) case_overlap(c);
-                else if (!strcmp(part, "in_place")) case_in_place(c);
+                else if (!strcmp(part, "in_place")) {
+                    g_route = &routes[rt];
+                    g_library_calls = 0;
+                    case_in_place(c);
+                    /* (exact calls of 2 ranks or more on that route take the MPI library's
+                     * own collective: allreduce and the data movement) */
+                    if (routes[rt].library_exact && g_size > 1)
+                        CHECK(g_library_calls > 0, "route %s: no call ran the MPI library's collective", routes[rt].name);
+                }
                 else if (!strcmp(part, "sizes")) case_sizes(c, u);
                 else if (!strcmp(part, "fill")) case_fill(c);
                 else if (!strcmp(part, "root")) case_root(c);
