@@ -68,10 +68,7 @@ ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t timer)
         else
             snprintf(link, sizeof link, "one rank");
         fprintf(stderr, "ghz coll INFO: AUTO over %s, %d ranks: %s; lossy AUTO calls %s\n",
-                c->cfg.transport == GHZ_TRANSPORT_NCCL       ? "nccl"
-                : c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC ? "ipc"
-                                                             : "mpi",
-                c->size, link, from);
+                ghz_transport_name(c->cfg.transport), c->size, link, from);
     }
     return GHZ_SUCCESS;
 }

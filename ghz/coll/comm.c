@@ -295,9 +295,7 @@ static void describe(const ghz_comm_t* c)
             "reduce_scatter_algo %s, reduce_algo %s, pool_bytes %zu, chunk_bytes %zu, check_args %d, nthreads %d, "
             "ranks_per_node %d; %s\n",
             c->size, c->cfg.backend == GHZ_EXEC_CUDA ? "cuda" : "cpu",
-            c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC ? "ipc"
-            : c->cfg.transport == GHZ_TRANSPORT_NCCL   ? "nccl"
-                                                       : "mpi",
+            ghz_transport_name(c->cfg.transport),
             /* (the same on every rank: the segment is made all or nothing) */
             c->shm ? "shm" : c->mpi != MPI_COMM_NULL ? "mpi" : "nccl",
             ghz_algo_name(c->cfg.allreduce_algo), ghz_algo_name(c->cfg.reduce_scatter_algo), ghz_algo_name(c->cfg.reduce_algo), c->cfg.pool_bytes,

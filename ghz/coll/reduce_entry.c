@@ -37,7 +37,7 @@ static ghz_status_t check_local(const ghz_comm_t* c, coll_desc_t* k)
                   (k->ops->per_rank && (uintptr_t)k->out == (uintptr_t)k->in + (uintptr_t)c->rank * k->count * elem);
     st = coll_check_args(c, k,
                          k->kind == KIND_ALLREDUCE ? "allreduce" : k->kind == KIND_REDUCE ? "reduce" : "reduce_scatter",
-                         k->ops->per_rank ? "MPI_IN_PLACE, sendbuf == recvbuf, or recvbuf == sendbuf + rank * recvcount"
+                         k->ops->per_rank ? "MPI_IN_PLACE, or recvbuf == sendbuf + rank * recvcount"
                                           : "MPI_IN_PLACE, or sendbuf == recvbuf");
     if (st != GHZ_SUCCESS) return st;
     k->total = k->ops->per_rank ? k->count * (size_t)c->size : k->count;

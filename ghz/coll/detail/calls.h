@@ -5,11 +5,11 @@
 
 #include "ghz/coll/detail/move.h"
 
-/* Every kind of call, one numbering (the agreement carries it: agree.c names them): the
- * reductions, the two-level allreduce's stages on child communicators (never agreed: the
- * parent call was; a ring reduce-scatter and allgather over a balanced split of the whole
- * vector, rank s owning split s, and a binomial broadcast), and the data movement, whose
- * v form agrees as kind + 1. */
+/* Every kind of call, one numbering (the agreement carries it; names.h's COLL_CALLS
+ * names the agreed ones): the reductions, the two-level allreduce's stages on child
+ * communicators (never agreed: the parent call was; a ring reduce-scatter and allgather
+ * over a balanced split of the whole vector, rank s owning split s, and a binomial
+ * broadcast), and the data movement, whose v form agrees as kind + 1. */
 typedef enum {
     KIND_ALLREDUCE = 1,
     KIND_REDUCE = 2,
