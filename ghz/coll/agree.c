@@ -19,7 +19,7 @@
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/agree_shm.h"
 #include "ghz/coll/detail/knobs.h"
-#include "ghz/coll/detail/nccl.h"
+#include "ghz/coll/detail/names.h"
 #include "ghz/coll/detail/transport.h"
 #include "ghz/detail/error.h"
 
@@ -29,36 +29,8 @@ static const char* const field_name[AGREE_NFIELDS] = {
 
 static const char* kind_name(int64_t v)
 {
-    switch (v) {
-    case 1: return "allreduce";
-    case 2: return "reduce";
-    case 3: return "reduce_scatter";
-    /* the data movement's kinds (detail/move_call.h), + 1 for the v form */
-    case 32: return "allgather";
-    case 33: return "allgatherv";
-    case 34: return "broadcast";
-    case 36: return "scatter";
-    case 37: return "scatterv";
-    case 38: return "gather";
-    case 39: return "gatherv";
-    case 40: return "alltoall";
-    case 41: return "alltoallv";
-    default: return "unknown";
-    }
-}
-
-static const char* path_name(int64_t v)
-{
-    return v == GHZ_PATH_AUTO ? "auto" : v == GHZ_PATH_HOMO ? "homo" : v == GHZ_PATH_DOC ? "doc" : "unknown";
-}
-
-static const char* transport_name(int64_t v)
-{
-    return v == GHZ_TRANSPORT_AUTO       ? "auto"
-           : v == GHZ_TRANSPORT_MPI      ? "mpi"
-           : v == GHZ_TRANSPORT_CUDA_IPC ? "ipc"
-           : v == GHZ_TRANSPORT_NCCL     ? "nccl"
-                                         : "unknown";
+    switch (v) { COLL_CALLS(COLL_NAME_CASE) }
+    return "unknown";
 }
 
 /* A field's value as a user reads it: names for enums, the bound as a number. */
@@ -80,7 +52,7 @@ static void show(char* buf, size_t len, int field, int64_t v)
         while (strtod(buf, NULL) != d && ++prec <= 17);
         break;
     }
-    case AGREE_PATH: snprintf(buf, len, "%s", path_name(v)); break;
+    case AGREE_PATH: snprintf(buf, len, "%s", ghz_path_name((ghz_path_t)v)); break;
     case AGREE_CAPTURE: snprintf(buf, len, "%s", v ? "on" : "off"); break;
     default: snprintf(buf, len, "%lld", (long long)v); break;
     }
@@ -129,11 +101,8 @@ ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n)
         const int rc = MPI_Allreduce(MPI_IN_PLACE, w, n, MPI_INT64_T, MPI_MAX, c->mpi);
         return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, "MPI_Allreduce (agreement)");
     }
-#ifdef GHZ_WITH_NCCL
-    return coll_nccl_ctl_max(c, w, n);
-#else
-    return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a communicator without MPI or NCCL");
-#endif
+    if (c->ctl_max) return c->ctl_max(c, w, n);
+    return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a communicator without MPI or a control plane");
 }
 
 /* The words of a call's agreement. The first W_EXACT are every call's; the range words
@@ -255,7 +224,7 @@ static void show_setting(char* buf, size_t len, int s, int64_t v)
 {
     if (s == S_BACKEND) snprintf(buf, len, "%s", v == GHZ_EXEC_CPU ? "cpu" : v == GHZ_EXEC_CUDA ? "cuda" : "unknown");
     else if (s == S_ARALGO || s == S_RSALGO || s == S_RALGO) snprintf(buf, len, "%s", ghz_algo_name((ghz_algo_t)v));
-    else if (s == S_TRANSPORT) snprintf(buf, len, "%s", transport_name(v));
+    else if (s == S_TRANSPORT) snprintf(buf, len, "%s", ghz_transport_name((ghz_transport_t)v));
     else if (v == (int64_t)COLL_KNOB_UNSET) snprintf(buf, len, "unset");
     else snprintf(buf, len, "%lld", (long long)v);
 }

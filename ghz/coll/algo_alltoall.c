@@ -6,7 +6,7 @@
  * pieces, encodes and sends this rank's block for p piece by piece, then lands the
  * received pieces. Since a block is encoded before anything is received into its place,
  * in place (the same buffer and layout both ways) needs nothing more, once exact values
- * go through the wire buffers (movement.c stages an in-place exact call). The send
+ * go through the wire buffers (coll_proto_init stages an in-place exact call). The send
  * buffers alternate by step parity: a buffer is reused two steps later, after its sends
  * completed, so a step's sends overlap the next step. */
 #include "ghz/coll/detail/move.h"

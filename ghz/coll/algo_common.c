@@ -276,3 +276,15 @@ void coll_land_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, co
     if (coll_zero_copy(r)) coll_expect(r, got, pc * r->elem);
     else if (pc) coll_decode(r, wb + coll_piece_wire_off(r, j), got, dst + j * r->piece * r->elem, pc);
 }
+
+/* Splits n elements into the communicator's segments, balanced. */
+void coll_split(ghz_comm_t* c, size_t base, size_t n)
+{
+    const size_t N = (size_t)c->size, q = n / N, rem = n % N;
+    size_t s, at = base;
+    for (s = 0; s < N; s++) {
+        c->seg_off[s] = at;
+        c->seg_cnt[s] = q + (s < rem);
+        at += c->seg_cnt[s];
+    }
+}

@@ -31,7 +31,7 @@ MPI_Datatype coll_mpi_dtype(ghz_dtype_t dtype)
  * path's (n + 2) u S of the true sum, like ghz's own algorithms); AVG is MPI's sum,
  * scaled by ghz as on every path. Float MIN and MAX are not MPI's: ghz defines the
  * result of a NaN operand (quieted NaN), MPI does not. */
-const char* coll_mpi_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_t m, MPI_Datatype* dt, MPI_Op* op)
+const char* coll_mpi_refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m, MPI_Datatype* dt, MPI_Op* op)
 {
     MPI_Datatype t = MPI_DATATYPE_NULL;
     MPI_Op o = MPI_OP_NULL;
@@ -66,7 +66,7 @@ const char* coll_mpi_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_t m
 
 /* GHZ_ALGO_MPI: MPI_Allreduce on the caller's buffers (MPI_IN_PLACE in place), in
  * pieces of at most 2^30 elements (MPI's counts are ints). */
-ghz_status_t coll_mpi_allreduce(ghz_comm_t* c, const call_t* k, coll_round_t* proto)
+ghz_status_t coll_mpi_allreduce(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* proto)
 {
     const size_t e = ghz_dtype_size(k->dtype), piece = (size_t)1 << 30;
     const int in_place = k->in == k->out;

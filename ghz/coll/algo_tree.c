@@ -19,7 +19,7 @@
  * each child its subtree's range (largest first); each rank receives its pack, finds its
  * children's ranges by walking the headers, forwards them and decodes its own entry.
  * lg N messages at the root instead of the linear algorithm's N - 1, for the same bytes
- * through its link; the relays cost latency for large blocks (movement.c chooses). */
+ * through its link; the relays cost latency for large blocks (move_kinds.c chooses). */
 #include "ghz/coll/detail/move.h"
 
 /* 16-byte units: frames stay aligned for the codecs' vector loads. */

@@ -398,10 +398,13 @@ GHZ_API ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info
  * synchronising the stream the graphs run on. */
 GHZ_API ghz_status_t ghz_comm_graph_status(ghz_comm_t* comm);
 
-/* Static names, never NULL ("unknown" for values this version does not know). */
+/* Static names, never NULL ("unknown" for values this version does not know): the
+ * words COLL.md's Names lists, GHZ_COLL_TRANSPORT takes and ghz-coll-bench reads. */
 GHZ_API const char* ghz_op_name(ghz_op_t op);
 GHZ_API const char* ghz_algo_name(ghz_algo_t algo);
 GHZ_API const char* ghz_dtype_name(ghz_dtype_t dtype);
+GHZ_API const char* ghz_transport_name(ghz_transport_t transport);
+GHZ_API const char* ghz_path_name(ghz_path_t path);
 
 #ifdef __cplusplus
 }

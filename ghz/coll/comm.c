@@ -295,9 +295,7 @@ static void describe(const ghz_comm_t* c)
             "reduce_scatter_algo %s, reduce_algo %s, pool_bytes %zu, chunk_bytes %zu, check_args %d, nthreads %d, "
             "ranks_per_node %d; %s\n",
             c->size, c->cfg.backend == GHZ_EXEC_CUDA ? "cuda" : "cpu",
-            c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC ? "ipc"
-            : c->cfg.transport == GHZ_TRANSPORT_NCCL   ? "nccl"
-                                                       : "mpi",
+            ghz_transport_name(c->cfg.transport),
             /* (the same on every rank: the segment is made all or nothing) */
             c->shm ? "shm" : c->mpi != MPI_COMM_NULL ? "mpi" : "nccl",
             ghz_algo_name(c->cfg.allreduce_algo), ghz_algo_name(c->cfg.reduce_scatter_algo), ghz_algo_name(c->cfg.reduce_algo), c->cfg.pool_bytes,
@@ -325,7 +323,7 @@ static ghz_status_t finish_init(ghz_comm_t* c, ghz_status_t st, ghz_comm_t** com
 
 /* Testing seam, compiled into the tests' copy of the library only (ghz_coll_test_staged):
  * GHZ_COLL_TEST_HOST_PATH gives a CPU communicator the host path of a CUDA one, so that
- * CI covers the data movement's (movement.c, host_move). */
+ * CI covers the data movement's (host_path.c). */
 static int test_host_path(void)
 {
 #ifdef GHZ_COLL_TEST_STAGED
@@ -817,7 +815,7 @@ static ghz_status_t comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config
     if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_NCCL) {
         st = coll_nccl_create(c, NULL);
         st = coll_agree_config(c, st);
-        if (st == GHZ_SUCCESS) st = coll_nccl_calibrate(c);
+        if (st == GHZ_SUCCESS) st = coll_auto_calibrate(c);
         st = coll_agree_config(c, st);
     }
 #endif
@@ -905,7 +903,7 @@ ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int 
             /* the agreements' shared segment where every rank is on one host, before
              * anything else agrees (every rank agreed on st: all take part, or none) */
             if (st == GHZ_SUCCESS) st = coll_nccl_agree_shm(c, id);
-            if (st == GHZ_SUCCESS) st = coll_nccl_calibrate(c);
+            if (st == GHZ_SUCCESS) st = coll_auto_calibrate(c);
             /* (ranks_per_node was agreed above) */
             if (st == GHZ_SUCCESS) levels_by_rank(c);
         } else if (st == GHZ_SUCCESS) {

@@ -33,25 +33,25 @@ ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, gh
     return GHZ_SUCCESS;
 }
 
-/* The byte span [lo, hi) of one side's blocks in its buffer, the longest block and the
- * farthest block end (elements, added to the maxima given). A buffer's byte size must
- * be a valid pointer difference: a block that ends past PTRDIFF_MAX bytes is refused
- * before any buffer is read (a count of 2^61 floats used to reach a memmove). */
-static ghz_status_t measure(const ghz_comm_t* c, const coll_side_t* s, ghz_dtype_t t, size_t* lo, size_t* hi,
+/* The byte span [lo, hi) of one side's blocks (lay) in its buffer, the longest block and
+ * the farthest block end (elements, added to the maxima given). A buffer's byte size
+ * must be a valid pointer difference: a block that ends past PTRDIFF_MAX bytes is
+ * refused before any buffer is read (a count of 2^61 floats used to reach a memmove). */
+static ghz_status_t measure(const ghz_comm_t* c, const coll_layout_t* lay, ghz_dtype_t t, size_t* lo, size_t* hi,
                             size_t* longest, size_t* far)
 {
     const size_t max = (size_t)PTRDIFF_MAX / ghz_dtype_size(t);
-    const int nb = s->lay.single ? 1 : c->size;
+    const int nb = lay->single ? 1 : c->size;
     int p;
     *lo = SIZE_MAX;
     *hi = 0;
-    if (s->lay.single || !s->lay.cnt) {
-        if (s->lay.count > max / (size_t)nb)
+    if (lay->single || !lay->cnt) {
+        if (lay->count > max / (size_t)nb)
             return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu of %s%s: the buffer would exceed PTRDIFF_MAX bytes",
-                            s->lay.count, ghz_dtype_name(t), nb > 1 ? " per rank" : "");
+                            lay->count, ghz_dtype_name(t), nb > 1 ? " per rank" : "");
     }
     for (p = 0; p < nb; p++) {
-        const size_t n = coll_lay_cnt(&s->lay, p), d = coll_lay_displ(&s->lay, p);
+        const size_t n = coll_lay_cnt(lay, p), d = coll_lay_displ(lay, p);
         if (n > max || d > max - n)
             return ghz_fail(GHZ_ERR_INVALID_ARG, "block %d: %zu elements at %zu exceed PTRDIFF_MAX bytes", p, n, d);
         if (n > *longest) *longest = n;
@@ -63,33 +63,32 @@ static ghz_status_t measure(const ghz_comm_t* c, const coll_side_t* s, ghz_dtype
     return GHZ_SUCCESS;
 }
 
-ghz_status_t coll_check_args(const ghz_comm_t* c, const coll_args_t* a, ghz_accuracy_t* acc_out, size_t* longest,
-                             size_t* farthest)
+ghz_status_t coll_check_args(const ghz_comm_t* c, coll_desc_t* k, const char* name, const char* in_place_forms)
 {
-    const size_t e = ghz_dtype_size(a->dtype);
+    const size_t e = ghz_dtype_size(k->dtype);
     size_t slo = 0, shi = 0, rlo = 0, rhi = 0, sf = 0, rf = 0, l = 0;
     ghz_status_t st;
-    if (!e) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)a->dtype);
-    if (a->acc && (st = coll_read_accuracy(a->acc, a->dtype, acc_out)) != GHZ_SUCCESS) return st;
-    if (a->rooted && (a->root < 0 || a->root >= c->size))
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", a->root, c->size);
-    if (a->send.has && (st = measure(c, &a->send, a->dtype, &slo, &shi, &l, &sf)) != GHZ_SUCCESS) return st;
-    if (a->recv.has && (st = measure(c, &a->recv, a->dtype, &rlo, &rhi, &l, &rf)) != GHZ_SUCCESS) return st;
-    if (sf && !a->send.buf) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
-    if (rf && !a->recv.buf) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
+    if (!e) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
+    if (k->acc && (st = coll_read_accuracy(k->acc, k->dtype, &k->a)) != GHZ_SUCCESS) return st;
+    if (coll_rooted(k) && (k->root < 0 || k->root >= c->size))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
+    if (k->sends && (st = measure(c, &k->send, k->dtype, &slo, &shi, &l, &sf)) != GHZ_SUCCESS) return st;
+    if (k->recvs && (st = measure(c, &k->recv, k->dtype, &rlo, &rhi, &l, &rf)) != GHZ_SUCCESS) return st;
+    if (sf && !k->in) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
+    if (rf && !k->out) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
     /* The algorithms read the send side while they write the receive side: bytes that
      * both hold, other than in an in-place form of the call (which the kind resolved),
      * would give wrong elements. Compared by the spans from each side's first block to
      * its last, so a send side in a gap between receive blocks is refused too. */
-    if (sf && rf && !a->in_place) {
-        const uintptr_t s0 = (uintptr_t)a->send.buf + slo * e, s1 = (uintptr_t)a->send.buf + shi * e;
-        const uintptr_t r0 = (uintptr_t)a->recv.buf + rlo * e, r1 = (uintptr_t)a->recv.buf + rhi * e;
+    if (sf && rf && !k->in_place) {
+        const uintptr_t s0 = (uintptr_t)k->in + slo * e, s1 = (uintptr_t)k->in + shi * e;
+        const uintptr_t r0 = (uintptr_t)k->out + rlo * e, r1 = (uintptr_t)k->out + rhi * e;
         if (s0 < r1 && r0 < s1)
             return ghz_fail(GHZ_ERR_INVALID_ARG, "%s: sendbuf and recvbuf overlap without being in place (in place: %s)",
-                            a->name, a->in_place_forms);
+                            name, in_place_forms);
     }
-    if (longest) *longest = l;
-    if (farthest) *farthest = sf > rf ? sf : rf;
+    k->longest = l;
+    k->farthest = sf > rf ? sf : rf;
     return GHZ_SUCCESS;
 }
 

@@ -1,70 +1,79 @@
-/* ghz/coll/host_path.c: a CUDA communicator's small exact reductions through host
- * memory, on its CPU communicator (COLL.md, Choices). */
+/* ghz/coll/host_path.c: a CUDA communicator's small exact calls through host memory,
+ * on its CPU communicator (COLL.md, Choices): the reductions' and the data movement's. */
 #include <stddef.h>
+#include <string.h>
 
-#include "ghz/coll/detail/auto_rule.h"
+#include "ghz/coll/detail/move_call.h"
+#include "ghz/coll/detail/plan.h"
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
-/* A lossy AUTO call below the threshold fixed at init: it runs exact on every rank,
- * decided by agreed fields alone (size and path). */
-int coll_auto_small(const ghz_comm_t* c, const call_t* k)
+/* The plan's exact call on the host communicator, on the pinned buffers of h (made from
+ * the parent's call k): checked there (where its blocks are), planned (exact, the
+ * parent's extents) and executed; the parent's agreement stands for it. */
+static ghz_status_t host_call(ghz_comm_t* c, coll_desc_t* h, const coll_plan_t* p, ghz_coll_info_t* info)
 {
-    return k->acc && k->a.path == GHZ_PATH_AUTO && !coll_auto_compresses(c, k->total * ghz_dtype_size(k->dtype));
+    ghz_comm_t* hc = c->host;
+    coll_plan_t hp;
+    double ratio;
+    ghz_status_t st;
+    memset(&hp, 0, sizeof hp);
+    hp.mode = COLL_EXACT;
+    hp.extent = p->extent;
+    hp.far = p->far;
+    coll_call_begin(hc);
+    st = coll_desc_check(hc, h);
+    if (st != GHZ_SUCCESS) return st;
+    if (h->ops) hp.algo = coll_choose_algo(hc, h, COLL_EXACT);
+    coll_plan_route(hc, h, &hp);
+    return coll_execute(hc, h, &hp, info, &ratio);
 }
 
-/* Whether an exact call of a CUDA communicator goes through host memory: small (the
- * device paths' fixed costs, a few GPU synchronisations or fences, exceed a copy each
- * way plus the CPU algorithm: COLL.md, Choices) and the algorithm left to AUTO.
- * A lossy AUTO call below the threshold (coll_auto_small) takes the host path up to
- * small_auto_bytes, beyond where exact calls stop (comm.h): its bound needs the input's
- * range, which the pinned copy gives for a host loop, where the device path pays a range
- * kernel and a synchronisation that also waits for the previous call's kernels. */
-int coll_host_path_takes(const ghz_comm_t* c, const call_t* k, coll_mode_t mode)
-{
-    const size_t limit = coll_auto_small(c, k) ? c->small_auto_bytes : c->small_bytes;
-    return c->host && mode == COLL_EXACT && coll_configured_algo(c, k) == GHZ_ALGO_AUTO && !c->be.capturing &&
-           k->total * ghz_dtype_size(k->dtype) <= limit;
-}
-
-/* Where the host path copies a call's input: an allreduce runs in place in small_out
- * (its result's buffer), where the CPU ring combines its last step straight into the
- * result (algo_ring.c) and MPI_IN_PLACE-like calls save a copy; the others from
- * small_in. */
-unsigned char* coll_host_in(const ghz_comm_t* c, const call_t* k)
-{
-    return k->ops->host_in_out ? c->small_out : c->small_in;
-}
-
-/* The call on the host communicator: input copied to pinned memory (already, when
- * `copied`, before the agreement, which then carried the copy's status; `all_staged`:
- * every rank's was, so none needs to hear of the others' copies again), the CPU
- * algorithm (its own AVG scaling included), the result copied back without waiting
- * (the next call's work waits for it: backend.h, copy_async). Every rank learns
- * whether every copy worked before any enters the host call, so none enters it alone.
- * The copy in waits for the stream, and with it for the previous call's copy out of
- * small_out, which the host call writes. */
-ghz_status_t coll_host_path(ghz_comm_t* c, const call_t* k, int copied, int all_staged, double t_copied,
-                              ghz_coll_info_t* info)
+/* A reduction's input goes to pinned memory (already, when `copied`, before the
+ * agreement, which then carried the copy's status; `all_staged`: every rank's was, so
+ * none needs to hear of the others' copies again), the result comes back from small_out.
+ * A data movement's send side goes to small_in, its receive side to small_out too where
+ * the call writes only its blocks (the v forms' gaps) or holds the input (in place), and
+ * its receive side comes back. Every rank learns whether every copy worked before any
+ * enters the host call, so none enters it alone. A copy in waits for the stream, and with
+ * it for the previous call's copy out of small_out, which the host call writes (where
+ * nothing is copied in, a wait: a broadcast's non-root); the copy out does not wait (the
+ * next call's work waits for it: backend.h, copy_async). */
+ghz_status_t coll_host_path(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t* p, int copied, int all_staged,
+                            double t_copied, ghz_coll_info_t* info)
 {
     const size_t e = ghz_dtype_size(k->dtype);
-    const int has_out = coll_has_out(c, k);
-    call_t kk = coll_make_call(k->kind, coll_host_in(c, k), c->small_out, k->count, k->dtype, k->op, k->root, NULL, NULL);
-    double t0 = MPI_Wtime(), t_stage = t_copied;
+    const int input_in_out = k->mv && k->in_place && !k->mv->in_place_recv;
+    const size_t in_bytes = k->ops ? k->total * e : k->sends && !input_in_out ? coll_mv_side_end(c, &k->send) * e : 0;
+    const size_t out_bytes = k->ops ? (coll_has_out(c, k) ? k->count * e : 0)
+                             : k->recvs ? coll_mv_side_end(c, &k->recv) * e
+                                        : 0;
+    const int out_first = k->mv && out_bytes && (k->v || input_in_out);
+    unsigned char* host_in = k->ops ? coll_host_in(c, k) : c->small_in;
+    coll_desc_t h;
+    double t0 = coll_now(), t_stage = t_copied;
     ghz_status_t st = GHZ_SUCCESS;
-    if (!copied) {
-        st = c->be.copy(&c->be, coll_host_in(c, k), k->in, k->total * e);
-        t_stage += MPI_Wtime() - t0;
-    }
+    if (out_first) st = c->be.copy(&c->be, c->small_out, k->out, out_bytes);
+    if (st == GHZ_SUCCESS && !copied && in_bytes) st = c->be.copy(&c->be, host_in, k->in, in_bytes);
+    if (st == GHZ_SUCCESS && !copied && !in_bytes && !out_first) st = c->be.sync(&c->be);
+    t_stage += coll_now() - t0;
     if (!all_staged) st = coll_stage_agree(c, st);
-    if (st == GHZ_SUCCESS) st = coll_reduce_run(c->host, &kk);
-    if (st == GHZ_SUCCESS && has_out) {
-        t0 = MPI_Wtime();
-        st = c->be.copy_async(&c->be, k->out, c->small_out, k->count * e);
-        t_stage += MPI_Wtime() - t0;
-    }
     if (st != GHZ_SUCCESS) return st;
-    *info = c->host->info;
+    if (k->ops) {
+        h = coll_make_call(k->kind, host_in, c->small_out, k->count, k->dtype, k->op, k->root, NULL, NULL);
+    } else {
+        h = *k;
+        h.sendbuf = input_in_out ? MPI_IN_PLACE : k->sends ? (const void*)c->small_in : NULL;
+        h.recvbuf = k->mv->in_place_recv && k->in_place ? MPI_IN_PLACE : k->recvs ? (void*)c->small_out : NULL;
+        h.acc = NULL;
+        h.stream = NULL;
+    }
+    st = host_call(c, &h, p, info);
+    if (st == GHZ_SUCCESS && out_bytes) {
+        t0 = coll_now();
+        st = c->be.copy_async(&c->be, k->out, c->small_out, out_bytes);
+        t_stage += coll_now() - t0;
+    }
     info->time_stage = t_stage;
-    return GHZ_SUCCESS;
+    return st;
 }

@@ -1,4 +1,5 @@
-/* ghz/coll/knobs.c: the environment variables of libghzcoll, parsed strictly.
+/* ghz/coll/knobs.c: the environment variables of libghzcoll (detail/knobs.h's table),
+ * parsed strictly.
  *
  * Sizes are a decimal byte count with an optional K, M or G suffix (powers of 1024):
  * "65536", "64K", "4M". Anything else (a sign, spaces, another suffix, a value above the
@@ -13,24 +14,22 @@
 #include "ghz/coll/detail/knobs.h"
 #include "ghz/detail/error.h"
 
-/* The largest values the size knobs take (COLL.md, Environment). */
-#define MPI_MAX_CAP ((size_t)1 << 30)
-#define HOST_PATH_CAP ((size_t)16 << 20)
-#define FENCE_TIMEOUT_DEFAULT 60.0
-#define FENCE_TIMEOUT_CAP 1e6
+/* Each knob's words (WORDS knobs; {0} for the others). */
+#define WORDS_OF(NAME, field, how, words, ...) static const char* const NAME##_words[] = words;
+COLL_KNOBS(WORDS_OF)
+#define NWORDS(NAME) ((int)(sizeof NAME##_words / sizeof NAME##_words[0]))
+
+/* The type of the field each way of reading fills. */
+typedef size_t COLL_KNOB_SIZE_t;
+typedef size_t COLL_KNOB_NEVER_SIZE_t;
+typedef int COLL_KNOB_NUMBER_t;
+typedef int COLL_KNOB_WORDS_t;
+typedef double COLL_KNOB_SECONDS_t;
 
 static const char* value_of(const char* name)
 {
     const char* v = getenv(name);
     return v && *v ? v : NULL;
-}
-
-static ghz_status_t read_number(const char* name, size_t cap, int suffixes, size_t* out);
-
-/* A byte count with an optional K/M/G suffix, at most cap; unset: *out untouched. */
-static ghz_status_t read_size(const char* name, size_t cap, size_t* out)
-{
-    return read_number(name, cap, 1, out);
 }
 
 /* A decimal number, with a K/M/G suffix where `suffixes`, at most cap; unset: *out
@@ -63,14 +62,46 @@ bad:
                     suffixes ? "a byte count (digits, optionally K, M or G)" : "a whole number", cap);
 }
 
-/* One of `n` words (case-insensitive), its index in *out; unset: *out untouched. */
-static ghz_status_t read_word(const char* name, const char* const* words, int n, int* out)
+static ghz_status_t read_COLL_KNOB_SIZE(const char* name, const char* const* words, int n, size_t cap, size_t* out)
+{
+    (void)words;
+    (void)n;
+    return read_number(name, cap, 1, out);
+}
+
+static ghz_status_t read_COLL_KNOB_NEVER_SIZE(const char* name, const char* const* words, int n, size_t cap,
+                                              size_t* out)
 {
     const char* v = value_of(name);
+    if (v && strcmp(v, "never") == 0) {
+        *out = COLL_KNOB_NEVER;
+        return GHZ_SUCCESS;
+    }
+    return read_COLL_KNOB_SIZE(name, words, n, cap, out);
+}
+
+static ghz_status_t read_COLL_KNOB_NUMBER(const char* name, const char* const* words, int n, size_t cap, int* out)
+{
+    size_t x = (size_t)*out;
+    ghz_status_t st;
+    (void)words;
+    (void)n;
+    st = read_number(name, cap, 0, &x);
+    *out = (int)x;
+    return st;
+}
+
+/* One of the n words (case-insensitive; NULL entries skipped), its index in *out. */
+static ghz_status_t read_COLL_KNOB_WORDS(const char* name, const char* const* words, int n, size_t cap, int* out)
+{
+    const char* v = value_of(name);
+    char list[128] = "";
     int i;
+    (void)cap;
     if (!v) return GHZ_SUCCESS;
     for (i = 0; i < n; i++) {
         const char *a = v, *b = words[i];
+        if (!b) continue;
         while (*a && *b && (*a | 0x20) == (*b | 0x20)) {
             a++;
             b++;
@@ -80,119 +111,111 @@ static ghz_status_t read_word(const char* name, const char* const* words, int n,
             return GHZ_SUCCESS;
         }
     }
-    {
-        char list[128] = "";
-        for (i = 0; i < n; i++) {
-            strncat(list, words[i], sizeof list - strlen(list) - 1);
-            if (i + 1 < n) strncat(list, ", ", sizeof list - strlen(list) - 1);
-        }
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "%s=%s: one of %s", name, v, list);
+    for (i = 0; i < n; i++) {
+        if (!words[i]) continue;
+        if (*list) strncat(list, ", ", sizeof list - strlen(list) - 1);
+        strncat(list, words[i], sizeof list - strlen(list) - 1);
     }
+    return ghz_fail(GHZ_ERR_INVALID_ARG, "%s=%s: one of %s", name, v, list);
+}
+
+static ghz_status_t read_COLL_KNOB_SECONDS(const char* name, const char* const* words, int n, double cap,
+                                           double* out)
+{
+    const char* v = value_of(name);
+    char* end = NULL;
+    double s;
+    (void)words;
+    (void)n;
+    if (!v) return GHZ_SUCCESS;
+    errno = 0;
+    s = strtod(v, &end);
+    if (errno || end == v || *end != '\0' || !(s > 0.0) || !(s <= cap))
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "%s=%s: seconds, more than 0 and at most %g", name, v, cap);
+    *out = s;
+    return GHZ_SUCCESS;
 }
 
 ghz_status_t coll_knobs_read(coll_knobs_t* k)
 {
-    static const char* const transports[] = {"auto", "mpi", "ipc", "nccl"};
-    static const char* const onoff[] = {"0", "1"};
-    static const char* const traces[] = {"0", "1", "2"};
-    static const char* const levels[] = {"none", "warn", "info"};
     ghz_status_t st;
-    int w, level = 0;
-    size_t rpn = 0;
-    k->transport = GHZ_TRANSPORT_AUTO;
-    k->ranks_per_node = 0;
-    k->mpi_max = k->host_path_max = k->one_shot_max = k->auto_min_bytes = COLL_KNOB_UNSET;
-    k->cuda_aware_mpi = 1;
-    k->fence_timeout_s = FENCE_TIMEOUT_DEFAULT;
-    k->auto_trace = 0;
+#define INIT(NAME, field, how, words, cap, initial, ...) k->field = initial;
+    COLL_KNOBS(INIT)
+#undef INIT
     k->debug_info = 0;
-    w = 0;
-    if ((st = read_word("GHZ_COLL_TRANSPORT", transports, 4, &w)) != GHZ_SUCCESS) return st;
-    k->transport = w == 1 ? GHZ_TRANSPORT_MPI : w == 2 ? GHZ_TRANSPORT_CUDA_IPC : w == 3 ? GHZ_TRANSPORT_NCCL
-                                                                                     : GHZ_TRANSPORT_AUTO;
-    if ((st = read_number("GHZ_COLL_RANKS_PER_NODE", 1 << 20, 0, &rpn)) != GHZ_SUCCESS) return st;
-    k->ranks_per_node = (int)rpn;
-    if ((st = read_size("GHZ_COLL_MPI_MAX", MPI_MAX_CAP, &k->mpi_max)) != GHZ_SUCCESS) return st;
-    if ((st = read_size("GHZ_COLL_HOST_PATH_MAX", HOST_PATH_CAP, &k->host_path_max)) != GHZ_SUCCESS) return st;
-    if ((st = read_size("GHZ_COLL_DIRECT_ONE_SHOT_MAX", SIZE_MAX - 1, &k->one_shot_max)) != GHZ_SUCCESS) return st;
-    {
-        const char* v = value_of("GHZ_COLL_AUTO_MIN_BYTES");
-        if (v && strcmp(v, "never") == 0) k->auto_min_bytes = COLL_KNOB_NEVER;
-        else if ((st = read_size("GHZ_COLL_AUTO_MIN_BYTES", SIZE_MAX - 2, &k->auto_min_bytes)) != GHZ_SUCCESS)
-            return st;
+#define READ(NAME, field, how, words, cap, ...)                                    \
+    {                                                                              \
+        how##_t v_ = k->field;                                                     \
+        if ((st = read_##how(#NAME, NAME##_words, NWORDS(NAME), cap, &v_)) != GHZ_SUCCESS) return st; \
+        k->field = v_;                                                             \
     }
-    if ((st = read_word("GHZ_COLL_CUDA_AWARE_MPI", onoff, 2, &k->cuda_aware_mpi)) != GHZ_SUCCESS) return st;
-    {
-        const char* v = value_of("GHZ_GRAPH_FENCE_TIMEOUT_S");
-        if (v) {
-            char* end = NULL;
-            double s;
-            errno = 0;
-            s = strtod(v, &end);
-            if (errno || end == v || *end != '\0' || !(s > 0.0) || !(s <= FENCE_TIMEOUT_CAP))
-                return ghz_fail(GHZ_ERR_INVALID_ARG, "GHZ_GRAPH_FENCE_TIMEOUT_S=%s: seconds, more than 0 and at most %g",
-                                v, FENCE_TIMEOUT_CAP);
-            k->fence_timeout_s = s;
-        }
-    }
-    if ((st = read_word("GHZ_COLL_AUTO_TRACE", traces, 3, &k->auto_trace)) != GHZ_SUCCESS) return st;
-    if ((st = read_word("GHZ_COLL_DEBUG", levels, 3, &level)) != GHZ_SUCCESS) return st;
-    k->debug_info = level == 2;
+    COLL_KNOBS(READ)
+#undef READ
+    k->debug_info = k->debug == 2;
     return GHZ_SUCCESS;
 }
 
-/* (GHZ_COLL_TRANSPORT and GHZ_COLL_RANKS_PER_NODE are agreed as the configuration
- * fields they resolve: where the field is explicit the variable plays no part.) */
+/* A knob's value as the agreement compares it (seconds in whole milliseconds). */
+static int64_t agreed_value(double v, int how)
+{
+    return how == COLL_KNOB_SECONDS ? (int64_t)llround(v * 1e3) : (int64_t)v;
+}
+
 int coll_knobs_agreed(const coll_knobs_t* k, const char** names, int64_t* values, int max)
 {
     int n = 0;
-#define KNOB(nm, v)                       \
-    do {                                  \
-        if (n < max) {                    \
-            names[n] = nm;                \
-            values[n] = (int64_t)(v);     \
-            n++;                          \
-        }                                 \
-    } while (0)
-    KNOB("GHZ_COLL_MPI_MAX", k->mpi_max);
-    KNOB("GHZ_COLL_HOST_PATH_MAX", k->host_path_max);
-    KNOB("GHZ_COLL_DIRECT_ONE_SHOT_MAX", k->one_shot_max);
-    KNOB("GHZ_COLL_AUTO_MIN_BYTES", k->auto_min_bytes);
-    KNOB("GHZ_COLL_CUDA_AWARE_MPI", k->cuda_aware_mpi);
-    KNOB("GHZ_GRAPH_FENCE_TIMEOUT_S (ms)", llround(k->fence_timeout_s * 1e3));
-#undef KNOB
+    /* (sizes pass through int64_t unchanged: COLL_KNOB_UNSET is -1 there) */
+#define AGREED(NAME, field, how, words, cap, initial, agreed, ...)                              \
+    if ((agreed) && n < max) {                                                                \
+        names[n] = how == COLL_KNOB_SECONDS ? #NAME " (ms)" : #NAME;                          \
+        values[n] = how == COLL_KNOB_SECONDS ? agreed_value((double)k->field, how) : (int64_t)k->field; \
+        n++;                                                                                  \
+    }
+    COLL_KNOBS(AGREED)
+#undef AGREED
     return n;
 }
 
+/* " NAME=size" appended to buf: "default" where unset, "never" for COLL_KNOB_NEVER. */
 static void put_size(char* buf, size_t len, const char* name, size_t v)
 {
-    size_t at = strlen(buf);
+    const size_t at = strlen(buf);
     if (at >= len) return;
     if (v == COLL_KNOB_UNSET) snprintf(buf + at, len - at, " %s=default", name);
+    else if (v == COLL_KNOB_NEVER) snprintf(buf + at, len - at, " %s=never", name);
     else snprintf(buf + at, len - at, " %s=%zu", name, v);
+}
+
+/* " NAME=value" appended to buf: a word by its name, a number, or seconds. */
+static void put(char* buf, size_t len, const char* name, const char* const* words, int nwords, double v)
+{
+    const size_t at = strlen(buf);
+    if (at >= len) return;
+    if (nwords > 1 && v >= 0 && (int)v < nwords && words[(int)v])
+        snprintf(buf + at, len - at, " %s=%s", name, words[(int)v]);
+    else snprintf(buf + at, len - at, " %s=%g", name, v);
 }
 
 void coll_knobs_describe(const coll_knobs_t* k, char* buf, size_t len)
 {
-    size_t at;
     if (!len) return;
-    snprintf(buf, len, "GHZ_COLL_TRANSPORT=%s GHZ_COLL_RANKS_PER_NODE=%d",
-             k->transport == GHZ_TRANSPORT_MPI        ? "mpi"
-             : k->transport == GHZ_TRANSPORT_CUDA_IPC ? "ipc"
-             : k->transport == GHZ_TRANSPORT_NCCL     ? "nccl"
-                                                      : "auto",
-             k->ranks_per_node);
-    put_size(buf, len, "GHZ_COLL_MPI_MAX", k->mpi_max);
-    put_size(buf, len, "GHZ_COLL_HOST_PATH_MAX", k->host_path_max);
-    put_size(buf, len, "GHZ_COLL_DIRECT_ONE_SHOT_MAX", k->one_shot_max);
-    if (k->auto_min_bytes == COLL_KNOB_NEVER) {
-        at = strlen(buf);
-        if (at < len) snprintf(buf + at, len - at, " GHZ_COLL_AUTO_MIN_BYTES=never");
-    } else {
-        put_size(buf, len, "GHZ_COLL_AUTO_MIN_BYTES", k->auto_min_bytes);
-    }
-    at = strlen(buf);
-    if (at < len)
-        snprintf(buf + at, len - at, " GHZ_COLL_CUDA_AWARE_MPI=%d GHZ_GRAPH_FENCE_TIMEOUT_S=%g GHZ_COLL_AUTO_TRACE=%d",
-                 k->cuda_aware_mpi, k->fence_timeout_s, k->auto_trace);
+    *buf = '\0';
+#define DESCRIBE(NAME, field, how, ...)                                                  \
+    if (how == COLL_KNOB_SIZE || how == COLL_KNOB_NEVER_SIZE)                             \
+        put_size(buf, len, #NAME, (size_t)k->field);                                     \
+    else                                                                                 \
+        put(buf, len, #NAME, NAME##_words, NWORDS(NAME), (double)k->field);
+    COLL_KNOBS(DESCRIBE)
+#undef DESCRIBE
+    if (*buf == ' ') memmove(buf, buf + 1, strlen(buf));
+}
+
+const coll_knob_doc_t* coll_knob_docs(int* n)
+{
+#define DOC(NAME, field, how, words, cap, initial, agreed, takes, dflt, what) \
+    {#NAME, how, NAME##_words, NWORDS(NAME), agreed, takes, dflt, what},
+    static const coll_knob_doc_t docs[] = {COLL_KNOBS(DOC)};
+#undef DOC
+    *n = (int)(sizeof docs / sizeof docs[0]);
+    return docs;
 }

@@ -1,7 +1,7 @@
 /* ghz/coll/move_args.c: a data-movement call's arguments: its own checks (where its
  * blocks are: the kind's layout, move_kinds.c; then the contract's check, contract.c),
  * who sends to whom, the value range of what it sends, the v forms' counts checked pair
- * by pair, and the fields the ranks agree on (movement.c runs the call). */
+ * by pair (runner.c runs the call). */
 #include <math.h>
 #include <string.h>
 
@@ -9,31 +9,26 @@
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/detail/error.h"
 
-int coll_mv_rooted(const mv_t* k)
+const char* coll_mv_name(const coll_desc_t* k)
 {
-    return k->ops->rooted;
+    return k->v ? k->mv->vname : k->mv->name;
 }
 
-const char* coll_mv_name(const mv_t* k)
-{
-    return k->v ? k->ops->vname : k->ops->name;
-}
-
-int coll_mv_sends_to(const ghz_comm_t* c, const mv_t* k, int p)
+int coll_mv_sends_to(const ghz_comm_t* c, const coll_desc_t* k, int p)
 {
     if (p == c->rank) return 0;
-    if (!k->ops->rooted) return 1;
-    return k->ops->from_root ? c->rank == k->root : p == k->root;
+    if (!k->mv->rooted) return 1;
+    return k->mv->from_root ? c->rank == k->root : p == k->root;
 }
 
-int coll_mv_recvs_from(const ghz_comm_t* c, const mv_t* k, int p)
+int coll_mv_recvs_from(const ghz_comm_t* c, const coll_desc_t* k, int p)
 {
     if (p == c->rank) return 0;
-    if (!k->ops->rooted) return 1;
-    return k->ops->from_root ? p == k->root : c->rank == k->root;
+    if (!k->mv->rooted) return 1;
+    return k->mv->from_root ? p == k->root : c->rank == k->root;
 }
 
-uint64_t coll_mv_sent_raw(const ghz_comm_t* c, const mv_t* k, const coll_move_t* m)
+uint64_t coll_mv_sent_raw(const ghz_comm_t* c, const coll_desc_t* k, const coll_move_t* m)
 {
     uint64_t b = 0;
     int p;
@@ -44,36 +39,21 @@ uint64_t coll_mv_sent_raw(const ghz_comm_t* c, const mv_t* k, const coll_move_t*
 
 /* This rank's own checks: where its blocks are (the kind's layout of both sides, in
  * place, the buffers), then the contract's check (contract.c). */
-ghz_status_t coll_mv_check_local(const ghz_comm_t* c, mv_t* k)
+ghz_status_t coll_mv_check_local(const ghz_comm_t* c, coll_desc_t* k)
 {
-    coll_args_t a;
     ghz_status_t st;
     if (!ghz_dtype_size(k->dtype)) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
     /* (the v forms' counts are exchanged over MPI: coll_mv_check_counts) */
     if (k->v && c->mpi == MPI_COMM_NULL)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "the v forms need a communicator made over MPI (ghz_comm_init)");
-    if (coll_mv_rooted(k) && (k->root < 0 || k->root >= c->size))
+    if (k->mv->rooted && (k->root < 0 || k->root >= c->size))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
     k->in = (const unsigned char*)k->sendbuf;
     k->out = (unsigned char*)k->recvbuf;
-    if ((st = k->ops->layout(c, k)) != GHZ_SUCCESS) return st;
+    if ((st = k->mv->layout(c, k)) != GHZ_SUCCESS) return st;
     if (!k->sends) k->in = NULL;
     if (!k->recvs) k->out = NULL;
-    memset(&a, 0, sizeof a);
-    a.name = coll_mv_name(k);
-    a.in_place_forms = k->ops->in_place_forms;
-    a.dtype = k->dtype;
-    a.acc = k->acc;
-    a.rooted = coll_mv_rooted(k);
-    a.root = k->root;
-    a.in_place = k->in_place;
-    a.send.buf = k->in;
-    a.send.lay = k->send;
-    a.send.has = k->sends;
-    a.recv.buf = k->out;
-    a.recv.lay = k->recv;
-    a.recv.has = k->recvs;
-    return coll_check_args(c, &a, &k->a, &k->longest, &k->farthest);
+    return coll_check_args(c, k, coll_mv_name(k), k->mv->in_place_forms);
 }
 
 size_t coll_mv_side_end(const ghz_comm_t* c, const coll_layout_t* l)
@@ -88,7 +68,7 @@ size_t coll_mv_side_end(const ghz_comm_t* c, const coll_layout_t* l)
 }
 
 /* min and max over the finite values of the blocks this rank sends (lossy calls). */
-ghz_status_t coll_mv_scan(ghz_comm_t* c, const mv_t* k, coll_call_t* mine)
+ghz_status_t coll_mv_scan(ghz_comm_t* c, const coll_desc_t* k, coll_call_t* mine)
 {
     const size_t e = ghz_dtype_size(k->dtype);
     const int nb = k->send.single ? 1 : c->size;
@@ -115,7 +95,7 @@ ghz_status_t coll_mv_scan(ghz_comm_t* c, const mv_t* k, coll_call_t* mine)
 /* The v forms' counts, pair by pair: every rank learns what each peer sends it (or,
  * gather and scatter, the root learns every rank's side) and compares. Collective: every
  * rank calls it, after an agreement that found every rank's own checks passed. */
-ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const mv_t* k)
+ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const coll_desc_t* k)
 {
     const int N = c->size, me = c->rank;
     const MPI_Datatype T = sizeof(size_t) == 8 ? MPI_UINT64_T : MPI_UINT32_T;
@@ -123,9 +103,9 @@ ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const mv_t* k)
     size_t mine, p;
     /* the side whose every block this rank checks: the receive side, or the root's send
      * side where receivers have one block each (scatterv) */
-    const int by_send = !k->ops->recv_blocks;
+    const int by_send = !k->mv->recv_blocks;
     int rc;
-    if (k->ops->send_blocks && k->ops->recv_blocks) {
+    if (k->mv->send_blocks && k->mv->recv_blocks) {
         for (p = 0; p < (size_t)N; p++) c->seg_off[p] = coll_lay_cnt(&k->send, (int)p);
         rc = MPI_Alltoall(c->seg_off, 1, T, got, 1, T, c->mpi);
     } else {
@@ -134,7 +114,7 @@ ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const mv_t* k)
         rc = MPI_Allgather(&mine, 1, T, got, 1, T, c->mpi);
     }
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "the v counts' exchange");
-    if (coll_mv_rooted(k) && me != k->root) return GHZ_SUCCESS;
+    if (k->mv->rooted && me != k->root) return GHZ_SUCCESS;
     for (p = 0; p < (size_t)N; p++) {
         const coll_layout_t* l = by_send ? &k->send : &k->recv;
         const size_t want = coll_lay_cnt(l, (int)p);
@@ -147,27 +127,9 @@ ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const mv_t* k)
     return GHZ_SUCCESS;
 }
 
-/* The call's fields for the agreement. */
-void coll_mv_fields(const ghz_comm_t* c, const mv_t* k, ghz_status_t st, coll_call_t* mine)
-{
-    mine->status = st;
-    mine->field[AGREE_KIND] = k->kind + k->v;
-    mine->field[AGREE_COUNT] = k->v ? 0 : (int64_t)k->count;
-    mine->field[AGREE_DTYPE] = k->dtype;
-    mine->field[AGREE_ROOT] = coll_mv_rooted(k) ? k->root : 0;
-    mine->field[AGREE_LOSSY] = k->acc != NULL;
-    mine->field[AGREE_CAPTURE] = c->be.capturing;
-    if (k->acc && st == GHZ_SUCCESS) {
-        mine->field[AGREE_MODE] = k->a.mode;
-        memcpy(&mine->field[AGREE_BOUND], &k->a.bound, sizeof(double));
-        mine->field[AGREE_PATH] = k->a.path;
-    }
-    mine->most[0] = k->longest;
-    mine->most[1] = k->farthest;
-}
 
 /* A rank's own block is block `rank` of both sides (a side of one block: that block). */
-size_t coll_mv_own_block(const ghz_comm_t* c, const mv_t* k, const unsigned char** src, unsigned char** dst)
+size_t coll_mv_own_block(const ghz_comm_t* c, const coll_desc_t* k, const unsigned char** src, unsigned char** dst)
 {
     const size_t e = ghz_dtype_size(k->dtype);
     const int me = c->rank;

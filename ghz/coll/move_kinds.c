@@ -2,11 +2,13 @@
  * ghz_gather and ghz_alltoall, and their v forms (detail/move_call.h,
  * coll_mv_kind_ops_t): where each kind's blocks are and its in-place rules, the MPI
  * library's call, ghz's algorithm and how a round of it runs. */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/nccl_move.h"
+#include "ghz/coll/detail/plan.h"
 #include "ghz/detail/error.h"
 
 /* Gather and scatter take the binomial tree of packs (algo_tree.c) for blocks of at
@@ -28,12 +30,14 @@ static coll_layout_t blocks(const size_t* cnt, const size_t* displ, size_t count
     return l;
 }
 
-/* Scatter and gather: the tree for small blocks through the wire buffers, else linear. */
-static ghz_algo_t tree_or_linear(const ghz_comm_t* c, const mv_t* k, coll_mode_t mode, size_t extent)
+/* Scatter and gather, AUTO's table and its argmin (ranks of the measured order): the tree
+ * for small blocks through the wire buffers (lossy, or staged), else linear. */
+static ghz_algo_t tree_or_linear(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode, size_t extent)
 {
     const size_t e = ghz_dtype_size(k->dtype);
-    return (mode != COLL_EXACT || c->be.staged) && extent * e <= TREE_MAX_BYTES && c->size > 2 ? GHZ_ALGO_BINOMIAL
-                                                                                                : GHZ_ALGO_LINEAR;
+    const int tree = (mode != COLL_EXACT || c->be.staged) && extent * e <= TREE_MAX_BYTES && c->size > 2;
+    const coll_cost_row_t rows[] = {{mode, GHZ_ALGO_BINOMIAL, tree ? 1.0 : INFINITY}, {mode, GHZ_ALGO_LINEAR, 2.0}};
+    return rows[coll_argmin(rows, 2)].algo;
 }
 
 static coll_need_fn tree_or_linear_need(ghz_algo_t algo, int staged)
@@ -53,7 +57,7 @@ static unsigned char* block_at(unsigned char* base, size_t displ, size_t e)
 
 /* allgather(v): every rank's block to every rank */
 
-static ghz_status_t allgather_layout(const ghz_comm_t* c, mv_t* k)
+static ghz_status_t allgather_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int me = c->rank;
     const size_t e = ghz_dtype_size(k->dtype);
@@ -67,19 +71,10 @@ static ghz_status_t allgather_layout(const ghz_comm_t* c, mv_t* k)
     return GHZ_SUCCESS;
 }
 
-static int allgather_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+static int allgather_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
 {
     return k->v ? MPI_Allgatherv(a->in, (int)k->send.count, a->dt, k->out, a->rc, a->rd, a->dt, c->mpi)
                 : MPI_Allgather(a->in, a->n, a->dt, k->out, a->n, a->dt, c->mpi);
-}
-
-static ghz_algo_t allgather_choose(const ghz_comm_t* c, const mv_t* k, coll_mode_t m, size_t extent)
-{
-    (void)c;
-    (void)k;
-    (void)m;
-    (void)extent;
-    return GHZ_ALGO_RING;
 }
 
 /* The ring allgather's needs: its two relay buffers and this rank's own frames. */
@@ -89,16 +84,9 @@ static size_t allgather_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, 
     return coll_allgather_need(c, m, t, window, piece) + fin;
 }
 
-static coll_need_fn allgather_needs(ghz_algo_t algo, int staged)
-{
-    (void)algo;
-    (void)staged;
-    return allgather_need;
-}
-
 /* One round of the ring allgather: the segments are this round's part of every block;
  * this rank's part is encoded once into r->fin (unless exact values move straight). */
-static void allgather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool,
+static void allgather_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool,
                             const coll_move_t* m, ghz_algo_t algo, size_t window)
 {
     const int N = c->size, me = c->rank;
@@ -130,7 +118,7 @@ static void allgather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_
 
 /* broadcast: the root's block to every rank */
 
-static ghz_status_t bcast_layout(const ghz_comm_t* c, mv_t* k)
+static ghz_status_t bcast_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int is_root = c->rank == k->root;
     const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
@@ -142,42 +130,27 @@ static ghz_status_t bcast_layout(const ghz_comm_t* c, mv_t* k)
     return GHZ_SUCCESS;
 }
 
-static int bcast_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+static int bcast_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
 {
     return MPI_Bcast(k->out, a->n, a->dt, k->root, c->mpi);
 }
 
-static ghz_algo_t bcast_choose(const ghz_comm_t* c, const mv_t* k, coll_mode_t m, size_t extent)
-{
-    (void)c;
-    (void)k;
-    (void)m;
-    (void)extent;
-    return GHZ_ALGO_BINOMIAL;
-}
-
-static coll_need_fn bcast_needs(ghz_algo_t algo, int staged)
-{
-    (void)algo;
-    (void)staged;
-    return coll_bcast_need;
-}
-
-/* Whether a broadcast of k pieces a round goes down the chain: the binomial root sends
- * every piece lg N times (about k lg N + lg N - 1 piece times to the last rank), the
- * chain once (k + N - 2). */
-static int chain_pays(int N, size_t k)
-{
-    int lg = 0;
-    while ((1 << lg) < N) lg++;
-    return N >= 3 && k * (size_t)lg + (size_t)lg > k + (size_t)N - 1;
-}
-
-/* A broadcast's shape, from its first round (agreed sizes: every rank alike): the chain
- * is reported as GHZ_ALGO_RING. */
+/* A broadcast's shape, from its first round (agreed sizes: every rank alike): AUTO's
+ * table of two rows for k pieces a round, in piece times to the last rank: the binomial
+ * root sends every piece lg N times (k lg N + lg N), the chain once (k + N - 1, from
+ * three ranks). The chain is reported as GHZ_ALGO_RING. */
 static ghz_algo_t bcast_settle(const ghz_comm_t* c, ghz_algo_t algo, size_t extent, size_t window, size_t piece)
 {
-    return chain_pays(c->size, coll_pieces(extent < window ? extent : window, piece)) ? GHZ_ALGO_RING : algo;
+    const size_t k = coll_pieces(extent < window ? extent : window, piece), N = (size_t)c->size;
+    size_t lg = 0;
+    coll_cost_row_t rows[2];
+    while (((size_t)1 << lg) < N) lg++;
+    rows[0].mode = rows[1].mode = COLL_EXACT;
+    rows[0].algo = algo;
+    rows[0].cost = (double)(k * lg + lg);
+    rows[1].algo = GHZ_ALGO_RING;
+    rows[1].cost = N >= 3 ? (double)(k + N - 1) : INFINITY;
+    return rows[coll_argmin(rows, 2)].algo;
 }
 
 /* Children of this rank in the broadcast: the chain's one, or the binomial tree's
@@ -192,7 +165,7 @@ static int bcast_children(const ghz_comm_t* c, int root, int chain)
     return kids;
 }
 
-static void bcast_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+static void bcast_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
                         ghz_algo_t algo, size_t window)
 {
     const int chain = algo == GHZ_ALGO_RING;
@@ -207,7 +180,7 @@ static void bcast_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool
 
 /* scatter(v): the root's block p to rank p */
 
-static ghz_status_t scatter_layout(const ghz_comm_t* c, mv_t* k)
+static ghz_status_t scatter_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int me = c->rank, is_root = me == k->root;
     const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
@@ -225,14 +198,14 @@ static ghz_status_t scatter_layout(const ghz_comm_t* c, mv_t* k)
     return GHZ_SUCCESS;
 }
 
-static int scatter_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+static int scatter_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
 {
     void* out = k->in_place ? MPI_IN_PLACE : (void*)k->out;
     return k->v ? MPI_Scatterv(k->in, a->sc, a->sd, a->dt, out, (int)k->recv.count, a->dt, k->root, c->mpi)
                 : MPI_Scatter(k->in, a->n, a->dt, out, a->n, a->dt, k->root, c->mpi);
 }
 
-static void scatter_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+static void scatter_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
                           ghz_algo_t algo, size_t window)
 {
     (void)window;
@@ -246,7 +219,7 @@ static void scatter_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_po
 
 /* gather(v): every rank's block to the root's block p */
 
-static ghz_status_t gather_layout(const ghz_comm_t* c, mv_t* k)
+static ghz_status_t gather_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int me = c->rank, is_root = me == k->root;
     const size_t e = ghz_dtype_size(k->dtype);
@@ -264,13 +237,13 @@ static ghz_status_t gather_layout(const ghz_comm_t* c, mv_t* k)
     return GHZ_SUCCESS;
 }
 
-static int gather_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+static int gather_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
 {
     return k->v ? MPI_Gatherv(a->in, (int)k->send.count, a->dt, k->out, a->rc, a->rd, a->dt, k->root, c->mpi)
                 : MPI_Gather(a->in, a->n, a->dt, k->out, a->n, a->dt, k->root, c->mpi);
 }
 
-static void gather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+static void gather_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
                          ghz_algo_t algo, size_t window)
 {
     (void)window;
@@ -285,7 +258,7 @@ static void gather_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_poo
 /* alltoall(v): rank q's block p to rank p's block q */
 
 /* Whether alltoallv's two sides lie alike: the same counts and displacements. */
-static int same_layout(const ghz_comm_t* c, const mv_t* k)
+static int same_layout(const ghz_comm_t* c, const coll_desc_t* k)
 {
     int p;
     if (!k->scnt || !k->sdis || !k->rcnt || !k->rdis) return 0;
@@ -294,7 +267,7 @@ static int same_layout(const ghz_comm_t* c, const mv_t* k)
     return 1;
 }
 
-static ghz_status_t alltoall_layout(const ghz_comm_t* c, mv_t* k)
+static ghz_status_t alltoall_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
     k->sends = k->recvs = 1;
@@ -311,19 +284,10 @@ static ghz_status_t alltoall_layout(const ghz_comm_t* c, mv_t* k)
     return GHZ_SUCCESS;
 }
 
-static int alltoall_mpi(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a)
+static int alltoall_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
 {
     return k->v ? MPI_Alltoallv(a->in, a->sc, a->sd, a->dt, k->out, a->rc, a->rd, a->dt, c->mpi)
                 : MPI_Alltoall(a->in, a->n, a->dt, k->out, a->n, a->dt, c->mpi);
-}
-
-static ghz_algo_t alltoall_choose(const ghz_comm_t* c, const mv_t* k, coll_mode_t m, size_t extent)
-{
-    (void)c;
-    (void)k;
-    (void)m;
-    (void)extent;
-    return GHZ_ALGO_PAIRWISE;
 }
 
 /* in place, exact values go through the wire buffers anyway (algo_alltoall.c) */
@@ -333,7 +297,7 @@ static coll_need_fn alltoall_needs(ghz_algo_t algo, int staged)
     return staged ? coll_alltoall_need_staged : coll_alltoall_need;
 }
 
-static void alltoall_round(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+static void alltoall_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
                            ghz_algo_t algo, size_t window)
 {
     (void)algo;
@@ -350,8 +314,8 @@ static const coll_mv_kind_ops_t allgather = {
     .recv_blocks = 1,
     .layout = allgather_layout,
     .mpi = allgather_mpi,
-    .choose = allgather_choose,
-    .need = allgather_needs,
+    .algo = GHZ_ALGO_RING,
+    .need_fixed = allgather_need,
     .round = allgather_round,
 #ifdef GHZ_WITH_NCCL
     .nccl_native = coll_nccl_mv_allgather,
@@ -367,8 +331,8 @@ static const coll_mv_kind_ops_t bcast = {
     .layout = bcast_layout,
     .mpi = bcast_mpi,
     .mpi_from_out = 1,
-    .choose = bcast_choose,
-    .need = bcast_needs,
+    .algo = GHZ_ALGO_BINOMIAL,
+    .need_fixed = coll_bcast_need,
     .settle = bcast_settle,
     .round = bcast_round,
 #ifdef GHZ_WITH_NCCL
@@ -424,7 +388,7 @@ static const coll_mv_kind_ops_t alltoall = {
     .in_place_shared = 1,
     .layout = alltoall_layout,
     .mpi = alltoall_mpi,
-    .choose = alltoall_choose,
+    .algo = GHZ_ALGO_PAIRWISE,
     .need = alltoall_needs,
     .round = alltoall_round,
 #ifdef GHZ_WITH_NCCL
@@ -432,7 +396,7 @@ static const coll_mv_kind_ops_t alltoall = {
 #endif
 };
 
-const coll_mv_kind_ops_t* coll_mv_kind_ops(mv_kind_t kind)
+const coll_mv_kind_ops_t* coll_mv_kind_ops(coll_kind_t kind)
 {
     switch (kind) {
     case MV_ALLGATHER: return &allgather;
@@ -440,6 +404,7 @@ const coll_mv_kind_ops_t* coll_mv_kind_ops(mv_kind_t kind)
     case MV_SCATTER: return &scatter;
     case MV_GATHER: return &gather;
     case MV_ALLTOALL: return &alltoall;
+    default: break;
     }
     return NULL;
 }

@@ -1,15 +1,20 @@
 /* ghz/coll/reduce_choose.c: which algorithm runs a reduction: the configured one or
- * AUTO's choice, and whether the algorithm can run the call. */
+ * AUTO's (a cost table and its argmin), and whether the algorithm can run the call. */
+
+/* Exact allreduce: recursive doubling below this many bytes per rank, ring above. */
+#define AUTO_RECDBL_MAX_BYTES ((size_t)32 << 10)
+#include <math.h>
 #include <stddef.h>
 
 #include "ghz/coll/detail/nccl.h"
+#include "ghz/coll/detail/plan.h"
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
 /* Whether GHZ_ALGO_IPC_DIRECT can run the call: a transport that maps the peers'
  * pools (CUDA IPC), and exact or the homomorphic sum (ghz/homo's n-ary sum takes at most
  * COLL_SUM_N_MAX inputs); NULL or the reason. */
-const char* coll_direct_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
+const char* coll_direct_refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
 {
 #ifdef GHZ_WITH_CUDA
     if (!c->tp.fence || !c->tp.peer_pool) return "needs the CUDA IPC transport";
@@ -34,7 +39,7 @@ static int two_level(ghz_algo_t a)
 /* Why the two-level allreduce cannot run the call over NCCL (NULL: it can): its stages
  * inside a node are NCCL's own exact calls, so (dtype, op) must be NCCL's (sum and avg
  * of lossy floats; float min and max follow ghz's NaN rule, not NCCL's). */
-static const char* nccl_two_level_refusal(const call_t* k)
+static const char* nccl_two_level_refusal(const coll_desc_t* k)
 {
 #ifdef GHZ_WITH_NCCL
     return coll_nccl_exact_refusal(k->dtype, k->op);
@@ -44,26 +49,68 @@ static const char* nccl_two_level_refusal(const call_t* k)
 #endif
 }
 
-/* The configured algorithm, else the kind's AUTO choice. Over NCCL: nccl, but for a
- * lossy allreduce over several nodes (ranks_per_node), which compresses across nodes
- * only (AUTO, or the two-level algorithms named); an exact call stays NCCL's own single
- * call whatever the configuration names (NCCL runs its own hierarchy). */
-ghz_algo_t coll_choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
+int coll_argmin(const coll_cost_row_t* rows, int n)
 {
-    const ghz_algo_t a = coll_configured_algo(c, k);
-    if (c->nccl && k->ops->configured) {
-        if (a == GHZ_ALGO_AUTO)
-            return m != COLL_EXACT && c->levels && (k->ops->algos & COLL_ALGO_BIT(GHZ_ALGO_TWO_LEVEL)) &&
-                           !nccl_two_level_refusal(k)
-                       ? coll_two_level_auto(c)
-                       : GHZ_ALGO_NCCL;
-        return m == COLL_EXACT && two_level(a) && c->levels ? GHZ_ALGO_NCCL : a;
-    }
-    if (a != GHZ_ALGO_AUTO || !k->ops->choose) return a; /* (the two-level stages name their algorithm) */
-    return k->ops->choose(c, k, m);
+    int i, best = -1;
+    for (i = 0; i < n; i++)
+        if (isfinite(rows[i].cost) && (best < 0 || rows[i].cost < rows[best].cost)) best = i;
+    return best;
 }
 
-ghz_status_t coll_check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t a, coll_mode_t m)
+ghz_algo_t coll_two_level_auto(const ghz_comm_t* c)
+{
+    return c->uniform_nodes ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL;
+}
+
+/* AUTO's algorithm for a reduction in mode m: a table of the candidates and its argmin.
+ * Each row costs in ranks of the measured order (COLL.md, Choices), the size-dependent
+ * ones carrying their measured crossover, and a row the call cannot take costs INFINITY
+ * (the kind does not implement it: coll_kind_ops_t.algos). Over CUDA IPC on one node
+ * the peers' memory is read directly, every size (every message of the other algorithms
+ * waits for the GPU); an exact call small enough is MPI's own where its rules are
+ * ghz's, else recursive doubling up to AUTO_RECDBL_MAX_BYTES and the ring beyond; a lossy
+ * call over several nodes compresses only across them (K over the node count, exact on
+ * the fast links inside a node; every local rank busy where nodes match), elsewhere
+ * pairwise recompresses once (K = N + 1 against the ring's 2N - 1 for HOMO). Over NCCL,
+ * NCCL runs every call but a lossy allreduce over several nodes, which takes the two
+ * levels where NCCL's stages can run it. */
+static ghz_algo_t auto_algo(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
+{
+    const size_t bytes = k->total * ghz_dtype_size(k->dtype);
+    const int exact = m == COLL_EXACT, nccl = c->nccl != NULL;
+    const int two = !exact && c->levels && (k->ops->algos & COLL_ALGO_BIT(GHZ_ALGO_TWO_LEVEL)) &&
+                    (!nccl || !nccl_two_level_refusal(k));
+    coll_cost_row_t rows[] = {
+        {m, GHZ_ALGO_NCCL, nccl ? 1.0 : INFINITY},
+        {m, GHZ_ALGO_IPC_DIRECT, nccl || coll_direct_refusal(c, k, m) || two ? INFINITY : 0.0},
+        {m, GHZ_ALGO_MPI, !nccl && exact && bytes <= c->mpi_max && !coll_mpi_refusal(c, k, m, NULL, NULL) ? 1.0
+                                                                                                       : INFINITY},
+        {m, GHZ_ALGO_RECURSIVE_DOUBLING, nccl || !exact ? INFINITY : bytes <= AUTO_RECDBL_MAX_BYTES ? 2.0 : 4.0},
+        {m, coll_two_level_auto(c), two ? 0.0 : INFINITY},
+        {m, GHZ_ALGO_PAIRWISE, nccl || exact || c->size > COLL_SUM_N_MAX ? INFINITY : 2.5},
+        {m, GHZ_ALGO_RING, nccl ? INFINITY : 3.0},
+        {m, GHZ_ALGO_BINOMIAL, nccl ? INFINITY : 3.0},
+    };
+    const int n = (int)(sizeof rows / sizeof rows[0]);
+    int i;
+    for (i = 0; i < n; i++)
+        if (rows[i].algo != GHZ_ALGO_NCCL && !(k->ops->algos & COLL_ALGO_BIT(rows[i].algo))) rows[i].cost = INFINITY;
+    i = coll_argmin(rows, n);
+    return i < 0 ? GHZ_ALGO_AUTO : rows[i].algo;
+}
+
+/* The configured algorithm, else AUTO's (the two-level stages name theirs: AUTO here).
+ * Over NCCL an exact call stays NCCL's own single call whatever the configuration names
+ * (NCCL runs its own hierarchy). */
+ghz_algo_t coll_choose_algo(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
+{
+    const ghz_algo_t a = coll_configured_algo(c, k);
+    if (!k->ops->configured) return GHZ_ALGO_AUTO;
+    if (a == GHZ_ALGO_AUTO) return auto_algo(c, k, m);
+    return c->nccl && m == COLL_EXACT && two_level(a) && c->levels ? GHZ_ALGO_NCCL : a;
+}
+
+ghz_status_t coll_check_algo(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo_t a, coll_mode_t m)
 {
     int ok;
     if (c->nccl ? a != GHZ_ALGO_NCCL && !two_level(a) : a == GHZ_ALGO_NCCL)
@@ -104,7 +151,7 @@ ghz_status_t coll_check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t a,
 }
 
 /* The algorithm the configuration names for the call's collective (AUTO: none forced). */
-ghz_algo_t coll_configured_algo(const ghz_comm_t* c, const call_t* k)
+ghz_algo_t coll_configured_algo(const ghz_comm_t* c, const coll_desc_t* k)
 {
     return k->ops->configured ? k->ops->configured(c) : GHZ_ALGO_AUTO;
 }

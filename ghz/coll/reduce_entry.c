@@ -1,11 +1,13 @@
-/* ghz/coll/reduce_entry.c: ghz_allreduce, ghz_reduce and ghz_reduce_scatter: the call's
- * arguments, where their sides are for the contract's check (contract.c), and what
- * every call does first. The call itself runs in collectives.c. */
+/* ghz/coll/reduce_entry.c: a call's descriptor made and checked on this rank: a
+ * reduction's arguments (ghz_allreduce, ghz_reduce, ghz_reduce_scatter) and where their
+ * sides are for the contract's check (contract.c; a data movement's: move_args.c), and
+ * what every call does first. The call itself runs in runner.c. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/coll/detail/reduce_ops.h"
 #include "ghz/detail/error.h"
@@ -13,38 +15,30 @@
 /* This rank's own checks (the contract's, contract.c, and the op's), and where input
  * and output are. The in-place forms: MPI_IN_PLACE, sendbuf == recvbuf (NCCL's), and
  * for reduce_scatter recvbuf at this rank's block of sendbuf (NCCL's). */
-static ghz_status_t check_local(const ghz_comm_t* c, call_t* k)
+static ghz_status_t check_local(const ghz_comm_t* c, coll_desc_t* k)
 {
     const size_t elem = ghz_dtype_size(k->dtype);
     const int needs_out = coll_has_out(c, k);
     const int in_place_mpi = k->sendbuf == MPI_IN_PLACE || (k->sendbuf == k->recvbuf && !k->ops->per_rank);
-    coll_args_t a;
     ghz_status_t st;
-    memset(&a, 0, sizeof a);
-    a.name = k->kind == KIND_ALLREDUCE ? "allreduce" : k->kind == KIND_REDUCE ? "reduce" : "reduce_scatter";
-    a.in_place_forms = k->ops->per_rank ? "MPI_IN_PLACE, sendbuf == recvbuf, or recvbuf == sendbuf + rank * recvcount"
-                                        : "MPI_IN_PLACE, or sendbuf == recvbuf";
-    a.dtype = k->dtype;
-    a.acc = k->acc;
-    a.rooted = k->ops->rooted;
-    a.root = k->root;
     if (elem && (st = ghz_coll_op_check(k->dtype, k->op)) != GHZ_SUCCESS) return st;
     if (k->sendbuf == MPI_IN_PLACE && !needs_out && k->count)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a reduce");
     k->out = (unsigned char*)k->recvbuf;
     k->in = in_place_mpi && needs_out ? (const unsigned char*)k->recvbuf : (const unsigned char*)k->sendbuf;
     /* (reduce_scatter's input: a block of count per rank) */
-    a.send.buf = k->in;
-    a.send.has = 1;
-    a.send.lay.count = k->count;
-    a.send.lay.single = !k->ops->per_rank;
-    a.recv.buf = needs_out ? k->out : NULL;
-    a.recv.has = needs_out;
-    a.recv.lay.count = k->count;
-    a.recv.lay.single = 1;
-    a.in_place = (in_place_mpi && needs_out) ||
-                 (k->ops->per_rank && (uintptr_t)k->out == (uintptr_t)k->in + (uintptr_t)c->rank * k->count * elem);
-    st = coll_check_args(c, &a, &k->a, NULL, NULL);
+    k->sends = 1;
+    k->send.count = k->count;
+    k->send.single = !k->ops->per_rank;
+    k->recvs = needs_out;
+    k->recv.count = k->count;
+    k->recv.single = 1;
+    k->in_place = (in_place_mpi && needs_out) ||
+                  (k->ops->per_rank && (uintptr_t)k->out == (uintptr_t)k->in + (uintptr_t)c->rank * k->count * elem);
+    st = coll_check_args(c, k,
+                         k->kind == KIND_ALLREDUCE ? "allreduce" : k->kind == KIND_REDUCE ? "reduce" : "reduce_scatter",
+                         k->ops->per_rank ? "MPI_IN_PLACE, or recvbuf == sendbuf + rank * recvcount"
+                                          : "MPI_IN_PLACE, or sendbuf == recvbuf");
     if (st != GHZ_SUCCESS) return st;
     k->total = k->ops->per_rank ? k->count * (size_t)c->size : k->count;
     if (k->acc && k->op != GHZ_OP_SUM && k->op != GHZ_OP_AVG && k->op != GHZ_OP_MIN && k->op != GHZ_OP_MAX)
@@ -52,25 +46,31 @@ static ghz_status_t check_local(const ghz_comm_t* c, call_t* k)
     return GHZ_SUCCESS;
 }
 
-/* What every call does first: number it, check this rank's arguments, and refuse to
- * move data on a broken communicator (a checked call still meets the peers in the
- * agreement, so that they return GHZ_ERR_PEER instead of waiting). */
-ghz_status_t coll_call_start(ghz_comm_t* c, call_t* k)
+/* What every call does first: number it, check this rank's arguments (a data
+ * movement's: move_args.c), and refuse to move data on a broken communicator (a checked
+ * call still meets the peers in the agreement, so that they return GHZ_ERR_PEER instead
+ * of waiting). */
+ghz_status_t coll_call_start(ghz_comm_t* c, coll_desc_t* k)
 {
     ghz_status_t st;
     coll_call_begin(c);
-    st = check_local(c, k);
+    st = coll_desc_check(c, k);
     return st == GHZ_SUCCESS ? coll_refuse_broken(c) : st;
 }
 
-/* The arguments of a call, as the entry points receive them. */
-call_t coll_make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
-                        ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_stream_t stream)
+ghz_status_t coll_desc_check(const ghz_comm_t* c, coll_desc_t* k)
 {
-    call_t k;
+    return k->mv ? coll_mv_check_local(c, k) : check_local(c, k);
+}
+
+coll_desc_t coll_make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
+                           ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_stream_t stream)
+{
+    coll_desc_t k;
     memset(&k, 0, sizeof k);
     k.kind = kind;
     k.ops = coll_kind_ops(kind);
+    k.mv = coll_mv_kind_ops(kind);
     k.sendbuf = sendbuf;
     k.recvbuf = recvbuf;
     k.count = count;
@@ -82,29 +82,7 @@ call_t coll_make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size
     return k;
 }
 
-ghz_status_t ghz_allreduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
-                           ghz_op_t op, const ghz_accuracy_t* acc, ghz_comm_t* comm,
-                           ghz_stream_t stream)
+int coll_rooted(const coll_desc_t* k)
 {
-    call_t k = coll_make_call(KIND_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 0, acc, stream);
-    return coll_reduce_run(comm, &k);
+    return k->ops ? k->ops->rooted : k->mv->rooted;
 }
-
-ghz_status_t ghz_reduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
-                        ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_comm_t* comm,
-                        ghz_stream_t stream)
-{
-    call_t k = coll_make_call(KIND_REDUCE, sendbuf, recvbuf, count, dtype, op, root, acc, stream);
-    return coll_reduce_run(comm, &k);
-}
-
-/* NCCL's in place (recvbuf inside sendbuf at this rank's block) needs nothing: the
- * algorithms write the result only after their last send of the input. */
-ghz_status_t ghz_reduce_scatter(const void* sendbuf, void* recvbuf, size_t recvcount,
-                                ghz_dtype_t dtype, ghz_op_t op, const ghz_accuracy_t* acc,
-                                ghz_comm_t* comm, ghz_stream_t stream)
-{
-    call_t k = coll_make_call(KIND_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, dtype, op, 0, acc, stream);
-    return coll_reduce_run(comm, &k);
-}
-

@@ -1,18 +1,15 @@
 /* ghz/coll/reduce_kinds.c: the entries of ghz_allreduce, ghz_reduce and
- * ghz_reduce_scatter (detail/reduce_call.h, coll_kind_ops_t): AUTO's choice of each,
- * and how a round of each runs. */
+ * ghz_reduce_scatter (detail/reduce_call.h, coll_kind_ops_t): the algorithms that run
+ * each, and how a round of each runs (AUTO's choice among them: reduce_choose.c). */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/reduce_call.h"
 
-/* Exact allreduce: recursive doubling below this many bytes per rank, ring above. */
-#define AUTO_RECDBL_MAX_BYTES ((size_t)32 << 10)
-
 #ifdef GHZ_WITH_NCCL
 /* A round of the NCCL dataflow over segments of the vector (allreduce, reduce). */
-static size_t nccl_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, size_t off,
+static size_t nccl_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, size_t off,
                          size_t window)
 {
     const size_t N = (size_t)c->size;
@@ -29,21 +26,6 @@ static ghz_algo_t allreduce_configured(const ghz_comm_t* c)
     return c->cfg.allreduce_algo;
 }
 
-static ghz_algo_t allreduce_choose(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
-{
-    const size_t bytes = k->total * ghz_dtype_size(k->dtype);
-    /* one node over CUDA IPC: the peers' memory is read directly, every size (the
-     * messages of the other algorithms each wait for the GPU) */
-    if (!coll_direct_refusal(c, k, m) && !(c->levels && m != COLL_EXACT)) return GHZ_ALGO_IPC_DIRECT;
-    if (m == COLL_EXACT && bytes <= c->mpi_max && !coll_mpi_refusal(c, k, m, NULL, NULL)) return GHZ_ALGO_MPI;
-    if (m == COLL_EXACT) return bytes <= AUTO_RECDBL_MAX_BYTES ? GHZ_ALGO_RECURSIVE_DOUBLING : GHZ_ALGO_RING;
-    /* lossy over several nodes: compress only across nodes (K over the node count,
-     * exact on the fast links inside a node), every local rank busy if nodes match */
-    if (c->levels) return coll_two_level_auto(c);
-    /* lossy: pairwise recompresses once (K = N+1 against the ring's 2N-1 for HOMO) */
-    return c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
-}
-
 /* ring and pairwise: a reduce-scatter, then the allgather of its result */
 static void allreduce_needs(ghz_algo_t algo, coll_need_fn* need, coll_need_fn* need2)
 {
@@ -51,7 +33,7 @@ static void allreduce_needs(ghz_algo_t algo, coll_need_fn* need, coll_need_fn* n
     if (algo == GHZ_ALGO_RING || algo == GHZ_ALGO_PAIRWISE) *need2 = coll_allgather_need;
 }
 
-static size_t allreduce_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
+static size_t allreduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
                               size_t off, size_t window)
 {
     const size_t N = (size_t)c->size, e = r->elem;
@@ -100,15 +82,7 @@ static ghz_algo_t reduce_configured(const ghz_comm_t* c)
     return c->cfg.reduce_algo;
 }
 
-static ghz_algo_t reduce_choose(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
-{
-    (void)c;
-    (void)k;
-    (void)m;
-    return GHZ_ALGO_BINOMIAL;
-}
-
-static size_t reduce_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
+static size_t reduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
                            size_t off, size_t window)
 {
     const size_t e = r->elem;
@@ -132,14 +106,8 @@ static ghz_algo_t reduce_scatter_configured(const ghz_comm_t* c)
     return c->cfg.reduce_scatter_algo;
 }
 
-static ghz_algo_t reduce_scatter_choose(const ghz_comm_t* c, const call_t* k, coll_mode_t m)
-{
-    if (!coll_direct_refusal(c, k, m)) return GHZ_ALGO_IPC_DIRECT;
-    return m != COLL_EXACT && c->size <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
-}
-
 /* The segments are the ranks' blocks, window elements of each a round. */
-static size_t reduce_scatter_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool,
+static size_t reduce_scatter_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool,
                                    ghz_algo_t algo, size_t off, size_t window)
 {
     const size_t N = (size_t)c->size, e = r->elem;
@@ -168,7 +136,6 @@ static size_t reduce_scatter_round(ghz_comm_t* c, const call_t* k, coll_round_t*
 static const coll_kind_ops_t allreduce = {
     .kind = KIND_ALLREDUCE,
     .configured = allreduce_configured,
-    .choose = allreduce_choose,
     .algos = COLL_ALGO_BIT(GHZ_ALGO_RING) | COLL_ALGO_BIT(GHZ_ALGO_RECURSIVE_DOUBLING) |
              COLL_ALGO_BIT(GHZ_ALGO_PAIRWISE) | COLL_ALGO_BIT(GHZ_ALGO_TWO_LEVEL) |
              COLL_ALGO_BIT(GHZ_ALGO_TWO_LEVEL_MULTI) | COLL_ALGO_BIT(GHZ_ALGO_IPC_DIRECT) |
@@ -185,7 +152,6 @@ static const coll_kind_ops_t reduce = {
     .kind = KIND_REDUCE,
     .rooted = 1,
     .configured = reduce_configured,
-    .choose = reduce_choose,
     .algos = COLL_ALGO_BIT(GHZ_ALGO_BINOMIAL),
     .round = reduce_round,
     .nccl_kind = COLL_NCCL_REDUCE,
@@ -195,7 +161,6 @@ static const coll_kind_ops_t reduce_scatter = {
     .kind = KIND_REDUCE_SCATTER,
     .per_rank = 1,
     .configured = reduce_scatter_configured,
-    .choose = reduce_scatter_choose,
     .algos = COLL_ALGO_BIT(GHZ_ALGO_RING) | COLL_ALGO_BIT(GHZ_ALGO_PAIRWISE) | COLL_ALGO_BIT(GHZ_ALGO_IPC_DIRECT),
     .round = reduce_scatter_round,
     .capturable = 1,
@@ -208,14 +173,12 @@ const coll_kind_ops_t* coll_kind_ops(coll_kind_t kind)
     case KIND_ALLREDUCE: return &allreduce;
     case KIND_REDUCE: return &reduce;
     case KIND_REDUCE_SCATTER: return &reduce_scatter;
-    case KIND_RS_SPLIT: return &coll_rs_split_kind;
-    case KIND_AG_SPLIT: return &coll_ag_split_kind;
-    case KIND_BCAST: return &coll_bcast_kind;
+    default: break;
     }
     return NULL;
 }
 
-int coll_has_out(const ghz_comm_t* c, const call_t* k)
+int coll_has_out(const ghz_comm_t* c, const coll_desc_t* k)
 {
     return !k->ops->rooted || c->rank == k->root;
 }

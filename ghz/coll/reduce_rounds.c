@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ghz/codec/codec.h"
+#include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
@@ -24,18 +25,6 @@ size_t coll_fit_window(const ghz_comm_t* c, need_fn need, need_fn need2, coll_mo
     return lo;
 }
 
-/* Splits n elements into the communicator's segments, balanced. */
-void coll_split(ghz_comm_t* c, size_t base, size_t n)
-{
-    const size_t N = (size_t)c->size, q = n / N, rem = n % N;
-    size_t s, at = base;
-    for (s = 0; s < N; s++) {
-        c->seg_off[s] = at;
-        c->seg_cnt[s] = q + (s < rem);
-        at += c->seg_cnt[s];
-    }
-}
-
 coll_need_fn coll_algo_need(ghz_algo_t algo)
 {
     switch (algo) {
@@ -52,23 +41,42 @@ coll_need_fn coll_algo_need(ghz_algo_t algo)
     }
 }
 
-/* The kind's rounds (coll_kind_ops_t.round), each in the window that fits the pool. */
-ghz_status_t coll_run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* proto, ghz_algo_t algo,
-                             uint64_t* rounds)
+/* The pool a round of algo needs: the reduction kind's (coll_algo_need, and what the kind
+ * adds), or the data movement kind's. */
+static void round_needs(const coll_desc_t* k, ghz_algo_t algo, int staged, need_fn* need, need_fn* need2)
+{
+    *need2 = NULL;
+    if (k->mv) {
+        *need = k->mv->need ? k->mv->need(algo, staged) : k->mv->need_fixed;
+        return;
+    }
+    *need = coll_algo_need(algo);
+    if (k->ops->needs) k->ops->needs(algo, need, need2);
+}
+
+size_t coll_round_window(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo_t algo, coll_mode_t m, int staged,
+                         size_t piece)
+{
+    need_fn need, need2;
+    round_needs(k, algo, staged, &need, &need2);
+    return coll_fit_window(c, need, need2, m, k->dtype, piece);
+}
+
+/* The kind's rounds (coll_kind_ops_t.round, coll_mv_kind_ops_t.round), each in the
+ * window that fits the pool, until `extent` elements of every segment are done. */
+ghz_status_t coll_run_rounds(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* proto, ghz_algo_t algo,
+                             size_t extent, uint64_t* rounds)
 {
     const size_t N = (size_t)c->size;
-    const size_t extent = k->ops->extent ? k->ops->extent(c, k) : k->count;
-    need_fn need = coll_algo_need(algo), need2 = NULL;
-    size_t window, off = 0;
-    if (k->ops->needs) k->ops->needs(algo, &need, &need2);
-    window = coll_fit_window(c, need, need2, proto->mode, k->dtype, proto->piece);
+    const size_t window = coll_round_window(c, k, algo, proto->mode, proto->staged, proto->piece);
+    size_t off = 0;
+    *rounds = 0;
     if (window == 0)
         return ghz_fail(GHZ_ERR_NOMEM,
-                        "pool_bytes %zu cannot hold one round of %s on %d ranks: configure a "
-                        "larger pool",
+                        "pool_bytes %zu cannot hold one round of %s on %d ranks: configure a larger pool",
                         c->pool_bytes, ghz_algo_name(algo), c->size);
-    *rounds = 0;
-    do {
+    /* (a data movement whose every block is empty has no round) */
+    while (off < extent || (*rounds == 0 && k->ops)) {
         coll_round_t r = *proto;
         coll_pool_t pool = {c->pool, 0, c->pool_bytes, c->pool_raw, 0, c->pool_raw ? c->pool_bytes : 0};
         size_t w;
@@ -76,7 +84,16 @@ ghz_status_t coll_run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* proto
         r.logical_bytes = 0;
         r.t_comp = r.t_comb = r.t_dec = r.t_stage = r.t_xfer = 0.0;
         r.fin_sizes = c->wire_size + N * COLL_MAX_PIECES; /* rows < N: pieces per rank */
-        w = k->ops->round(c, k, &r, &pool, algo, off, window);
+        if (k->mv) {
+            coll_move_t m;
+            m.send = k->send;
+            m.recv = k->recv;
+            m.off = off;
+            m.w = w = extent - off < window ? extent - off : window;
+            k->mv->round(c, k, &r, &pool, &m, algo, window);
+        } else {
+            w = k->ops->round(c, k, &r, &pool, algo, off, window);
+        }
         proto->wire_bytes += r.wire_bytes;
         proto->logical_bytes += r.logical_bytes;
         proto->t_comp += r.t_comp;
@@ -91,7 +108,7 @@ ghz_status_t coll_run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* proto
             return r.st; /* detail set where it failed */
         }
         off += w;
-    } while (off < extent);
+    }
     return GHZ_SUCCESS;
 }
 
@@ -102,15 +119,18 @@ size_t coll_piece_elems(const ghz_comm_t* c, coll_mode_t m, size_t elem)
     return piece ? piece : 1;
 }
 
-/* The round prototype of a call: what every round of it shares. */
-void coll_proto_init(ghz_comm_t* c, const call_t* k, coll_mode_t mode, double eb, coll_round_t* proto)
+/* The round prototype of a call: what every round of it shares. A data movement
+ * combines nothing, and a piece whose frame is not smaller travels raw; in place, an exact
+ * alltoall (its blocks share their places with the peers') stages its blocks through the
+ * wire buffers (algo_alltoall.c). */
+void coll_proto_init(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode, double eb, coll_round_t* proto)
 {
     const size_t elem = ghz_dtype_size(k->dtype);
     memset(proto, 0, sizeof *proto);
     proto->comm = c;
     proto->mode = mode;
     proto->dtype = k->dtype;
-    proto->op = k->op == GHZ_OP_AVG ? GHZ_OP_SUM : k->op;
+    proto->op = k->mv || k->op == GHZ_OP_AVG ? GHZ_OP_SUM : k->op;
     proto->elem = elem;
     proto->eb = eb;
     proto->piece = coll_piece_elems(c, mode, elem);
@@ -118,7 +138,8 @@ void coll_proto_init(ghz_comm_t* c, const call_t* k, coll_mode_t mode, double eb
     proto->out = k->out;
     proto->seg_off = c->seg_off;
     proto->seg_cnt = c->seg_cnt;
-    proto->final_wire = k->ops->final_wire;
-    proto->staged = c->be.staged;
+    proto->final_wire = k->ops && k->ops->final_wire;
+    proto->raw_fallback = k->mv != NULL;
+    proto->staged = c->be.staged || (k->mv && k->mv->in_place_shared && k->in_place);
     proto->root = k->root;
 }

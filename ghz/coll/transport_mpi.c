@@ -5,7 +5,7 @@
  * tag from its peer (it cannot know the poison bit in advance; MPI's non-overtaking rule
  * keeps a pair's messages in order) and checks the call's bits on completion: a message
  * left over from an earlier, failed call is never taken for this call's data (the call
- * fails, and with it the communicator: collectives.c). MPI_Isend/Irecv count in int:
+ * fails, and with it the communicator: runner.c). MPI_Isend/Irecv count in int:
  * messages larger than INT_MAX bytes cannot occur, because pieces are at most
  * ghz_comm_config_t.chunk_bytes (checked at init). */
 #include <limits.h>

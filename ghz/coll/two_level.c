@@ -1,6 +1,7 @@
 /* ghz/coll/two_level.c: the two-level allreduce: its stages on the child communicators
  * (inside nodes, across them), each the rounds of a whole call. */
 #include <stdint.h>
+#include <string.h>
 
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/reduce_call.h"
@@ -12,14 +13,14 @@
  * were). */
 
 /* The longest split: a split round covers [off, off + w) of every split. */
-static size_t split_extent(const ghz_comm_t* c, const call_t* k)
+static size_t split_extent(const ghz_comm_t* c, const coll_desc_t* k)
 {
     const size_t N = (size_t)c->size;
     return k->count / N + (k->count % N > 0);
 }
 
 /* This round's segments: split s is [base_s, base_s + len_s) of the vector. */
-static size_t split_segments(ghz_comm_t* c, const call_t* k, size_t off, size_t window)
+static size_t split_segments(ghz_comm_t* c, const coll_desc_t* k, size_t off, size_t window)
 {
     const size_t N = (size_t)c->size, q = k->count / N, rem = k->count % N, longest = q + (rem > 0);
     const size_t w = longest - off < window ? longest - off : window;
@@ -32,7 +33,7 @@ static size_t split_segments(ghz_comm_t* c, const call_t* k, size_t off, size_t 
     return w;
 }
 
-static size_t rs_split_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
+static size_t rs_split_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
                              size_t off, size_t window)
 {
     const size_t N = (size_t)c->size, e = r->elem;
@@ -52,7 +53,7 @@ static void ag_split_needs(ghz_algo_t algo, coll_need_fn* need, coll_need_fn* ne
     *need2 = coll_bcast_need;
 }
 
-static size_t ag_split_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
+static size_t ag_split_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
                              size_t off, size_t window)
 {
     const size_t N = (size_t)c->size, e = r->elem;
@@ -83,7 +84,7 @@ static void bcast_needs(ghz_algo_t algo, coll_need_fn* need, coll_need_fn* need2
     *need = coll_bcast_need;
 }
 
-static size_t bcast_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
+static size_t bcast_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
                           size_t off, size_t window)
 {
     const size_t e = r->elem;
@@ -96,14 +97,14 @@ static size_t bcast_round(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_
     return w;
 }
 
-const coll_kind_ops_t coll_rs_split_kind = {
+static const coll_kind_ops_t coll_rs_split_kind = {
     .kind = KIND_RS_SPLIT,
     .extent = split_extent,
     .round = rs_split_round,
     .nccl_kind = COLL_NCCL_RS_SPLIT,
 };
 
-const coll_kind_ops_t coll_ag_split_kind = {
+static const coll_kind_ops_t coll_ag_split_kind = {
     .kind = KIND_AG_SPLIT,
     .needs = ag_split_needs,
     .extent = split_extent,
@@ -111,7 +112,7 @@ const coll_kind_ops_t coll_ag_split_kind = {
     .nccl_kind = COLL_NCCL_AG_SPLIT,
 };
 
-const coll_kind_ops_t coll_bcast_kind = {
+static const coll_kind_ops_t coll_bcast_kind = {
     .kind = KIND_BCAST,
     .needs = bcast_needs,
     .round = bcast_round,
@@ -124,14 +125,24 @@ const coll_kind_ops_t coll_bcast_kind = {
  * times add to the parent's. Over NCCL the child works on the caller's stream, and an
  * exact stage is NCCL's own call on the caller's buffers (the kind's nccl_kind). */
 static ghz_status_t child_stage(ghz_comm_t* cc, coll_kind_t kind, const unsigned char* in, unsigned char* out,
-                                size_t count, const call_t* k, coll_mode_t mode, double eb, ghz_algo_t algo,
+                                size_t count, const coll_desc_t* k, coll_mode_t mode, double eb, ghz_algo_t algo,
                                 coll_round_t* sum)
 {
-    call_t kk = coll_make_call(kind, in, out, count, k->dtype, k->op, 0, NULL, k->stream);
+    coll_desc_t kk;
     coll_round_t p;
     uint64_t rounds = 0;
     ghz_status_t st;
     if (count == 0) return GHZ_SUCCESS;
+    memset(&kk, 0, sizeof kk);
+    kk.kind = kind;
+    kk.ops = kind == KIND_RS_SPLIT ? &coll_rs_split_kind
+             : kind == KIND_AG_SPLIT ? &coll_ag_split_kind
+             : kind == KIND_BCAST    ? &coll_bcast_kind
+                                     : coll_kind_ops(kind);
+    kk.count = count;
+    kk.dtype = k->dtype;
+    kk.op = k->op;
+    kk.stream = k->stream;
     if (cc->nccl && (st = cc->be.begin(&cc->be, k->stream)) != GHZ_SUCCESS) return st;
 #ifdef GHZ_WITH_NCCL
     if (cc->nccl && mode == COLL_EXACT && cc->size > 1) {
@@ -155,7 +166,7 @@ static ghz_status_t child_stage(ghz_comm_t* cc, coll_kind_t kind, const unsigned
     kk.total = count;
     cc->tp.seq = ++cc->calls;
     coll_proto_init(cc, &kk, mode, eb, &p);
-    st = coll_run_rounds(cc, &kk, &p, algo, &rounds);
+    st = coll_run_rounds(cc, &kk, &p, algo, kk.ops->extent ? kk.ops->extent(cc, &kk) : count, &rounds);
     sum->wire_bytes += p.wire_bytes;
     /* an exact stage sends exactly what the uncompressed form would */
     sum->logical_bytes += mode == COLL_EXACT ? p.wire_bytes : p.logical_bytes;
@@ -224,13 +235,8 @@ double coll_two_level_terms(const ghz_comm_t* c, coll_mode_t mode, ghz_op_t op)
     return coll_error_terms(coll_inter_algo(c, mode), mode, op, c->nodes, 1, c->be.has_sum_n);
 }
 
-ghz_algo_t coll_two_level_auto(const ghz_comm_t* c)
-{
-    return c->uniform_nodes ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL;
-}
-
 /* Two-level allreduce (COLL.md, Two levels): exact inside nodes, `mode` across them. */
-ghz_status_t coll_two_level(ghz_comm_t* c, const call_t* k, coll_mode_t mode, double eb, ghz_algo_t algo,
+ghz_status_t coll_two_level(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode, double eb, ghz_algo_t algo,
                             coll_round_t* sum, double* ratio)
 {
     const size_t e = ghz_dtype_size(k->dtype);
@@ -238,8 +244,7 @@ ghz_status_t coll_two_level(ghz_comm_t* c, const call_t* k, coll_mode_t mode, do
     uint64_t raw0 = 0, wire0 = 0;
     double mine = 0.0;
     ghz_status_t st;
-    /* (the children exist: the call made them before anything moved, collectives.c and
-     * reduce_nccl.c) */
+    /* (the children exist: the call made them before anything moved, runner.c) */
     if (algo == GHZ_ALGO_TWO_LEVEL) {
         /* reduce to the node's rank 0, allreduce among those, broadcast in the node */
         st = child_stage(c->intra, KIND_REDUCE, k->in, c->local_rank == 0 ? k->out : NULL, k->count, k,

@@ -35,4 +35,46 @@ static inline int mpi_check_finish(const char* what)
     return total;
 }
 
+#ifdef GHZ_TEST_CUDA
+#include <cuda_runtime_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The start of a multi-rank GPU test, after MPI_Init: 77 (CTest's skip) where no GPU is
+ * usable, or where GHZ_COLL_TRANSPORT=nccl and there are fewer GPUs than ranks (NCCL
+ * takes one rank per GPU); else 0, with this rank's device set (rank modulo the GPUs). */
+static inline int mpi_check_gpu_start(int rank, int size)
+{
+    int nd = 0;
+    const char* tr = getenv("GHZ_COLL_TRANSPORT");
+    if (cudaGetDeviceCount(&nd) != cudaSuccess || nd == 0) {
+        if (rank == 0) printf("no GPU: skipped\n");
+        return 77;
+    }
+    if (tr && !strcmp(tr, "nccl") && nd < size) {
+        if (rank == 0) printf("NCCL with %d ranks on %d GPU(s): skipped\n", size, nd);
+        return 77;
+    }
+    cudaSetDevice(rank % nd);
+    return 0;
+}
+#endif
+
+/* MPI_Init, this rank and the rank count, and on the CUDA build mpi_check_gpu_start:
+ * 77 (MPI finalized) where the test skips, else 0. */
+static inline int mpi_check_start(int* argc, char*** argv, int* rank, int* size)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    mpi_check_rank = *rank;
+#ifdef GHZ_TEST_CUDA
+    if (mpi_check_gpu_start(*rank, *size)) {
+        MPI_Finalize();
+        return 77;
+    }
+#endif
+    return 0;
+}
+
 #endif

@@ -1,6 +1,6 @@
 /* test/coll/mpi_contract.c: the contract of libghzcoll with hostile callers, on N ranks.
  *
- *   mpirun -np N test_coll_contract config|env|debug|args|broken|hostile|failure|tags|die|exit
+ *   mpirun -np N test_coll_contract config|env|debug|args|broken|levels|tags|die|exit
  *
  * config: every configuration field that shapes a call, and every environment knob that
  *         does, set differently on one rank: ghz_comm_init refuses with GHZ_ERR_MISMATCH
@@ -12,11 +12,7 @@
  * args:   the call's arguments: fill values with a REL bound, partially overlapping
  *         buffers, counts beyond PTRDIFF_MAX, and the messages of the errors.
  * broken: a failure after data moved marks the communicator broken; abort is local.
- * hostile: every call (the nine and the v forms) against overlapping buffers,
- *         alltoallv with sendbuf == recvbuf, counts past PTRDIFF_MAX bytes, and a REL
- *         bound over fill values (the hostile cases of issue 43).
- * failure: the one failure rule over every call: a call that fails once data moved
- *         breaks the communicator on every rank that took part, and destroy returns.
+ * (The same contract over every call and every transport, from tables: mpi_calls.c.)
  * tags:   the MPI transport never takes an earlier call's message for this call's.
  * levels: (3 ranks or more) the two-level children are made by the first call that runs
  *         a two-level algorithm; where one rank's child cannot be made there (a knob it
@@ -618,258 +614,6 @@ static int run_levels(void)
     return mpi_check_finish("levels");
 }
 
-/* ---- the contract over every call (issue 43) ------------------------------------------ */
-
-/* The nine calls (the v forms apart), f32, SUM where they reduce, root 0; the v forms
- * with count elements a block, block p at p * count. */
-enum { K_ALLREDUCE, K_REDUCE, K_REDUCE_SCATTER, K_ALLGATHER, K_BCAST, K_SCATTER, K_GATHER, K_ALLTOALL,
-       K_ALLGATHERV, K_GATHERV, K_SCATTERV, K_ALLTOALLV, NKINDS };
-static const char* const kind_name[NKINDS] = {"allreduce", "reduce", "reduce_scatter", "allgather", "broadcast",
-                                              "scatter", "gather", "alltoall", "allgatherv", "gatherv",
-                                              "scatterv", "alltoallv"};
-
-static ghz_status_t call_kind(int kind, const void* s, void* r, size_t count, const ghz_accuracy_t* acc,
-                              ghz_comm_t* c)
-{
-    static size_t cnt[64], dis[64];
-    int p;
-    for (p = 0; p < g_size && p < 64; p++) {
-        cnt[p] = count;
-        dis[p] = count > SIZE_MAX / 64 ? 0 : (size_t)p * count;
-    }
-    switch (kind) {
-    case K_ALLREDUCE: return ghz_allreduce(s, r, count, GHZ_F32, GHZ_OP_SUM, acc, c, NULL);
-    case K_REDUCE: return ghz_reduce(s, r, count, GHZ_F32, GHZ_OP_SUM, 0, acc, c, NULL);
-    case K_REDUCE_SCATTER: return ghz_reduce_scatter(s, r, count, GHZ_F32, GHZ_OP_SUM, acc, c, NULL);
-    case K_ALLGATHER: return ghz_allgather(s, r, count, GHZ_F32, acc, c, NULL);
-    case K_BCAST: return ghz_broadcast(s, r, count, GHZ_F32, 0, acc, c, NULL);
-    case K_SCATTER: return ghz_scatter(s, r, count, GHZ_F32, 0, acc, c, NULL);
-    case K_GATHER: return ghz_gather(s, r, count, GHZ_F32, 0, acc, c, NULL);
-    case K_ALLTOALL: return ghz_alltoall(s, r, count, GHZ_F32, acc, c, NULL);
-    case K_ALLGATHERV: return ghz_allgatherv(s, r, count, cnt, dis, GHZ_F32, acc, c, NULL);
-    case K_GATHERV: return ghz_gatherv(s, r, count, cnt, dis, GHZ_F32, 0, acc, c, NULL);
-    case K_SCATTERV: return ghz_scatterv(s, r, cnt, dis, count, GHZ_F32, 0, acc, c, NULL);
-    default: return ghz_alltoallv(s, r, cnt, dis, cnt, dis, GHZ_F32, acc, c, NULL);
-    }
-}
-
-/* Whether this rank has both a send and a receive side in kind (the rooted kinds: the
- * root alone has both, reduce's root alone a receive side). */
-static int both_sides(int kind)
-{
-    const int rooted = kind == K_REDUCE || kind == K_BCAST || kind == K_SCATTER || kind == K_GATHER ||
-                       kind == K_GATHERV || kind == K_SCATTERV;
-    return !rooted || g_rank == 0;
-}
-
-/* A communicator of the defaults, GHZ_COLL_MPI_MAX set to mpi_max (NULL: unset; "0":
- * every call runs ghz's algorithms, none the MPI library's own). */
-static ghz_comm_t* comm_with(const char* mpi_max, int check_args)
-{
-    ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
-    ghz_comm_t* c = NULL;
-    ghz_status_t st;
-    cfg.check_args = check_args;
-    if (mpi_max) setenv("GHZ_COLL_MPI_MAX", mpi_max, 1);
-    st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &c);
-    if (mpi_max) unsetenv("GHZ_COLL_MPI_MAX");
-    CHECK(st == GHZ_SUCCESS, "init: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
-    return c;
-}
-
-/* Every call refuses send and receive sides that overlap without being in place
- * (sendbuf = recvbuf + 1): INVALID_ARG where the rank has both, GHZ_ERR_PEER on the
- * others (allgather used to return success with 99 of 200 elements wrong). */
-static void hostile_overlap(ghz_comm_t* c)
-{
-    enum { n = 100 };
-    const size_t N = (size_t)g_size, len = 2 * n * N + 8;
-    float* buf = malloc(len * sizeof(float));
-    int kind;
-    size_t i;
-    for (kind = 0; kind < NKINDS; kind++) {
-        ghz_status_t st;
-        for (i = 0; i < len; i++) buf[i] = (float)i;
-        st = call_kind(kind, buf + 1, buf, n, NULL, c);
-        if (both_sides(kind))
-            CHECK(st == GHZ_ERR_INVALID_ARG && strstr(ghz_last_error_detail(), "overlap"),
-                  "%s(sendbuf = recvbuf + 1): %s (%s)", kind_name[kind], ghz_status_string(st),
-                  ghz_last_error_detail());
-        else
-            CHECK(st == GHZ_ERR_PEER, "%s, the root's sides overlapping: %s on rank %d", kind_name[kind],
-                  ghz_status_string(st), g_rank);
-        for (i = 0; i < len && buf[i] == (float)i; i++) {
-        }
-        CHECK(i == len, "%s refused, yet element %zu was written", kind_name[kind], i);
-    }
-    free(buf);
-}
-
-/* alltoallv with sendbuf == recvbuf: in place where both sides lie alike (the result
- * is every rank's block for this rank, as MPI_IN_PLACE's; it used to be wrong on every
- * element of ghz's algorithm), refused where they do not (they overlap). Exact and
- * lossy (ABS: every element within the bound). */
-static void hostile_alltoallv_same(ghz_comm_t* c)
-{
-    enum { n = 1000 };
-    const size_t N = (size_t)g_size;
-    float* buf = malloc(n * N * sizeof(float));
-    size_t cnt[64], dis[64], sdis[64], i, wrong = 0;
-    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
-    ghz_status_t st;
-    int p, lossy;
-    acc.mode = GHZ_EB_ABS;
-    acc.bound = 1e-3;
-    acc.path = GHZ_PATH_HOMO;
-    for (p = 0; p < g_size; p++) {
-        cnt[p] = n;
-        dis[p] = (size_t)p * n;
-        sdis[p] = (size_t)(g_size - 1 - p) * n;
-    }
-    for (lossy = 0; lossy < 2; lossy++) {
-        /* block p of rank q holds 1000 q + 10 p + i / 100 */
-        for (p = 0; p < g_size; p++)
-            for (i = 0; i < n; i++) buf[(size_t)p * n + i] = (float)(1000 * g_rank + 10 * p) + (float)i / 100.0f;
-        st = ghz_alltoallv(buf, buf, cnt, dis, cnt, dis, GHZ_F32, lossy ? &acc : NULL, c, NULL);
-        for (p = 0, wrong = 0; p < g_size; p++)
-            for (i = 0; i < n; i++) {
-                const float want = (float)(1000 * p + 10 * g_rank) + (float)i / 100.0f;
-                const float got = buf[(size_t)p * n + i];
-                wrong += lossy ? !(fabsf(got - want) <= 1e-3f) : got != want;
-            }
-        CHECK(st == GHZ_SUCCESS && wrong == 0, "alltoallv(buf, buf) %s, same layout: %s (%s), %zu of %zu wrong",
-              lossy ? "lossy" : "exact", ghz_status_string(st), ghz_last_error_detail(), wrong, n * N);
-    }
-    if (g_size > 1) {
-        st = ghz_alltoallv(buf, buf, cnt, sdis, cnt, dis, GHZ_F32, NULL, c, NULL);
-        CHECK(st == GHZ_ERR_INVALID_ARG && strstr(ghz_last_error_detail(), "overlap"),
-              "alltoallv(buf, buf), other layouts: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
-    }
-    free(buf);
-}
-
-/* Counts whose byte sizes pass PTRDIFF_MAX: refused by every call on every rank before
- * any buffer is read (broadcast of 2^61 floats used to memmove 2^63 bytes, allgather of
- * 2^60 to crash), the v forms' blocks too. */
-static void hostile_counts(ghz_comm_t* c)
-{
-    float x[16], y[16];
-    int kind;
-    for (kind = 0; kind < NKINDS; kind++) {
-        ghz_status_t st = call_kind(kind, x, y, (size_t)1 << 61, NULL, c);
-        CHECK(st == GHZ_ERR_INVALID_ARG && strstr(ghz_last_error_detail(), "PTRDIFF_MAX"),
-              "%s of 2^61 floats: %s (%s)", kind_name[kind], ghz_status_string(st), ghz_last_error_detail());
-        /* (a block per rank: 2^60 floats a block pass PTRDIFF_MAX bytes from 2 ranks on) */
-        if (g_size > 1 && kind != K_ALLREDUCE && kind != K_REDUCE && kind != K_BCAST) {
-            st = call_kind(kind, x, y, (size_t)1 << 60, NULL, c);
-            CHECK(st == GHZ_ERR_INVALID_ARG || st == GHZ_ERR_PEER, "%s of 2^60 floats a rank: %s (%s)",
-                  kind_name[kind], ghz_status_string(st), ghz_last_error_detail());
-        }
-    }
-}
-
-/* A REL bound over data holding fill values (-1e34): every call refuses it on every
- * rank with GHZ_ERR_BAD_BOUND, as the reductions do (allgather used to succeed with
- * every ordinary value arriving as 0). */
-static void hostile_fill(ghz_comm_t* c)
-{
-    enum { n = 200 };
-    const size_t N = (size_t)g_size;
-    float* x = malloc(n * N * sizeof(float));
-    float* y = malloc(n * N * sizeof(float));
-    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
-    size_t i;
-    int kind, p;
-    for (i = 0; i < n * N; i++) x[i] = i % 10 == 0 ? -1e34f : 100.0f + 0.01f * (float)(i % n);
-    acc.mode = GHZ_EB_REL;
-    acc.bound = 1e-4;
-    for (p = 0; p < 2; p++) {
-        acc.path = p ? GHZ_PATH_AUTO : GHZ_PATH_HOMO;
-        for (kind = 0; kind < NKINDS; kind++) {
-            ghz_status_t st = call_kind(kind, x, y, n, &acc, c);
-            CHECK(st == GHZ_ERR_BAD_BOUND && strstr(ghz_last_error_detail(), "fill"),
-                  "%s, REL %s over fill values: %s (%s)", kind_name[kind], p ? "auto" : "homo",
-                  ghz_status_string(st), ghz_last_error_detail());
-        }
-    }
-    free(x);
-    free(y);
-}
-
-static int run_hostile(void)
-{
-    int pass;
-    /* (the MPI library's own calls, then ghz's algorithms: GHZ_COLL_MPI_MAX=0) */
-    for (pass = 0; pass < 2; pass++) {
-        ghz_comm_t* c = comm_with(pass ? "0" : NULL, 1);
-        if (!c) break;
-        hostile_overlap(c);
-        hostile_alltoallv_same(c);
-        hostile_counts(c);
-        hostile_fill(c);
-        ghz_comm_destroy(c);
-    }
-    return mpi_check_finish("hostile");
-}
-
-/* The one failure rule, over every call: an unchecked call (check_args = 0) whose count
- * is one more on the last rank fails once data moved on some ranks and may succeed on
- * others. Every rank whose call failed is broken; then either (a) every rank destroys
- * the communicator at once, which returns on every rank (the healthy ones used to wait
- * for the broken ones in MPI_Win_free forever), or (b) a lossy call, which always
- * agrees, tells every healthy rank that a peer is broken: it fails with GHZ_ERR_PEER
- * and breaks there too, and destroy returns. ghz's algorithms move the data (the MPI
- * library's own collectives may wait inside MPI on such a call: unchecked, COLL.md). */
-static int run_failure(void)
-{
-    enum { n = 100 };
-    const size_t N = (size_t)g_size;
-    float* x = calloc((n + 1) * N, sizeof(float));
-    float* y = calloc((n + 1) * N, sizeof(float));
-    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
-    int kind, then;
-    acc.mode = GHZ_EB_ABS;
-    acc.bound = 1e-3;
-    for (kind = 0; kind < NKINDS && g_size > 1; kind++)
-        for (then = 0; then < 2; then++) {
-            ghz_comm_t* c = comm_with("0", 0);
-            ghz_status_t st, async = GHZ_SUCCESS;
-            double t0;
-            if (!c) continue;
-            st = call_kind(kind, x, y, g_rank == g_size - 1 ? n + 1 : n, NULL, c);
-            ghz_comm_get_async_error(c, &async);
-            if (kind >= K_ALLGATHERV)
-                /* (the v forms agree on their counts pair by pair, checked or not: the call
-                 * fails on every rank before anything moves, and nothing breaks) */
-                CHECK(st != GHZ_SUCCESS && async == GHZ_SUCCESS, "%s, counts that differ: %s, async error %s",
-                      kind_name[kind], ghz_status_string(st), ghz_status_string(async));
-            else
-                CHECK(st == GHZ_SUCCESS || async != GHZ_SUCCESS, "%s failed (%s) and left the communicator whole",
-                      kind_name[kind], ghz_status_string(st));
-            if (then) {
-                float one = 1.0f, sum = 0.0f;
-                st = ghz_allreduce(&one, &sum, 1, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
-                ghz_comm_get_async_error(c, &async);
-                /* (where every rank's call succeeded, nothing broke: the rule has nothing to do) */
-                {
-                    int any_broken = 0, mine = async != GHZ_SUCCESS;
-                    MPI_Allreduce(&mine, &any_broken, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-                    if (any_broken)
-                        CHECK(st != GHZ_SUCCESS && async != GHZ_SUCCESS,
-                              "%s, then a lossy call: %s (%s), async error %s: a peer is broken, this rank not",
-                              kind_name[kind], ghz_status_string(st), ghz_last_error_detail(),
-                              ghz_status_string(async));
-                }
-            }
-            t0 = MPI_Wtime();
-            ghz_comm_destroy(c);
-            CHECK(MPI_Wtime() - t0 < 10.0, "%s: destroy took %.1f s", kind_name[kind], MPI_Wtime() - t0);
-        }
-    free(x);
-    free(y);
-    return mpi_check_finish("failure");
-}
-
 static int run_debug(void)
 {
     /* CTest runs this with GHZ_COLL_DEBUG=INFO and matches rank 0's line */
@@ -892,15 +636,13 @@ int main(int argc, char** argv)
     else if (strcmp(what, "args") == 0) fails = run_args();
     else if (strcmp(what, "broken") == 0) fails = run_broken();
     else if (strcmp(what, "levels") == 0) fails = run_levels();
-    else if (strcmp(what, "hostile") == 0) fails = run_hostile();
-    else if (strcmp(what, "failure") == 0) fails = run_failure();
 #ifdef GHZ_TEST_PRIVATE
     else if (strcmp(what, "tags") == 0) fails = run_tags();
 #endif
     else if (strcmp(what, "die") == 0) fails = run_die(1);
     else if (strcmp(what, "exit") == 0) fails = run_die(0);
     else {
-        if (g_rank == 0) fprintf(stderr, "usage: test_coll_contract config|env|debug|args|broken|hostile|failure|tags|die|exit\n");
+        if (g_rank == 0) fprintf(stderr, "usage: test_coll_contract config|env|debug|args|broken|levels|tags|die|exit\n");
         fails = 1;
     }
     MPI_Finalize();

@@ -33,9 +33,6 @@
 
 #include "ghz/coll/coll_mpi.h"
 #include "mpi_check.h"
-#ifdef GHZ_TEST_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 static int g_rank, g_size;
 #ifdef GHZ_TEST_CUDA
@@ -854,28 +851,7 @@ int main(int argc, char** argv)
 {
     const char* part = argc > 1 ? argv[1] : "exact";
     int fails;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-    mpi_check_rank = g_rank;
-#ifdef GHZ_TEST_CUDA
-    {
-        int nd = 0;
-        const char* tr = getenv("GHZ_COLL_TRANSPORT");
-        if (cudaGetDeviceCount(&nd) != cudaSuccess || nd == 0) {
-            if (g_rank == 0) printf("no GPU: skipped\n");
-            MPI_Finalize();
-            return 77;
-        }
-        /* NCCL takes one rank per GPU */
-        if (tr && !strcmp(tr, "nccl") && nd < g_size) {
-            if (g_rank == 0) printf("NCCL with %d ranks on %d GPU(s): skipped\n", g_size, nd);
-            MPI_Finalize();
-            return 77;
-        }
-        cudaSetDevice(g_rank % nd);
-    }
-#endif
+    if (mpi_check_start(&argc, &argv, &g_rank, &g_size)) return 77;
     if (g_size > 64) {
         if (g_rank == 0) printf("at most 64 ranks\n");
         MPI_Finalize();

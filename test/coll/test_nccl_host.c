@@ -91,7 +91,7 @@ static void over_nccl(ghz_comm_t* c, int rpn, ghz_algo_t allreduce_algo)
 
 static ghz_algo_t chosen(const ghz_comm_t* c, coll_kind_t kind, ghz_op_t op, coll_mode_t m, ghz_status_t* check)
 {
-    call_t k = coll_make_call(kind, NULL, NULL, 1000, GHZ_F32, op, 0, NULL, NULL);
+    coll_desc_t k = coll_make_call(kind, NULL, NULL, 1000, GHZ_F32, op, 0, NULL, NULL);
     const ghz_algo_t a = coll_choose_algo(c, &k, m);
     *check = coll_check_algo(c, &k, a, m);
     return a;

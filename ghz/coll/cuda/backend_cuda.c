@@ -64,7 +64,7 @@ static cuda_state_t* st_of(coll_backend_t* be)
 /* Waits for the call's stream; a failure there is the call's. While the stream is
  * being captured there is nothing to wait for (the work only runs when the graph is
  * launched) and waiting would end the capture in error: the paths that may be captured
- * (collectives.c, capture_refusal) read nothing back, so only the status passes. */
+ * (plan.c, coll_capture_refusal) read nothing back, so only the status passes. */
 static ghz_status_t drain(coll_backend_t* be, ghz_status_t st)
 {
     cudaError_t e;
@@ -114,7 +114,7 @@ static ghz_status_t cuda_begin(coll_backend_t* be, ghz_stream_t stream)
     if (cap == cudaStreamCaptureStatusInvalidated)
         return ghz_fail(GHZ_ERR_CUDA, "the stream's CUDA-graph capture was invalidated before this call");
     if (cap == cudaStreamCaptureStatusActive) {
-        /* what may be captured is decided with the peers (collectives.c); a graph orders
+        /* what may be captured is decided with the peers (plan.c); a graph orders
          * only with its own stream, so a previous uncaptured call's work (another
          * stream, maybe) is waited for here, on the host, at capture time */
         be->capturing = 1;

@@ -26,9 +26,9 @@ typedef struct {
     double vmin, vmax;
     int nonfinite;
     double ratio_seen;     /* the last lossy call's ratio on this rank (0: none) */
-    int staged;            /* the host path's copy of the input is made (collectives.c) */
+    int staged;            /* the host path's copy of the input is made (plan.c, coll_plan_pre) */
     uint64_t most[2];      /* reduced to their maxima over ranks (the data-movement calls:
-                              the longest block and the farthest block end, movement.c) */
+                              the longest block and the farthest block end, plan.c) */
     int ranged;            /* the call agrees on a value range (a lossy call that scans
                               one): decided alike on every rank from agreed inputs, and
                               checked with the fields (it sets how many words travel) */

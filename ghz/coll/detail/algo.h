@@ -1,7 +1,7 @@
 /* ghz/coll/detail/algo.h: what the collective algorithms share (private).
  *
  * An algorithm runs one ROUND: a window of at most `window` elements per segment that
- * fits the communicator's pool. The entry points (reduce_rounds.c, movement.c) split a call into
+ * fits the communicator's pool. The entry points (reduce_rounds.c, coll_run_rounds) split a call into
  * rounds and fill a coll_round_t; the algorithm moves pieces (messages of at most
  * `piece` elements, each its own frame on the lossy paths) with the transport and
  * combines them with the backend, in one of three modes:
@@ -198,5 +198,9 @@ void coll_reduce(coll_round_t* r, void* out, const void* a, const void* b, size_
 /* out = op(a, b) on frames (homomorphic); returns the output size. */
 size_t coll_homo(coll_round_t* r, const void* a, size_t a_size, const void* b, size_t b_size,
                  void* out, size_t cap);
+
+/* Splits n elements from base into the communicator's segments (seg_off, seg_cnt),
+ * balanced (algo_common.c). */
+void coll_split(ghz_comm_t* c, size_t base, size_t n);
 
 #endif

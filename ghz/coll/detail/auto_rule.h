@@ -15,7 +15,7 @@
  * spread of t1 from moving it. F, G and r are constants per backend (auto_rule.c).
  * GHZ_COLL_AUTO_MIN_BYTES (knobs.c, agreed at init) pins the threshold instead. From
  * then on the decision is frozen: a call compresses iff its bytes per rank reach the
- * threshold (and the last compressed call's ratio was worth it: collectives.c), which
+ * threshold (and the last compressed call's ratio was worth it: plan.c, coll_lossy_mode), which
  * every rank decides alike without a message. */
 #ifndef GHZ_COLL_DETAIL_AUTO_RULE_H
 #define GHZ_COLL_DETAIL_AUTO_RULE_H
@@ -43,17 +43,20 @@ size_t coll_auto_rule(int N, size_t S, double t, const coll_auto_costs_t* k);
 /* Times this rank's exact allreduce of S bytes per rank: *seconds per call. */
 typedef ghz_status_t (*coll_auto_timer_t)(ghz_comm_t* c, size_t S, double* seconds);
 
+/* calibrate.c (at init only) */
 /* Fixes c->auto_min: the knob where it is set, else (more than one rank) the rule with
  * the slowest rank's time from `timer`; prints it under GHZ_COLL_DEBUG=INFO (rank 0).
  * Collective over c where the knob is unset: every rank takes part in the agreement
  * even after its own timing failed (the others then get GHZ_ERR_PEER). */
 ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t timer);
 
-/* The calibration of the MPI and CUDA IPC transports: coll_auto_freeze with the
- * library's own exact allreduce (what AUTO's exact path runs). Collective over c. */
+/* The calibration of a communicator's transport: coll_auto_freeze with the exact
+ * allreduce that AUTO's exact path runs (the library's own through the runner; over
+ * NCCL, NCCL's). Collective over c. */
 ghz_status_t coll_auto_calibrate(ghz_comm_t* c);
 
-/* Whether a lossy AUTO call of `bytes` per rank compresses by the frozen threshold. */
+/* Whether a lossy AUTO call of `bytes` per rank compresses by the frozen threshold: the
+ * argmin of the planner's cost table (plan.c). */
 int coll_auto_compresses(const ghz_comm_t* c, size_t bytes);
 
 #endif

@@ -56,7 +56,7 @@ struct coll_backend {
     /* min and max over the finite values of src, and whether any value is not finite;
      * *vmin = *vmax = NaN when there is no finite value. With copy_to (host memory of
      * n values, not overlapping src), src is also copied there in the same wait: a
-     * staged lossy call's copy and range cost one synchronisation (collectives.c). */
+     * staged lossy call's copy and range cost one synchronisation (plan.c, coll_plan_pre). */
     ghz_status_t (*range)(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, void* copy_to,
                           double* vmin, double* vmax, int* nonfinite);
     /* One frame of n values under ABS eb_abs, no fill, no checksum; *size its bytes. */

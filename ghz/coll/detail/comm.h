@@ -18,7 +18,7 @@ struct ghz_comm {
     uint64_t calls;          /* collective calls begun: the MPI transport's message tags
                                 carry it, so no call matches an earlier call's message */
     int moving;              /* the current call's data has started to move: a failure
-                                from here on breaks the communicator (collectives.c) */
+                                from here on breaks the communicator (runner.c) */
     coll_backend_t be;
     coll_transport_t tp;
     /* The pool: one backend buffer, carved by each call (algo.h, coll_pool_*). */
@@ -55,6 +55,10 @@ struct ghz_comm {
     struct coll_shm* shm;
     /* The NCCL transport (detail/nccl.h): its communicator and state; NULL elsewhere. */
     struct coll_nccl* nccl;
+    /* The agreements' maximum over the ranks where the communicator has no MPI
+     * (agree.c, coll_ctl_max): the transport's own control plane, set by the transport
+     * that made the communicator (NCCL: a small allreduce); NULL elsewhere. */
+    ghz_status_t (*ctl_max)(ghz_comm_t* c, int64_t* w, int n);
     /* Small exact calls of a CUDA communicator (host_path.c): a CPU
      * communicator over the same ranks and two pinned buffers of small_auto_bytes;
      * NULL elsewhere. Exact calls take it up to small_bytes per rank, lossy AUTO calls
@@ -89,7 +93,7 @@ struct ghz_comm {
     /* Where a staged lossy call's range comes from: from this many bytes per rank on, the
      * GPU's range kernel, which makes the copy too (one kernel and one wait, with a GPU
      * per rank); below, a scan of the host copy (where ranks share a GPU, whose every
-     * kernel costs a time slice, at every size: SIZE_MAX): collectives.c, comm.c. */
+     * kernel costs a time slice, at every size: SIZE_MAX): plan.c, comm.c. */
     size_t staged_range_gpu_min;
 };
 

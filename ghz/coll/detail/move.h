@@ -3,7 +3,7 @@
  * A data-movement call moves blocks of elements between ranks: gather and scatter
  * between the root and every rank, alltoall between every pair (allgather and broadcast
  * reuse the ring allgather and the binomial broadcast of algo.h). The entry points
- * (movement.c) split a call into rounds as the reductions do: round t covers elements
+ * (runner.c, reduce_rounds.c) split a call into rounds as the reductions do: round t covers elements
  * [off, off + w) of every block (fewer where a block is shorter), and its buffers fit
  * the pool. Lossy rounds compress every piece once (raw_fallback: a piece that does not
  * compress travels raw) and never recompress: a value's only error is its one

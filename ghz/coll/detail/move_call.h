@@ -1,6 +1,6 @@
-/* ghz/coll/detail/move_call.h: a data-movement call's arguments and its kind's entry
- * (private): what movement.c runs, move_args.c checks, move_kinds.c holds per kind and
- * nccl/move_nccl.c moves over NCCL. */
+/* ghz/coll/detail/move_call.h: a data-movement call's kind entry and helpers (private):
+ * what move_args.c checks, move_kinds.c holds per kind and nccl/move_nccl.c moves over
+ * NCCL; the one runner (runner.c) runs every call. */
 #ifndef GHZ_COLL_DETAIL_MOVE_CALL_H
 #define GHZ_COLL_DETAIL_MOVE_CALL_H
 
@@ -8,40 +8,7 @@
 #include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/move.h"
 
-/* The agreed collective: apart from the reductions' kinds (reduce_call.h, below 16); a v
- * form agrees as kind + 1. */
-typedef enum { MV_ALLGATHER = 32, MV_BCAST = 34, MV_SCATTER = 36, MV_GATHER = 38, MV_ALLTOALL = 40 } mv_kind_t;
-
-typedef struct coll_mv_kind_ops coll_mv_kind_ops_t;
-
-typedef struct {
-    mv_kind_t kind;
-    const coll_mv_kind_ops_t* ops; /* the kind's entry (coll_mv_kind_ops) */
-    int v;                      /* the v form */
-    const void* sendbuf;
-    void* recvbuf;
-    size_t count;               /* uniform: the count; v: this rank's sendcount (allgatherv,
-                                   gatherv) or recvcount (scatterv) */
-    const size_t *scnt, *sdis, *rcnt, *rdis;
-    ghz_dtype_t dtype;
-    int root;
-    const ghz_accuracy_t* acc;
-    ghz_stream_t stream;
-    /* resolved by check_local */
-    const unsigned char* in;    /* the send side's buffer */
-    unsigned char* out;         /* the receive side's */
-    int sends, recvs;           /* this rank has a send side, a receive side */
-    int in_place;
-    coll_layout_t send, recv;
-    size_t longest, farthest;   /* this rank's longest block and farthest block end */
-    ghz_accuracy_t a;
-    /* the host path's call on the CPU communicator (host_move): the parent's call agreed
-     * for it, on these (longest block, farthest end of every rank) */
-    int agreed;
-    size_t agreed_most[2];
-} mv_t;
-
-/* The MPI library's own call's arguments beyond the call's (movement.c, mpi_call). */
+/* The MPI library's own call's arguments beyond the call's (exec.c, mpi_move). */
 typedef struct {
     MPI_Datatype dt;
     const void* in;         /* the send side, or MPI_IN_PLACE */
@@ -55,7 +22,7 @@ typedef struct {
  * shares stays in the steps: a value is compressed once and never combined (E = B, one
  * error term), and a piece whose frame is not smaller travels raw (raw_fallback). */
 struct coll_mv_kind_ops {
-    mv_kind_t kind;
+    coll_kind_t kind;
     const char* name;
     const char* vname; /* the v form's (NULL: none) */
     /* who sends to whom: every rank to every other, or (rooted) the root to every
@@ -75,55 +42,54 @@ struct coll_mv_kind_ops {
     const char* in_place_forms; /* for the contract's overlap message */
     /* where this rank's blocks are (sends, recvs, in_place, the layouts, in and out),
      * refusing the arguments that this kind's rules forbid (move_args.c, resolve) */
-    ghz_status_t (*layout)(const ghz_comm_t* c, mv_t* k);
+    ghz_status_t (*layout)(const ghz_comm_t* c, coll_desc_t* k);
     /* GHZ_ALGO_MPI: the MPI library's call, returning MPI's code; mpi_from_out: it
      * reads the output buffer alone, so the root copies its own block there first
      * (MPI_Bcast) */
-    int (*mpi)(ghz_comm_t* c, const mv_t* k, const coll_mv_mpi_t* a);
+    int (*mpi)(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a);
     int mpi_from_out;
     /* ghz's algorithm for an agreed call in mode m whose longest block is `extent`
-     * elements (where GHZ_ALGO_MPI does not take it), the pool its round needs, the
+     * elements (where GHZ_ALGO_MPI does not take it: `choose`, or NULL and always
+     * `algo`), the pool its round needs (`need`, or NULL and always `need_fixed`), the
      * algorithm once the round's window is known (NULL: the same; the broadcast picks
      * its chain there), and one round: its part of every block, m */
-    ghz_algo_t (*choose)(const ghz_comm_t* c, const mv_t* k, coll_mode_t m, size_t extent);
+    ghz_algo_t algo;
+    ghz_algo_t (*choose)(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m, size_t extent);
+    coll_need_fn need_fixed;
     coll_need_fn (*need)(ghz_algo_t algo, int staged);
     ghz_algo_t (*settle)(const ghz_comm_t* c, ghz_algo_t algo, size_t extent, size_t window, size_t piece);
-    void (*round)(ghz_comm_t* c, const mv_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
+    void (*round)(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
                   ghz_algo_t algo, size_t window);
 #ifdef GHZ_WITH_NCCL
     /* NCCL's own collective for the exact uniform form, on the call's stream (NULL: a
      * group of ncclSend / ncclRecv, as the v forms: nccl/move_nccl.c) */
-    ghz_status_t (*nccl_native)(ghz_comm_t* c, const mv_t* k, size_t e);
+    ghz_status_t (*nccl_native)(ghz_comm_t* c, const coll_desc_t* k, size_t e);
 #endif
 };
 
 /* move_kinds.c */
 /* The entry of kind (NULL for an unknown one). */
-const coll_mv_kind_ops_t* coll_mv_kind_ops(mv_kind_t kind);
+const coll_mv_kind_ops_t* coll_mv_kind_ops(coll_kind_t kind);
 
 /* move_args.c */
-/* broadcast, scatter, gather */
-int coll_mv_rooted(const mv_t* k);
 /* The call's name, for messages. */
-const char* coll_mv_name(const mv_t* k);
+const char* coll_mv_name(const coll_desc_t* k);
 /* Whether this rank sends a block to rank p, and receives one from p. */
-int coll_mv_sends_to(const ghz_comm_t* c, const mv_t* k, int p);
-int coll_mv_recvs_from(const ghz_comm_t* c, const mv_t* k, int p);
+int coll_mv_sends_to(const ghz_comm_t* c, const coll_desc_t* k, int p);
+int coll_mv_recvs_from(const ghz_comm_t* c, const coll_desc_t* k, int p);
 /* The uncompressed bytes this rank's messages of round m carry. */
-uint64_t coll_mv_sent_raw(const ghz_comm_t* c, const mv_t* k, const coll_move_t* m);
+uint64_t coll_mv_sent_raw(const ghz_comm_t* c, const coll_desc_t* k, const coll_move_t* m);
 /* The farthest block end of one side of a checked call (elements; 0: no elements). */
 size_t coll_mv_side_end(const ghz_comm_t* c, const coll_layout_t* l);
 /* This rank's own checks, and where its blocks are (the layouts, in place, buffers). */
-ghz_status_t coll_mv_check_local(const ghz_comm_t* c, mv_t* k);
+ghz_status_t coll_mv_check_local(const ghz_comm_t* c, coll_desc_t* k);
 /* min and max over the finite values of the blocks this rank sends (lossy calls). */
-ghz_status_t coll_mv_scan(ghz_comm_t* c, const mv_t* k, coll_call_t* mine);
+ghz_status_t coll_mv_scan(ghz_comm_t* c, const coll_desc_t* k, coll_call_t* mine);
 /* The v forms' counts, pair by pair (collective, after an agreement that passed). */
-ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const mv_t* k);
+ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const coll_desc_t* k);
 /* Where this rank's own block goes, exactly copied from its send side to its receive
  * side (the algorithms and NCCL's groups move only the other ranks' blocks): its bytes
  * (0: nothing to copy, in place or no such block) and the two places. */
-size_t coll_mv_own_block(const ghz_comm_t* c, const mv_t* k, const unsigned char** src, unsigned char** dst);
-/* The call's fields for the agreement. */
-void coll_mv_fields(const ghz_comm_t* c, const mv_t* k, ghz_status_t st, coll_call_t* mine);
+size_t coll_mv_own_block(const ghz_comm_t* c, const coll_desc_t* k, const unsigned char** src, unsigned char** dst);
 
 #endif

@@ -49,9 +49,10 @@ ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int n);
  * coll_nccl_ctl_max; else c->shm stays NULL and the agreements stay on NCCL. Collective;
  * fails only where the control allreduce does. */
 ghz_status_t coll_nccl_agree_shm(ghz_comm_t* c, const ghz_coll_unique_id_t* id);
-/* Measures the link (an exact NCCL allreduce) and fixes AUTO's threshold, the same on
- * every rank (auto_rule.h, coll_auto_freeze). Collective. */
-ghz_status_t coll_nccl_calibrate(ghz_comm_t* c);
+/* *seconds: this rank's time of NCCL's exact allreduce of S bytes per rank (on the
+ * pool, timed by events on the control stream): the timer of AUTO's calibration
+ * (calibrate.c, auto_rule.h). Collective. */
+ghz_status_t coll_nccl_time_allreduce(ghz_comm_t* c, size_t S, double* seconds);
 /* The ratio AUTO keeps: a compressed call's bytes before over after compression, over
  * every rank (the same number on every rank); reset before the call's rounds. */
 void coll_nccl_call_reset(ghz_comm_t* c);

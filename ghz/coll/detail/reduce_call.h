@@ -1,46 +1,14 @@
 /* ghz/coll/detail/reduce_call.h: a reduction's call (ghz_allreduce, ghz_reduce,
  * ghz_reduce_scatter) as its steps share it across files (private): the entry and its
- * checks (reduce_entry.c), the algorithm's choice (reduce_choose.c, algo_mpi.c), the
- * rounds (reduce_rounds.c), the two-level allreduce (two_level.c), the host path
- * (host_path.c), the call runner (collectives.c) and the NCCL call (nccl/reduce_nccl.c). */
+ * checks (reduce_entry.c), the algorithm's choice (reduce_choose.c, algo_mpi.c) and the
+ * planner's host path rule (plan.c), the rounds (reduce_rounds.c), the two-level
+ * allreduce (two_level.c); the one runner (runner.c) runs every call. */
 #ifndef GHZ_COLL_DETAIL_REDUCE_CALL_H
 #define GHZ_COLL_DETAIL_REDUCE_CALL_H
 
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/bound.h"
 #include "ghz/coll/detail/calls.h"
-
-typedef enum {
-    KIND_ALLREDUCE = 1,
-    KIND_REDUCE = 2,
-    KIND_REDUCE_SCATTER = 3,
-    /* the stages of the two-level allreduce, on child communicators (never agreed:
-     * the parent call was): a ring reduce-scatter and allgather over a balanced split of
-     * the whole vector (rank s owns split s), and a binomial broadcast */
-    KIND_RS_SPLIT = 4,
-    KIND_AG_SPLIT = 5,
-    KIND_BCAST = 6
-} coll_kind_t;
-
-typedef struct coll_kind_ops coll_kind_ops_t;
-
-typedef struct {
-    coll_kind_t kind;
-    const coll_kind_ops_t* ops; /* the kind's entry (coll_kind_ops) */
-    const void* sendbuf;
-    void* recvbuf;
-    size_t count;          /* allreduce, reduce: elements; reduce_scatter: per rank */
-    ghz_dtype_t dtype;
-    ghz_op_t op;
-    int root;
-    const ghz_accuracy_t* acc;
-    ghz_stream_t stream;
-    /* resolved */
-    const unsigned char* in;
-    unsigned char* out;
-    size_t total;          /* elements of the input */
-    ghz_accuracy_t a;      /* the accuracy, read through struct_size */
-} call_t;
 
 /* The bit of algorithm a in coll_kind_ops_t.algos. */
 #define COLL_ALGO_BIT(a) (1u << (unsigned)(a))
@@ -56,36 +24,33 @@ struct coll_kind_ops {
      * (reduce_scatter, NCCL's form) */
     int rooted;
     int per_rank;
-    /* the algorithm: the configured one (NULL: none, the stages name theirs), AUTO's
-     * choice in mode m when none is forced, and the algorithms that run the kind (bits:
-     * COLL_ALGO_BIT; nccl aside: the NCCL transport runs it for every public kind) */
+    /* the algorithm: the configured one (NULL: none, the stages name theirs), and the
+     * algorithms that run the kind, AUTO's candidates (bits: COLL_ALGO_BIT; nccl aside:
+     * the NCCL transport runs it for every public kind; reduce_choose.c) */
     ghz_algo_t (*configured)(const ghz_comm_t* c);
-    ghz_algo_t (*choose)(const ghz_comm_t* c, const call_t* k, coll_mode_t m);
     unsigned algos;
     /* a round: the pool it needs beyond the algorithm's own (coll_algo_need; NULL: no
      * more), the elements per segment of the whole call (NULL: count), and the round
      * itself, from element off with a window of `window`, returning the elements it
      * covered (of a segment) */
     void (*needs)(ghz_algo_t algo, coll_need_fn* need, coll_need_fn* need2);
-    size_t (*extent)(const ghz_comm_t* c, const call_t* k);
-    size_t (*round)(ghz_comm_t* c, const call_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo, size_t off,
+    size_t (*extent)(const ghz_comm_t* c, const coll_desc_t* k);
+    size_t (*round)(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo, size_t off,
                     size_t window);
     /* the error terms: the result is sent compressed too (coll_error_terms' final_wire) */
     int final_wire;
     /* the host path copies the input into small_out, where the call runs in place */
     int host_in_out;
-    /* may be captured into a CUDA graph (collectives.c, capture_refusal) */
+    /* may be captured into a CUDA graph (plan.c, coll_capture_refusal) */
     int capturable;
     /* NCCL's kind (coll_nccl_kind_t) */
     int nccl_kind;
 };
 
-/* The two-level allreduce's stages (two_level.c). */
-extern const coll_kind_ops_t coll_rs_split_kind, coll_ag_split_kind, coll_bcast_kind;
 /* The entry of kind (NULL for an unknown one). */
 const coll_kind_ops_t* coll_kind_ops(coll_kind_t kind);
 /* Whether this rank has the call's output (a rooted kind: the root only). */
-int coll_has_out(const ghz_comm_t* c, const call_t* k);
+int coll_has_out(const ghz_comm_t* c, const coll_desc_t* k);
 
 /* Lossy calls whose agreed previous ratio is below this run exact; every
  * RATIO_RETRY-th lossy call compresses anyway, to measure again. Whether compressing
@@ -93,49 +58,38 @@ int coll_has_out(const ghz_comm_t* c, const call_t* k);
 #define AUTO_MIN_RATIO 1.15
 #define RATIO_RETRY 8
 
-/* reduce_entry.c */
-/* The arguments of a call, as the entry points receive them. */
-call_t coll_make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
-                      ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_stream_t stream);
-/* Numbers the call, checks this rank's arguments (resolving in, out, total, a) and
- * refuses a broken communicator. */
-ghz_status_t coll_call_start(ghz_comm_t* c, call_t* k);
 
-/* collectives.c */
-/* One call, on the communicator's transport (also the host path's call on c->host). */
-ghz_status_t coll_reduce_run(ghz_comm_t* c, call_t* k);
-/* The agreed inputs of a lossy call's error budget (bound.h), but K. */
-coll_budget_in_t coll_budget_in(const ghz_comm_t* c, const call_t* k, const coll_agreed_t* all);
-/* The fields of a call that every rank must pass alike (agree.h). */
-void coll_agreed_fields(const ghz_comm_t* c, const call_t* k, ghz_status_t st, coll_call_t* mine);
 
 /* reduce_choose.c */
 /* Why GHZ_ALGO_IPC_DIRECT cannot run the call (NULL: it can). */
-const char* coll_direct_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_t m);
+const char* coll_direct_refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m);
 /* The algorithm the configuration names for the call's collective (AUTO: none forced). */
-ghz_algo_t coll_configured_algo(const ghz_comm_t* c, const call_t* k);
+ghz_algo_t coll_configured_algo(const ghz_comm_t* c, const coll_desc_t* k);
 /* The call's algorithm in mode m: the configured one, else AUTO's choice. */
-ghz_algo_t coll_choose_algo(const ghz_comm_t* c, const call_t* k, coll_mode_t m);
+ghz_algo_t coll_choose_algo(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m);
 /* Whether algorithm a runs the call in mode m (failure: why not, detail set). */
-ghz_status_t coll_check_algo(const ghz_comm_t* c, const call_t* k, ghz_algo_t a, coll_mode_t m);
+ghz_status_t coll_check_algo(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo_t a, coll_mode_t m);
 
 /* algo_mpi.c */
 /* Why GHZ_ALGO_MPI cannot run the call (NULL: it can; then *dt and *op, when given, are
  * MPI's datatype and operation for it). */
-const char* coll_mpi_refusal(const ghz_comm_t* c, const call_t* k, coll_mode_t m, MPI_Datatype* dt, MPI_Op* op);
+const char* coll_mpi_refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m, MPI_Datatype* dt, MPI_Op* op);
 /* GHZ_ALGO_MPI: MPI_Allreduce on the caller's buffers. */
-ghz_status_t coll_mpi_allreduce(ghz_comm_t* c, const call_t* k, coll_round_t* proto);
+ghz_status_t coll_mpi_allreduce(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* proto);
 
 /* reduce_rounds.c */
 /* The pool an algorithm's round needs (coll_need_fn). */
 coll_need_fn coll_algo_need(ghz_algo_t algo);
-/* Splits n elements from base into the communicator's segments, balanced. */
-void coll_split(ghz_comm_t* c, size_t base, size_t n);
 /* The round prototype of a call: what every round of it shares. */
-void coll_proto_init(ghz_comm_t* c, const call_t* k, coll_mode_t mode, double eb, coll_round_t* proto);
-/* The call in rounds that fit the pool; bytes and times summed into *proto. */
-ghz_status_t coll_run_rounds(ghz_comm_t* c, const call_t* k, coll_round_t* proto, ghz_algo_t algo,
-                             uint64_t* rounds);
+void coll_proto_init(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode, double eb, coll_round_t* proto);
+/* The elements per segment of one round of algo in mode m that fit the pool (0: none). */
+size_t coll_round_window(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo_t algo, coll_mode_t m, int staged,
+                         size_t piece);
+/* The call in rounds that fit the pool until `extent` elements of every segment are
+ * done (a reduction: at least one round; a data movement: every block's part); bytes
+ * and times summed into *proto. */
+ghz_status_t coll_run_rounds(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* proto, ghz_algo_t algo,
+                             size_t extent, uint64_t* rounds);
 
 /* two_level.c */
 /* The algorithm the leaders run among nodes (the only lossy stage). */
@@ -148,24 +102,16 @@ ghz_algo_t coll_two_level_auto(const ghz_comm_t* c);
 /* Two-level allreduce (COLL.md, Two levels): exact inside nodes, `mode` across them.
  * ratio (NULL: not wanted): the least over ranks of the stage across nodes' ratio of
  * bytes before over after compression, the same on every rank (0: none compressed). */
-ghz_status_t coll_two_level(ghz_comm_t* c, const call_t* k, coll_mode_t mode, double eb, ghz_algo_t algo,
+ghz_status_t coll_two_level(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode, double eb, ghz_algo_t algo,
                             coll_round_t* sum, double* ratio);
 
-/* host_path.c */
+/* plan.c: the host path's choice */
 /* A lossy AUTO call too small ever to compress (it runs exact on every rank). */
-int coll_auto_small(const ghz_comm_t* c, const call_t* k);
+int coll_auto_small(const ghz_comm_t* c, const coll_desc_t* k);
 /* Whether a call in mode `mode` goes through host memory (a CUDA communicator's). */
-int coll_host_path_takes(const ghz_comm_t* c, const call_t* k, coll_mode_t mode);
+int coll_host_path_takes(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode);
 /* Where the host path copies a call's input. */
-unsigned char* coll_host_in(const ghz_comm_t* c, const call_t* k);
-/* The call on the host communicator (copied: the input already is; all_staged: every
- * rank's was). */
-ghz_status_t coll_host_path(ghz_comm_t* c, const call_t* k, int copied, int all_staged, double t_copied,
-                            ghz_coll_info_t* info);
+unsigned char* coll_host_in(const ghz_comm_t* c, const coll_desc_t* k);
 
-#ifdef GHZ_WITH_NCCL
-/* nccl/reduce_nccl.c: a call on a communicator with the NCCL transport. */
-ghz_status_t coll_run_call_nccl(ghz_comm_t* c, call_t* k);
-#endif
 
 #endif

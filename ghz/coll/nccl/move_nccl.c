@@ -16,7 +16,7 @@
  * is decoded into its place. A frame that would not be smaller than its values is not
  * sent: the values go raw instead (the record says so by the size: exactly the raw
  * bytes), so the link never carries more than the uncompressed block. This rank's own
- * block is copied exactly (movement.c). */
+ * block is copied exactly here (own_block). */
 #include <string.h>
 
 #include <cuda_runtime_api.h>
@@ -34,36 +34,36 @@ static size_t align16(size_t x)
 }
 
 /* One frame serves every receiver (allgather, broadcast, gather: one send block). */
-static int one_block(const mv_t* k)
+static int one_block(const coll_desc_t* k)
 {
-    return !k->ops->send_blocks;
+    return !k->mv->send_blocks;
 }
 
 /* The block this rank sends to p in round m, and the place of the one it receives from
  * p: element counts and byte pointers. */
-static size_t send_n(const mv_t* k, const coll_move_t* m, int p)
+static size_t send_n(const coll_desc_t* k, const coll_move_t* m, int p)
 {
     return coll_move_n(m, &k->send, one_block(k) ? 0 : p);
 }
 
-static const unsigned char* send_at(const mv_t* k, const coll_move_t* m, int p, size_t e)
+static const unsigned char* send_at(const coll_desc_t* k, const coll_move_t* m, int p, size_t e)
 {
     return k->in + coll_move_at(m, &k->send, one_block(k) ? 0 : p) * e;
 }
 
-static size_t recv_n(const mv_t* k, const coll_move_t* m, int p)
+static size_t recv_n(const coll_desc_t* k, const coll_move_t* m, int p)
 {
     return coll_move_n(m, &k->recv, p);
 }
 
-static unsigned char* recv_at(const mv_t* k, const coll_move_t* m, int p, size_t e)
+static unsigned char* recv_at(const coll_desc_t* k, const coll_move_t* m, int p, size_t e)
 {
     return k->out + coll_move_at(m, &k->recv, p) * e;
 }
 
 /* This rank's own block from its send side to its receive side, on the stream (NCCL's
  * own collectives move it themselves; the groups below do not). */
-static ghz_status_t own_block(const ghz_comm_t* c, const mv_t* k, cudaStream_t s)
+static ghz_status_t own_block(const ghz_comm_t* c, const coll_desc_t* k, cudaStream_t s)
 {
     const unsigned char* src;
     unsigned char* dst;
@@ -83,20 +83,20 @@ static ghz_status_t nccl_ok(ncclResult_t r, const char* what)
  * own block in its input (no output buffer), a broadcast root's input and output one
  * buffer. Only this rank's own side changes with in place, never the call, so ranks that
  * differ in it still meet. */
-ghz_status_t coll_nccl_mv_allgather(ghz_comm_t* c, const mv_t* k, size_t e)
+ghz_status_t coll_nccl_mv_allgather(ghz_comm_t* c, const coll_desc_t* k, size_t e)
 {
     return nccl_ok(ncclAllGather(k->in, k->out, k->count * e, ncclUint8, c->nccl->comm, (cudaStream_t)k->stream),
                    "ncclAllGather");
 }
 
-ghz_status_t coll_nccl_mv_bcast(ghz_comm_t* c, const mv_t* k, size_t e)
+ghz_status_t coll_nccl_mv_bcast(ghz_comm_t* c, const coll_desc_t* k, size_t e)
 {
     return nccl_ok(ncclBroadcast(k->in ? (const void*)k->in : (const void*)k->out, k->out, k->count * e, ncclUint8,
                                  k->root, c->nccl->comm, (cudaStream_t)k->stream),
                    "ncclBroadcast");
 }
 
-ghz_status_t coll_nccl_mv_gather(ghz_comm_t* c, const mv_t* k, size_t e)
+ghz_status_t coll_nccl_mv_gather(ghz_comm_t* c, const coll_desc_t* k, size_t e)
 {
     return nccl_ok(ncclGather(k->in, k->out, k->count * e, ncclUint8, k->root, c->nccl->comm, (cudaStream_t)k->stream),
                    "ncclGather");
@@ -105,7 +105,7 @@ ghz_status_t coll_nccl_mv_gather(ghz_comm_t* c, const mv_t* k, size_t e)
 /* NCCL's alltoall is not in place: an in-place rank's blocks go from a copy in the pool
  * (coll_nccl_move_exact calls this only where the N blocks fit there, which every rank
  * computes alike, so that every rank makes the same NCCL call). */
-ghz_status_t coll_nccl_mv_alltoall(ghz_comm_t* c, const mv_t* k, size_t e)
+ghz_status_t coll_nccl_mv_alltoall(ghz_comm_t* c, const coll_desc_t* k, size_t e)
 {
     const size_t bytes = k->count * e;
     cudaStream_t s = (cudaStream_t)k->stream;
@@ -118,7 +118,7 @@ ghz_status_t coll_nccl_mv_alltoall(ghz_comm_t* c, const mv_t* k, size_t e)
     return nccl_ok(ncclAlltoAll(from, k->out, bytes, ncclUint8, c->nccl->comm, s), "ncclAlltoAll");
 }
 
-ghz_status_t coll_nccl_mv_scatter(ghz_comm_t* c, const mv_t* k, size_t e)
+ghz_status_t coll_nccl_mv_scatter(ghz_comm_t* c, const coll_desc_t* k, size_t e)
 {
     const size_t bytes = k->count * e;
     return nccl_ok(ncclScatter(k->in, k->out ? k->out : (unsigned char*)k->in + (size_t)k->root * bytes, bytes,
@@ -128,10 +128,10 @@ ghz_status_t coll_nccl_mv_scatter(ghz_comm_t* c, const mv_t* k, size_t e)
 
 /* Exact, every other case: one group of sends and receives of raw blocks (an in-place
  * alltoall sends from a copy of its blocks in the pool, a window at a time). */
-static ghz_status_t exact_group(ghz_comm_t* c, const mv_t* k, size_t e, size_t extent, cudaStream_t s)
+static ghz_status_t exact_group(ghz_comm_t* c, const coll_desc_t* k, size_t e, size_t extent, cudaStream_t s)
 {
     const int N = c->size;
-    const int stage = k->ops->in_place_shared && k->in_place;
+    const int stage = k->mv->in_place_shared && k->in_place;
     const size_t w = stage ? (c->pool_bytes / (size_t)N / e) & ~(size_t)3 : extent;
     coll_move_t m;
     ghz_status_t st = GHZ_SUCCESS;
@@ -168,7 +168,7 @@ static ghz_status_t exact_group(ghz_comm_t* c, const mv_t* k, size_t e, size_t e
     return st;
 }
 
-ghz_status_t coll_nccl_move_exact(ghz_comm_t* c, const mv_t* k, size_t extent, uint64_t* bytes_sent)
+ghz_status_t coll_nccl_move_exact(ghz_comm_t* c, const coll_desc_t* k, size_t extent, uint64_t* bytes_sent)
 {
     const size_t e = ghz_dtype_size(k->dtype);
     cudaStream_t s = (cudaStream_t)k->stream;
@@ -184,9 +184,9 @@ ghz_status_t coll_nccl_move_exact(ghz_comm_t* c, const mv_t* k, size_t extent, u
     /* NCCL's own call for a uniform one; an alltoall's in-place ranks stage their N
      * blocks in the pool, so it needs them to fit there (the group below, a window at a
      * time, where they do not) */
-    if (!k->v && k->ops->nccl_native &&
-        (!k->ops->in_place_shared || extent <= c->pool_bytes / (size_t)c->size / e))
-        return k->ops->nccl_native(c, k, e);
+    if (!k->v && k->mv->nccl_native &&
+        (!k->mv->in_place_shared || extent <= c->pool_bytes / (size_t)c->size / e))
+        return k->mv->nccl_native(c, k, e);
     {
         const ghz_status_t st = own_block(c, k, s);
         return st == GHZ_SUCCESS ? exact_group(c, k, e, extent, s) : st;
@@ -196,7 +196,7 @@ ghz_status_t coll_nccl_move_exact(ghz_comm_t* c, const mv_t* k, size_t extent, u
 /* The pool of one lossy round with blocks of at most `window` elements: the frames this
  * rank sends (one, or one per rank), the frames it receives (one per rank), and two
  * records (this rank's and every rank's: one size and one status per destination). */
-static size_t lossy_need(const ghz_comm_t* c, const mv_t* k, size_t window)
+static size_t lossy_need(const ghz_comm_t* c, const coll_desc_t* k, size_t window)
 {
     const size_t N = (size_t)c->size, cap = align16(ghz_compress_bound(window, k->dtype));
     return (one_block(k) ? 1 : N) * cap + N * cap + (N + 1) * coll_nccl_rec_bytes(c->size, 1) + 64;
@@ -204,7 +204,7 @@ static size_t lossy_need(const ghz_comm_t* c, const mv_t* k, size_t window)
 
 typedef struct {
     ghz_comm_t* c;
-    const mv_t* k;
+    const coll_desc_t* k;
     coll_cuda_parts_t x;
     size_t e, cap, rec;
     unsigned char *S, *R, *mine, *all; /* frames sent and received; records */
@@ -231,7 +231,7 @@ static size_t sent_size(const mvn_t* d, int q, int p)
 static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_round_t* acc)
 {
     ghz_comm_t* c = d->c;
-    const mv_t* k = d->k;
+    const coll_desc_t* k = d->k;
     const int N = c->size, me = c->rank;
     const size_t e = d->e;
     cudaStream_t s = d->x.stream;
@@ -329,7 +329,7 @@ static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_
     return st;
 }
 
-ghz_status_t coll_nccl_move_lossy(ghz_comm_t* c, const mv_t* k, size_t extent, double eb, coll_round_t* acc,
+ghz_status_t coll_nccl_move_lossy(ghz_comm_t* c, const coll_desc_t* k, size_t extent, double eb, coll_round_t* acc,
                                   uint64_t* rounds)
 {
     const size_t e = ghz_dtype_size(k->dtype);

@@ -14,14 +14,12 @@
 
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/agree_shm.h"
-#include "ghz/coll/detail/auto_rule.h"
 #include "ghz/coll/detail/backend_cuda.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/nccl_state.h"
 #include "ghz/detail/error.h"
 
-/* The calibration's exact allreduce: bytes per rank, untimed and timed calls. */
-#define CAL_BYTES ((size_t)8 << 20)
+/* The calibration's exact allreduce: untimed and timed calls. */
 #define CAL_WARMUP 2
 #define CAL_TIMED 5
 /* Words of one control allreduce (agree.c needs a few dozen). */
@@ -116,6 +114,8 @@ static ghz_status_t make_state(ghz_comm_t* c)
 {
     coll_nccl_t* n = c->nccl;
     cudaError_t e = cudaStreamCreateWithFlags(&n->ctl_stream, cudaStreamNonBlocking);
+    /* (without MPI, the agreements go through NCCL: agree.c) */
+    c->ctl_max = coll_nccl_ctl_max;
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamCreateWithFlags");
     n->have_stream = 1;
     n->rec_bytes = rec_capacity(c->size);
@@ -153,6 +153,7 @@ void coll_nccl_destroy(ghz_comm_t* c, int abort)
     if (n->h_rec) cudaFreeHost(n->h_rec);
     free(n);
     c->nccl = NULL;
+    c->ctl_max = NULL;
 }
 
 ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int nw)
@@ -191,7 +192,7 @@ ghz_status_t coll_nccl_agree_shm(ghz_comm_t* c, const ghz_coll_unique_id_t* id)
 
 /* NCCL's exact allreduce over the pool (what it holds does not change NCCL's time),
  * timed by events on the control stream. */
-static ghz_status_t time_exact(ghz_comm_t* c, size_t S, double* seconds)
+ghz_status_t coll_nccl_time_allreduce(ghz_comm_t* c, size_t S, double* seconds)
 {
     coll_nccl_t* n = c->nccl;
     cudaEvent_t e0 = NULL, e1 = NULL;
@@ -215,12 +216,6 @@ static ghz_status_t time_exact(ghz_comm_t* c, size_t S, double* seconds)
     if (e1) cudaEventDestroy(e1);
     *seconds = ms * 1e-3 / CAL_TIMED;
     return st;
-}
-
-ghz_status_t coll_nccl_calibrate(ghz_comm_t* c)
-{
-    size_t S = CAL_BYTES < c->pool_bytes / 2 ? CAL_BYTES : c->pool_bytes / 2;
-    return coll_auto_freeze(c, S & ~(size_t)15, time_exact);
 }
 
 void coll_nccl_call_reset(ghz_comm_t* c)

@@ -10,8 +10,26 @@
 
 #include "args.h"
 
+/* The names a name function gives, from value lo up to the first it does not know,
+ * separated by spaces (ghz/coll's tables: every op, dtype and algorithm the library has). */
+static const char* names_from(int lo, const char* (*name)(int), char* buf, size_t len)
+{
+    int i;
+    *buf = '\0';
+    for (i = lo; strcmp(name(i), "unknown") != 0; ++i) {
+        if (*buf) strncat(buf, " ", len - strlen(buf) - 1);
+        strncat(buf, name(i), len - strlen(buf) - 1);
+    }
+    return buf;
+}
+
+static const char* op_name(int i) { return ghz_op_name((ghz_op_t)i); }
+static const char* algo_name(int i) { return ghz_algo_name((ghz_algo_t)i); }
+static const char* dtype_name(int i) { return ghz_dtype_name((ghz_dtype_t)i); }
+
 static void usage(FILE* f)
 {
+    char ops[256], dtypes[256], algos[256];
     fprintf(f,
 "usage: mpirun -np N ghz-coll-bench [options]\n"
 "  -b, --minbytes B     smallest size in bytes, K/M/G suffixes (default 32M)\n"
@@ -21,8 +39,8 @@ static void usage(FILE* f)
 "  -n, --iters N        timed calls per row (default 20)\n"
 "  -w, --warmup_iters N untimed calls before them (default 5)\n"
 "  -c, --check 0|1      check every element of every result (default 1)\n"
-"  -o, --op OP          sum prod min max avg land lor lxor band bor bxor (default sum)\n"
-"  -d, --datatype T     float double int8 uint8 int16 uint16 int32 uint32 int64 uint64\n"
+"  -o, --op OP          %s (default sum)\n"
+"  -d, --datatype T     %s\n"
 "                       (default float)\n"
 "  -r, --root R         root of reduce, broadcast, scatter, gather (default 0)\n"
 "  -a, --average M      row time: 0 rank 0, 1 average, 2 min, 3 max over ranks\n"
@@ -32,8 +50,8 @@ static void usage(FILE* f)
 "                       move data: -b/-e size as nccl-tests', the op unused, no doc row)\n"
 "  --backend B          cpu (host buffers) | cuda (device buffers; ranks share the\n"
 "                       node's GPUs round robin) (default cpu)\n"
-"  --algo A             auto ring recursive_doubling pairwise binomial two_level\n"
-"                       two_level_multi ipc_direct mpi (default auto)\n"
+"  --algo A             %s\n"
+"                       (default auto)\n"
 "  --rel X | --abs X    bound on the FINAL result of the lossy rows (default --rel 1e-4)\n"
 "  --paths LIST         rows per size among homo,doc,exact,mpi, auto (ghz's own choice\n"
 "                       of compressed or exact by its threshold: not in the default) and,\n"
@@ -50,7 +68,9 @@ static void usage(FILE* f)
 "  --raw FILE...        real data: rank r uses file r mod k, tiled to each size\n"
 "  --raw-type f32|f64   element type of the --raw files (default: that of -d)\n"
 "  -h, --help           this text\n"
-"Without --raw, each rank synthesizes a smooth field of its own.\n");
+"Without --raw, each rank synthesizes a smooth field of its own.\n",
+            names_from(GHZ_OP_SUM, op_name, ops, sizeof ops), names_from(GHZ_F32, dtype_name, dtypes, sizeof dtypes),
+            names_from(GHZ_ALGO_AUTO, algo_name, algos, sizeof algos));
 }
 
 int cb_parse_bytes(const char* s, size_t* v)
@@ -91,21 +111,18 @@ static int parse_positive(const char* s, double* v)
     return end != s && *end == '\0' && isfinite(*v) && *v > 0;
 }
 
-/* The value in [lo, hi] whose name (by `name`) is s. */
+/* The value from lo up whose name (by `name`) is s; hi < lo: up to the first value the
+ * name function does not know. */
 static int find_name(const char* s, int lo, int hi, const char* (*name)(int), int* v)
 {
     int i;
-    for (i = lo; i <= hi; ++i)
+    for (i = lo; hi < lo ? strcmp(name(i), "unknown") != 0 : i <= hi; ++i)
         if (strcmp(s, name(i)) == 0) {
             *v = i;
             return 1;
         }
     return 0;
 }
-
-static const char* op_name(int i) { return ghz_op_name((ghz_op_t)i); }
-static const char* algo_name(int i) { return ghz_algo_name((ghz_algo_t)i); }
-static const char* dtype_name(int i) { return ghz_dtype_name((ghz_dtype_t)i); }
 static const char* coll_name(int i) { return cb_coll_name((cb_coll_t)i); }
 static const char* path_name(int i) { return cb_path_name((cb_path_t)i); }
 
@@ -119,7 +136,7 @@ static int parse_dtype(const char* s, ghz_dtype_t* t)
         {"u64", GHZ_U64}};
     size_t i;
     int d;
-    if (find_name(s, GHZ_F32, GHZ_U64, dtype_name, &d)) {
+    if (find_name(s, GHZ_F32, -1, dtype_name, &d)) {
         *t = (ghz_dtype_t)d;
         return 1;
     }
@@ -288,7 +305,7 @@ int cb_parse_args(int argc, char** argv, int speak, cb_args_t* a)
             if (!parse_int(v, 0, 1, &a->check)) USAGE_ERR("-c takes 0 or 1: %s", v);
         } else if (!strcmp(o, "-o") || !strcmp(o, "--op")) {
             int x;
-            if (!find_name(v, GHZ_OP_SUM, GHZ_OP_BXOR, op_name, &x)) USAGE_ERR("unknown op: %s", v);
+            if (!find_name(v, GHZ_OP_SUM, -1, op_name, &x)) USAGE_ERR("unknown op: %s", v);
             a->op = (ghz_op_t)x;
         } else if (!strcmp(o, "-d") || !strcmp(o, "--datatype")) {
             if (!parse_dtype(v, &a->dtype)) USAGE_ERR("unknown datatype: %s", v);
@@ -309,7 +326,7 @@ int cb_parse_args(int argc, char** argv, int speak, cb_args_t* a)
             else USAGE_ERR("--backend takes cpu or cuda: %s", v);
         } else if (!strcmp(o, "--algo")) {
             int x;
-            if (!find_name(v, GHZ_ALGO_AUTO, GHZ_ALGO_MPI, algo_name, &x))
+            if (!find_name(v, GHZ_ALGO_AUTO, -1, algo_name, &x))
                 USAGE_ERR("unknown algorithm: %s", v);
             a->algo = (ghz_algo_t)x;
         } else if (!strcmp(o, "--rel") || !strcmp(o, "--abs")) {

@@ -379,11 +379,10 @@ static void print_header(bench_t* b)
     h.mpi_version = mpi_version;
     cb_report_header(stdout, a, &h);
     {
-        static const char* const tname[] = {"auto", "mpi", "cuda-ipc", "nccl"};
         ghz_comm_config_t cfg = GHZ_COMM_CONFIG_INIT;
-        if (ghz_comm_config(b->comm, &cfg) == GHZ_SUCCESS && (unsigned)cfg.transport < 4)
-            printf("# ghz transport: %s, pool %zu B, pipeline chunk %zu B\n", tname[cfg.transport], cfg.pool_bytes,
-                   cfg.chunk_bytes);
+        if (ghz_comm_config(b->comm, &cfg) == GHZ_SUCCESS)
+            printf("# ghz transport: %s, pool %zu B, pipeline chunk %zu B\n", ghz_transport_name(cfg.transport),
+                   cfg.pool_bytes, cfg.chunk_bytes);
     }
     if (!cb_lossy_ok(a->dtype, a->op))
         cb_report_note(stdout, "lossy paths (homo, doc) skipped: ghz/coll reduces lossily only "

@@ -1,0 +1,124 @@
+/* ghz/coll/calibrate.c: AUTO's calibration when a communicator is made (comm.c): the
+ * transport's exact allreduce timed (the library's own, through the runner; over NCCL,
+ * NCCL's own call), the slowest rank's time agreed, and the threshold frozen by the rule
+ * (auto_rule.h). The calls' runner and planner never come back here. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ghz/coll/detail/agree.h"
+#include "ghz/coll/detail/auto_rule.h"
+#include "ghz/coll/detail/nccl.h"
+#include "ghz/coll/detail/plan.h"
+#include "ghz/detail/error.h"
+
+/* The MPI and CUDA IPC calibration: an exact allreduce of CAL_BYTES per rank, untimed
+ * and timed calls (a few ms on a CPU node; where every call is slower the threshold
+ * only comes earlier, and results keep their bound either way). Over NCCL: NCCL's
+ * allreduce of NCCL_CAL_BYTES, at most half the pool (nccl_comm.c times it). */
+#define CAL_BYTES ((size_t)1 << 20)
+#define CAL_WARMUP 1
+#define CAL_TIMED 3
+#define NCCL_CAL_BYTES ((size_t)8 << 20)
+
+ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t timer)
+{
+    const coll_auto_costs_t k = coll_auto_costs(c->cfg.backend);
+    ghz_status_t st = GHZ_SUCCESS;
+    double t = 0.0;
+    int64_t w[2];
+    c->auto_min = SIZE_MAX;
+    c->auto_link_s = 0.0;
+    c->auto_cal_bytes = 0;
+    if (c->knobs.auto_min_bytes != COLL_KNOB_UNSET) {
+        /* pinned (agreed at init with the configuration): no measurement */
+        c->auto_min = c->knobs.auto_min_bytes == COLL_KNOB_NEVER ? SIZE_MAX : c->knobs.auto_min_bytes;
+    } else if (c->size > 1) {
+        st = timer(c, S, &t);
+        /* the slowest rank's time, and whether any rank failed (a non-negative double's
+         * bits order as integers) */
+        if (st != GHZ_SUCCESS || !(t >= 0.0)) t = 0.0;
+        memcpy(&w[0], &t, sizeof t);
+        w[1] = st != GHZ_SUCCESS;
+        {
+            const ghz_status_t agreed = coll_ctl_max(c, w, 2);
+            if (st != GHZ_SUCCESS) return st;
+            if (agreed != GHZ_SUCCESS) return agreed;
+        }
+        if (w[1]) return ghz_fail(GHZ_ERR_PEER, "AUTO's calibration failed on another rank");
+        memcpy(&t, &w[0], sizeof t);
+        c->auto_link_s = t;
+        c->auto_cal_bytes = S;
+        c->auto_min = coll_auto_rule(c->size, S, t, &k);
+    }
+    if (c->rank == 0 && c->knobs.debug_info) {
+        const double kf = c->size > 1 ? 2.0 * (c->size - 1) / c->size : 0.0;
+        char from[96], link[160];
+        if (c->auto_min == SIZE_MAX) snprintf(from, sizeof from, "never compress");
+        else snprintf(from, sizeof from, "compress from %zu bytes per rank on", c->auto_min);
+        if (c->knobs.auto_min_bytes != COLL_KNOB_UNSET)
+            snprintf(link, sizeof link, "pinned by GHZ_COLL_AUTO_MIN_BYTES");
+        else if (c->auto_cal_bytes)
+            snprintf(link, sizeof link,
+                     "exact allreduce of %zu bytes per rank in %.1f us (slowest rank; busbw %.3f GB/s); F %.0f us, "
+                     "G %.1f GB/s, r %g",
+                     S, t * 1e6, t > 0.0 ? kf * (double)S / t * 1e-9 : 0.0, k.fixed_s * 1e6, k.codec_bps * 1e-9,
+                     k.ratio);
+        else
+            snprintf(link, sizeof link, "one rank");
+        fprintf(stderr, "ghz coll INFO: AUTO over %s, %d ranks: %s; lossy AUTO calls %s\n",
+                ghz_transport_name(c->cfg.transport), c->size, link, from);
+    }
+    return GHZ_SUCCESS;
+}
+
+/* The library's own exact allreduce with the AUTO algorithm, through the runner, in place on a zeroed buffer
+ * of the backend's (its values do not change the time, but floats that are not normal
+ * would on a CPU). */
+static ghz_status_t time_exact(ghz_comm_t* c, size_t S, double* seconds)
+{
+    const size_t n = S / sizeof(float);
+    void* buf = c->be.alloc(&c->be, S, COLL_MEM_RAW);
+    void* zero = calloc(1, S);
+    ghz_status_t st = buf && zero ? GHZ_SUCCESS : ghz_fail(GHZ_ERR_NOMEM, "AUTO's calibration buffer");
+    const ghz_algo_t algo = c->cfg.allreduce_algo;
+    double t0 = 0.0;
+    int i;
+    int64_t failed;
+    if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, NULL);
+    if (st == GHZ_SUCCESS) st = c->be.copy(&c->be, buf, zero, S);
+    /* every rank enters the calls, or none */
+    failed = st != GHZ_SUCCESS;
+    {
+        const ghz_status_t agreed = coll_ctl_max(c, &failed, 1);
+        if (st == GHZ_SUCCESS && agreed != GHZ_SUCCESS) st = agreed;
+        if (st == GHZ_SUCCESS && failed) st = ghz_fail(GHZ_ERR_PEER, "AUTO's calibration failed on another rank");
+    }
+    /* (the transport's own exact path, whatever algorithm the configuration forces on
+     * calls: that one may not run this call) */
+    c->cfg.allreduce_algo = GHZ_ALGO_AUTO;
+    for (i = 0; i < CAL_WARMUP + CAL_TIMED && st == GHZ_SUCCESS; i++) {
+        if (i == CAL_WARMUP) t0 = MPI_Wtime();
+        coll_desc_t k = coll_make_call(KIND_ALLREDUCE, buf, buf, n, GHZ_F32, GHZ_OP_SUM, 0, NULL, NULL);
+        st = coll_run(c, &k);
+    }
+    c->cfg.allreduce_algo = algo;
+    /* (a call may return before its last copy ends) */
+    if (st == GHZ_SUCCESS) st = c->be.sync(&c->be);
+    *seconds = (MPI_Wtime() - t0) / CAL_TIMED;
+    if (buf) c->be.release(&c->be, buf, COLL_MEM_RAW);
+    free(zero);
+    return st;
+}
+
+ghz_status_t coll_auto_calibrate(ghz_comm_t* c)
+{
+#ifdef GHZ_WITH_NCCL
+    if (c->nccl) {
+        const size_t S = NCCL_CAL_BYTES < c->pool_bytes / 2 ? NCCL_CAL_BYTES : c->pool_bytes / 2;
+        return coll_auto_freeze(c, S & ~(size_t)15, coll_nccl_time_allreduce);
+    }
+#endif
+    return coll_auto_freeze(c, CAL_BYTES, time_exact);
+}

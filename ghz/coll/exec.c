@@ -1,0 +1,160 @@
+/* ghz/coll/exec.c: a plan executed (detail/plan.h, coll_execute): the algorithm in
+ * rounds, the MPI library's own call, the two-level allreduce, NCCL's calls, or the
+ * trivial routes; then a reduction's AVG scaling and the call's bytes and times. The
+ * runner (runner.c) and the host path (host_path.c) execute their plans here. */
+#include <string.h>
+
+#include "ghz/coll/detail/move_call.h"
+#include "ghz/coll/detail/nccl.h"
+#include "ghz/coll/detail/nccl_move.h"
+#include "ghz/coll/detail/plan.h"
+#include "ghz/coll/detail/reduce_call.h"
+#include "ghz/detail/error.h"
+#ifdef GHZ_WITH_NCCL
+#include "ghz/coll/detail/reduce_cuda.h"
+#endif
+
+/* A data movement's own block, copied exactly from its send side to its receive side
+ * (the algorithms move only the other ranks' blocks). */
+static ghz_status_t own_block(ghz_comm_t* c, const coll_desc_t* k)
+{
+    const unsigned char* src;
+    unsigned char* dst;
+    const size_t bytes = coll_mv_own_block(c, k, &src, &dst);
+    return bytes ? c->be.copy(&c->be, dst, src, bytes) : GHZ_SUCCESS;
+}
+
+/* A data movement by the MPI library's own call (exact, CPU backend, every count and
+ * displacement below INT_MAX: agreed). The v forms' int arrays live in the per-call
+ * arrays (2N ints fit in N size_t). MPI moves a rank's own block too, but where its
+ * call reads only the output (MPI_Bcast's root), which the root fills first. */
+static ghz_status_t mpi_move(ghz_comm_t* c, const coll_desc_t* k)
+{
+    const int N = c->size;
+    coll_mv_mpi_t a;
+    int p, rc;
+    ghz_status_t st = k->mv->mpi_from_out ? own_block(c, k) : GHZ_SUCCESS;
+    if (st != GHZ_SUCCESS) return st;
+    a.dt = coll_mpi_dtype(k->dtype);
+    a.in = k->in_place ? MPI_IN_PLACE : (const void*)k->in;
+    a.n = (int)k->count;
+    a.sc = (int*)c->seg_off;
+    a.sd = a.sc + N;
+    a.rc = (int*)c->seg_cnt;
+    a.rd = a.rc + N;
+    for (p = 0; p < N && k->v; p++) {
+        a.sc[p] = k->sends && !k->send.single ? (int)coll_lay_cnt(&k->send, p) : 0;
+        a.sd[p] = k->sends && !k->send.single ? (int)coll_lay_displ(&k->send, p) : 0;
+        a.rc[p] = k->recvs && !k->recv.single ? (int)coll_lay_cnt(&k->recv, p) : 0;
+        a.rd[p] = k->recvs && !k->recv.single ? (int)coll_lay_displ(&k->recv, p) : 0;
+    }
+    rc = k->mv->mpi(c, k, &a);
+    return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, coll_mv_name(k));
+}
+
+/* NCCL's route: a reduction's own exact call on the caller's stream, or a data movement
+ * (NCCL's own collective or a group of sends exact, compressed blocks lossy). */
+static ghz_status_t nccl_route(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t* p, coll_round_t* proto,
+                               uint64_t* rounds)
+{
+#ifdef GHZ_WITH_NCCL
+    uint64_t sent = 0;
+    ghz_status_t st;
+    if (k->mv && p->mode != COLL_EXACT) return coll_nccl_move_lossy(c, k, p->extent, p->eb, proto, rounds);
+    if (k->mv) st = coll_nccl_move_exact(c, k, p->extent, &sent);
+    else {
+        sent = (uint64_t)k->total * ghz_dtype_size(k->dtype);
+        st = coll_nccl_exact(c, (coll_nccl_kind_t)k->ops->nccl_kind, k->in, k->out, k->count, k->dtype, k->op, k->root,
+                             k->stream);
+    }
+    proto->logical_bytes = proto->wire_bytes = sent;
+    return st;
+#else
+    (void)c;
+    (void)k;
+    (void)p;
+    (void)proto;
+    (void)rounds;
+    return ghz_fail(GHZ_ERR_UNSUPPORTED, "the NCCL transport is not in this build");
+#endif
+}
+
+/* A reduction's AVG: the sum, scaled once (over NCCL on the caller's stream). */
+static ghz_status_t scale_avg(ghz_comm_t* c, const coll_desc_t* k)
+{
+    if (k->mv || k->op != GHZ_OP_AVG || !coll_has_out(c, k)) return GHZ_SUCCESS;
+#ifdef GHZ_WITH_NCCL
+    if (c->nccl) return ghz_coll_scale_cuda(k->out, k->count, k->dtype, 1.0 / c->size, (cudaStream_t)k->stream);
+#endif
+    return c->be.scale(&c->be, k->out, k->count, k->dtype, 1.0 / c->size);
+}
+
+ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t* p, ghz_coll_info_t* info,
+                          double* ratio)
+{
+    const size_t e = ghz_dtype_size(k->dtype);
+    coll_round_t proto;
+    uint64_t rounds = 1;
+    ghz_status_t st = GHZ_SUCCESS;
+    *ratio = 0.0;
+    coll_proto_init(c, k, p->mode, p->eb, &proto);
+    switch (p->route) {
+    case COLL_ROUTE_NONE:
+    case COLL_ROUTE_HOST: /* (host_path.c) */
+        rounds = 0;
+        break;
+    case COLL_ROUTE_SELF:
+        /* one rank: the result is the input (AVG: divided by 1, exactly; reduce_scatter
+         * with MPI_IN_PLACE: the block is already in place) */
+        rounds = 0;
+        if (k->mv) st = own_block(c, k);
+        else if (k->out && k->out != k->in) st = c->be.copy(&c->be, k->out, k->in, k->count * e);
+        break;
+    case COLL_ROUTE_NCCL:
+        st = nccl_route(c, k, p, &proto, &rounds);
+        break;
+    case COLL_ROUTE_MPI:
+        if (!k->mv) st = coll_mpi_allreduce(c, k, &proto);
+        else {
+            st = mpi_move(c, k);
+            proto.logical_bytes = proto.wire_bytes = p->extent * e * (uint64_t)(c->size - 1);
+        }
+        break;
+    case COLL_ROUTE_TWO_LEVEL:
+#ifdef GHZ_WITH_NCCL
+        if (c->nccl) coll_nccl_call_reset(c);
+#endif
+        st = coll_two_level(c, k, p->mode, p->eb, p->algo, &proto, c->nccl ? ratio : NULL);
+        break;
+    case COLL_ROUTE_ROUNDS:
+#ifdef GHZ_WITH_NCCL
+        if (c->nccl) coll_nccl_call_reset(c);
+#endif
+        st = k->mv ? own_block(c, k) : GHZ_SUCCESS;
+        if (st == GHZ_SUCCESS)
+            st = coll_run_rounds(c, k, &proto, p->algo,
+                                 k->mv ? p->extent : k->ops->extent ? k->ops->extent(c, k) : k->count, &rounds);
+#ifdef GHZ_WITH_NCCL
+        if (c->nccl) *ratio = coll_nccl_call_ratio(c);
+#endif
+        break;
+    }
+    if (st == GHZ_SUCCESS && p->route != COLL_ROUTE_SELF && p->route != COLL_ROUTE_NONE) st = scale_avg(c, k);
+    if (st != GHZ_SUCCESS) return st;
+    info->algo = p->algo;
+    info->path = p->mode == COLL_EXACT ? GHZ_PATH_AUTO
+                 : p->mode == COLL_DOC || (k->ops && k->a.path == GHZ_PATH_DOC) ? GHZ_PATH_DOC
+                                                                                  : GHZ_PATH_HOMO;
+    info->logical_bytes = proto.logical_bytes;
+    info->wire_bytes = proto.wire_bytes;
+    info->rounds = rounds;
+    info->time_compress = proto.t_comp;
+    info->time_combine = proto.t_comb;
+    info->time_decompress = proto.t_dec;
+    info->time_stage = proto.t_stage;
+    info->time_transfer = proto.t_xfer;
+    /* the ratio AUTO keeps: over NCCL the same on every rank, else this rank's */
+    if (!c->nccl && p->mode != COLL_EXACT && proto.wire_bytes > 0)
+        *ratio = (double)proto.logical_bytes / (double)proto.wire_bytes;
+    return GHZ_SUCCESS;
+}
