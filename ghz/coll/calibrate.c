@@ -1,4 +1,4 @@
-/* ghz/coll/calibrate.c: AUTO's calibration when a communicator is made (comm.c): the
+/* ghz/coll/calibrate.c: AUTO's calibration when a communicator is made (comm_init.c): the
  * transport's exact allreduce timed (the library's own, through the runner; over NCCL,
  * NCCL's own call), the slowest rank's time agreed, and the threshold frozen by the rule
  * (auto_rule.h). The calls' runner and planner never come back here. */

@@ -137,10 +137,10 @@ void coll_plan_pre(const ghz_comm_t* c, const coll_desc_t* k, int checked, coll_
      * takes the second agreement instead). A lossy call's range then costs no second
      * synchronisation (which would wait for the previous call's kernels): with a GPU per
      * rank the range kernel makes the copy (from 64 KiB; the host scans smaller ones:
-     * comm.c, STAGED_RANGE_GPU_MIN); where ranks share a GPU, whose every kernel costs a
+     * comm_make.c, STAGED_RANGE_GPU_MIN); where ranks share a GPU, whose every kernel costs a
      * time slice (one H100, two ranks: 265-290 us for the GPU scan and its wait at any
      * size), the host copy is scanned (16 GB/s a core, a team of up to 4 from 1 MiB:
-     * codec/range.c, comm.c make_host). */
+     * codec/range.c, comm_make.c make_host). */
     pre->ranged = pre->lossy;
     pre->agree = pre->lossy || c->cfg.check_args;
     pre->copied = checked && k->count > 0 && c->size > 1 && (pre->lossy ? coll_auto_small(c, k) : c->cfg.check_args) &&

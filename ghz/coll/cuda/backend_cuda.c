@@ -20,7 +20,7 @@
  * message. So a collective on this backend returns when complete (COLL.md, CUDA
  * backend), and a piece costs one synchronisation per step; pieces are large
  * (chunk_bytes: by default 8 MiB over MPI, 32 MiB where ranks share a GPU over MPI,
- * 64 MiB over CUDA IPC; comm.c) to keep that small.
+ * 64 MiB over CUDA IPC; comm_config.c) to keep that small.
  *
  * What the backend owns, allocated once: a ghz_cuda_ctx_t (the codec's and ghz/homo's
  * workspace for one piece), a small device scratch for sizes, statuses and the range,
