@@ -9,10 +9,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ghz/coll/detail/calls.h"
+#include "ghz/coll/detail/move_call.h"
+#include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
-ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, ghz_accuracy_t* out)
+/* *out = acc read through its struct_size, checked (mode, bound, path, and a dtype the
+ * lossy path takes: f32 or f64). */
+static ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, ghz_accuracy_t* out)
 {
     ghz_accuracy_t d = GHZ_ACCURACY_INIT;
     if (acc->struct_size < offsetof(ghz_accuracy_t, path) + sizeof(ghz_path_t) ||
@@ -31,6 +34,11 @@ ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, gh
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes float32 or float64, not %s",
                         ghz_dtype_name(dtype));
     return GHZ_SUCCESS;
+}
+
+int coll_rooted(const coll_desc_t* k)
+{
+    return k->ops ? k->ops->rooted : k->mv->rooted;
 }
 
 /* The byte span [lo, hi) of one side's blocks (lay) in its buffer, the longest block and
