@@ -6,29 +6,17 @@
 #include "ghz/coll/detail/calls.h"
 #include "ghz/detail/error.h"
 
+/* The defaults. On the CUDA backend, which synchronises once per piece operation, larger
+ * pieces and a pool to hold them amortise that; the measurements behind each value:
+ * docs/RESULTS-coll.md, "The numbers behind ghz/coll's defaults". */
 #define DEFAULT_POOL ((size_t)64 << 20)
 #define DEFAULT_CHUNK ((size_t)1 << 20)
-/* The CUDA backend synchronises once per piece operation (backend_cuda.c): larger
- * pieces, and a pool to hold them, amortise that. Over NCCL and CUDA IPC a compressed
- * allreduce of 1 GiB took 11 % longer with 128 MiB and 37-49 % with 64 MiB; host-staged
- * MPI, which moves 8 MiB pieces through host memory, was as fast with 64 MiB as with
- * 256 MiB and saves three times 192 MiB (device pool, value pool, pinned mirror)
- * (docs/RESULTS-coll.md, "The numbers behind ghz/coll's defaults": the pool). */
 #define DEFAULT_POOL_CUDA ((size_t)256 << 20)
-#define DEFAULT_POOL_CUDA_MPI ((size_t)64 << 20)
+#define DEFAULT_POOL_CUDA_MPI ((size_t)64 << 20)   /* MPI's 8 MiB pieces, a GPU per rank */
 #define DEFAULT_CHUNK_CUDA ((size_t)8 << 20)
-/* Over CUDA IPC nothing is pipelined through host copies, and the direct algorithm
- * launches one codec kernel per piece: fewer, larger pieces cost fewer launches
- * (docs/RESULTS-coll.md, "The numbers behind ghz/coll's defaults"). */
-#define DEFAULT_CHUNK_CUDA_IPC ((size_t)64 << 20)
-/* Where ranks share a GPU over MPI, each piece's kernels wait for the other processes'
- * time slices: fewer, larger pieces pay fewer waits. 32 MiB was the fastest of 8, 32 and
- * 64 MiB from 64 MiB up; with a GPU per rank 8 MiB stays as fast (docs/RESULTS-coll.md, "The
- * numbers behind ghz/coll's defaults"). */
-#define DEFAULT_CHUNK_CUDA_SHARED ((size_t)32 << 20)
-/* Over NCCL a round's pieces are compressed and combined one kernel each, and the host
- * waits three times a round whatever the pieces: large ones, as over CUDA IPC. */
-#define DEFAULT_CHUNK_CUDA_NCCL ((size_t)64 << 20)
+#define DEFAULT_CHUNK_CUDA_IPC ((size_t)64 << 20)  /* one codec kernel a piece: few, large pieces */
+#define DEFAULT_CHUNK_CUDA_SHARED ((size_t)32 << 20) /* ranks sharing a GPU: each piece waits for time slices */
+#define DEFAULT_CHUNK_CUDA_NCCL ((size_t)64 << 20) /* three host waits a round, whatever the pieces */
 #define MAX_CHUNK ((size_t)1 << 30)
 
 /* The CUDA backend's default pool for a transport: 64 MiB where MPI moves 8 MiB pieces

@@ -20,49 +20,27 @@
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/detail/error.h"
 
-/* Exact calls of a CUDA communicator up to this many bytes of input per rank (and with
- * the AUTO algorithm) go through host memory (host_path.c; COLL.md,
- * Choices): a copy each way and the CPU algorithm cost less there than the device
- * paths' fixed costs. Where ranks share a GPU those are cross-process waits and kernels
- * that each take a time slice, so the host path keeps up to 4 MiB over MPI
- * (HOST_PATH_MAX_SHARED) and 1 MiB over CUDA IPC, whose direct algorithm has fewer such
- * waits (HOST_PATH_MAX, as over MPI with a GPU per rank). Where every rank has a GPU of
- * its own and CUDA IPC reads the peers' memory, the direct algorithm is as fast from 16
- * KiB up: the host path keeps only what it does faster, up to 8 KiB
- * (HOST_PATH_MAX_OWN_GPU). The measurements: docs/RESULTS-coll.md, "The numbers behind
- * ghz/coll's defaults". GHZ_COLL_HOST_PATH_MAX (bytes, at most 16 MiB) overrides them; 0
- * turns the host path off. */
+/* The measurements behind these: docs/RESULTS-coll.md, "The numbers behind ghz/coll's
+ * defaults".
+ * Exact AUTO calls of a CUDA communicator up to this many bytes per rank go through host
+ * memory (host_path.c; COLL.md, Choices), where a copy each way and the CPU algorithm cost
+ * less than the device paths' fixed costs: where ranks share a GPU, up to 4 MiB over MPI
+ * and 1 MiB over CUDA IPC; with a GPU per rank, 1 MiB over MPI and 8 KiB over CUDA IPC.
+ * GHZ_COLL_HOST_PATH_MAX (at most 16 MiB; 0: off) overrides them. */
 #define HOST_PATH_MAX_SHARED ((size_t)4 << 20)
 #define HOST_PATH_MAX ((size_t)1 << 20)
 #define HOST_PATH_MAX_OWN_GPU ((size_t)8 << 10)
-
-/* Where every rank has a GPU of its own, a staged lossy call's range comes from this
- * many bytes per rank on from the range kernel, which makes the copy too (comm.h,
- * staged_range_gpu_min; cuda/backend_cuda.c, cuda_range), and below from a scan of the
- * host copy: the kernel's fixed cost over the copy alone is about constant, the scan's
- * grows with the size, and they meet near 32 KiB (docs/RESULTS-coll.md, "The numbers behind
- * ghz/coll's defaults"). */
+/* With a GPU per rank, a staged lossy call's range comes from the range kernel (which
+ * makes the copy too) from this many bytes per rank on, below from a scan of the host
+ * copy (comm.h, staged_range_gpu_min). */
 #define STAGED_RANGE_GPU_MIN ((size_t)64 << 10)
-
 /* ipc_direct's exact allreduce rounds of at most this many bytes per rank run in one
- * shot: one fence fewer and no gather (cuda/algo_direct.c, one_shot). Between two ranks
- * at every size: each rank then reads the peer's input whole, as many bytes over the
- * link as in three phases, so the fence saved is pure gain (measured faster from 1 to
- * 64 MiB: docs/RESULTS-coll.md, "The numbers behind ghz/coll's defaults"). Beyond two ranks
- * it reads N - 1 inputs whole instead of 2 (N - 1) / N of one: only where the fences,
- * not the bytes, set the time. GHZ_COLL_DIRECT_ONE_SHOT_MAX overrides both (0: never). */
+ * shot (cuda/algo_direct.c, one_shot); between two ranks at every size.
+ * GHZ_COLL_DIRECT_ONE_SHOT_MAX overrides both (0: never). */
 #define DIRECT_ONE_SHOT_MAX ((size_t)1 << 20)
-
-/* Exact allreduce calls of a CPU communicator up to GHZ_COLL_MPI_MAX bytes per rank (at
- * most 1 GiB, knobs.c; default MPI_NATIVE_DEFAULT) and with the AUTO algorithm call
- * MPI_Allreduce itself (algo_mpi.c, coll_mpi_refusal says which). A CUDA communicator's
- * host path runs on such a communicator, in place in its pinned buffer: there it is what
- * `cudaMemcpy` + `MPI_Allreduce(MPI_IN_PLACE)` + `cudaMemcpy` users do, behind ghz's
- * agreement. Why 4 MiB: the host path's largest default limit (HOST_PATH_MAX_SHARED,
- * measured with MPI's call up to 4 MiB); MPI's own call is faster than ghz's recursive
- * doubling for small calls on the CPU, and on the host path its in-place call saves a
- * host copy that ghz's ring and recursive doubling make (COLL.md, "mpi"; docs/RESULTS-coll.md,
- * "The numbers behind ghz/coll's defaults"). */
+/* GHZ_COLL_MPI_MAX's default: exact AUTO allreduce calls of a CPU communicator (the host
+ * path's included) up to this many bytes per rank call MPI_Allreduce itself (algo_mpi.c,
+ * coll_mpi_refusal; COLL.md, "mpi"). */
 #define MPI_NATIVE_DEFAULT ((size_t)4 << 20)
 /* The host path's CPU communicator's threads (make_host). */
 #define HOST_THREADS 4
@@ -274,8 +252,7 @@ static ghz_status_t make_core(ghz_comm_t* c)
     if (c->cfg.backend == GHZ_EXEC_CUDA) {
         st = ghz_coll_backend_cuda(c->cfg.chunk_bytes, &c->be);
         /* A CUDA-aware MPI moves device buffers itself: no host mirror, and exact
-         * rounds send the caller's buffers directly (never seen on our machines,
-         * whose Open MPI is built without CUDA: untested). CUDA IPC keeps the
+         * rounds send the caller's buffers directly (untested). CUDA IPC keeps the
          * staged exact path: it sends only from its exported wire pool. */
         if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_MPI && mpi_takes_device_pointers(&c->knobs))
             c->be.staged = 0;

@@ -44,7 +44,7 @@ int coll_rooted(const coll_desc_t* k)
 /* The byte span [lo, hi) of one side's blocks (lay) in its buffer, the longest block and
  * the farthest block end (elements, added to the maxima given). A buffer's byte size
  * must be a valid pointer difference: a block that ends past PTRDIFF_MAX bytes is
- * refused before any buffer is read (a count of 2^61 floats used to reach a memmove). */
+ * refused before any buffer is read. */
 static ghz_status_t measure(const ghz_comm_t* c, const coll_layout_t* lay, ghz_dtype_t t, size_t* lo, size_t* hi,
                             size_t* longest, size_t* far)
 {
