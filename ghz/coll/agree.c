@@ -186,7 +186,7 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
             /* The one failure rule (contract.c) on every rank that took part: a peer's
              * earlier call failed once data moved, where this rank's succeeded; the ranks
              * may be out of step, so this rank's communicator is broken too (and its
-             * release, like the peer's, meets no one: comm.c) */
+             * release, like the peer's, meets no one: comm_buffers.c) */
             c->broken = GHZ_ERR_PEER;
             return ghz_fail(GHZ_ERR_PEER,
                             "rank %d's communicator is broken (%s: an earlier call failed there after its data "

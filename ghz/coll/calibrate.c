@@ -1,4 +1,4 @@
-/* ghz/coll/calibrate.c: AUTO's calibration when a communicator is made (comm.c): the
+/* ghz/coll/calibrate.c: AUTO's calibration when a communicator is made (comm_init.c): the
  * transport's exact allreduce timed (the library's own, through the runner; over NCCL,
  * NCCL's own call), the slowest rank's time agreed, and the threshold frozen by the rule
  * (auto_rule.h). The calls' runner and planner never come back here. */
@@ -22,7 +22,11 @@
 #define CAL_TIMED 3
 #define NCCL_CAL_BYTES ((size_t)8 << 20)
 
-ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t timer)
+/* Fixes c->auto_min: the knob where it is set, else (more than one rank) the rule with
+ * the slowest rank's time from `timer`; prints it under GHZ_COLL_DEBUG=INFO (rank 0).
+ * Collective over c where the knob is unset: every rank takes part in the agreement
+ * even after its own timing failed (the others then get GHZ_ERR_PEER). */
+static ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t timer)
 {
     const coll_auto_costs_t k = coll_auto_costs(c->cfg.backend);
     ghz_status_t st = GHZ_SUCCESS;

@@ -9,10 +9,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ghz/coll/detail/calls.h"
+#include "ghz/coll/detail/move_call.h"
+#include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
-ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, ghz_accuracy_t* out)
+/* *out = acc read through its struct_size, checked (mode, bound, path, and a dtype the
+ * lossy path takes: f32 or f64). */
+static ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, ghz_accuracy_t* out)
 {
     ghz_accuracy_t d = GHZ_ACCURACY_INIT;
     if (acc->struct_size < offsetof(ghz_accuracy_t, path) + sizeof(ghz_path_t) ||
@@ -33,10 +36,15 @@ ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, gh
     return GHZ_SUCCESS;
 }
 
+int coll_rooted(const coll_desc_t* k)
+{
+    return k->ops ? k->ops->rooted : k->mv->rooted;
+}
+
 /* The byte span [lo, hi) of one side's blocks (lay) in its buffer, the longest block and
  * the farthest block end (elements, added to the maxima given). A buffer's byte size
  * must be a valid pointer difference: a block that ends past PTRDIFF_MAX bytes is
- * refused before any buffer is read (a count of 2^61 floats used to reach a memmove). */
+ * refused before any buffer is read. */
 static ghz_status_t measure(const ghz_comm_t* c, const coll_layout_t* lay, ghz_dtype_t t, size_t* lo, size_t* hi,
                             size_t* longest, size_t* far)
 {

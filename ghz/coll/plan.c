@@ -66,7 +66,7 @@ static size_t move_bytes(const ghz_comm_t* c, size_t block_bytes)
 
 /* A lossy AUTO call below the threshold fixed at init: it runs exact on every rank,
  * decided by agreed fields alone (size and path). */
-int coll_auto_small(const ghz_comm_t* c, const coll_desc_t* k)
+static int coll_auto_small(const ghz_comm_t* c, const coll_desc_t* k)
 {
     return k->acc && k->a.path == GHZ_PATH_AUTO && !coll_auto_compresses(c, k->total * ghz_dtype_size(k->dtype));
 }
@@ -78,7 +78,7 @@ int coll_auto_small(const ghz_comm_t* c, const coll_desc_t* k)
  * small_auto_bytes, beyond where exact calls stop (comm.h): its bound needs the input's
  * range, which the pinned copy gives for a host loop, where the device path pays a range
  * kernel and a synchronisation that also waits for the previous call's kernels. */
-int coll_host_path_takes(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode)
+static int coll_host_path_takes(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode)
 {
     const size_t limit = coll_auto_small(c, k) ? c->small_auto_bytes : c->small_bytes;
     return c->host && mode == COLL_EXACT && coll_configured_algo(c, k) == GHZ_ALGO_AUTO && !c->be.capturing &&
@@ -94,7 +94,9 @@ unsigned char* coll_host_in(const ghz_comm_t* c, const coll_desc_t* k)
     return k->ops->host_in_out ? c->small_out : c->small_in;
 }
 
-coll_mode_t coll_lossy_mode(const ghz_comm_t* c, const coll_desc_t* k, double ratio)
+/* The mode of a lossy call: its path's, exact where AUTO finds compressing cannot pay
+ * (the size fixed at init, or the smallest ratio `ratio` of the last call). */
+static coll_mode_t coll_lossy_mode(const ghz_comm_t* c, const coll_desc_t* k, double ratio)
 {
     /* (over NCCL, HOMO and DOC are the same bytes: the n-ary sum is DOC's left fold) */
     const coll_mode_t m = k->a.path == GHZ_PATH_DOC && !c->nccl ? COLL_DOC : COLL_HOMO;
@@ -137,10 +139,10 @@ void coll_plan_pre(const ghz_comm_t* c, const coll_desc_t* k, int checked, coll_
      * takes the second agreement instead). A lossy call's range then costs no second
      * synchronisation (which would wait for the previous call's kernels): with a GPU per
      * rank the range kernel makes the copy (from 64 KiB; the host scans smaller ones:
-     * comm.c, STAGED_RANGE_GPU_MIN); where ranks share a GPU, whose every kernel costs a
+     * comm_make.c, STAGED_RANGE_GPU_MIN); where ranks share a GPU, whose every kernel costs a
      * time slice (one H100, two ranks: 265-290 us for the GPU scan and its wait at any
      * size), the host copy is scanned (16 GB/s a core, a team of up to 4 from 1 MiB:
-     * codec/range.c, comm.c make_host). */
+     * codec/range.c, comm_make.c make_host). */
     pre->ranged = pre->lossy;
     pre->agree = pre->lossy || c->cfg.check_args;
     pre->copied = checked && k->count > 0 && c->size > 1 && (pre->lossy ? coll_auto_small(c, k) : c->cfg.check_args) &&

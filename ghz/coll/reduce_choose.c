@@ -14,7 +14,7 @@
 /* Whether GHZ_ALGO_IPC_DIRECT can run the call: a transport that maps the peers'
  * pools (CUDA IPC), and exact or the homomorphic sum (ghz/homo's n-ary sum takes at most
  * COLL_SUM_N_MAX inputs); NULL or the reason. */
-const char* coll_direct_refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
+static const char* coll_direct_refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
 {
 #ifdef GHZ_WITH_CUDA
     if (!c->tp.fence || !c->tp.peer_pool) return "needs the CUDA IPC transport";
@@ -57,7 +57,8 @@ int coll_argmin(const coll_cost_row_t* rows, int n)
     return best;
 }
 
-ghz_algo_t coll_two_level_auto(const ghz_comm_t* c)
+/* AUTO's two-level algorithm: a leader per shard where nodes match, else one a node. */
+static ghz_algo_t coll_two_level_auto(const ghz_comm_t* c)
 {
     return c->uniform_nodes ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL;
 }

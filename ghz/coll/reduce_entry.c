@@ -81,8 +81,3 @@ coll_desc_t coll_make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf,
     k.stream = stream;
     return k;
 }
-
-int coll_rooted(const coll_desc_t* k)
-{
-    return k->ops ? k->ops->rooted : k->mv->rooted;
-}

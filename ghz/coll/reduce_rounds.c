@@ -12,7 +12,9 @@
 
 typedef coll_need_fn need_fn;
 
-size_t coll_fit_window(const ghz_comm_t* c, need_fn need, need_fn need2, coll_mode_t m, ghz_dtype_t t,
+/* The largest window (elements per segment, at most COLL_MAX_PIECES pieces) whose
+ * buffers (need, plus need2 when not NULL) fit the pool; the same on every rank. */
+static size_t coll_fit_window(const ghz_comm_t* c, need_fn need, need_fn need2, coll_mode_t m, ghz_dtype_t t,
                        size_t piece)
 {
     size_t lo = 0, hi = COLL_MAX_PIECES * piece;
@@ -25,7 +27,8 @@ size_t coll_fit_window(const ghz_comm_t* c, need_fn need, need_fn need2, coll_mo
     return lo;
 }
 
-coll_need_fn coll_algo_need(ghz_algo_t algo)
+/* The pool an algorithm's round needs (coll_need_fn). */
+static coll_need_fn coll_algo_need(ghz_algo_t algo)
 {
     switch (algo) {
     case GHZ_ALGO_RING: return coll_ring_need;

@@ -220,7 +220,7 @@ ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st)
 
 /* The algorithm the leaders run among nodes (the only lossy stage): over NCCL, NCCL's
  * compressed allreduce. */
-ghz_algo_t coll_inter_algo(const ghz_comm_t* c, coll_mode_t mode)
+static ghz_algo_t coll_inter_algo(const ghz_comm_t* c, coll_mode_t mode)
 {
     if (c->nccl) return GHZ_ALGO_NCCL;
     if (mode == COLL_EXACT) return GHZ_ALGO_RING;

@@ -38,7 +38,7 @@
  * by its owner in three phases, so the result is the same, bit for bit, on every rank.
  * Two fences instead of three, and no gather: small calls are latency (the fences and
  * launches), not bytes. The peers read N - 1 inputs whole instead of 2 (N - 1) / N of
- * one: the same for two ranks, more beyond, hence the limit (comm.c: every size for two
+ * one: the same for two ranks, more beyond, hence the limit (comm_make.c: every size for two
  * ranks, 1 MiB per rank beyond). Safe by the same argument:
  * C is written before fence 1 and read between fences 1 and 2; the next round's write
  * of C follows fence 2. */

@@ -1,16 +1,10 @@
 /* ghz/coll/cuda/backend_cuda.c: the CUDA backend of the collectives.
  *
  * Values (the caller's buffers, the algorithms' raw slices) and wire buffers (frames,
- * messages) are device memory: the codec and ghz/homo kernels work at HBM speed. The
- * MPI on our machines is not CUDA-aware, so with the MPI transport every message is
- * copied through a pinned host mirror of the wire pool (algo_common.c: one DMA copy of
- * the compressed bytes each way; the mirror is allocated once, so no slot can run
- * out); the CUDA IPC transport (transport_ipc.c) copies GPU to GPU, without it. A first version
- * kept the wire in mapped pinned memory that the kernels read and wrote over PCIe: on
- * an H100 its compressed allreduce of 256 MiB on two ranks took 258 ms, slower than
- * its own exact path (119 ms, which stages by DMA), because the codec and ghz/homo
- * kernels ran at PCIe speed (docs/RESULTS-coll.md). This version moves only compressed
- * bytes by DMA: 62.5 ms for the same call (docs/RESULTS-coll.md).
+ * messages) are device memory: the codec and ghz/homo kernels work at HBM speed. With
+ * an MPI that is not CUDA-aware, every message is copied through a pinned host mirror of
+ * the wire pool (algo_common.c: one DMA copy of the compressed bytes each way; the mirror
+ * is allocated once); the CUDA IPC transport (transport_ipc.c) copies GPU to GPU.
  * Exact rounds move values through the same wire buffers (the staged, DOC-shaped path
  * of the algorithms; the combine itself runs on the GPU).
  *
@@ -20,7 +14,7 @@
  * message. So a collective on this backend returns when complete (COLL.md, CUDA
  * backend), and a piece costs one synchronisation per step; pieces are large
  * (chunk_bytes: by default 8 MiB over MPI, 32 MiB where ranks share a GPU over MPI,
- * 64 MiB over CUDA IPC; comm.c) to keep that small.
+ * 64 MiB over CUDA IPC; comm_config.c) to keep that small.
  *
  * What the backend owns, allocated once: a ghz_cuda_ctx_t (the codec's and ghz/homo's
  * workspace for one piece), a small device scratch for sizes, statuses and the range,

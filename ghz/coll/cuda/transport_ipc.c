@@ -593,7 +593,7 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
     free(cards);
     /* a refused cudaIpc* call is reported here, in st; left as the runtime's last error
      * it would be taken for the failure of a later launch (the communicator may go on
-     * over MPI: comm.c, ipc_fallback) */
+     * over MPI: comm_make.c, ipc_fallback) */
     if (st != GHZ_SUCCESS) (void)cudaGetLastError();
     if (!s) return st;
     if (!s->exchanged) {
@@ -609,7 +609,7 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
                                              ipc_fence,        ipc_graph_status, NULL, 0, 0};
         *tp = ipc;
         tp->state = s;
-        tp->shared_gpu = -1; /* comm.c sets it */
+        tp->shared_gpu = -1; /* comm_make.c sets it */
     }
     return st;
 }

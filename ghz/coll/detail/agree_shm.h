@@ -52,7 +52,7 @@ int coll_shm_is_posix(const coll_shm_t* s);
  * then waits until every peer said how it releases (or released alone: a broken
  * communicator, ghz_comm_abort; or its process ended). 1 on every rank that asks, or 0
  * on every one, so that no healthy rank waits in MPI_Win_free for a peer that released
- * alone (it used to, after a failed call on 2 and 3 ranks). NULL: 1. */
+ * alone. NULL: 1. */
 int coll_shm_together(coll_shm_t* s);
 /* Collective over every rank (MPI_Win_free for a window), after coll_shm_together said
  * so; NULL is fine. */

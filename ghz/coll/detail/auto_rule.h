@@ -44,11 +44,6 @@ size_t coll_auto_rule(int N, size_t S, double t, const coll_auto_costs_t* k);
 typedef ghz_status_t (*coll_auto_timer_t)(ghz_comm_t* c, size_t S, double* seconds);
 
 /* calibrate.c (at init only) */
-/* Fixes c->auto_min: the knob where it is set, else (more than one rank) the rule with
- * the slowest rank's time from `timer`; prints it under GHZ_COLL_DEBUG=INFO (rank 0).
- * Collective over c where the knob is unset: every rank takes part in the agreement
- * even after its own timing failed (the others then get GHZ_ERR_PEER). */
-ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t timer);
 
 /* The calibration of a communicator's transport: coll_auto_freeze with the exact
  * allreduce that AUTO's exact path runs (the library's own through the runner; over

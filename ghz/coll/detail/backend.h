@@ -92,7 +92,7 @@ ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be);
 /* The CUDA backend (device buffers) on the current device, for messages of at most chunk_bytes uncompressed bytes. */
 ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be);
 /* The 16-byte UUID of the current device: the GPU a CUDA backend created now computes
- * on (comm.c compares them, before the backend exists, to know which ranks share a GPU). */
+ * on (comm_make.c compares them, before the backend exists, to know which ranks share a GPU). */
 ghz_status_t ghz_coll_cuda_gpu_uuid(unsigned char uuid[16]);
 /* The stream of the CUDA backend's current call (set by begin): where the CUDA IPC
  * transport orders its copies. */

@@ -68,9 +68,6 @@ typedef struct {
  * sides, in elements. name, in_place_forms: the call's, for messages. */
 ghz_status_t coll_check_args(const ghz_comm_t* c, coll_desc_t* k, const char* name, const char* in_place_forms);
 
-/* *out = acc read through its struct_size, checked (mode, bound, path, and a dtype the
- * lossy path takes: f32 or f64). */
-ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, ghz_accuracy_t* out);
 
 /* GHZ_SUCCESS, or the status that broke c, with a detail that says so and what to do:
  * a broken communicator moves no data (COLL.md, recovery contract). */
@@ -104,10 +101,6 @@ ghz_status_t coll_call_start(ghz_comm_t* c, coll_desc_t* k);
 /* The pool bytes an algorithm needs for a window of `window` elements per segment. */
 typedef size_t (*coll_need_fn)(const ghz_comm_t*, coll_mode_t, ghz_dtype_t, size_t, size_t);
 
-/* The largest window (elements per segment, at most COLL_MAX_PIECES pieces) whose
- * buffers (need, plus need2 when not NULL) fit the pool; the same on every rank. */
-size_t coll_fit_window(const ghz_comm_t* c, coll_need_fn need, coll_need_fn need2, coll_mode_t m, ghz_dtype_t t,
-                       size_t piece);
 
 /* Elements per message of a call in mode m: the configured chunk, whole codec blocks
  * when lossy. */

@@ -7,7 +7,7 @@
 #include "ghz/coll/detail/transport.h"
 
 /* Where allocations are counted: every buffer the communicator owns comes from
- * comm_alloc (comm.c), so ghz_coll_info_t.allocations proves calls allocate nothing. */
+ * comm_buffers.c, so ghz_coll_info_t.allocations proves calls allocate nothing. */
 struct ghz_comm {
     MPI_Comm mpi;            /* private duplicate of the user's communicator */
     int rank, size;
@@ -39,7 +39,7 @@ struct ghz_comm {
     coll_req_t* sreq;        /* 2 * size * max_pieces outstanding sends and receives */
     coll_req_t* rreq;
     size_t max_reqs;         /* entries of sreq and rreq */
-    /* Two levels (comm.c): this rank's node, and the ranks of the same local rank on
+    /* Two levels (comm_make.c): this rank's node, and the ranks of the same local rank on
      * every node. `levels`: there are several nodes of several ranks, so the two-level
      * algorithms apply; the children are then made at the first call that runs one
      * (coll_comm_levels), from the MPI communicators split at init (MPI_COMM_NULL
@@ -63,7 +63,7 @@ struct ghz_comm {
      * communicator over the same ranks and two pinned buffers of small_auto_bytes;
      * NULL elsewhere. Exact calls take it up to small_bytes per rank, lossy AUTO calls
      * that AUTO runs exact up to small_auto_bytes: at least COLL_AUTO_LOSSY_MIN_BYTES
-     * (auto_rule.h), 0 when the host path is off (comm.c). */
+     * (auto_rule.h), 0 when the host path is off (comm_make.c). */
     ghz_comm_t* host;
     unsigned char *small_in, *small_out;
     size_t small_bytes, small_auto_bytes;
@@ -73,7 +73,7 @@ struct ghz_comm {
     size_t one_shot_bytes;
     /* Exact allreduce calls of at most this many bytes per rank, on the CPU backend and
      * with the AUTO algorithm, call MPI_Allreduce itself where its rules are ghz's
-     * (algo_mpi.c, coll_mpi_refusal; GHZ_COLL_MPI_MAX, agreed; default 4 MiB: comm.c). */
+     * (algo_mpi.c, coll_mpi_refusal; GHZ_COLL_MPI_MAX, agreed; default 4 MiB: comm_make.c). */
     size_t mpi_max;
     int nodes, local_rank, local_size, uniform_nodes;
     ghz_coll_info_t info;
@@ -93,8 +93,31 @@ struct ghz_comm {
     /* Where a staged lossy call's range comes from: from this many bytes per rank on, the
      * GPU's range kernel, which makes the copy too (one kernel and one wait, with a GPU
      * per rank); below, a scan of the host copy (where ranks share a GPU, whose every
-     * kernel costs a time slice, at every size: SIZE_MAX): plan.c, comm.c. */
+     * kernel costs a time slice, at every size: SIZE_MAX): plan.c, comm_make.c. */
     size_t staged_range_gpu_min;
 };
+
+/* The least pool (comm_config.c checks it; the host path's and NCCL's node children take it). */
+#define COLL_MIN_POOL ((size_t)1 << 16)
+
+/* comm_config.c: the configuration in force (the caller's fields, then the environment's,
+ * then the defaults), and the CUDA backend's defaults for a transport and AUTO's transport. */
+ghz_status_t coll_config_read(const ghz_comm_config_t* in, const coll_knobs_t* k, ghz_comm_config_t* out);
+size_t coll_cuda_pool(ghz_transport_t transport, int shared);
+size_t coll_cuda_chunk(ghz_transport_t transport, int shared);
+ghz_transport_t coll_auto_transport(int shared, int single_node);
+
+/* comm_buffers.c: the pool and per-call arrays, allocated and freed; the release. */
+ghz_status_t coll_comm_alloc_buffers(ghz_comm_t* c);
+uint64_t coll_comm_free_buffers(ghz_comm_t* c, int keep_pool);
+void coll_comm_release(ghz_comm_t* c, int local);
+
+/* comm_make.c: a communicator over MPI. `calibrate` times AUTO's threshold (auto_rule.h);
+ * NULL makes a leaf: a two-level child or the host path's, which never decides a call. */
+typedef ghz_status_t (*coll_calibrate_fn)(ghz_comm_t* c);
+ghz_status_t coll_comm_make(MPI_Comm mpi_comm, const ghz_comm_config_t* config, coll_calibrate_fn calibrate,
+                            ghz_comm_t** comm);
+void coll_comm_describe(const ghz_comm_t* c);
+ghz_status_t coll_comm_finish_init(ghz_comm_t* c, ghz_status_t st, ghz_comm_t** comm);
 
 #endif

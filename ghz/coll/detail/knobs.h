@@ -3,7 +3,7 @@
  * Environment table, which the test coll.tables checks). Each is parsed strictly when a
  * communicator is made: a value the library cannot read is an error of ghz_comm_init,
  * never a silent default. The resolved values that shape calls are agreed across ranks
- * with the configuration (comm.c, agree.c). */
+ * with the configuration (comm_make.c, agree.c). */
 #ifndef GHZ_COLL_DETAIL_KNOBS_H
 #define GHZ_COLL_DETAIL_KNOBS_H
 

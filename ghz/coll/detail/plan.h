@@ -70,9 +70,6 @@ ghz_status_t coll_plan(const ghz_comm_t* c, const coll_desc_t* k, const coll_pre
 /* The route of a plan whose mode is decided (p->algo too, for a reduction; p->extent and
  * p->far for a data movement): also the host path's plan on the CPU communicator. */
 void coll_plan_route(const ghz_comm_t* c, const coll_desc_t* k, coll_plan_t* p);
-/* The mode of a lossy call: its path's, exact where AUTO finds compressing cannot pay
- * (the size fixed at init, or the smallest ratio `ratio` of the last call). */
-coll_mode_t coll_lossy_mode(const ghz_comm_t* c, const coll_desc_t* k, double ratio);
 /* The index of the cheapest row (the first of equal costs); -1 where none is finite
  * (reduce_choose.c). */
 int coll_argmin(const coll_cost_row_t* rows, int n);

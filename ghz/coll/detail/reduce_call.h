@@ -61,8 +61,6 @@ int coll_has_out(const ghz_comm_t* c, const coll_desc_t* k);
 
 
 /* reduce_choose.c */
-/* Why GHZ_ALGO_IPC_DIRECT cannot run the call (NULL: it can). */
-const char* coll_direct_refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m);
 /* The algorithm the configuration names for the call's collective (AUTO: none forced). */
 ghz_algo_t coll_configured_algo(const ghz_comm_t* c, const coll_desc_t* k);
 /* The call's algorithm in mode m: the configured one, else AUTO's choice. */
@@ -78,8 +76,6 @@ const char* coll_mpi_refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mod
 ghz_status_t coll_mpi_allreduce(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* proto);
 
 /* reduce_rounds.c */
-/* The pool an algorithm's round needs (coll_need_fn). */
-coll_need_fn coll_algo_need(ghz_algo_t algo);
 /* The round prototype of a call: what every round of it shares. */
 void coll_proto_init(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode, double eb, coll_round_t* proto);
 /* The elements per segment of one round of algo in mode m that fit the pool (0: none). */
@@ -92,13 +88,9 @@ ghz_status_t coll_run_rounds(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* 
                              size_t extent, uint64_t* rounds);
 
 /* two_level.c */
-/* The algorithm the leaders run among nodes (the only lossy stage). */
-ghz_algo_t coll_inter_algo(const ghz_comm_t* c, coll_mode_t mode);
 /* K of a two-level allreduce in mode `mode` (bound.h): the stage across nodes', over
  * the node count (COLL.md, Two levels). */
 double coll_two_level_terms(const ghz_comm_t* c, coll_mode_t mode, ghz_op_t op);
-/* AUTO's two-level algorithm: a leader per shard where nodes match, else one a node. */
-ghz_algo_t coll_two_level_auto(const ghz_comm_t* c);
 /* Two-level allreduce (COLL.md, Two levels): exact inside nodes, `mode` across them.
  * ratio (NULL: not wanted): the least over ranks of the stage across nodes' ratio of
  * bytes before over after compression, the same on every rank (0: none compressed). */
@@ -106,10 +98,6 @@ ghz_status_t coll_two_level(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mod
                             coll_round_t* sum, double* ratio);
 
 /* plan.c: the host path's choice */
-/* A lossy AUTO call too small ever to compress (it runs exact on every rank). */
-int coll_auto_small(const ghz_comm_t* c, const coll_desc_t* k);
-/* Whether a call in mode `mode` goes through host memory (a CUDA communicator's). */
-int coll_host_path_takes(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode);
 /* Where the host path copies a call's input. */
 unsigned char* coll_host_in(const ghz_comm_t* c, const coll_desc_t* k);
 

@@ -89,7 +89,7 @@ struct coll_transport {
     uint64_t seq;
     /* 1 where one GPU serves several of the communicator's ranks (processes then take
      * turns on it, and every cross-process wait or kernel costs a time slice), 0 where
-     * every rank has a GPU of its own, -1 on the CPU backend. Set by comm.c from the
+     * every rank has a GPU of its own, -1 on the CPU backend. Set by comm_make.c from the
      * GPUs' UUIDs, whichever the transport. The same on every rank. */
     int shared_gpu;
 };

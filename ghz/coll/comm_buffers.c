@@ -1,0 +1,149 @@
+/* ghz/coll/comm_buffers.c: what a communicator holds: the pool and the per-call arrays,
+ * allocated once (calls allocate nothing), and the communicator's release. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ghz/coll/detail/agree_shm.h"
+#include "ghz/coll/detail/calls.h"
+#include "ghz/coll/detail/nccl.h"
+#include "ghz/detail/error.h"
+
+/* Host allocations of the communicator: counted (ghz_coll_info_t.allocations). */
+static void* host_alloc(ghz_comm_t* c, size_t bytes)
+{
+    c->allocations++;
+    return calloc(1, bytes ? bytes : 1);
+}
+
+/* The pool and the per-call arrays (comm.h), allocated once. */
+ghz_status_t coll_comm_alloc_buffers(ghz_comm_t* c)
+{
+    const size_t n = (size_t)c->size;
+    c->max_reqs = 2 * n * COLL_MAX_PIECES;
+    c->seg_off = (size_t*)host_alloc(c, n * sizeof *c->seg_off);
+    c->seg_cnt = (size_t*)host_alloc(c, n * sizeof *c->seg_cnt);
+    c->wire_size = (size_t*)host_alloc(c, (n + 2) * COLL_MAX_PIECES * sizeof *c->wire_size);
+    c->wire_tmp = (size_t*)host_alloc(c, n * sizeof *c->wire_tmp);
+    c->wire_ptr = (const void**)host_alloc(c, n * sizeof *c->wire_ptr);
+    c->sreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->sreq);
+    c->rreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->rreq);
+    c->pool_bytes = c->cfg.pool_bytes;
+    c->pool = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_WIRE);
+    c->allocations++;
+    if (c->be.staged && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
+        /* values live apart from the wire buffers: as much again, so that whatever
+         * fits the wire pool fits here (the algorithms' needs count both); the NCCL
+         * algorithm keeps its values in the callers' buffers and its pool alone */
+        c->pool_raw = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_RAW);
+        c->allocations++;
+    }
+    if (c->host_mirror) {
+        /* the host mirror every message is copied through */
+        c->pool_mirror = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_MIRROR);
+        c->allocations++;
+    }
+    if (!c->seg_off || !c->seg_cnt || !c->wire_size || !c->wire_tmp || !c->wire_ptr ||
+        !c->sreq || !c->rreq || !c->pool || (c->be.staged && c->cfg.transport != GHZ_TRANSPORT_NCCL && !c->pool_raw) ||
+        (c->host_mirror && !c->pool_mirror))
+        return ghz_fail(GHZ_ERR_NOMEM, "communicator buffers (pool %zu bytes)", c->pool_bytes);
+
+    return GHZ_SUCCESS;
+}
+
+/* Cancels the messages a failed call left outstanding (a local release: nothing will
+ * wait for them). */
+static void cancel_requests(ghz_comm_t* c)
+{
+    size_t i, j;
+    for (i = 0; i < c->max_reqs; i++)
+        for (j = 0; j < 2; j++)
+            if (c->tp.cancel) c->tp.cancel(&c->tp, j ? &c->rreq[i] : &c->sreq[i]);
+}
+
+/* Frees what alloc_buffers made (the pool through the backend, whose `release` needs
+ * no backend state, so it may already be destroyed) and forgets it. `keep_pool`: the
+ * wire pool stays allocated (a peer may still map it: ghz_comm_abort over CUDA IPC).
+ * Returns how many buffers it freed (ghz_coll_info_t.allocations counts what the
+ * communicator holds). */
+uint64_t coll_comm_free_buffers(ghz_comm_t* c, int keep_pool)
+{
+    uint64_t n = (c->pool && !keep_pool) + (c->pool_raw != NULL) + (c->pool_mirror != NULL) + (c->seg_off != NULL) +
+                 (c->seg_cnt != NULL) + (c->wire_size != NULL) + (c->wire_tmp != NULL) + (c->wire_ptr != NULL) +
+                 (c->sreq != NULL) + (c->rreq != NULL);
+    if (c->pool && !keep_pool) c->be.release(&c->be, c->pool, COLL_MEM_WIRE);
+    if (c->pool_raw) c->be.release(&c->be, c->pool_raw, COLL_MEM_RAW);
+    if (c->pool_mirror) c->be.release(&c->be, c->pool_mirror, COLL_MEM_MIRROR);
+    free(c->seg_off);
+    free(c->seg_cnt);
+    free(c->wire_size);
+    free(c->wire_tmp);
+    free((void*)c->wire_ptr);
+    free(c->sreq);
+    free(c->rreq);
+    c->pool = c->pool_raw = c->pool_mirror = NULL;
+    c->seg_off = c->seg_cnt = c->wire_size = c->wire_tmp = NULL;
+    c->wire_ptr = NULL;
+    c->sreq = c->rreq = NULL;
+    c->max_reqs = 0;
+    return n;
+}
+
+/* Frees the communicator. `local`: on this rank alone, meeting no peer (ghz_comm_abort,
+ * or a broken communicator): outstanding messages are cancelled, the transport releases
+ * what it can alone, and a wire pool the peers may map (CUDA IPC) stays allocated.
+ * Otherwise, where the ranks share the agreements' segment, they first learn whether
+ * every one releases with the others; if one released alone (a call failed there once
+ * data moved, where it succeeded here), every rank releases alone too, so that none
+ * waits for it (agree_shm.h, coll_shm_together). */
+void coll_comm_release(ghz_comm_t* c, int local)
+{
+    int exported;
+    if (!local && !coll_shm_together(c->shm)) local = 1;
+    exported = local && c->tp.abort != NULL;
+#ifdef GHZ_WITH_CUDA
+    /* (its events, streams and mappings are the device's it was made on) */
+    const int previous = ghz_coll_backend_cuda_enter(&c->be);
+#endif
+    if (c->intra) coll_comm_release(c->intra, local);
+    if (c->inter) coll_comm_release(c->inter, local);
+    if (c->node_mpi != MPI_COMM_NULL) MPI_Comm_free(&c->node_mpi);
+    if (c->across_mpi != MPI_COMM_NULL) MPI_Comm_free(&c->across_mpi);
+    if (c->host) coll_comm_release(c->host, local);
+    if (local && c->sreq && c->rreq) cancel_requests(c);
+    /* the transport first: CUDA IPC unmaps the peers' pools and waits until every peer
+     * has unmapped this rank's before the pool is freed; then the backend, which waits
+     * for work still queued (asynchronous copies out of small_out); then the memory
+     * (`release` needs no backend state) */
+    if (exported) c->tp.abort(&c->tp);
+    else if (c->tp.destroy) c->tp.destroy(&c->tp);
+#ifdef GHZ_WITH_NCCL
+    coll_nccl_destroy(c, local); /* local: ncclCommAbort */
+#endif
+    if (c->be.destroy) c->be.destroy(&c->be);
+    if (c->small_in) c->be.release(&c->be, c->small_in, COLL_MEM_MIRROR);
+    if (c->small_out) c->be.release(&c->be, c->small_out, COLL_MEM_MIRROR);
+    (void)coll_comm_free_buffers(c, exported);
+    /* (MPI_Win_free is collective: a local release leaves an MPI window to MPI_Finalize;
+     * either way the peers that wait for this rank's agreement then fail, not wait) */
+    if (!local) coll_shm_destroy(c->shm);
+    else coll_shm_abandon(c->shm);
+    if (c->mpi != MPI_COMM_NULL) MPI_Comm_free(&c->mpi);
+    free(c);
+#ifdef GHZ_WITH_CUDA
+    ghz_coll_backend_cuda_leave(previous);
+#endif
+}
+
+ghz_status_t ghz_comm_destroy(ghz_comm_t* comm)
+{
+    ghz_clear_detail();
+    if (comm) coll_comm_release(comm, comm->broken != GHZ_SUCCESS);
+    return GHZ_SUCCESS;
+}
+
+ghz_status_t ghz_comm_abort(ghz_comm_t* comm)
+{
+    ghz_clear_detail();
+    if (comm) coll_comm_release(comm, 1);
+    return GHZ_SUCCESS;
+}
