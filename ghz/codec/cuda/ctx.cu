@@ -40,12 +40,25 @@ ghz_status_t ctx_work_bytes(int k, size_t max_elems, size_t* bytes)
     return GHZ_SUCCESS;
 }
 
+/* The workspace grown to at least `bytes` (never shrunk). */
+ghz_status_t grow_work(ghz_cuda_ctx_t* ctx, size_t bytes, const char* what)
+{
+    void* p = nullptr;
+    if (bytes <= ctx->work_bytes) return GHZ_SUCCESS;
+    cudaError_t e = cudaDeviceSynchronize(); /* work in flight may still use the old one */
+    if (e == cudaSuccess) e = cudaMalloc(&p, bytes);
+    if (e != cudaSuccess) return cuda_fail(e, what);
+    if (ctx->d_work) (void)cudaFree(ctx->d_work);
+    ctx->d_work = p;
+    ctx->work_bytes = bytes;
+    return GHZ_SUCCESS;
+}
+
 } // namespace
 
 extern "C" ghz_status_t ghz_cuda_ctx_reserve(ghz_cuda_ctx_t* ctx, int max_batch, size_t max_elems)
 {
     size_t bytes = 0;
-    void* p = nullptr;
     ghz_status_t st;
     ghz_clear_detail();
     if (!ctx) return ghz_fail(GHZ_ERR_INVALID_ARG, "ctx is NULL");
@@ -54,14 +67,7 @@ extern "C" ghz_status_t ghz_cuda_ctx_reserve(ghz_cuda_ctx_t* ctx, int max_batch,
     if (max_batch < ctx->max_batch) max_batch = ctx->max_batch;
     if (max_elems < ctx->max_elems) max_elems = ctx->max_elems;
     if ((st = ctx_work_bytes(max_batch, max_elems, &bytes)) != GHZ_SUCCESS) return st;
-    if (bytes > ctx->work_bytes) {
-        cudaError_t e = cudaDeviceSynchronize(); /* work in flight may still use the old one */
-        if (e == cudaSuccess) e = cudaMalloc(&p, bytes);
-        if (e != cudaSuccess) return cuda_fail(e, "reserving the context's workspace");
-        if (ctx->d_work) (void)cudaFree(ctx->d_work);
-        ctx->d_work = p;
-        ctx->work_bytes = bytes;
-    }
+    if ((st = grow_work(ctx, bytes, "reserving the context's workspace")) != GHZ_SUCCESS) return st;
     ctx->max_batch = max_batch;
     ctx->max_elems = max_elems;
     return GHZ_SUCCESS;
@@ -70,21 +76,12 @@ extern "C" ghz_status_t ghz_cuda_ctx_reserve(ghz_cuda_ctx_t* ctx, int max_batch,
 extern "C" ghz_status_t ghz_cuda_ctx_reserve_ratio(ghz_cuda_ctx_t* ctx, ghz_dtype_t dtype, size_t max_elems)
 {
     size_t bytes = 0;
-    void* p = nullptr;
     ghz_status_t st;
     ghz_clear_detail();
     if (!ctx) return ghz_fail(GHZ_ERR_INVALID_ARG, "ctx is NULL");
     if ((st = ctx_check(ctx)) != GHZ_SUCCESS) return st;
     if ((st = ghz_cuda_compress_ratio_workspace(dtype, 1, &max_elems, &bytes)) != GHZ_SUCCESS) return st;
-    if (bytes > ctx->work_bytes) {
-        cudaError_t e = cudaDeviceSynchronize(); /* work in flight may still use the old one */
-        if (e == cudaSuccess) e = cudaMalloc(&p, bytes);
-        if (e != cudaSuccess) return cuda_fail(e, "reserving the context's workspace for ratio frames");
-        if (ctx->d_work) (void)cudaFree(ctx->d_work);
-        ctx->d_work = p;
-        ctx->work_bytes = bytes;
-    }
-    return GHZ_SUCCESS;
+    return grow_work(ctx, bytes, "reserving the context's workspace for ratio frames");
 }
 
 extern "C" ghz_status_t ghz_cuda_ctx_create(const ghz_cuda_ctx_config_t* cfg, ghz_cuda_ctx_t** out)
