@@ -5,16 +5,16 @@
  * Writer, in stream order, nothing waited for on the host:
  *  1. init: clears the frame's state; REL: the range keys (then compress.cu's range
  *     pass widens them where no range was given).
- *  2. passes: one cooperative launch runs element 0 (its value goes to the section) and
- *     every level: the level's axis order (integer cost sums over every 16th point of
- *     the three candidate first passes, then the CPU's stable sort in every CTA), then
- *     per pass the linear and cubic sums over its sample and the codes and contexts, in
- *     pass order, with the reconstructions. Grid-wide barriers stand where the CPU's
- *     loops end; the sums are u64 atomics, so the order of additions does not matter.
- *     The same kernel counts symbols per context (shared-memory histograms, flushed
- *     once) and specials; after its last barrier eight threads normalize the eight
- *     tables and one fills the pass table (first symbol, chunk and directory byte of
- *     each pass: chunks are cut per pass).
+ *  2. passes, one kernel per step in stream order (the stream orders them where the
+ *     CPU's loops end): element 0 (its value goes to the section); per level, the
+ *     axis order (integer cost sums over every 16th point of the three candidate first
+ *     passes, then the CPU's stable sort in every thread), then per pass the linear
+ *     and cubic sums over its sample and the codes and contexts, in pass order, with
+ *     the reconstructions. The sums are u64 atomics, so the order of additions does not
+ *     matter. The coding kernels count symbols per context (shared-memory histograms,
+ *     flushed per CTA) and specials; then eight threads normalize the eight tables and
+ *     one fills the pass table (first symbol, chunk and directory byte of each pass:
+ *     chunks are cut per pass).
  *  3. rans: one warp per chunk, lane = rANS lane (W of them): the words go to a staging
  *     area (the reconstructions' buffer, free by then), the final states, the
  *     extra-bit and outlier counts to the chunk table.
@@ -141,9 +141,8 @@ struct nbrs_t {
     bool hc, hu, hv;
 };
 
-template <typename T>
-__device__ __forceinline__ void nbrs_load(const T* xv, uint64_t idx, uint64_t t, uint64_t s, uint64_t off,
-                                          uint64_t ext, unsigned cubic, nbrs_t<T>& q)
+template <typename T, typename I>
+__device__ __forceinline__ void nbrs_load(const T* xv, I idx, I t, I s, I off, I ext, unsigned cubic, nbrs_t<T>& q)
 {
     q.hc = t + s < ext;
     q.hu = cubic && q.hc && t >= 3 * s;
@@ -314,6 +313,7 @@ struct ratio_enc_state {
     unsigned long long range_key[2];        /* REL: ordered keys of min and max */
     ghz_range_t range;                      /* the same as values, for the block fallback */
     unsigned long long lvl[kMaxLevels][3][2]; /* level l, axis a: cubic cost, count */
+    unsigned long long lvl_lin[kMaxLevels][3]; /* level l, axis a: linear cost */
     unsigned long long pc[kMaxLevels][3][2];  /* level l, pass q: linear, cubic cost */
     unsigned long long hist[kTab];          /* per context, per symbol */
     unsigned long long n_special;
@@ -474,109 +474,213 @@ __device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, cons
     }
 }
 
-template <typename T>
-/* Two CTAs an SM: each thread's batch of points keeps its loads in flight, and twice the
- * warps hide the rest (a few registers spill, outside the coding loop's loads). */
-__global__ void __launch_bounds__(kPassThreads, 2) enc_passes_kernel(enc_args a)
+/* Arrays below this many values are walked in 32-bit indices: every index and every
+ * neighbour's coordinate (t + 3s < 4 * 2^30) stays below 2^32. */
+constexpr uint64_t kIndex32 = (uint64_t)1 << 30;
+
+/* A grid-stride walk over a pass's points in index type I (32-bit below kIndex32):
+ * the thread's point as its index along each of the pass's counts, advanced by the
+ * grid's stride with carries instead of a division per point. */
+template <typename I>
+struct pass_walk_t {
+    I i0, i1, i2;     /* the point's index along each count */
+    I c0, c1;         /* the counts along axes 0 and 1 */
+    I a0, a1, a2;     /* the stride, as indices along each count (a0 < c0, a1 < c1) */
+    I base, st0, st1, st2; /* storage index = base + st0 i0 + st1 i1 + st2 i2 */
+
+    __device__ __forceinline__ void split(uint64_t u, I& x0, I& x1, I& x2) const
+    {
+        const I r = (I)(u / c0);
+        x0 = (I)u - r * c0;
+        x2 = r / c1;
+        x1 = r - x2 * c1;
+    }
+    __device__ __forceinline__ pass_walk_t(const ghz_ratio_pass_t& ps, const uint64_t d[3], uint64_t u,
+                                           uint64_t stride)
+    {
+        c0 = (I)ps.count[0];
+        c1 = (I)ps.count[1];
+        split(u < ps.points ? u : 0, i0, i1, i2);
+        split(stride, a0, a1, a2);
+        st0 = (I)ps.step[0];
+        st1 = (I)(ps.step[1] * d[0]);
+        st2 = (I)(ps.step[2] * d[0] * d[1]);
+        base = (I)(ps.first[0] + d[0] * (ps.first[1] + d[1] * ps.first[2]));
+    }
+    __device__ __forceinline__ I index() const
+    {
+        return base + st0 * i0 + st1 * i1 + st2 * i2;
+    }
+    /* the point's index along the count of axis ax */
+    __device__ __forceinline__ I along(unsigned ax) const
+    {
+        return ax == 0 ? i0 : ax == 1 ? i1 : i2;
+    }
+    __device__ __forceinline__ void advance()
+    {
+        i0 += a0;
+        const I k0 = i0 >= c0;
+        i0 -= k0 * c0;
+        i1 += a1 + k0;
+        const I k1 = i1 >= c1;
+        i1 -= k1 * c1;
+        i2 += a2 + k1;
+    }
+};
+
+/* The codes of one pass (RATIO.md, Prediction and Quantization): kBatch points a
+ * thread, their values and neighbours all loaded before the first is coded. */
+template <typename T, typename I>
+__device__ __forceinline__ void enc_code_pass(const enc_args& a, const ghz_quantizer_t& z,
+                                              const ghz_ratio_pass_t& ps, unsigned cubic, uint64_t next,
+                                              unsigned* hist, unsigned long long* specials)
 {
-    __shared__ unsigned hist[kTab];
-    cg::grid_group grid = cg::this_grid();
+    typedef typename bits_of<T>::type U;
+    const unsigned ax = ps.axis;
+    const uint64_t gstride = (uint64_t)gridDim.x * blockDim.x;
+    const I s = (I)ps.s, ext = (I)pick3(a.d, ax), first = (I)pick3(ps.first, ax), step = (I)pick3(ps.step, ax);
+    const I off = (I)(ps.s * (ax == 0 ? 1 : ax == 1 ? a.d[0] : a.d[0] * a.d[1]));
+    const T* const xv = (const T*)a.xr;
+    const U* const src = (const U*)a.src;
+    const uint64_t u_first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    pass_walk_t<I> w(ps, a.d, u_first, gstride);
+    for (uint64_t u0 = u_first; u0 < ps.points; u0 += gstride * kBatch) {
+        I idx[kBatch];
+        U xb[kBatch];
+        nbrs_t<T> nb[kBatch];
+#pragma unroll
+        for (unsigned b = 0; b < kBatch; ++b) {
+            idx[b] = 0;
+            if (u0 + b * gstride >= ps.points) continue;
+            idx[b] = w.index();
+            xb[b] = src[idx[b]];
+            nbrs_load<T>(xv, idx[b], first + step * w.along(ax), s, off, ext, cubic, nb[b]);
+            w.advance();
+        }
+#pragma unroll
+        for (unsigned b = 0; b < kBatch; ++b) {
+            const uint64_t u = u0 + b * gstride;
+            if (u >= ps.points) continue;
+            T x;
+            memcpy(&x, &xb[b], sizeof x);
+            enc_code_point<T>(a, z, idx[b], next + u, (double)x, (uint64_t)xb[b], nbrs_predict<T>(nb[b]),
+                              nbrs_context<T>(nb[b], z.r), hist, specials);
+        }
+    }
+}
+
+/* The writer's choices run as one kernel per step, in stream order: a level's
+ * candidate sums, then per pass its linear and cubic sums and its codes. Each kernel
+ * re-derives the level's axis order and the pass's cubic bit from the sums the earlier
+ * kernels left in the state (the same integers on every thread), and has its own
+ * registers and grid: the coding loop holds its batch without spilling, and a coarse
+ * level's kernels are as small as its passes. */
+
+/* Element 0 (not a symbol: its value, 0 for a special, goes to the section), the bound
+ * and the quantizer; everything after reads them from the state. */
+template <typename T>
+__global__ void enc_start_kernel(enc_args a)
+{
     ratio_enc_state* const st = a.st;
     bool bad;
     const double eb = enc_bound(a, &bad);
-    if (bad) { /* every CTA alike: nothing is coded (finish reports it) */
-        if (blockIdx.x == 0 && threadIdx.x == 0) st->bad_bound = 1;
+    if (bad) { /* nothing is coded (finish reports it) */
+        st->bad_bound = 1;
         return;
     }
-    const ghz_quantizer_t z = ghz_quantizer_make(eb, sizeof(T) == 4);
-    unsigned long long specials = 0;
+    st->z = ghz_quantizer_make(eb, sizeof(T) == 4);
+    st->eb = eb;
+    st->range.min = order_value(st->range_key[0]);
+    st->range.max = order_value(st->range_key[1]);
+    uint64_t bits;
+    const double x = load_value<T>(a.src, 0, &bits);
+    const bool sp = is_special(x, bits, a.has_fill, a.fill_bits);
+    ((T*)a.xr)[0] = sp ? (T)0 : (T)x;
+    st->x0 = sp ? 0 : bits;
+    st->n_special = sp;
+}
+
+/* Level l's three candidate first passes: their cubic cost sums and counts, which
+ * order the level, and their linear sums: the first pass of the level is one of them,
+ * on the same sample, so its choice of cubic needs no sums of its own. */
+template <typename T>
+__global__ void __launch_bounds__(kPassThreads) enc_level_kernel(enc_args a, unsigned l)
+{
+    ratio_enc_state* const st = a.st;
+    if (st->bad_bound) return;
+    const ghz_quantizer_t z = st->z;
+    for (unsigned ax = 0; ax < 3; ++ax) {
+        const ghz_ratio_pass_t ps = first_pass(a.d, l, ax);
+        if (ps.points)
+            enc_pass_costs<T>(a, z, ps, true, &st->lvl_lin[l - 1][ax], &st->lvl[l - 1][ax][0], &st->lvl[l - 1][ax][1]);
+    }
+}
+
+/* Pass q of level l, as the level's sums order it. */
+__device__ __forceinline__ ghz_ratio_pass_t enc_pass_of(const enc_args& a, unsigned l, unsigned q)
+{
+    int empty[3];
+    unsigned long long sums[3][2];
+    for (unsigned ax = 0; ax < 3; ++ax) {
+        empty[ax] = first_pass(a.d, l, ax).points == 0;
+        sums[ax][0] = a.st->lvl[l - 1][ax][0];
+        sums[ax][1] = a.st->lvl[l - 1][ax][1];
+    }
+    unsigned order[3];
+    order_from(sums, empty, order);
+    return ghz_ratio_pass(a.d, l, order, q);
+}
+
+/* Pass q >= 1 of level l: its linear and cubic cost sums. */
+template <typename T>
+__global__ void __launch_bounds__(kPassThreads) enc_cost_kernel(enc_args a, unsigned l, unsigned q)
+{
+    ratio_enc_state* const st = a.st;
+    if (st->bad_bound) return;
+    const ghz_ratio_pass_t ps = enc_pass_of(a, l, q);
+    if (ps.points) enc_pass_costs<T>(a, st->z, ps, true, &st->pc[l - 1][q][0], &st->pc[l - 1][q][1], nullptr);
+}
+
+/* Pass q of level l: its choice byte, codes, contexts and reconstructions, the CTA's
+ * symbol counts per context and specials added to the state's once. */
+template <typename T, typename I, int NT, int MINB>
+__global__ void __launch_bounds__(NT, MINB) enc_code_kernel(enc_args a, unsigned l, unsigned q)
+{
+    __shared__ unsigned hist[kTab];
+    ratio_enc_state* const st = a.st;
+    if (st->bad_bound) return;
+    const ghz_ratio_pass_t ps = enc_pass_of(a, l, q);
+    const unsigned long long lin = q ? st->pc[l - 1][q][0] : st->lvl_lin[l - 1][ps.axis],
+                             cub = q ? st->pc[l - 1][q][1] : st->lvl[l - 1][ps.axis][0];
+    const unsigned cubic = ps.points && cub <= lin;
+    if (blockIdx.x == 0 && threadIdx.x == 0) st->choices[3u * (a.L - l) + q] = GHZ_RATIO_CHOICE(ps.axis, cubic);
+    if (!ps.points) return;
+    /* symbols before this pass: the grid of stride 2^l (element 0 aside), then the
+     * level's earlier passes */
+    uint64_t next = ghz_ratio_mults(a.d[0], ps.s * 2) * ghz_ratio_mults(a.d[1], ps.s * 2) *
+                        ghz_ratio_mults(a.d[2], ps.s * 2) - 1u;
+    for (unsigned r = 0; r < q; ++r) next += enc_pass_of(a, l, r).points;
     for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) hist[i] = 0;
     __syncthreads();
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        st->z = z;
-        st->eb = eb;
-        st->range.min = order_value(st->range_key[0]);
-        st->range.max = order_value(st->range_key[1]);
-        /* element 0: not a symbol; its value (0 for a special) goes to the section */
-        uint64_t bits;
-        const double x = load_value<T>(a.src, 0, &bits);
-        const bool sp = is_special(x, bits, a.has_fill, a.fill_bits);
-        ((T*)a.xr)[0] = sp ? (T)0 : (T)x;
-        st->x0 = sp ? 0 : bits;
-        if (sp) ++specials;
-    }
-    uint64_t next = 0; /* symbols coded before the current pass */
-    grid.sync();
-    for (unsigned l = a.L; l >= 1; --l) {
-        int empty[3];
-        for (unsigned ax = 0; ax < 3; ++ax) {
-            const ghz_ratio_pass_t ps = first_pass(a.d, l, ax);
-            empty[ax] = ps.points == 0;
-            if (!empty[ax]) enc_pass_costs<T>(a, z, ps, false, nullptr, &st->lvl[l - 1][ax][0], &st->lvl[l - 1][ax][1]);
-        }
-        grid.sync();
-        unsigned long long sums[3][2];
-        for (unsigned ax = 0; ax < 3; ++ax) {
-            sums[ax][0] = *(volatile unsigned long long*)&st->lvl[l - 1][ax][0];
-            sums[ax][1] = *(volatile unsigned long long*)&st->lvl[l - 1][ax][1];
-        }
-        unsigned order[3];
-        order_from(sums, empty, order);
-        for (unsigned q = 0; q < 3; ++q) {
-            const ghz_ratio_pass_t ps = ghz_ratio_pass(a.d, l, order, q);
-            const unsigned ax = ps.axis;
-            const uint64_t sx = ax == 0 ? 1 : ax == 1 ? a.d[0] : a.d[0] * a.d[1], ex = pick3(a.d, ax);
-            unsigned cubic = 0;
-            if (ps.points) {
-                enc_pass_costs<T>(a, z, ps, true, &st->pc[l - 1][q][0], &st->pc[l - 1][q][1], nullptr);
-                grid.sync();
-                cubic = *(volatile unsigned long long*)&st->pc[l - 1][q][1] <=
-                        *(volatile unsigned long long*)&st->pc[l - 1][q][0];
-                /* kBatch points a thread, their values and neighbours all loaded first */
-                const uint64_t gstride = (uint64_t)gridDim.x * blockDim.x, off = ps.s * sx;
-                const T* const xv = (const T*)a.xr;
-                for (uint64_t u0 = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; u0 < ps.points;
-                     u0 += gstride * kBatch) {
-                    uint64_t idx[kBatch], bits[kBatch];
-                    double x[kBatch];
-                    nbrs_t<T> nb[kBatch];
-#pragma unroll
-                    for (unsigned b = 0; b < kBatch; ++b) {
-                        const uint64_t u = u0 + b * gstride;
-                        idx[b] = 0;
-                        if (u >= ps.points) continue;
-                        uint64_t c[3];
-                        idx[b] = pass_point(ps, a.d, u, c);
-                        x[b] = load_value<T>(a.src, idx[b], &bits[b]);
-                        nbrs_load<T>(xv, idx[b], pick3(c, ax), ps.s, off, ex, cubic, nb[b]);
-                    }
-#pragma unroll
-                    for (unsigned b = 0; b < kBatch; ++b) {
-                        const uint64_t u = u0 + b * gstride;
-                        if (u >= ps.points) continue;
-                        enc_code_point<T>(a, z, idx[b], next + u, x[b], bits[b], nbrs_predict<T>(nb[b]),
-                                          nbrs_context<T>(nb[b], z.r), hist, &specials);
-                    }
-                }
-                grid.sync();
-            }
-            if (blockIdx.x == 0 && threadIdx.x == 0) st->choices[3u * (a.L - l) + q] = GHZ_RATIO_CHOICE(ax, cubic);
-            next += ps.points;
-        }
-    }
-    /* counts: the CTA's histograms and specials, once */
+    unsigned long long specials = 0;
+    enc_code_pass<T, I>(a, st->z, ps, cubic, next, hist, &specials);
     __syncthreads();
     for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x)
         if (hist[i]) atomicAdd(&st->hist[i], (unsigned long long)hist[i]);
     specials = warp_sum(specials);
     if (lane_id() == 0 && specials) atomicAdd(&st->n_special, specials);
-    grid.sync();
-    if (blockIdx.x != 0) return;
+}
+
+/* The eight tables (RATIO.md, Tables: one thread per context) and the pass table. */
+__global__ void enc_tables_kernel(enc_args a)
+{
+    ratio_enc_state* const st = a.st;
+    if (st->bad_bound) return;
     const unsigned t = threadIdx.x;
-    if (t < kNctx) { /* RATIO.md, Tables: one thread per context */
+    if (t < kNctx) {
         uint64_t cnt[kNsym], tot = 0;
         for (unsigned s = 0; s < kNsym; ++s) {
-            cnt[s] = *(volatile unsigned long long*)&st->hist[t * kNsym + s];
+            cnt[s] = st->hist[t * kNsym + s];
             tot += cnt[s];
         }
         uint16_t* const f = st->f + t * kNsym;
@@ -1093,10 +1197,10 @@ __global__ void enc_finish_kernel(enc_args a)
 
 namespace {
 
-/* CTAs of a cooperative kernel: as many as fit on the GPU at once (a grid-wide
- * barrier needs them all resident), at most `want`. */
+/* CTAs that fit on the GPU at once, at most `want`: a cooperative kernel's grid-wide
+ * barrier needs them all resident, and a grid-stride kernel gains nothing from more. */
 template <typename K>
-unsigned coop_grid(K kernel, unsigned threads, int sms, uint64_t want)
+unsigned resident_grid(K kernel, unsigned threads, int sms, uint64_t want)
 {
     int per_sm = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)threads, 0) != cudaSuccess || per_sm < 1)
@@ -1122,6 +1226,31 @@ cudaError_t launch_coop(void (*kernel)(Exp...), dim3 grid, dim3 block, cudaStrea
 }
 
 } // namespace
+
+/* Every level's kernels, coarsest first; each grid sized by the level's points (the
+ * grid of stride 2^(l-1) bounds every pass of level l). The coding kernel runs two
+ * CTAs an SM (NT, MINB): capped lower it spills its batch, which costs more than the
+ * third CTA gains. The first pass's sums are the level kernel's (enc_level_kernel). */
+template <typename T, typename I, int NT, int MINB>
+cudaError_t launch_enc_levels(const enc_args& a, int sms, cudaStream_t stream)
+{
+    cudaError_t e = cudaSuccess;
+    for (unsigned l = a.L; l >= 1 && e == cudaSuccess; --l) {
+        const uint64_t s = (uint64_t)1 << (l - 1);
+        const uint64_t pts = ghz_ratio_mults(a.d[0], s) * ghz_ratio_mults(a.d[1], s) * ghz_ratio_mults(a.d[2], s);
+        const uint64_t samples = pts / GHZ_RATIO_SAMPLE + 1;
+        const unsigned gs =
+            resident_grid(enc_cost_kernel<T>, kPassThreads, sms, (samples + kPassThreads - 1) / kPassThreads);
+        const unsigned gc =
+            resident_grid(enc_code_kernel<T, I, NT, MINB>, NT, sms, (pts + NT * kBatch - 1) / (NT * kBatch));
+        e = launch(enc_level_kernel<T>, gs, kPassThreads, stream, a, l);
+        for (unsigned q = 0; q < 3 && e == cudaSuccess; ++q) {
+            if (q) e = launch(enc_cost_kernel<T>, gs, kPassThreads, stream, a, l, q);
+            if (e == cudaSuccess) e = launch(enc_code_kernel<T, I, NT, MINB>, gc, NT, stream, a, l, q);
+        }
+    }
+    return e;
+}
 
 template <typename T, typename U>
 cudaError_t launch_ratio_compress_t(const ratio_job& j, void* d_work, int sms, cudaStream_t stream)
@@ -1167,10 +1296,12 @@ cudaError_t launch_ratio_compress_t(const ratio_job& j, void* d_work, int sms, c
     b.c[0].n = j.n;
     b.c[0].range = a.st->range_key;
     if (e == cudaSuccess && j.scan) e = launch_range_keys<T, U>(b, a.has_fill, a.fill_bits, sms, stream);
+    if (e == cudaSuccess) e = launch(enc_start_kernel<T>, 1, 1, stream, a);
     if (e == cudaSuccess) {
-        const unsigned g = coop_grid(enc_passes_kernel<T>, kPassThreads, sms, (j.n + kPassThreads - 1) / kPassThreads);
-        e = launch_coop(enc_passes_kernel<T>, g, kPassThreads, stream, a);
+        if (j.n < kIndex32) e = launch_enc_levels<T, uint32_t, kPassThreads, 2>(a, sms, stream);
+        else e = launch_enc_levels<T, uint64_t, kPassThreads, 1>(a, sms, stream);
     }
+    if (e == cudaSuccess) e = launch(enc_tables_kernel, 1, 64, stream, a);
     const unsigned warps = kWarpCtaThreads / 32;
     const uint64_t rans_ctas = (a.max_chunks + warps - 1) / warps;
     if (e == cudaSuccess) e = launch(enc_rans_kernel, (unsigned)rans_ctas, kWarpCtaThreads, stream, a);
@@ -1750,7 +1881,7 @@ cudaError_t launch_ratio_decompress_t(const batch_t& b, int sms, cudaStream_t st
         if (b.c[i].capacity / sizeof(T) > most) most = b.c[i].capacity / sizeof(T);
     /* a warp per chunk of a pass: no more warps than chunks */
     const uint64_t want = (dec_chunks_max(most) + kPassThreads / 32 - 1) / (kPassThreads / 32);
-    const unsigned g = coop_grid(dec_kernel<T>, kPassThreads, sms, want);
+    const unsigned g = resident_grid(dec_kernel<T>, kPassThreads, sms, want);
     return launch_coop(dec_kernel<T>, g, kPassThreads, stream, b);
 }
 
