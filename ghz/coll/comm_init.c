@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ghz/coll/coll_mpi.h" /* ghz_comm_init's declaration: exported (GHZ_API) */
+#include "ghz/coll/detail/comm_mpi.h"
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/auto_rule.h"
 #include "ghz/coll/detail/calls.h"
@@ -61,11 +62,8 @@ ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int 
     if (in.transport != GHZ_TRANSPORT_AUTO && in.transport != GHZ_TRANSPORT_NCCL)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "ghz_comm_init_rank runs over NCCL only (transport %d)", (int)in.transport);
     in.transport = GHZ_TRANSPORT_NCCL;
-    c = (ghz_comm_t*)calloc(1, sizeof *c);
+    c = coll_comm_new();
     if (!c) return ghz_fail(GHZ_ERR_NOMEM, "communicator");
-    c->mpi = c->node_mpi = c->across_mpi = MPI_COMM_NULL;
-    c->allocations = 1;
-    c->auto_min = SIZE_MAX;
     c->rank = rank;
     c->size = nranks;
     c->nodes = 1;
