@@ -2,10 +2,9 @@
  *
  * One allreduce (MAX) over a few int64 words: through shared memory where every rank is
  * on one node (agree_shm.c), else the communicator's control allreduce (ctl_max: MPI's,
- * or NCCL's). A value v that must be equal everywhere goes in
- * twice, as v and ~v: max(v) is the largest value and ~max(~v) the smallest, so the
- * ranks agree exactly when the two are equal. Doubles travel as order-preserving
- * integers (ordered()). A call's fields travel as one digest (digest()): an exact call
+ * or NCCL's). A value v that must be equal everywhere goes in twice, as v and ~v: max(v)
+ * is the largest value and ~max(~v) the smallest, so the ranks agree exactly when the
+ * two are equal. Doubles travel as order-preserving integers (ordered()). A call's fields travel as one digest (digest()): an exact call
  * is then 6 words, which fit a shared-memory slot's first cache line beside its
  * sequence number, so that over NCCL a checked exact call costs one line a peer (it is
  * a host barrier in front of NCCL's own launch; every word on it is host time). Only

@@ -1,20 +1,24 @@
-/* ghz/coll/comm_init.c: the public inits: ghz_comm_init (over MPI: comm_make.c, then
- * AUTO's calibration) and ghz_comm_init_rank (over NCCL, without MPI). */
+/* ghz/coll/comm_init.c: the public inits: ghz_comm_init (builds with MPI: comm_make.c,
+ * then AUTO's calibration) and ghz_comm_init_rank (over NCCL, without MPI). */
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef GHZ_WITH_MPI
 #include "ghz/coll/coll_mpi.h" /* ghz_comm_init's declaration: exported (GHZ_API) */
 #include "ghz/coll/detail/comm_mpi.h"
+#endif
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/auto_rule.h"
 #include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/detail/error.h"
 
+#ifdef GHZ_WITH_MPI
 ghz_status_t ghz_comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, ghz_comm_t** comm)
 {
     return coll_comm_make(mpi_comm, config, coll_auto_calibrate, comm);
 }
+#endif
 
 #ifdef GHZ_WITH_NCCL
 /* The two levels of a communicator made without MPI (ghz_comm_init_rank): nodes are

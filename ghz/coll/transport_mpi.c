@@ -120,19 +120,11 @@ static void mpi_cancel(coll_transport_t* tp, coll_req_t* r)
 
 ghz_status_t ghz_coll_transport_mpi(MPI_Comm* comm, coll_transport_t* tp)
 {
-    tp->name = "mpi";
-    tp->isend = mpi_isend;
-    tp->irecv = mpi_irecv;
-    tp->wait = mpi_wait;
-    tp->destroy = mpi_destroy;
-    tp->cancel = mpi_cancel;
-    tp->peer_pool = NULL; /* two-sided only */
-    tp->fence = NULL;
-    tp->graph_status = NULL;
-    tp->abort = NULL; /* nothing to release but the requests, which the communicator cancels */
+    /* two-sided only; nothing to release but the requests, which the communicator cancels */
+    static const coll_transport_t mpi = {"mpi", mpi_isend, mpi_irecv, mpi_wait, mpi_destroy, mpi_cancel, NULL, NULL,
+                                         NULL,  NULL,      NULL,      0,        -1};
+    *tp = mpi;
     tp->state = comm;
-    tp->seq = 0;
-    tp->shared_gpu = -1;
     return GHZ_SUCCESS;
 }
 

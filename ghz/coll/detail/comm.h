@@ -105,10 +105,9 @@ size_t coll_cuda_pool(ghz_transport_t transport, int shared);
 size_t coll_cuda_chunk(ghz_transport_t transport, int shared);
 ghz_transport_t coll_auto_transport(int shared, int single_node);
 
-/* comm_buffers.c: a communicator with nothing yet (one allocation, AUTO never
- * compresses: the caller's calibration sets auto_min); the pool and per-call arrays; the
- * end of an init (the communicator handed out, or released keeping the failure's detail);
- * the release. */
+/* comm_buffers.c: a bare communicator (one allocation; auto_min: never), the pool and
+ * per-call arrays, an init's end (c handed out, or released keeping the detail), the
+ * release. */
 ghz_comm_t* coll_comm_new(void);
 ghz_status_t coll_comm_alloc_buffers(ghz_comm_t* c);
 uint64_t coll_comm_free_buffers(ghz_comm_t* c, int keep_pool);
@@ -116,15 +115,14 @@ ghz_status_t coll_comm_finish_init(ghz_comm_t* c, ghz_status_t st, ghz_comm_t** 
 void coll_comm_release(ghz_comm_t* c, int local);
 /* GHZ_COLL_DEBUG=INFO: the configuration in force on one line (comm_config.c). */
 void coll_comm_describe(const ghz_comm_t* c);
-
 /* AUTO's calibration (calibrate.c), which comm_make.c runs through this pointer. */
 typedef ghz_status_t (*coll_calibrate_fn)(ghz_comm_t* c);
 
-/* MPI's part, where the rest reaches it (a build without MPI: comm_no_mpi.c, which
- * refuses). comm_make.c: a two-level child over the MPI communicator of this rank's node
- * (across 0) or of its local rank on every node (across 1), collective over that one.
- * transport_mpi.c: c->mpi freed (NULL is fine; local: meeting no peer); MPI_IN_PLACE,
- * which without MPI is an address no caller passes. */
+/* MPI's part where the rest reaches it (without MPI: comm_no_mpi.c, which refuses):
+ * a two-level child over the MPI communicator of this rank's node (across 0) or of its
+ * local rank on every node (across 1), collective over it (comm_make.c); c->mpi freed
+ * (NULL is fine; local: meeting no peer) and MPI_IN_PLACE, which without MPI is an
+ * address no caller passes (transport_mpi.c). */
 ghz_status_t coll_mpi_child(ghz_comm_t* c, int across, ghz_comm_t** out);
 void coll_mpi_release(ghz_comm_t* c, int local);
 extern void* const coll_in_place;
