@@ -156,8 +156,9 @@ consumer_check() {
         step "consumer ($name) via pkg-config ghz-coll"
         [ -e "$pcdir/ghz-coll.pc" ] || { echo "test.sh: libghzcoll installed without ghz-coll.pc" >&2; return 1; }
         echo "pkg-config --cflags --libs ghz-coll: $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs ghz-coll)"
+        # (coll_main.c calls MPI itself, so links it itself: mpicc)
         # shellcheck disable=SC2046
-        cc -std=c99 -Wall -Wextra -Werror -o "$tmp/consumer-$name-coll-pc" test/consumer/coll_main.c \
+        mpicc -std=c99 -Wall -Wextra -Werror -o "$tmp/consumer-$name-coll-pc" test/consumer/coll_main.c \
             $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs ghz-coll)
         LD_LIBRARY_PATH=$ldpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} mpirun --oversubscribe --allow-run-as-root \
             -x LD_LIBRARY_PATH -np 2 "$tmp/consumer-$name-coll-pc"

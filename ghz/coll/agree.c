@@ -1,10 +1,10 @@
 /* ghz/coll/agree.c: agreeing on a call before any data moves.
  *
- * One MPI_Allreduce(MPI_MAX) over a few int64 words (through shared memory where every
- * rank is on one node: agree_shm.c). A value v that must be equal everywhere goes in
- * twice, as v and ~v: max(v) is the largest value and ~max(~v) the smallest, so the
- * ranks agree exactly when the two are equal. Doubles travel as order-preserving
- * integers (ordered()). A call's fields travel as one digest (digest()): an exact call
+ * One allreduce (MAX) over a few int64 words: through shared memory where every rank is
+ * on one node (agree_shm.c), else the communicator's control allreduce (ctl_max: MPI's,
+ * or NCCL's). A value v that must be equal everywhere goes in twice, as v and ~v: max(v)
+ * is the largest value and ~max(~v) the smallest, so the ranks agree exactly when the
+ * two are equal. Doubles travel as order-preserving integers (ordered()). A call's fields travel as one digest (digest()): an exact call
  * is then 6 words, which fit a shared-memory slot's first cache line beside its
  * sequence number, so that over NCCL a checked exact call costs one line a peer (it is
  * a host barrier in front of NCCL's own launch; every word on it is host time). Only
@@ -20,7 +20,6 @@
 #include "ghz/coll/detail/agree_shm.h"
 #include "ghz/coll/detail/knobs.h"
 #include "ghz/coll/detail/names.h"
-#include "ghz/coll/detail/transport.h"
 #include "ghz/detail/error.h"
 
 static const char* const field_name[AGREE_NFIELDS] = {
@@ -97,12 +96,8 @@ static double unordered(int64_t b)
 ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n)
 {
     if (c->shm && n <= COLL_SHM_WORDS) return coll_shm_max(c->shm, w, n);
-    if (c->mpi != MPI_COMM_NULL) {
-        const int rc = MPI_Allreduce(MPI_IN_PLACE, w, n, MPI_INT64_T, MPI_MAX, c->mpi);
-        return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, "MPI_Allreduce (agreement)");
-    }
     if (c->ctl_max) return c->ctl_max(c, w, n);
-    return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a communicator without MPI or a control plane");
+    return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a communicator without a control plane");
 }
 
 /* The words of a call's agreement. The first W_EXACT are every call's; the range words

@@ -9,10 +9,10 @@
  * into its own slot of one shared segment, waits until every slot carries the
  * sequence, and takes the maximum itself: a handful of cache-line transfers.
  *
- * One exchange, two ways to make the segment: an MPI window (MPI_Win_allocate_shared)
- * where the communicator has MPI, else a POSIX segment that rank 0 creates and the
- * others open by name, set up through the communicator's own control allreduce (the
- * only collective it has: NCCL's).
+ * One exchange, two ways to make the segment, each set up through the communicator's
+ * control allreduce: over memory every rank allocated a part of (an MPI window, which
+ * comm_make.c makes and frees), or a POSIX segment that rank 0 creates and the others
+ * open by name (a communicator without MPI: NCCL's allreduce).
  *
  * Why two buffers suffice: a rank writes call s's words into buffer s mod 2 only after
  * it saw every rank's sequence reach s - 1 (in the other buffer), which each rank
@@ -40,7 +40,6 @@
 #include <unistd.h>
 
 #include "ghz/coll/detail/agree_shm.h"
-#include "ghz/coll/detail/transport.h"
 #include "ghz/detail/error.h"
 
 /* One buffer: the sequence number of the call whose words it holds, on the same cache
@@ -63,14 +62,17 @@ typedef struct {
 } slot_t;
 _Static_assert(sizeof(slot_t) % 64 == 0, "every slot starts a cache line");
 
-/* The window's segments need not start cache lines (Open MPI's are 8-byte aligned), so
- * each rank's segment holds a line more than its slot, which starts at the segment's
+/* Parts allocated by others need not start cache lines (Open MPI's window segments are
+ * 8-byte aligned), so each holds a line more than its slot, which starts at the part's
  * first line. */
-#define SEGMENT_BYTES (sizeof(slot_t) + 64)
-
-static slot_t* slot_in(void* segment)
+size_t coll_shm_part_bytes(void)
 {
-    return (slot_t*)(((uintptr_t)segment + 63u) & ~(uintptr_t)63u);
+    return sizeof(slot_t) + 64;
+}
+
+static slot_t* slot_in(void* part)
+{
+    return (slot_t*)(((uintptr_t)part + 63u) & ~(uintptr_t)63u);
 }
 
 /* The POSIX segment: one header line, then every rank's slot in rank order (mmap
@@ -89,8 +91,7 @@ static size_t posix_bytes(int size)
 }
 
 struct coll_shm {
-    MPI_Win win;       /* the MPI window, or MPI_WIN_NULL */
-    void* map;         /* the POSIX mapping, or NULL */
+    void* map;         /* the POSIX mapping, or NULL (parts: their owner frees them) */
     size_t map_bytes;
     slot_t** slots;    /* every rank's, in rank order */
     int rank, size;
@@ -179,7 +180,6 @@ static coll_shm_t* alloc_shm(int rank, int size)
         free_shm(s);
         return NULL;
     }
-    s->win = MPI_WIN_NULL;
     s->rank = rank;
     s->size = size;
     s->gone_rank = -1;
@@ -194,54 +194,6 @@ int coll_shm_wanted(void)
 #else
     return 1;
 #endif
-}
-
-coll_shm_t* coll_shm_create(MPI_Comm comm, int want)
-{
-    MPI_Comm node = MPI_COMM_NULL;
-    coll_shm_t* s = NULL;
-    int rank, size, local = 0, ok, all_ok = 0, du, q;
-    MPI_Aint bytes;
-    void *mine = NULL, *theirs;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    if (size < 2 || MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-        return NULL;
-    MPI_Comm_size(node, &local);
-    MPI_Comm_free(&node);
-    /* (every rank sees the same: all on one node, or not) */
-    if (local != size) return NULL;
-    if (want) s = alloc_shm(rank, size);
-    ok = s != NULL;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok) {
-        if (s) free_shm(s);
-        return NULL;
-    }
-    ok = MPI_Win_allocate_shared((MPI_Aint)SEGMENT_BYTES, 1, MPI_INFO_NULL, comm, &mine, &s->win) == MPI_SUCCESS;
-    for (q = 0; ok && q < size; q++) {
-        ok = MPI_Win_shared_query(s->win, q, &bytes, &du, &theirs) == MPI_SUCCESS &&
-             bytes >= (MPI_Aint)SEGMENT_BYTES;
-        if (ok) s->slots[q] = slot_in(theirs);
-    }
-    if (ok) {
-        /* (zero sequences: the first call is 1) */
-        slot_t* own = slot_in(mine);
-        memset(own, 0, sizeof *own);
-        atomic_store_explicit(&own->buf[0].seq, 0, memory_order_release);
-        atomic_store_explicit(&own->buf[1].seq, 0, memory_order_release);
-        atomic_store_explicit(&own->gone, 0, memory_order_release);
-        write_self(own);
-    }
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    /* every rank's slot is zeroed (and says whose it is) before any rank's first call */
-    MPI_Barrier(comm);
-    if (!all_ok) {
-        coll_shm_destroy(s);
-        return NULL;
-    }
-    choose_watched(s);
-    return s;
 }
 
 /* 64 bits of a byte string, seeded: FNV-1a, then a finalising mix so that every input
@@ -407,6 +359,26 @@ coll_shm_t* coll_shm_create_posix(int rank, int size, uint64_t host, const void*
     return s;
 }
 
+coll_shm_t* coll_shm_create_parts(int rank, int size, void* const* parts, coll_shm_ctl_fn ctl, void* ctx,
+                                  ghz_status_t* status)
+{
+    coll_shm_t* s = parts ? alloc_shm(rank, size) : NULL;
+    int q, any;
+    for (q = 0; s && q < size; q++) s->slots[q] = slot_in(parts[q]);
+    if (s) {
+        memset(s->slots[rank], 0, sizeof(slot_t)); /* (zero sequences: the first call is 1) */
+        write_self(s->slots[rank]);
+    }
+    /* every rank's slot is zeroed (and says whose it is) before any rank's first call */
+    *status = any_failed(ctl, ctx, s == NULL, &any);
+    if (any) {
+        if (s) free_shm(s);
+        return NULL;
+    }
+    choose_watched(s);
+    return s;
+}
+
 /* A slot's `gone`: the rank has not released its communicator, released it alone
  * (ghz_comm_abort, a broken communicator), or releases it with every rank. */
 enum { HERE = 0, GONE_ALONE = 1, GONE_TOGETHER = 2 };
@@ -444,7 +416,6 @@ void coll_shm_destroy(coll_shm_t* s)
 {
     if (!s) return;
     mark_gone(s, GONE_TOGETHER);
-    if (s->win != MPI_WIN_NULL && s->win) MPI_Win_free(&s->win);
     free_shm(s);
 }
 
@@ -452,8 +423,8 @@ void coll_shm_abandon(coll_shm_t* s)
 {
     if (!s) return;
     mark_gone(s, GONE_ALONE);
-    /* (MPI_Win_free is collective: an MPI window is left to MPI_Finalize; a POSIX
-     * mapping is this process's alone, and the peers' keep the memory) */
+    /* (a POSIX mapping is this process's alone, and the peers' keep the memory; parts
+     * stay to their owner) */
     free_shm(s);
 }
 

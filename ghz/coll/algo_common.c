@@ -68,9 +68,9 @@ void coll_send(coll_round_t* r, const void* buf, size_t bytes, int peer, coll_re
     int poison = r->st != GHZ_SUCCESS;
     if (!poison && r->comm->host_mirror && bytes) {
         unsigned char* m = mirror_of(r, buf);
-        double t0 = MPI_Wtime();
+        double t0 = coll_now();
         st = m ? be->copy(be, m, buf, bytes) : r->st;
-        r->t_stage += MPI_Wtime() - t0;
+        r->t_stage += coll_now() - t0;
         if (st != GHZ_SUCCESS) coll_fail(r, st);
         buf = m;
         poison = r->st != GHZ_SUCCESS;
@@ -114,9 +114,9 @@ size_t coll_wait_recv(coll_round_t* r, coll_req_t* req)
     }
     if (req->stage_dev && bytes) {
         coll_backend_t* be = &r->comm->be;
-        double t0 = MPI_Wtime();
+        double t0 = coll_now();
         st = be->copy(be, req->stage_dev, req->stage_host, bytes);
-        r->t_stage += MPI_Wtime() - t0;
+        r->t_stage += coll_now() - t0;
         if (st != GHZ_SUCCESS) {
             coll_fail(r, st);
             return 0;
@@ -143,23 +143,23 @@ size_t coll_encode(coll_round_t* r, const void* raw, size_t n, void* wire, size_
     coll_backend_t* be = &r->comm->be;
     size_t size = 0;
     ghz_status_t st;
-    double t0 = MPI_Wtime();
+    double t0 = coll_now();
     if (r->st != GHZ_SUCCESS) return 0;
     if (r->mode == COLL_EXACT) {
         st = be->copy(be, wire, raw, n * r->elem);
         size = n * r->elem;
-        r->t_stage += MPI_Wtime() - t0;
+        r->t_stage += coll_now() - t0;
     } else {
         st = be->compress(be, raw, n, r->dtype, r->eb, wire, cap, &size);
-        r->t_comp += MPI_Wtime() - t0;
+        r->t_comp += coll_now() - t0;
         /* A frame is kept only where it is smaller than the raw values, so a message of
          * exactly the raw size is raw (coll_decode), and noise costs the wire no more
          * than exact. */
         if (st == GHZ_SUCCESS && r->raw_fallback && size >= n * r->elem) {
-            t0 = MPI_Wtime();
+            t0 = coll_now();
             st = be->copy(be, wire, raw, n * r->elem);
             size = n * r->elem;
-            r->t_stage += MPI_Wtime() - t0;
+            r->t_stage += coll_now() - t0;
         }
     }
     if (st != GHZ_SUCCESS) coll_fail(r, st);
@@ -170,14 +170,14 @@ void coll_decode(coll_round_t* r, const void* wire, size_t size, void* raw, size
 {
     coll_backend_t* be = &r->comm->be;
     ghz_status_t st;
-    double t0 = MPI_Wtime();
+    double t0 = coll_now();
     if (r->st != GHZ_SUCCESS) return;
     if (r->mode == COLL_EXACT || (r->raw_fallback && size == n * r->elem)) {
         st = size == n * r->elem ? be->copy(be, raw, wire, size) : GHZ_ERR_CORRUPT;
-        r->t_stage += MPI_Wtime() - t0;
+        r->t_stage += coll_now() - t0;
     } else {
         st = be->decompress(be, wire, size, raw, n, r->dtype);
-        r->t_dec += MPI_Wtime() - t0;
+        r->t_dec += coll_now() - t0;
     }
     if (st != GHZ_SUCCESS) coll_fail(r, st);
 }
@@ -186,10 +186,10 @@ void coll_reduce(coll_round_t* r, void* out, const void* a, const void* b, size_
 {
     coll_backend_t* be = &r->comm->be;
     ghz_status_t st;
-    double t0 = MPI_Wtime();
+    double t0 = coll_now();
     if (r->st != GHZ_SUCCESS) return;
     st = be->reduce(be, out, a, b, n, r->dtype, r->op);
-    r->t_comb += MPI_Wtime() - t0;
+    r->t_comb += coll_now() - t0;
     if (st != GHZ_SUCCESS) coll_fail(r, st);
 }
 
@@ -199,10 +199,10 @@ size_t coll_homo(coll_round_t* r, const void* a, size_t a_size, const void* b, s
     coll_backend_t* be = &r->comm->be;
     size_t size = 0;
     ghz_status_t st;
-    double t0 = MPI_Wtime();
+    double t0 = coll_now();
     if (r->st != GHZ_SUCCESS) return 0;
     st = be->homo_binary(be, r->op, r->dtype, a, a_size, b, b_size, out, cap, &size);
-    r->t_comb += MPI_Wtime() - t0;
+    r->t_comb += coll_now() - t0;
     if (st != GHZ_SUCCESS) coll_fail(r, st);
     return size;
 }

@@ -92,10 +92,10 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
         for (q = 0; q < (size_t)N; q++) c->wire_tmp[q] = c->wire_size[q * COLL_MAX_PIECES + j];
         if (r->mode == COLL_HOMO && r->op == GHZ_OP_SUM && be->has_sum_n) {
             size_t sz = 0;
-            double t0 = MPI_Wtime();
+            double t0 = coll_now();
             ghz_status_t st = be->homo_sum_n(be, r->dtype, c->wire_ptr, c->wire_tmp, (size_t)N,
                                              r->fin + off, cap, &sz);
-            r->t_comb += MPI_Wtime() - t0;
+            r->t_comb += coll_now() - t0;
             if (st != GHZ_SUCCESS) coll_fail(r, st);
             r->fin_sizes[j] = sz;
         } else if (r->mode == COLL_HOMO) {

@@ -44,9 +44,9 @@
  *    overlap in any other way are refused (GHZ_ERR_INVALID_ARG on that rank, as any
  *    bad argument), as are counts whose buffer would exceed PTRDIFF_MAX bytes.
  * Usable from C99/C11 and C++, without <mpi.h>: a communicator is made over MPI with
- * ghz_comm_init (ghz/coll/coll_mpi.h), or without MPI from a unique id that the
- * program passes to its ranks itself (ghz_coll_get_unique_id, ghz_comm_init_rank; NCCL
- * builds), as torchrun- or JAX-launched programs do with NCCL's.
+ * ghz_comm_init (ghz/coll/coll_mpi.h; builds with MPI), or without MPI from a unique id
+ * that the program passes to its ranks itself (ghz_coll_get_unique_id,
+ * ghz_comm_init_rank; NCCL builds), as torchrun- or JAX-launched programs do with NCCL's.
  */
 #ifndef GHZ_COLL_COLL_H
 #define GHZ_COLL_COLL_H

@@ -2,6 +2,7 @@
  * allocated once (calls allocate nothing), and the communicator's release. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ghz/coll/detail/agree_shm.h"
 #include "ghz/coll/detail/calls.h"
@@ -13,6 +14,16 @@ static void* host_alloc(ghz_comm_t* c, size_t bytes)
 {
     c->allocations++;
     return calloc(1, bytes ? bytes : 1);
+}
+
+ghz_comm_t* coll_comm_new(void)
+{
+    ghz_comm_t* c = (ghz_comm_t*)calloc(1, sizeof *c);
+    if (c) {
+        c->allocations = 1;
+        c->auto_min = SIZE_MAX;
+    }
+    return c;
 }
 
 /* The pool and the per-call arrays (comm.h), allocated once. */
@@ -106,8 +117,6 @@ void coll_comm_release(ghz_comm_t* c, int local)
 #endif
     if (c->intra) coll_comm_release(c->intra, local);
     if (c->inter) coll_comm_release(c->inter, local);
-    if (c->node_mpi != MPI_COMM_NULL) MPI_Comm_free(&c->node_mpi);
-    if (c->across_mpi != MPI_COMM_NULL) MPI_Comm_free(&c->across_mpi);
     if (c->host) coll_comm_release(c->host, local);
     if (local && c->sreq && c->rreq) cancel_requests(c);
     /* the transport first: CUDA IPC unmaps the peers' pools and waits until every peer
@@ -123,15 +132,31 @@ void coll_comm_release(ghz_comm_t* c, int local)
     if (c->small_in) c->be.release(&c->be, c->small_in, COLL_MEM_MIRROR);
     if (c->small_out) c->be.release(&c->be, c->small_out, COLL_MEM_MIRROR);
     (void)coll_comm_free_buffers(c, exported);
-    /* (MPI_Win_free is collective: a local release leaves an MPI window to MPI_Finalize;
-     * either way the peers that wait for this rank's agreement then fail, not wait) */
+    /* (either way the peers that wait for this rank's agreement then fail, not wait) */
     if (!local) coll_shm_destroy(c->shm);
     else coll_shm_abandon(c->shm);
-    if (c->mpi != MPI_COMM_NULL) MPI_Comm_free(&c->mpi);
+    coll_mpi_release(c, local);
     free(c);
 #ifdef GHZ_WITH_CUDA
     ghz_coll_backend_cuda_leave(previous);
 #endif
+}
+
+ghz_status_t coll_comm_finish_init(ghz_comm_t* c, ghz_status_t st, ghz_comm_t** comm)
+{
+    if (st != GHZ_SUCCESS) {
+        char keep[256];
+        strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
+        keep[sizeof keep - 1] = '\0';
+        coll_comm_release(c, 0);
+        return ghz_fail(st, "%s", keep);
+    }
+    {
+        ghz_coll_info_t i0 = GHZ_COLL_INFO_INIT;
+        c->info = i0;
+    }
+    *comm = c;
+    return GHZ_SUCCESS;
 }
 
 ghz_status_t ghz_comm_destroy(ghz_comm_t* comm)

@@ -1,5 +1,7 @@
 /* ghz/coll/comm_config.c: a communicator's configuration: the defaults, the caller's
- * fields and the environment's read into the configuration in force, the transport. */
+ * fields and the environment's read into the configuration in force, the transport;
+ * GHZ_COLL_DEBUG=INFO's line. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,4 +144,21 @@ size_t coll_cuda_chunk(ghz_transport_t transport, int shared)
     if (transport == GHZ_TRANSPORT_CUDA_IPC) return DEFAULT_CHUNK_CUDA_IPC;
     if (transport == GHZ_TRANSPORT_NCCL) return DEFAULT_CHUNK_CUDA_NCCL;
     return shared == 1 ? DEFAULT_CHUNK_CUDA_SHARED : DEFAULT_CHUNK_CUDA;
+}
+
+/* (rank 0, once per communicator the caller makes; the environment's knobs too) */
+void coll_comm_describe(const ghz_comm_t* c)
+{
+    char knobs[512];
+    coll_knobs_describe(&c->knobs, knobs, sizeof knobs);
+    fprintf(stderr,
+            "ghz coll INFO: %d ranks, backend %s, transport %s, agreement %s, allreduce_algo %s, "
+            "reduce_scatter_algo %s, reduce_algo %s, pool_bytes %zu, chunk_bytes %zu, check_args %d, nthreads %d, "
+            "ranks_per_node %d; %s\n",
+            c->size, c->cfg.backend == GHZ_EXEC_CUDA ? "cuda" : "cpu",
+            ghz_transport_name(c->cfg.transport),
+            /* (the same on every rank: the segment is made all or nothing) */
+            c->shm ? "shm" : c->mpi ? "mpi" : "nccl",
+            ghz_algo_name(c->cfg.allreduce_algo), ghz_algo_name(c->cfg.reduce_scatter_algo), ghz_algo_name(c->cfg.reduce_algo), c->cfg.pool_bytes,
+            c->cfg.chunk_bytes, c->cfg.check_args != 0, c->cfg.nthreads, c->cfg.ranks_per_node, knobs);
 }

@@ -1,19 +1,24 @@
-/* ghz/coll/comm_init.c: the public inits: ghz_comm_init (over MPI: comm_make.c, then
- * AUTO's calibration) and ghz_comm_init_rank (over NCCL, without MPI). */
+/* ghz/coll/comm_init.c: the public inits: ghz_comm_init (builds with MPI: comm_make.c,
+ * then AUTO's calibration) and ghz_comm_init_rank (over NCCL, without MPI). */
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef GHZ_WITH_MPI
 #include "ghz/coll/coll_mpi.h" /* ghz_comm_init's declaration: exported (GHZ_API) */
+#include "ghz/coll/detail/comm_mpi.h"
+#endif
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/auto_rule.h"
 #include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/detail/error.h"
 
+#ifdef GHZ_WITH_MPI
 ghz_status_t ghz_comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, ghz_comm_t** comm)
 {
     return coll_comm_make(mpi_comm, config, coll_auto_calibrate, comm);
 }
+#endif
 
 #ifdef GHZ_WITH_NCCL
 /* The two levels of a communicator made without MPI (ghz_comm_init_rank): nodes are
@@ -61,11 +66,8 @@ ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int 
     if (in.transport != GHZ_TRANSPORT_AUTO && in.transport != GHZ_TRANSPORT_NCCL)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "ghz_comm_init_rank runs over NCCL only (transport %d)", (int)in.transport);
     in.transport = GHZ_TRANSPORT_NCCL;
-    c = (ghz_comm_t*)calloc(1, sizeof *c);
+    c = coll_comm_new();
     if (!c) return ghz_fail(GHZ_ERR_NOMEM, "communicator");
-    c->mpi = c->node_mpi = c->across_mpi = MPI_COMM_NULL;
-    c->allocations = 1;
-    c->auto_min = SIZE_MAX;
     c->rank = rank;
     c->size = nranks;
     c->nodes = 1;

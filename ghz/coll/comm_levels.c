@@ -23,14 +23,11 @@
  * at once, since destroying an NCCL communicator meets its peers on the node. */
 static ghz_status_t nccl_child(ghz_comm_t* p, int color, int exact_only, ghz_status_t st, ghz_comm_t** out)
 {
-    ghz_comm_t* c = st == GHZ_SUCCESS ? (ghz_comm_t*)calloc(1, sizeof *c) : NULL;
+    ghz_comm_t* c = st == GHZ_SUCCESS ? coll_comm_new() : NULL;
     ghz_status_t made;
     *out = c;
     if (st == GHZ_SUCCESS && !c) st = ghz_fail(GHZ_ERR_NOMEM, "two-level child communicator");
     if (c) {
-        c->mpi = c->node_mpi = c->across_mpi = MPI_COMM_NULL;
-        c->allocations = 1;
-        c->auto_min = SIZE_MAX;
         /* the environment's knobs, read again as comm_init reads them for a child over
          * MPI: a value this rank cannot parse fails its child, and so the call on every
          * rank (coll_comm_levels agrees), which the tests use to fail one rank's split */
@@ -57,7 +54,6 @@ static ghz_status_t nccl_child(ghz_comm_t* p, int color, int exact_only, ghz_sta
 
 ghz_status_t coll_comm_levels(ghz_comm_t* c)
 {
-    ghz_comm_config_t child = c->cfg;
     ghz_status_t st, st2;
     char keep[256] = "";
     if (c->intra && c->inter) return GHZ_SUCCESS;
@@ -72,17 +68,13 @@ ghz_status_t coll_comm_levels(ghz_comm_t* c)
     } else
 #endif
     {
-        /* Children are leaves (no levels of their own) with the parent's configuration.
-         * Both are made on every rank whatever the first one did: each init is
+        /* Both are made on every rank whatever the first one did: each init is
          * collective over its own ranks, so a rank that skipped one would leave its peers
          * waiting. */
-        child.allreduce_algo = child.reduce_scatter_algo = child.reduce_algo = GHZ_ALGO_AUTO;
-        st = coll_comm_make(c->node_mpi, &child, NULL, &c->intra);
+        st = coll_mpi_child(c, 0, &c->intra);
         /* (the next init clears the detail: the first failure's is kept) */
         if (st != GHZ_SUCCESS) strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
-        /* the stage across nodes cannot use CUDA IPC (the nodes may be machines) */
-        child.transport = GHZ_TRANSPORT_MPI;
-        st2 = coll_comm_make(c->across_mpi, &child, NULL, &c->inter);
+        st2 = coll_mpi_child(c, 1, &c->inter);
     }
     if (st != GHZ_SUCCESS) st = ghz_fail(st, "the node's child communicator: %s", keep);
     else if (st2 != GHZ_SUCCESS) st = st2;

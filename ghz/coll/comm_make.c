@@ -1,11 +1,14 @@
-/* ghz/coll/comm_make.c: a communicator made over MPI: the backend, the transport (MPI,
- * CUDA IPC or NCCL, agreed on every rank), the buffers, the two levels' MPI
- * communicators, the host path; AUTO's calibration is the caller's (comm_init.c). */
+/* ghz/coll/comm_make.c: a communicator made over MPI: its MPI part (detail/comm_mpi.h),
+ * the backend, the transport (MPI, CUDA IPC or NCCL, agreed on every rank), the
+ * agreements' control allreduce and shared window, the buffers, the two levels' MPI
+ * communicators and children, the host path; AUTO's calibration is the caller's
+ * (comm_init.c). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ghz/coll/detail/comm_mpi.h"
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/agree_shm.h"
 #include "ghz/coll/detail/auto_rule.h"
@@ -72,8 +75,8 @@ static int gpu_shared(const ghz_comm_t* c, int cuda)
     all = (unsigned char*)malloc((size_t)c->size * sizeof mine);
     /* the exchange only where every rank has room for it; else every rank is cautious */
     ok = all != NULL;
-    if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c->mpi) != MPI_SUCCESS || !all_ok ||
-        MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, c->mpi) != MPI_SUCCESS) {
+    if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c->mpi->comm) != MPI_SUCCESS || !all_ok ||
+        MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, c->mpi->comm) != MPI_SUCCESS) {
         free(all);
         return cuda ? 1 : -1;
     }
@@ -106,10 +109,45 @@ static int one_node(const ghz_comm_t* c)
 {
     MPI_Comm node = MPI_COMM_NULL;
     int local = 0;
-    if (MPI_Comm_split_type(c->mpi, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node) != MPI_SUCCESS) return 0;
+    if (MPI_Comm_split_type(c->mpi->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return 0;
     MPI_Comm_size(node, &local);
     MPI_Comm_free(&node);
     return local == c->size;
+}
+
+/* The agreements' allreduce over MPI (ghz_comm.ctl_max). */
+static ghz_status_t mpi_max(ghz_comm_t* c, int64_t* w, int n)
+{
+    const int rc = MPI_Allreduce(MPI_IN_PLACE, w, n, MPI_INT64_T, MPI_MAX, c->mpi->comm);
+    return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, "MPI_Allreduce (agreement)");
+}
+
+static ghz_status_t mpi_max_ctx(void* c, int64_t* w, int n)
+{
+    return mpi_max((ghz_comm_t*)c, w, n);
+}
+
+/* The agreements' shared segment where every rank of c is on one node (agree_shm.h):
+ * each rank's part of one MPI window, where every rank wants it. Collective over c. */
+static void make_shm(ghz_comm_t* c, int want)
+{
+    struct coll_mpi* m = c->mpi;
+    void **parts = want ? (void**)calloc((size_t)c->size, sizeof *parts) : NULL, *mine;
+    const MPI_Aint part = (MPI_Aint)coll_shm_part_bytes();
+    int64_t none = parts == NULL;
+    MPI_Aint bytes;
+    int q, du, ok;
+    ghz_status_t st;
+    /* (the window is collective: every rank allocates its part, or none does) */
+    if (mpi_max(c, &none, 1) == GHZ_SUCCESS && !none) {
+        ok = MPI_Win_allocate_shared(part, 1, MPI_INFO_NULL, m->comm, &mine, &m->win) == MPI_SUCCESS;
+        for (q = 0; ok && q < c->size; q++)
+            ok = MPI_Win_shared_query(m->win, q, &bytes, &du, &parts[q]) == MPI_SUCCESS && bytes >= part;
+        c->shm = coll_shm_create_parts(c->rank, c->size, ok ? parts : NULL, mpi_max_ctx, c, &st);
+        if (!c->shm && m->win != MPI_WIN_NULL) MPI_Win_free(&m->win);
+    }
+    free(parts);
 }
 
 /* The two levels: node = the ranks sharing memory, or blocks of ranks_per_node ranks
@@ -125,16 +163,16 @@ static int one_node(const ghz_comm_t* c)
 static ghz_status_t make_levels(ghz_comm_t* c)
 {
     int rpn = c->cfg.ranks_per_node, rc, sizes[2], mins[2];
-    MPI_Comm node = MPI_COMM_NULL, across = MPI_COMM_NULL;
-    if (rpn > 0) rc = MPI_Comm_split(c->mpi, c->rank / rpn, c->rank, &node);
-    else rc = MPI_Comm_split_type(c->mpi, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
+    MPI_Comm comm = c->mpi->comm, node = MPI_COMM_NULL, across = MPI_COMM_NULL;
+    if (rpn > 0) rc = MPI_Comm_split(comm, c->rank / rpn, c->rank, &node);
+    else rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &node);
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "splitting the communicator into nodes");
     MPI_Comm_rank(node, &c->local_rank);
     MPI_Comm_size(node, &c->local_size);
     /* the node's number: its first rank's (NCCL's split takes it as the color) */
     c->node_color = c->rank;
     MPI_Bcast(&c->node_color, 1, MPI_INT, 0, node);
-    rc = MPI_Comm_split(c->mpi, c->local_rank, c->rank, &across);
+    rc = MPI_Comm_split(comm, c->local_rank, c->rank, &across);
     if (rc != MPI_SUCCESS) {
         MPI_Comm_free(&node);
         return ghz_coll_mpi_fail(rc, "splitting the communicator across nodes");
@@ -143,16 +181,16 @@ static ghz_status_t make_levels(ghz_comm_t* c)
     /* every node the same size? (min of size and of -size over ranks) */
     sizes[0] = c->local_size;
     sizes[1] = -c->local_size;
-    MPI_Allreduce(sizes, mins, 2, MPI_INT, MPI_MIN, c->mpi);
+    MPI_Allreduce(sizes, mins, 2, MPI_INT, MPI_MIN, comm);
     c->uniform_nodes = mins[0] == -mins[1];
     /* Only with several nodes of several ranks is there a second level; the local
      * rank 0 group always spans every node, so its size is the node count. */
-    MPI_Bcast(&c->nodes, 1, MPI_INT, 0, c->mpi);
+    MPI_Bcast(&c->nodes, 1, MPI_INT, 0, comm);
     c->levels = c->nodes > 1 && c->nodes < c->size;
     /* (over NCCL the children are split from the NCCL communicator: coll_comm_levels) */
     if (c->levels && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
-        c->node_mpi = node;
-        c->across_mpi = across;
+        c->mpi->node = node;
+        c->mpi->across = across;
         return GHZ_SUCCESS;
     }
     MPI_Comm_free(&node);
@@ -160,41 +198,14 @@ static ghz_status_t make_levels(ghz_comm_t* c)
     return GHZ_SUCCESS;
 }
 
-/* GHZ_COLL_DEBUG=INFO: the configuration in force and the environment's knobs, on one
- * line (rank 0, once per communicator the caller makes). */
-void coll_comm_describe(const ghz_comm_t* c)
+ghz_status_t coll_mpi_child(ghz_comm_t* c, int across, ghz_comm_t** out)
 {
-    char knobs[512];
-    coll_knobs_describe(&c->knobs, knobs, sizeof knobs);
-    fprintf(stderr,
-            "ghz coll INFO: %d ranks, backend %s, transport %s, agreement %s, allreduce_algo %s, "
-            "reduce_scatter_algo %s, reduce_algo %s, pool_bytes %zu, chunk_bytes %zu, check_args %d, nthreads %d, "
-            "ranks_per_node %d; %s\n",
-            c->size, c->cfg.backend == GHZ_EXEC_CUDA ? "cuda" : "cpu",
-            ghz_transport_name(c->cfg.transport),
-            /* (the same on every rank: the segment is made all or nothing) */
-            c->shm ? "shm" : c->mpi != MPI_COMM_NULL ? "mpi" : "nccl",
-            ghz_algo_name(c->cfg.allreduce_algo), ghz_algo_name(c->cfg.reduce_scatter_algo), ghz_algo_name(c->cfg.reduce_algo), c->cfg.pool_bytes,
-            c->cfg.chunk_bytes, c->cfg.check_args != 0, c->cfg.nthreads, c->cfg.ranks_per_node, knobs);
-}
-
-/* The end of an init: the communicator handed out, or released with the failure's
- * detail kept. */
-ghz_status_t coll_comm_finish_init(ghz_comm_t* c, ghz_status_t st, ghz_comm_t** comm)
-{
-    if (st != GHZ_SUCCESS) {
-        char keep[256];
-        strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
-        keep[sizeof keep - 1] = '\0';
-        coll_comm_release(c, 0);
-        return ghz_fail(st, "%s", keep);
-    }
-    {
-        ghz_coll_info_t i0 = GHZ_COLL_INFO_INIT;
-        c->info = i0;
-    }
-    *comm = c;
-    return GHZ_SUCCESS;
+    /* a leaf (no levels of its own) with the parent's configuration; the stage across
+     * nodes cannot use CUDA IPC (the nodes may be machines) */
+    ghz_comm_config_t child = c->cfg;
+    child.allreduce_algo = child.reduce_scatter_algo = child.reduce_algo = GHZ_ALGO_AUTO;
+    if (across) child.transport = GHZ_TRANSPORT_MPI;
+    return coll_comm_make(across ? c->mpi->across : c->mpi->node, &child, NULL, out);
 }
 
 /* Testing seam, compiled into the tests' copy of the library only (ghz_coll_test_staged):
@@ -237,7 +248,7 @@ static ghz_status_t make_host(ghz_comm_t* c)
     /* collective: every rank takes part, ready or not, and the agreement that follows
      * tells them apart */
     {
-        ghz_status_t st2 = coll_comm_make(c->mpi, &h, NULL, &c->host);
+        ghz_status_t st2 = coll_comm_make(c->mpi->comm, &h, NULL, &c->host);
         if (st == GHZ_SUCCESS) st = st2;
     }
     return st;
@@ -273,7 +284,7 @@ static ghz_status_t make_core(ghz_comm_t* c)
      * MPI (not CUDA-aware) with wire buffers apart (the CUDA backend, or the test
      * seam). CUDA IPC moves device memory itself. */
     c->host_mirror = c->be.staged && c->cfg.transport == GHZ_TRANSPORT_MPI;
-    if (st == GHZ_SUCCESS) st = ghz_coll_transport_mpi(&c->mpi, &c->tp);
+    if (st == GHZ_SUCCESS) st = ghz_coll_transport_mpi(&c->mpi->comm, &c->tp);
     if (st == GHZ_SUCCESS) st = coll_comm_alloc_buffers(c);
     return st;
 }
@@ -334,6 +345,7 @@ ghz_status_t coll_comm_make(MPI_Comm mpi_comm, const ghz_comm_config_t* config, 
 {
     const int leaf = calibrate == NULL;
     ghz_comm_t* c;
+    struct coll_mpi* m;
     ghz_status_t st;
     int rc, flag = 0, shared, single_node, chosen_by_auto = 0;
     /* the caller left the chunk to the library (which then sizes it by whether ranks
@@ -347,33 +359,34 @@ ghz_status_t coll_comm_make(MPI_Comm mpi_comm, const ghz_comm_config_t* config, 
     MPI_Initialized(&flag);
     if (!flag) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI is not initialised");
     if (mpi_comm == MPI_COMM_NULL) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_COMM_NULL");
-    c = (ghz_comm_t*)calloc(1, sizeof *c);
-    if (!c) return ghz_fail(GHZ_ERR_NOMEM, "communicator");
-    c->mpi = c->node_mpi = c->across_mpi = MPI_COMM_NULL;
-    c->allocations = 1;
-    c->auto_min = SIZE_MAX;
-    rc = MPI_Comm_dup(mpi_comm, &c->mpi);
-    if (rc != MPI_SUCCESS) {
+    c = coll_comm_new();
+    m = (struct coll_mpi*)calloc(1, sizeof *m);
+    rc = c && m ? MPI_Comm_dup(mpi_comm, &m->comm) : MPI_SUCCESS;
+    if (!c || !m || rc != MPI_SUCCESS) {
         free(c);
-        return ghz_coll_mpi_fail(rc, "MPI_Comm_dup");
+        free(m);
+        return rc != MPI_SUCCESS ? ghz_coll_mpi_fail(rc, "MPI_Comm_dup") : ghz_fail(GHZ_ERR_NOMEM, "communicator");
     }
+    c->mpi = m;
+    m->node = m->across = MPI_COMM_NULL;
+    m->win = MPI_WIN_NULL;
+    c->ctl_max = mpi_max;
     /* Errors come back to us as codes instead of aborting the job. */
-    MPI_Comm_set_errhandler(c->mpi, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(c->mpi, &c->rank);
-    MPI_Comm_size(c->mpi, &c->size);
+    MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(m->comm, &c->rank);
+    MPI_Comm_size(m->comm, &c->size);
     /* the environment first: a bad value fails this rank's init (the agreement below
      * tells the others) */
     st = coll_knobs_read(&c->knobs);
-    /* (children of a two-level communicator and the host path's never agree a call; on
-     * every rank, whatever its status: collective) */
-    if (!leaf) c->shm = coll_shm_create(c->mpi, st == GHZ_SUCCESS && coll_shm_wanted());
+    /* (on every rank, whatever its status: collective) */
+    single_node = !leaf && one_node(c);
+    /* (children of a two-level communicator and the host path's never agree a call) */
+    if (single_node && c->size > 1) make_shm(c, st == GHZ_SUCCESS && coll_shm_wanted());
     c->mpi_max = c->knobs.mpi_max != COLL_KNOB_UNSET ? c->knobs.mpi_max : MPI_NATIVE_DEFAULT;
     c->auto_trace = c->knobs.auto_trace;
     if (st == GHZ_SUCCESS) st = coll_config_read(config, &c->knobs, &c->cfg);
     else ghz_comm_config_init(&c->cfg);
     shared = gpu_shared(c, st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CUDA);
-    /* (on every rank, whatever its configuration: collective) */
-    single_node = !leaf && one_node(c);
     if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_AUTO) {
         c->cfg.transport = leaf ? GHZ_TRANSPORT_MPI : coll_auto_transport(shared, single_node);
         chosen_by_auto = !leaf;
@@ -389,7 +402,7 @@ ghz_status_t coll_comm_make(MPI_Comm mpi_comm, const ghz_comm_config_t* config, 
     /* CUDA IPC replaces the MPI transport once every rank has its pool (the exchange
      * of handles is collective, so it starts only where every rank will take part) */
     if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC) {
-        const ghz_status_t mine = ghz_coll_transport_ipc(&c->mpi, &c->be, c->pool, c->pool_bytes, &c->tp);
+        const ghz_status_t mine = ghz_coll_transport_ipc(&m->comm, &c->be, c->pool, c->pool_bytes, &c->tp);
         st = coll_agree_config(c, mine);
         /* (every rank agreed on st, so every rank takes this turn, or none) */
         if (st != GHZ_SUCCESS) st = ipc_fallback(c, st, mine, chosen_by_auto, chunk_default, pool_default, shared);
@@ -404,7 +417,12 @@ ghz_status_t coll_comm_make(MPI_Comm mpi_comm, const ghz_comm_config_t* config, 
 #ifdef GHZ_WITH_NCCL
     /* NCCL's communicator once every rank has its pool (NCCL's init is collective) */
     if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_NCCL) {
-        st = coll_nccl_create(c, NULL);
+        /* (the unique id: rank 0's, by MPI; a failed one fails NCCL's init everywhere) */
+        ghz_coll_unique_id_t id;
+        memset(&id, 0, sizeof id);
+        if (c->rank == 0 && ghz_coll_get_unique_id(&id) != GHZ_SUCCESS) memset(&id, 0, sizeof id);
+        rc = MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, m->comm);
+        st = rc == MPI_SUCCESS ? coll_nccl_create(c, &id) : ghz_coll_mpi_fail(rc, "MPI_Bcast (NCCL unique id)");
         st = coll_agree_config(c, st);
         if (st == GHZ_SUCCESS && calibrate) st = calibrate(c);
         st = coll_agree_config(c, st);

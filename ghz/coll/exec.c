@@ -24,34 +24,6 @@ static ghz_status_t own_block(ghz_comm_t* c, const coll_desc_t* k)
     return bytes ? c->be.copy(&c->be, dst, src, bytes) : GHZ_SUCCESS;
 }
 
-/* A data movement by the MPI library's own call (exact, CPU backend, every count and
- * displacement below INT_MAX: agreed). The v forms' int arrays live in the per-call
- * arrays (2N ints fit in N size_t). MPI moves a rank's own block too, but where its
- * call reads only the output (MPI_Bcast's root), which the root fills first. */
-static ghz_status_t mpi_move(ghz_comm_t* c, const coll_desc_t* k)
-{
-    const int N = c->size;
-    coll_mv_mpi_t a;
-    int p, rc;
-    ghz_status_t st = k->mv->mpi_from_out ? own_block(c, k) : GHZ_SUCCESS;
-    if (st != GHZ_SUCCESS) return st;
-    a.dt = coll_mpi_dtype(k->dtype);
-    a.in = k->in_place ? MPI_IN_PLACE : (const void*)k->in;
-    a.n = (int)k->count;
-    a.sc = (int*)c->seg_off;
-    a.sd = a.sc + N;
-    a.rc = (int*)c->seg_cnt;
-    a.rd = a.rc + N;
-    for (p = 0; p < N && k->v; p++) {
-        a.sc[p] = k->sends && !k->send.single ? (int)coll_lay_cnt(&k->send, p) : 0;
-        a.sd[p] = k->sends && !k->send.single ? (int)coll_lay_displ(&k->send, p) : 0;
-        a.rc[p] = k->recvs && !k->recv.single ? (int)coll_lay_cnt(&k->recv, p) : 0;
-        a.rd[p] = k->recvs && !k->recv.single ? (int)coll_lay_displ(&k->recv, p) : 0;
-    }
-    rc = k->mv->mpi(c, k, &a);
-    return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, coll_mv_name(k));
-}
-
 /* NCCL's route: a reduction's own exact call on the caller's stream, or a data movement
  * (NCCL's own collective or a group of sends exact, compressed blocks lossy). */
 static ghz_status_t nccl_route(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t* p, coll_round_t* proto,
@@ -116,7 +88,10 @@ ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t
     case COLL_ROUTE_MPI:
         if (!k->mv) st = coll_mpi_allreduce(c, k, &proto);
         else {
-            st = mpi_move(c, k);
+            /* (MPI moves a rank's own block too, but where its call reads only the
+             * output: MPI_Bcast's root, which fills it first) */
+            st = k->mv->mpi_from_out ? own_block(c, k) : GHZ_SUCCESS;
+            if (st == GHZ_SUCCESS) st = coll_mpi_move(c, k);
             proto.logical_bytes = proto.wire_bytes = p->extent * e * (uint64_t)(c->size - 1);
         }
         break;

@@ -63,8 +63,8 @@ ghz_status_t coll_host_path(ghz_comm_t* c, const coll_desc_t* k, const coll_plan
         h = coll_make_call(k->kind, host_in, c->small_out, k->count, k->dtype, k->op, k->root, NULL, NULL);
     } else {
         h = *k;
-        h.sendbuf = input_in_out ? MPI_IN_PLACE : k->sends ? (const void*)c->small_in : NULL;
-        h.recvbuf = k->mv->in_place_recv && k->in_place ? MPI_IN_PLACE : k->recvs ? (void*)c->small_out : NULL;
+        h.sendbuf = input_in_out ? coll_in_place : k->sends ? (const void*)c->small_in : NULL;
+        h.recvbuf = k->mv->in_place_recv && k->in_place ? coll_in_place : k->recvs ? (void*)c->small_out : NULL;
         h.acc = NULL;
         h.stream = NULL;
     }

@@ -44,7 +44,7 @@ ghz_status_t coll_mv_check_local(const ghz_comm_t* c, coll_desc_t* k)
     ghz_status_t st;
     if (!ghz_dtype_size(k->dtype)) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
     /* (the v forms' counts are exchanged over MPI: coll_mv_check_counts) */
-    if (k->v && c->mpi == MPI_COMM_NULL)
+    if (k->v && !c->mpi)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "the v forms need a communicator made over MPI (ghz_comm_init)");
     if (k->mv->rooted && (k->root < 0 || k->root >= c->size))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
@@ -98,22 +98,21 @@ ghz_status_t coll_mv_scan(ghz_comm_t* c, const coll_desc_t* k, coll_call_t* mine
 ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const coll_desc_t* k)
 {
     const int N = c->size, me = c->rank;
-    const MPI_Datatype T = sizeof(size_t) == 8 ? MPI_UINT64_T : MPI_UINT32_T;
     size_t* got = c->wire_tmp; /* N entries */
     size_t mine, p;
     /* the side whose every block this rank checks: the receive side, or the root's send
      * side where receivers have one block each (scatterv) */
     const int by_send = !k->mv->recv_blocks;
-    int rc;
+    ghz_status_t st;
     if (k->mv->send_blocks && k->mv->recv_blocks) {
         for (p = 0; p < (size_t)N; p++) c->seg_off[p] = coll_lay_cnt(&k->send, (int)p);
-        rc = MPI_Alltoall(c->seg_off, 1, T, got, 1, T, c->mpi);
+        st = coll_mpi_counts(c, c->seg_off, 1, got);
     } else {
         /* each rank's side of the pair with the root (allgatherv: with every rank) */
         mine = by_send ? (k->recvs ? k->recv.count : coll_lay_cnt(&k->send, me)) : k->send.count;
-        rc = MPI_Allgather(&mine, 1, T, got, 1, T, c->mpi);
+        st = coll_mpi_counts(c, &mine, 0, got);
     }
-    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "the v counts' exchange");
+    if (st != GHZ_SUCCESS) return st;
     if (k->mv->rooted && me != k->root) return GHZ_SUCCESS;
     for (p = 0; p < (size_t)N; p++) {
         const coll_layout_t* l = by_send ? &k->send : &k->recv;

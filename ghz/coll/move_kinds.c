@@ -1,7 +1,7 @@
 /* ghz/coll/move_kinds.c: the entries of ghz_allgather, ghz_broadcast, ghz_scatter,
  * ghz_gather and ghz_alltoall, and their v forms (detail/move_call.h,
- * coll_mv_kind_ops_t): where each kind's blocks are and its in-place rules, the MPI
- * library's call, ghz's algorithm and how a round of it runs. */
+ * coll_mv_kind_ops_t): where each kind's blocks are and its in-place rules, ghz's
+ * algorithm and how a round of it runs. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,7 +61,7 @@ static ghz_status_t allgather_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int me = c->rank;
     const size_t e = ghz_dtype_size(k->dtype);
-    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
+    const int mpi_in_place = k->sendbuf == coll_in_place;
     k->sends = k->recvs = 1;
     k->recv = k->v ? blocks(k->rcnt, k->rdis, 0) : blocks(NULL, NULL, k->count);
     if (k->v && (!k->rcnt || !k->rdis)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs");
@@ -69,12 +69,6 @@ static ghz_status_t allgather_layout(const ghz_comm_t* c, coll_desc_t* k)
     if (k->in_place) k->in = k->out ? block_at(k->out, coll_lay_displ(&k->recv, me), e) : NULL;
     k->send = single(k->in_place ? coll_lay_cnt(&k->recv, me) : k->count);
     return GHZ_SUCCESS;
-}
-
-static int allgather_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
-{
-    return k->v ? MPI_Allgatherv(a->in, (int)k->send.count, a->dt, k->out, a->rc, a->rd, a->dt, c->mpi)
-                : MPI_Allgather(a->in, a->n, a->dt, k->out, a->n, a->dt, c->mpi);
 }
 
 /* The ring allgather's needs: its two relay buffers and this rank's own frames. */
@@ -121,18 +115,13 @@ static void allgather_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r
 static ghz_status_t bcast_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int is_root = c->rank == k->root;
-    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
+    const int mpi_in_place = k->sendbuf == coll_in_place;
     k->sends = is_root;
     k->recvs = 1;
     k->recv = k->send = single(k->count);
     k->in_place = is_root && (mpi_in_place || k->in == k->out);
     if (k->in_place) k->in = k->out;
     return GHZ_SUCCESS;
-}
-
-static int bcast_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
-{
-    return MPI_Bcast(k->out, a->n, a->dt, k->root, c->mpi);
 }
 
 /* A broadcast's shape, from its first round (agreed sizes: every rank alike): AUTO's
@@ -183,26 +172,19 @@ static void bcast_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, co
 static ghz_status_t scatter_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int me = c->rank, is_root = me == k->root;
-    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
+    const int mpi_in_place = k->sendbuf == coll_in_place;
     k->sends = is_root;
-    k->in_place = is_root && k->recvbuf == MPI_IN_PLACE;
+    k->in_place = is_root && k->recvbuf == coll_in_place;
     k->recvs = !k->in_place;
     if (k->in_place) k->out = NULL;
     if (mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE as the sendbuf of a scatter");
-    if (!is_root && k->recvbuf == MPI_IN_PLACE)
+    if (!is_root && k->recvbuf == coll_in_place)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a scatter");
     if (k->v && is_root && (!k->scnt || !k->sdis))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendcounts or displs at the root");
     k->send = k->v ? blocks(k->scnt, k->sdis, 0) : blocks(NULL, NULL, k->count);
     k->recv = single(k->v && k->in_place ? k->scnt[me] : k->count);
     return GHZ_SUCCESS;
-}
-
-static int scatter_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
-{
-    void* out = k->in_place ? MPI_IN_PLACE : (void*)k->out;
-    return k->v ? MPI_Scatterv(k->in, a->sc, a->sd, a->dt, out, (int)k->recv.count, a->dt, k->root, c->mpi)
-                : MPI_Scatter(k->in, a->n, a->dt, out, a->n, a->dt, k->root, c->mpi);
 }
 
 static void scatter_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
@@ -223,7 +205,7 @@ static ghz_status_t gather_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int me = c->rank, is_root = me == k->root;
     const size_t e = ghz_dtype_size(k->dtype);
-    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
+    const int mpi_in_place = k->sendbuf == coll_in_place;
     k->sends = 1;
     k->recvs = is_root;
     if (k->v && is_root && (!k->rcnt || !k->rdis))
@@ -235,12 +217,6 @@ static ghz_status_t gather_layout(const ghz_comm_t* c, coll_desc_t* k)
     k->send = single(k->in_place && k->v ? k->rcnt[me] : k->count);
     if (!is_root) k->out = NULL;
     return GHZ_SUCCESS;
-}
-
-static int gather_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
-{
-    return k->v ? MPI_Gatherv(a->in, (int)k->send.count, a->dt, k->out, a->rc, a->rd, a->dt, k->root, c->mpi)
-                : MPI_Gather(a->in, a->n, a->dt, k->out, a->n, a->dt, k->root, c->mpi);
 }
 
 static void gather_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
@@ -269,7 +245,7 @@ static int same_layout(const ghz_comm_t* c, const coll_desc_t* k)
 
 static ghz_status_t alltoall_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
-    const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
+    const int mpi_in_place = k->sendbuf == coll_in_place;
     k->sends = k->recvs = 1;
     /* One buffer for both sides is in place too where the sides lie alike (always in
      * the uniform form): what MPI_IN_PLACE means, and it runs as such (the send side is
@@ -282,12 +258,6 @@ static ghz_status_t alltoall_layout(const ghz_comm_t* c, coll_desc_t* k)
     k->send = k->in_place ? k->recv : k->v ? blocks(k->scnt, k->sdis, 0) : k->recv;
     if (k->in_place) k->in = k->out;
     return GHZ_SUCCESS;
-}
-
-static int alltoall_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a)
-{
-    return k->v ? MPI_Alltoallv(a->in, a->sc, a->sd, a->dt, k->out, a->rc, a->rd, a->dt, c->mpi)
-                : MPI_Alltoall(a->in, a->n, a->dt, k->out, a->n, a->dt, c->mpi);
 }
 
 /* in place, exact values go through the wire buffers anyway (algo_alltoall.c) */
@@ -313,7 +283,6 @@ static const coll_mv_kind_ops_t allgather = {
     .vname = "allgatherv",
     .recv_blocks = 1,
     .layout = allgather_layout,
-    .mpi = allgather_mpi,
     .algo = GHZ_ALGO_RING,
     .need_fixed = allgather_need,
     .round = allgather_round,
@@ -329,7 +298,6 @@ static const coll_mv_kind_ops_t bcast = {
     .rooted = 1,
     .from_root = 1,
     .layout = bcast_layout,
-    .mpi = bcast_mpi,
     .mpi_from_out = 1,
     .algo = GHZ_ALGO_BINOMIAL,
     .need_fixed = coll_bcast_need,
@@ -350,7 +318,6 @@ static const coll_mv_kind_ops_t scatter = {
     .send_blocks = 1,
     .in_place_recv = 1,
     .layout = scatter_layout,
-    .mpi = scatter_mpi,
     .choose = tree_or_linear,
     .need = tree_or_linear_need,
     .round = scatter_round,
@@ -367,7 +334,6 @@ static const coll_mv_kind_ops_t gather = {
     .rooted = 1,
     .recv_blocks = 1,
     .layout = gather_layout,
-    .mpi = gather_mpi,
     .choose = tree_or_linear,
     .need = tree_or_linear_need,
     .round = gather_round,
@@ -387,7 +353,6 @@ static const coll_mv_kind_ops_t alltoall = {
     .recv_blocks = 1,
     .in_place_shared = 1,
     .layout = alltoall_layout,
-    .mpi = alltoall_mpi,
     .algo = GHZ_ALGO_PAIRWISE,
     .need = alltoall_needs,
     .round = alltoall_round,

@@ -84,7 +84,7 @@ static ghz_algo_t auto_algo(const ghz_comm_t* c, const coll_desc_t* k, coll_mode
     coll_cost_row_t rows[] = {
         {m, GHZ_ALGO_NCCL, nccl ? 1.0 : INFINITY},
         {m, GHZ_ALGO_IPC_DIRECT, nccl || coll_direct_refusal(c, k, m) || two ? INFINITY : 0.0},
-        {m, GHZ_ALGO_MPI, !nccl && exact && bytes <= c->mpi_max && !coll_mpi_refusal(c, k, m, NULL, NULL) ? 1.0
+        {m, GHZ_ALGO_MPI, !nccl && exact && bytes <= c->mpi_max && !coll_mpi_refusal(c, k, m) ? 1.0
                                                                                                        : INFINITY},
         {m, GHZ_ALGO_RECURSIVE_DOUBLING, nccl || !exact ? INFINITY : bytes <= AUTO_RECDBL_MAX_BYTES ? 2.0 : 4.0},
         {m, coll_two_level_auto(c), two ? 0.0 : INFINITY},
@@ -141,7 +141,7 @@ ghz_status_t coll_check_algo(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo
         if (why) return ghz_fail(GHZ_ERR_UNSUPPORTED, "ipc_direct %s", why);
     }
     if (a == GHZ_ALGO_MPI) {
-        const char* why = coll_mpi_refusal(c, k, m, NULL, NULL);
+        const char* why = coll_mpi_refusal(c, k, m);
         if (why) return ghz_fail(GHZ_ERR_UNSUPPORTED, "mpi (MPI_Allreduce) %s", why);
     }
     if (a == GHZ_ALGO_PAIRWISE && m == COLL_HOMO && c->size > COLL_SUM_N_MAX)

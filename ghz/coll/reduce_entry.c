@@ -19,10 +19,10 @@ static ghz_status_t check_local(const ghz_comm_t* c, coll_desc_t* k)
 {
     const size_t elem = ghz_dtype_size(k->dtype);
     const int needs_out = coll_has_out(c, k);
-    const int in_place_mpi = k->sendbuf == MPI_IN_PLACE || (k->sendbuf == k->recvbuf && !k->ops->per_rank);
+    const int in_place_mpi = k->sendbuf == coll_in_place || (k->sendbuf == k->recvbuf && !k->ops->per_rank);
     ghz_status_t st;
     if (elem && (st = ghz_coll_op_check(k->dtype, k->op)) != GHZ_SUCCESS) return st;
-    if (k->sendbuf == MPI_IN_PLACE && !needs_out && k->count)
+    if (k->sendbuf == coll_in_place && !needs_out && k->count)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a reduce");
     k->out = (unsigned char*)k->recvbuf;
     k->in = in_place_mpi && needs_out ? (const unsigned char*)k->recvbuf : (const unsigned char*)k->sendbuf;

@@ -1,4 +1,5 @@
-/* ghz/coll/transport_mpi.c: the MPI point-to-point transport (host memory).
+/* ghz/coll/transport_mpi.c: the MPI point-to-point transport (host memory), and the
+ * release of a communicator's MPI part (detail/comm_mpi.h).
  *
  * A message's tag carries the call it belongs to (the low bits of coll_transport_t.seq)
  * and the poison bit: TAG_BASE + 2 * (seq mod TAG_SEQS) + poison. A receive matches any
@@ -10,8 +11,9 @@
  * ghz_comm_config_t.chunk_bytes (checked at init). */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
-#include "ghz/coll/detail/transport.h"
+#include "ghz/coll/detail/comm_mpi.h"
 #include "ghz/detail/error.h"
 
 /* A request (coll_req_t.opaque): MPI's, and whether it is outstanding. */
@@ -118,18 +120,25 @@ static void mpi_cancel(coll_transport_t* tp, coll_req_t* r)
 
 ghz_status_t ghz_coll_transport_mpi(MPI_Comm* comm, coll_transport_t* tp)
 {
-    tp->name = "mpi";
-    tp->isend = mpi_isend;
-    tp->irecv = mpi_irecv;
-    tp->wait = mpi_wait;
-    tp->destroy = mpi_destroy;
-    tp->cancel = mpi_cancel;
-    tp->peer_pool = NULL; /* two-sided only */
-    tp->fence = NULL;
-    tp->graph_status = NULL;
-    tp->abort = NULL; /* nothing to release but the requests, which the communicator cancels */
+    /* two-sided only; nothing to release but the requests, which the communicator cancels */
+    static const coll_transport_t mpi = {"mpi", mpi_isend, mpi_irecv, mpi_wait, mpi_destroy, mpi_cancel, NULL, NULL,
+                                         NULL,  NULL,      NULL,      0,        -1};
+    *tp = mpi;
     tp->state = comm;
-    tp->seq = 0;
-    tp->shared_gpu = -1;
     return GHZ_SUCCESS;
 }
+
+void coll_mpi_release(ghz_comm_t* c, int local)
+{
+    struct coll_mpi* m = c->mpi;
+    if (!m) return;
+    if (m->node != MPI_COMM_NULL) MPI_Comm_free(&m->node);
+    if (m->across != MPI_COMM_NULL) MPI_Comm_free(&m->across);
+    /* (MPI_Win_free is collective: a local release leaves the window to MPI_Finalize) */
+    if (!local && m->win != MPI_WIN_NULL) MPI_Win_free(&m->win);
+    if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
+    free(m);
+    c->mpi = NULL;
+}
+
+void* const coll_in_place = MPI_IN_PLACE;

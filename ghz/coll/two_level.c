@@ -178,16 +178,6 @@ static ghz_status_t child_stage(ghz_comm_t* cc, coll_kind_t kind, const unsigned
     return st;
 }
 
-/* The maximum over c's ranks of w[0..n) (MPI's allreduce; without MPI, NCCL's control
- * allreduce). */
-static ghz_status_t stage_max(ghz_comm_t* c, int64_t* w, int n)
-{
-    int rc;
-    if (c->mpi == MPI_COMM_NULL) return coll_ctl_max(c, w, n);
-    rc = MPI_Allreduce(MPI_IN_PLACE, w, n, MPI_INT64_T, MPI_MAX, c->mpi);
-    return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, "MPI_Allreduce (two-level stage)");
-}
-
 /* Every rank learns whether a stage failed anywhere (one small allreduce): the stages
  * run on different child communicators, so a failure must not leave a rank waiting
  * in the next one. With ratio: also the least of the ranks' *ratio (> 0: a rank that
@@ -199,7 +189,7 @@ static ghz_status_t stage_agree_ratio(ghz_comm_t* c, ghz_status_t st, double* ra
     ghz_status_t got;
     w[0] = (int64_t)st;
     w[1] = ratio && *ratio > 0.0 && *ratio < 1e12 ? -(int64_t)(*ratio * 1e6) : INT64_MIN;
-    got = stage_max(c, w, ratio ? 2 : 1);
+    got = coll_ctl_max(c, w, ratio ? 2 : 1);
     if (got != GHZ_SUCCESS) return got;
     if (ratio) *ratio = w[1] == INT64_MIN ? 0.0 : (double)-w[1] * 1e-6;
     if (st != GHZ_SUCCESS) return st;

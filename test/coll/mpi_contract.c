@@ -33,7 +33,7 @@
 
 #include "ghz/coll/coll_mpi.h"
 #ifdef GHZ_TEST_PRIVATE
-#include "ghz/coll/detail/transport.h" /* (the tags part drives the MPI transport itself) */
+#include "ghz/coll/detail/comm_mpi.h" /* (the tags part drives the MPI transport itself) */
 #endif
 #include "mpi_check.h"
 

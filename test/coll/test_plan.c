@@ -28,7 +28,6 @@ static float bufs[2][(size_t)4 << 20]; /* 16 MiB each: the calls' sides (never r
 static void cpu_comm(ghz_comm_t* c, int N)
 {
     memset(c, 0, sizeof *c);
-    c->mpi = MPI_COMM_NULL;
     c->size = N;
     c->cfg.backend = GHZ_EXEC_CPU;
     c->cfg.allreduce_algo = c->cfg.reduce_algo = c->cfg.reduce_scatter_algo = GHZ_ALGO_AUTO;

@@ -308,17 +308,17 @@ void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned ch
         if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaMemsetAsync (direct)");
     }
     /* three fences on every rank whatever happens: each carries the statuses */
-    t0 = MPI_Wtime();
+    t0 = coll_now();
     if (st == GHZ_SUCCESS) st = publish(&d);
-    if (r->mode != COLL_EXACT) r->t_comp += MPI_Wtime() - t0;
+    if (r->mode != COLL_EXACT) r->t_comp += coll_now() - t0;
     st = tp->fence ? tp->fence(tp, st) : st;
-    t0 = MPI_Wtime();
+    t0 = coll_now();
     if (st == GHZ_SUCCESS) st = combine(&d);
-    if (r->mode != COLL_EXACT) r->t_comb += MPI_Wtime() - t0;
+    if (r->mode != COLL_EXACT) r->t_comb += coll_now() - t0;
     st = tp->fence ? tp->fence(tp, st) : st;
-    t0 = MPI_Wtime();
+    t0 = coll_now();
     if (st == GHZ_SUCCESS) st = gather(&d, all, out_own);
-    if (r->mode != COLL_EXACT) r->t_dec += MPI_Wtime() - t0;
+    if (r->mode != COLL_EXACT) r->t_dec += coll_now() - t0;
     st = tp->fence ? tp->fence(tp, st) : st;
     if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda_mark(&c->be);
     if (st != GHZ_SUCCESS) {

@@ -56,7 +56,7 @@
 #include "ghz/coll/detail/backend.h"
 #include "ghz/coll/detail/backend_cuda.h"
 #include "ghz/coll/detail/fence_cuda.h"
-#include "ghz/coll/detail/transport.h"
+#include "ghz/coll/detail/comm_mpi.h"
 #include "ghz/coll/detail/knobs.h"
 #include "ghz/detail/error.h"
 

@@ -43,7 +43,7 @@ typedef struct {
     uint64_t most[2];      /* the maxima of coll_call_t.most */
 } coll_agreed_t;
 
-/* One MPI_Allreduce of a few integers: every rank learns whether any rank failed its
+/* One small allreduce (coll_ctl_max): every rank learns whether any rank failed its
  * own checks (GHZ_ERR_PEER on the others, naming the lowest such rank), whether the
  * ranks disagree on a field (GHZ_ERR_MISMATCH everywhere, naming the field and the
  * values' range), and the global value range. A rank whose own check failed returns its
@@ -57,8 +57,9 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
  * environment's knobs that shape calls (knobs.h); GHZ_ERR_MISMATCH naming the setting. */
 ghz_status_t coll_agree_config(ghz_comm_t* c, ghz_status_t mine);
 
-/* w[0..n) = its maximum over the ranks of c: MPI's allreduce, or NCCL's where c was
- * made without MPI. Every agreement goes through it. */
+/* w[0..n) = its maximum over the ranks of c: the shared segment's where there is one
+ * and n fits it, else c->ctl_max (MPI's allreduce, or NCCL's where c was made without
+ * MPI). Every agreement goes through it. */
 ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n);
 
 #endif

@@ -117,7 +117,4 @@ ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st);
  * GHZ_SUCCESS at once where they exist. */
 ghz_status_t coll_comm_levels(ghz_comm_t* c);
 
-/* MPI's datatype of a ghz dtype (MPI_DATATYPE_NULL for an unknown one). */
-MPI_Datatype coll_mpi_dtype(ghz_dtype_t dtype);
-
 #endif

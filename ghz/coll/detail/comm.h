@@ -9,7 +9,7 @@
 /* Where allocations are counted: every buffer the communicator owns comes from
  * comm_buffers.c, so ghz_coll_info_t.allocations proves calls allocate nothing. */
 struct ghz_comm {
-    MPI_Comm mpi;            /* private duplicate of the user's communicator */
+    struct coll_mpi* mpi;    /* MPI's part (detail/comm_mpi.h); NULL where made without MPI */
     int rank, size;
     ghz_comm_config_t cfg;   /* with defaults resolved */
     coll_knobs_t knobs;      /* the environment's, read at init (agreed where they shape calls) */
@@ -42,22 +42,20 @@ struct ghz_comm {
     /* Two levels (comm_make.c): this rank's node, and the ranks of the same local rank on
      * every node. `levels`: there are several nodes of several ranks, so the two-level
      * algorithms apply; the children are then made at the first call that runs one
-     * (coll_comm_levels), from the MPI communicators split at init (MPI_COMM_NULL
-     * elsewhere), or over NCCL by splitting the NCCL communicator (node_color: the same
-     * number on every rank of this node, another on every other node). NULL until then,
-     * and where levels is 0. */
+     * (coll_comm_levels), from the MPI communicators split at init (comm_mpi.h), or over
+     * NCCL by splitting the NCCL communicator (node_color: the same number on every rank
+     * of this node, another on every other node). NULL until then, and where levels is 0. */
     int levels, node_color;
-    MPI_Comm node_mpi, across_mpi;
     ghz_comm_t* intra;
     ghz_comm_t* inter;
     /* The agreements' shared segment where every rank is on one node (agree_shm.h), or
-     * NULL: agreements then go through MPI (or NCCL without MPI). */
+     * NULL: agreements then go through ctl_max. */
     struct coll_shm* shm;
     /* The NCCL transport (detail/nccl.h): its communicator and state; NULL elsewhere. */
     struct coll_nccl* nccl;
-    /* The agreements' maximum over the ranks where the communicator has no MPI
-     * (agree.c, coll_ctl_max): the transport's own control plane, set by the transport
-     * that made the communicator (NCCL: a small allreduce); NULL elsewhere. */
+    /* The agreements' maximum over the ranks (agree.c, coll_ctl_max) where the shared
+     * segment does not serve: set by what made the communicator (MPI's allreduce:
+     * comm_make.c; without MPI, NCCL's small allreduce). */
     ghz_status_t (*ctl_max)(ghz_comm_t* c, int64_t* w, int n);
     /* Small exact calls of a CUDA communicator (host_path.c): a CPU
      * communicator over the same ranks and two pinned buffers of small_auto_bytes;
@@ -107,17 +105,26 @@ size_t coll_cuda_pool(ghz_transport_t transport, int shared);
 size_t coll_cuda_chunk(ghz_transport_t transport, int shared);
 ghz_transport_t coll_auto_transport(int shared, int single_node);
 
-/* comm_buffers.c: the pool and per-call arrays, allocated and freed; the release. */
+/* comm_buffers.c: a bare communicator (one allocation; auto_min: never), the pool and
+ * per-call arrays, an init's end (c handed out, or released keeping the detail), the
+ * release. */
+ghz_comm_t* coll_comm_new(void);
 ghz_status_t coll_comm_alloc_buffers(ghz_comm_t* c);
 uint64_t coll_comm_free_buffers(ghz_comm_t* c, int keep_pool);
-void coll_comm_release(ghz_comm_t* c, int local);
-
-/* comm_make.c: a communicator over MPI. `calibrate` times AUTO's threshold (auto_rule.h);
- * NULL makes a leaf: a two-level child or the host path's, which never decides a call. */
-typedef ghz_status_t (*coll_calibrate_fn)(ghz_comm_t* c);
-ghz_status_t coll_comm_make(MPI_Comm mpi_comm, const ghz_comm_config_t* config, coll_calibrate_fn calibrate,
-                            ghz_comm_t** comm);
-void coll_comm_describe(const ghz_comm_t* c);
 ghz_status_t coll_comm_finish_init(ghz_comm_t* c, ghz_status_t st, ghz_comm_t** comm);
+void coll_comm_release(ghz_comm_t* c, int local);
+/* GHZ_COLL_DEBUG=INFO: the configuration in force on one line (comm_config.c). */
+void coll_comm_describe(const ghz_comm_t* c);
+/* AUTO's calibration (calibrate.c), which comm_make.c runs through this pointer. */
+typedef ghz_status_t (*coll_calibrate_fn)(ghz_comm_t* c);
+
+/* MPI's part where the rest reaches it (without MPI: comm_no_mpi.c, which refuses):
+ * a two-level child over the MPI communicator of this rank's node (across 0) or of its
+ * local rank on every node (across 1), collective over it (comm_make.c); c->mpi freed
+ * (NULL is fine; local: meeting no peer) and MPI_IN_PLACE, which without MPI is an
+ * address no caller passes (transport_mpi.c). */
+ghz_status_t coll_mpi_child(ghz_comm_t* c, int across, ghz_comm_t** out);
+void coll_mpi_release(ghz_comm_t* c, int local);
+extern void* const coll_in_place;
 
 #endif

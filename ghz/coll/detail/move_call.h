@@ -8,14 +8,6 @@
 #include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/move.h"
 
-/* The MPI library's own call's arguments beyond the call's (exec.c, mpi_move). */
-typedef struct {
-    MPI_Datatype dt;
-    const void* in;         /* the send side, or MPI_IN_PLACE */
-    int n;                  /* the uniform forms' count */
-    int *sc, *sd, *rc, *rd; /* the v forms' counts and displacements, both sides */
-} coll_mv_mpi_t;
-
 /* One kind of data-movement call: what its calls do differently, so that the steps (the
  * checks, the v counts, the choice, the rounds, the host path, MPI's call, NCCL) read it
  * here and a new kind is one entry and its algorithm (move_kinds.c). What every kind
@@ -43,10 +35,8 @@ struct coll_mv_kind_ops {
     /* where this rank's blocks are (sends, recvs, in_place, the layouts, in and out),
      * refusing the arguments that this kind's rules forbid (move_args.c, resolve) */
     ghz_status_t (*layout)(const ghz_comm_t* c, coll_desc_t* k);
-    /* GHZ_ALGO_MPI: the MPI library's call, returning MPI's code; mpi_from_out: it
-     * reads the output buffer alone, so the root copies its own block there first
-     * (MPI_Bcast) */
-    int (*mpi)(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_t* a);
+    /* GHZ_ALGO_MPI (algo_mpi.c, coll_mpi_move) reads the output buffer alone, so the
+     * root copies its own block there first (MPI_Bcast) */
     int mpi_from_out;
     /* ghz's algorithm for an agreed call in mode m whose longest block is `extent`
      * elements (where GHZ_ALGO_MPI does not take it: `choose`, or NULL and always
@@ -66,6 +56,12 @@ struct coll_mv_kind_ops {
     ghz_status_t (*nccl_native)(ghz_comm_t* c, const coll_desc_t* k, size_t e);
 #endif
 };
+
+/* algo_mpi.c: the call by the MPI library's own (exact, CPU backend, every count and
+ * displacement below INT_MAX: agreed); every rank's *mine (alltoall: mine[p] to rank p)
+ * into got[0..N), the v forms' counts. */
+ghz_status_t coll_mpi_move(ghz_comm_t* c, const coll_desc_t* k);
+ghz_status_t coll_mpi_counts(ghz_comm_t* c, const size_t* mine, int alltoall, size_t* got);
 
 /* move_kinds.c */
 /* The entry of kind (NULL for an unknown one). */

@@ -31,8 +31,8 @@ typedef enum {
 } coll_nccl_kind_t;
 
 #ifdef GHZ_WITH_NCCL
-/* Makes c->nccl: with c->mpi set, the unique id comes from rank 0 by MPI_Bcast;
- * otherwise from *id. Collective; on failure c->nccl is NULL or destroyable. The CUDA
+/* Makes c->nccl from the unique id *id (over MPI: rank 0's, broadcast by comm_make.c).
+ * Collective; on failure c->nccl is NULL or destroyable. The CUDA
  * backend must exist (its stream and context are used). */
 ghz_status_t coll_nccl_create(ghz_comm_t* c, const ghz_coll_unique_id_t* id);
 /* Makes c->nccl for a two-level child: the ranks of p's NCCL communicator with this

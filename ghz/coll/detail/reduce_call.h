@@ -69,9 +69,8 @@ ghz_algo_t coll_choose_algo(const ghz_comm_t* c, const coll_desc_t* k, coll_mode
 ghz_status_t coll_check_algo(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo_t a, coll_mode_t m);
 
 /* algo_mpi.c */
-/* Why GHZ_ALGO_MPI cannot run the call (NULL: it can; then *dt and *op, when given, are
- * MPI's datatype and operation for it). */
-const char* coll_mpi_refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m, MPI_Datatype* dt, MPI_Op* op);
+/* Why GHZ_ALGO_MPI cannot run the call (NULL: it can). */
+const char* coll_mpi_refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m);
 /* GHZ_ALGO_MPI: MPI_Allreduce on the caller's buffers. */
 ghz_status_t coll_mpi_allreduce(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* proto);
 

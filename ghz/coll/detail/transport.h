@@ -12,20 +12,12 @@
  * received in the order they were sent, and never by another call than the one that
  * sent them (seq below).
  *
- * NCCL is not a coll_transport_t. Its calls (nccl/algo_nccl.c, nccl/move_nccl.c) issue
- * their own ncclSend / ncclRecv in groups (ncclGroupStart / End) on the call's stream
- * and learn every frame's size beforehand, from one ncclAllGather of every rank's record
- * of sizes and statuses a phase, read by the host (detail/nccl_state.h); c->tp moves
- * none of their bytes. This interface posts one message at a time and completes each
- * with a host wait that returns its size and poison; NCCL's ncclRecv must name the exact
- * size when it is posted, and its sends and receives complete in stream order, together,
- * only when their group is launched and the stream reaches them, so a per-message wait
- * would mean a group and a stream synchronisation per message, where the grouped calls
- * need one host wait per phase and let the GPU run the rest asynchronously. */
+ * NCCL is not a coll_transport_t: its calls (nccl/) post ncclSend / ncclRecv in groups on
+ * the call's stream, of sizes known beforehand, with one host wait per phase, where this
+ * interface waits on the host for each message (COLL.md, NCCL: outside the transport
+ * interface); c->tp moves none of their bytes. */
 #ifndef GHZ_COLL_DETAIL_TRANSPORT_H
 #define GHZ_COLL_DETAIL_TRANSPORT_H
-
-#include <mpi.h>
 
 #include "ghz/coll/coll.h"
 
@@ -93,27 +85,5 @@ struct coll_transport {
      * GPUs' UUIDs, whichever the transport. The same on every rank. */
     int shared_gpu;
 };
-
-/* Host-memory MPI point-to-point over *comm (the communicator's private duplicate,
- * which must outlive the transport). */
-ghz_status_t ghz_coll_transport_mpi(MPI_Comm* comm, coll_transport_t* tp);
-
-/* Cancels and frees an outstanding MPI request (MPI_REQUEST_NULL: nothing to do). */
-void coll_mpi_cancel(MPI_Request* req);
-
-/* The MPI error text of code as a ghz failure (GHZ_ERR_MPI, detail set). */
-ghz_status_t ghz_coll_mpi_fail(int code, const char* what);
-
-#ifdef GHZ_WITH_CUDA
-struct coll_backend;
-/* CUDA IPC between the ranks of *comm, all on one node (cuda/transport_ipc.c).
- * Collective over *comm; call it on every rank or on none. Messages must be sent from
- * the wire pool [pool, pool + pool_bytes) (device memory from one cudaMalloc, exported
- * to every peer); receives may go anywhere in device memory. Data is copied on the
- * backend's stream (be, the CUDA backend). On a local failure the transport is still
- * set up far enough for tp->destroy, which is collective too. */
-ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, struct coll_backend* be, void* pool, size_t pool_bytes,
-                                    coll_transport_t* tp);
-#endif
 
 #endif

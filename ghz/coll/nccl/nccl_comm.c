@@ -62,19 +62,7 @@ ghz_status_t coll_nccl_create(ghz_comm_t* c, const ghz_coll_unique_id_t* id)
     c->nccl = n = (coll_nccl_t*)calloc(1, sizeof *n);
     if (!n) return ghz_fail(GHZ_ERR_NOMEM, "NCCL state");
     c->allocations++;
-    /* the id: rank 0's, by MPI; or the caller's */
-    if (c->mpi != MPI_COMM_NULL) {
-        int rc;
-        if (c->rank == 0) {
-            r = ncclGetUniqueId(&u);
-            /* (a failure still takes part in the broadcast: the init below fails too) */
-            if (r != ncclSuccess) memset(&u, 0, sizeof u);
-        }
-        rc = MPI_Bcast(&u, (int)sizeof u, MPI_BYTE, 0, c->mpi);
-        if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Bcast (NCCL unique id)");
-    } else {
-        memcpy(u.internal, id->internal, sizeof u.internal);
-    }
+    memcpy(u.internal, id->internal, sizeof u.internal);
     e = cudaGetDevice(&n->device);
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaGetDevice");
     ncclGetVersion(&version);
@@ -115,7 +103,7 @@ static ghz_status_t make_state(ghz_comm_t* c)
     coll_nccl_t* n = c->nccl;
     cudaError_t e = cudaStreamCreateWithFlags(&n->ctl_stream, cudaStreamNonBlocking);
     /* (without MPI, the agreements go through NCCL: agree.c) */
-    c->ctl_max = coll_nccl_ctl_max;
+    if (!c->ctl_max) c->ctl_max = coll_nccl_ctl_max;
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamCreateWithFlags");
     n->have_stream = 1;
     n->rec_bytes = rec_capacity(c->size);
