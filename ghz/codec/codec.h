@@ -100,7 +100,7 @@ typedef struct {
     /* Appended in 0.3: the coding (RATIO.md). */
     ghz_prefer_t prefer; /* GHZ_PREFER_SPEED (the block frames of FORMAT.md) or
                             GHZ_PREFER_RATIO (RATIO.md: predicted along dims, entropy
-                            coded; the CPU call allocates scratch of 6 bytes per value
+                            coded; the CPU call allocates scratch of 2 bytes per value
                             plus one value's size, and decompression 1/8 byte per
                             value). A RATIO frame that would not be smaller than the
                             worst case, or of no value, is written as a SPEED frame. */
