@@ -11,6 +11,7 @@
 #include "ghz/codec/detail/scratch.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
+#define HEAD 64u /* room before an array for the address to free, keeping it 64-aligned */
 
 void ghz_huge_pages(void* p, size_t bytes)
 {
@@ -24,17 +25,27 @@ void ghz_huge_pages(void* p, size_t bytes)
 #endif
 }
 
+/* From malloc, so that a process calling the codec again gets the same memory back
+ * (glibc keeps a freed block of this size for the next request), its pages already
+ * touched; with room to start the array on a 2 MiB boundary and end it on one, so
+ * that the first call's pages are huge ones. */
 void* ghz_scratch_alloc(size_t bytes)
 {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (bytes >= HUGE_PAGE / 2 && bytes <= SIZE_MAX - HUGE_PAGE) {
-        const size_t size = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-        void* p = aligned_alloc(HUGE_PAGE, size);
-        if (p) {
-            ghz_huge_pages(p, size);
-            return p;
-        }
+    const int large = bytes >= HUGE_PAGE / 2 && bytes <= SIZE_MAX - 2 * HUGE_PAGE - HEAD;
+    const size_t room = large ? ((bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1)) + HUGE_PAGE + HEAD : bytes + HEAD;
+    uint8_t* block = (uint8_t*)malloc(room);
+    uint8_t* a;
+    if (!block) return NULL;
+    a = block + HEAD;
+    if (large) {
+        a = (uint8_t*)(((uintptr_t)a + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+        ghz_huge_pages(a, room - (size_t)(a - block));
     }
-#endif
-    return malloc(bytes ? bytes : 1);
+    ((void**)a)[-1] = block;
+    return a;
+}
+
+void ghz_scratch_free(void* p)
+{
+    if (p) free(((void**)p)[-1]);
 }

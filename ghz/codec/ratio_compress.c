@@ -554,8 +554,8 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     ghz_ratio_header_pack(dst, &info, ndims, spread);
     *frame_size = GHZ_HEADER_SIZE + o.len;
 done:
-    free(st.xr);
-    free(st.sym);
+    ghz_scratch_free(st.xr);
+    ghz_scratch_free(st.sym);
     free(st.extra);
     free(st.pass_points);
     free(st.out);

@@ -5,9 +5,10 @@
 
 #include <stddef.h>
 
-/* bytes of memory, freed with free(). From 1 MiB on it is 2 MiB-aligned, a whole
- * number of 2 MiB, and given to ghz_huge_pages, which in a short run saves about as
- * much time as the coding of the values takes. */
+/* An array of `bytes` bytes (NULL when out of memory), freed with ghz_scratch_free.
+ * From 1 MiB on its whole 2 MiB pages are given to ghz_huge_pages: in a short run the
+ * page faults of 4 KiB pages cost about as much time as the coding of the values. */
 void* ghz_scratch_alloc(size_t bytes);
+void ghz_scratch_free(void* p);
 
 #endif
