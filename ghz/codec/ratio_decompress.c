@@ -331,6 +331,57 @@ static int decode_passes(decoder_t* dc)
     return 0;
 }
 
+/* The specials' bitmap is read and written 24 bits at a time, through 4-byte windows
+ * at any bit (so it carries MASK_PAD bytes past its n bits): element by element, its
+ * lag and its scan for the next special cost as much as decoding the values on a field
+ * that is half land. */
+#define MASK_PAD 4u
+
+/* Bits [b, b + k) of the mask (k <= 24) as the low bits. */
+static uint32_t mask_get(const uint8_t* m, uint64_t b, unsigned k)
+{
+    return (uint32_t)(ghz_load_le(m + b / 8, 4) >> (b % 8)) & ((1u << k) - 1u);
+}
+
+/* Sets the ones of v (24 bits at most) from bit b on. */
+static void mask_or(uint8_t* m, uint64_t b, uint32_t v)
+{
+    ghz_store_le(m + b / 8, ghz_load_le(m + b / 8, 4) | (uint64_t)v << (b % 8), 4);
+}
+
+/* The first special at or after element i (one is known to exist). */
+static uint64_t mask_next(const uint8_t* m, uint64_t i)
+{
+    for (;;) {
+        const uint32_t w = mask_get(m, i, 24);
+        if (w) return i + ghz_bit_width(w & (0u - w)) - 1u;
+        i += 24;
+    }
+}
+
+/* Sets the len mask bits from element i on: the residual bit `bit` XOR the element lag
+ * before (none before lag, or when lag is 0), RATIO.md, Specials section. Returns the
+ * ones set. */
+static uint64_t mask_run(uint8_t* m, uint64_t i, uint64_t len, unsigned bit, uint64_t lag)
+{
+    const uint64_t end = i + len;
+    uint64_t ones = 0;
+    while (i < end) {
+        unsigned k = end - i < 24 ? (unsigned)(end - i) : 24u;
+        uint32_t v;
+        if (lag && k > lag) k = (unsigned)lag; /* the predecessors of the k bits are set */
+        if (lag && i < lag && i + k > lag) k = (unsigned)(lag - i); /* no predecessor before lag */
+        v = bit ? (1u << k) - 1u : 0u;
+        if (lag && i >= lag) v ^= mask_get(m, i - lag, k);
+        if (v) {
+            mask_or(m, i, v);
+            ones += ghz_popc32(v);
+        }
+        i += k;
+    }
+    return ones;
+}
+
 /* Parses the specials section into a bitmap of special elements (mask, n bits) and
  * checks it; with out != NULL, writes the special values at the ones of the mask that
  * the checking call (out == NULL) built. */
@@ -352,20 +403,12 @@ static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
         lag = p[pos] == 0 ? 0 : p[pos] == 1 ? L->d[0] : L->d[0] * L->d[1];
         ++pos;
     }
-    if (build) memset(mask, 0, (size_t)(n / 8 + 1));
+    if (build) memset(mask, 0, (size_t)(n / 8 + 1 + MASK_PAD));
     for (r = 0; r < n_runs; ++r) {
-        uint64_t len, j;
+        uint64_t len;
         if (ghz_varint_get(p, lim, &pos, &len) != 0) return corrupt("a bad mask run varint", pos);
         if ((r > 0 && len == 0) || len > n - i) return corrupt("a bad mask run length", pos);
-        if (build)
-            for (j = i; j < i + len; ++j) {
-                unsigned m = bit;
-                if (lag && j >= lag) m ^= (mask[(j - lag) / 8] >> ((j - lag) % 8)) & 1u;
-                if (m) {
-                    mask[j / 8] |= (uint8_t)(1u << (j % 8));
-                    ++ones;
-                }
-            }
+        if (build && (bit || (lag && i + len > lag))) ones += mask_run(mask, i, len, bit, lag);
         i += len;
         bit ^= 1u;
     }
@@ -401,10 +444,9 @@ static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
             if (r > 0 && bits == prev) return corrupt("adjacent special runs repeat a pattern", pos);
             prev = bits;
             if (out && mask)
-                for (c = 0; c < count; ++c) {
-                    while (!((mask[i / 8] >> (i % 8)) & 1u)) ++i;
+                for (c = 0; c < count; ++c, ++i) {
+                    i = mask_next(mask, i);
                     ghz_store_le(out + i * elem, bits, elem);
-                    ++i;
                 }
             at += count;
         }
@@ -424,7 +466,7 @@ ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info
     const char* why = ghz_ratio_layout(frame, info, &L);
     if (why) return ghz_fail(GHZ_ERR_CORRUPT, "ratio frame: %s", why);
     r = (reader_t*)malloc(sizeof *r);
-    mask = (uint8_t*)malloc((size_t)(info->n / 8 + 1));
+    mask = (uint8_t*)malloc((size_t)(info->n / 8 + 1 + MASK_PAD));
     if (!r || !mask) {
         free(r);
         free(mask);
