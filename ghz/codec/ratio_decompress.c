@@ -349,14 +349,23 @@ static void mask_or(uint8_t* m, uint64_t b, uint32_t v)
     ghz_store_le(m + b / 8, ghz_load_le(m + b / 8, 4) | (uint64_t)v << (b % 8), 4);
 }
 
-/* The first special at or after element i (one is known to exist). */
-static uint64_t mask_next(const uint8_t* m, uint64_t i)
+/* Writes `bits` as the next count specials of the mask from element *i on (that many
+ * are known to be there) and moves *i past the last. */
+static void mask_fill(const uint8_t* m, uint64_t* i, uint64_t count, uint64_t bits, unsigned elem, uint8_t* out)
 {
-    for (;;) {
-        const uint32_t w = mask_get(m, i, 24);
-        if (w) return i + ghz_bit_width(w & (0u - w)) - 1u;
-        i += 24;
+    uint64_t at = *i, last = at;
+    while (count) {
+        uint32_t w = mask_get(m, at, 24);
+        for (; w && count; w &= w - 1u, --count) {
+            last = at + ghz_bit_width(w & (0u - w)) - 1u;
+            if (elem == 4u)
+                ghz_store_le(out + 4 * last, bits, 4);
+            else
+                ghz_store_le(out + 8 * last, bits, 8);
+        }
+        at += 24;
     }
+    *i = last + 1;
 }
 
 /* Sets the len mask bits from element i on: the residual bit `bit` XOR the element lag
@@ -422,7 +431,7 @@ static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
     {
         uint64_t prev = 0;
         for (r = 0; r < n_pat; ++r) {
-            uint64_t bits, count, c;
+            uint64_t bits, count;
             int ok;
             if (lim - pos < elem) return corrupt("a special pattern cut short", pos);
             bits = ghz_load_le(p + pos, elem);
@@ -443,11 +452,7 @@ static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
                 return corrupt("a special pattern that is finite and not the fill value", pos);
             if (r > 0 && bits == prev) return corrupt("adjacent special runs repeat a pattern", pos);
             prev = bits;
-            if (out && mask)
-                for (c = 0; c < count; ++c, ++i) {
-                    i = mask_next(mask, i);
-                    ghz_store_le(out + i * elem, bits, elem);
-                }
+            if (out && mask) mask_fill(mask, &i, count, bits, elem, out);
             at += count;
         }
     }
