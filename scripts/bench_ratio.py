@@ -3,7 +3,7 @@
 zfp on every real field, at the same absolute bound, in one run on one CPU core.
 
     python3 scripts/bench_ratio.py [--dirs DIR...] [--cli PATH] [--bounds 1e-2,1e-3,1e-4]
-                                   [--repeat 3] [--json OUT] [--fields NAME,...]
+                                   [--repeat 5] [--json OUT] [--fields NAME,...]
 
 scripts/bench_ratio.sh installs what is missing, extracts the fields and runs this.
 
@@ -18,6 +18,10 @@ finite non-fill values, and every compressor gets that eb:
   ghz ratio  the same with --prefer ratio; "-" where ghz-cli has no --prefer in its
              --help or refuses --prefer ratio as a usage error (exit 2, the message on
              stderr); any other failure is FAIL
+  rat-h5     ghz's ratio mode as SZ3 and zfp are run: h5py with ghz's own HDF5 filter,
+             ghz.h5.filter("abs", eb, fill=F, prefer="ratio"), one chunk holding the
+             whole array (the same frame as ghz ratio); from the ghz package of --ghz-py
+             (scripts/bench_ratio.sh passes the build tree's), "-" without one
   SZ3        h5py with hdf5plugin.SZ3(absolute=eb), one chunk holding the whole array
              (its dims slowest first, so SZ3 sees the 2-D/3-D shape)
   zfp        h5py with hdf5plugin.Zfp(accuracy=eb), one chunk, the same dims
@@ -36,15 +40,22 @@ thread (OMP_NUM_THREADS=1, ghz-cli -n 1), nothing subtracted:
         reading the .ghz file, decoding, writing the values to /dev/null; the untimed
         first run of each writes a file, for the size and the check);
   SZ3,  the CPU time of this Python process around h5py: creating the file, writing the
-  zfp   dataset (the filter compresses), closing it; reading: opening the file, reading
-        the dataset whole (the filter decompresses), closing it.
+  zfp,  dataset (the filter compresses), closing it; reading: opening the file, reading
+  rat-h5 the dataset whole (the filter decompresses), closing it.
+The two ways favour different sides: a ghz-cli run pays a process start (printed below,
+about 0.5 ms) and a fresh process's first touch of every page it writes, which a warm
+Python process that has run the same sizes before does not; so ghz ratio's speed is also
+given as rat-h5, timed exactly as SZ3 is.
 All files go to a temporary folder (--tmp) on the same disk for every compressor.
 
 Output: the table on stdout, then the geometric means of ghz / SZ3 (and ghz / zfp)
-ratios per bound over all fields and over the fields without fill values; and JSON
-lines (--json, one object per line as scripts/bench_json.py reads them): one object per
-(field, bound, compressor) with "bench": "ratio", then one "bench": "ratio_geomean" per
-(bound, subset, mode). Every object names the device (this machine's CPU model).
+ratios per bound over all fields and over the fields without fill values, then those of
+ghz ratio's MB/s over SZ3's (ghz-cli and rat-h5, compress and decompress, with the
+lowest field); and JSON lines (--json, one object per line as scripts/bench_json.py
+reads them): one object per (field, bound, compressor) with "bench": "ratio", then one
+"bench": "ratio_geomean" per (bound, subset, mode) and one "bench":
+"ratio_speed_geomean" per (bound, subset, timing, direction). Every object names the
+device (this machine's CPU model).
 """
 
 import argparse
@@ -64,8 +75,10 @@ os.environ["OMP_NUM_THREADS"] = "1"  # before numpy, h5py and the filters load
 import numpy as np  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-CODECS = ("ghz_speed", "ghz_ratio", "sz3", "zfp")
-LABEL = {"ghz_speed": "ghz-spd", "ghz_ratio": "ghz-rat", "sz3": "SZ3", "zfp": "zfp"}
+CODECS = ("ghz_speed", "ghz_ratio", "sz3", "zfp")  # the ratio, PSNR and err/eb columns
+TIMED = ("ghz_speed", "ghz_ratio", "ghz_ratio_h5", "sz3", "zfp")  # the MB/s columns
+LABEL = {"ghz_speed": "ghz-spd", "ghz_ratio": "ghz-rat", "ghz_ratio_h5": "rat-h5", "sz3": "SZ3",
+         "zfp": "zfp"}
 
 
 def cpu_model():
@@ -231,8 +244,8 @@ def fmt_ratio(x, w=7):
     return fmt(x, w, ".1f" if x < 1000 else ".0f")
 
 
-def write_markdown(path, recs, gm_recs, fields, bounds, device, version, h5v, has_prefer,
-                   repeat):
+def write_markdown(path, recs, gm_recs, speed_recs, fields, bounds, device, version, h5v,
+                   has_prefer, repeat):
     by = {(r["field"], r["rel"], r["codec"]): r for r in recs}
     info = {r["field"]: r for r in recs}
 
@@ -261,12 +274,13 @@ def write_markdown(path, recs, gm_recs, fields, bounds, device, version, h5v, ha
             rel, " | ".join(cell(f, rel, c, "ratio", "") for c in CODECS),
             " | ".join(cell(f, rel, c, "psnr", ".1f") for c in CODECS),
             " | ".join(cell(f, rel, c, "err_over_eb", ".3f") for c in CODECS)))
-    out += ["", f"| field | REL | compress MB/s {heads} | decompress MB/s {heads} |",
-            "|---|---|" + "---:|" * (2 * len(CODECS))]
+    theads = " | ".join(LABEL[c] for c in TIMED)
+    out += ["", f"| field | REL | compress MB/s {theads} | decompress MB/s {theads} |",
+            "|---|---|" + "---:|" * (2 * len(TIMED))]
     out += ["| %s | %.0e | %s | %s |" % (
         fld["name"], rel,
-        " | ".join(cell(fld["name"], rel, c, "comp_mbs", ".0f") for c in CODECS),
-        " | ".join(cell(fld["name"], rel, c, "decomp_mbs", ".0f") for c in CODECS))
+        " | ".join(cell(fld["name"], rel, c, "comp_mbs", ".0f") for c in TIMED),
+        " | ".join(cell(fld["name"], rel, c, "decomp_mbs", ".0f") for c in TIMED))
         for fld, rel in rows]
     gm = {(g["rel"], g["subset"], g["num"], g["den"]): g for g in gm_recs}
     out += ["", "| REL | fields | n | ghz-spd / SZ3 | ghz-rat / SZ3 | ghz-spd / zfp | "
@@ -280,6 +294,18 @@ def write_markdown(path, recs, gm_recs, fields, bounds, device, version, h5v, ha
             out.append("| %.0e | %s | %d | %s |" % (
                 rel, subset, max(g["n"] for g in gs),
                 " | ".join(fmt(g["geomean"], 0, ".3f") for g in gs)))
+    sg = {(g["rel"], g["subset"], g["num"], g["dir"]): g for g in speed_recs}
+    out += ["", "| REL | fields | n | " + " | ".join(
+        f"{LABEL[num]} / SZ3 {d}" for num in ("ghz_ratio", "ghz_ratio_h5")
+        for d in ("compress", "decompress")) + " |", "|---|---|---:|" + "---:|" * 4]
+    for rel in bounds:
+        for subset in ("all", "no fill"):
+            gs = [sg.get((rel, subset, num, d), {}) for num in ("ghz_ratio", "ghz_ratio_h5")
+                  for d in ("comp", "decomp")]
+            out.append("| %.0e | %s | %d | %s |" % (
+                rel, subset, max(g.get("n", 0) for g in gs),
+                " | ".join("-" if g.get("geomean") is None else "%.2f (%.2f %s)" % (
+                    g["geomean"], g["min"], g["min_field"]) for g in gs)))
     with open(path, "w") as fh:
         fh.write("\n".join(out) + "\n")
 
@@ -293,13 +319,16 @@ def main():
                     "datasets/out/real_frames)")
     ap.add_argument("--cli", help="ghz-cli (default: build-cpu/ or build/ghz/tools/ghz-cli)")
     ap.add_argument("--bounds", default="1e-2,1e-3,1e-4", help="REL bounds, comma-separated")
-    ap.add_argument("--repeat", type=int, default=3, help="timed runs, the shortest counts")
+    ap.add_argument("--repeat", type=int, default=5, help="timed runs, the shortest counts "
+                    "(5: on a shared machine, 3 left the noise of others in the minimum)")
     ap.add_argument("--fields", help="only these fields (comma-separated names)")
     ap.add_argument("--json", default=os.path.join(ROOT, "build-bench", "bench_ratio.json"),
                     help="JSON lines output (default build-bench/bench_ratio.json)")
     ap.add_argument("--tmp", help="folder for the temporary files (default: a new one "
                     "under the system's temporary folder)")
-    ap.add_argument("--no-h5", action="store_true", help="ghz only (no SZ3, zfp)")
+    ap.add_argument("--no-h5", action="store_true", help="ghz-cli only (no SZ3, zfp, rat-h5)")
+    ap.add_argument("--ghz-py", help="folder holding the ghz Python package (with its HDF5 "
+                    "filter), for rat-h5; default: an installed ghz, else rat-h5 is -")
     ap.add_argument("--markdown", help="also write the tables as Markdown to this file")
     args = ap.parse_args()
 
@@ -316,11 +345,23 @@ def main():
         sys.exit("bench_ratio: no fields (run scripts/bench_ratio.sh, which extracts them)")
 
     h5v = "no h5py"
+    ghz_h5 = None  # ghz.h5, for rat-h5
     if not args.no_h5:
         import h5py
         import hdf5plugin
         h5v = f"h5py {h5py.__version__}, HDF5 {h5py.version.hdf5_version}, " \
               f"hdf5plugin {hdf5plugin.version}"
+        if args.ghz_py:
+            sys.path.insert(0, os.path.abspath(args.ghz_py))
+        try:
+            import ghz
+            import ghz.h5
+            ghz.h5.filter("abs", 1.0, prefer="ratio")  # the plugin found, ratio known
+            ghz_h5 = ghz.h5
+            h5v += f", ghz {ghz.__version__}'s HDF5 filter"
+        except Exception as e:  # noqa: BLE001 (no package, no plugin, an older ghz)
+            print(f"bench_ratio: no ghz Python package with its HDF5 filter ({e}); rat-h5 "
+                  "is -", file=sys.stderr)
     device = cpu_model()
     tmp = args.tmp or tempfile.mkdtemp(prefix="ghz-bench-ratio.")
     os.makedirs(tmp, exist_ok=True)
@@ -335,8 +376,8 @@ def main():
         "ratio: " + " ".join(LABEL[c].rjust(7) for c in CODECS),
         "PSNR dB: " + " ".join(LABEL[c].rjust(7) for c in CODECS),
         "err/eb: " + " ".join(LABEL[c].rjust(7) for c in CODECS),
-        "comp MB/s: " + " ".join(LABEL[c].rjust(7) for c in CODECS),
-        "decomp MB/s: " + " ".join(LABEL[c].rjust(7) for c in CODECS)))
+        "comp MB/s: " + " ".join(LABEL[c].rjust(7) for c in TIMED),
+        "decomp MB/s: " + " ".join(LABEL[c].rjust(7) for c in TIMED)))
     print(hdr)
     print("-" * len(hdr))
     for fld in fields:
@@ -347,8 +388,17 @@ def main():
         for rel in bounds:
             eb = rel * rng
             row = {}
-            for c in CODECS:
-                if c.startswith("ghz"):
+            for c in TIMED:
+                if c == "ghz_ratio_h5":
+                    if ghz_h5 is None:
+                        r = {"error": "no ghz Python package"}
+                    else:
+                        try:
+                            r = h5_run(ghz_h5.filter("abs", eb, fill=fld["fill"], prefer="ratio"),
+                                       a, tmp, args.repeat)
+                        except Exception as e:  # noqa: BLE001 (reported as a failure)
+                            r = {"error": f"{type(e).__name__}: {e}"}
+                elif c.startswith("ghz"):
                     if c == "ghz_ratio" and not has_prefer:
                         r = {"error": "ghz-cli has no --prefer"}
                     else:
@@ -379,8 +429,9 @@ def main():
                     # not for these dims; shown as "-", not as a failure
                     print(f"bench_ratio: {fld['name']} REL {rel:g} ratio mode refused "
                           f"(usage): {r['error']}", file=sys.stderr)
-                elif c == "ghz_speed" or (c == "ghz_ratio" and has_prefer):
-                    fails += 1  # ghz-cli failed where it should have run
+                elif c == "ghz_speed" or (c == "ghz_ratio" and has_prefer) or \
+                        (c == "ghz_ratio_h5" and ghz_h5 is not None):
+                    fails += 1  # ghz failed where it should have run
                     r["ok"] = False
                     print(f"bench_ratio: {fld['name']} REL {rel:g} {c}: {r['error']}",
                           file=sys.stderr)
@@ -395,7 +446,7 @@ def main():
 
             def col(key, spec):
                 out = []
-                for c in CODECS:
+                for c in (TIMED if key.endswith("_mbs") else CODECS):
                     r = row[c]
                     if "error" in r:
                         out.append("FAIL".rjust(7) if r.get("ok") is False else "-".rjust(7))
@@ -449,14 +500,39 @@ def main():
                                                       ("ghz_ratio", "sz3"),
                                                       ("ghz_speed", "zfp"),
                                                       ("ghz_ratio", "zfp")))))
+    # geometric means of ghz ratio's MB/s / SZ3's per bound, both timings, both ways
+    print()
+    print("geometric mean of MB/s quotients, ghz ratio / SZ3 (ghz-rat: the ghz-cli process; "
+          "rat-h5: through h5py, timed as SZ3), the lowest field in brackets")
+    print("%-8s %-8s %4s %24s %24s %24s %24s" % (
+        "REL", "fields", "n", "ghz-rat/SZ3 compress", "ghz-rat/SZ3 decompress",
+        "rat-h5/SZ3 compress", "rat-h5/SZ3 decompress"))
+    speed_recs = []
+    for rel in bounds:
+        for subset, pick in (("all", names), ("no fill", [n for n in names if n in nofill])):
+            cells, n = [], 0
+            for num in ("ghz_ratio", "ghz_ratio_h5"):
+                for d in ("comp", "decomp"):
+                    q = [(by[(f, rel, num)][d + "_mbs"] / by[(f, rel, "sz3")][d + "_mbs"], f)
+                         for f in pick if (f, rel, num) in by and (f, rel, "sz3") in by]
+                    low = min(q) if q else (None, None)
+                    g = geomean([x for x, _ in q])
+                    speed_recs.append({"bench": "ratio_speed_geomean", "device": device,
+                                       "rel": rel, "subset": subset, "num": num, "den": "sz3",
+                                       "dir": d, "geomean": g, "min": low[0],
+                                       "min_field": low[1], "n": len(q)})
+                    n = max(n, len(q))
+                    cells.append("-" if g is None else "%.3f (%.2f %s)" % (g, low[0], low[1]))
+            print("%-8s %-8s %4d %s" % ("%.0e" % rel, subset, n,
+                                        " ".join(c.rjust(24) for c in cells)))
     if args.markdown:
-        write_markdown(args.markdown, recs, gm_recs, fields, bounds, device, version, h5v,
-                       has_prefer, args.repeat)
+        write_markdown(args.markdown, recs, gm_recs, speed_recs, fields, bounds, device,
+                       version, h5v, has_prefer, args.repeat)
         print(f"Markdown: {args.markdown}")
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
-            for r in recs + gm_recs:
+            for r in recs + gm_recs + speed_recs:
                 r = {k: (None if isinstance(v, float) and math.isinf(v) else v)
                      for k, v in r.items()}  # PSNR of an exact result: null
                 f.write(json.dumps(r) + "\n")

@@ -9,6 +9,9 @@
 #   - ghz-cli: built CPU-only in build-cpu/ (configured with CUDA and the tests off
 #     where build-cpu/ does not exist yet; rebuilt incrementally every run, so a
 #     changed ghz-cli is measured); GHZ_CLI=PATH uses another one instead;
+#   - ghz's Python package and HDF5 filter, built in the same tree where CMake found
+#     Python's headers (for the rat-h5 column: ghz's ratio mode through h5py, timed as
+#     SZ3 and zfp are); without them, or with GHZ_CLI, that column is "-";
 #   - Python: a virtual environment build-bench/venv (python3 -m venv; no system
 #     packages touched, so PEP 668 does not apply) with numpy, scipy, pillow, h5py and
 #     hdf5plugin (SZ3 and zfp as HDF5 filters) from pip;
@@ -48,6 +51,13 @@ else
     cli=$root/build-cpu/ghz/tools/ghz-cli
 fi
 echo "bench_ratio: ghz-cli $cli"
+ghz_py=()
+if [ -z "${GHZ_CLI:-}" ] && cmake --build build-cpu -j2 --target ghz_python ghz_h5z >"$log" 2>&1; then
+    ghz_py=(--ghz-py "$root/build-cpu/ghz/python/pkg")
+    echo "bench_ratio: ghz Python package and HDF5 filter in build-cpu/ghz/python/pkg"
+else
+    echo "bench_ratio: no ghz Python package in build-cpu (no Python headers found, or GHZ_CLI set): rat-h5 is -"
+fi
 
 # Python
 py=$bb/venv/bin/python
@@ -77,6 +87,6 @@ PYTHON=$root/$py step "datasets/real_frames/extract.sh" \
     datasets/real_frames/extract.sh "$root/datasets/out/real_frames" 0
 echo "bench_ratio: real_frames scenes in datasets/out/real_frames"
 
-exec "$py" scripts/bench_ratio.py --cli "$cli" \
+exec "$py" scripts/bench_ratio.py --cli "$cli" "${ghz_py[@]}" \
     --dirs datasets/out/real_bench datasets/out/real_frames \
     --json "$bb/bench_ratio.json" --markdown "$bb/bench_ratio.md" "$@"

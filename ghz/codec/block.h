@@ -259,6 +259,19 @@ GHZ_HD static inline unsigned ghz_q0_bytes(unsigned cls)
     return cls == 3u ? 4u : cls;
 }
 
+/* Ones of x. */
+GHZ_HD static inline unsigned ghz_popc32(uint32_t x)
+{
+#if defined(__CUDA_ARCH__)
+    return (unsigned)__popc(x);
+#else
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (x * 0x01010101u) >> 24;
+#endif
+}
+
 /* Bit length of v (0 for 0). */
 GHZ_HD static inline unsigned ghz_bit_width(uint32_t v)
 {

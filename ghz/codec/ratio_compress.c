@@ -10,27 +10,24 @@
 #include "ghz/codec/detail/ratio.h"
 #include "ghz/codec/detail/ratio_frame.h"
 #include "ghz/codec/detail/ratio_rows.h"
+#include "ghz/codec/detail/scratch.h"
 #include "ghz/detail/error.h"
-
-#define OUTLIER_CODE INT32_MIN /* a code no accepted k takes */
-#define RUN 1024u              /* elements predicted at a time */
 
 typedef struct {
     const ghz_enc_params* e;
     const uint8_t* src;
-    void* xr;        /* reconstructions, dtype */
-    int32_t* code;   /* codes in pass order (element 0 has none) */
-    uint8_t* ctx;    /* their contexts */
-    uint8_t* sym;    /* their symbols (RATIO.md, Symbols) */
-    uint64_t next;   /* codes written */
+    void* xr;             /* reconstructions, dtype */
+    uint16_t* sym;        /* the symbols in pass order (element 0 has none), each as
+                             context * GHZ_RATIO_NSYM_MAX + symbol (RATIO.md, Symbols) */
+    uint64_t next;        /* symbols written */
     uint64_t* pass_points; /* symbols of each pass, 3L of them */
-    uint8_t* out;    /* outlier bits, grown as needed */
+    uint64_t count[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX]; /* symbols per context */
+    uint32_t* extra;      /* the extra bits of each symbol that has some, in order */
+    uint64_t n_extra, cap_extra;
+    uint8_t* out;         /* outlier bits, grown as needed */
     uint64_t n_out, cap_out;
     uint64_t n_special;
     int oom;
-    uint64_t run_idx[RUN]; /* one run of a pass: index, prediction, context */
-    double run_pred[RUN];
-    uint8_t run_ctx[RUN];
 } enc_t;
 
 static int is_special(const ghz_enc_params* e, double x, uint64_t bits)
@@ -44,53 +41,90 @@ static int special_at(const ghz_enc_params* e, const uint8_t* src, uint64_t i, u
     return is_special(e, x, *bits);
 }
 
-static void put_xr(const enc_t* s, uint64_t i, double v)
+/* p, holding n elements of `size` bytes in room for *cap, grown when full to hold
+ * one more; NULL when out of memory (p is then unchanged). */
+static void* grow(void* p, uint64_t n, uint64_t* cap, size_t size)
 {
-    if (s->e->dtype == GHZ_F32)
-        ((float*)s->xr)[i] = (float)v;
-    else
-        ((double*)s->xr)[i] = v;
+    void* grown;
+    uint64_t c;
+    if (n < *cap) return p;
+    c = *cap ? 2 * *cap : 1024;
+    grown = realloc(p, (size_t)(c * size));
+    if (grown) *cap = c;
+    return grown;
 }
 
-/* Codes element i against prediction p in context ctx and stores its
- * reconstruction. */
-static void code_point(enc_t* s, uint64_t i, double p, unsigned ctx)
+/* Element i is an outlier: its bits go to the outlier array. */
+static void put_outlier(enc_t* s, uint64_t i)
 {
-    uint64_t bits;
-    const double x = ghz_load_value(s->e, s->src, i, &bits);
-    int32_t k;
-    double y;
-    s->ctx[s->next] = (uint8_t)ctx;
-    if (is_special(s->e, x, bits)) {
-        put_xr(s, i, s->e->dtype == GHZ_F32 ? (double)(float)p : p);
-        s->sym[s->next] = 1; /* k = 0 */
-        s->code[s->next++] = 0;
-        ++s->n_special;
+    uint8_t* out = (uint8_t*)grow(s->out, s->n_out, &s->cap_out, s->e->elem);
+    if (!out) {
+        s->oom = 1;
         return;
     }
-    if (ghz_ratio_quantize(&s->e->z, x, bits, p, &k, &y)) {
-        uint32_t ex;
-        unsigned nb;
-        put_xr(s, i, y);
-        s->sym[s->next] = (uint8_t)ghz_ratio_symbol(k, &ex, &nb);
-        s->code[s->next++] = k;
-        return;
-    }
-    put_xr(s, i, x);
-    s->sym[s->next] = 0;
-    s->code[s->next++] = OUTLIER_CODE;
-    if (s->n_out == s->cap_out) {
-        uint64_t cap = s->cap_out ? 2 * s->cap_out : 1024;
-        uint8_t* grown = (uint8_t*)realloc(s->out, (size_t)(cap * s->e->elem));
-        if (!grown) {
-            s->oom = 1;
-            return;
-        }
-        s->out = grown;
-        s->cap_out = cap;
-    }
+    s->out = out;
     memcpy(s->out + s->n_out * s->e->elem, s->src + i * s->e->elem, s->e->elem);
     ++s->n_out;
+}
+
+static void put_extra(enc_t* s, uint32_t ex)
+{
+    uint32_t* extra = (uint32_t*)grow(s->extra, s->n_extra, &s->cap_extra, sizeof(uint32_t));
+    if (!extra) {
+        s->oom = 1;
+        return;
+    }
+    s->extra = extra;
+    s->extra[s->n_extra++] = ex;
+}
+
+/* Codes a block (ratio_rows.h) against its predictions (RATIO.md, Quantization,
+ * Symbols): stores the reconstructions in X and the symbols, and counts them. */
+#define ENCODE_FN(NAME, T)                                                                  \
+    static void NAME(enc_t* s, T* X, uint64_t i, uint64_t step, const double* p, const uint8_t* cx, \
+                     uint64_t nb)                                                           \
+    {                                                                                       \
+        const ghz_enc_params* e = s->e;                                                     \
+        const ghz_quantizer_t z = e->z;                                                     \
+        uint16_t* out = s->sym + s->next;                                                   \
+        uint64_t j;                                                                         \
+        for (j = 0; j < nb; ++j, i += step) {                                               \
+            uint64_t bits;                                                                  \
+            const double x = ghz_load_value(e, s->src, i, &bits);                           \
+            double y;                                                                       \
+            int32_t k;                                                                      \
+            unsigned sym;                                                                   \
+            if (is_special(e, x, bits)) {                                                   \
+                X[i] = (T)p[j]; /* k = 0 */                                                 \
+                sym = 1;                                                                    \
+                ++s->n_special;                                                             \
+            } else if (ghz_ratio_quantize(&z, x, bits, p[j], &k, &y)) {                     \
+                uint32_t ex;                                                                \
+                unsigned nbits;                                                             \
+                X[i] = (T)y;                                                                \
+                sym = ghz_ratio_symbol(k, &ex, &nbits);                                     \
+                if (nbits) put_extra(s, ex);                                                \
+            } else {                                                                        \
+                X[i] = (T)x;                                                                \
+                sym = 0;                                                                    \
+                put_outlier(s, i);                                                          \
+            }                                                                               \
+            out[j] = (uint16_t)(cx[j] * GHZ_RATIO_NSYM_MAX + sym);                          \
+            ++s->count[cx[j]][sym];                                                         \
+        }                                                                                   \
+        s->next += nb;                                                                      \
+    }
+ENCODE_FN(encode_f32, float)
+ENCODE_FN(encode_f64, double)
+
+static int encode_block(void* arg, uint64_t i, uint64_t step, const double* p, const uint8_t* cx, uint64_t nb)
+{
+    enc_t* s = (enc_t*)arg;
+    if (s->e->dtype == GHZ_F32)
+        encode_f32(s, (float*)s->xr, i, step, p, cx, nb);
+    else
+        encode_f64(s, (double*)s->xr, i, step, p, cx, nb);
+    return 0;
 }
 
 /* The writer's cost of a pass with linear (cost[0]) and cubic (cost[1]) prediction,
@@ -164,7 +198,6 @@ static void level_order(const enc_t* s, const uint64_t d[3], unsigned l, unsigne
 static uint8_t run_pass(enc_t* s, const uint64_t d[3], unsigned l, const unsigned order[3], unsigned q)
 {
     const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
-    const int is_f32 = s->e->dtype == GHZ_F32;
     const unsigned a = ps.axis;
     uint64_t cost[2], count;
     unsigned cubic;
@@ -172,16 +205,8 @@ static uint8_t run_pass(enc_t* s, const uint64_t d[3], unsigned l, const unsigne
     if (ps.points == 0) return GHZ_RATIO_CHOICE(a, 0u);
     pass_cost(s, d, &ps, cost, &count);
     cubic = cost[1] <= cost[0];
-    {
-        /* in runs: the pass's elements depend on earlier passes only */
-        uint64_t j, i0 = 0, i1 = 0, i2 = 0, k;
-        for (j = 0; j < ps.points; j += RUN) {
-            const uint64_t K = ps.points - j < RUN ? ps.points - j : RUN;
-            ghz_ratio_rows(s->xr, is_f32, &ps, d, cubic, s->e->z.r, &i0, &i1, &i2, K, s->run_idx,
-                           s->run_pred, s->run_ctx);
-            for (k = 0; k < K; ++k) code_point(s, s->run_idx[k], s->run_pred[k], s->run_ctx[k]);
-        }
-    }
+    /* the pass's elements depend on earlier passes only */
+    (void)ghz_ratio_pass_blocks(&ps, d, cubic, s->xr, s->e->dtype == GHZ_F32, s->e->z.r, encode_block, s);
     return GHZ_RATIO_CHOICE(a, cubic);
 }
 
@@ -210,82 +235,108 @@ static void sink_varint(sink_t* o, uint64_t v)
     sink_put(o, b, ghz_varint_put(b, v));
 }
 
-/* The tables of the contexts (RATIO.md, Tables): f[c][s], cum[c][s]; nsym[c] = 0 for
- * a context without symbols. */
+/* n values of `bytes` bytes each, little-endian. */
+static void sink_le_array(sink_t* o, const void* v, uint64_t n, unsigned bytes)
+{
+    uint64_t j;
+    if (o->len <= o->cap && n * bytes <= o->cap - o->len) {
+        uint8_t* p = o->p + o->len;
+        if (bytes == 2)
+            for (j = 0; j < n; ++j) ghz_store_le(p + 2 * j, ((const uint16_t*)v)[j], 2);
+        else
+            for (j = 0; j < n; ++j) ghz_store_le(p + 4 * j, ((const uint32_t*)v)[j], 4);
+    }
+    o->len += n * bytes;
+}
+
+/* The tables of the contexts (RATIO.md, Tables): f[c][s]; nsym[c] = 0 for a context
+ * without symbols; and for the coder, by context * GHZ_RATIO_NSYM_MAX + symbol (the
+ * encoder's symbol array), the symbol's frequency, start, 1 / f (for ghz_rans_put)
+ * and its extra bits. */
+typedef struct {
+    uint32_t f, cum;
+    double inv;
+} coder_sym_t;
+
 typedef struct {
     uint16_t f[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
-    uint32_t cum[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
-    double inv[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX]; /* 1 / f, for ghz_rans_put */
     unsigned nsym[GHZ_RATIO_NCTX];
+    coder_sym_t c[GHZ_RATIO_NCTX * GHZ_RATIO_NSYM_MAX];
+    uint8_t nb[GHZ_RATIO_NCTX * GHZ_RATIO_NSYM_MAX];
 } tables_t;
 
-static void make_tables(const uint8_t* sym, const uint8_t* ctx, uint64_t n, tables_t* t)
+static void make_tables(const uint64_t count[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX], tables_t* t)
 {
-    uint64_t cnt[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX], tot[GHZ_RATIO_NCTX] = {0}, i;
     unsigned c, s;
     memset(t, 0, sizeof *t);
-    memset(cnt, 0, sizeof cnt);
-    for (i = 0; i < n; ++i) {
-        ++cnt[ctx[i]][sym[i]];
-        ++tot[ctx[i]];
-    }
     for (c = 0; c < GHZ_RATIO_NCTX; ++c) {
-        if (!tot[c]) continue;
-        t->nsym[c] = ghz_ratio_normalize(cnt[c], tot[c], t->f[c]);
-        for (s = 0, t->cum[c][0] = 0; s + 1 < GHZ_RATIO_NSYM_MAX; ++s)
-            t->cum[c][s + 1] = t->cum[c][s] + t->f[c][s];
-        for (s = 0; s < GHZ_RATIO_NSYM_MAX; ++s) t->inv[c][s] = t->f[c][s] ? 1.0 / t->f[c][s] : 0.0;
+        uint64_t tot = 0;
+        uint32_t cum = 0;
+        for (s = 0; s < GHZ_RATIO_NSYM_MAX; ++s) {
+            tot += count[c][s];
+            t->nb[c * GHZ_RATIO_NSYM_MAX + s] = (uint8_t)(s ? ghz_ratio_extra_bits(s) : 0u);
+        }
+        if (!tot) continue;
+        t->nsym[c] = ghz_ratio_normalize(count[c], tot, t->f[c]);
+        for (s = 0; s < GHZ_RATIO_NSYM_MAX; ++s) {
+            coder_sym_t* q = &t->c[c * GHZ_RATIO_NSYM_MAX + s];
+            q->f = t->f[c][s];
+            q->cum = cum;
+            q->inv = t->f[c][s] ? 1.0 / t->f[c][s] : 0.0;
+            cum += t->f[c][s];
+        }
     }
 }
 
 /* Writes the rANS chunks of one pass's K0 symbols (RATIO.md, Chunks), 2^lg symbols a
- * chunk: directory entries to dir, data to o. */
-static void write_pass_chunks(const int32_t* code, const uint8_t* symbols, const uint8_t* ctx,
-                              uint64_t K0, unsigned lg, const tables_t* t, uint16_t* words, uint32_t* extra,
-                              sink_t* o, sink_t* dir)
+ * chunk: directory entries to dir, data to o. *ex walks the extra bits of the
+ * symbols that have some. */
+static void write_pass_chunks(const uint16_t* symbols, uint64_t K0, unsigned lg, const tables_t* t,
+                              const uint32_t** ex, uint16_t* words, uint32_t* extra, sink_t* o, sink_t* dir)
 {
     const uint64_t cs = (uint64_t)1 << lg;
     uint64_t c0;
     for (c0 = 0; c0 < K0; c0 += cs) {
         const uint64_t K = K0 - c0 < cs ? K0 - c0 : cs;
+        const uint16_t* sym = symbols + c0;
         const unsigned W = GHZ_RATIO_CHUNK_LANES(K);
         const uint64_t steps = (K + W - 1) / W;
         uint32_t x[GHZ_RATIO_LANES];
-        uint64_t pos = cs, nbits = 0, j, t_;
-        unsigned lane;
+        uint64_t pos = cs, nbits = 0, acc = 0, nw = 0, j, t_;
+        unsigned lane, nacc = 0;
         for (lane = 0; lane < W; ++lane) x[lane] = GHZ_RATIO_STATE_LOW;
         for (t_ = steps; t_-- > 0;) {
             uint16_t w[GHZ_RATIO_LANES];
+            const uint64_t g0 = t_ * W;
+            const unsigned lanes = K - g0 < W ? (unsigned)(K - g0) : W;
             unsigned m = 0;
-            for (lane = 0; lane < W; ++lane) {
-                const uint64_t g = t_ * W + lane;
-                unsigned sym, cx;
-                if (g >= K) break;
-                sym = symbols[c0 + g];
-                cx = ctx[c0 + g];
-                if (ghz_rans_put(&x[lane], t->f[cx][sym], t->inv[cx][sym], t->cum[cx][sym], &w[m])) ++m;
+            for (lane = 0; lane < lanes; ++lane) {
+                const coder_sym_t* q = &t->c[sym[g0 + lane]];
+                if (ghz_rans_put(&x[lane], q->f, q->inv, q->cum, &w[m])) ++m;
             }
             pos -= m;
             memcpy(words + pos, w, m * sizeof(uint16_t));
         }
-        memset(extra, 0, (size_t)(cs * 27 / 32 + 2) * sizeof(uint32_t));
+        /* the extra bits, packed from bit 0 of the first word on */
         for (j = 0; j < K; ++j) {
-            uint32_t ex;
-            unsigned nb;
-            if (symbols[c0 + j] < 33u) continue; /* no extra bits */
-            (void)ghz_ratio_symbol(code[c0 + j], &ex, &nb);
-            if (nb) {
-                extra[nbits / 32] |= ex << (nbits % 32);
-                if (nbits % 32 + nb > 32) extra[nbits / 32 + 1] |= ex >> (32 - nbits % 32);
-                nbits += nb;
+            const unsigned nb = t->nb[sym[j]];
+            if (!nb) continue;
+            acc |= (uint64_t)*(*ex)++ << nacc;
+            nacc += nb;
+            nbits += nb;
+            if (nacc >= 32) {
+                extra[nw++] = (uint32_t)acc;
+                acc >>= 32;
+                nacc -= 32;
             }
         }
+        if (nacc) extra[nw++] = (uint32_t)acc;
         sink_le(dir, cs - pos, 4);
         sink_le(dir, nbits, 4);
-        for (lane = 0; lane < W; ++lane) sink_le(dir, x[lane], 4);
-        for (j = pos; j < cs; ++j) sink_le(o, words[j], 2);
+        sink_le_array(dir, x, W, 4);
+        sink_le_array(o, words + pos, cs - pos, 2);
         if ((cs - pos) & 1u) sink_le(o, 0, 2);
-        for (j = 0; j < (nbits + 31) / 32; ++j) sink_le(o, extra[j], 4);
+        sink_le_array(o, extra, nw, 4);
     }
 }
 
@@ -401,16 +452,14 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     memset(&st, 0, sizeof st);
     st.e = e;
     st.src = src;
-    st.xr = malloc((size_t)(n * e->elem));
-    st.code = (int32_t*)calloc((size_t)n, sizeof(int32_t));
-    st.ctx = (uint8_t*)calloc((size_t)n, 1);
-    st.sym = (uint8_t*)calloc((size_t)n, 1);
+    st.xr = ghz_scratch_alloc((size_t)(n * e->elem));
+    st.sym = (uint16_t*)ghz_scratch_alloc((size_t)n * sizeof(uint16_t));
     st.pass_points = (uint64_t*)calloc(3u * L + 1u, sizeof(uint64_t));
     choices = (uint8_t*)calloc(3u * L + 1u, 1);
     words = (uint16_t*)malloc((size_t)cs * sizeof(uint16_t));
     extra = (uint32_t*)malloc((size_t)(cs * 27 / 32 + 2) * sizeof(uint32_t));
     t = (tables_t*)malloc(sizeof *t);
-    if (!st.xr || !st.code || !st.ctx || !st.sym || !st.pass_points || !choices || !words || !extra || !t) {
+    if (!st.xr || !st.sym || !st.pass_points || !choices || !words || !extra || !t) {
         rc = ghz_fail(GHZ_ERR_NOMEM, "ratio coding of %llu values: out of memory",
                       (unsigned long long)n);
         goto done;
@@ -421,7 +470,10 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
         const double x = ghz_load_value(e, src, 0, &bits0);
         if (!is_special(e, x, bits0)) x0 = bits0;
         else ++st.n_special;
-        put_xr(&st, 0, is_special(e, x, bits0) ? 0.0 : x);
+        if (e->dtype == GHZ_F32)
+            ((float*)st.xr)[0] = is_special(e, x, bits0) ? 0.0f : (float)x;
+        else
+            ((double*)st.xr)[0] = is_special(e, x, bits0) ? 0.0 : x;
     }
     for (l = L; l >= 1; --l) {
         unsigned order[3];
@@ -429,10 +481,10 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
         for (a = 0; a < 3; ++a) choices[3u * (L - l) + a] = run_pass(&st, d, l, order, a);
     }
     if (st.oom) {
-        rc = ghz_fail(GHZ_ERR_NOMEM, "ratio coding: out of memory for outliers");
+        rc = ghz_fail(GHZ_ERR_NOMEM, "ratio coding: out of memory for outliers or extra bits");
         goto done;
     }
-    make_tables(st.sym, st.ctx, st.next, t);
+    make_tables((const uint64_t(*)[GHZ_RATIO_NSYM_MAX])st.count, t);
     for (i = 0; i < 3u * L; ++i) {
         const unsigned lg = ghz_ratio_pass_chunk_log2(st.pass_points[i], GHZ_RATIO_CHUNK_LOG2, spread);
         const uint64_t pcs = (uint64_t)1 << lg, left = st.pass_points[i] & (pcs - 1);
@@ -456,11 +508,14 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     dir.len = 0;
     o.len += dir_bytes;
     chunks_at = o.len;
-    for (i = 0, st.next = 0; i < 3u * L; ++i) {
-        write_pass_chunks(st.code + st.next, st.sym + st.next, st.ctx + st.next, st.pass_points[i],
-                          ghz_ratio_pass_chunk_log2(st.pass_points[i], GHZ_RATIO_CHUNK_LOG2, spread), t, words,
-                          extra, &o, &dir);
-        st.next += st.pass_points[i];
+    {
+        const uint32_t* ex = st.extra;
+        for (i = 0, st.next = 0; i < 3u * L; ++i) {
+            write_pass_chunks(st.sym + st.next, st.pass_points[i],
+                              ghz_ratio_pass_chunk_log2(st.pass_points[i], GHZ_RATIO_CHUNK_LOG2, spread), t, &ex,
+                              words, extra, &o, &dir);
+            st.next += st.pass_points[i];
+        }
     }
     {
         const uint64_t chunk_bytes = o.len - chunks_at;
@@ -499,10 +554,9 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     ghz_ratio_header_pack(dst, &info, ndims, spread);
     *frame_size = GHZ_HEADER_SIZE + o.len;
 done:
-    free(st.xr);
-    free(st.code);
-    free(st.ctx);
-    free(st.sym);
+    ghz_scratch_free(st.xr);
+    ghz_scratch_free(st.sym);
+    free(st.extra);
     free(st.pass_points);
     free(st.out);
     free(choices);

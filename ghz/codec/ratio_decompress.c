@@ -1,8 +1,9 @@
 /* ghz/codec/ratio_decompress.c: the CPU reference reader of ratio frames (RATIO.md).
  * The frame is checked part by part before its values are decoded; the symbols are
- * then decoded in pass order, chunk by chunk: the predictions and contexts of a
- * chunk's elements first, then its symbols, each written as its element's
- * reconstruction; the output array is the working array of reconstructions. */
+ * then decoded in pass order, block by block (ratio_rows.h): the predictions and
+ * contexts of a block's elements first, then their symbols, each written as its
+ * element's reconstruction; the output array is the working array of
+ * reconstructions. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,22 +13,32 @@
 #include "ghz/codec/detail/ratio_rows.h"
 #include "ghz/detail/error.h"
 
+/* A context's decoding table: lut[c][r] is the symbol s with cum[s] <= r < cum[s] +
+ * f[s] (RATIO.md, Chunks), fc[c][s] = f[s] | cum[s] << 16. A context without a table
+ * maps every slot to NO_TABLE, above every symbol. */
+#define NO_TABLE 255u
+
 typedef struct {
     const uint8_t* frame;
     const ghz_ratio_layout_t* L;
     uint64_t n;
     uint16_t f[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
-    uint32_t cum[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX];
     unsigned nsym[GHZ_RATIO_NCTX];
     uint8_t lut[GHZ_RATIO_NCTX][GHZ_RATIO_M];
-    /* the chunk being read */
-    uint64_t chunk, K, j, data, dir; /* dir: the chunk's directory entry */
-    unsigned W, lane;                  /* its lanes, and the next symbol's */
+    uint32_t fc[GHZ_RATIO_NCTX][256];
+    double kq[33]; /* k * Q of the symbols 1..32, which take no extra bits */
+    uint64_t outliers; /* outlier symbols read */
+} reader_t;
+
+/* The chunk being read. */
+typedef struct {
+    uint64_t chunk, left;  /* its number; symbols not yet read */
+    uint64_t dir, data;    /* where the next chunk's directory entry and data start */
+    unsigned W, lane;      /* its lanes, and the next symbol's */
     uint32_t x[GHZ_RATIO_LANES];
     const uint8_t *words, *extra;
     uint64_t nwords, wpos, nextra, epos;
-    uint64_t outliers; /* outlier symbols read */
-} reader_t;
+} chunk_t;
 
 static ghz_status_t corrupt(const char* what, uint64_t where)
 {
@@ -42,6 +53,7 @@ static ghz_status_t check_tables(reader_t* r)
     uint64_t pos = 0, v;
     unsigned c, s;
     memset(r->f, 0, sizeof r->f);
+    memset(r->fc, 0, sizeof r->fc);
     for (c = 0; c < GHZ_RATIO_NCTX; ++c) {
         uint32_t sum = 0;
         if (ghz_varint_get(p, lim, &pos, &v) != 0 || v > GHZ_RATIO_NSYM_MAX)
@@ -51,15 +63,18 @@ static ghz_status_t check_tables(reader_t* r)
             if (ghz_varint_get(p, lim, &pos, &v) != 0 || v > GHZ_RATIO_M)
                 return corrupt("a table frequency", r->L->off_table + pos);
             r->f[c][s] = (uint16_t)v;
-            r->cum[c][s] = sum;
             sum += (uint32_t)v;
         }
         if (r->nsym[c] && (sum != GHZ_RATIO_M || r->f[c][r->nsym[c] - 1] == 0))
             return corrupt("a table does not sum to 4096 or its last entry is 0", r->L->off_table + pos);
         if (r->nsym[c]) {
             unsigned slot = 0, i;
-            for (s = 0; s < r->nsym[c]; ++s)
-                for (i = 0; i < r->f[c][s]; ++i) r->lut[c][slot++] = (uint8_t)s;
+            for (s = 0; s < r->nsym[c]; ++s) {
+                r->fc[c][s] = r->f[c][s] | (uint32_t)slot << 16;
+                for (i = 0; i < r->f[c][s]; ++i, ++slot) r->lut[c][slot] = (uint8_t)s;
+            }
+        } else {
+            for (s = 0; s < GHZ_RATIO_M; ++s) r->lut[c][s] = NO_TABLE;
         }
     }
     if (pos != lim) return corrupt("bytes after the tables", r->L->off_table + pos);
@@ -99,161 +114,192 @@ static ghz_status_t check_directory(const reader_t* r)
     return GHZ_SUCCESS;
 }
 
-static ghz_status_t close_chunk(const reader_t* r)
+static ghz_status_t close_chunk(const chunk_t* ch)
 {
     unsigned lane;
-    if (r->wpos != r->nwords || r->epos != r->nextra) return corrupt("chunk words or bits left unread", r->chunk);
-    for (lane = 0; lane < r->W; ++lane)
-        if (r->x[lane] != GHZ_RATIO_STATE_LOW) return corrupt("a lane does not end at 2^16", r->chunk);
-    if ((r->nwords & 1u) && ghz_load_le(r->words + 2 * r->nwords, 2) != 0)
-        return corrupt("chunk word padding not zero", r->chunk);
-    if ((r->nextra % 32) && (ghz_load_le(r->extra + 4 * (r->nextra / 32), 4) >> (r->nextra % 32)) != 0)
-        return corrupt("unused extra bits not zero", r->chunk);
+    if (ch->wpos != ch->nwords || ch->epos != ch->nextra) return corrupt("chunk words or bits left unread", ch->chunk);
+    for (lane = 0; lane < ch->W; ++lane)
+        if (ch->x[lane] != GHZ_RATIO_STATE_LOW) return corrupt("a lane does not end at 2^16", ch->chunk);
+    if ((ch->nwords & 1u) && ghz_load_le(ch->words + 2 * ch->nwords, 2) != 0)
+        return corrupt("chunk word padding not zero", ch->chunk);
+    if ((ch->nextra % 32) && (ghz_load_le(ch->extra + 4 * (ch->nextra / 32), 4) >> (ch->nextra % 32)) != 0)
+        return corrupt("unused extra bits not zero", ch->chunk);
     return GHZ_SUCCESS;
 }
 
-/* Opens chunk c, of K symbols, whose directory entry follows the previous chunk's. */
-static void open_chunk(reader_t* r, uint64_t c, uint64_t K)
+/* Opens chunk c, of K symbols, whose directory entry and data follow the previous
+ * chunk's. */
+static void open_chunk(const reader_t* r, chunk_t* ch, uint64_t c, uint64_t K)
 {
     const uint8_t* e;
     unsigned lane;
-    if (c == 0) r->dir = r->L->off_dir;
-    e = r->frame + r->dir;
-    r->dir += GHZ_RATIO_DIR_ENTRY(K);
-    r->W = GHZ_RATIO_CHUNK_LANES(K);
-    r->chunk = c;
-    r->K = K;
-    r->j = 0;
-    r->lane = 0;
-    r->nwords = ghz_load_le(e, 4);
-    r->nextra = ghz_load_le(e + 4, 4);
-    for (lane = 0; lane < r->W; ++lane) r->x[lane] = (uint32_t)ghz_load_le(e + 8 + 4 * lane, 4);
-    r->words = r->frame + r->L->off_chunks + r->data;
-    r->extra = r->words + ((2 * r->nwords + 3) & ~(uint64_t)3);
-    r->data += ((2 * r->nwords + 3) & ~(uint64_t)3) + 4 * ((r->nextra + 31) / 32);
-    r->wpos = r->epos = 0;
+    if (c == 0) {
+        ch->dir = r->L->off_dir;
+        ch->data = 0;
+    }
+    e = r->frame + ch->dir;
+    ch->dir += GHZ_RATIO_DIR_ENTRY(K);
+    ch->W = GHZ_RATIO_CHUNK_LANES(K);
+    ch->chunk = c;
+    ch->left = K;
+    ch->lane = 0;
+    ch->nwords = ghz_load_le(e, 4);
+    ch->nextra = ghz_load_le(e + 4, 4);
+    for (lane = 0; lane < ch->W; ++lane) ch->x[lane] = (uint32_t)ghz_load_le(e + 8 + 4 * lane, 4);
+    ch->words = r->frame + r->L->off_chunks + ch->data;
+    ch->extra = ch->words + ((2 * ch->nwords + 3) & ~(uint64_t)3);
+    ch->data += ((2 * ch->nwords + 3) & ~(uint64_t)3) + 4 * ((ch->nextra + 31) / 32);
+    ch->wpos = ch->epos = 0;
 }
 
-#define GHZ_RATIO_DECODE_RUN 2048u /* elements predicted, then decoded, at a time */
-
-typedef struct {
+typedef struct decoder_s {
     reader_t* r;
     const ghz_frame_info_t* info;
     ghz_quantizer_t z;
     uint8_t* out;
-    /* one chunk's elements: index, prediction, context, code (RATIO.md's decoder in
-     * three steps per chunk, as the GPU runs it: predict all, decode all, rebuild all) */
-    uint64_t* idx;
-    double* pred;
-    uint8_t* ctx;
+    /* decode_f32 or decode_f64, called through this pointer: inlined into one
+     * caller, the two loops run slower */
+    int (*decode)(struct decoder_s* dc, void* out, uint64_t i, uint64_t step, const double* p,
+                  const uint8_t* cx, uint64_t nb);
+    chunk_t ch;
+    uint64_t cs, pass_left; /* symbols a chunk of this pass, and of the pass still unread */
+    uint64_t next_chunk;
 } decoder_t;
 
-static int put_outlier(decoder_t* dc, uint64_t i);
-
-/* Decodes the next K codes of the open chunk (contexts known) and writes each
- * element's reconstruction: RATIO.md, Chunks, with the chunk's state in locals so that the loop
- * keeps it in registers. */
-static int decode_codes(decoder_t* dc, uint64_t K)
+/* The next outlier's value (RATIO.md, Frame: outliers) into *v: 0, or -1 when there
+ * is none left or it is not finite. */
+static int next_outlier(decoder_t* dc, double* v)
 {
-    reader_t* r = dc->r;
-    const uint8_t* ctx = dc->ctx;
-    const int lossless = !(dc->z.eb > 0.0), is_f32 = dc->info->dtype == GHZ_F32;
-    const unsigned W = r->W;
-    const uint8_t* words = r->words;
-    const uint8_t* xb = r->extra;
-    const uint64_t nwords = r->nwords, nextra = r->nextra;
-    uint64_t wpos = r->wpos, epos = r->epos, j;
-    uint32_t x[GHZ_RATIO_LANES];
-    unsigned lane = r->lane;
-    memcpy(x, r->x, sizeof x);
-    for (j = 0; j < K; ++j) {
-        const unsigned cx = ctx[j];
-        uint32_t v = x[lane], z, extra = 0;
-        int32_t k;
-        unsigned sym, nb;
-        if (r->nsym[cx] == 0) {
-            corrupt("a symbol in a context without a table", r->chunk);
-            return -1;
-        }
-        sym = r->lut[cx][v & (GHZ_RATIO_M - 1u)];
-        ghz_rans_take(&v, r->f[cx][sym], r->cum[cx][sym]);
-        if (v < GHZ_RATIO_STATE_LOW) {
-            uint16_t w;
-            if (wpos == nwords) {
-                corrupt("a chunk's words run out", r->chunk);
-                return -1;
-            }
-            memcpy(&w, words + 2 * wpos++, 2);
-            v = (v << 16) | w;
-        }
-        x[lane] = v;
-        lane = lane + 1 == W ? 0u : lane + 1;
-        if (sym == 0) {
-            if (put_outlier(dc, dc->idx[j]) != 0) return -1;
-            continue;
-        }
-        nb = ghz_ratio_extra_bits(sym);
-        if (nb) {
-            const uint64_t wi = epos / 32, b = epos % 32;
-            uint32_t lo, hi = 0;
-            if (nb > nextra - epos) {
-                corrupt("a chunk's extra bits run out", r->chunk);
-                return -1;
-            }
-            memcpy(&lo, xb + 4 * wi, 4);
-            if (b + nb > 32) memcpy(&hi, xb + 4 * (wi + 1), 4);
-            extra = (uint32_t)(lo >> b) | (b ? hi << (32 - b) : 0u);
-            extra &= (1u << nb) - 1u;
-            epos += nb;
-        }
-        z = ghz_ratio_unsymbol(sym, extra);
-        if (z > (GHZ_RATIO_Z_LIMIT - 2u)) {
-            corrupt("a code beyond QMAX", r->chunk);
-            return -1;
-        }
-        k = ghz_ratio_unzigzag(z);
-        if (lossless && k != 0) {
-            corrupt("a nonzero code in a lossless frame", r->chunk);
-            return -1;
-        }
-        if (is_f32)
-            ((float*)dc->out)[dc->idx[j]] = (float)ghz_ratio_recon(&dc->z, dc->pred[j], k);
-        else
-            ((double*)dc->out)[dc->idx[j]] = ghz_ratio_recon(&dc->z, dc->pred[j], k);
+    const int is_f32 = dc->info->dtype == GHZ_F32;
+    const uint8_t* at = dc->r->frame + dc->r->L->off_outliers + dc->r->outliers * (is_f32 ? 4u : 8u);
+    if (dc->r->outliers == dc->r->L->n_outliers) {
+        corrupt("more outlier symbols than outliers", dc->ch.chunk);
+        return -1;
     }
-    memcpy(r->x, x, sizeof x);
-    r->wpos = wpos;
-    r->epos = epos;
-    r->lane = lane;
-    r->j += K;
+    if (is_f32) {
+        float f;
+        memcpy(&f, at, 4);
+        *v = f;
+    } else {
+        memcpy(v, at, 8);
+    }
+    if (!isfinite(*v)) {
+        corrupt("an outlier is not finite", dc->ch.chunk);
+        return -1;
+    }
+    ++dc->r->outliers;
     return 0;
 }
 
-/* Writes the next outlier as element i (RATIO.md, Frame: outliers). */
-static int put_outlier(decoder_t* dc, uint64_t i)
+/* A symbol that is neither a small code nor a code with extra bits: an outlier (its
+ * value into *v; returns 0), else -1 with the reason. */
+static int rare_symbol(decoder_t* dc, unsigned sym, double* v)
 {
-    const unsigned elem = dc->info->dtype == GHZ_F32 ? 4u : 8u;
-    const uint8_t* v = dc->r->frame + dc->r->L->off_outliers + dc->r->outliers * elem;
-    int finite;
-    if (dc->r->outliers == dc->r->L->n_outliers) {
-        corrupt("more outlier symbols than outliers", i);
-        return -1;
+    if (sym == 0) return next_outlier(dc, v);
+    corrupt(sym == NO_TABLE ? "a symbol in a context without a table" : "a nonzero code in a lossless frame",
+            dc->ch.chunk);
+    return -1;
+}
+
+/* Decodes the symbols of nb elements of the open chunk (RATIO.md, Chunks), of
+ * contexts cx[e], and stores their reconstructions (from predictions p[e]; outliers:
+ * their values) at storage indices i, i + step, ... Returns 0, or -1 on a corrupt
+ * chunk. The chunk's state lives in locals meanwhile. */
+#define DECODE_FN(NAME, T)                                                                   \
+    static int NAME(decoder_t* dc, void* out, uint64_t i, uint64_t step, const double* p,   \
+                    const uint8_t* cx, uint64_t nb)                                          \
+    {                                                                                        \
+        T* X = (T*)out;                                                                      \
+        chunk_t* ch = &dc->ch;                                                               \
+        const uint8_t(*lut)[GHZ_RATIO_M] = (const uint8_t(*)[GHZ_RATIO_M])dc->r->lut;       \
+        const uint32_t(*fc)[256] = (const uint32_t(*)[256])dc->r->fc;                        \
+        const double* kq = dc->r->kq;                                                        \
+        const ghz_quantizer_t z = dc->z;                                                     \
+        /* symbols 1..small take no extra bits: 32 of them, 1 in a lossless frame */         \
+        const unsigned W = ch->W, small = z.eb > 0.0 ? 32u : 1u;                             \
+        const uint8_t *words = ch->words, *xb = ch->extra;                                   \
+        const uint64_t nwords = ch->nwords, nextra = ch->nextra;                             \
+        uint64_t wpos = ch->wpos, epos = ch->epos, e;                                        \
+        uint32_t x[GHZ_RATIO_LANES];                                                         \
+        unsigned lane = ch->lane;                                                            \
+        memcpy(x, ch->x, sizeof x);                                                          \
+        for (e = 0; e < nb; ++e, i += step) {                                                \
+            uint32_t v = x[lane];                                                            \
+            const unsigned sym = lut[cx[e]][v & (GHZ_RATIO_M - 1u)];                         \
+            const uint32_t fcum = fc[cx[e]][sym];                                            \
+            int32_t k;                                                                       \
+            v = (fcum & 0xFFFFu) * (v >> GHZ_RATIO_PROB_BITS) + (v & (GHZ_RATIO_M - 1u)) - (fcum >> 16); \
+            if (v < GHZ_RATIO_STATE_LOW) {                                                   \
+                uint16_t w;                                                                  \
+                if (wpos == nwords) {                                                        \
+                    corrupt("a chunk's words run out", ch->chunk);                          \
+                    return -1;                                                               \
+                }                                                                            \
+                memcpy(&w, words + 2 * wpos++, 2);                                           \
+                v = (v << 16) | w;                                                           \
+            }                                                                                \
+            x[lane] = v;                                                                     \
+            lane = lane + 1 == W ? 0u : lane + 1;                                            \
+            if (sym - 1u < small) {                                                          \
+                X[i] = (T)GHZ_DADD(p[e], kq[sym]); /* ghz_ratio_recon, k * Q from the table */ \
+                continue;                                                                    \
+            } else if (sym >= 33u && sym < GHZ_RATIO_NSYM_MAX && small > 1u) {               \
+                const unsigned nbits = ghz_ratio_extra_bits(sym);                            \
+                const uint64_t wi = epos / 32, b = epos % 32;                                \
+                uint32_t lo, hi = 0, extra, zz;                                              \
+                if (nbits > nextra - epos) {                                                 \
+                    corrupt("a chunk's extra bits run out", ch->chunk);                     \
+                    return -1;                                                               \
+                }                                                                            \
+                memcpy(&lo, xb + 4 * wi, 4);                                                 \
+                if (b + nbits > 32) memcpy(&hi, xb + 4 * (wi + 1), 4);                       \
+                extra = (uint32_t)(lo >> b) | (b ? hi << (32 - b) : 0u);                     \
+                extra &= (1u << nbits) - 1u;                                                 \
+                epos += nbits;                                                               \
+                zz = ghz_ratio_unsymbol(sym, extra);                                         \
+                if (zz > (GHZ_RATIO_Z_LIMIT - 2u)) {                                         \
+                    corrupt("a code beyond QMAX", ch->chunk);                               \
+                    return -1;                                                               \
+                }                                                                            \
+                k = ghz_ratio_unzigzag(zz);                                                  \
+            } else {                                                                         \
+                double o;                                                                    \
+                if (rare_symbol(dc, sym, &o) != 0) return -1;                                \
+                X[i] = (T)o;                                                                 \
+                continue;                                                                    \
+            }                                                                                \
+            X[i] = (T)ghz_ratio_recon(&z, p[e], k);                                          \
+        }                                                                                    \
+        memcpy(ch->x, x, sizeof x);                                                          \
+        ch->wpos = wpos;                                                                     \
+        ch->epos = epos;                                                                     \
+        ch->lane = lane;                                                                     \
+        return 0;                                                                            \
     }
-    if (elem == 4u) {
-        float fv;
-        memcpy(&fv, v, 4);
-        finite = isfinite(fv);
-    } else {
-        double dv;
-        memcpy(&dv, v, 8);
-        finite = isfinite(dv);
+DECODE_FN(decode_f32, float)
+DECODE_FN(decode_f64, double)
+
+/* Decodes a block (ratio_rows.h), opening and closing chunks as it goes. Returns 0,
+ * or -1 on a corrupt chunk. */
+static int decode_block(void* arg, uint64_t i, uint64_t step, const double* p, const uint8_t* cx, uint64_t nb)
+{
+    decoder_t* dc = (decoder_t*)arg;
+    while (nb) {
+        uint64_t k;
+        if (dc->ch.left == 0) {
+            const uint64_t K = dc->pass_left < dc->cs ? dc->pass_left : dc->cs;
+            open_chunk(dc->r, &dc->ch, dc->next_chunk++, K);
+            dc->pass_left -= K;
+        }
+        k = nb < dc->ch.left ? nb : dc->ch.left;
+        if (dc->decode(dc, dc->out, i, step, p, cx, k) != 0) return -1;
+        nb -= k;
+        i += k * step;
+        p += k;
+        cx += k;
+        dc->ch.left -= k;
+        if (dc->ch.left == 0 && close_chunk(&dc->ch) != GHZ_SUCCESS) return -1;
     }
-    if (!finite) {
-        corrupt("an outlier is not finite", i);
-        return -1;
-    }
-    memcpy(dc->out + i * elem, v, elem);
-    ++dc->r->outliers;
     return 0;
 }
 
@@ -262,30 +308,20 @@ static int decode_passes(decoder_t* dc)
     const ghz_ratio_layout_t* L = dc->r->L;
     const uint64_t* d = L->d;
     const int is_f32 = dc->info->dtype == GHZ_F32;
-    uint64_t chunk = 0;
     unsigned l, q;
     ghz_store_le(dc->out, L->x0, is_f32 ? 4u : 8u);
+    dc->ch.left = 0;
+    dc->next_chunk = 0;
     for (l = L->levels; l >= 1; --l) {
         unsigned order[3] = {0, 1, 2};
         (void)ghz_ratio_level_order(d, l, dc->r->frame + L->off_choices + 3u * (L->levels - l), order);
         for (q = 0; q < 3; ++q) {
             const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
             const unsigned cubic = dc->r->frame[L->off_choices + 3u * (L->levels - l) + q] & 1u;
-            const uint64_t cs = (uint64_t)1 << ghz_ratio_pass_chunk_log2(ps.points, L->chunk_log2, L->spread);
-            uint64_t j0, i0 = 0, i1 = 0, i2 = 0;
-            for (j0 = 0; j0 < ps.points; j0 += cs) {
-                const uint64_t K = ps.points - j0 < cs ? ps.points - j0 : cs;
-                uint64_t b;
-                open_chunk(dc->r, chunk++, K);
-                /* in runs that keep their predictions, contexts and indices in cache */
-                for (b = 0; b < K; b += GHZ_RATIO_DECODE_RUN) {
-                    const uint64_t m = K - b < GHZ_RATIO_DECODE_RUN ? K - b : GHZ_RATIO_DECODE_RUN;
-                    ghz_ratio_rows(dc->out, is_f32, &ps, d, cubic, dc->z.r, &i0, &i1, &i2, m, dc->idx,
-                                   dc->pred, dc->ctx);
-                    if (decode_codes(dc, m) != 0) return -1;
-                }
-                if (close_chunk(dc->r) != GHZ_SUCCESS) return -1;
-            }
+            if (ps.points == 0) continue;
+            dc->cs = (uint64_t)1 << ghz_ratio_pass_chunk_log2(ps.points, L->chunk_log2, L->spread);
+            dc->pass_left = ps.points;
+            if (ghz_ratio_pass_blocks(&ps, d, cubic, dc->out, is_f32, dc->z.r, decode_block, dc) != 0) return -1;
         }
     }
     if (dc->r->outliers != L->n_outliers) {
@@ -293,6 +329,66 @@ static int decode_passes(decoder_t* dc)
         return -1;
     }
     return 0;
+}
+
+/* The specials' bitmap is read and written 24 bits at a time, through 4-byte windows
+ * at any bit (so it carries MASK_PAD bytes past its n bits): element by element, its
+ * lag and its scan for the next special cost as much as decoding the values on a field
+ * that is half land. */
+#define MASK_PAD 4u
+
+/* Bits [b, b + k) of the mask (k <= 24) as the low bits. */
+static uint32_t mask_get(const uint8_t* m, uint64_t b, unsigned k)
+{
+    return (uint32_t)(ghz_load_le(m + b / 8, 4) >> (b % 8)) & ((1u << k) - 1u);
+}
+
+/* Sets the ones of v (24 bits at most) from bit b on. */
+static void mask_or(uint8_t* m, uint64_t b, uint32_t v)
+{
+    ghz_store_le(m + b / 8, ghz_load_le(m + b / 8, 4) | (uint64_t)v << (b % 8), 4);
+}
+
+/* Writes `bits` as the next count specials of the mask from element *i on (that many
+ * are known to be there) and moves *i past the last. */
+static void mask_fill(const uint8_t* m, uint64_t* i, uint64_t count, uint64_t bits, unsigned elem, uint8_t* out)
+{
+    uint64_t at = *i, last = at;
+    while (count) {
+        uint32_t w = mask_get(m, at, 24);
+        for (; w && count; w &= w - 1u, --count) {
+            last = at + ghz_bit_width(w & (0u - w)) - 1u;
+            if (elem == 4u)
+                ghz_store_le(out + 4 * last, bits, 4);
+            else
+                ghz_store_le(out + 8 * last, bits, 8);
+        }
+        at += 24;
+    }
+    *i = last + 1;
+}
+
+/* Sets the len mask bits from element i on: the residual bit `bit` XOR the element lag
+ * before (none before lag, or when lag is 0), RATIO.md, Specials section. Returns the
+ * ones set. */
+static uint64_t mask_run(uint8_t* m, uint64_t i, uint64_t len, unsigned bit, uint64_t lag)
+{
+    const uint64_t end = i + len;
+    uint64_t ones = 0;
+    while (i < end) {
+        unsigned k = end - i < 24 ? (unsigned)(end - i) : 24u;
+        uint32_t v;
+        if (lag && k > lag) k = (unsigned)lag; /* the predecessors of the k bits are set */
+        if (lag && i < lag && i + k > lag) k = (unsigned)(lag - i); /* no predecessor before lag */
+        v = bit ? (1u << k) - 1u : 0u;
+        if (lag && i >= lag) v ^= mask_get(m, i - lag, k);
+        if (v) {
+            mask_or(m, i, v);
+            ones += ghz_popc32(v);
+        }
+        i += k;
+    }
+    return ones;
 }
 
 /* Parses the specials section into a bitmap of special elements (mask, n bits) and
@@ -316,20 +412,12 @@ static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
         lag = p[pos] == 0 ? 0 : p[pos] == 1 ? L->d[0] : L->d[0] * L->d[1];
         ++pos;
     }
-    if (build) memset(mask, 0, (size_t)(n / 8 + 1));
+    if (build) memset(mask, 0, (size_t)(n / 8 + 1 + MASK_PAD));
     for (r = 0; r < n_runs; ++r) {
-        uint64_t len, j;
+        uint64_t len;
         if (ghz_varint_get(p, lim, &pos, &len) != 0) return corrupt("a bad mask run varint", pos);
         if ((r > 0 && len == 0) || len > n - i) return corrupt("a bad mask run length", pos);
-        if (build)
-            for (j = i; j < i + len; ++j) {
-                unsigned m = bit;
-                if (lag && j >= lag) m ^= (mask[(j - lag) / 8] >> ((j - lag) % 8)) & 1u;
-                if (m) {
-                    mask[j / 8] |= (uint8_t)(1u << (j % 8));
-                    ++ones;
-                }
-            }
+        if (build && (bit || (lag && i + len > lag))) ones += mask_run(mask, i, len, bit, lag);
         i += len;
         bit ^= 1u;
     }
@@ -343,7 +431,7 @@ static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
     {
         uint64_t prev = 0;
         for (r = 0; r < n_pat; ++r) {
-            uint64_t bits, count, c;
+            uint64_t bits, count;
             int ok;
             if (lim - pos < elem) return corrupt("a special pattern cut short", pos);
             bits = ghz_load_le(p + pos, elem);
@@ -364,12 +452,7 @@ static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
                 return corrupt("a special pattern that is finite and not the fill value", pos);
             if (r > 0 && bits == prev) return corrupt("adjacent special runs repeat a pattern", pos);
             prev = bits;
-            if (out && mask)
-                for (c = 0; c < count; ++c) {
-                    while (!((mask[i / 8] >> (i % 8)) & 1u)) ++i;
-                    ghz_store_le(out + i * elem, bits, elem);
-                    ++i;
-                }
+            if (out && mask) mask_fill(mask, &i, count, bits, elem, out);
             at += count;
         }
     }
@@ -387,33 +470,30 @@ ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info
     ghz_status_t st;
     const char* why = ghz_ratio_layout(frame, info, &L);
     if (why) return ghz_fail(GHZ_ERR_CORRUPT, "ratio frame: %s", why);
-    {
-        const uint64_t k = GHZ_RATIO_DECODE_RUN;
-        dc.idx = (uint64_t*)malloc((size_t)k * sizeof(uint64_t));
-        dc.pred = (double*)malloc((size_t)k * sizeof(double));
-        dc.ctx = (uint8_t*)malloc((size_t)k);
-    }
-    r = (reader_t*)calloc(1, sizeof *r);
-    mask = (uint8_t*)malloc((size_t)(info->n / 8 + 1));
-    if (!r || !mask || !dc.idx || !dc.pred || !dc.ctx) {
+    r = (reader_t*)malloc(sizeof *r);
+    mask = (uint8_t*)malloc((size_t)(info->n / 8 + 1 + MASK_PAD));
+    if (!r || !mask) {
         free(r);
         free(mask);
-        free(dc.idx);
-        free(dc.pred);
-        free(dc.ctx);
         return ghz_fail(GHZ_ERR_NOMEM, "ratio frame of %llu values: out of memory",
                         (unsigned long long)info->n);
     }
     r->frame = frame;
     r->L = &L;
     r->n = info->n;
+    r->outliers = 0;
     if ((st = check_tables(r)) != GHZ_SUCCESS || (st = check_directory(r)) != GHZ_SUCCESS ||
         (st = specials(frame, &L, info, mask, NULL)) != GHZ_SUCCESS)
         goto done;
     dc.r = r;
     dc.info = info;
     dc.z = ghz_quantizer_make(info->eb_abs, info->dtype == GHZ_F32);
+    {
+        unsigned sym;
+        for (sym = 1; sym <= 32; ++sym) r->kq[sym] = GHZ_DMUL((double)ghz_ratio_unzigzag(sym - 1u), dc.z.q);
+    }
     dc.out = out;
+    dc.decode = info->dtype == GHZ_F32 ? decode_f32 : decode_f64;
     if (decode_passes(&dc) != 0) {
         st = GHZ_ERR_CORRUPT;
         goto done;
@@ -422,9 +502,6 @@ ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info
 done:
     free(r);
     free(mask);
-    free(dc.idx);
-    free(dc.pred);
-    free(dc.ctx);
     return st;
 }
 

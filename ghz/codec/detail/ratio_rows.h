@@ -1,89 +1,159 @@
-/* ghz/codec/detail/ratio_rows.h (private): predictions and contexts of a run of
- * elements of one pass that share a row (the CPU writer's and reader's inner loop).
- * Same values as ghz_ratio_predict / ghz_ratio_context element by element (it is
- * built from the same formulas of ratio.h); it only hoists what is constant along a
- * row: the storage step, and, for passes along axes 1 and 2, which neighbours exist. */
+/* ghz/codec/detail/ratio_rows.h (private): a pass's elements as runs that share their
+ * neighbours' layout, for the CPU writer's and reader's inner loops. Along a row of a
+ * pass the storage step between elements and the distance to their neighbours are
+ * constant, and which neighbours exist (RATIO.md, Prediction) changes only at the
+ * row's ends (passes along axis 0) or not at all (axes 1 and 2); so each row is at most
+ * four runs of one kind, and the loops over a run pick the formula once, not per
+ * element. The values are those of ghz_ratio_predict and ghz_ratio_context, built from
+ * the same formulas of ratio.h. */
 #ifndef GHZ_CODEC_DETAIL_RATIO_ROWS_H
 #define GHZ_CODEC_DETAIL_RATIO_ROWS_H
 
 #include "ghz/codec/ratio.h"
 
-/* A run: m elements of pass ps starting at pass coordinates (i0, i1, i2), i0 + m <=
- * count[0]. Writes idx[k], pred[k], ctx[k]. */
-#define GHZ_RATIO_ROW_FN(NAME, T)                                                               \
-    static inline void NAME(const T* X, const ghz_ratio_pass_t* ps, const uint64_t d[3],        \
-                            unsigned cubic, double r, uint64_t i0, uint64_t i1, uint64_t i2,     \
-                            uint64_t m, uint64_t* idx, double* pred, uint8_t* ctx)               \
-    {                                                                                           \
-        const unsigned a = ps->axis;                                                            \
-        const uint64_t stride = a == 0 ? 1 : a == 1 ? d[0] : d[0] * d[1];                       \
-        const uint64_t off = ps->s * stride, step = ps->step[0];                                \
-        const uint64_t c1 = ps->first[1] + ps->step[1] * i1, c2 = ps->first[2] + ps->step[2] * i2; \
-        uint64_t i = ps->first[0] + step * i0 + d[0] * (c1 + d[1] * c2), k;                     \
-        if (a != 0) {                                                                           \
-            const uint64_t t = a == 1 ? c1 : c2, s = ps->s, n = d[a];                          \
-            const int has_c = t + s < n, has_u = cubic && t >= 3 * s, has_v = cubic && t + 3 * s < n; \
-            if (!has_c) {                                                                       \
-                for (k = 0; k < m; ++k, i += step) {                                            \
-                    idx[k] = i;                                                                 \
-                    pred[k] = ghz_ratio_finite((double)X[i - off]);                             \
-                    ctx[k] = (uint8_t)(GHZ_RATIO_NCTX - 1u);                                     \
-                }                                                                               \
-            } else if (has_u && has_v) {                                                        \
-                for (k = 0; k < m; ++k, i += step) {                                            \
-                    const double b = X[i - off], c = X[i + off];                                \
-                    idx[k] = i;                                                                 \
-                    pred[k] = ghz_ratio_cubic(X[i - 3 * off], b, c, X[i + 3 * off]);            \
-                    ctx[k] = (uint8_t)ghz_ratio_ctx_of(b, c, r);                                \
-                }                                                                               \
-            } else {                                                                            \
-                for (k = 0; k < m; ++k, i += step) {                                            \
-                    const double b = X[i - off], c = X[i + off];                                \
-                    idx[k] = i;                                                                 \
-                    pred[k] = has_u   ? ghz_ratio_quad_u(X[i - 3 * off], b, c)                  \
-                              : has_v ? ghz_ratio_quad_v(b, c, X[i + 3 * off])                  \
-                                      : ghz_ratio_linear(b, c);                                 \
-                    ctx[k] = (uint8_t)ghz_ratio_ctx_of(b, c, r);                                \
-                }                                                                               \
-            }                                                                                   \
+/* Which neighbours an element has: b always; c unless NOC; u and v as named. */
+enum { GHZ_RK_NOC, GHZ_RK_LIN, GHZ_RK_CUBIC, GHZ_RK_QU, GHZ_RK_QV };
+
+/* The kind of the element at coordinate t along an axis of extent n (stride s). */
+static inline unsigned ghz_ratio_kind(uint64_t t, uint64_t s, uint64_t n, unsigned cubic)
+{
+    const int has_u = cubic && t >= 3 * s, has_v = cubic && t + 3 * s < n;
+    if (t + s >= n) return GHZ_RK_NOC;
+    return has_u && has_v ? GHZ_RK_CUBIC : has_u ? GHZ_RK_QU : has_v ? GHZ_RK_QV : GHZ_RK_LIN;
+}
+
+/* A run: m elements at storage indices i, i + step, ..., all of one kind; their
+ * neighbours t -/+ s lie off elements away in storage. */
+typedef struct {
+    uint64_t i, m;
+    unsigned kind;
+} ghz_ratio_run_t;
+
+/* The storage step along a pass's rows and the storage distance to the neighbours. */
+static inline void ghz_ratio_pass_steps(const ghz_ratio_pass_t* ps, const uint64_t d[3], uint64_t* step,
+                                        uint64_t* off)
+{
+    const uint64_t stride = ps->axis == 0 ? 1 : ps->axis == 1 ? d[0] : d[0] * d[1];
+    *step = ps->step[0];
+    *off = ps->s * stride;
+}
+
+/* The runs of row (i1, i2) of pass ps, in storage order; returns how many (1 to 4).
+ * Along axis 0, element j of the row sits at t = s + 2 s j: j = 0 has no u, and the
+ * last two may lack v or c; every j in [1, count - 2) has u, c and v (its t + 3s is
+ * at most the row's last t, below d[0]). */
+static inline unsigned ghz_ratio_row_runs(const ghz_ratio_pass_t* ps, const uint64_t d[3], unsigned cubic,
+                                          uint64_t i1, uint64_t i2, ghz_ratio_run_t run[4])
+{
+    const uint64_t c1 = ps->first[1] + ps->step[1] * i1, c2 = ps->first[2] + ps->step[2] * i2;
+    const uint64_t i = ps->first[0] + d[0] * (c1 + d[1] * c2), C = ps->count[0], s = ps->s;
+    uint64_t cut[5], j;
+    unsigned k = 0, r;
+    if (ps->axis != 0) {
+        run[0].i = i;
+        run[0].m = C;
+        run[0].kind = ghz_ratio_kind(ps->axis == 1 ? c1 : c2, s, d[ps->axis], cubic);
+        return 1;
+    }
+    /* cut points: 0, 1, C - 2, C - 1, C, kept increasing */
+    cut[k++] = 0;
+    for (r = 0; r < 3; ++r) {
+        j = r == 0 ? 1 : C >= 3 - r ? C - (3 - r) : 0;
+        if (j > cut[k - 1] && j < C) cut[k++] = j;
+    }
+    cut[k++] = C;
+    for (r = 0; r + 1 < k; ++r) {
+        run[r].i = i + ps->step[0] * cut[r];
+        run[r].m = cut[r + 1] - cut[r];
+        run[r].kind = ghz_ratio_kind(s + 2 * s * cut[r], s, d[0], cubic);
+    }
+    return k - 1;
+}
+
+/* The prediction *p and context *cx of the element at storage index i of a run of
+ * kind K (a constant where the loops call it, so the branches fold away). */
+#define GHZ_RATIO_RUN_PREDICT(K, X, i, off, r, p, cx)                                           \
+    do {                                                                                        \
+        const double b_ = (double)(X)[(i) - (off)];                                             \
+        if ((K) == GHZ_RK_NOC) {                                                                \
+            (p) = ghz_ratio_finite(b_);                                                         \
+            (cx) = GHZ_RATIO_NCTX - 1u;                                                         \
         } else {                                                                                \
-            for (k = 0; k < m; ++k, i += step) {                                                \
-                const uint64_t t = ps->first[0] + step * (i0 + k);                              \
-                idx[k] = i;                                                                     \
-                pred[k] = ghz_ratio_predict(X, sizeof(T) == 4, i, t, ps->s, 1, d[0], cubic);    \
-                ctx[k] = (uint8_t)ghz_ratio_context(X, sizeof(T) == 4, i, t, ps->s, 1, d[0], r); \
-            }                                                                                   \
+            const double c_ = (double)(X)[(i) + (off)];                                         \
+            (p) = (K) == GHZ_RK_CUBIC ? ghz_ratio_cubic((double)(X)[(i) - 3 * (off)], b_, c_,   \
+                                                        (double)(X)[(i) + 3 * (off)])           \
+                  : (K) == GHZ_RK_QU  ? ghz_ratio_quad_u((double)(X)[(i) - 3 * (off)], b_, c_)  \
+                  : (K) == GHZ_RK_QV  ? ghz_ratio_quad_v(b_, c_, (double)(X)[(i) + 3 * (off)])  \
+                                      : ghz_ratio_linear(b_, c_);                               \
+            (cx) = ghz_ratio_ctx_of(b_, c_, (r));                                               \
         }                                                                                       \
+    } while (0)
+
+/* Runs BODY(K, T) with K the run's kind as a constant (T: the dtype). */
+#define GHZ_RATIO_BY_KIND(kind, BODY, T)              \
+    switch (kind) {                                   \
+    case GHZ_RK_NOC: BODY(GHZ_RK_NOC, T); break;      \
+    case GHZ_RK_LIN: BODY(GHZ_RK_LIN, T); break;      \
+    case GHZ_RK_CUBIC: BODY(GHZ_RK_CUBIC, T); break;  \
+    case GHZ_RK_QU: BODY(GHZ_RK_QU, T); break;        \
+    default: BODY(GHZ_RK_QV, T); break;               \
     }
 
-GHZ_RATIO_ROW_FN(ghz_ratio_row_f32, float)
-GHZ_RATIO_ROW_FN(ghz_ratio_row_f64, double)
+/* The writer and the reader handle a run in blocks of at most GHZ_RATIO_BLOCK elements:
+ * the predictions and contexts of the block first, then its codes (two short loops,
+ * each of one kind of work, run faster than one loop doing both). */
+#define GHZ_RATIO_BLOCK 256u
 
-/* Predictions and contexts of the K elements of a pass from pass coordinates
- * (*i0, *i1, *i2) on, in the pass's order; advances the coordinates past them. */
-static inline void ghz_ratio_rows(const void* X, int is_f32, const ghz_ratio_pass_t* ps,
-                                  const uint64_t d[3], unsigned cubic, double r, uint64_t* i0,
-                                  uint64_t* i1, uint64_t* i2, uint64_t K, uint64_t* idx,
-                                  double* pred, uint8_t* ctx)
+/* The predictions p[e] and contexts cx[e] of the nb elements at storage indices i,
+ * i + step, ... of a run of kind `kind` of reconstructions X. */
+#define GHZ_RATIO_PREDICT_LOOP(K, T)                                                         \
+    for (e = 0; e < nb; ++e, i += step) GHZ_RATIO_RUN_PREDICT(K, X, i, off, r, p[e], cx[e]);
+#define GHZ_RATIO_PREDICT_FN(NAME, T)                                                        \
+    static inline void NAME(const T* X, uint64_t i, uint64_t step, uint64_t off, unsigned kind, \
+                            uint64_t nb, double r, double* p, uint8_t* cx)                   \
+    {                                                                                        \
+        uint64_t e;                                                                          \
+        GHZ_RATIO_BY_KIND(kind, GHZ_RATIO_PREDICT_LOOP, T)                                   \
+    }
+GHZ_RATIO_PREDICT_FN(ghz_ratio_predict_f32, float)
+GHZ_RATIO_PREDICT_FN(ghz_ratio_predict_f64, double)
+
+/* What the writer and the reader do with a block: nb elements at storage indices i,
+ * i + step, ..., of predictions p[e] and contexts cx[e]; nonzero stops the pass. */
+typedef int (*ghz_ratio_block_fn)(void* arg, uint64_t i, uint64_t step, const double* p, const uint8_t* cx,
+                                  uint64_t nb);
+
+/* Calls fn on the elements of pass ps (cubic or linear), in pass order, block by
+ * block, with the predictions and contexts from the reconstructions X (dtype f32 or
+ * f64). Returns 0, or fn's nonzero value. */
+static inline int ghz_ratio_pass_blocks(const ghz_ratio_pass_t* ps, const uint64_t d[3], unsigned cubic,
+                                        const void* X, int is_f32, double r, ghz_ratio_block_fn fn, void* arg)
 {
-    uint64_t j = 0;
-    while (j < K) {
-        uint64_t m = ps->count[0] - *i0;
-        if (m > K - j) m = K - j;
-        if (is_f32)
-            ghz_ratio_row_f32((const float*)X, ps, d, cubic, r, *i0, *i1, *i2, m, idx + j, pred + j, ctx + j);
-        else
-            ghz_ratio_row_f64((const double*)X, ps, d, cubic, r, *i0, *i1, *i2, m, idx + j, pred + j, ctx + j);
-        j += m;
-        *i0 += m;
-        if (*i0 == ps->count[0]) {
-            *i0 = 0;
-            if (++*i1 == ps->count[1]) {
-                *i1 = 0;
-                ++*i2;
+    double p[GHZ_RATIO_BLOCK];
+    uint8_t cx[GHZ_RATIO_BLOCK];
+    uint64_t i1, i2, step, off;
+    ghz_ratio_pass_steps(ps, d, &step, &off);
+    for (i2 = 0; i2 < ps->count[2]; ++i2)
+        for (i1 = 0; i1 < ps->count[1]; ++i1) {
+            ghz_ratio_run_t run[4];
+            const unsigned nr = ghz_ratio_row_runs(ps, d, cubic, i1, i2, run);
+            unsigned g;
+            for (g = 0; g < nr; ++g) {
+                uint64_t i = run[g].i, m = run[g].m;
+                while (m) {
+                    const uint64_t nb = m < GHZ_RATIO_BLOCK ? m : GHZ_RATIO_BLOCK;
+                    int rc;
+                    if (is_f32)
+                        ghz_ratio_predict_f32((const float*)X, i, step, off, run[g].kind, nb, r, p, cx);
+                    else
+                        ghz_ratio_predict_f64((const double*)X, i, step, off, run[g].kind, nb, r, p, cx);
+                    if ((rc = fn(arg, i, step, p, cx, nb)) != 0) return rc;
+                    m -= nb;
+                    i += nb * step;
+                }
             }
         }
-    }
+    return 0;
 }
 
 #endif

@@ -66,18 +66,6 @@ GHZ_HD static inline void ghz_sliced_begin(ghz_sliced_t* s)
     s->fmask = 0;
 }
 
-GHZ_HD static inline unsigned ghz_popc32(uint32_t x)
-{
-#if defined(__CUDA_ARCH__)
-    return (unsigned)__popc(x);
-#else
-    x = x - ((x >> 1) & 0x55555555u);
-    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
-    return (x * 0x01010101u) >> 24;
-#endif
-}
-
 /* sum_j |d[j]| from the magnitude planes p (p[k] = 0 for k >= w, w <= 25): below 2^30.
  * In tiers of 8, 16 and 25 planes, as the GPU's reader loads them, so that a narrow
  * block pays for its own planes only. */

@@ -6,10 +6,6 @@
 
 #include "ext.h"
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 static int native_little(void)
 {
     const union { uint16_t u; uint8_t b[2]; } probe = {1};
@@ -123,18 +119,6 @@ int ghzpy_bytes_shrink(PyObject** out, size_t size)
 {
     /* glibc shrinks a large block in place (mremap): no copy of the frame. */
     return _PyBytes_Resize(out, (Py_ssize_t)size);
-}
-
-void ghzpy_huge_pages(void* p, size_t size)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + size) & ~(huge - 1);
-    if (size >= 2 * huge && hi > lo) (void)madvise((void*)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)size;
-#endif
 }
 
 int ghzpy_fill_range(PyObject* fill, PyObject* range, int* has_fill, double* fill_value,

@@ -75,7 +75,7 @@ PyObject* ghzpy_compress(PyObject* self, PyObject* args)
         goto done;
     }
     if (!(out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)cap))) goto done;
-    ghzpy_huge_pages(PyBytes_AS_STRING(out), cap);
+    ghz_huge_pages(PyBytes_AS_STRING(out), cap);
 
     Py_BEGIN_ALLOW_THREADS
     unsigned char* dst = (unsigned char*)PyBytes_AS_STRING(out);

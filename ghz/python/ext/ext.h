@@ -46,12 +46,6 @@ int ghzpy_byte_buffer(PyObject* obj, Py_buffer* view, const char* what);
 int ghzpy_fill_range(PyObject* fill, PyObject* range, int* has_fill, double* fill_value,
                      int* has_range, double* range_min, double* range_max);
 
-/* Asks the kernel for huge pages in the 2 MiB-aligned part of a new large buffer
- * (Linux; where transparent huge pages are "madvise", as Debian's default): the first
- * touch of a 64 MiB output then costs 32 faults instead of 16384, as numpy arranges
- * for its own arrays. A hint: nothing fails without it. */
-void ghzpy_huge_pages(void* p, size_t size);
-
 /* Shrinks the bytes object *out, allocated with room for a worst case, to size bytes:
  * 0 or -1 (then *out is NULL and an exception set). */
 int ghzpy_bytes_shrink(PyObject** out, size_t size);

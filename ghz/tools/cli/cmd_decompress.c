@@ -65,17 +65,16 @@ int cli_cmd_decompress(const cli_opts* o)
         }
         bytes = (size_t)info.n * elem;
         if (bytes > dcap || !dbuf) {
-            /* At least 1 byte: the library never gets a NULL buffer, even for n = 0. */
-            unsigned char* p = (unsigned char*)realloc(dbuf, bytes ? bytes : 1);
-            if (!p) {
+            /* At least 1 byte: the library never gets a NULL buffer, even for n = 0. A
+             * new buffer, not a grown one: its old values need not be kept. */
+            free(dbuf);
+            dbuf = (unsigned char*)cli_alloc_large(bytes);
+            dcap = bytes ? bytes : 1;
+            if (!dbuf) {
                 rc = cli_fail(GHZ_ERR_NOMEM, NULL, "%s: frame %llu of %llu values", in.name,
                               (unsigned long long)(r.index - 1), (unsigned long long)info.n);
                 break;
             }
-            /* Touched once, so that page faults stay out of the timed call. */
-            memset(p + dcap, 0, (bytes ? bytes : 1) - dcap);
-            dbuf = p;
-            dcap = bytes ? bytes : 1;
         }
         st = cli_backend_prepare(&be, info.dtype, (size_t)info.n);
         if (st != GHZ_SUCCESS) {

@@ -118,6 +118,20 @@ int cli_in_read(cli_in* in, void* buf, size_t want, size_t* got)
     return 0;
 }
 
+void* cli_alloc_large(size_t bytes)
+{
+#if defined(__linux__)
+    const size_t huge = (size_t)2 << 20;
+    if (bytes >= huge / 2 && bytes <= SIZE_MAX - huge) {
+        const size_t size = (bytes + huge - 1) & ~(huge - 1);
+        void* p = aligned_alloc(huge, size);
+        if (p) ghz_huge_pages(p, size);
+        if (p) return p;
+    }
+#endif
+    return malloc(bytes ? bytes : 1);
+}
+
 int cli_in_read_grow(cli_in* in, unsigned char** buf, size_t* cap, size_t off, size_t max,
                      size_t* got)
 {
@@ -136,7 +150,7 @@ int cli_in_read_grow(cli_in* in, unsigned char** buf, size_t* cap, size_t off, s
             size_t grow = *cap < first ? first : *cap, end = off + max, newcap;
             unsigned char* p;
             newcap = in->regular || grow >= end - *cap ? end : *cap + grow;
-            p = (unsigned char*)realloc(*buf, newcap);
+            p = (unsigned char*)(*buf ? realloc(*buf, newcap) : cli_alloc_large(newcap));
             if (!p)
                 return cli_fail(GHZ_ERR_NOMEM, NULL, "reading %s: %zu bytes", in->name, newcap);
             *buf = p;

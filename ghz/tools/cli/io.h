@@ -29,6 +29,12 @@ int cli_in_open(cli_in* in, const char* path);
  * Returns 0, or CLI_ERR_RUNTIME after reporting a read error. */
 int cli_in_read(cli_in* in, void* buf, size_t want, size_t* got);
 
+/* Memory for a large buffer (at least 1 byte; freed with free, grown with realloc):
+ * from 1 MiB on 2 MiB-aligned, whole 2 MiB, and given to ghz_huge_pages, without
+ * which a short run spends about as long in the page faults of its input or output
+ * as in the coding. */
+void* cli_alloc_large(size_t bytes);
+
 /* Reads up to `max` bytes into (*buf)[off..], growing *buf (capacity *cap, realloc)
  * only as data actually arrives, so that neither a short input nor a size announced
  * by a corrupted header makes it allocate much more than the bytes that exist.

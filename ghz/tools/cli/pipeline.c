@@ -9,16 +9,15 @@
 #include "pipeline.h"
 #include "progress.h"
 
-/* Grows *buf to at least `size` bytes. New memory is touched once, so that page
- * faults do not land inside the timed codec calls. */
+/* Grows *buf to at least `size` bytes. New memory is not touched here: the coder
+ * touches what it writes, which for a frame is often a small part of its bound. */
 static int reserve(unsigned char** buf, size_t* cap, size_t size, const char* what)
 {
     unsigned char* p;
     if (size == 0) size = 1; /* never hand the library a NULL buffer, even for n = 0 */
     if (size <= *cap) return 0;
-    p = (unsigned char*)realloc(*buf, size);
+    p = (unsigned char*)(*buf ? realloc(*buf, size) : cli_alloc_large(size));
     if (!p) return cli_fail(GHZ_ERR_NOMEM, NULL, "%s: %zu bytes", what, size);
-    memset(p + *cap, 0, size - *cap);
     *buf = p;
     *cap = size;
     return 0;
