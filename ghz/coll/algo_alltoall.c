@@ -1,14 +1,7 @@
-/* ghz/coll/algo_alltoall.c: pairwise alltoall.
- *
- * At step k (0 <= k < N) rank r exchanges with p = (k - r) mod N, and p's partner at
- * that step is r again: both directions of a pair move at the same step, N - 1
- * exchanges per rank (steps with p = r skipped). Each step posts the receives of p's
- * pieces, encodes and sends this rank's block for p piece by piece, then lands the
- * received pieces. Since a block is encoded before anything is received into its place,
- * in place (the same buffer and layout both ways) needs nothing more, once exact values
- * go through the wire buffers (coll_proto_init stages an in-place exact call). The send
- * buffers alternate by step parity: a buffer is reused two steps later, after its sends
- * completed, so a step's sends overlap the next step. */
+/* ghz/coll/algo_alltoall.c: pairwise alltoall: at step k rank r exchanges with
+ * (k - r) mod N, whose partner then is r, so a block is encoded before anything lands in
+ * its place and in place needs nothing more (exact in place is staged: coll_proto_init).
+ * Send buffers alternate by step parity, reused after their sends completed. */
 #include "ghz/coll/detail/move.h"
 
 size_t coll_alltoall_need_staged(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)

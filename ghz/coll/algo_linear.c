@@ -1,21 +1,14 @@
-/* ghz/coll/algo_linear.c: linear gather and scatter (the root and every other rank).
- *
- * Gather: every rank sends its block's pieces to the root, which posts the receives of
- * every peer's pieces at once and lands them (decodes, when lossy) in rank order.
- * Scatter: the root encodes each peer's block once, piece by piece, sends it at once,
- * and waits for every send at the end; each rank lands its own pieces. The root's links
- * carry N - 1 blocks either way, as in a binomial tree, which would save latency (lg N
- * steps against N - 1 messages at the root) at the price of relaying packs of blocks. */
+/* ghz/coll/algo_linear.c: linear gather and scatter: the root posts every receive at
+ * once (gather), or encodes and sends each block at once (scatter). */
 #include "ghz/coll/detail/move.h"
 
 size_t coll_linear_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
     if (m == COLL_EXACT && !c->be.staged) return 0;
-    /* the root's N - 1 wire buffers; every rank sizes its rounds alike */
+    /* the root's N - 1 buffers, on every rank: rounds are sized alike */
     return (size_t)(c->size > 1 ? c->size - 1 : 1) * (coll_seg_wire_cap(m, t, window, piece) + 16);
 }
 
-/* A wire buffer for one block of the round (NULL where exact values move straight). */
 static unsigned char* peer_buf(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool)
 {
     unsigned char* b;

@@ -1,28 +1,15 @@
-/* ghz/coll/algo_tree.c: binomial gather and scatter of packed blocks (gZCCL's).
- *
- * With v = (rank - root) mod N, rank v's subtree is the relative ranks [v, v + span)
- * (span: v's lowest set bit, N for the root; cut at N), and its children are v + m for
- * m = 1, 2, 4, ... below span. A PACK carries several ranks' blocks in one message:
- * entries back to back, each a header of 64-bit words {relative rank u, pieces k, raw
- * bytes, the k piece sizes} rounded up to 16 bytes, then the k pieces (frames, raw
- * pieces or exact values as coll_encode makes them), each rounded up to 16 bytes. The
- * raw bytes (what the entry's values take uncompressed; in a gather, also what the packs
- * its rank appended behind it take) let each rank count what it sends
- * (ghz_coll_info_t.logical_bytes) without decoding. The sizes travel in
- * the header, so a relay needs no count of the blocks it forwards (the v forms' counts
- * are the root's alone) and nothing is decoded on the way: every value is encoded once
- * by its sender and decoded once by its receiver.
- * Gather: each rank packs its own block, receives its children's packs behind it
- * (smallest subtree first, each at the end of the previous), and sends the whole pack to
- * its parent; the root decodes every entry. Scatter: the root packs the blocks of ranks
- * 1 .. N-1 in relative order, so that every subtree's entries are contiguous, and sends
- * each child its subtree's range (largest first); each rank receives its pack, finds its
- * children's ranges by walking the headers, forwards them and decodes its own entry.
- * lg N messages at the root instead of the linear algorithm's N - 1, for the same bytes
- * through its link; the relays cost latency for large blocks (move_kinds.c chooses). */
+/* ghz/coll/algo_tree.c: binomial gather and scatter of packed blocks (COLL.md, Data
+ * movement). Rank v = (rank - root) mod N's subtree is [v, v + span) cut at N (span: v's
+ * lowest set bit, N for the root). A pack is entries back to back, each a header of
+ * 64-bit words {relative rank, pieces k, raw bytes, the k piece sizes} and the k pieces,
+ * each rounded up to 16 bytes: a relay forwards entries without decoding them or knowing
+ * the blocks' counts. Gather: each rank appends its children's packs behind its own entry
+ * and sends the whole to its parent. Scatter: the root packs ranks 1 .. N-1 in relative
+ * order, so each subtree's entries are contiguous; each rank forwards its children's
+ * ranges and decodes its own entry. */
 #include "ghz/coll/detail/move.h"
 
-/* 16-byte units: frames stay aligned for the codecs' vector loads. */
+/* frames stay aligned for the codecs' vector loads */
 static size_t up16(size_t b)
 {
     return (b + 15u) & ~(size_t)15u;
@@ -37,7 +24,6 @@ static size_t hdr_bytes(size_t k)
 
 #define HDR_MAX ((H_SIZES + COLL_MAX_PIECES) * sizeof(uint64_t))
 
-/* The most bytes one entry of a window of `window` elements takes. */
 static size_t entry_cap(coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
     return up16(HDR_MAX) + coll_seg_wire_cap(m, t, window, piece) + 16 * coll_pieces(window, piece);
@@ -45,24 +31,17 @@ static size_t entry_cap(coll_mode_t m, ghz_dtype_t t, size_t window, size_t piec
 
 size_t coll_tree_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
-    /* one pack of every rank's entry; every rank sizes its rounds alike */
     return (size_t)c->size * entry_cap(m, t, window, piece) + 16;
 }
 
-/* v's span: its subtree is [v, v + span) cut at N. */
 static int span_of(int v, int N)
 {
     int s = 1;
-    if (v == 0) {
-        while (s < N) s <<= 1;
-        return s;
-    }
-    while (!(v & s)) s <<= 1;
+    while (v ? !(v & s) : s < N) s <<= 1;
     return s;
 }
 
-/* Appends the entry of relative rank u, the n values at src, to the pack at `at`;
- * returns its bytes. */
+/* Appends relative rank u's entry, the n values at src; returns its bytes. */
 static size_t pack_entry(coll_round_t* r, unsigned char* pack, size_t at, int u, const unsigned char* src, size_t n)
 {
     uint64_t* hdr = (uint64_t*)r->comm->wire_size; /* host scratch: (N + 2) * 64 words */
@@ -81,8 +60,8 @@ static size_t pack_entry(coll_round_t* r, unsigned char* pack, size_t at, int u,
     return cur - at;
 }
 
-/* Reads the header of the entry at `at` of a pack of `bytes` into host scratch; returns
- * the entry's bytes (0 with r->st set when it is malformed) and its rank in *u. */
+/* The header of the entry at `at` into host scratch: the entry's bytes (0, r->st set:
+ * malformed) and its rank *u. */
 static size_t read_entry(coll_round_t* r, const unsigned char* pack, size_t at, size_t bytes, int* u)
 {
     uint64_t* hdr = (uint64_t*)r->comm->wire_size;
@@ -107,8 +86,7 @@ corrupt:
     return 0;
 }
 
-/* Decodes the entry at `at` (its header in scratch, by read_entry) into the n values at
- * dst. */
+/* The entry at `at` (its header read) decoded into the n values at dst. */
 static void unpack_entry(coll_round_t* r, const unsigned char* pack, size_t at, unsigned char* dst, size_t n)
 {
     const uint64_t* hdr = (const uint64_t*)r->comm->wire_size;

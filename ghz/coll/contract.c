@@ -1,9 +1,4 @@
-/* ghz/coll/contract.c: what every one of the nine calls shares before and after it
- * runs (COLL.md, Errors): the one check of a call's arguments on this rank (the
- * accuracy, the root, the byte sizes of both sides, NULL buffers, and overlap other
- * than the in-place forms), how a call starts (numbered; a broken communicator moves
- * nothing) and how it ends (the failure rule). Each kind only says where its sides are
- * (reduce_entry.c for the reductions, move_kinds.c for the data movement). */
+/* ghz/coll/contract.c: what every call shares before and after it runs (COLL.md, Errors). */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,8 +8,7 @@
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
-/* *out = acc read through its struct_size, checked (mode, bound, path, and a dtype the
- * lossy path takes: f32 or f64). */
+/* *out = acc read through its struct_size, checked. */
 static ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, ghz_accuracy_t* out)
 {
     ghz_accuracy_t d = GHZ_ACCURACY_INIT;
@@ -41,12 +35,10 @@ int coll_rooted(const coll_desc_t* k)
     return k->ops ? k->ops->rooted : k->mv->rooted;
 }
 
-/* The byte span [lo, hi) of one side's blocks (lay) in its buffer, the longest block and
- * the farthest block end (elements, added to the maxima given). A buffer's byte size
- * must be a valid pointer difference: a block that ends past PTRDIFF_MAX bytes is
- * refused before any buffer is read. */
+/* The span [lo, hi) of one side's blocks (elements) and the longest block; a buffer's
+ * size must be a valid pointer difference. */
 static ghz_status_t measure(const ghz_comm_t* c, const coll_layout_t* lay, ghz_dtype_t t, size_t* lo, size_t* hi,
-                            size_t* longest, size_t* far)
+                            size_t* longest)
 {
     const size_t max = (size_t)PTRDIFF_MAX / ghz_dtype_size(t);
     const int nb = lay->single ? 1 : c->size;
@@ -64,7 +56,6 @@ static ghz_status_t measure(const ghz_comm_t* c, const coll_layout_t* lay, ghz_d
             return ghz_fail(GHZ_ERR_INVALID_ARG, "block %d: %zu elements at %zu exceed PTRDIFF_MAX bytes", p, n, d);
         if (n > *longest) *longest = n;
         if (!n) continue;
-        if (d + n > *far) *far = d + n;
         if (d < *lo) *lo = d;
         if (d + n > *hi) *hi = d + n;
     }
@@ -74,29 +65,29 @@ static ghz_status_t measure(const ghz_comm_t* c, const coll_layout_t* lay, ghz_d
 ghz_status_t coll_check_args(const ghz_comm_t* c, coll_desc_t* k, const char* name, const char* in_place_forms)
 {
     const size_t e = ghz_dtype_size(k->dtype);
-    size_t slo = 0, shi = 0, rlo = 0, rhi = 0, sf = 0, rf = 0, l = 0;
+    size_t slo = 0, rlo = 0, l = 0, *shi = &k->send_end, *rhi = &k->recv_end;
     ghz_status_t st;
+    *shi = *rhi = 0;
     if (!e) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
     if (k->acc && (st = coll_read_accuracy(k->acc, k->dtype, &k->a)) != GHZ_SUCCESS) return st;
     if (coll_rooted(k) && (k->root < 0 || k->root >= c->size))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
-    if (k->sends && (st = measure(c, &k->send, k->dtype, &slo, &shi, &l, &sf)) != GHZ_SUCCESS) return st;
-    if (k->recvs && (st = measure(c, &k->recv, k->dtype, &rlo, &rhi, &l, &rf)) != GHZ_SUCCESS) return st;
-    if (sf && !k->in) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
-    if (rf && !k->out) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
-    /* The algorithms read the send side while they write the receive side: bytes that
-     * both hold, other than in an in-place form of the call (which the kind resolved),
-     * would give wrong elements. Compared by the spans from each side's first block to
-     * its last, so a send side in a gap between receive blocks is refused too. */
-    if (sf && rf && !k->in_place) {
-        const uintptr_t s0 = (uintptr_t)k->in + slo * e, s1 = (uintptr_t)k->in + shi * e;
-        const uintptr_t r0 = (uintptr_t)k->out + rlo * e, r1 = (uintptr_t)k->out + rhi * e;
+    if (k->sends && (st = measure(c, &k->send, k->dtype, &slo, shi, &l)) != GHZ_SUCCESS) return st;
+    if (k->recvs && (st = measure(c, &k->recv, k->dtype, &rlo, rhi, &l)) != GHZ_SUCCESS) return st;
+    if (*shi && !k->in) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
+    if (*rhi && !k->out) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
+    /* The algorithms read one side while they write the other. The spans from first to
+     * last block are compared, so a send side in a gap between receive blocks is refused
+     * too. */
+    if (*shi && *rhi && !k->in_place) {
+        const uintptr_t s0 = (uintptr_t)k->in + slo * e, s1 = (uintptr_t)k->in + *shi * e;
+        const uintptr_t r0 = (uintptr_t)k->out + rlo * e, r1 = (uintptr_t)k->out + *rhi * e;
         if (s0 < r1 && r0 < s1)
             return ghz_fail(GHZ_ERR_INVALID_ARG, "%s: sendbuf and recvbuf overlap without being in place (in place: %s)",
                             name, in_place_forms);
     }
     k->longest = l;
-    k->farthest = sf > rf ? sf : rf;
+    k->farthest = *shi > *rhi ? *shi : *rhi;
     return GHZ_SUCCESS;
 }
 

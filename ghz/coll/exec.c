@@ -1,7 +1,4 @@
-/* ghz/coll/exec.c: a plan executed (detail/plan.h, coll_execute): the algorithm in
- * rounds, the MPI library's own call, the two-level allreduce, NCCL's calls, or the
- * trivial routes; then a reduction's AVG scaling and the call's bytes and times. The
- * runner (runner.c) and the host path (host_path.c) execute their plans here. */
+/* ghz/coll/exec.c: a plan executed on its route; then AVG's scaling and the call's info. */
 #include <string.h>
 
 #include "ghz/coll/detail/move_call.h"
@@ -14,8 +11,6 @@
 #include "ghz/coll/detail/reduce_cuda.h"
 #endif
 
-/* A data movement's own block, copied exactly from its send side to its receive side
- * (the algorithms move only the other ranks' blocks). */
 static ghz_status_t own_block(ghz_comm_t* c, const coll_desc_t* k)
 {
     const unsigned char* src;
@@ -24,24 +19,16 @@ static ghz_status_t own_block(ghz_comm_t* c, const coll_desc_t* k)
     return bytes ? c->be.copy(&c->be, dst, src, bytes) : GHZ_SUCCESS;
 }
 
-/* A data movement by the MPI library's own call (exact, CPU backend, every count and
- * displacement below INT_MAX: agreed). The v forms' int arrays live in the per-call
- * arrays (2N ints fit in N size_t). MPI moves a rank's own block too, but where its
- * call reads only the output (MPI_Bcast's root), which the root fills first. */
+/* The v forms' int arrays live in the per-call arrays (2N ints fit in N size_t). MPI
+ * moves a rank's own block too, but where it reads only the output (MPI_Bcast's root). */
 static ghz_status_t mpi_move(ghz_comm_t* c, const coll_desc_t* k)
 {
     const int N = c->size;
-    coll_mv_mpi_t a;
+    coll_mv_mpi_t a = {coll_mpi_dtype(k->dtype), k->in_place ? MPI_IN_PLACE : (const void*)k->in, (int)k->count,
+                       (int*)c->seg_off, (int*)c->seg_off + N, (int*)c->seg_cnt, (int*)c->seg_cnt + N};
     int p, rc;
     ghz_status_t st = k->mv->mpi_from_out ? own_block(c, k) : GHZ_SUCCESS;
     if (st != GHZ_SUCCESS) return st;
-    a.dt = coll_mpi_dtype(k->dtype);
-    a.in = k->in_place ? MPI_IN_PLACE : (const void*)k->in;
-    a.n = (int)k->count;
-    a.sc = (int*)c->seg_off;
-    a.sd = a.sc + N;
-    a.rc = (int*)c->seg_cnt;
-    a.rd = a.rc + N;
     for (p = 0; p < N && k->v; p++) {
         a.sc[p] = k->sends && !k->send.single ? (int)coll_lay_cnt(&k->send, p) : 0;
         a.sd[p] = k->sends && !k->send.single ? (int)coll_lay_displ(&k->send, p) : 0;
@@ -52,12 +39,11 @@ static ghz_status_t mpi_move(ghz_comm_t* c, const coll_desc_t* k)
     return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, coll_mv_name(k));
 }
 
-/* NCCL's route: a reduction's own exact call on the caller's stream, or a data movement
- * (NCCL's own collective or a group of sends exact, compressed blocks lossy). */
+#ifdef GHZ_WITH_NCCL
+/* A reduction's NCCL exact call, or a data movement over NCCL. */
 static ghz_status_t nccl_route(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t* p, coll_round_t* proto,
                                uint64_t* rounds)
 {
-#ifdef GHZ_WITH_NCCL
     uint64_t sent = 0;
     ghz_status_t st;
     if (k->mv && p->mode != COLL_EXACT) return coll_nccl_move_lossy(c, k, p->extent, p->eb, proto, rounds);
@@ -69,17 +55,9 @@ static ghz_status_t nccl_route(ghz_comm_t* c, const coll_desc_t* k, const coll_p
     }
     proto->logical_bytes = proto->wire_bytes = sent;
     return st;
-#else
-    (void)c;
-    (void)k;
-    (void)p;
-    (void)proto;
-    (void)rounds;
-    return ghz_fail(GHZ_ERR_UNSUPPORTED, "the NCCL transport is not in this build");
-#endif
 }
+#endif
 
-/* A reduction's AVG: the sum, scaled once (over NCCL on the caller's stream). */
 static ghz_status_t scale_avg(ghz_comm_t* c, const coll_desc_t* k)
 {
     if (k->mv || k->op != GHZ_OP_AVG || !coll_has_out(c, k)) return GHZ_SUCCESS;
@@ -98,20 +76,26 @@ ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t
     ghz_status_t st = GHZ_SUCCESS;
     *ratio = 0.0;
     coll_proto_init(c, k, p->mode, p->eb, &proto);
+#ifdef GHZ_WITH_NCCL
+    if (c->nccl && (p->route == COLL_ROUTE_TWO_LEVEL || p->route == COLL_ROUTE_ROUNDS)) coll_nccl_call_reset(c);
+#endif
     switch (p->route) {
     case COLL_ROUTE_NONE:
     case COLL_ROUTE_HOST: /* (host_path.c) */
         rounds = 0;
         break;
     case COLL_ROUTE_SELF:
-        /* one rank: the result is the input (AVG: divided by 1, exactly; reduce_scatter
-         * with MPI_IN_PLACE: the block is already in place) */
+        /* (AVG: divided by 1, exactly) */
         rounds = 0;
         if (k->mv) st = own_block(c, k);
         else if (k->out && k->out != k->in) st = c->be.copy(&c->be, k->out, k->in, k->count * e);
         break;
     case COLL_ROUTE_NCCL:
+#ifdef GHZ_WITH_NCCL
         st = nccl_route(c, k, p, &proto, &rounds);
+#else
+        st = ghz_fail(GHZ_ERR_UNSUPPORTED, "the NCCL transport is not in this build");
+#endif
         break;
     case COLL_ROUTE_MPI:
         if (!k->mv) st = coll_mpi_allreduce(c, k, &proto);
@@ -121,15 +105,9 @@ ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t
         }
         break;
     case COLL_ROUTE_TWO_LEVEL:
-#ifdef GHZ_WITH_NCCL
-        if (c->nccl) coll_nccl_call_reset(c);
-#endif
         st = coll_two_level(c, k, p->mode, p->eb, p->algo, &proto, c->nccl ? ratio : NULL);
         break;
     case COLL_ROUTE_ROUNDS:
-#ifdef GHZ_WITH_NCCL
-        if (c->nccl) coll_nccl_call_reset(c);
-#endif
         st = k->mv ? own_block(c, k) : GHZ_SUCCESS;
         if (st == GHZ_SUCCESS)
             st = coll_run_rounds(c, k, &proto, p->algo,
@@ -153,7 +131,7 @@ ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t
     info->time_decompress = proto.t_dec;
     info->time_stage = proto.t_stage;
     info->time_transfer = proto.t_xfer;
-    /* the ratio AUTO keeps: over NCCL the same on every rank, else this rank's */
+    /* (over NCCL already the same on every rank) */
     if (!c->nccl && p->mode != COLL_EXACT && proto.wire_bytes > 0)
         *ratio = (double)proto.logical_bytes / (double)proto.wire_bytes;
     return GHZ_SUCCESS;
