@@ -2,7 +2,7 @@
  * (k - r) mod N, whose partner then is r, so a block is encoded before anything lands in
  * its place and in place needs nothing more (exact in place is staged: coll_proto_init).
  * Send buffers alternate by step parity, reused after their sends completed. */
-#include "ghz/coll/detail/move.h"
+#include "ghz/coll/detail/algo.h"
 
 size_t coll_alltoall_need_staged(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {

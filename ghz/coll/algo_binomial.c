@@ -17,52 +17,47 @@ void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool)
     const int N = c->size, me = c->rank, v = (me - r->root + N) % N;
     const size_t n = r->count, kp = coll_pieces(n, r->piece), e = r->elem,
                  B = coll_seg_wire_cap(r->mode, r->dtype, n, r->piece);
-    unsigned char *rb = coll_pool_take(pool, B), *acc = NULL, *fa = NULL, *fb = NULL, *dec = NULL;
-    size_t *sa = c->wire_size, *sb = c->wire_size + COLL_MAX_PIECES, j;
-    int mask;
+    /* HOMO: the partial's frames in f[cur] (sizes sz[cur]), combined into the other pair */
+    unsigned char *rb = coll_pool_take(pool, B), *acc = NULL, *f[2] = {NULL, NULL}, *dec = NULL;
+    size_t* sz[2] = {c->wire_size, c->wire_size + COLL_MAX_PIECES};
+    size_t j;
+    int mask, cur = 0;
 
-    /* acc: raw values (the root's: the output), or frames in fa (HOMO) */
+    /* acc: raw values (the root's: the output), or frames (HOMO) */
     if (r->mode != COLL_HOMO) {
         acc = v == 0 ? r->out : coll_pool_raw(pool, n * e);
         if (acc && acc != r->in) coll_copy(r, acc, r->in, n * e);
     }
     if (!coll_zero_copy(r)) {
-        fa = coll_pool_take(pool, B);
-        fb = coll_pool_take(pool, B);
+        f[0] = coll_pool_take(pool, B);
+        f[1] = coll_pool_take(pool, B);
         dec = coll_pool_raw(pool, r->piece * e);
     }
     if (!rb || (r->mode != COLL_HOMO && !acc) || (!coll_zero_copy(r) && !dec))
         coll_fail(r, GHZ_ERR_NOMEM);
-    if (r->mode == COLL_HOMO) coll_encode_seg(r, r->in, n, fa, sa);
+    if (r->mode == COLL_HOMO) coll_encode_seg(r, r->in, n, f[0], sz[0]);
 
     for (mask = 1; mask < N; mask <<= 1) {
         if (v & mask) {
-            int parent = (v - mask + r->root) % N;
+            const int parent = (v - mask + r->root) % N;
             for (j = 0; j < kp; j++) {
-                size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j), sz = pc * e;
-                const unsigned char* w = acc ? acc + j * r->piece * e : NULL;
-                if (coll_doc_like(r)) {
-                    sz = pc ? coll_encode(r, w, pc, fa + off, coll_piece_cap(r, n, j)) : 0;
-                    w = fa + off;
-                } else if (r->mode == COLL_HOMO) {
-                    sz = pc ? sa[j] : 0;
-                    w = fa + off;
-                }
-                coll_send(r, w, sz, parent, &c->sreq[j]);
+                if (r->mode != COLL_HOMO) coll_send_piece(r, acc, n, j, f[0], parent, &c->sreq[j]);
+                else coll_send(r, f[cur] + coll_piece_wire_off(r, j), coll_piece_n(r, n, j) ? sz[cur][j] : 0, parent,
+                               &c->sreq[j]);
             }
             coll_wait_all(r, c->sreq, kp);
             return;
         }
         if (v + mask < N) {
-            int child = (v + mask + r->root) % N;
+            const int child = (v + mask + r->root) % N;
             for (j = 0; j < kp; j++)
                 coll_recv(r, rb + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j), child, &c->rreq[j]);
             for (j = 0; j < kp; j++) {
-                size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
-                size_t got = coll_wait_recv(r, &c->rreq[j]);
+                const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
+                const size_t got = coll_wait_recv(r, &c->rreq[j]);
                 unsigned char* a = acc ? acc + j * r->piece * e : NULL;
                 if (pc == 0) {
-                    sb[j] = 0;
+                    sz[cur ^ 1][j] = 0;
                     continue;
                 }
                 if (coll_zero_copy(r)) {
@@ -72,20 +67,14 @@ void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool)
                     coll_decode(r, rb + off, got, dec, pc);
                     coll_reduce(r, a, a, dec, pc);
                 } else {
-                    sb[j] = coll_homo(r, fa + off, sa[j], rb + off, got, fb + off, coll_piece_cap(r, n, j));
+                    sz[cur ^ 1][j] = coll_homo(r, f[cur] + off, sz[cur][j], rb + off, got, f[cur ^ 1] + off,
+                                               coll_piece_cap(r, n, j));
                 }
             }
-            if (r->mode == COLL_HOMO) {
-                unsigned char* t = fa;
-                size_t* ts = sa;
-                fa = fb;
-                fb = t;
-                sa = sb;
-                sb = ts;
-            }
+            if (r->mode == COLL_HOMO) cur ^= 1;
         }
     }
-    if (r->mode == COLL_HOMO) coll_decode_seg(r, fa, sa, r->out, n); /* the root */
+    if (r->mode == COLL_HOMO) coll_decode_seg(r, f[cur], sz[cur], r->out, n); /* the root */
 }
 
 size_t coll_bcast_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
@@ -94,7 +83,8 @@ size_t coll_bcast_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t
 }
 
 /* r->out relayed piece by piece from parent (-1: the root, which encodes each piece) to
- * the kids; frames travel unchanged, so every rank decodes the root's bytes. */
+ * the kids; frames travel unchanged, so every rank decodes the root's bytes. Counts what
+ * this rank sends. */
 static void relay(coll_round_t* r, coll_pool_t* pool, int parent, const int* kids, int nkids)
 {
     ghz_comm_t* c = r->comm;
@@ -124,6 +114,7 @@ static void relay(coll_round_t* r, coll_pool_t* pool, int parent, const int* kid
         for (q = 0; q < nkids; q++) coll_send(r, piece, bytes, kids[q], &c->sreq[ns++]);
     }
     coll_wait_all(r, c->sreq, ns);
+    r->logical_bytes = (uint64_t)nkids * n * e;
 }
 
 /* v receives from v - (its lowest set bit) and forwards to v + m for every m below that

@@ -1,6 +1,4 @@
 /* ghz/coll/algo_common.c: what every algorithm uses (detail/algo.h). */
-#include <string.h>
-
 #include "ghz/codec/codec.h"
 #include "ghz/coll/detail/algo.h"
 #include "ghz/detail/error.h"

@@ -7,7 +7,7 @@
  * and sends the whole to its parent. Scatter: the root packs ranks 1 .. N-1 in relative
  * order, so each subtree's entries are contiguous; each rank forwards its children's
  * ranges and decodes its own entry. */
-#include "ghz/coll/detail/move.h"
+#include "ghz/coll/detail/algo.h"
 
 /* frames stay aligned for the codecs' vector loads */
 static size_t up16(size_t b)
@@ -92,11 +92,7 @@ static void unpack_entry(coll_round_t* r, const unsigned char* pack, size_t at, 
     const uint64_t* hdr = (const uint64_t*)r->comm->wire_size;
     const size_t k = coll_pieces(n, r->piece);
     size_t j, cur = at + hdr_bytes(k);
-    if (r->st != GHZ_SUCCESS) return;
-    if (hdr[H_PIECES] != k) { /* the sender's count is not this rank's */
-        coll_fail(r, GHZ_ERR_CORRUPT);
-        return;
-    }
+    if (r->st == GHZ_SUCCESS && hdr[H_PIECES] != k) coll_fail(r, GHZ_ERR_CORRUPT); /* (the sender's count) */
     for (j = 0; j < k; j++) {
         const size_t pc = coll_piece_n(r, n, j);
         if (pc) coll_decode(r, pack + cur, (size_t)hdr[H_SIZES + j], dst + j * r->piece * r->elem, pc);
@@ -141,11 +137,8 @@ void coll_tree_gather(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool)
         int u = 0;
         const size_t len = read_entry(r, pack, at, used, &u);
         const int p = (u + r->root) % N;
-        if (!len || u == 0) {
-            coll_fail(r, GHZ_ERR_CORRUPT);
-            break;
-        }
-        unpack_entry(r, pack, at, r->out + coll_move_at(m, &m->recv, p) * r->elem, coll_move_n(m, &m->recv, p));
+        if (!len || u == 0) coll_fail(r, GHZ_ERR_CORRUPT);
+        else unpack_entry(r, pack, at, r->out + coll_move_at(m, &m->recv, p) * r->elem, coll_move_n(m, &m->recv, p));
         at += len;
     }
 }

@@ -1,6 +1,5 @@
 /* ghz/coll/backend_cpu.c: the CPU backend: host buffers, the codec's and ghz/homo's
  * host API, and the exact reductions of cpu/reduce_cpu.c. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,7 +42,6 @@ static ghz_status_t cpu_copy(coll_backend_t* be, void* dst, const void* src, siz
     if (bytes && dst != src) memmove(dst, src, bytes);
     return GHZ_SUCCESS;
 }
-
 
 static ghz_status_t cpu_reduce(coll_backend_t* be, void* out, const void* a, const void* b,
                                size_t n, ghz_dtype_t dtype, ghz_op_t op)
@@ -114,13 +112,13 @@ static ghz_status_t cpu_decompress(coll_backend_t* be, const void* src, size_t s
     return st;
 }
 
-static void buf_in(ghz_buf_t* b, const void* data, size_t size)
+static void buf_in(ghz_buf_t* b, const void* data, size_t size, size_t capacity)
 {
     ghz_buf_t init = GHZ_BUF_INIT;
     *b = init;
     b->data = (void*)data;
     b->size = size;
-    b->capacity = size;
+    b->capacity = capacity;
 }
 
 static ghz_status_t cpu_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_t dtype, const void* a, size_t a_size,
@@ -131,10 +129,9 @@ static ghz_status_t cpu_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_t
     ghz_status_t st;
     (void)be;
     (void)dtype; /* the frames say it */
-    buf_in(&A, a, a_size);
-    buf_in(&B, b, b_size);
-    buf_in(&O, out, 0);
-    O.capacity = capacity;
+    buf_in(&A, a, a_size, a_size);
+    buf_in(&B, b, b_size, b_size);
+    buf_in(&O, out, 0, capacity);
     st = ghz_homo_binary(coll_homo_op(op), &A, &B, &O);
     *out_size = O.size;
     return st;
@@ -156,11 +153,10 @@ static ghz_status_t cpu_homo_sum_n(coll_backend_t* be, ghz_dtype_t dtype, const 
     if (k > GROUP)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "n-ary sum of %zu inputs (at most %d here)", k, GROUP);
     for (i = 0; i < k; i++) {
-        buf_in(&bufs[i], in[i], sizes[i]);
+        buf_in(&bufs[i], in[i], sizes[i], sizes[i]);
         ptrs[i] = &bufs[i];
     }
-    buf_in(&O, out, 0);
-    O.capacity = capacity;
+    buf_in(&O, out, 0, capacity);
     st = ghz_homo_sum_n(ptrs, k, &O);
     *out_size = O.size;
     return st;

@@ -1,9 +1,5 @@
 /* ghz/coll/entry.c: the public calls: each makes its call's descriptor for the runner. */
-#include <string.h>
-
-#include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/plan.h"
-#include "ghz/coll/detail/reduce_call.h"
 
 /* A data movement (nothing combined); v forms: the sides' counts and displacements. */
 static ghz_status_t move(coll_kind_t kind, int v, const void* sendbuf, void* recvbuf, size_t count,
@@ -20,7 +16,6 @@ static ghz_status_t move(coll_kind_t kind, int v, const void* sendbuf, void* rec
     }
     return coll_run(comm, &k);
 }
-
 
 ghz_status_t ghz_allreduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype, ghz_op_t op,
                            const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream)

@@ -1,6 +1,4 @@
 /* ghz/coll/exec.c: a plan executed on its route; then AVG's scaling and the call's info. */
-#include <string.h>
-
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/nccl_move.h"

@@ -1,7 +1,6 @@
 /* ghz/coll/host_path.c: a CUDA communicator's small exact calls through host memory, on
  * its CPU communicator (COLL.md, Choices, and Data movement, Host path). */
 #include <stddef.h>
-#include <string.h>
 
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/plan.h"
@@ -13,13 +12,9 @@
 static ghz_status_t host_call(ghz_comm_t* c, coll_desc_t* h, const coll_plan_t* p, ghz_coll_info_t* info)
 {
     ghz_comm_t* hc = c->host;
-    coll_plan_t hp;
+    coll_plan_t hp = {.mode = COLL_EXACT, .extent = p->extent, .far = p->far};
     double ratio;
     ghz_status_t st;
-    memset(&hp, 0, sizeof hp);
-    hp.mode = COLL_EXACT;
-    hp.extent = p->extent;
-    hp.far = p->far;
     coll_call_begin(hc);
     st = coll_desc_check(hc, h);
     if (st != GHZ_SUCCESS) return st;

@@ -1,9 +1,7 @@
 /* ghz/coll/move_args.c: a data-movement call's arguments: its checks, who sends to
  * whom, the value range of what it sends, the v forms' counts pair by pair. */
 #include <math.h>
-#include <string.h>
 
-#include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/detail/error.h"
 

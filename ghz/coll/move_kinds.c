@@ -120,28 +120,15 @@ static ghz_algo_t bcast_settle(const ghz_comm_t* c, ghz_algo_t algo, size_t exte
     }
 }
 
-/* This rank's children in the broadcast (coll_binomial_bcast's tree, or the chain). */
-static int bcast_children(const ghz_comm_t* c, int root, int chain)
-{
-    const int N = c->size, v = coll_mod((long)c->rank - root, N);
-    int mask = 1, m, kids = 0;
-    if (chain) return v + 1 < N;
-    while (mask < N && !(v & mask)) mask <<= 1;
-    for (m = mask >> 1; m > 0; m >>= 1) kids += v + m < N;
-    return kids;
-}
-
 static void bcast_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,
                         ghz_algo_t algo, size_t window)
 {
-    const int chain = algo == GHZ_ALGO_RING;
-    const size_t e = r->elem;
+    (void)c;
     (void)window;
-    r->out = k->out + m->off * e;
+    r->out = k->out + m->off * r->elem;
     r->count = coll_move_n(m, &k->recv, 0);
-    if (chain) coll_chain_bcast(r, pool);
+    if (algo == GHZ_ALGO_RING) coll_chain_bcast(r, pool);
     else coll_binomial_bcast(r, pool);
-    r->logical_bytes = (uint64_t)bcast_children(c, k->root, chain) * r->count * e;
 }
 
 static ghz_status_t scatter_layout(const ghz_comm_t* c, coll_desc_t* k)

@@ -43,7 +43,6 @@ static size_t move_bytes(const ghz_comm_t* c, size_t block_bytes)
     return block_bytes > SIZE_MAX / N ? SIZE_MAX : block_bytes * N;
 }
 
-/* A lossy AUTO call below the threshold: exact on every rank, by agreed fields alone. */
 static int coll_auto_small(const ghz_comm_t* c, const coll_desc_t* k)
 {
     return k->acc && k->a.path == GHZ_PATH_AUTO && !coll_auto_compresses(c, k->total * ghz_dtype_size(k->dtype));
@@ -163,8 +162,7 @@ void coll_plan_route(const ghz_comm_t* c, const coll_desc_t* k, coll_plan_t* p)
                   : k->mv->choose ? k->mv->choose(c, k, p->mode, p->extent)
                                   : k->mv->algo;
         p->route = c->size == 1 ? COLL_ROUTE_SELF : p->algo == GHZ_ALGO_MPI ? COLL_ROUTE_MPI : COLL_ROUTE_ROUNDS;
-        /* (coll_proto_init's piece and staging) */
-        if (p->route == COLL_ROUTE_ROUNDS && k->mv->settle) {
+            if (p->route == COLL_ROUTE_ROUNDS && k->mv->settle) {
             const size_t piece = coll_piece_elems(c, p->mode, e);
             const int staged = c->be.staged || (k->mv->in_place_shared && k->in_place);
             p->algo = k->mv->settle(c, p->algo, p->extent,
@@ -210,7 +208,6 @@ static ghz_status_t plan_reduce(const ghz_comm_t* c, const coll_desc_t* k, const
     p->eb = budget.eb;
     p->bound_abs = budget.bound_abs;
     p->terms = p->mode == COLL_EXACT ? 0.0 : bi.terms;
-    /* (an exact call over NCCL is NCCL's own) */
     if (c->nccl && p->mode == COLL_EXACT && coll_two_level_algo(p->algo)) p->algo = GHZ_ALGO_NCCL;
     return GHZ_SUCCESS;
 }

@@ -1,9 +1,7 @@
 /* ghz/coll/reduce_entry.c: a call's descriptor made and checked on this rank (a data
  * movement's sides: move_args.c). */
-#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/reduce_call.h"
@@ -60,18 +58,8 @@ ghz_status_t coll_desc_check(const ghz_comm_t* c, coll_desc_t* k)
 coll_desc_t coll_make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
                            ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_stream_t stream)
 {
-    coll_desc_t k;
-    memset(&k, 0, sizeof k);
-    k.kind = kind;
-    k.ops = coll_kind_ops(kind);
-    k.mv = coll_mv_kind_ops(kind);
-    k.sendbuf = sendbuf;
-    k.recvbuf = recvbuf;
-    k.count = count;
-    k.dtype = dtype;
-    k.op = op;
-    k.root = root;
-    k.acc = acc;
-    k.stream = stream;
+    const coll_desc_t k = {.kind = kind, .ops = coll_kind_ops(kind), .mv = coll_mv_kind_ops(kind),
+                           .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .dtype = dtype, .op = op,
+                           .root = root, .acc = acc, .stream = stream};
     return k;
 }

@@ -25,10 +25,7 @@ static size_t allreduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t*
         r->in = k->in + off * e;
         r->out = k->out ? k->out + off * e : NULL;
         r->count = w;
-        while (P * 2 <= c->size) {
-            P *= 2;
-            steps++;
-        }
+        for (; P * 2 <= c->size; P *= 2) steps++;
         coll_recdbl_allreduce(r, pool);
         r->logical_bytes = (uint64_t)(steps + (c->rank < 2 * (c->size - P))) * w * e;
         return w;

@@ -2,7 +2,6 @@
  * entry's. */
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "ghz/codec/codec.h"
 #include "ghz/coll/detail/move_call.h"
@@ -10,11 +9,9 @@
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
-typedef coll_need_fn need_fn;
-
 /* The largest window of at most COLL_MAX_PIECES pieces whose buffers fit the pool. */
-static size_t coll_fit_window(const ghz_comm_t* c, need_fn need, need_fn need2, coll_mode_t m, ghz_dtype_t t,
-                              size_t piece)
+static size_t coll_fit_window(const ghz_comm_t* c, coll_need_fn need, coll_need_fn need2, coll_mode_t m,
+                              ghz_dtype_t t, size_t piece)
 {
     size_t lo = 0, hi = COLL_MAX_PIECES * piece;
     while (lo < hi) {
@@ -42,24 +39,18 @@ static coll_need_fn coll_algo_need(ghz_algo_t algo)
     }
 }
 
-static void round_needs(const coll_desc_t* k, ghz_algo_t algo, int staged, need_fn* need, need_fn* need2)
-{
-    *need2 = NULL;
-    if (k->mv) {
-        *need = staged && k->mv->need_staged            ? k->mv->need_staged
-                : algo == GHZ_ALGO_BINOMIAL && k->mv->need_tree ? k->mv->need_tree
-                                                                : k->mv->need;
-        return;
-    }
-    *need = coll_algo_need(algo);
-    if (k->ops->needs) k->ops->needs(algo, need, need2);
-}
-
+/* The pool a round needs: the reduction algorithm's and what its kind adds, or the data
+ * movement kind's. */
 size_t coll_round_window(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo_t algo, coll_mode_t m, int staged,
                          size_t piece)
 {
-    need_fn need, need2;
-    round_needs(k, algo, staged, &need, &need2);
+    coll_need_fn need = coll_algo_need(algo), need2 = NULL;
+    if (k->mv)
+        need = staged && k->mv->need_staged               ? k->mv->need_staged
+               : algo == GHZ_ALGO_BINOMIAL && k->mv->need_tree ? k->mv->need_tree
+                                                               : k->mv->need;
+    else if (k->ops->needs)
+        k->ops->needs(algo, &need, &need2);
     return coll_fit_window(c, need, need2, m, k->dtype, piece);
 }
 
@@ -119,20 +110,11 @@ size_t coll_piece_elems(const ghz_comm_t* c, coll_mode_t m, size_t elem)
 void coll_proto_init(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode, double eb, coll_round_t* proto)
 {
     const size_t elem = ghz_dtype_size(k->dtype);
-    memset(proto, 0, sizeof *proto);
-    proto->comm = c;
-    proto->mode = mode;
-    proto->dtype = k->dtype;
-    proto->op = k->mv || k->op == GHZ_OP_AVG ? GHZ_OP_SUM : k->op;
-    proto->elem = elem;
-    proto->eb = eb;
-    proto->piece = coll_piece_elems(c, mode, elem);
-    proto->in = k->in;
-    proto->out = k->out;
-    proto->seg_off = c->seg_off;
-    proto->seg_cnt = c->seg_cnt;
-    proto->final_wire = k->ops && k->ops->final_wire;
-    proto->raw_fallback = k->mv != NULL;
-    proto->staged = c->be.staged || (k->mv && k->mv->in_place_shared && k->in_place);
-    proto->root = k->root;
+    const coll_round_t p = {.comm = c, .mode = mode, .dtype = k->dtype,
+                            .op = k->mv || k->op == GHZ_OP_AVG ? GHZ_OP_SUM : k->op, .elem = elem, .eb = eb,
+                            .piece = coll_piece_elems(c, mode, elem), .in = k->in, .out = k->out,
+                            .seg_off = c->seg_off, .seg_cnt = c->seg_cnt, .final_wire = k->ops && k->ops->final_wire,
+                            .raw_fallback = k->mv != NULL, .root = k->root,
+                            .staged = c->be.staged || (k->mv && k->mv->in_place_shared && k->in_place)};
+    *proto = p;
 }

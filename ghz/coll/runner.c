@@ -50,22 +50,6 @@ static void call_fields(const ghz_comm_t* c, const coll_desc_t* k, const coll_pr
     mine->most[1] = k->farthest;
 }
 
-/* A v form's counts are then checked pair by pair, and every rank told the outcome. */
-static ghz_status_t agree(ghz_comm_t* c, const coll_desc_t* k, const coll_pre_t* pre, ghz_status_t st,
-                          coll_call_t* mine, coll_agreed_t* all)
-{
-    call_fields(c, k, pre, st, mine);
-    all->most[0] = k->longest;
-    all->most[1] = k->farthest;
-    if (!pre->agree) return st;
-    st = coll_agree(c, mine, all);
-    if (st == GHZ_SUCCESS && k->v) {
-        call_fields(c, k, pre, coll_mv_check_counts(c, k), mine);
-        st = coll_agree(c, mine, all);
-    }
-    return st;
-}
-
 static ghz_status_t prepare(ghz_comm_t* c, coll_desc_t* k, coll_pre_t* pre, coll_agreed_t* all, coll_plan_t* p,
                             double* t_copied)
 {
@@ -94,7 +78,15 @@ static ghz_status_t prepare(ghz_comm_t* c, coll_desc_t* k, coll_pre_t* pre, coll
     mine.ranged = pre->ranged;
     mine.staged = pre->copied && st == GHZ_SUCCESS;
     mine.ratio_seen = c->last_ratio;
-    st = agree(c, k, pre, st, &mine, all);
+    call_fields(c, k, pre, st, &mine);
+    all->most[0] = k->longest;
+    all->most[1] = k->farthest;
+    if (pre->agree) st = coll_agree(c, &mine, all);
+    /* a v form's counts are then checked pair by pair, and every rank told the outcome */
+    if (pre->agree && st == GHZ_SUCCESS && k->v) {
+        call_fields(c, k, pre, coll_mv_check_counts(c, k), &mine);
+        st = coll_agree(c, &mine, all);
+    }
     return st == GHZ_SUCCESS ? coll_plan(c, k, pre, all, p) : st;
 }
 

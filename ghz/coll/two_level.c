@@ -1,7 +1,6 @@
 /* ghz/coll/two_level.c: the two-level allreduce (COLL.md, Two levels): its stages on the
  * child communicators, each the rounds of a whole call. */
 #include <stdint.h>
-#include <string.h>
 
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/reduce_call.h"
@@ -89,24 +88,18 @@ static ghz_status_t child_stage(ghz_comm_t* cc, const coll_kind_ops_t* ops, cons
                                 unsigned char* out, size_t count, const coll_desc_t* k, coll_mode_t mode, double eb,
                                 ghz_algo_t algo, coll_round_t* sum)
 {
-    coll_desc_t kk;
+    const coll_desc_t kk = {.kind = ops->kind, .ops = ops, .count = count, .dtype = k->dtype, .op = k->op,
+                            .stream = k->stream, .in = in, .out = out, .total = count};
     coll_round_t p;
     uint64_t rounds = 0;
     ghz_status_t st;
     if (count == 0) return GHZ_SUCCESS;
-    memset(&kk, 0, sizeof kk);
-    kk.kind = ops->kind;
-    kk.ops = ops;
-    kk.count = count;
-    kk.dtype = k->dtype;
-    kk.op = k->op;
-    kk.stream = k->stream;
     if (cc->nccl && (st = cc->be.begin(&cc->be, k->stream)) != GHZ_SUCCESS) return st;
 #ifdef GHZ_WITH_NCCL
     if (cc->nccl && mode == COLL_EXACT && cc->size > 1) {
         /* (a reduce's non-root ranks get nothing: NCCL does not write their recvbuf) */
         const uint64_t bytes = (uint64_t)count * ghz_dtype_size(k->dtype);
-        st = coll_nccl_exact(cc, (coll_nccl_kind_t)kk.ops->nccl_kind, in, out ? out : k->out, count, k->dtype, k->op,
+        st = coll_nccl_exact(cc, (coll_nccl_kind_t)ops->nccl_kind, in, out ? out : k->out, count, k->dtype, k->op,
                              0, k->stream);
         sum->wire_bytes += bytes;
         sum->logical_bytes += bytes;
@@ -119,12 +112,9 @@ static ghz_status_t child_stage(ghz_comm_t* cc, const coll_kind_ops_t* ops, cons
             return cc->be.copy(&cc->be, out, in, count * ghz_dtype_size(k->dtype));
         return GHZ_SUCCESS;
     }
-    kk.in = in;
-    kk.out = out;
-    kk.total = count;
     cc->tp.seq = ++cc->calls;
     coll_proto_init(cc, &kk, mode, eb, &p);
-    st = coll_run_rounds(cc, &kk, &p, algo, kk.ops->extent ? kk.ops->extent(cc, &kk) : count, &rounds);
+    st = coll_run_rounds(cc, &kk, &p, algo, ops->extent ? ops->extent(cc, &kk) : count, &rounds);
     if (mode == COLL_EXACT) p.logical_bytes = p.wire_bytes; /* exactly the uncompressed bytes */
     coll_round_add(sum, &p);
     return st;

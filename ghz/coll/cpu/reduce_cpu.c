@@ -150,22 +150,16 @@ GHZ_FLOAT_KERNELS(f64, double)
 #define GHZ_OP_END (GHZ_OP_BXOR + 1)
 
 /* One integer dtype's row: SG is i or u (MIN and MAX), the rest by width. */
-#define GHZ_INT_ROW(SG, BITS)                                                          \
-    {                                                                                  \
-        [GHZ_OP_SUM] = ghz_red_u##BITS##_sum, [GHZ_OP_PROD] = ghz_red_u##BITS##_prod,  \
-        [GHZ_OP_MAX] = ghz_red_##SG##BITS##_max,                                       \
-        [GHZ_OP_MIN] = ghz_red_##SG##BITS##_min,                                       \
-        [GHZ_OP_LAND] = ghz_red_u##BITS##_land, [GHZ_OP_LOR] = ghz_red_u##BITS##_lor,  \
-        [GHZ_OP_LXOR] = ghz_red_u##BITS##_lxor, [GHZ_OP_BAND] = ghz_red_u##BITS##_band, \
-        [GHZ_OP_BOR] = ghz_red_u##BITS##_bor, [GHZ_OP_BXOR] = ghz_red_u##BITS##_bxor   \
-    }
+#define GHZ_INT_ROW(SG, BITS)                                                                                   \
+    {[GHZ_OP_SUM] = ghz_red_u##BITS##_sum, [GHZ_OP_PROD] = ghz_red_u##BITS##_prod,                              \
+     [GHZ_OP_MAX] = ghz_red_##SG##BITS##_max, [GHZ_OP_MIN] = ghz_red_##SG##BITS##_min,                          \
+     [GHZ_OP_LAND] = ghz_red_u##BITS##_land, [GHZ_OP_LOR] = ghz_red_u##BITS##_lor,                              \
+     [GHZ_OP_LXOR] = ghz_red_u##BITS##_lxor, [GHZ_OP_BAND] = ghz_red_u##BITS##_band,                            \
+     [GHZ_OP_BOR] = ghz_red_u##BITS##_bor, [GHZ_OP_BXOR] = ghz_red_u##BITS##_bxor}
 /* A float dtype's row: AVG is SUM here (the caller scales once at the end). */
-#define GHZ_FLOAT_ROW(F)                                                               \
-    {                                                                                  \
-        [GHZ_OP_SUM] = ghz_red_##F##_sum, [GHZ_OP_PROD] = ghz_red_##F##_prod,          \
-        [GHZ_OP_MAX] = ghz_red_##F##_max, [GHZ_OP_MIN] = ghz_red_##F##_min,            \
-        [GHZ_OP_AVG] = ghz_red_##F##_sum                                               \
-    }
+#define GHZ_FLOAT_ROW(F)                                                                                        \
+    {[GHZ_OP_SUM] = ghz_red_##F##_sum, [GHZ_OP_PROD] = ghz_red_##F##_prod, [GHZ_OP_MAX] = ghz_red_##F##_max,    \
+     [GHZ_OP_MIN] = ghz_red_##F##_min, [GHZ_OP_AVG] = ghz_red_##F##_sum}
 
 /* NULL where the pair is not defined (and for dtype 0, which is no dtype). */
 static const ghz_reduce_kernel_t ghz_reduce_table[GHZ_DTYPE_END][GHZ_OP_END] = {

@@ -10,12 +10,11 @@
 /* EXACT: raw values; HOMO: frames combined by ghz/homo; DOC: decode, combine, recompress. */
 typedef enum { COLL_EXACT = 0, COLL_HOMO = 1, COLL_DOC = 2 } coll_mode_t;
 
-/* Most pieces per segment in one round: bounds the per-call arrays allocated at init. */
+/* Most pieces per segment in one round: bounds the arrays allocated at init. */
 #define COLL_MAX_PIECES 64
 /* Most inputs of one n-ary homomorphic sum (the pairwise algorithm's combine). */
 #define COLL_SUM_N_MAX 64
 
-/* One round of one call. Segment s covers seg_cnt[s] elements at element seg_off[s]. */
 typedef struct {
     ghz_comm_t* comm;
     coll_mode_t mode;
@@ -28,8 +27,8 @@ typedef struct {
     unsigned char* out;
     const size_t* seg_off; /* comm->size entries */
     const size_t* seg_cnt;
-    int final_wire;        /* the result is also sent compressed: its owner decodes the
-                              very bytes it sends, so every rank holds the same bits */
+    int final_wire;        /* the result is sent compressed too: its owner decodes the
+                              bytes it sends, so every rank holds the same bits */
     int root;
     size_t count;          /* recursive doubling, binomial: the round's whole vector */
     unsigned char* fin;    /* this rank's final frames, for the allgather */
@@ -62,7 +61,6 @@ static inline double coll_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* a mod n in [0, n) */
 static inline int coll_mod(long a, int n)
 {
     long m = a % n;
@@ -93,13 +91,13 @@ static inline int coll_doc_like(const coll_round_t* r)
     return r->mode == COLL_DOC || (r->mode == COLL_EXACT && r->staged);
 }
 
-/* Wire bytes of a piece of n elements, of a segment of n in pieces, and the piece count
- * (at least 1: an empty segment still sends one message, so poison always flows). */
+/* The piece count is at least 1: an empty segment still sends one message, so poison
+ * always flows. */
 size_t coll_wire_cap(coll_mode_t m, ghz_dtype_t dtype, size_t n);
 size_t coll_seg_wire_cap(coll_mode_t m, ghz_dtype_t dtype, size_t n, size_t piece);
 size_t coll_pieces(size_t n, size_t piece);
 
-/* The algorithms: the pool bytes a round of `window` elements per segment needs, and a round. */
+/* The algorithms: the pool a round of `window` elements per segment needs, and a round. */
 size_t coll_ring_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
 /* This rank's segment to out_own; with final_wire its frames stay in r->fin. */
 void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char* out_own);
@@ -119,7 +117,6 @@ void coll_chain_bcast(coll_round_t* r, coll_pool_t* pool);
 size_t coll_direct_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
 void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned char* out_own);
 
-/* Piece j of a segment of n: its elements, wire capacity and offset in a wire buffer. */
 size_t coll_piece_n(const coll_round_t* r, size_t n, size_t j);
 size_t coll_piece_cap(const coll_round_t* r, size_t n, size_t j);
 size_t coll_piece_wire_off(const coll_round_t* r, size_t j);
@@ -132,17 +129,14 @@ void coll_recv_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, un
                      coll_req_t* req);
 void coll_land_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, const unsigned char* wb,
                      coll_req_t* req);
-/* Every piece of the n values at src encoded into its slot of wire, sizes[j] its bytes;
- * and back. */
+/* Every piece of a segment of n values, encoded into its slot of wire (sizes[j]), and back. */
 void coll_encode_seg(coll_round_t* r, const unsigned char* src, size_t n, unsigned char* wire, size_t* sizes);
 void coll_decode_seg(coll_round_t* r, const unsigned char* wire, const size_t* sizes, unsigned char* out, size_t n);
 /* An allgather's own segment, the n values at src, encoded once into r->fin (unless
  * exact values move straight). */
 void coll_stage_fin(coll_round_t* r, coll_pool_t* pool, const unsigned char* src, size_t n, size_t window);
 void coll_copy(coll_round_t* r, void* dst, const void* src, size_t bytes);
-/* A received exact piece must hold exactly its values. */
 void coll_expect(coll_round_t* r, size_t got, size_t want);
-/* sum's bytes and times += r's */
 void coll_round_add(coll_round_t* sum, const coll_round_t* r);
 
 /* Transport and backend calls that keep the round's status (the first failure poisons
@@ -161,7 +155,57 @@ void coll_decode(coll_round_t* r, const void* wire, size_t size, void* raw, size
 void coll_reduce(coll_round_t* r, void* out, const void* a, const void* b, size_t n);
 size_t coll_homo(coll_round_t* r, const void* a, size_t a_size, const void* b, size_t b_size, void* out, size_t cap);
 
-/* n elements from base split into the communicator's segments, balanced. */
 void coll_split(ghz_comm_t* c, size_t base, size_t n);
+
+/* The data movement: a round covers elements [off, off + w) of every block, and each
+ * value is compressed once, never again. One side's blocks: block p is cnt[p] elements
+ * at displ[p] (v forms), or `count` at p * count; single: one block of `count` at 0. */
+typedef struct {
+    const size_t* cnt;
+    const size_t* displ;
+    size_t count;
+    int single;
+} coll_layout_t;
+
+static inline size_t coll_lay_cnt(const coll_layout_t* l, int p)
+{
+    return l->cnt && !l->single ? l->cnt[p] : l->count;
+}
+
+static inline size_t coll_lay_displ(const coll_layout_t* l, int p)
+{
+    return l->single ? 0 : l->displ ? l->displ[p] : (size_t)p * l->count;
+}
+
+typedef struct {
+    coll_layout_t send, recv;
+    size_t off, w;
+} coll_move_t;
+
+/* Block p's elements in this round, and where they start. */
+static inline size_t coll_move_n(const coll_move_t* m, const coll_layout_t* l, int p)
+{
+    const size_t n = coll_lay_cnt(l, p);
+    return n <= m->off ? 0 : n - m->off < m->w ? n - m->off : m->w;
+}
+
+static inline size_t coll_move_at(const coll_move_t* m, const coll_layout_t* l, int p)
+{
+    return coll_lay_displ(l, p) + m->off;
+}
+
+/* The rounds move the other ranks' blocks; the own block is the caller's. */
+size_t coll_linear_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
+void coll_linear_gather(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool);
+void coll_linear_scatter(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool);
+
+size_t coll_tree_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
+void coll_tree_gather(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool);
+void coll_tree_scatter(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool);
+
+size_t coll_alltoall_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
+/* ... where exact values go through the wire buffers anyway (in place) */
+size_t coll_alltoall_need_staged(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
+void coll_pairwise_alltoall(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool);
 
 #endif

@@ -2,7 +2,7 @@
 #ifndef GHZ_COLL_DETAIL_CALLS_H
 #define GHZ_COLL_DETAIL_CALLS_H
 
-#include "ghz/coll/detail/move.h"
+#include "ghz/coll/detail/algo.h"
 
 /* One numbering, which the agreement carries (names.h, COLL_CALLS): a data movement's v
  * form agrees as kind + 1; the two-level stages (two_level.c) are never agreed. */

@@ -4,9 +4,8 @@
 
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/calls.h"
-#include "ghz/coll/detail/move.h"
 
-/* The MPI library's own call's arguments beyond the call's (exec.c). */
+/* The MPI library's own call's arguments beyond the call's. */
 typedef struct {
     MPI_Datatype dt;
     const void* in;         /* the send side, or MPI_IN_PLACE */

@@ -31,13 +31,13 @@ typedef struct {
 /* Every field decided from agreed inputs, so every rank holds the same plan. */
 typedef struct {
     coll_route_t route;
-    coll_mode_t mode;  /* exact, or how compressed data is combined */
+    coll_mode_t mode;
     ghz_algo_t algo;
-    double eb;         /* E: the absolute bound of every compression (bound.h) */
-    double bound_abs;  /* the bound on the result (lossy calls) */
-    double terms;      /* K of the budget (0: exact) */
+    double eb;         /* E of every compression (bound.h) */
+    double bound_abs;  /* the bound on the result */
+    double terms;      /* K (0: exact) */
     size_t extent;     /* data movement: the longest block of any rank (elements) */
-    size_t far;        /* data movement: the farthest block end of any rank */
+    size_t far;        /* ... and the farthest block end */
 } coll_plan_t;
 
 /* A row of AUTO's cost tables: the cheapest finite one wins (coll_argmin). */

@@ -32,7 +32,7 @@ struct coll_kind_ops {
 };
 
 const coll_kind_ops_t* coll_kind_ops(coll_kind_t kind);
-int coll_has_out(const ghz_comm_t* c, const coll_desc_t* k);
+int coll_has_out(const ghz_comm_t* c, const coll_desc_t* k); /* (reduce: the root only) */
 
 static inline int coll_two_level_algo(ghz_algo_t a)
 {
