@@ -260,12 +260,13 @@ void coll_recv_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, un
     coll_recv(r, at, coll_piece_cap(r, n, j), peer, req);
 }
 
-void coll_land_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, const unsigned char* wb,
-                     coll_req_t* req)
+size_t coll_land_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, const unsigned char* wb,
+                       coll_req_t* req)
 {
     const size_t pc = coll_piece_n(r, n, j), got = coll_wait_recv(r, req);
     if (coll_zero_copy(r)) coll_expect(r, got, pc * r->elem);
     else if (pc) coll_decode(r, wb + coll_piece_wire_off(r, j), got, dst + j * r->piece * r->elem, pc);
+    return got;
 }
 
 void coll_split(ghz_comm_t* c, size_t base, size_t n)

@@ -48,17 +48,12 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
         const size_t ns = r->seg_cnt[s], ks = coll_pieces(ns, r->piece);
         const unsigned char* src = r->in + r->seg_off[s] * e;
         for (j = 0; j < ks; j++) {
-            size_t pc = coll_piece_n(r, ns, j), off = coll_piece_wire_off(r, j), sz = pc * e;
+            const size_t pc = coll_piece_n(r, ns, j);
             const unsigned char* raw = src + j * r->piece * e;
-            const unsigned char* w = raw;
-            if (lossy) {
-                /* (k == 0: this rank's own frames, for the sum) */
-                unsigned char* at = sendw + (size_t)s * B + off;
-                sz = pc ? coll_encode(r, raw, pc, at, coll_piece_cap(r, ns, j)) : 0;
-                c->wire_size[(size_t)s * COLL_MAX_PIECES + j] = sz;
-                w = at;
-            }
-            if (k > 0) coll_send(r, w, sz, s, &c->sreq[(size_t)(k - 1) * COLL_MAX_PIECES + j]);
+            unsigned char* at = lossy ? sendw + (size_t)s * B + coll_piece_wire_off(r, j) : NULL;
+            const size_t sz = !lossy ? pc * e : pc ? coll_encode(r, raw, pc, at, coll_piece_cap(r, ns, j)) : 0;
+            if (lossy) c->wire_size[(size_t)s * COLL_MAX_PIECES + j] = sz; /* (k == 0: own frames, for the sum) */
+            if (k > 0) coll_send(r, lossy ? at : raw, sz, s, &c->sreq[(size_t)(k - 1) * COLL_MAX_PIECES + j]);
         }
     }
 
@@ -97,10 +92,8 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
         } else {
             /* raw values; DOC keeps this rank's own exact */
             for (q = 0; q < (size_t)N; q++) {
-                const void* x;
-                if (coll_zero_copy(r) || q == (size_t)me) {
-                    x = q == (size_t)me ? (const void*)(mine + j * r->piece * e) : c->wire_ptr[q];
-                } else {
+                const void* x = q == (size_t)me ? (const void*)(mine + j * r->piece * e) : c->wire_ptr[q];
+                if (!coll_zero_copy(r) && q != (size_t)me) {
                     coll_decode(r, c->wire_ptr[q], c->wire_tmp[q], dec, pc);
                     x = dec;
                 }

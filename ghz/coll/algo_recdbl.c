@@ -119,14 +119,11 @@ void coll_recdbl_allreduce(coll_round_t* r, coll_pool_t* pool)
             if (lossy) acc.sizes[j] = got;
             else coll_expect(r, got, pc * r->elem);
         }
-        newrank = -1;
     } else {
+        newrank = me < 2 * R ? me / 2 : me - R;
         if (me < 2 * R) {
             post_recv(r, rb, me - 1, rreq);
             combine_vec(r, &acc, &out, rb, 0, rreq, sreq, da, db);
-            newrank = me / 2;
-        } else {
-            newrank = me - R;
         }
         for (mask = 1; mask < P; mask <<= 1) {
             int pnew = newrank ^ mask, peer = pnew < R ? pnew * 2 + 1 : pnew + R;

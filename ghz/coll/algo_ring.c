@@ -56,22 +56,14 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
             unsigned char* in = rb[par] + off;
             unsigned char* dst = final ? (lossy ? r->fin + off : in) : sb[par] + off;
             size_t got = coll_wait_recv(r, &rreq[j]), sz = 0;
-            if (pc == 0) {
-                if (final && lossy) r->fin_sizes[j] = 0;
-                if (!final) coll_send(r, dst, 0, next, &sreq[par][j]);
-                continue;
-            }
-            if (coll_zero_copy(r)) {
+            if (pc && coll_zero_copy(r)) {
                 coll_expect(r, got, pc * r->elem);
-                if (final && direct)
-                    coll_reduce(r, out_own + j * r->piece * r->elem, in, own_raw, pc);
-                else
-                    coll_reduce(r, in, in, own_raw, pc);
+                coll_reduce(r, final && direct ? out_own + j * r->piece * r->elem : in, in, own_raw, pc);
                 sz = pc * r->elem;
-            } else if (r->mode == COLL_HOMO) {
+            } else if (pc && r->mode == COLL_HOMO) {
                 size_t osz = coll_encode(r, own_raw, pc, own + off, cap);
                 sz = coll_homo(r, in, got, own + off, osz, dst, cap);
-            } else {
+            } else if (pc) {
                 unsigned char* t = tmp + j * r->piece * r->elem;
                 coll_decode(r, in, got, t, pc);
                 coll_reduce(r, t, t, own_raw, pc);
@@ -124,37 +116,23 @@ void coll_ring_allgather(coll_round_t* r, coll_pool_t* pool)
         const size_t n = r->seg_cnt[me], kp = coll_pieces(n, r->piece);
         coll_req_t* q = lossy ? sreq + COLL_MAX_PIECES : sreq;
         for (j = 0; j < kp; j++) {
-            size_t pc = coll_piece_n(r, n, j);
-            if (lossy)
-                coll_send(r, r->fin + coll_piece_wire_off(r, j), pc ? r->fin_sizes[j] : 0, next, &q[j]);
-            else
-                coll_send(r, r->out + (r->seg_off[me] + j * r->piece) * r->elem, pc * r->elem, next,
-                          &q[j]);
+            const size_t pc = coll_piece_n(r, n, j);
+            coll_send(r, lossy ? r->fin + coll_piece_wire_off(r, j) : r->out + (r->seg_off[me] + j * r->piece) * r->elem,
+                      lossy ? (pc ? r->fin_sizes[j] : 0) : pc * r->elem, next, &q[j]);
         }
     }
     for (k = 0; k < N - 1; k++) {
         const int par = k & 1, s = coll_mod(me - k - 1, N), last = k == N - 2;
         const size_t n = r->seg_cnt[s], kp = coll_pieces(n, r->piece);
         unsigned char* dst = r->out + r->seg_off[s] * r->elem;
-        coll_req_t* q = lossy ? sreq + (size_t)par * COLL_MAX_PIECES
-                              : sreq + (size_t)(k + 1) * COLL_MAX_PIECES;
+        coll_req_t* q = sreq + (size_t)(lossy ? par : k + 1) * COLL_MAX_PIECES;
         if (lossy) coll_wait_all(r, q, COLL_MAX_PIECES);
+        for (j = 0; j < kp; j++) coll_recv_piece(r, dst, n, j, ag[par], prev, &rreq[j]);
         for (j = 0; j < kp; j++) {
-            void* at = lossy ? (void*)(ag[par] + coll_piece_wire_off(r, j))
-                             : (void*)(dst + j * r->piece * r->elem);
-            coll_recv(r, at, coll_piece_cap(r, n, j), prev, &rreq[j]);
-        }
-        for (j = 0; j < kp; j++) {
-            const size_t pc = coll_piece_n(r, n, j);
-            size_t got = coll_wait_recv(r, &rreq[j]);
-            if (lossy) {
-                unsigned char* w = ag[par] + coll_piece_wire_off(r, j);
-                if (pc) coll_decode(r, w, got, dst + j * r->piece * r->elem, pc);
-                if (!last) coll_send(r, w, got, next, &q[j]);
-            } else {
-                coll_expect(r, got, pc * r->elem);
-                if (!last) coll_send(r, dst + j * r->piece * r->elem, pc * r->elem, next, &q[j]);
-            }
+            const size_t got = coll_land_piece(r, dst, n, j, ag[par], &rreq[j]);
+            if (!last)
+                coll_send(r, lossy ? ag[par] + coll_piece_wire_off(r, j) : dst + j * r->piece * r->elem, got, next,
+                          &q[j]);
         }
     }
     coll_wait_all(r, sreq, lossy ? 2 * COLL_MAX_PIECES : (size_t)N * COLL_MAX_PIECES);

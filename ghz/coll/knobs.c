@@ -13,12 +13,6 @@
 COLL_KNOBS(WORDS_OF)
 #define NWORDS(NAME) ((int)(sizeof NAME##_words / sizeof NAME##_words[0]))
 
-static const char* value_of(const char* name)
-{
-    const char* v = getenv(name);
-    return v && *v ? v : NULL;
-}
-
 /* One of the n words, in any case (NULL entries skipped): its index. */
 static ghz_status_t read_words(const char* name, const char* v, const char* const* words, int n, size_t* out)
 {
@@ -48,12 +42,12 @@ static ghz_status_t read_words(const char* name, const char* v, const char* cons
 static ghz_status_t read_knob(const char* name, int how, const char* const* words, int nwords, size_t cap, double dcap,
                               size_t* z, double* d)
 {
-    const char* v = value_of(name);
+    const char* v = getenv(name);
     const int suffixes = how != COLL_KNOB_NUMBER;
     const char* p;
     unsigned long long n, mult = 1;
     char* end = NULL;
-    if (!v) return GHZ_SUCCESS;
+    if (!v || !*v) return GHZ_SUCCESS; /* (empty: unset) */
     if (how == COLL_KNOB_WORDS) return read_words(name, v, words, nwords, z);
     if (how == COLL_KNOB_SECONDS) {
         errno = 0;

@@ -256,13 +256,8 @@ static const coll_mv_kind_ops_t alltoall = {
 
 const coll_mv_kind_ops_t* coll_mv_kind_ops(coll_kind_t kind)
 {
-    switch (kind) {
-    case MV_ALLGATHER: return &allgather;
-    case MV_BCAST: return &bcast;
-    case MV_SCATTER: return &scatter;
-    case MV_GATHER: return &gather;
-    case MV_ALLTOALL: return &alltoall;
-    default: break;
-    }
-    return NULL;
+    static const coll_mv_kind_ops_t* const kinds[] = {[MV_ALLGATHER] = &allgather, [MV_BCAST] = &bcast,
+                                                      [MV_SCATTER] = &scatter, [MV_GATHER] = &gather,
+                                                      [MV_ALLTOALL] = &alltoall};
+    return (unsigned)kind < sizeof kinds / sizeof kinds[0] ? kinds[kind] : NULL;
 }

@@ -5,13 +5,6 @@
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/reduce_call.h"
 
-/* ring and pairwise: a reduce-scatter, then the allgather of its result */
-static void allreduce_needs(ghz_algo_t algo, coll_need_fn* need, coll_need_fn* need2)
-{
-    (void)need;
-    if (algo == GHZ_ALGO_RING || algo == GHZ_ALGO_PAIRWISE) *need2 = coll_allgather_need;
-}
-
 /* Recursive doubling takes the whole vector, window elements a round; the others split
  * window * N elements into segments. */
 static size_t allreduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
@@ -51,11 +44,7 @@ static size_t reduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r,
 {
     const size_t e = r->elem;
     size_t w;
-#ifdef GHZ_WITH_NCCL
     if (algo == GHZ_ALGO_NCCL) return allreduce_round(c, k, r, pool, algo, off, window);
-#else
-    (void)algo;
-#endif
     w = coll_min(k->count - off, window);
     r->in = k->in + off * e;
     r->out = k->out ? k->out + off * e : NULL;
@@ -99,7 +88,7 @@ static const coll_kind_ops_t allreduce = {
     .algos = COLL_ALGO_BIT(GHZ_ALGO_RING) | COLL_ALGO_BIT(GHZ_ALGO_RECURSIVE_DOUBLING) |
              COLL_ALGO_BIT(GHZ_ALGO_PAIRWISE) | COLL_ALGO_BIT(GHZ_ALGO_TWO_LEVEL) |
              COLL_ALGO_BIT(GHZ_ALGO_TWO_LEVEL_MULTI) | COLL_ALGO_BIT(GHZ_ALGO_IPC_DIRECT) | COLL_ALGO_BIT(GHZ_ALGO_MPI),
-    .needs = allreduce_needs, .round = allreduce_round,
+    .need2 = coll_allgather_need, .round = allreduce_round,
     .final_wire = 1, .host_in_out = 1, .capturable = 1, .nccl_kind = COLL_NCCL_ALLREDUCE};
 
 static const coll_kind_ops_t reduce = {
@@ -113,13 +102,9 @@ static const coll_kind_ops_t reduce_scatter = {
 
 const coll_kind_ops_t* coll_kind_ops(coll_kind_t kind)
 {
-    switch (kind) {
-    case KIND_ALLREDUCE: return &allreduce;
-    case KIND_REDUCE: return &reduce;
-    case KIND_REDUCE_SCATTER: return &reduce_scatter;
-    default: break;
-    }
-    return NULL;
+    static const coll_kind_ops_t* const kinds[] = {[KIND_ALLREDUCE] = &allreduce, [KIND_REDUCE] = &reduce,
+                                                   [KIND_REDUCE_SCATTER] = &reduce_scatter};
+    return (unsigned)kind < sizeof kinds / sizeof kinds[0] ? kinds[kind] : NULL;
 }
 
 int coll_has_out(const ghz_comm_t* c, const coll_desc_t* k)

@@ -49,8 +49,9 @@ size_t coll_round_window(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo_t a
         need = staged && k->mv->need_staged               ? k->mv->need_staged
                : algo == GHZ_ALGO_BINOMIAL && k->mv->need_tree ? k->mv->need_tree
                                                                : k->mv->need;
-    else if (k->ops->needs)
-        k->ops->needs(algo, &need, &need2);
+    else if (k->ops->need)
+        need = k->ops->need;
+    if (k->ops && (algo == GHZ_ALGO_RING || algo == GHZ_ALGO_PAIRWISE)) need2 = k->ops->need2;
     return coll_fit_window(c, need, need2, m, k->dtype, piece);
 }
 

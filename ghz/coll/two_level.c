@@ -28,14 +28,6 @@ static size_t split_segments(ghz_comm_t* c, const coll_desc_t* k, size_t off, si
     return w;
 }
 
-/* a staged allgather also stages its own split */
-static void ag_split_needs(ghz_algo_t algo, coll_need_fn* need, coll_need_fn* need2)
-{
-    (void)algo;
-    *need = coll_allgather_need;
-    *need2 = coll_bcast_need;
-}
-
 static size_t split_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
                           size_t off, size_t window)
 {
@@ -51,13 +43,6 @@ static size_t split_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, 
     }
     r->logical_bytes = (N - 1) * w * e;
     return w;
-}
-
-static void bcast_needs(ghz_algo_t algo, coll_need_fn* need, coll_need_fn* need2)
-{
-    (void)algo;
-    (void)need2;
-    *need = coll_bcast_need;
 }
 
 static size_t bcast_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
@@ -76,10 +61,10 @@ static size_t bcast_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, 
 static const coll_kind_ops_t coll_rs_split_kind = {
     .kind = KIND_RS_SPLIT, .extent = split_extent, .round = split_round, .nccl_kind = COLL_NCCL_RS_SPLIT};
 static const coll_kind_ops_t coll_ag_split_kind = {
-    .kind = KIND_AG_SPLIT, .needs = ag_split_needs, .extent = split_extent, .round = split_round,
-    .nccl_kind = COLL_NCCL_AG_SPLIT};
+    .kind = KIND_AG_SPLIT, .need = coll_allgather_need, .need2 = coll_bcast_need /* (its own split, staged) */,
+    .extent = split_extent, .round = split_round, .nccl_kind = COLL_NCCL_AG_SPLIT};
 static const coll_kind_ops_t coll_bcast_kind = {
-    .kind = KIND_BCAST, .needs = bcast_needs, .round = bcast_round, .nccl_kind = COLL_NCCL_BCAST};
+    .kind = KIND_BCAST, .need = coll_bcast_need, .round = bcast_round, .nccl_kind = COLL_NCCL_BCAST};
 
 /* One stage on a child communicator, without checks and agreement (the parent's call
  * agreed for every rank); its bytes and times add to sum. Over NCCL an exact stage is

@@ -124,11 +124,11 @@ size_t coll_piece_wire_off(const coll_round_t* r, size_t j);
 void coll_send_piece(coll_round_t* r, const unsigned char* src, size_t n, size_t j, unsigned char* wb, int peer,
                      coll_req_t* req);
 /* Piece j of n values from peer: posted into dst (zero copy) or wb's slot; landed: its
- * size checked or decoded into dst. */
+ * size checked or decoded into dst, and returned. */
 void coll_recv_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, unsigned char* wb, int peer,
                      coll_req_t* req);
-void coll_land_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, const unsigned char* wb,
-                     coll_req_t* req);
+size_t coll_land_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, const unsigned char* wb,
+                       coll_req_t* req);
 /* Every piece of a segment of n values, encoded into its slot of wire (sizes[j]), and back. */
 void coll_encode_seg(coll_round_t* r, const unsigned char* src, size_t n, unsigned char* wire, size_t* sizes);
 void coll_decode_seg(coll_round_t* r, const unsigned char* wire, const size_t* sizes, unsigned char* out, size_t n);

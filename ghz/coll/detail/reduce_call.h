@@ -18,10 +18,10 @@ struct coll_kind_ops {
     size_t configured; /* offsetof its algorithm in ghz_comm_config_t (0: none, the stages
                           name theirs) */
     unsigned algos;    /* the algorithms that run it, AUTO's candidates (nccl aside) */
-    /* the pool a round needs beyond the algorithm's own (NULL: none), the elements per
-     * segment of the call (NULL: count), and one round from element off: the elements
-     * of a segment it covered */
-    void (*needs)(ghz_algo_t algo, coll_need_fn* need, coll_need_fn* need2);
+    /* the pool a round needs where it is not the algorithm's (need) and what a ring or
+     * pairwise round adds for its allgather (need2), the elements per segment of the call
+     * (NULL: count), and one round from element off: the elements of a segment it covered */
+    coll_need_fn need, need2;
     size_t (*extent)(const ghz_comm_t* c, const coll_desc_t* k);
     size_t (*round)(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo, size_t off,
                     size_t window);
