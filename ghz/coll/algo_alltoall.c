@@ -32,15 +32,11 @@ void coll_pairwise_alltoall(coll_round_t* r, const coll_move_t* m, coll_pool_t* 
     }
     for (k = 0; k < N; k++) {
         const int p = coll_mod((long)k - me, N), par = step & 1;
-        size_t ks, kr, ms, mr;
-        unsigned char* dst;
+        const size_t ms = coll_move_n(m, &m->send, p), mr = coll_move_n(m, &m->recv, p);
+        const size_t ks = coll_pieces(ms, r->piece), kr = coll_pieces(mr, r->piece);
+        unsigned char* dst = r->out + coll_move_at(m, &m->recv, p) * e;
         if (p == me) continue;
         step++;
-        ms = coll_move_n(m, &m->send, p);
-        mr = coll_move_n(m, &m->recv, p);
-        ks = coll_pieces(ms, r->piece);
-        kr = coll_pieces(mr, r->piece);
-        dst = r->out + coll_move_at(m, &m->recv, p) * e;
         coll_wait_all(r, sreq[par], ns[par]);
         for (j = 0; j < kr; j++) coll_recv_piece(r, dst, mr, j, rb, p, &c->rreq[j]);
         for (j = 0; j < ks; j++)

@@ -204,10 +204,8 @@ void coll_encode_seg(coll_round_t* r, const unsigned char* src, size_t n, unsign
 {
     size_t j, kp = coll_pieces(n, r->piece);
     for (j = 0; j < kp; j++) {
-        const size_t pc = coll_piece_n(r, n, j);
-        sizes[j] = pc ? coll_encode(r, src + j * r->piece * r->elem, pc, wire + coll_piece_wire_off(r, j),
-                                    coll_piece_cap(r, n, j))
-                      : 0;
+        const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
+        sizes[j] = pc ? coll_encode(r, src + j * r->piece * r->elem, pc, wire + off, coll_piece_cap(r, n, j)) : 0;
     }
 }
 

@@ -9,15 +9,6 @@ size_t coll_linear_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_
     return (size_t)(c->size > 1 ? c->size - 1 : 1) * (coll_seg_wire_cap(m, t, window, piece) + 16);
 }
 
-static unsigned char* peer_buf(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool)
-{
-    unsigned char* b;
-    if (coll_zero_copy(r)) return NULL;
-    b = coll_pool_take(pool, coll_seg_wire_cap(r->mode, r->dtype, m->w, r->piece));
-    if (!b) coll_fail(r, GHZ_ERR_NOMEM);
-    return b;
-}
-
 /* The root moves a block with every peer, the others one with the root, all sending or
  * all receiving: every piece posted, then every one completed in the same order. */
 static void linear(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool, int send)
@@ -32,7 +23,10 @@ static void linear(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool, int
         for (q = 1, nq = 0; q < (at_root ? N : 2); q++) {
             const int p = at_root ? coll_mod(root + q, N) : root;
             const size_t n = coll_move_n(m, l, p), kp = coll_pieces(n, r->piece), at = coll_move_at(m, l, p) * r->elem;
-            if (pass == 0) c->wire_ptr[p] = peer_buf(r, m, pool);
+            if (pass == 0 && !coll_zero_copy(r)) { /* (a wire buffer for the block) */
+                c->wire_ptr[p] = coll_pool_take(pool, coll_seg_wire_cap(r->mode, r->dtype, m->w, r->piece));
+                if (!c->wire_ptr[p]) coll_fail(r, GHZ_ERR_NOMEM);
+            }
             for (j = 0; j < kp; j++, nq++) {
                 unsigned char* wb = (unsigned char*)c->wire_ptr[p];
                 if (pass == 0 && send) coll_send_piece(r, r->in + at, n, j, wb, p, &req[nq]);

@@ -58,8 +58,7 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
     }
 
     for (j = 0; j < kp; j++) {
-        const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j),
-                     cap = coll_piece_cap(r, n, j);
+        const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j), cap = coll_piece_cap(r, n, j);
         unsigned char* a = acc + j * r->piece * e;
         for (k = 1; k < N; k++) {
             size_t got = coll_wait_recv(r, &c->rreq[(size_t)(k - 1) * kp + j]);

@@ -1,9 +1,7 @@
-/* ghz/coll/algo_recdbl.c: recursive-doubling allreduce. With P the largest power of two
- * <= N and R = N - P, ranks below 2R fold in pairs first (the even one's vector combined
- * on the left by the odd one, which takes part as r/2) and get the result back at the end.
- * Both partners of a step compute op(lower, higher) of the same operands, so every rank
- * ends with the same bits; hence lossy partners combine both compressed vectors, never
- * their own raw values (COLL.md, Why recursive doubling cannot keep raw values exact). */
+/* ghz/coll/algo_recdbl.c: recursive-doubling allreduce. Ranks below 2R (R = N - P, P the
+ * largest power of two <= N) fold in pairs first. Both partners of a step compute
+ * op(lower, higher) of the same operands, so every rank ends with the same bits (COLL.md,
+ * Why recursive doubling cannot keep raw values exact). */
 #include "ghz/coll/detail/algo.h"
 
 size_t coll_recdbl_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
@@ -45,8 +43,7 @@ static void combine_vec(coll_round_t* r, vec_t* acc, vec_t* out, unsigned char* 
     const size_t n = r->count, kp = coll_pieces(n, r->piece);
     size_t j;
     for (j = 0; j < kp; j++) {
-        const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j),
-                     cap = coll_piece_cap(r, n, j);
+        const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j), cap = coll_piece_cap(r, n, j);
         size_t got = coll_wait_recv(r, &rreq[j]), lo_size, hi_size;
         unsigned char *mine = acc->buf + off, *theirs = rb + off;
         const unsigned char *lo = mine_low ? mine : theirs, *hi = mine_low ? theirs : mine;

@@ -34,8 +34,7 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
     if (lossy) r->fin = coll_pool_take(pool, B);
     if (r->mode == COLL_HOMO) own = coll_pool_take(pool, B);
     if (coll_doc_like(r)) tmp = coll_pool_raw(pool, S * r->elem);
-    if (!rb[1] || !sb[1] || (lossy && !r->fin) || (r->mode == COLL_HOMO && !own) ||
-        (coll_doc_like(r) && !tmp))
+    if (!rb[1] || !sb[1] || (lossy && !r->fin) || (r->mode == COLL_HOMO && !own) || (coll_doc_like(r) && !tmp))
         coll_fail(r, GHZ_ERR_NOMEM);
 
     kp = coll_pieces(r->seg_cnt[prev], r->piece); /* step -1: this rank's values of segment me - 1 */
@@ -50,8 +49,7 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
         for (j = 0; j < kp; j++)
             coll_recv(r, rb[par] + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j), prev, &rreq[j]);
         for (j = 0; j < kp; j++) {
-            const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j),
-                         cap = coll_piece_cap(r, n, j);
+            const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j), cap = coll_piece_cap(r, n, j);
             const unsigned char* own_raw = mine + j * r->piece * r->elem;
             unsigned char* in = rb[par] + off;
             unsigned char* dst = final ? (lossy ? r->fin + off : in) : sb[par] + off;
@@ -73,8 +71,7 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
             else if (lossy) r->fin_sizes[j] = sz;
         }
     }
-    /* out_own may be input that was being sent (MPI_IN_PLACE) */
-    coll_wait_all(r, sreq[0], COLL_MAX_PIECES);
+    coll_wait_all(r, sreq[0], COLL_MAX_PIECES); /* out_own may be input that was being sent (MPI_IN_PLACE) */
     coll_wait_all(r, sreq[1], COLL_MAX_PIECES);
     if (N == 1 || r->st != GHZ_SUCCESS) return;
     if (coll_zero_copy(r)) {

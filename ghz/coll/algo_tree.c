@@ -1,12 +1,7 @@
-/* ghz/coll/algo_tree.c: binomial gather and scatter of packed blocks (COLL.md, Data
- * movement). Rank v = (rank - root) mod N's subtree is [v, v + span) cut at N (span: v's
- * lowest set bit, N for the root). A pack is entries back to back, each a header of
- * 64-bit words {relative rank, pieces k, raw bytes, the k piece sizes} and the k pieces,
- * each rounded up to 16 bytes: a relay forwards entries without decoding them or knowing
- * the blocks' counts. Gather: each rank appends its children's packs behind its own entry
- * and sends the whole to its parent. Scatter: the root packs ranks 1 .. N-1 in relative
- * order, so each subtree's entries are contiguous; each rank forwards its children's
- * ranges and decodes its own entry. */
+/* ghz/coll/algo_tree.c: binomial gather and scatter of packs (COLL.md, Data movement):
+ * rank v = (rank - root) mod N's subtree is [v, v + span) cut at N. A pack is entries
+ * back to back, a header and the pieces, each rounded up to 16 bytes, so a relay forwards
+ * entries without decoding them or knowing the blocks' counts. */
 #include "ghz/coll/detail/algo.h"
 
 /* frames stay aligned for the codecs' vector loads */

@@ -3,24 +3,14 @@
 
 #include "ghz/coll/detail/auto_rule.h"
 
-/* The GPU's F: the host reads sizes and statuses a few times a call (docs/RESULTS-coll.md
- * has the rates). */
-#define GPU_FIXED_S 150e-6
-#define GPU_CODEC_BPS 200e9
-/* The CPU's, one thread: a small lossy call costs about 20 us over its exact one (the
- * agreement, the range, two small frames). */
-#define CPU_FIXED_S 20e-6
-#define CPU_CODEC_BPS 0.3e9
-/* A smooth field at REL 1e-4 gives 3 to 10: 2 rarely compresses where it does not pay. */
-#define AUTO_RATIO 2.0
-
+/* {F, G, r}. The GPU's F: the host reads sizes and statuses a few times a call; the CPU's
+ * (one thread): a small lossy call costs about 20 us over its exact one (the agreement,
+ * the range, two small frames); docs/RESULTS-coll.md has the rates. r: a smooth field at
+ * REL 1e-4 gives 3 to 10, so 2 rarely compresses where it does not pay. */
 coll_auto_costs_t coll_auto_costs(ghz_exec_t backend)
 {
-    coll_auto_costs_t k;
-    k.fixed_s = backend == GHZ_EXEC_CUDA ? GPU_FIXED_S : CPU_FIXED_S;
-    k.codec_bps = backend == GHZ_EXEC_CUDA ? GPU_CODEC_BPS : CPU_CODEC_BPS;
-    k.ratio = AUTO_RATIO;
-    return k;
+    const coll_auto_costs_t gpu = {150e-6, 200e9, 2.0}, cpu = {20e-6, 0.3e9, 2.0};
+    return backend == GHZ_EXEC_CUDA ? gpu : cpu;
 }
 
 size_t coll_auto_rule(int N, size_t S, double t, const coll_auto_costs_t* k)
@@ -28,8 +18,7 @@ size_t coll_auto_rule(int N, size_t S, double t, const coll_auto_costs_t* k)
     double gain, s;
     size_t p = COLL_AUTO_LOSSY_MIN_BYTES;
     if (N < 2 || S == 0 || !(t > 0.0)) return SIZE_MAX;
-    /* seconds saved per byte */
-    gain = t / (double)S * (1.0 - 1.0 / k->ratio) - 1.0 / k->codec_bps;
+    gain = t / (double)S * (1.0 - 1.0 / k->ratio) - 1.0 / k->codec_bps; /* seconds saved per byte */
     if (!(gain > 0.0)) return SIZE_MAX;
     s = 2.0 * k->fixed_s / gain;
     while ((double)p < s && p < ((size_t)1 << 40)) p <<= 1;

@@ -105,8 +105,7 @@ static ghz_status_t cpu_decompress(coll_backend_t* be, const void* src, size_t s
                                    size_t n, ghz_dtype_t dtype)
 {
     size_t got = 0;
-    ghz_status_t st = ghz_decompress_mt(src, size, dst, n * ghz_dtype_size(dtype), &got,
-                                        be->nthreads);
+    ghz_status_t st = ghz_decompress_mt(src, size, dst, n * ghz_dtype_size(dtype), &got, be->nthreads);
     if (st == GHZ_SUCCESS && got != n)
         return ghz_fail(GHZ_ERR_CORRUPT, "a received frame holds %zu values, expected %zu", got, n);
     return st;
@@ -122,8 +121,7 @@ static void buf_in(ghz_buf_t* b, const void* data, size_t size, size_t capacity)
 }
 
 static ghz_status_t cpu_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_t dtype, const void* a, size_t a_size,
-                                    const void* b, size_t b_size, void* out, size_t capacity,
-                                    size_t* out_size)
+                                    const void* b, size_t b_size, void* out, size_t capacity, size_t* out_size)
 {
     ghz_buf_t A, B, O;
     ghz_status_t st;
@@ -137,8 +135,7 @@ static ghz_status_t cpu_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_t
     return st;
 }
 
-/* The descriptors in a fixed array, so that no call allocates. */
-enum { GROUP = 64 };
+enum { GROUP = 64 }; /* the descriptors in a fixed array, so that no call allocates */
 
 static ghz_status_t cpu_homo_sum_n(coll_backend_t* be, ghz_dtype_t dtype, const void* const* in,
                                    const size_t* sizes, size_t k, void* out, size_t capacity, size_t* out_size)

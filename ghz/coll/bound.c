@@ -6,8 +6,7 @@
 #include "ghz/coll/detail/bound.h"
 #include "ghz/detail/error.h"
 
-double coll_error_terms(ghz_algo_t algo, coll_mode_t mode, ghz_op_t op, int nranks, int final_wire,
-                        int fused_sum)
+double coll_error_terms(ghz_algo_t algo, coll_mode_t mode, ghz_op_t op, int nranks, int final_wire, int fused_sum)
 {
     const double N = nranks;
     const int minmax = op == GHZ_OP_MIN || op == GHZ_OP_MAX;
@@ -30,8 +29,7 @@ ghz_status_t coll_abs_bound(ghz_eb_mode_t mode, double bound, int have_range, do
         return ghz_fail(GHZ_ERR_BAD_BOUND,
                         "REL bound over values as large as %g (a fill value?): a value this large makes the "
                         "range [%g, %g], and with it the REL bound, meaningless; mask fill values, or use an "
-                        "ABS bound or the exact path",
-                        M, vmin, vmax);
+                        "ABS bound or the exact path", M, vmin, vmax);
     *B = mode == GHZ_EB_ABS ? bound : have_range ? bound * (vmax - vmin) : 0.0;
     if (!isfinite(*B))
         return ghz_fail(GHZ_ERR_BAD_BOUND, "REL bound %g times the range [%g, %g] is not finite", bound, vmin, vmax);
@@ -53,13 +51,11 @@ ghz_status_t coll_derive_eb(const coll_budget_in_t* in, coll_budget_t* out)
     M = in->have_range ? fabs(in->vmin) > fabs(in->vmax) ? fabs(in->vmin) : fabs(in->vmax) : 0.0;
     out->bound_abs = B;
     if (!minmax) {
-        /* AVG's budget is the sum's, N B */
-        const double Bs = avg ? N * B : B;
+        const double Bs = avg ? N * B : B; /* AVG's budget is the sum's, N B */
         if (Bs > big / 4)
             return ghz_fail(GHZ_ERR_BAD_BOUND,
                             "bound %g (absolute %g) is too large: a sum within it could overflow %s; use a bound "
-                            "below %g",
-                            in->bound, B, in->dtype == GHZ_F32 ? "float32" : "float64", big / 8 / N);
+                            "below %g", in->bound, B, in->dtype == GHZ_F32 ? "float32" : "float64", big / 8 / N);
         if (N * M + Bs > big / 4)
             return ghz_fail(GHZ_ERR_OVERFLOW,
                             "a sum of %d values as large as %g may overflow %s: use the exact path or float64",

@@ -33,8 +33,7 @@ static ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t 
         c->auto_min = c->knobs.auto_min_bytes == COLL_KNOB_NEVER ? SIZE_MAX : c->knobs.auto_min_bytes;
     } else if (c->size > 1) {
         st = timer(c, S, &t);
-        /* (a non-negative double's bits order as integers) */
-        if (st != GHZ_SUCCESS || !(t >= 0.0)) t = 0.0;
+        if (st != GHZ_SUCCESS || !(t >= 0.0)) t = 0.0; /* (a non-negative double's bits order as integers) */
         memcpy(&w[0], &t, sizeof t);
         w[1] = st != GHZ_SUCCESS;
         agreed = coll_ctl_max(c, w, 2);
@@ -91,8 +90,7 @@ static ghz_status_t time_exact(ghz_comm_t* c, size_t S, double* seconds)
         st = coll_run(c, &k);
     }
     c->cfg.allreduce_algo = algo;
-    /* (a call may return before its last copy ends) */
-    if (st == GHZ_SUCCESS) st = c->be.sync(&c->be);
+    if (st == GHZ_SUCCESS) st = c->be.sync(&c->be); /* (a call may return before its last copy ends) */
     *seconds = (MPI_Wtime() - t0) / CAL_TIMED;
     if (buf) c->be.release(&c->be, buf, COLL_MEM_RAW);
     free(zero);

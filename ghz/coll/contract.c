@@ -12,10 +12,8 @@
 static ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, ghz_accuracy_t* out)
 {
     ghz_accuracy_t d = GHZ_ACCURACY_INIT;
-    if (acc->struct_size < offsetof(ghz_accuracy_t, path) + sizeof(ghz_path_t) ||
-        acc->struct_size > (size_t)1 << 16)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_accuracy_t.struct_size %zu: use GHZ_ACCURACY_INIT",
-                        acc->struct_size);
+    if (acc->struct_size < offsetof(ghz_accuracy_t, path) + sizeof(ghz_path_t) || acc->struct_size > (size_t)1 << 16)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_accuracy_t.struct_size %zu: use GHZ_ACCURACY_INIT", acc->struct_size);
     memcpy(&d, acc, sizeof d < acc->struct_size ? sizeof d : acc->struct_size);
     *out = d;
     if (d.mode != GHZ_EB_ABS && d.mode != GHZ_EB_REL)
@@ -25,8 +23,7 @@ static ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dt
     if ((unsigned)d.path > GHZ_PATH_DOC)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown path %d", (int)d.path);
     if (dtype != GHZ_F32 && dtype != GHZ_F64)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes float32 or float64, not %s",
-                        ghz_dtype_name(dtype));
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes float32 or float64, not %s", ghz_dtype_name(dtype));
     return GHZ_SUCCESS;
 }
 
@@ -96,8 +93,7 @@ ghz_status_t coll_refuse_broken(const ghz_comm_t* c)
     if (c->broken == GHZ_SUCCESS) return GHZ_SUCCESS;
     return ghz_fail(c->broken,
                     "the communicator is broken: an earlier call failed after its data started to move (%s); "
-                    "destroy it (ghz_comm_abort or ghz_comm_destroy)",
-                    ghz_status_string(c->broken));
+                    "destroy it (ghz_comm_abort or ghz_comm_destroy)", ghz_status_string(c->broken));
 }
 
 void coll_call_begin(ghz_comm_t* c)

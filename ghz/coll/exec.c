@@ -70,7 +70,7 @@ ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t
 {
     const size_t e = ghz_dtype_size(k->dtype);
     coll_round_t proto;
-    uint64_t rounds = 1;
+    uint64_t rounds = p->route != COLL_ROUTE_NONE && p->route != COLL_ROUTE_HOST && p->route != COLL_ROUTE_SELF;
     ghz_status_t st = GHZ_SUCCESS;
     *ratio = 0.0;
     coll_proto_init(c, k, p->mode, p->eb, &proto);
@@ -80,11 +80,8 @@ ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t
     switch (p->route) {
     case COLL_ROUTE_NONE:
     case COLL_ROUTE_HOST: /* (host_path.c) */
-        rounds = 0;
         break;
-    case COLL_ROUTE_SELF:
-        /* (AVG: divided by 1, exactly) */
-        rounds = 0;
+    case COLL_ROUTE_SELF: /* (AVG: divided by 1, exactly) */
         if (k->mv) st = own_block(c, k);
         else if (k->out && k->out != k->in) st = c->be.copy(&c->be, k->out, k->in, k->count * e);
         break;

@@ -114,8 +114,7 @@ static ghz_status_t run_call(ghz_comm_t* c, coll_desc_t* k)
     /* made before anything moves: where they cannot be, the call fails on every rank and
      * c stays whole, for a later call to try again */
     if (p.route == COLL_ROUTE_TWO_LEVEL && (st = coll_comm_levels(c)) != GHZ_SUCCESS) return st;
-    /* from here a failure breaks c */
-    c->moving = 1;
+    c->moving = 1; /* from here a failure breaks c */
     if (p.route == COLL_ROUTE_HOST)
         st = coll_host_path(c, k, &p, pre.copied, all.staged, t_copied, &info);
     else

@@ -138,14 +138,12 @@ ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st)
 static ghz_algo_t coll_inter_algo(const ghz_comm_t* c, coll_mode_t mode)
 {
     if (c->nccl) return GHZ_ALGO_NCCL;
-    if (mode == COLL_EXACT) return GHZ_ALGO_RING;
-    return c->nodes <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
+    return mode != COLL_EXACT && c->nodes <= COLL_SUM_N_MAX ? GHZ_ALGO_PAIRWISE : GHZ_ALGO_RING;
 }
 
 double coll_two_level_terms(const ghz_comm_t* c, coll_mode_t mode, ghz_op_t op)
 {
-    if (mode == COLL_EXACT) return 0.0;
-    return coll_error_terms(coll_inter_algo(c, mode), mode, op, c->nodes, 1, c->be.has_sum_n);
+    return mode == COLL_EXACT ? 0.0 : coll_error_terms(coll_inter_algo(c, mode), mode, op, c->nodes, 1, c->be.has_sum_n);
 }
 
 /* Single leader: reduce to the node's rank 0, allreduce among those, broadcast in the

@@ -1,9 +1,7 @@
-/* ghz/coll/cpu/reduce_cpu.c: the exact element-wise reductions of the CPU backend
- * (detail/reduce_ops.h): one kernel per (element type, op), a plain counted loop over
- * restrict pointers that the compiler vectorises, in a table [dtype][op] (a pair is
- * defined exactly when it has a kernel). Integer SUM, PROD and the logical and bitwise
- * ops run on the unsigned type of the width (wraparound without signed overflow), so
- * only MIN and MAX have a kernel per signedness. */
+/* ghz/coll/cpu/reduce_cpu.c: the exact element-wise reductions of the CPU backend: one
+ * vectorised kernel per (element type, op) in a table [dtype][op], where a pair is
+ * defined exactly when it has a kernel. Integer SUM, PROD and the logical and bitwise ops
+ * run on the unsigned type of the width (wraparound without signed overflow). */
 #include <stdint.h>
 #include <string.h>
 

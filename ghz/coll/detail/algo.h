@@ -10,10 +10,8 @@
 /* EXACT: raw values; HOMO: frames combined by ghz/homo; DOC: decode, combine, recompress. */
 typedef enum { COLL_EXACT = 0, COLL_HOMO = 1, COLL_DOC = 2 } coll_mode_t;
 
-/* Most pieces per segment in one round: bounds the arrays allocated at init. */
-#define COLL_MAX_PIECES 64
-/* Most inputs of one n-ary homomorphic sum (the pairwise algorithm's combine). */
-#define COLL_SUM_N_MAX 64
+#define COLL_MAX_PIECES 64 /* most pieces per segment in one round: bounds the arrays allocated at init */
+#define COLL_SUM_N_MAX 64 /* most inputs of one n-ary homomorphic sum (the pairwise algorithm's combine) */
 
 typedef struct {
     ghz_comm_t* comm;

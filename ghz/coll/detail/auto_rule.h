@@ -24,8 +24,7 @@ size_t coll_auto_rule(int N, size_t S, double t, const coll_auto_costs_t* k);
 /* Times this rank's exact allreduce of S bytes per rank: *seconds per call. */
 typedef ghz_status_t (*coll_auto_timer_t)(ghz_comm_t* c, size_t S, double* seconds);
 
-/* calibrate.c, at init: c->auto_min. Collective. */
-ghz_status_t coll_auto_calibrate(ghz_comm_t* c);
+ghz_status_t coll_auto_calibrate(ghz_comm_t* c); /* calibrate.c, at init: c->auto_min (collective) */
 
 /* plan.c: whether a lossy AUTO call of `bytes` per rank compresses. */
 int coll_auto_compresses(const ghz_comm_t* c, size_t bytes);

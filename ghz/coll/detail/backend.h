@@ -23,16 +23,14 @@ struct coll_backend {
                               graph, so nothing may wait for it */
     void* (*alloc)(coll_backend_t* be, size_t bytes, int kind); /* COLL_MEM_*; NULL: failed */
     void (*release)(coll_backend_t* be, void* p, int kind);
-    /* the caller's stream's earlier work (the input) made visible to this call's */
-    ghz_status_t (*begin)(coll_backend_t* be, ghz_stream_t stream);
+    ghz_status_t (*begin)(coll_backend_t* be, ghz_stream_t stream); /* the input made visible to the call */
     ghz_status_t (*copy)(coll_backend_t* be, void* dst, const void* src, size_t bytes); /* may overlap */
     /* not waited for: done before the next call's work and before destroy; no overlap */
     ghz_status_t (*copy_async)(coll_backend_t* be, void* dst, const void* src, size_t bytes);
     /* out = op(a, b), a on the left (reduce_ops.h); out may be a or b */
     ghz_status_t (*reduce)(coll_backend_t* be, void* out, const void* a, const void* b, size_t n, ghz_dtype_t dtype,
                            ghz_op_t op);
-    /* buf = dtype(double(buf) * s): AVG's final division */
-    ghz_status_t (*scale)(coll_backend_t* be, void* buf, size_t n, ghz_dtype_t dtype, double s);
+    ghz_status_t (*scale)(coll_backend_t* be, void* buf, size_t n, ghz_dtype_t dtype, double s); /* AVG's */
     /* min and max of the finite values (NaN: none), whether any is not; copy_to (host
      * memory, or NULL): src copied there in the same wait */
     ghz_status_t (*range)(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, void* copy_to,
@@ -66,8 +64,7 @@ ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be);
 ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be);
 /* The current device's UUID: which ranks share a GPU, known before any backend exists. */
 ghz_status_t ghz_coll_cuda_gpu_uuid(unsigned char uuid[16]);
-/* The current call's stream (set by begin). */
-ghz_stream_t ghz_coll_backend_cuda_stream(coll_backend_t* be);
+ghz_stream_t ghz_coll_backend_cuda_stream(coll_backend_t* be); /* the current call's stream (set by begin) */
 /* Entries that cannot refuse another current device (destroy, abort, graph_status) make
  * the backend's current: enter returns the caller's (-1: none to restore) for leave. */
 int ghz_coll_backend_cuda_enter(coll_backend_t* be);

@@ -6,11 +6,9 @@
 
 /* K (COLL.md, K for each algorithm and path); final_wire: the result is sent compressed
  * too; fused_sum: the backend sums N frames in one n-ary pass. */
-double coll_error_terms(ghz_algo_t algo, coll_mode_t mode, ghz_op_t op, int nranks, int final_wire,
-                        int fused_sum);
+double coll_error_terms(ghz_algo_t algo, coll_mode_t mode, ghz_op_t op, int nranks, int final_wire, int fused_sum);
 
-/* A REL bound is refused over inputs this large (fill values: COLL.md, Limits). */
-#define COLL_REL_HUGE 1e20
+#define COLL_REL_HUGE 1e20 /* a REL bound is refused over inputs this large (fill values: COLL.md, Limits) */
 
 typedef struct {
     ghz_dtype_t dtype;

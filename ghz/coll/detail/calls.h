@@ -7,17 +7,9 @@
 /* One numbering, which the agreement carries (names.h, COLL_CALLS): a data movement's v
  * form agrees as kind + 1; the two-level stages (two_level.c) are never agreed. */
 typedef enum {
-    KIND_ALLREDUCE = 1,
-    KIND_REDUCE = 2,
-    KIND_REDUCE_SCATTER = 3,
-    KIND_RS_SPLIT = 4,
-    KIND_AG_SPLIT = 5,
-    KIND_BCAST = 6,
-    MV_ALLGATHER = 32,
-    MV_BCAST = 34,
-    MV_SCATTER = 36,
-    MV_GATHER = 38,
-    MV_ALLTOALL = 40
+    KIND_ALLREDUCE = 1, KIND_REDUCE = 2, KIND_REDUCE_SCATTER = 3,
+    KIND_RS_SPLIT = 4, KIND_AG_SPLIT = 5, KIND_BCAST = 6,
+    MV_ALLGATHER = 32, MV_BCAST = 34, MV_SCATTER = 36, MV_GATHER = 38, MV_ALLTOALL = 40
 } coll_kind_t;
 
 typedef struct coll_kind_ops coll_kind_ops_t;
@@ -58,8 +50,7 @@ typedef struct {
  * in-place forms; sets k->longest and k->farthest (elements). */
 ghz_status_t coll_check_args(const ghz_comm_t* c, coll_desc_t* k, const char* name, const char* in_place_forms);
 int coll_rooted(const coll_desc_t* k);
-/* GHZ_SUCCESS, or the status that broke c (detail set). */
-ghz_status_t coll_refuse_broken(const ghz_comm_t* c);
+ghz_status_t coll_refuse_broken(const ghz_comm_t* c); /* GHZ_SUCCESS, or the status that broke c (detail set) */
 /* Numbers the call: the MPI transport's tags carry it, so no call takes another's message. */
 void coll_call_begin(ghz_comm_t* c);
 /* The one failure rule: a failure once data moved (c->moving), or of MPI, breaks c.

@@ -75,8 +75,7 @@ typedef struct {
     const char* name;
     int how;
     const char* const* words;
-    int nwords;
-    int agreed;
+    int nwords, agreed;
     const char *takes, *dflt, *what;
 } coll_knob_doc_t;
 

@@ -51,8 +51,7 @@ struct coll_mv_kind_ops {
 #endif
 };
 
-/* move_kinds.c: the entry of kind (NULL: none) */
-const coll_mv_kind_ops_t* coll_mv_kind_ops(coll_kind_t kind);
+const coll_mv_kind_ops_t* coll_mv_kind_ops(coll_kind_t kind); /* move_kinds.c: the entry of kind (NULL: none) */
 
 /* move_args.c */
 const char* coll_mv_name(const coll_desc_t* k);

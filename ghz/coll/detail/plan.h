@@ -68,7 +68,6 @@ ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t
 ghz_status_t coll_host_path(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t* p, int copied, int all_staged,
                             double t_copied, ghz_coll_info_t* info);
 
-/* runner.c: one call, ended by the failure rule. */
-ghz_status_t coll_run(ghz_comm_t* c, coll_desc_t* k);
+ghz_status_t coll_run(ghz_comm_t* c, coll_desc_t* k); /* runner.c: one call, ended by the failure rule */
 
 #endif

@@ -6,8 +6,7 @@
 #include "ghz/coll/detail/bound.h"
 #include "ghz/coll/detail/calls.h"
 
-/* The bit of algorithm a in coll_kind_ops_t.algos. */
-#define COLL_ALGO_BIT(a) (1u << (unsigned)(a))
+#define COLL_ALGO_BIT(a) (1u << (unsigned)(a)) /* the bit of algorithm a in coll_kind_ops_t.algos */
 
 /* What one kind's calls do differently (COLL.md, Algorithms): a new kind is one entry
  * (reduce_kinds.c; the two-level stages: two_level.c) and its algorithms. */

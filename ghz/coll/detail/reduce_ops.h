@@ -17,8 +17,7 @@ ghz_status_t ghz_coll_op_check(ghz_dtype_t dtype, ghz_op_t op);
 
 /* dst[i] = op(dst[i], src[i]): dst == src or no overlap, any alignment; the result
  * does not depend on nthreads. */
-void ghz_coll_reduce_cpu(void* dst, const void* src, size_t n, ghz_dtype_t dtype, ghz_op_t op,
-                         int nthreads);
+void ghz_coll_reduce_cpu(void* dst, const void* src, size_t n, ghz_dtype_t dtype, ghz_op_t op, int nthreads);
 
 /* buf[i] = dtype(double(buf[i]) * s), one rounding: AVG's final division. */
 void ghz_coll_scale_cpu(void* buf, size_t n, ghz_dtype_t dtype, double s, int nthreads);
