@@ -1,7 +1,6 @@
-/* ghz/coll/algo_alltoall.c: pairwise alltoall: at step k rank r exchanges with
- * (k - r) mod N, whose partner then is r, so a block is encoded before anything lands in
- * its place and in place needs nothing more (exact in place is staged: coll_proto_init).
- * Send buffers alternate by step parity, reused after their sends completed. */
+/* ghz/coll/algo_alltoall.c: pairwise alltoall: at step k rank r exchanges with (k - r) mod
+ * N, whose partner then is r, so a block is encoded before anything lands in its place
+ * and in place needs nothing more (exact in place is staged: coll_proto_init). */
 #include "ghz/coll/detail/algo.h"
 
 size_t coll_alltoall_need_staged(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)

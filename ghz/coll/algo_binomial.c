@@ -1,7 +1,6 @@
 /* ghz/coll/algo_binomial.c: binomial-tree reduce, and the broadcast down a binomial tree
- * or a pipelined chain. With v = (rank - root) mod N, a rank combines its children's
- * partials v + 1, v + 2, v + 4, ... on the RIGHT of its own (the lower v on the left),
- * then sends to v - mask. */
+ * or a pipelined chain. v = (rank - root) mod N combines its children's partials (v + 1,
+ * v + 2, v + 4, ...) on the RIGHT of its own, then sends to v - mask. */
 #include "ghz/coll/detail/algo.h"
 
 size_t coll_binomial_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
@@ -94,23 +93,14 @@ static void relay(coll_round_t* r, coll_pool_t* pool, int parent, const int* kid
     size_t j, ns = 0;
     int q;
     if (!direct && !wb) coll_fail(r, GHZ_ERR_NOMEM);
-    if (parent >= 0)
-        for (j = 0; j < kp; j++) {
-            void* at = direct ? (void*)(r->out + j * r->piece * e) : (void*)(wb + coll_piece_wire_off(r, j));
-            coll_recv(r, at, coll_piece_cap(r, n, j), parent, &c->rreq[j]);
-        }
+    for (j = 0; j < kp && parent >= 0; j++) coll_recv_piece(r, r->out, n, j, wb, parent, &c->rreq[j]);
     for (j = 0; j < kp; j++) {
         const size_t pc = coll_piece_n(r, n, j);
-        void* piece = direct ? (void*)(r->out + j * r->piece * e) : (void*)(wb + coll_piece_wire_off(r, j));
+        unsigned char* piece = direct ? r->out + j * r->piece * e : wb + coll_piece_wire_off(r, j);
         size_t bytes = pc * e;
-        if (parent >= 0) {
-            size_t got = coll_wait_recv(r, &c->rreq[j]);
-            if (direct) coll_expect(r, got, pc * e);
-            else if (pc) coll_decode(r, piece, got, r->out + j * r->piece * e, pc);
-            if (!direct) bytes = got;
-        } else if (!direct) {
-            bytes = pc ? coll_encode(r, r->out + j * r->piece * e, pc, piece, coll_piece_cap(r, n, j)) : 0;
-        }
+        if (parent >= 0) bytes = coll_land_piece(r, r->out, n, j, wb, &c->rreq[j]);
+        else if (!direct && pc) bytes = coll_encode(r, r->out + j * r->piece * e, pc, piece, coll_piece_cap(r, n, j));
+        else if (!direct) bytes = 0;
         for (q = 0; q < nkids; q++) coll_send(r, piece, bytes, kids[q], &c->sreq[ns++]);
     }
     coll_wait_all(r, c->sreq, ns);

@@ -77,17 +77,10 @@ void coll_send(coll_round_t* r, const void* buf, size_t bytes, int peer, coll_re
 void coll_recv(coll_round_t* r, void* buf, size_t capacity, int peer, coll_req_t* req)
 {
     coll_transport_t* tp = &r->comm->tp;
-    req->stage_dev = NULL;
-    req->stage_host = NULL;
-    if (r->comm->host_mirror && capacity) {
-        unsigned char* m = mirror_of(r, buf);
-        if (m) {
-            req->stage_dev = buf;
-            req->stage_host = m;
-            buf = m;
-        }
-    }
-    coll_fail(r, tp->irecv(tp, buf, capacity, peer, req));
+    unsigned char* m = r->comm->host_mirror && capacity ? mirror_of(r, buf) : NULL;
+    req->stage_dev = m ? buf : NULL; /* landed in the mirror, copied there */
+    req->stage_host = m;
+    coll_fail(r, tp->irecv(tp, m ? m : buf, capacity, peer, req));
 }
 
 size_t coll_wait_recv(coll_round_t* r, coll_req_t* req)
@@ -242,13 +235,8 @@ void coll_send_piece(coll_round_t* r, const unsigned char* src, size_t n, size_t
 {
     const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
     const unsigned char* raw = src + j * r->piece * r->elem;
-    size_t sz = 0;
-    if (coll_zero_copy(r)) {
-        coll_send(r, raw, pc * r->elem, peer, req);
-        return;
-    }
-    if (pc) sz = coll_encode(r, raw, pc, wb + off, coll_piece_cap(r, n, j));
-    coll_send(r, wb + off, sz, peer, req);
+    if (coll_zero_copy(r)) coll_send(r, raw, pc * r->elem, peer, req);
+    else coll_send(r, wb + off, pc ? coll_encode(r, raw, pc, wb + off, coll_piece_cap(r, n, j)) : 0, peer, req);
 }
 
 void coll_recv_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, unsigned char* wb, int peer,
@@ -271,9 +259,8 @@ void coll_split(ghz_comm_t* c, size_t base, size_t n)
 {
     const size_t N = (size_t)c->size, q = n / N, rem = n % N;
     size_t s, at = base;
-    for (s = 0; s < N; s++) {
+    for (s = 0; s < N; at += c->seg_cnt[s++]) {
         c->seg_off[s] = at;
         c->seg_cnt[s] = q + (s < rem);
-        at += c->seg_cnt[s];
     }
 }

@@ -81,7 +81,7 @@ void coll_recdbl_allreduce(coll_round_t* r, coll_pool_t* pool)
     const size_t n = r->count, kp = coll_pieces(n, r->piece), B = coll_seg_wire_cap(r->mode, r->dtype, n, r->piece);
     const int lossy = !coll_zero_copy(r);
     int P = 1, R, newrank, mask;
-    vec_t acc, out = {NULL, NULL};
+    vec_t acc = {r->out, c->wire_size}, out = {NULL, c->wire_size + COLL_MAX_PIECES}; /* (exact: in the output) */
     unsigned char *rb, *da = NULL, *db = NULL;
     coll_req_t *sreq = c->sreq, *rreq = c->rreq;
     size_t j;
@@ -92,18 +92,14 @@ void coll_recdbl_allreduce(coll_round_t* r, coll_pool_t* pool)
     if (lossy) {
         acc.buf = coll_pool_take(pool, B);
         out.buf = coll_pool_take(pool, B);
-        acc.sizes = c->wire_size;
-        out.sizes = c->wire_size + COLL_MAX_PIECES;
         if (coll_doc_like(r)) {
             da = coll_pool_raw(pool, r->piece * r->elem);
             db = coll_pool_raw(pool, r->piece * r->elem);
         }
         if (!out.buf || (coll_doc_like(r) && !db)) coll_fail(r, GHZ_ERR_NOMEM);
         coll_encode_seg(r, r->in, n, acc.buf, acc.sizes);
-    } else {
-        if (r->in != r->out) coll_copy(r, r->out, r->in, n * r->elem);
-        acc.buf = r->out;
-        acc.sizes = NULL;
+    } else if (r->in != r->out) {
+        coll_copy(r, r->out, r->in, n * r->elem);
     }
     if (!rb) coll_fail(r, GHZ_ERR_NOMEM);
 

@@ -71,16 +71,11 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
             else if (lossy) r->fin_sizes[j] = sz;
         }
     }
-    coll_wait_all(r, sreq[0], COLL_MAX_PIECES); /* out_own may be input that was being sent (MPI_IN_PLACE) */
-    coll_wait_all(r, sreq[1], COLL_MAX_PIECES);
+    coll_wait_all(r, c->sreq, 2 * COLL_MAX_PIECES); /* out_own may be input that was being sent (MPI_IN_PLACE) */
     if (N == 1 || r->st != GHZ_SUCCESS) return;
-    if (coll_zero_copy(r)) {
-        if (!direct) coll_copy(r, out_own, rb[(N - 2) & 1], r->seg_cnt[me] * r->elem);
-    } else if (coll_doc_like(r) && !r->final_wire) {
-        coll_copy(r, out_own, tmp, r->seg_cnt[me] * r->elem);
-    } else {
-        coll_decode_seg(r, r->fin, r->fin_sizes, out_own, r->seg_cnt[me]);
-    }
+    if (coll_zero_copy(r) && !direct) coll_copy(r, out_own, rb[(N - 2) & 1], r->seg_cnt[me] * r->elem);
+    else if (coll_doc_like(r) && !r->final_wire) coll_copy(r, out_own, tmp, r->seg_cnt[me] * r->elem);
+    else if (!coll_zero_copy(r)) coll_decode_seg(r, r->fin, r->fin_sizes, out_own, r->seg_cnt[me]);
 }
 
 size_t coll_allgather_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)

@@ -101,18 +101,15 @@ void coll_tree_gather(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool)
     const int N = c->size, v = coll_mod((long)c->rank - r->root, N), span = span_of(v, N);
     const size_t cap = (size_t)N * entry_cap(r->mode, r->dtype, m->w, r->piece);
     unsigned char* pack = coll_pool_take(pool, cap);
+    const size_t n = coll_move_n(m, &m->send, r->root); /* (a non-root's one block) */
     size_t used = 0, at;
-    uint64_t raw = 0; /* what this rank's pack takes uncompressed */
+    uint64_t raw = v != 0 ? n * r->elem : 0; /* what this rank's pack takes uncompressed */
     int step;
     if (!pack) {
         coll_fail(r, GHZ_ERR_NOMEM);
         return;
     }
-    if (v != 0) {
-        raw = coll_move_n(m, &m->send, r->root) * r->elem;
-        used = pack_entry(r, pack, 0, v, r->in + coll_move_at(m, &m->send, r->root) * r->elem,
-                          coll_move_n(m, &m->send, r->root));
-    }
+    if (v != 0) used = pack_entry(r, pack, 0, v, r->in + coll_move_at(m, &m->send, r->root) * r->elem, n);
     for (step = 1; step < span && v + step < N; step <<= 1) {
         const size_t at0 = used;
         int u = 0;

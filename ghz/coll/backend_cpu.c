@@ -47,10 +47,8 @@ static ghz_status_t cpu_reduce(coll_backend_t* be, void* out, const void* a, con
                                size_t n, ghz_dtype_t dtype, ghz_op_t op)
 {
     size_t elem = ghz_dtype_size(dtype);
-    if (out == a) {
-        ghz_coll_reduce_cpu(out, b, n, dtype, op, be->nthreads);
-    } else if (out != b) {
-        memcpy(out, a, n * elem);
+    if (out != b) {
+        if (out != a) memcpy(out, a, n * elem);
         ghz_coll_reduce_cpu(out, b, n, dtype, op, be->nthreads);
     } else if (dtype != GHZ_F32 && dtype != GHZ_F64) { /* integer ops commute bit for bit */
         ghz_coll_reduce_cpu(out, a, n, dtype, op, be->nthreads);

@@ -49,7 +49,7 @@ ghz_status_t coll_derive_eb(const coll_budget_in_t* in, coll_budget_t* out)
     st = coll_abs_bound(in->mode, in->bound, in->have_range, in->vmin, in->vmax, &B);
     if (st != GHZ_SUCCESS) return st;
     M = in->have_range ? fabs(in->vmin) > fabs(in->vmax) ? fabs(in->vmin) : fabs(in->vmax) : 0.0;
-    out->bound_abs = B;
+    out->bound_abs = budget = B;
     if (!minmax) {
         const double Bs = avg ? N * B : B; /* AVG's budget is the sum's, N B */
         if (Bs > big / 4)
@@ -66,8 +66,6 @@ ghz_status_t coll_derive_eb(const coll_budget_in_t* in, coll_budget_t* out)
         rounding += (N + 3) * (in->dtype == GHZ_F32 ? (double)FLT_TRUE_MIN : DBL_TRUE_MIN);
         rounding *= 1.0 + 1e-6;
         budget = Bs - rounding;
-    } else {
-        budget = B;
     }
     out->rounding = avg ? rounding / N : rounding;
     /* one rank: the input itself; B = 0: exact is exact there (MIN, MAX, or zeros) */

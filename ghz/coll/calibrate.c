@@ -100,10 +100,8 @@ static ghz_status_t time_exact(ghz_comm_t* c, size_t S, double* seconds)
 ghz_status_t coll_auto_calibrate(ghz_comm_t* c)
 {
 #ifdef GHZ_WITH_NCCL
-    if (c->nccl) {
-        const size_t S = NCCL_CAL_BYTES < c->pool_bytes / 2 ? NCCL_CAL_BYTES : c->pool_bytes / 2;
-        return coll_auto_freeze(c, S & ~(size_t)15, coll_nccl_time_allreduce);
-    }
+    if (c->nccl) return coll_auto_freeze(c, coll_min(NCCL_CAL_BYTES, c->pool_bytes / 2) & ~(size_t)15,
+                                         coll_nccl_time_allreduce);
 #endif
     return coll_auto_freeze(c, CAL_BYTES, time_exact);
 }

@@ -42,11 +42,9 @@ static ghz_status_t measure(const ghz_comm_t* c, const coll_layout_t* lay, ghz_d
     int p;
     *lo = SIZE_MAX;
     *hi = 0;
-    if (lay->single || !lay->cnt) {
-        if (lay->count > max / (size_t)nb)
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu of %s%s: the buffer would exceed PTRDIFF_MAX bytes",
-                            lay->count, ghz_dtype_name(t), nb > 1 ? " per rank" : "");
-    }
+    if ((lay->single || !lay->cnt) && lay->count > max / (size_t)nb)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu of %s%s: the buffer would exceed PTRDIFF_MAX bytes", lay->count,
+                        ghz_dtype_name(t), nb > 1 ? " per rank" : "");
     for (p = 0; p < nb; p++) {
         const size_t n = coll_lay_cnt(lay, p), d = coll_lay_displ(lay, p);
         if (n > max || d > max - n)

@@ -16,8 +16,7 @@ static ghz_status_t host_call(ghz_comm_t* c, coll_desc_t* h, const coll_plan_t* 
     double ratio;
     ghz_status_t st;
     coll_call_begin(hc);
-    st = coll_desc_check(hc, h);
-    if (st != GHZ_SUCCESS) return st;
+    if ((st = coll_desc_check(hc, h)) != GHZ_SUCCESS) return st;
     if (h->ops) hp.algo = coll_choose_algo(hc, h, COLL_EXACT);
     coll_plan_route(hc, h, &hp);
     return coll_execute(hc, h, &hp, info, &ratio);

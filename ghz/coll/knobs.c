@@ -60,8 +60,7 @@ static ghz_status_t read_knob(const char* name, int how, const char* const* word
         *z = COLL_KNOB_NEVER;
         return GHZ_SUCCESS;
     }
-    for (p = v; *p >= '0' && *p <= '9'; p++) {
-    }
+    for (p = v; *p >= '0' && *p <= '9';) p++;
     if (p == v) goto bad;
     errno = 0;
     n = strtoull(v, &end, 10);

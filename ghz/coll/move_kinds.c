@@ -14,11 +14,8 @@
  * relays, linearly. */
 #define TREE_MAX_BYTES ((size_t)256 << 10)
 
-static coll_layout_t single(size_t count)
-{
-    coll_layout_t l = {NULL, NULL, count, 1};
-    return l;
-}
+/* A side of one block (a non-root's side of a rooted kind, a broadcast's) */
+#define SINGLE(count) ((coll_layout_t){NULL, NULL, (count), 1})
 
 /* A side of a block per rank: the v form's arrays, or count each. */
 static coll_layout_t blocks(const coll_desc_t* k, const size_t* cnt, const size_t* displ)
@@ -54,7 +51,7 @@ static ghz_status_t allgather_layout(const ghz_comm_t* c, coll_desc_t* k)
     k->recv = blocks(k, k->rcnt, k->rdis);
     if (k->v && (!k->rcnt || !k->rdis)) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvcounts or displs");
     k->in_place = at_own_block(c, k, k->sendbuf == MPI_IN_PLACE);
-    k->send = single(k->in_place ? coll_lay_cnt(&k->recv, c->rank) : k->count);
+    k->send = SINGLE(k->in_place ? coll_lay_cnt(&k->recv, c->rank) : k->count);
     return GHZ_SUCCESS;
 }
 
@@ -64,11 +61,10 @@ static int allgather_mpi(ghz_comm_t* c, const coll_desc_t* k, const coll_mv_mpi_
                 : MPI_Allgather(a->in, a->n, a->dt, k->out, a->n, a->dt, c->mpi);
 }
 
-/* its two relay buffers and this rank's own frames */
+/* its two relay buffers, and this rank's own frames as a broadcast's */
 static size_t allgather_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
-    const size_t fin = m == COLL_EXACT && !c->be.staged ? 0 : coll_seg_wire_cap(m, t, window, piece) + 16;
-    return coll_allgather_need(c, m, t, window, piece) + fin;
+    return coll_allgather_need(c, m, t, window, piece) + coll_bcast_need(c, m, t, window, piece);
 }
 
 /* The segments are this round's part of every block. */
@@ -95,7 +91,7 @@ static ghz_status_t bcast_layout(const ghz_comm_t* c, coll_desc_t* k)
     const int mpi_in_place = k->sendbuf == MPI_IN_PLACE;
     k->sends = is_root;
     k->recvs = 1;
-    k->recv = k->send = single(k->count);
+    k->recv = k->send = SINGLE(k->count);
     k->in_place = is_root && (mpi_in_place || k->in == k->out);
     if (k->in_place) k->in = k->out;
     return GHZ_SUCCESS;
@@ -145,7 +141,7 @@ static ghz_status_t scatter_layout(const ghz_comm_t* c, coll_desc_t* k)
     if (k->v && is_root && (!k->scnt || !k->sdis))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendcounts or displs at the root");
     k->send = blocks(k, k->scnt, k->sdis);
-    k->recv = single(k->v && k->in_place ? k->scnt[me] : k->count);
+    k->recv = SINGLE(k->v && k->in_place ? k->scnt[me] : k->count);
     return GHZ_SUCCESS;
 }
 
@@ -167,7 +163,7 @@ static ghz_status_t gather_layout(const ghz_comm_t* c, coll_desc_t* k)
     if (!is_root && mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a gather");
     k->recv = blocks(k, k->rcnt, k->rdis);
     k->in_place = is_root && at_own_block(c, k, mpi_in_place);
-    k->send = single(k->in_place && k->v ? k->rcnt[me] : k->count);
+    k->send = SINGLE(k->in_place && k->v ? k->rcnt[me] : k->count);
     if (!is_root) k->out = NULL;
     return GHZ_SUCCESS;
 }

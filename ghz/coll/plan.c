@@ -1,6 +1,5 @@
 /* ghz/coll/plan.c: the planner: what a call does before its agreement, then, from agreed
- * inputs only (so every rank plans alike without a message), its mode, algorithm, route
- * and error budget. */
+ * inputs only (so every rank plans alike without a message), its mode, algorithm, route and budget. */
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -162,7 +161,7 @@ void coll_plan_route(const ghz_comm_t* c, const coll_desc_t* k, coll_plan_t* p)
                   : k->mv->choose ? k->mv->choose(c, k, p->mode, p->extent)
                                   : k->mv->algo;
         p->route = c->size == 1 ? COLL_ROUTE_SELF : p->algo == GHZ_ALGO_MPI ? COLL_ROUTE_MPI : COLL_ROUTE_ROUNDS;
-            if (p->route == COLL_ROUTE_ROUNDS && k->mv->settle) {
+        if (p->route == COLL_ROUTE_ROUNDS && k->mv->settle) {
             const size_t piece = coll_piece_elems(c, p->mode, e);
             const int staged = c->be.staged || (k->mv->in_place_shared && k->in_place);
             p->algo = k->mv->settle(c, p->algo, p->extent,

@@ -22,11 +22,9 @@ static ghz_status_t check_local(const ghz_comm_t* c, coll_desc_t* k)
     k->out = (unsigned char*)k->recvbuf;
     k->in = in_place_mpi && needs_out ? (const unsigned char*)k->recvbuf : (const unsigned char*)k->sendbuf;
     k->sends = 1;
-    k->send.count = k->count;
-    k->send.single = !k->ops->per_rank;
     k->recvs = needs_out;
-    k->recv.count = k->count;
-    k->recv.single = 1;
+    k->send = (coll_layout_t){NULL, NULL, k->count, !k->ops->per_rank};
+    k->recv = (coll_layout_t){NULL, NULL, k->count, 1};
     k->in_place = (in_place_mpi && needs_out) ||
                   (k->ops->per_rank && (uintptr_t)k->out == (uintptr_t)k->in + (uintptr_t)c->rank * k->count * elem);
     st = coll_check_args(c, k,

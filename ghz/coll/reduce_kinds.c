@@ -42,10 +42,8 @@ static size_t allreduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t*
 static size_t reduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
                            size_t off, size_t window)
 {
-    const size_t e = r->elem;
-    size_t w;
+    const size_t e = r->elem, w = coll_min(k->count - off, window);
     if (algo == GHZ_ALGO_NCCL) return allreduce_round(c, k, r, pool, algo, off, window);
-    w = coll_min(k->count - off, window);
     r->in = k->in + off * e;
     r->out = k->out ? k->out + off * e : NULL;
     r->count = w;

@@ -1,7 +1,5 @@
-/* ghz/coll/runner.c: the one runner of every call (detail/plan.h): begin and check, the
- * backend's begin, the planner's pre-agreement steps, the agreement, the plan, the
- * two-level children where needed, the execution and the info; ended by the failure
- * rule. AUTO's calibration at init runs through it too. */
+/* ghz/coll/runner.c: the one runner of every call (detail/plan.h), ended by the failure
+ * rule; AUTO's calibration at init runs through it too. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,9 +53,8 @@ static ghz_status_t prepare(ghz_comm_t* c, coll_desc_t* k, coll_pre_t* pre, coll
 {
     const size_t e = ghz_dtype_size(k->dtype);
     coll_call_t mine;
-    ghz_status_t st;
+    ghz_status_t st = coll_call_start(c, k);
     memset(&mine, 0, sizeof mine);
-    st = coll_call_start(c, k);
     /* the input must be ready before any backend work reads it */
     if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);
     coll_plan_pre(c, k, st == GHZ_SUCCESS, pre);
@@ -121,12 +118,10 @@ static ghz_status_t run_call(ghz_comm_t* c, coll_desc_t* k)
         st = coll_execute(c, k, &p, &info, &ratio);
     if (st != GHZ_SUCCESS) return st;
     info.lossy = pre.lossy;
-    if (pre.lossy) {
-        info.bound_abs = p.bound_abs;
-        if (p.route != COLL_ROUTE_HOST) {
-            info.eb_abs = p.mode == COLL_EXACT ? 0.0 : p.eb;
-            info.error_terms = p.terms;
-        }
+    if (pre.lossy) info.bound_abs = p.bound_abs;
+    if (pre.lossy && p.route != COLL_ROUTE_HOST) {
+        info.eb_abs = p.mode == COLL_EXACT ? 0.0 : p.eb;
+        info.error_terms = p.terms;
     }
     info.time_total = coll_now() - t_call;
     if (c->auto_trace > 1 && c->rank == 0 && (pre.lossy || pre.copied))

@@ -11,14 +11,12 @@
  * binomial broadcast; each names its algorithm, and the parent call did the checks. */
 static size_t split_extent(const ghz_comm_t* c, const coll_desc_t* k)
 {
-    const size_t N = (size_t)c->size;
-    return k->count / N + (k->count % N > 0);
+    return k->count / (size_t)c->size + (k->count % (size_t)c->size > 0);
 }
 
 static size_t split_segments(ghz_comm_t* c, const coll_desc_t* k, size_t off, size_t window)
 {
-    const size_t N = (size_t)c->size, q = k->count / N, rem = k->count % N, longest = q + (rem > 0);
-    const size_t w = longest - off < window ? longest - off : window;
+    const size_t N = (size_t)c->size, q = k->count / N, rem = k->count % N, w = coll_min(q + (rem > 0) - off, window);
     size_t s;
     for (s = 0; s < N; s++) {
         size_t base = s * q + (s < rem ? s : rem), len = q + (s < rem);
@@ -91,12 +89,10 @@ static ghz_status_t child_stage(ghz_comm_t* cc, const coll_kind_ops_t* ops, cons
         return st;
     }
 #endif
-    if (cc->size == 1) {
-        /* a node of one rank: its reduction is its input */
-        if (out && out != in && ops->kind != KIND_BCAST && ops->kind != KIND_AG_SPLIT)
-            return cc->be.copy(&cc->be, out, in, count * ghz_dtype_size(k->dtype));
-        return GHZ_SUCCESS;
-    }
+    if (cc->size == 1) /* a node of one rank: its reduction is its input */
+        return out && out != in && ops->kind != KIND_BCAST && ops->kind != KIND_AG_SPLIT
+                   ? cc->be.copy(&cc->be, out, in, count * ghz_dtype_size(k->dtype))
+                   : GHZ_SUCCESS;
     cc->tp.seq = ++cc->calls;
     coll_proto_init(cc, &kk, mode, eb, &p);
     st = coll_run_rounds(cc, &kk, &p, algo, ops->extent ? ops->extent(cc, &kk) : count, &rounds);
@@ -157,10 +153,8 @@ ghz_status_t coll_two_level(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mod
     const size_t L = (size_t)c->local_size, l = (size_t)c->local_rank, q = k->count / L, rem = k->count % L;
     unsigned char* at = k->out + (multi ? l * q + (l < rem ? l : rem) : 0) * ghz_dtype_size(k->dtype);
     uint64_t raw0, wire0;
-    double mine = 0.0;
-    ghz_status_t st;
-    st = child_stage(c->intra, multi ? &coll_rs_split_kind : coll_kind_ops(KIND_REDUCE), k->in,
-                     multi || l == 0 ? k->out : NULL, k->count, k, COLL_EXACT, 0.0, inside, sum);
+    ghz_status_t st = child_stage(c->intra, multi ? &coll_rs_split_kind : coll_kind_ops(KIND_REDUCE), k->in,
+                                  multi || l == 0 ? k->out : NULL, k->count, k, COLL_EXACT, 0.0, inside, sum);
     st = coll_stage_agree(c, st);
     raw0 = sum->logical_bytes;
     wire0 = sum->wire_bytes;
@@ -173,7 +167,6 @@ ghz_status_t coll_two_level(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mod
                          COLL_EXACT, 0.0, inside, sum);
     if (!ratio) return coll_stage_agree(c, st);
     /* this rank's ratio across nodes */
-    if (sum->wire_bytes > wire0) mine = (double)(sum->logical_bytes - raw0) / (double)(sum->wire_bytes - wire0);
-    *ratio = mine;
+    *ratio = sum->wire_bytes > wire0 ? (double)(sum->logical_bytes - raw0) / (double)(sum->wire_bytes - wire0) : 0.0;
     return stage_agree_ratio(c, st, ratio);
 }

@@ -1,6 +1,5 @@
-/* ghz/coll/detail/auto_rule.h: the size from which GHZ_PATH_AUTO compresses, on every
- * transport (COLL.md, AUTO's threshold): measured at init (calibrate.c), frozen, then
- * decided by every rank alike without a message (plan.c). */
+/* ghz/coll/detail/auto_rule.h: the size from which GHZ_PATH_AUTO compresses (COLL.md,
+ * AUTO's threshold): measured at init, frozen, then decided by every rank alike. */
 #ifndef GHZ_COLL_DETAIL_AUTO_RULE_H
 #define GHZ_COLL_DETAIL_AUTO_RULE_H
 

@@ -1,6 +1,5 @@
-/* ghz/coll/detail/backend.h: where a collective's compute runs (private): the CPU
- * (backend_cpu.c) or CUDA (cuda/backend_cuda.c, on the caller's stream, each entry
- * complete when it returns). Buffers are the backend's memory kind; sizes host values. */
+/* ghz/coll/detail/backend.h: where a collective's compute runs (private), each entry
+ * complete when it returns. Buffers are the backend's memory kind; sizes host values. */
 #ifndef GHZ_COLL_DETAIL_BACKEND_H
 #define GHZ_COLL_DETAIL_BACKEND_H
 

@@ -1,4 +1,4 @@
-/* ghz/coll/detail/move_call.h: a data-movement call's kind entry and helpers (private). */
+/* ghz/coll/detail/move_call.h: a data-movement call's kind entry and the functions that read it (private). */
 #ifndef GHZ_COLL_DETAIL_MOVE_CALL_H
 #define GHZ_COLL_DETAIL_MOVE_CALL_H
 

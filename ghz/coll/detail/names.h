@@ -1,6 +1,5 @@
-/* ghz/coll/detail/names.h: the names of ops, algorithms, dtypes, transports and lossy
- * paths, each written once as X(value, "name"): the name functions (coll_names.c), the
- * words of GHZ_COLL_TRANSPORT (knobs.c) and COLL.md's Names (coll.tables) come from them. */
+/* ghz/coll/detail/names.h: the names of the enumerations, each written once as X(value,
+ * "name"), for the name functions, GHZ_COLL_TRANSPORT and COLL.md's Names (coll.tables). */
 #ifndef GHZ_COLL_DETAIL_NAMES_H
 #define GHZ_COLL_DETAIL_NAMES_H
 

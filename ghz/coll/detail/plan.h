@@ -1,6 +1,5 @@
-/* ghz/coll/detail/plan.h: a call's plan (plan.c), its execution (exec.c) and the one
- * runner of every call (runner.c): entry points, then runner (check, agree, plan,
- * execute), then the algorithms; each layer calls only those below it (private). */
+/* ghz/coll/detail/plan.h: the runner (check, agree, plan, execute) between the entry
+ * points and the algorithms; each layer calls only those below it (private). */
 #ifndef GHZ_COLL_DETAIL_PLAN_H
 #define GHZ_COLL_DETAIL_PLAN_H
 
