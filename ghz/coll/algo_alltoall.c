@@ -1,15 +1,7 @@
-/* ghz/coll/algo_alltoall.c: pairwise alltoall.
- *
- * At step k (0 <= k < N) rank r exchanges with p = (k - r) mod N, and p's partner at
- * that step is r again: both directions of a pair move at the same step, N - 1
- * exchanges per rank (steps with p = r skipped). Each step posts the receives of p's
- * pieces, encodes and sends this rank's block for p piece by piece, then lands the
- * received pieces. Since a block is encoded before anything is received into its place,
- * in place (the same buffer and layout both ways) needs nothing more, once exact values
- * go through the wire buffers (coll_proto_init stages an in-place exact call). The send
- * buffers alternate by step parity: a buffer is reused two steps later, after its sends
- * completed, so a step's sends overlap the next step. */
-#include "ghz/coll/detail/move.h"
+/* ghz/coll/algo_alltoall.c: pairwise alltoall: at step k rank r exchanges with (k - r) mod
+ * N, whose partner then is r, so a block is encoded before anything lands in its place
+ * and in place needs nothing more (exact in place is staged: coll_proto_init). */
+#include "ghz/coll/detail/algo.h"
 
 size_t coll_alltoall_need_staged(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
@@ -39,15 +31,11 @@ void coll_pairwise_alltoall(coll_round_t* r, const coll_move_t* m, coll_pool_t* 
     }
     for (k = 0; k < N; k++) {
         const int p = coll_mod((long)k - me, N), par = step & 1;
-        size_t ks, kr, ms, mr;
-        unsigned char* dst;
+        const size_t ms = coll_move_n(m, &m->send, p), mr = coll_move_n(m, &m->recv, p);
+        const size_t ks = coll_pieces(ms, r->piece), kr = coll_pieces(mr, r->piece);
+        unsigned char* dst = r->out + coll_move_at(m, &m->recv, p) * e;
         if (p == me) continue;
         step++;
-        ms = coll_move_n(m, &m->send, p);
-        mr = coll_move_n(m, &m->recv, p);
-        ks = coll_pieces(ms, r->piece);
-        kr = coll_pieces(mr, r->piece);
-        dst = r->out + coll_move_at(m, &m->recv, p) * e;
         coll_wait_all(r, sreq[par], ns[par]);
         for (j = 0; j < kr; j++) coll_recv_piece(r, dst, mr, j, rb, p, &c->rreq[j]);
         for (j = 0; j < ks; j++)

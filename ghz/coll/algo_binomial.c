@@ -1,12 +1,6 @@
-/* ghz/coll/algo_binomial.c: binomial-tree reduce (lg N steps to the root), and the
- * broadcast down a binomial tree or a pipelined chain.
- *
- * With v = (rank - root) mod N, rank v receives from v + 1, v + 2, v + 4, ... (those
- * below N) while v has no bit of the mask set, combining its own partial on the LEFT
- * (the lower v), then sends its partial to v - mask and is done. The root (v = 0) ends
- * with the whole reduction. HOMO: every rank compresses its values once and partials
- * travel and combine compressed; the root decodes once. DOC: a rank folds the decoded
- * partials of its children into its own raw values, and compresses once, to send. */
+/* ghz/coll/algo_binomial.c: binomial-tree reduce, and the broadcast down a binomial tree
+ * or a pipelined chain. v = (rank - root) mod N combines its children's partials (v + 1,
+ * v + 2, v + 4, ...) on the RIGHT of its own, then sends to v - mask. */
 #include "ghz/coll/detail/algo.h"
 
 size_t coll_binomial_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
@@ -19,65 +13,50 @@ size_t coll_binomial_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, siz
 void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool)
 {
     ghz_comm_t* c = r->comm;
-    coll_backend_t* be = &c->be;
     const int N = c->size, me = c->rank, v = (me - r->root + N) % N;
     const size_t n = r->count, kp = coll_pieces(n, r->piece), e = r->elem,
                  B = coll_seg_wire_cap(r->mode, r->dtype, n, r->piece);
-    unsigned char *rb = coll_pool_take(pool, B), *acc = NULL, *fa = NULL, *fb = NULL, *dec = NULL;
-    size_t *sa = c->wire_size, *sb = c->wire_size + COLL_MAX_PIECES, j;
-    int mask;
+    /* HOMO: the partial's frames in f[cur] (sizes sz[cur]), combined into the other pair */
+    unsigned char *rb = coll_pool_take(pool, B), *acc = NULL, *f[2] = {NULL, NULL}, *dec = NULL;
+    size_t* sz[2] = {c->wire_size, c->wire_size + COLL_MAX_PIECES};
+    size_t j;
+    int mask, cur = 0;
 
-    /* acc: raw values (EXACT, DOC; the root's is the output) or frames (HOMO, in fa) */
+    /* acc: raw values (the root's: the output), or frames (HOMO) */
     if (r->mode != COLL_HOMO) {
         acc = v == 0 ? r->out : coll_pool_raw(pool, n * e);
-        if (acc && acc != r->in) {
-            ghz_status_t st = be->copy(be, acc, r->in, n * e);
-            if (st != GHZ_SUCCESS) coll_fail(r, st);
-        }
+        if (acc && acc != r->in) coll_copy(r, acc, r->in, n * e);
     }
     if (!coll_zero_copy(r)) {
-        fa = coll_pool_take(pool, B);
-        fb = coll_pool_take(pool, B);
+        f[0] = coll_pool_take(pool, B);
+        f[1] = coll_pool_take(pool, B);
         dec = coll_pool_raw(pool, r->piece * e);
     }
     if (!rb || (r->mode != COLL_HOMO && !acc) || (!coll_zero_copy(r) && !dec))
         coll_fail(r, GHZ_ERR_NOMEM);
-    if (r->mode == COLL_HOMO)
-        for (j = 0; j < kp; j++) {
-            size_t pc = coll_piece_n(r, n, j);
-            sa[j] = pc ? coll_encode(r, r->in + j * r->piece * e, pc, fa + coll_piece_wire_off(r, j),
-                                     coll_piece_cap(r, n, j))
-                       : 0;
-        }
+    if (r->mode == COLL_HOMO) coll_encode_seg(r, r->in, n, f[0], sz[0]);
 
     for (mask = 1; mask < N; mask <<= 1) {
         if (v & mask) {
-            int parent = (v - mask + r->root) % N;
+            const int parent = (v - mask + r->root) % N;
             for (j = 0; j < kp; j++) {
-                size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j), sz = pc * e;
-                const unsigned char* w = acc ? acc + j * r->piece * e : NULL;
-                if (coll_doc_like(r)) {
-                    sz = pc ? coll_encode(r, w, pc, fa + off, coll_piece_cap(r, n, j)) : 0;
-                    w = fa + off;
-                } else if (r->mode == COLL_HOMO) {
-                    sz = pc ? sa[j] : 0;
-                    w = fa + off;
-                }
-                coll_send(r, w, sz, parent, &c->sreq[j]);
+                if (r->mode != COLL_HOMO) coll_send_piece(r, acc, n, j, f[0], parent, &c->sreq[j]);
+                else coll_send(r, f[cur] + coll_piece_wire_off(r, j), coll_piece_n(r, n, j) ? sz[cur][j] : 0, parent,
+                               &c->sreq[j]);
             }
             coll_wait_all(r, c->sreq, kp);
             return;
         }
         if (v + mask < N) {
-            int child = (v + mask + r->root) % N;
+            const int child = (v + mask + r->root) % N;
             for (j = 0; j < kp; j++)
                 coll_recv(r, rb + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j), child, &c->rreq[j]);
             for (j = 0; j < kp; j++) {
-                size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
-                size_t got = coll_wait_recv(r, &c->rreq[j]);
+                const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
+                const size_t got = coll_wait_recv(r, &c->rreq[j]);
                 unsigned char* a = acc ? acc + j * r->piece * e : NULL;
                 if (pc == 0) {
-                    sb[j] = 0;
+                    sz[cur ^ 1][j] = 0;
                     continue;
                 }
                 if (coll_zero_copy(r)) {
@@ -87,25 +66,14 @@ void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool)
                     coll_decode(r, rb + off, got, dec, pc);
                     coll_reduce(r, a, a, dec, pc);
                 } else {
-                    sb[j] = coll_homo(r, fa + off, sa[j], rb + off, got, fb + off, coll_piece_cap(r, n, j));
+                    sz[cur ^ 1][j] = coll_homo(r, f[cur] + off, sz[cur][j], rb + off, got, f[cur ^ 1] + off,
+                                               coll_piece_cap(r, n, j));
                 }
             }
-            if (r->mode == COLL_HOMO) {
-                unsigned char* t = fa;
-                size_t* ts = sa;
-                fa = fb;
-                fb = t;
-                sa = sb;
-                sb = ts;
-            }
+            if (r->mode == COLL_HOMO) cur ^= 1;
         }
     }
-    /* the root */
-    if (r->mode == COLL_HOMO && r->st == GHZ_SUCCESS)
-        for (j = 0; j < kp; j++) {
-            size_t pc = coll_piece_n(r, n, j);
-            if (pc) coll_decode(r, fa + coll_piece_wire_off(r, j), sa[j], r->out + j * r->piece * e, pc);
-        }
+    if (r->mode == COLL_HOMO) coll_decode_seg(r, f[cur], sz[cur], r->out, n); /* the root */
 }
 
 size_t coll_bcast_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
@@ -113,10 +81,9 @@ size_t coll_bcast_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t
     return m == COLL_EXACT && !c->be.staged ? 0 : coll_seg_wire_cap(m, t, window, piece) + 16;
 }
 
-/* A broadcast's relay of r->out[0..count) down a tree: each piece is received from
- * `parent` (none at the root, which encodes it), decoded into place, and sent on to
- * the children (absolute ranks), as soon as it arrived; frames travel unchanged, so
- * every rank decodes the root's bytes. */
+/* r->out relayed piece by piece from parent (-1: the root, which encodes each piece) to
+ * the kids; frames travel unchanged, so every rank decodes the root's bytes. Counts what
+ * this rank sends. */
 static void relay(coll_round_t* r, coll_pool_t* pool, int parent, const int* kids, int nkids)
 {
     ghz_comm_t* c = r->comm;
@@ -126,32 +93,22 @@ static void relay(coll_round_t* r, coll_pool_t* pool, int parent, const int* kid
     size_t j, ns = 0;
     int q;
     if (!direct && !wb) coll_fail(r, GHZ_ERR_NOMEM);
-    if (parent >= 0)
-        for (j = 0; j < kp; j++) {
-            void* at = direct ? (void*)(r->out + j * r->piece * e) : (void*)(wb + coll_piece_wire_off(r, j));
-            coll_recv(r, at, coll_piece_cap(r, n, j), parent, &c->rreq[j]);
-        }
+    for (j = 0; j < kp && parent >= 0; j++) coll_recv_piece(r, r->out, n, j, wb, parent, &c->rreq[j]);
     for (j = 0; j < kp; j++) {
         const size_t pc = coll_piece_n(r, n, j);
-        void* piece = direct ? (void*)(r->out + j * r->piece * e) : (void*)(wb + coll_piece_wire_off(r, j));
+        unsigned char* piece = direct ? r->out + j * r->piece * e : wb + coll_piece_wire_off(r, j);
         size_t bytes = pc * e;
-        if (parent >= 0) {
-            size_t got = coll_wait_recv(r, &c->rreq[j]);
-            if (direct) coll_expect(r, got, pc * e);
-            else if (pc) coll_decode(r, piece, got, r->out + j * r->piece * e, pc);
-            if (!direct) bytes = got;
-        } else if (!direct) { /* the root stages (encodes) each piece as it sends it */
-            bytes = pc ? coll_encode(r, r->out + j * r->piece * e, pc, piece, coll_piece_cap(r, n, j)) : 0;
-        }
+        if (parent >= 0) bytes = coll_land_piece(r, r->out, n, j, wb, &c->rreq[j]);
+        else if (!direct && pc) bytes = coll_encode(r, r->out + j * r->piece * e, pc, piece, coll_piece_cap(r, n, j));
+        else if (!direct) bytes = 0;
         for (q = 0; q < nkids; q++) coll_send(r, piece, bytes, kids[q], &c->sreq[ns++]);
     }
     coll_wait_all(r, c->sreq, ns);
+    r->logical_bytes = (uint64_t)nkids * n * e;
 }
 
-/* Binomial broadcast of r->out[0..count) from r->root (exact: a two-level allreduce's
- * last stage). v = (rank - root) mod N receives from v - (its lowest set bit), then
- * forwards each piece, as soon as it has it, to v + m for every m below that bit
- * (largest first: the farthest subtree starts first). */
+/* v receives from v - (its lowest set bit) and forwards to v + m for every m below that
+ * bit, largest first: the farthest subtree starts first. */
 void coll_binomial_bcast(coll_round_t* r, coll_pool_t* pool)
 {
     const int N = r->comm->size, v = coll_mod((long)r->comm->rank - r->root, N);
@@ -162,8 +119,6 @@ void coll_binomial_bcast(coll_round_t* r, coll_pool_t* pool)
     relay(r, pool, v != 0 ? (v - mask + r->root) % N : -1, kids, nkids);
 }
 
-/* Pipelined chain: v receives from v - 1 and forwards to v + 1, so each link carries
- * the vector once (the binomial root's sends it lg N times). */
 void coll_chain_bcast(coll_round_t* r, coll_pool_t* pool)
 {
     const int N = r->comm->size, me = r->comm->rank, v = coll_mod((long)me - r->root, N);

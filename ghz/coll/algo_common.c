@@ -1,7 +1,4 @@
-/* ghz/coll/algo_common.c: what every algorithm uses: the pool, wire sizes, messages
- * that carry the round's status, and the mode-generic piece operations. */
-#include <string.h>
-
+/* ghz/coll/algo_common.c: what every algorithm uses (detail/algo.h). */
 #include "ghz/codec/codec.h"
 #include "ghz/coll/detail/algo.h"
 #include "ghz/detail/error.h"
@@ -36,19 +33,17 @@ size_t coll_pieces(size_t n, size_t piece)
 
 size_t coll_seg_wire_cap(coll_mode_t m, ghz_dtype_t dtype, size_t n, size_t piece)
 {
-    size_t k = coll_pieces(n, piece), full = n / piece, rest = n - full * piece;
+    const size_t full = n / piece, rest = n - full * piece;
     if (n == 0) return coll_wire_cap(m, dtype, 0);
-    return full * coll_wire_cap(m, dtype, piece) +
-           (k > full ? coll_wire_cap(m, dtype, rest) : 0);
+    return full * coll_wire_cap(m, dtype, piece) + (rest ? coll_wire_cap(m, dtype, rest) : 0);
 }
 
 void coll_fail(coll_round_t* r, ghz_status_t st)
 {
-    if (r->st == GHZ_SUCCESS) r->st = st;
+    if (r->st == GHZ_SUCCESS) r->st = st; /* (a success leaves it as it is) */
 }
 
-/* With a host mirror (comm.h), messages travel through it: the wire buffer at
- * pool + x is mirrored at pool_mirror + x. */
+/* With a host mirror, pool + x travels through pool_mirror + x. */
 static unsigned char* mirror_of(coll_round_t* r, const void* buf)
 {
     ghz_comm_t* c = r->comm;
@@ -69,9 +64,8 @@ void coll_send(coll_round_t* r, const void* buf, size_t bytes, int peer, coll_re
     if (!poison && r->comm->host_mirror && bytes) {
         unsigned char* m = mirror_of(r, buf);
         double t0 = coll_now();
-        st = m ? be->copy(be, m, buf, bytes) : r->st;
+        coll_fail(r, m ? be->copy(be, m, buf, bytes) : r->st);
         r->t_stage += coll_now() - t0;
-        if (st != GHZ_SUCCESS) coll_fail(r, st);
         buf = m;
         poison = r->st != GHZ_SUCCESS;
     }
@@ -83,53 +77,32 @@ void coll_send(coll_round_t* r, const void* buf, size_t bytes, int peer, coll_re
 void coll_recv(coll_round_t* r, void* buf, size_t capacity, int peer, coll_req_t* req)
 {
     coll_transport_t* tp = &r->comm->tp;
-    ghz_status_t st;
-    req->stage_dev = NULL;
-    req->stage_host = NULL;
-    if (r->comm->host_mirror && capacity) {
-        unsigned char* m = mirror_of(r, buf);
-        if (m) {
-            req->stage_dev = buf;
-            req->stage_host = m;
-            buf = m;
-        }
-    }
-    st = tp->irecv(tp, buf, capacity, peer, req);
-    if (st != GHZ_SUCCESS) coll_fail(r, st);
+    unsigned char* m = r->comm->host_mirror && capacity ? mirror_of(r, buf) : NULL;
+    req->stage_dev = m ? buf : NULL; /* landed in the mirror, copied there */
+    req->stage_host = m;
+    coll_fail(r, tp->irecv(tp, m ? m : buf, capacity, peer, req));
 }
 
 size_t coll_wait_recv(coll_round_t* r, coll_req_t* req)
 {
     coll_transport_t* tp = &r->comm->tp;
+    coll_backend_t* be = &r->comm->be;
     size_t bytes = 0;
     int poison = 0;
     ghz_status_t st = tp->wait(tp, req, &bytes, &poison);
-    if (st != GHZ_SUCCESS) {
-        coll_fail(r, st);
-        return 0;
-    }
-    if (poison) {
-        coll_fail(r, GHZ_ERR_PEER);
-        return 0;
-    }
-    if (req->stage_dev && bytes) {
-        coll_backend_t* be = &r->comm->be;
-        double t0 = coll_now();
+    if (st == GHZ_SUCCESS && poison) st = GHZ_ERR_PEER;
+    if (st == GHZ_SUCCESS && req->stage_dev && bytes) {
+        const double t0 = coll_now();
         st = be->copy(be, req->stage_dev, req->stage_host, bytes);
         r->t_stage += coll_now() - t0;
-        if (st != GHZ_SUCCESS) {
-            coll_fail(r, st);
-            return 0;
-        }
     }
-    return bytes;
+    coll_fail(r, st);
+    return st == GHZ_SUCCESS ? bytes : 0;
 }
 
 void coll_wait_send(coll_round_t* r, coll_req_t* req)
 {
-    coll_transport_t* tp = &r->comm->tp;
-    ghz_status_t st = tp->wait(tp, req, NULL, NULL);
-    if (st != GHZ_SUCCESS) coll_fail(r, st);
+    coll_fail(r, r->comm->tp.wait(&r->comm->tp, req, NULL, NULL));
 }
 
 void coll_wait_all(coll_round_t* r, coll_req_t* req, size_t n)
@@ -142,68 +115,55 @@ size_t coll_encode(coll_round_t* r, const void* raw, size_t n, void* wire, size_
 {
     coll_backend_t* be = &r->comm->be;
     size_t size = 0;
-    ghz_status_t st;
+    ghz_status_t st = GHZ_SUCCESS;
     double t0 = coll_now();
     if (r->st != GHZ_SUCCESS) return 0;
-    if (r->mode == COLL_EXACT) {
+    if (r->mode != COLL_EXACT) {
+        st = be->compress(be, raw, n, r->dtype, r->eb, wire, cap, &size);
+        r->t_comp += coll_now() - t0;
+        t0 = coll_now();
+    }
+    /* (a message of exactly the raw size is raw, coll_decode: no flag needed) */
+    if (r->mode == COLL_EXACT || (st == GHZ_SUCCESS && r->raw_fallback && size >= n * r->elem)) {
         st = be->copy(be, wire, raw, n * r->elem);
         size = n * r->elem;
         r->t_stage += coll_now() - t0;
-    } else {
-        st = be->compress(be, raw, n, r->dtype, r->eb, wire, cap, &size);
-        r->t_comp += coll_now() - t0;
-        /* A frame is kept only where it is smaller than the raw values, so a message of
-         * exactly the raw size is raw (coll_decode), and noise costs the wire no more
-         * than exact. */
-        if (st == GHZ_SUCCESS && r->raw_fallback && size >= n * r->elem) {
-            t0 = coll_now();
-            st = be->copy(be, wire, raw, n * r->elem);
-            size = n * r->elem;
-            r->t_stage += coll_now() - t0;
-        }
     }
-    if (st != GHZ_SUCCESS) coll_fail(r, st);
+    coll_fail(r, st);
     return size;
 }
 
 void coll_decode(coll_round_t* r, const void* wire, size_t size, void* raw, size_t n)
 {
     coll_backend_t* be = &r->comm->be;
-    ghz_status_t st;
-    double t0 = coll_now();
+    const double t0 = coll_now();
     if (r->st != GHZ_SUCCESS) return;
     if (r->mode == COLL_EXACT || (r->raw_fallback && size == n * r->elem)) {
-        st = size == n * r->elem ? be->copy(be, raw, wire, size) : GHZ_ERR_CORRUPT;
+        coll_fail(r, size == n * r->elem ? be->copy(be, raw, wire, size) : GHZ_ERR_CORRUPT);
         r->t_stage += coll_now() - t0;
     } else {
-        st = be->decompress(be, wire, size, raw, n, r->dtype);
+        coll_fail(r, be->decompress(be, wire, size, raw, n, r->dtype));
         r->t_dec += coll_now() - t0;
     }
-    if (st != GHZ_SUCCESS) coll_fail(r, st);
 }
 
 void coll_reduce(coll_round_t* r, void* out, const void* a, const void* b, size_t n)
 {
     coll_backend_t* be = &r->comm->be;
-    ghz_status_t st;
-    double t0 = coll_now();
+    const double t0 = coll_now();
     if (r->st != GHZ_SUCCESS) return;
-    st = be->reduce(be, out, a, b, n, r->dtype, r->op);
+    coll_fail(r, be->reduce(be, out, a, b, n, r->dtype, r->op));
     r->t_comb += coll_now() - t0;
-    if (st != GHZ_SUCCESS) coll_fail(r, st);
 }
 
-size_t coll_homo(coll_round_t* r, const void* a, size_t a_size, const void* b, size_t b_size,
-                 void* out, size_t cap)
+size_t coll_homo(coll_round_t* r, const void* a, size_t a_size, const void* b, size_t b_size, void* out, size_t cap)
 {
     coll_backend_t* be = &r->comm->be;
     size_t size = 0;
-    ghz_status_t st;
-    double t0 = coll_now();
+    const double t0 = coll_now();
     if (r->st != GHZ_SUCCESS) return 0;
-    st = be->homo_binary(be, r->op, r->dtype, a, a_size, b, b_size, out, cap, &size);
+    coll_fail(r, be->homo_binary(be, r->op, r->dtype, a, a_size, b, b_size, out, cap, &size));
     r->t_comb += coll_now() - t0;
-    if (st != GHZ_SUCCESS) coll_fail(r, st);
     return size;
 }
 
@@ -230,22 +190,44 @@ void coll_expect(coll_round_t* r, size_t got, size_t want)
 
 void coll_copy(coll_round_t* r, void* dst, const void* src, size_t bytes)
 {
-    coll_backend_t* be = &r->comm->be;
-    ghz_status_t st;
-    if (r->st != GHZ_SUCCESS) return;
-    st = be->copy(be, dst, src, bytes);
-    if (st != GHZ_SUCCESS) coll_fail(r, st);
+    if (r->st == GHZ_SUCCESS) coll_fail(r, r->comm->be.copy(&r->comm->be, dst, src, bytes));
 }
 
-void coll_decode_fin(coll_round_t* r, unsigned char* out, size_t n)
+void coll_encode_seg(coll_round_t* r, const unsigned char* src, size_t n, unsigned char* wire, size_t* sizes)
 {
     size_t j, kp = coll_pieces(n, r->piece);
     for (j = 0; j < kp; j++) {
-        size_t pc = coll_piece_n(r, n, j);
-        if (pc)
-            coll_decode(r, r->fin + coll_piece_wire_off(r, j), r->fin_sizes[j], out + j * r->piece * r->elem,
-                        pc);
+        const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
+        sizes[j] = pc ? coll_encode(r, src + j * r->piece * r->elem, pc, wire + off, coll_piece_cap(r, n, j)) : 0;
     }
+}
+
+void coll_decode_seg(coll_round_t* r, const unsigned char* wire, const size_t* sizes, unsigned char* out, size_t n)
+{
+    size_t j, kp = coll_pieces(n, r->piece);
+    for (j = 0; j < kp; j++) {
+        const size_t pc = coll_piece_n(r, n, j);
+        if (pc) coll_decode(r, wire + coll_piece_wire_off(r, j), sizes[j], out + j * r->piece * r->elem, pc);
+    }
+}
+
+void coll_stage_fin(coll_round_t* r, coll_pool_t* pool, const unsigned char* src, size_t n, size_t window)
+{
+    if (coll_zero_copy(r)) return;
+    r->fin = coll_pool_take(pool, coll_seg_wire_cap(r->mode, r->dtype, window, r->piece));
+    if (!r->fin) coll_fail(r, GHZ_ERR_NOMEM);
+    coll_encode_seg(r, src, n, r->fin, r->fin_sizes);
+}
+
+void coll_round_add(coll_round_t* sum, const coll_round_t* r)
+{
+    sum->wire_bytes += r->wire_bytes;
+    sum->logical_bytes += r->logical_bytes;
+    sum->t_comp += r->t_comp;
+    sum->t_comb += r->t_comb;
+    sum->t_dec += r->t_dec;
+    sum->t_stage += r->t_stage;
+    sum->t_xfer += r->t_xfer;
 }
 
 void coll_send_piece(coll_round_t* r, const unsigned char* src, size_t n, size_t j, unsigned char* wb, int peer,
@@ -253,13 +235,8 @@ void coll_send_piece(coll_round_t* r, const unsigned char* src, size_t n, size_t
 {
     const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
     const unsigned char* raw = src + j * r->piece * r->elem;
-    size_t sz = 0;
-    if (coll_zero_copy(r)) {
-        coll_send(r, raw, pc * r->elem, peer, req);
-        return;
-    }
-    if (pc) sz = coll_encode(r, raw, pc, wb + off, coll_piece_cap(r, n, j));
-    coll_send(r, wb + off, sz, peer, req);
+    if (coll_zero_copy(r)) coll_send(r, raw, pc * r->elem, peer, req);
+    else coll_send(r, wb + off, pc ? coll_encode(r, raw, pc, wb + off, coll_piece_cap(r, n, j)) : 0, peer, req);
 }
 
 void coll_recv_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, unsigned char* wb, int peer,
@@ -269,22 +246,21 @@ void coll_recv_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, un
     coll_recv(r, at, coll_piece_cap(r, n, j), peer, req);
 }
 
-void coll_land_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, const unsigned char* wb,
-                     coll_req_t* req)
+size_t coll_land_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, const unsigned char* wb,
+                       coll_req_t* req)
 {
     const size_t pc = coll_piece_n(r, n, j), got = coll_wait_recv(r, req);
     if (coll_zero_copy(r)) coll_expect(r, got, pc * r->elem);
     else if (pc) coll_decode(r, wb + coll_piece_wire_off(r, j), got, dst + j * r->piece * r->elem, pc);
+    return got;
 }
 
-/* Splits n elements into the communicator's segments, balanced. */
 void coll_split(ghz_comm_t* c, size_t base, size_t n)
 {
     const size_t N = (size_t)c->size, q = n / N, rem = n % N;
     size_t s, at = base;
-    for (s = 0; s < N; s++) {
+    for (s = 0; s < N; at += c->seg_cnt[s++]) {
         c->seg_off[s] = at;
         c->seg_cnt[s] = q + (s < rem);
-        at += c->seg_cnt[s];
     }
 }

@@ -1,85 +1,48 @@
-/* ghz/coll/algo_linear.c: linear gather and scatter (the root and every other rank).
- *
- * Gather: every rank sends its block's pieces to the root, which posts the receives of
- * every peer's pieces at once and lands them (decodes, when lossy) in rank order.
- * Scatter: the root encodes each peer's block once, piece by piece, sends it at once,
- * and waits for every send at the end; each rank lands its own pieces. The root's links
- * carry N - 1 blocks either way, as in a binomial tree, which would save latency (lg N
- * steps against N - 1 messages at the root) at the price of relaying packs of blocks. */
-#include "ghz/coll/detail/move.h"
+/* ghz/coll/algo_linear.c: linear gather and scatter: the root posts every receive at
+ * once (gather), or encodes and sends each block at once (scatter). */
+#include "ghz/coll/detail/algo.h"
 
 size_t coll_linear_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
     if (m == COLL_EXACT && !c->be.staged) return 0;
-    /* the root's N - 1 wire buffers; every rank sizes its rounds alike */
+    /* the root's N - 1 buffers, on every rank: rounds are sized alike */
     return (size_t)(c->size > 1 ? c->size - 1 : 1) * (coll_seg_wire_cap(m, t, window, piece) + 16);
 }
 
-/* A wire buffer for one block of the round (NULL where exact values move straight). */
-static unsigned char* peer_buf(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool)
+/* The root moves a block with every peer, the others one with the root, all sending or
+ * all receiving: every piece posted, then every one completed in the same order. */
+static void linear(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool, int send)
 {
-    unsigned char* b;
-    if (coll_zero_copy(r)) return NULL;
-    b = coll_pool_take(pool, coll_seg_wire_cap(r->mode, r->dtype, m->w, r->piece));
-    if (!b) coll_fail(r, GHZ_ERR_NOMEM);
-    return b;
+    ghz_comm_t* c = r->comm;
+    const int N = c->size, root = r->root, at_root = c->rank == root;
+    const coll_layout_t* l = send ? &m->send : &m->recv;
+    coll_req_t* req = send ? c->sreq : c->rreq;
+    size_t j, nq;
+    int q, pass;
+    for (pass = 0; pass < 2; pass++)
+        for (q = 1, nq = 0; q < (at_root ? N : 2); q++) {
+            const int p = at_root ? coll_mod(root + q, N) : root;
+            const size_t n = coll_move_n(m, l, p), kp = coll_pieces(n, r->piece), at = coll_move_at(m, l, p) * r->elem;
+            if (pass == 0 && !coll_zero_copy(r)) { /* (a wire buffer for the block) */
+                c->wire_ptr[p] = coll_pool_take(pool, coll_seg_wire_cap(r->mode, r->dtype, m->w, r->piece));
+                if (!c->wire_ptr[p]) coll_fail(r, GHZ_ERR_NOMEM);
+            }
+            for (j = 0; j < kp; j++, nq++) {
+                unsigned char* wb = (unsigned char*)c->wire_ptr[p];
+                if (pass == 0 && send) coll_send_piece(r, r->in + at, n, j, wb, p, &req[nq]);
+                else if (pass == 0) coll_recv_piece(r, r->out + at, n, j, wb, p, &req[nq]);
+                else if (send) coll_wait_send(r, &req[nq]);
+                else coll_land_piece(r, r->out + at, n, j, wb, &req[nq]);
+            }
+        }
 }
 
 void coll_linear_gather(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool)
 {
-    ghz_comm_t* c = r->comm;
-    const int N = c->size, me = c->rank, root = r->root;
-    const size_t e = r->elem;
-    size_t j, nr = 0;
-    int q;
-    if (me != root) {
-        const size_t n = coll_move_n(m, &m->send, root), kp = coll_pieces(n, r->piece);
-        unsigned char* wb = peer_buf(r, m, pool);
-        for (j = 0; j < kp; j++)
-            coll_send_piece(r, r->in + coll_move_at(m, &m->send, root) * e, n, j, wb, root, &c->sreq[j]);
-        coll_wait_all(r, c->sreq, kp);
-        return;
-    }
-    for (q = 1; q < N; q++) {
-        const int p = coll_mod(root + q, N);
-        const size_t n = coll_move_n(m, &m->recv, p), kp = coll_pieces(n, r->piece);
-        unsigned char* wb = peer_buf(r, m, pool);
-        c->wire_ptr[p] = wb;
-        for (j = 0; j < kp; j++)
-            coll_recv_piece(r, r->out + coll_move_at(m, &m->recv, p) * e, n, j, wb, p, &c->rreq[nr++]);
-    }
-    nr = 0;
-    for (q = 1; q < N; q++) {
-        const int p = coll_mod(root + q, N);
-        const size_t n = coll_move_n(m, &m->recv, p), kp = coll_pieces(n, r->piece);
-        for (j = 0; j < kp; j++)
-            coll_land_piece(r, r->out + coll_move_at(m, &m->recv, p) * e, n, j,
-                            (const unsigned char*)c->wire_ptr[p], &c->rreq[nr++]);
-    }
+    linear(r, m, pool, r->comm->rank != r->root);
 }
 
 void coll_linear_scatter(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool)
 {
-    ghz_comm_t* c = r->comm;
-    const int N = c->size, me = c->rank, root = r->root;
-    const size_t e = r->elem;
-    size_t j, ns = 0;
-    int q;
-    if (me != root) {
-        const size_t n = coll_move_n(m, &m->recv, root), kp = coll_pieces(n, r->piece);
-        unsigned char* wb = peer_buf(r, m, pool);
-        for (j = 0; j < kp; j++)
-            coll_recv_piece(r, r->out + coll_move_at(m, &m->recv, root) * e, n, j, wb, root, &c->rreq[j]);
-        for (j = 0; j < kp; j++)
-            coll_land_piece(r, r->out + coll_move_at(m, &m->recv, root) * e, n, j, wb, &c->rreq[j]);
-        return;
-    }
-    for (q = 1; q < N; q++) {
-        const int p = coll_mod(root + q, N);
-        const size_t n = coll_move_n(m, &m->send, p), kp = coll_pieces(n, r->piece);
-        unsigned char* wb = peer_buf(r, m, pool);
-        for (j = 0; j < kp; j++)
-            coll_send_piece(r, r->in + coll_move_at(m, &m->send, p) * e, n, j, wb, p, &c->sreq[ns++]);
-    }
-    coll_wait_all(r, c->sreq, ns);
+    linear(r, m, pool, r->comm->rank == r->root);
 }

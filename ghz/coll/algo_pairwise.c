@@ -1,14 +1,7 @@
-/* ghz/coll/algo_pairwise.c: pairwise-exchange reduce-scatter.
- *
- * At step k (1 <= k < N) rank r sends its values of segment r+k to rank r+k and receives
- * rank r-k's values of segment r. Then it reduces the N contributions to its segment in
- * RANK order, x_0 op x_1 op ... op x_{N-1}, left to right: one fixed order whatever
- * arrives first. Same bandwidth as the ring, N-1 latencies, but every contribution
- * crosses the network once and is combined in one place, so the lossy paths combine
- * once: HOMO sums all N frames of a piece in one n-ary homomorphic sum (one
- * recompression, where the ring has N-1: COLL.md), and DOC decodes each received frame
- * once and folds raw values. MIN and MAX on HOMO fold pairwise (ghz/homo has no n-ary
- * min), and so do sums on a backend without an n-ary sum (K as the ring's then). */
+/* ghz/coll/algo_pairwise.c: pairwise-exchange reduce-scatter (COLL.md, Algorithms): every
+ * contribution crosses once and the N of a segment combine in one place, in rank order,
+ * so HOMO sums need one n-ary recompression (MIN and MAX, and sums on a backend without
+ * an n-ary sum, fold pairwise). */
 #include "ghz/coll/detail/algo.h"
 
 size_t coll_pairwise_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
@@ -16,8 +9,7 @@ size_t coll_pairwise_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, siz
     const size_t N = (size_t)c->size, B = coll_seg_wire_cap(m, t, window, piece) + 16;
     const size_t raw = window * ghz_dtype_size(t) + 16, cp = coll_wire_cap(m, t, piece) + 16;
     if (m == COLL_EXACT && !c->be.staged) return (N - 1) * B + raw;
-    /* own frames of every segment, received frames, fin, the fold's raw values and one
-     * decoded piece (DOC) or two fold buffers (HOMO MIN/MAX) */
+    /* own and received frames, fin, the fold's values, a decoded piece and two fold buffers */
     return N * B + (N - 1) * B + B + raw + 2 * cp + piece * ghz_dtype_size(t);
 }
 
@@ -27,13 +19,12 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
     coll_backend_t* be = &c->be;
     const int N = c->size, me = c->rank, lossy = !coll_zero_copy(r);
     const size_t n = r->seg_cnt[me], kp = coll_pieces(n, r->piece), e = r->elem;
-    size_t S = 0, B, j, q;
+    const size_t S = coll_max_seg(r), B = coll_seg_wire_cap(r->mode, r->dtype, S, r->piece);
+    size_t j, q;
     unsigned char *sendw = NULL, *recvw, *acc, *dec = NULL, *fold[2] = {NULL, NULL};
     const unsigned char* mine = r->in + r->seg_off[me] * e;
     int k;
 
-    S = coll_max_seg(r);
-    B = coll_seg_wire_cap(r->mode, r->dtype, S, r->piece);
     if (lossy) sendw = coll_pool_take(pool, (size_t)N * B);
     recvw = coll_pool_take(pool, (size_t)(N - 1) * B);
     if (lossy) r->fin = coll_pool_take(pool, B);
@@ -47,8 +38,7 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
     if (!acc || (N > 1 && !recvw) || (lossy && (!sendw || !r->fin || !dec || !fold[1])))
         coll_fail(r, GHZ_ERR_NOMEM);
 
-    /* Post every receive, then send (compressing each piece just before it goes). The
-     * receive of step k, piece j is request (k-1)*kp + j; its bytes land in slot k-1. */
+    /* every receive posted, then the sends (step k, piece j: request (k-1)*kp + j, slot k-1) */
     for (k = 1; k < N; k++)
         for (j = 0; j < kp; j++)
             coll_recv(r, recvw + (size_t)(k - 1) * B + coll_piece_wire_off(r, j),
@@ -58,24 +48,17 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
         const size_t ns = r->seg_cnt[s], ks = coll_pieces(ns, r->piece);
         const unsigned char* src = r->in + r->seg_off[s] * e;
         for (j = 0; j < ks; j++) {
-            size_t pc = coll_piece_n(r, ns, j), off = coll_piece_wire_off(r, j), sz = pc * e;
+            const size_t pc = coll_piece_n(r, ns, j);
             const unsigned char* raw = src + j * r->piece * e;
-            const unsigned char* w = raw;
-            if (lossy) {
-                /* k == 0 compresses this rank's own contribution (HOMO sums frames). */
-                unsigned char* at = sendw + (size_t)s * B + off;
-                sz = pc ? coll_encode(r, raw, pc, at, coll_piece_cap(r, ns, j)) : 0;
-                c->wire_size[(size_t)s * COLL_MAX_PIECES + j] = sz;
-                w = at;
-            }
-            if (k > 0) coll_send(r, w, sz, s, &c->sreq[(size_t)(k - 1) * COLL_MAX_PIECES + j]);
+            unsigned char* at = lossy ? sendw + (size_t)s * B + coll_piece_wire_off(r, j) : NULL;
+            const size_t sz = !lossy ? pc * e : pc ? coll_encode(r, raw, pc, at, coll_piece_cap(r, ns, j)) : 0;
+            if (lossy) c->wire_size[(size_t)s * COLL_MAX_PIECES + j] = sz; /* (k == 0: own frames, for the sum) */
+            if (k > 0) coll_send(r, lossy ? at : raw, sz, s, &c->sreq[(size_t)(k - 1) * COLL_MAX_PIECES + j]);
         }
     }
 
-    /* Combine piece by piece, in rank order. */
     for (j = 0; j < kp; j++) {
-        const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j),
-                     cap = coll_piece_cap(r, n, j);
+        const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j), cap = coll_piece_cap(r, n, j);
         unsigned char* a = acc + j * r->piece * e;
         for (k = 1; k < N; k++) {
             size_t got = coll_wait_recv(r, &c->rreq[(size_t)(k - 1) * kp + j]);
@@ -92,14 +75,11 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
         for (q = 0; q < (size_t)N; q++) c->wire_tmp[q] = c->wire_size[q * COLL_MAX_PIECES + j];
         if (r->mode == COLL_HOMO && r->op == GHZ_OP_SUM && be->has_sum_n) {
             size_t sz = 0;
-            double t0 = coll_now();
-            ghz_status_t st = be->homo_sum_n(be, r->dtype, c->wire_ptr, c->wire_tmp, (size_t)N,
-                                             r->fin + off, cap, &sz);
+            const double t0 = coll_now();
+            coll_fail(r, be->homo_sum_n(be, r->dtype, c->wire_ptr, c->wire_tmp, (size_t)N, r->fin + off, cap, &sz));
             r->t_comb += coll_now() - t0;
-            if (st != GHZ_SUCCESS) coll_fail(r, st);
             r->fin_sizes[j] = sz;
         } else if (r->mode == COLL_HOMO) {
-            /* fold[] ping-pong; the last fold lands in fin */
             const void* cur = c->wire_ptr[0];
             size_t cur_size = c->wire_tmp[0];
             for (q = 1; q < (size_t)N; q++) {
@@ -109,29 +89,22 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
             }
             r->fin_sizes[j] = cur_size;
         } else {
-            /* EXACT and DOC fold raw values; DOC decodes the other ranks' frames, and
-             * keeps this rank's own values exact. */
+            /* raw values; DOC keeps this rank's own exact */
             for (q = 0; q < (size_t)N; q++) {
-                const void* x;
-                if (coll_zero_copy(r) || q == (size_t)me) {
-                    x = q == (size_t)me ? (const void*)(mine + j * r->piece * e) : c->wire_ptr[q];
-                } else {
+                const void* x = q == (size_t)me ? (const void*)(mine + j * r->piece * e) : c->wire_ptr[q];
+                if (!coll_zero_copy(r) && q != (size_t)me) {
                     coll_decode(r, c->wire_ptr[q], c->wire_tmp[q], dec, pc);
                     x = dec;
                 }
-                if (q == 0) {
-                    ghz_status_t st = be->copy(be, a, x, pc * e);
-                    if (st != GHZ_SUCCESS) coll_fail(r, st);
-                } else {
-                    coll_reduce(r, a, a, x, pc);
-                }
+                if (q == 0) coll_copy(r, a, x, pc * e);
+                else coll_reduce(r, a, a, x, pc);
             }
             if (lossy && r->final_wire) r->fin_sizes[j] = coll_encode(r, a, pc, r->fin + off, cap);
         }
     }
     coll_wait_all(r, c->sreq, (size_t)N * COLL_MAX_PIECES);
     if (r->st != GHZ_SUCCESS) return;
-    /* The result goes out only now: out_own may be input that was being sent. */
+    /* only now: out_own may be input that was being sent */
     if (coll_zero_copy(r) || (coll_doc_like(r) && !r->final_wire)) coll_copy(r, out_own, acc, n * e);
-    else coll_decode_fin(r, out_own, n);
+    else coll_decode_seg(r, r->fin, r->fin_sizes, out_own, n);
 }

@@ -1,28 +1,10 @@
-/* ghz/coll/algo_tree.c: binomial gather and scatter of packed blocks (gZCCL's).
- *
- * With v = (rank - root) mod N, rank v's subtree is the relative ranks [v, v + span)
- * (span: v's lowest set bit, N for the root; cut at N), and its children are v + m for
- * m = 1, 2, 4, ... below span. A PACK carries several ranks' blocks in one message:
- * entries back to back, each a header of 64-bit words {relative rank u, pieces k, raw
- * bytes, the k piece sizes} rounded up to 16 bytes, then the k pieces (frames, raw
- * pieces or exact values as coll_encode makes them), each rounded up to 16 bytes. The
- * raw bytes (what the entry's values take uncompressed; in a gather, also what the packs
- * its rank appended behind it take) let each rank count what it sends
- * (ghz_coll_info_t.logical_bytes) without decoding. The sizes travel in
- * the header, so a relay needs no count of the blocks it forwards (the v forms' counts
- * are the root's alone) and nothing is decoded on the way: every value is encoded once
- * by its sender and decoded once by its receiver.
- * Gather: each rank packs its own block, receives its children's packs behind it
- * (smallest subtree first, each at the end of the previous), and sends the whole pack to
- * its parent; the root decodes every entry. Scatter: the root packs the blocks of ranks
- * 1 .. N-1 in relative order, so that every subtree's entries are contiguous, and sends
- * each child its subtree's range (largest first); each rank receives its pack, finds its
- * children's ranges by walking the headers, forwards them and decodes its own entry.
- * lg N messages at the root instead of the linear algorithm's N - 1, for the same bytes
- * through its link; the relays cost latency for large blocks (move_kinds.c chooses). */
-#include "ghz/coll/detail/move.h"
+/* ghz/coll/algo_tree.c: binomial gather and scatter of packs (COLL.md, Data movement):
+ * rank v = (rank - root) mod N's subtree is [v, v + span) cut at N. A pack is entries
+ * back to back, a header and the pieces, each rounded up to 16 bytes, so a relay forwards
+ * entries without decoding them or knowing the blocks' counts. */
+#include "ghz/coll/detail/algo.h"
 
-/* 16-byte units: frames stay aligned for the codecs' vector loads. */
+/* frames stay aligned for the codecs' vector loads */
 static size_t up16(size_t b)
 {
     return (b + 15u) & ~(size_t)15u;
@@ -37,7 +19,6 @@ static size_t hdr_bytes(size_t k)
 
 #define HDR_MAX ((H_SIZES + COLL_MAX_PIECES) * sizeof(uint64_t))
 
-/* The most bytes one entry of a window of `window` elements takes. */
 static size_t entry_cap(coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
     return up16(HDR_MAX) + coll_seg_wire_cap(m, t, window, piece) + 16 * coll_pieces(window, piece);
@@ -45,24 +26,17 @@ static size_t entry_cap(coll_mode_t m, ghz_dtype_t t, size_t window, size_t piec
 
 size_t coll_tree_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
-    /* one pack of every rank's entry; every rank sizes its rounds alike */
     return (size_t)c->size * entry_cap(m, t, window, piece) + 16;
 }
 
-/* v's span: its subtree is [v, v + span) cut at N. */
 static int span_of(int v, int N)
 {
     int s = 1;
-    if (v == 0) {
-        while (s < N) s <<= 1;
-        return s;
-    }
-    while (!(v & s)) s <<= 1;
+    while (v ? !(v & s) : s < N) s <<= 1;
     return s;
 }
 
-/* Appends the entry of relative rank u, the n values at src, to the pack at `at`;
- * returns its bytes. */
+/* Appends relative rank u's entry, the n values at src; returns its bytes. */
 static size_t pack_entry(coll_round_t* r, unsigned char* pack, size_t at, int u, const unsigned char* src, size_t n)
 {
     uint64_t* hdr = (uint64_t*)r->comm->wire_size; /* host scratch: (N + 2) * 64 words */
@@ -81,8 +55,8 @@ static size_t pack_entry(coll_round_t* r, unsigned char* pack, size_t at, int u,
     return cur - at;
 }
 
-/* Reads the header of the entry at `at` of a pack of `bytes` into host scratch; returns
- * the entry's bytes (0 with r->st set when it is malformed) and its rank in *u. */
+/* The header of the entry at `at` into host scratch: the entry's bytes (0, r->st set:
+ * malformed) and its rank *u. */
 static size_t read_entry(coll_round_t* r, const unsigned char* pack, size_t at, size_t bytes, int* u)
 {
     uint64_t* hdr = (uint64_t*)r->comm->wire_size;
@@ -107,18 +81,13 @@ corrupt:
     return 0;
 }
 
-/* Decodes the entry at `at` (its header in scratch, by read_entry) into the n values at
- * dst. */
+/* The entry at `at` (its header read) decoded into the n values at dst. */
 static void unpack_entry(coll_round_t* r, const unsigned char* pack, size_t at, unsigned char* dst, size_t n)
 {
     const uint64_t* hdr = (const uint64_t*)r->comm->wire_size;
     const size_t k = coll_pieces(n, r->piece);
     size_t j, cur = at + hdr_bytes(k);
-    if (r->st != GHZ_SUCCESS) return;
-    if (hdr[H_PIECES] != k) { /* the sender's count is not this rank's */
-        coll_fail(r, GHZ_ERR_CORRUPT);
-        return;
-    }
+    if (r->st == GHZ_SUCCESS && hdr[H_PIECES] != k) coll_fail(r, GHZ_ERR_CORRUPT); /* (the sender's count) */
     for (j = 0; j < k; j++) {
         const size_t pc = coll_piece_n(r, n, j);
         if (pc) coll_decode(r, pack + cur, (size_t)hdr[H_SIZES + j], dst + j * r->piece * r->elem, pc);
@@ -132,18 +101,15 @@ void coll_tree_gather(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool)
     const int N = c->size, v = coll_mod((long)c->rank - r->root, N), span = span_of(v, N);
     const size_t cap = (size_t)N * entry_cap(r->mode, r->dtype, m->w, r->piece);
     unsigned char* pack = coll_pool_take(pool, cap);
+    const size_t n = coll_move_n(m, &m->send, r->root); /* (a non-root's one block) */
     size_t used = 0, at;
-    uint64_t raw = 0; /* what this rank's pack takes uncompressed */
+    uint64_t raw = v != 0 ? n * r->elem : 0; /* what this rank's pack takes uncompressed */
     int step;
     if (!pack) {
         coll_fail(r, GHZ_ERR_NOMEM);
         return;
     }
-    if (v != 0) {
-        raw = coll_move_n(m, &m->send, r->root) * r->elem;
-        used = pack_entry(r, pack, 0, v, r->in + coll_move_at(m, &m->send, r->root) * r->elem,
-                          coll_move_n(m, &m->send, r->root));
-    }
+    if (v != 0) used = pack_entry(r, pack, 0, v, r->in + coll_move_at(m, &m->send, r->root) * r->elem, n);
     for (step = 1; step < span && v + step < N; step <<= 1) {
         const size_t at0 = used;
         int u = 0;
@@ -163,11 +129,8 @@ void coll_tree_gather(coll_round_t* r, const coll_move_t* m, coll_pool_t* pool)
         int u = 0;
         const size_t len = read_entry(r, pack, at, used, &u);
         const int p = (u + r->root) % N;
-        if (!len || u == 0) {
-            coll_fail(r, GHZ_ERR_CORRUPT);
-            break;
-        }
-        unpack_entry(r, pack, at, r->out + coll_move_at(m, &m->recv, p) * r->elem, coll_move_n(m, &m->recv, p));
+        if (!len || u == 0) coll_fail(r, GHZ_ERR_CORRUPT);
+        else unpack_entry(r, pack, at, r->out + coll_move_at(m, &m->recv, p) * r->elem, coll_move_n(m, &m->recv, p));
         at += len;
     }
 }

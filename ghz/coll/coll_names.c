@@ -1,9 +1,7 @@
-/* ghz/coll/coll_names.c: the static names of ops, algorithms, dtypes, transports and
- * lossy paths, made from their tables (detail/names.h). */
+/* ghz/coll/coll_names.c: the name functions, made from their tables (detail/names.h). */
 #include "ghz/coll/coll.h"
 #include "ghz/coll/detail/names.h"
 
-/* const char* fn(type): the table's name of the value, "unknown" for any other. */
 #define NAME_FUNCTION(fn, type, TABLE)          \
     const char* fn(type v)                      \
     {                                           \

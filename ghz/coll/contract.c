@@ -1,9 +1,4 @@
-/* ghz/coll/contract.c: what every one of the nine calls shares before and after it
- * runs (COLL.md, Errors): the one check of a call's arguments on this rank (the
- * accuracy, the root, the byte sizes of both sides, NULL buffers, and overlap other
- * than the in-place forms), how a call starts (numbered; a broken communicator moves
- * nothing) and how it ends (the failure rule). Each kind only says where its sides are
- * (reduce_entry.c for the reductions, move_kinds.c for the data movement). */
+/* ghz/coll/contract.c: what every call shares before and after it runs (COLL.md, Errors). */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,15 +8,12 @@
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
-/* *out = acc read through its struct_size, checked (mode, bound, path, and a dtype the
- * lossy path takes: f32 or f64). */
+/* *out = acc read through its struct_size, checked. */
 static ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dtype, ghz_accuracy_t* out)
 {
     ghz_accuracy_t d = GHZ_ACCURACY_INIT;
-    if (acc->struct_size < offsetof(ghz_accuracy_t, path) + sizeof(ghz_path_t) ||
-        acc->struct_size > (size_t)1 << 16)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_accuracy_t.struct_size %zu: use GHZ_ACCURACY_INIT",
-                        acc->struct_size);
+    if (acc->struct_size < offsetof(ghz_accuracy_t, path) + sizeof(ghz_path_t) || acc->struct_size > (size_t)1 << 16)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_accuracy_t.struct_size %zu: use GHZ_ACCURACY_INIT", acc->struct_size);
     memcpy(&d, acc, sizeof d < acc->struct_size ? sizeof d : acc->struct_size);
     *out = d;
     if (d.mode != GHZ_EB_ABS && d.mode != GHZ_EB_REL)
@@ -31,8 +23,7 @@ static ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dt
     if ((unsigned)d.path > GHZ_PATH_DOC)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown path %d", (int)d.path);
     if (dtype != GHZ_F32 && dtype != GHZ_F64)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes float32 or float64, not %s",
-                        ghz_dtype_name(dtype));
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes float32 or float64, not %s", ghz_dtype_name(dtype));
     return GHZ_SUCCESS;
 }
 
@@ -41,30 +32,25 @@ int coll_rooted(const coll_desc_t* k)
     return k->ops ? k->ops->rooted : k->mv->rooted;
 }
 
-/* The byte span [lo, hi) of one side's blocks (lay) in its buffer, the longest block and
- * the farthest block end (elements, added to the maxima given). A buffer's byte size
- * must be a valid pointer difference: a block that ends past PTRDIFF_MAX bytes is
- * refused before any buffer is read. */
+/* The span [lo, hi) of one side's blocks (elements) and the longest block; a buffer's
+ * size must be a valid pointer difference. */
 static ghz_status_t measure(const ghz_comm_t* c, const coll_layout_t* lay, ghz_dtype_t t, size_t* lo, size_t* hi,
-                            size_t* longest, size_t* far)
+                            size_t* longest)
 {
     const size_t max = (size_t)PTRDIFF_MAX / ghz_dtype_size(t);
     const int nb = lay->single ? 1 : c->size;
     int p;
     *lo = SIZE_MAX;
     *hi = 0;
-    if (lay->single || !lay->cnt) {
-        if (lay->count > max / (size_t)nb)
-            return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu of %s%s: the buffer would exceed PTRDIFF_MAX bytes",
-                            lay->count, ghz_dtype_name(t), nb > 1 ? " per rank" : "");
-    }
+    if ((lay->single || !lay->cnt) && lay->count > max / (size_t)nb)
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "count %zu of %s%s: the buffer would exceed PTRDIFF_MAX bytes", lay->count,
+                        ghz_dtype_name(t), nb > 1 ? " per rank" : "");
     for (p = 0; p < nb; p++) {
         const size_t n = coll_lay_cnt(lay, p), d = coll_lay_displ(lay, p);
         if (n > max || d > max - n)
             return ghz_fail(GHZ_ERR_INVALID_ARG, "block %d: %zu elements at %zu exceed PTRDIFF_MAX bytes", p, n, d);
         if (n > *longest) *longest = n;
         if (!n) continue;
-        if (d + n > *far) *far = d + n;
         if (d < *lo) *lo = d;
         if (d + n > *hi) *hi = d + n;
     }
@@ -74,29 +60,29 @@ static ghz_status_t measure(const ghz_comm_t* c, const coll_layout_t* lay, ghz_d
 ghz_status_t coll_check_args(const ghz_comm_t* c, coll_desc_t* k, const char* name, const char* in_place_forms)
 {
     const size_t e = ghz_dtype_size(k->dtype);
-    size_t slo = 0, shi = 0, rlo = 0, rhi = 0, sf = 0, rf = 0, l = 0;
+    size_t slo = 0, rlo = 0, l = 0, *shi = &k->send_end, *rhi = &k->recv_end;
     ghz_status_t st;
+    *shi = *rhi = 0;
     if (!e) return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown dtype %d", (int)k->dtype);
     if (k->acc && (st = coll_read_accuracy(k->acc, k->dtype, &k->a)) != GHZ_SUCCESS) return st;
     if (coll_rooted(k) && (k->root < 0 || k->root >= c->size))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "root %d of %d ranks", k->root, c->size);
-    if (k->sends && (st = measure(c, &k->send, k->dtype, &slo, &shi, &l, &sf)) != GHZ_SUCCESS) return st;
-    if (k->recvs && (st = measure(c, &k->recv, k->dtype, &rlo, &rhi, &l, &rf)) != GHZ_SUCCESS) return st;
-    if (sf && !k->in) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
-    if (rf && !k->out) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
-    /* The algorithms read the send side while they write the receive side: bytes that
-     * both hold, other than in an in-place form of the call (which the kind resolved),
-     * would give wrong elements. Compared by the spans from each side's first block to
-     * its last, so a send side in a gap between receive blocks is refused too. */
-    if (sf && rf && !k->in_place) {
-        const uintptr_t s0 = (uintptr_t)k->in + slo * e, s1 = (uintptr_t)k->in + shi * e;
-        const uintptr_t r0 = (uintptr_t)k->out + rlo * e, r1 = (uintptr_t)k->out + rhi * e;
+    if (k->sends && (st = measure(c, &k->send, k->dtype, &slo, shi, &l)) != GHZ_SUCCESS) return st;
+    if (k->recvs && (st = measure(c, &k->recv, k->dtype, &rlo, rhi, &l)) != GHZ_SUCCESS) return st;
+    if (*shi && !k->in) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL sendbuf");
+    if (*rhi && !k->out) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL recvbuf");
+    /* The algorithms read one side while they write the other. The spans from first to
+     * last block are compared, so a send side in a gap between receive blocks is refused
+     * too. */
+    if (*shi && *rhi && !k->in_place) {
+        const uintptr_t s0 = (uintptr_t)k->in + slo * e, s1 = (uintptr_t)k->in + *shi * e;
+        const uintptr_t r0 = (uintptr_t)k->out + rlo * e, r1 = (uintptr_t)k->out + *rhi * e;
         if (s0 < r1 && r0 < s1)
             return ghz_fail(GHZ_ERR_INVALID_ARG, "%s: sendbuf and recvbuf overlap without being in place (in place: %s)",
                             name, in_place_forms);
     }
     k->longest = l;
-    k->farthest = sf > rf ? sf : rf;
+    k->farthest = *shi > *rhi ? *shi : *rhi;
     return GHZ_SUCCESS;
 }
 
@@ -105,8 +91,7 @@ ghz_status_t coll_refuse_broken(const ghz_comm_t* c)
     if (c->broken == GHZ_SUCCESS) return GHZ_SUCCESS;
     return ghz_fail(c->broken,
                     "the communicator is broken: an earlier call failed after its data started to move (%s); "
-                    "destroy it (ghz_comm_abort or ghz_comm_destroy)",
-                    ghz_status_string(c->broken));
+                    "destroy it (ghz_comm_abort or ghz_comm_destroy)", ghz_status_string(c->broken));
 }
 
 void coll_call_begin(ghz_comm_t* c)

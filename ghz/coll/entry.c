@@ -1,15 +1,7 @@
-/* ghz/coll/entry.c: the nine public calls: each makes its call's descriptor
- * (detail/calls.h, coll_desc_t) and hands it to the one runner (runner.c). What differs
- * by collective is its kind's entry (reduce_kinds.c, move_kinds.c). */
-#include <string.h>
-
-#include "ghz/coll/detail/move_call.h"
+/* ghz/coll/entry.c: the public calls: each makes its call's descriptor for the runner. */
 #include "ghz/coll/detail/plan.h"
-#include "ghz/coll/detail/reduce_call.h"
 
-/* A data movement's call, run (no op: nothing is combined). v: the v form, whose send
- * side (scatterv, alltoallv) and receive side (allgatherv, gatherv, alltoallv) are given
- * as counts and displacements per rank. */
+/* A data movement (nothing combined); v forms: the sides' counts and displacements. */
 static ghz_status_t move(coll_kind_t kind, int v, const void* sendbuf, void* recvbuf, size_t count,
                          const size_t* const lay[4], ghz_dtype_t dtype, int root, const ghz_accuracy_t* acc,
                          ghz_comm_t* comm, ghz_stream_t stream)
@@ -39,8 +31,6 @@ ghz_status_t ghz_reduce(const void* sendbuf, void* recvbuf, size_t count, ghz_dt
     return coll_run(comm, &k);
 }
 
-/* NCCL's in place (recvbuf inside sendbuf at this rank's block) needs nothing: the
- * algorithms write the result only after their last send of the input. */
 ghz_status_t ghz_reduce_scatter(const void* sendbuf, void* recvbuf, size_t recvcount, ghz_dtype_t dtype, ghz_op_t op,
                                 const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream)
 {

@@ -1,9 +1,4 @@
-/* ghz/coll/exec.c: a plan executed (detail/plan.h, coll_execute): the algorithm in
- * rounds, the MPI library's own call, the two-level allreduce, NCCL's calls, or the
- * trivial routes; then a reduction's AVG scaling and the call's bytes and times. The
- * runner (runner.c) and the host path (host_path.c) execute their plans here. */
-#include <string.h>
-
+/* ghz/coll/exec.c: a plan executed on its route; then AVG's scaling and the call's info. */
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/nccl_move.h"
@@ -14,8 +9,6 @@
 #include "ghz/coll/detail/reduce_cuda.h"
 #endif
 
-/* A data movement's own block, copied exactly from its send side to its receive side
- * (the algorithms move only the other ranks' blocks). */
 static ghz_status_t own_block(ghz_comm_t* c, const coll_desc_t* k)
 {
     const unsigned char* src;
@@ -24,12 +17,11 @@ static ghz_status_t own_block(ghz_comm_t* c, const coll_desc_t* k)
     return bytes ? c->be.copy(&c->be, dst, src, bytes) : GHZ_SUCCESS;
 }
 
-/* NCCL's route: a reduction's own exact call on the caller's stream, or a data movement
- * (NCCL's own collective or a group of sends exact, compressed blocks lossy). */
+#ifdef GHZ_WITH_NCCL
+/* A reduction's NCCL exact call, or a data movement over NCCL. */
 static ghz_status_t nccl_route(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t* p, coll_round_t* proto,
                                uint64_t* rounds)
 {
-#ifdef GHZ_WITH_NCCL
     uint64_t sent = 0;
     ghz_status_t st;
     if (k->mv && p->mode != COLL_EXACT) return coll_nccl_move_lossy(c, k, p->extent, p->eb, proto, rounds);
@@ -41,17 +33,9 @@ static ghz_status_t nccl_route(ghz_comm_t* c, const coll_desc_t* k, const coll_p
     }
     proto->logical_bytes = proto->wire_bytes = sent;
     return st;
-#else
-    (void)c;
-    (void)k;
-    (void)p;
-    (void)proto;
-    (void)rounds;
-    return ghz_fail(GHZ_ERR_UNSUPPORTED, "the NCCL transport is not in this build");
-#endif
 }
+#endif
 
-/* A reduction's AVG: the sum, scaled once (over NCCL on the caller's stream). */
 static ghz_status_t scale_avg(ghz_comm_t* c, const coll_desc_t* k)
 {
     if (k->mv || k->op != GHZ_OP_AVG || !coll_has_out(c, k)) return GHZ_SUCCESS;
@@ -66,24 +50,27 @@ ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t
 {
     const size_t e = ghz_dtype_size(k->dtype);
     coll_round_t proto;
-    uint64_t rounds = 1;
+    uint64_t rounds = p->route != COLL_ROUTE_NONE && p->route != COLL_ROUTE_HOST && p->route != COLL_ROUTE_SELF;
     ghz_status_t st = GHZ_SUCCESS;
     *ratio = 0.0;
     coll_proto_init(c, k, p->mode, p->eb, &proto);
+#ifdef GHZ_WITH_NCCL
+    if (c->nccl && (p->route == COLL_ROUTE_TWO_LEVEL || p->route == COLL_ROUTE_ROUNDS)) coll_nccl_call_reset(c);
+#endif
     switch (p->route) {
     case COLL_ROUTE_NONE:
     case COLL_ROUTE_HOST: /* (host_path.c) */
-        rounds = 0;
         break;
-    case COLL_ROUTE_SELF:
-        /* one rank: the result is the input (AVG: divided by 1, exactly; reduce_scatter
-         * with MPI_IN_PLACE: the block is already in place) */
-        rounds = 0;
+    case COLL_ROUTE_SELF: /* (AVG: divided by 1, exactly) */
         if (k->mv) st = own_block(c, k);
         else if (k->out && k->out != k->in) st = c->be.copy(&c->be, k->out, k->in, k->count * e);
         break;
     case COLL_ROUTE_NCCL:
+#ifdef GHZ_WITH_NCCL
         st = nccl_route(c, k, p, &proto, &rounds);
+#else
+        st = ghz_fail(GHZ_ERR_UNSUPPORTED, "the NCCL transport is not in this build");
+#endif
         break;
     case COLL_ROUTE_MPI:
         if (!k->mv) st = coll_mpi_allreduce(c, k, &proto);
@@ -96,15 +83,9 @@ ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t
         }
         break;
     case COLL_ROUTE_TWO_LEVEL:
-#ifdef GHZ_WITH_NCCL
-        if (c->nccl) coll_nccl_call_reset(c);
-#endif
         st = coll_two_level(c, k, p->mode, p->eb, p->algo, &proto, c->nccl ? ratio : NULL);
         break;
     case COLL_ROUTE_ROUNDS:
-#ifdef GHZ_WITH_NCCL
-        if (c->nccl) coll_nccl_call_reset(c);
-#endif
         st = k->mv ? own_block(c, k) : GHZ_SUCCESS;
         if (st == GHZ_SUCCESS)
             st = coll_run_rounds(c, k, &proto, p->algo,
@@ -128,7 +109,7 @@ ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t
     info->time_decompress = proto.t_dec;
     info->time_stage = proto.t_stage;
     info->time_transfer = proto.t_xfer;
-    /* the ratio AUTO keeps: over NCCL the same on every rank, else this rank's */
+    /* (over NCCL already the same on every rank) */
     if (!c->nccl && p->mode != COLL_EXACT && proto.wire_bytes > 0)
         *ratio = (double)proto.logical_bytes / (double)proto.wire_bytes;
     return GHZ_SUCCESS;

@@ -1,53 +1,38 @@
-/* ghz/coll/host_path.c: a CUDA communicator's small exact calls through host memory,
- * on its CPU communicator (COLL.md, Choices): the reductions' and the data movement's. */
+/* ghz/coll/host_path.c: a CUDA communicator's small exact calls through host memory, on
+ * its CPU communicator (COLL.md, Choices, and Data movement, Host path). */
 #include <stddef.h>
-#include <string.h>
 
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/plan.h"
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
-/* The plan's exact call on the host communicator, on the pinned buffers of h (made from
- * the parent's call k): checked there (where its blocks are), planned (exact, the
- * parent's extents) and executed; the parent's agreement stands for it. */
+/* Checked, planned and executed on the host communicator; the parent's agreement stands
+ * for it. */
 static ghz_status_t host_call(ghz_comm_t* c, coll_desc_t* h, const coll_plan_t* p, ghz_coll_info_t* info)
 {
     ghz_comm_t* hc = c->host;
-    coll_plan_t hp;
+    coll_plan_t hp = {.mode = COLL_EXACT, .extent = p->extent, .far = p->far};
     double ratio;
     ghz_status_t st;
-    memset(&hp, 0, sizeof hp);
-    hp.mode = COLL_EXACT;
-    hp.extent = p->extent;
-    hp.far = p->far;
     coll_call_begin(hc);
-    st = coll_desc_check(hc, h);
-    if (st != GHZ_SUCCESS) return st;
+    if ((st = coll_desc_check(hc, h)) != GHZ_SUCCESS) return st;
     if (h->ops) hp.algo = coll_choose_algo(hc, h, COLL_EXACT);
     coll_plan_route(hc, h, &hp);
     return coll_execute(hc, h, &hp, info, &ratio);
 }
 
-/* A reduction's input goes to pinned memory (already, when `copied`, before the
- * agreement, which then carried the copy's status; `all_staged`: every rank's was, so
- * none needs to hear of the others' copies again), the result comes back from small_out.
- * A data movement's send side goes to small_in, its receive side to small_out too where
- * the call writes only its blocks (the v forms' gaps) or holds the input (in place), and
- * its receive side comes back. Every rank learns whether every copy worked before any
- * enters the host call, so none enters it alone. A copy in waits for the stream, and with
- * it for the previous call's copy out of small_out, which the host call writes (where
- * nothing is copied in, a wait: a broadcast's non-root); the copy out does not wait (the
- * next call's work waits for it: backend.h, copy_async). */
+/* A data movement's receive side goes in too where the call writes only its blocks (the
+ * v forms' gaps) or holds the input (in place). Every rank learns whether every copy
+ * worked before any enters the host call. A copy in waits for the previous call's copy
+ * out of small_out, which the host call writes (where nothing is copied in, a wait). */
 ghz_status_t coll_host_path(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t* p, int copied, int all_staged,
                             double t_copied, ghz_coll_info_t* info)
 {
     const size_t e = ghz_dtype_size(k->dtype);
     const int input_in_out = k->mv && k->in_place && !k->mv->in_place_recv;
-    const size_t in_bytes = k->ops ? k->total * e : k->sends && !input_in_out ? coll_mv_side_end(c, &k->send) * e : 0;
-    const size_t out_bytes = k->ops ? (coll_has_out(c, k) ? k->count * e : 0)
-                             : k->recvs ? coll_mv_side_end(c, &k->recv) * e
-                                        : 0;
+    const size_t in_bytes = k->ops ? k->total * e : input_in_out ? 0 : k->send_end * e;
+    const size_t out_bytes = k->ops ? (coll_has_out(c, k) ? k->count * e : 0) : k->recv_end * e;
     const int out_first = k->mv && out_bytes && (k->v || input_in_out);
     unsigned char* host_in = k->ops ? coll_host_in(c, k) : c->small_in;
     coll_desc_t h;

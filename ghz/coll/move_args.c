@@ -1,11 +1,7 @@
-/* ghz/coll/move_args.c: a data-movement call's arguments: its own checks (where its
- * blocks are: the kind's layout, move_kinds.c; then the contract's check, contract.c),
- * who sends to whom, the value range of what it sends, the v forms' counts checked pair
- * by pair (runner.c runs the call). */
+/* ghz/coll/move_args.c: a data-movement call's arguments: its checks, who sends to
+ * whom, the value range of what it sends, the v forms' counts pair by pair. */
 #include <math.h>
-#include <string.h>
 
-#include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/detail/error.h"
 
@@ -14,18 +10,20 @@ const char* coll_mv_name(const coll_desc_t* k)
     return k->v ? k->mv->vname : k->mv->name;
 }
 
+/* Whether rank `from` sends a block to rank `to`. */
+static int moves(const coll_desc_t* k, int from, int to)
+{
+    return from != to && (!k->mv->rooted || (k->mv->from_root ? from : to) == k->root);
+}
+
 int coll_mv_sends_to(const ghz_comm_t* c, const coll_desc_t* k, int p)
 {
-    if (p == c->rank) return 0;
-    if (!k->mv->rooted) return 1;
-    return k->mv->from_root ? c->rank == k->root : p == k->root;
+    return moves(k, c->rank, p);
 }
 
 int coll_mv_recvs_from(const ghz_comm_t* c, const coll_desc_t* k, int p)
 {
-    if (p == c->rank) return 0;
-    if (!k->mv->rooted) return 1;
-    return k->mv->from_root ? p == k->root : c->rank == k->root;
+    return moves(k, p, c->rank);
 }
 
 uint64_t coll_mv_sent_raw(const ghz_comm_t* c, const coll_desc_t* k, const coll_move_t* m)
@@ -37,8 +35,6 @@ uint64_t coll_mv_sent_raw(const ghz_comm_t* c, const coll_desc_t* k, const coll_
     return b;
 }
 
-/* This rank's own checks: where its blocks are (the kind's layout of both sides, in
- * place, the buffers), then the contract's check (contract.c). */
 ghz_status_t coll_mv_check_local(const ghz_comm_t* c, coll_desc_t* k)
 {
     ghz_status_t st;
@@ -56,18 +52,6 @@ ghz_status_t coll_mv_check_local(const ghz_comm_t* c, coll_desc_t* k)
     return coll_check_args(c, k, coll_mv_name(k), k->mv->in_place_forms);
 }
 
-size_t coll_mv_side_end(const ghz_comm_t* c, const coll_layout_t* l)
-{
-    const int nb = l->single ? 1 : c->size;
-    size_t far = 0;
-    int p;
-    for (p = 0; p < nb; p++)
-        if (coll_lay_cnt(l, p) && coll_lay_displ(l, p) + coll_lay_cnt(l, p) > far)
-            far = coll_lay_displ(l, p) + coll_lay_cnt(l, p);
-    return far;
-}
-
-/* min and max over the finite values of the blocks this rank sends (lossy calls). */
 ghz_status_t coll_mv_scan(ghz_comm_t* c, const coll_desc_t* k, coll_call_t* mine)
 {
     const size_t e = ghz_dtype_size(k->dtype);
@@ -92,16 +76,14 @@ ghz_status_t coll_mv_scan(ghz_comm_t* c, const coll_desc_t* k, coll_call_t* mine
     return GHZ_SUCCESS;
 }
 
-/* The v forms' counts, pair by pair: every rank learns what each peer sends it (or,
- * gather and scatter, the root learns every rank's side) and compares. Collective: every
- * rank calls it, after an agreement that found every rank's own checks passed. */
+/* Every rank learns what each peer sends it (gatherv, scatterv: the root learns every
+ * rank's side) and compares. */
 ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const coll_desc_t* k)
 {
     const int N = c->size, me = c->rank;
     size_t* got = c->wire_tmp; /* N entries */
     size_t mine, p;
-    /* the side whose every block this rank checks: the receive side, or the root's send
-     * side where receivers have one block each (scatterv) */
+    /* the side whose every block is checked: the receive side, or scatterv's root's send side */
     const int by_send = !k->mv->recv_blocks;
     ghz_status_t st;
     if (k->mv->send_blocks && k->mv->recv_blocks) {
@@ -126,8 +108,7 @@ ghz_status_t coll_mv_check_counts(ghz_comm_t* c, const coll_desc_t* k)
     return GHZ_SUCCESS;
 }
 
-
-/* A rank's own block is block `rank` of both sides (a side of one block: that block). */
+/* Block `rank` of both sides (a side of one block: that block). */
 size_t coll_mv_own_block(const ghz_comm_t* c, const coll_desc_t* k, const unsigned char** src, unsigned char** dst)
 {
     const size_t e = ghz_dtype_size(k->dtype);

@@ -1,8 +1,4 @@
-/* ghz/coll/reduce_choose.c: which algorithm runs a reduction: the configured one or
- * AUTO's (a cost table and its argmin), and whether the algorithm can run the call. */
-
-/* Exact allreduce: recursive doubling below this many bytes per rank, ring above. */
-#define AUTO_RECDBL_MAX_BYTES ((size_t)32 << 10)
+/* ghz/coll/reduce_choose.c: which algorithm runs a reduction, and whether it can. */
 #include <math.h>
 #include <stddef.h>
 
@@ -11,9 +7,10 @@
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
-/* Whether GHZ_ALGO_IPC_DIRECT can run the call: a transport that maps the peers'
- * pools (CUDA IPC), and exact or the homomorphic sum (ghz/homo's n-ary sum takes at most
- * COLL_SUM_N_MAX inputs); NULL or the reason. */
+/* Exact allreduce: recursive doubling up to this many bytes per rank, ring above. */
+#define AUTO_RECDBL_MAX_BYTES ((size_t)32 << 10)
+
+/* Why ipc_direct cannot run the call (NULL: it can). */
 static const char* coll_direct_refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
 {
 #ifdef GHZ_WITH_CUDA
@@ -31,14 +28,8 @@ static const char* coll_direct_refusal(const ghz_comm_t* c, const coll_desc_t* k
 #endif
 }
 
-static int two_level(ghz_algo_t a)
-{
-    return a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI;
-}
-
-/* Why the two-level allreduce cannot run the call over NCCL (NULL: it can): its stages
- * inside a node are NCCL's own exact calls, so (dtype, op) must be NCCL's (sum and avg
- * of lossy floats; float min and max follow ghz's NaN rule, not NCCL's). */
+/* Why the two levels cannot run the call over NCCL: their stages inside a node are
+ * NCCL's own exact calls (float min and max follow ghz's NaN rule, not NCCL's). */
 static const char* nccl_two_level_refusal(const coll_desc_t* k)
 {
 #ifdef GHZ_WITH_NCCL
@@ -57,24 +48,8 @@ int coll_argmin(const coll_cost_row_t* rows, int n)
     return best;
 }
 
-/* AUTO's two-level algorithm: a leader per shard where nodes match, else one a node. */
-static ghz_algo_t coll_two_level_auto(const ghz_comm_t* c)
-{
-    return c->uniform_nodes ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL;
-}
-
-/* AUTO's algorithm for a reduction in mode m: a table of the candidates and its argmin.
- * Each row costs in ranks of the measured order (COLL.md, Choices), the size-dependent
- * ones carrying their measured crossover, and a row the call cannot take costs INFINITY
- * (the kind does not implement it: coll_kind_ops_t.algos). Over CUDA IPC on one node
- * the peers' memory is read directly, every size (every message of the other algorithms
- * waits for the GPU); an exact call small enough is MPI's own where its rules are
- * ghz's, else recursive doubling up to AUTO_RECDBL_MAX_BYTES and the ring beyond; a lossy
- * call over several nodes compresses only across them (K over the node count, exact on
- * the fast links inside a node; every local rank busy where nodes match), elsewhere
- * pairwise recompresses once (K = N + 1 against the ring's 2N - 1 for HOMO). Over NCCL,
- * NCCL runs every call but a lossy allreduce over several nodes, which takes the two
- * levels where NCCL's stages can run it. */
+/* AUTO's algorithm in mode m (COLL.md, Choices): a table of the candidates, each costed
+ * in ranks of the measured order (INFINITY: it cannot take the call), and its argmin. */
 static ghz_algo_t auto_algo(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
 {
     const size_t bytes = k->total * ghz_dtype_size(k->dtype);
@@ -87,7 +62,7 @@ static ghz_algo_t auto_algo(const ghz_comm_t* c, const coll_desc_t* k, coll_mode
         {m, GHZ_ALGO_MPI, !nccl && exact && bytes <= c->mpi_max && !coll_mpi_refusal(c, k, m) ? 1.0
                                                                                                        : INFINITY},
         {m, GHZ_ALGO_RECURSIVE_DOUBLING, nccl || !exact ? INFINITY : bytes <= AUTO_RECDBL_MAX_BYTES ? 2.0 : 4.0},
-        {m, coll_two_level_auto(c), two ? 0.0 : INFINITY},
+        {m, c->uniform_nodes ? GHZ_ALGO_TWO_LEVEL_MULTI : GHZ_ALGO_TWO_LEVEL, two ? 0.0 : INFINITY},
         {m, GHZ_ALGO_PAIRWISE, nccl || exact || c->size > COLL_SUM_N_MAX ? INFINITY : 2.5},
         {m, GHZ_ALGO_RING, nccl ? INFINITY : 3.0},
         {m, GHZ_ALGO_BINOMIAL, nccl ? INFINITY : 3.0},
@@ -100,59 +75,46 @@ static ghz_algo_t auto_algo(const ghz_comm_t* c, const coll_desc_t* k, coll_mode
     return i < 0 ? GHZ_ALGO_AUTO : rows[i].algo;
 }
 
-/* The configured algorithm, else AUTO's (the two-level stages name theirs: AUTO here).
- * Over NCCL an exact call stays NCCL's own single call whatever the configuration names
- * (NCCL runs its own hierarchy). */
+/* Over NCCL an exact call stays NCCL's own, which runs its own hierarchy. */
 ghz_algo_t coll_choose_algo(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m)
 {
     const ghz_algo_t a = coll_configured_algo(c, k);
     if (!k->ops->configured) return GHZ_ALGO_AUTO;
     if (a == GHZ_ALGO_AUTO) return auto_algo(c, k, m);
-    return c->nccl && m == COLL_EXACT && two_level(a) && c->levels ? GHZ_ALGO_NCCL : a;
+    return c->nccl && m == COLL_EXACT && coll_two_level_algo(a) && c->levels ? GHZ_ALGO_NCCL : a;
 }
 
 ghz_status_t coll_check_algo(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo_t a, coll_mode_t m)
 {
-    int ok;
-    if (c->nccl ? a != GHZ_ALGO_NCCL && !two_level(a) : a == GHZ_ALGO_NCCL)
+    const char* why;
+    if (c->nccl ? a != GHZ_ALGO_NCCL && !coll_two_level_algo(a) : a == GHZ_ALGO_NCCL)
         return ghz_fail(GHZ_ERR_UNSUPPORTED,
                         c->nccl ? "%s: the NCCL transport runs the nccl algorithm (and two_level, "
                                   "two_level_multi for lossy allreduce calls) only"
                                 : "%s needs the NCCL transport",
                         ghz_algo_name(a));
     if (a == GHZ_ALGO_NCCL) return GHZ_SUCCESS;
-    ok = (unsigned)a < 32 && (k->ops->algos & COLL_ALGO_BIT(a));
-    if (!ok)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "algorithm %s does not implement this collective",
-                        ghz_algo_name(a));
-    if ((a == GHZ_ALGO_TWO_LEVEL || a == GHZ_ALGO_TWO_LEVEL_MULTI) && !c->levels)
+    if ((unsigned)a >= 32 || !(k->ops->algos & COLL_ALGO_BIT(a)))
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "algorithm %s does not implement this collective", ghz_algo_name(a));
+    if (coll_two_level_algo(a) && !c->levels)
         return ghz_fail(GHZ_ERR_UNSUPPORTED,
                         "%s needs several nodes of several ranks (%d node(s) here; ranks_per_node sets them)",
                         ghz_algo_name(a), c->nodes);
     if (a == GHZ_ALGO_TWO_LEVEL_MULTI && !c->uniform_nodes)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "two_level_multi needs nodes of equal size");
-    if (c->nccl) {
-        const char* why = nccl_two_level_refusal(k);
-        if (why) return ghz_fail(GHZ_ERR_UNSUPPORTED, "%s over NCCL: %s", ghz_algo_name(a), why);
-        return GHZ_SUCCESS;
-    }
-    if (a == GHZ_ALGO_IPC_DIRECT) {
-        const char* why = coll_direct_refusal(c, k, m);
-        if (why) return ghz_fail(GHZ_ERR_UNSUPPORTED, "ipc_direct %s", why);
-    }
-    if (a == GHZ_ALGO_MPI) {
-        const char* why = coll_mpi_refusal(c, k, m);
-        if (why) return ghz_fail(GHZ_ERR_UNSUPPORTED, "mpi (MPI_Allreduce) %s", why);
-    }
-    if (a == GHZ_ALGO_PAIRWISE && m == COLL_HOMO && c->size > COLL_SUM_N_MAX)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "pairwise homomorphic sums take at most %d ranks",
-                        COLL_SUM_N_MAX);
-
+    why = c->nccl                   ? nccl_two_level_refusal(k)
+          : a == GHZ_ALGO_IPC_DIRECT ? coll_direct_refusal(c, k, m)
+          : a == GHZ_ALGO_MPI        ? coll_mpi_refusal(c, k, m)
+                                     : NULL;
+    if (why)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "%s%s %s", ghz_algo_name(a),
+                        c->nccl ? " over NCCL:" : a == GHZ_ALGO_MPI ? " (MPI_Allreduce)" : "", why);
+    if (!c->nccl && a == GHZ_ALGO_PAIRWISE && m == COLL_HOMO && c->size > COLL_SUM_N_MAX)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED, "pairwise homomorphic sums take at most %d ranks", COLL_SUM_N_MAX);
     return GHZ_SUCCESS;
 }
 
-/* The algorithm the configuration names for the call's collective (AUTO: none forced). */
 ghz_algo_t coll_configured_algo(const ghz_comm_t* c, const coll_desc_t* k)
 {
-    return k->ops->configured ? k->ops->configured(c) : GHZ_ALGO_AUTO;
+    return k->ops->configured ? *(const ghz_algo_t*)((const char*)&c->cfg + k->ops->configured) : GHZ_ALGO_AUTO;
 }

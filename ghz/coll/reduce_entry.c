@@ -1,20 +1,15 @@
-/* ghz/coll/reduce_entry.c: a call's descriptor made and checked on this rank: a
- * reduction's arguments (ghz_allreduce, ghz_reduce, ghz_reduce_scatter) and where their
- * sides are for the contract's check (contract.c; a data movement's: move_args.c), and
- * what every call does first. The call itself runs in runner.c. */
-#include <math.h>
+/* ghz/coll/reduce_entry.c: a call's descriptor made and checked on this rank (a data
+ * movement's sides: move_args.c). */
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/coll/detail/reduce_ops.h"
 #include "ghz/detail/error.h"
 
-/* This rank's own checks (the contract's, contract.c, and the op's), and where input
- * and output are. The in-place forms: MPI_IN_PLACE, sendbuf == recvbuf (NCCL's), and
- * for reduce_scatter recvbuf at this rank's block of sendbuf (NCCL's). */
+/* In place: MPI_IN_PLACE, sendbuf == recvbuf, or reduce_scatter's recvbuf at this rank's
+ * block of sendbuf (NCCL's); the algorithms write the result after their last send. */
 static ghz_status_t check_local(const ghz_comm_t* c, coll_desc_t* k)
 {
     const size_t elem = ghz_dtype_size(k->dtype);
@@ -26,13 +21,10 @@ static ghz_status_t check_local(const ghz_comm_t* c, coll_desc_t* k)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a reduce");
     k->out = (unsigned char*)k->recvbuf;
     k->in = in_place_mpi && needs_out ? (const unsigned char*)k->recvbuf : (const unsigned char*)k->sendbuf;
-    /* (reduce_scatter's input: a block of count per rank) */
     k->sends = 1;
-    k->send.count = k->count;
-    k->send.single = !k->ops->per_rank;
     k->recvs = needs_out;
-    k->recv.count = k->count;
-    k->recv.single = 1;
+    k->send = (coll_layout_t){NULL, NULL, k->count, !k->ops->per_rank};
+    k->recv = (coll_layout_t){NULL, NULL, k->count, 1};
     k->in_place = (in_place_mpi && needs_out) ||
                   (k->ops->per_rank && (uintptr_t)k->out == (uintptr_t)k->in + (uintptr_t)c->rank * k->count * elem);
     st = coll_check_args(c, k,
@@ -46,10 +38,8 @@ static ghz_status_t check_local(const ghz_comm_t* c, coll_desc_t* k)
     return GHZ_SUCCESS;
 }
 
-/* What every call does first: number it, check this rank's arguments (a data
- * movement's: move_args.c), and refuse to move data on a broken communicator (a checked
- * call still meets the peers in the agreement, so that they return GHZ_ERR_PEER instead
- * of waiting). */
+/* A broken communicator's checked call still meets the peers in the agreement, so that
+ * they return GHZ_ERR_PEER instead of waiting. */
 ghz_status_t coll_call_start(ghz_comm_t* c, coll_desc_t* k)
 {
     ghz_status_t st;
@@ -66,18 +56,8 @@ ghz_status_t coll_desc_check(const ghz_comm_t* c, coll_desc_t* k)
 coll_desc_t coll_make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
                            ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_stream_t stream)
 {
-    coll_desc_t k;
-    memset(&k, 0, sizeof k);
-    k.kind = kind;
-    k.ops = coll_kind_ops(kind);
-    k.mv = coll_mv_kind_ops(kind);
-    k.sendbuf = sendbuf;
-    k.recvbuf = recvbuf;
-    k.count = count;
-    k.dtype = dtype;
-    k.op = op;
-    k.root = root;
-    k.acc = acc;
-    k.stream = stream;
+    const coll_desc_t k = {.kind = kind, .ops = coll_kind_ops(kind), .mv = coll_mv_kind_ops(kind),
+                           .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .dtype = dtype, .op = op,
+                           .root = root, .acc = acc, .stream = stream};
     return k;
 }

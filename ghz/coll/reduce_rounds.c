@@ -1,8 +1,7 @@
-/* ghz/coll/reduce_rounds.c: a reduction in rounds: the window that fits the pool, the
- * round's pool and the loop; each kind's round is its entry's (reduce_kinds.c). */
+/* ghz/coll/reduce_rounds.c: a call in rounds that fit the pool; each kind's round is its
+ * entry's. */
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "ghz/codec/codec.h"
 #include "ghz/coll/detail/move_call.h"
@@ -10,12 +9,9 @@
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
-typedef coll_need_fn need_fn;
-
-/* The largest window (elements per segment, at most COLL_MAX_PIECES pieces) whose
- * buffers (need, plus need2 when not NULL) fit the pool; the same on every rank. */
-static size_t coll_fit_window(const ghz_comm_t* c, need_fn need, need_fn need2, coll_mode_t m, ghz_dtype_t t,
-                       size_t piece)
+/* The largest window of at most COLL_MAX_PIECES pieces whose buffers fit the pool. */
+static size_t coll_fit_window(const ghz_comm_t* c, coll_need_fn need, coll_need_fn need2, coll_mode_t m,
+                              ghz_dtype_t t, size_t piece)
 {
     size_t lo = 0, hi = COLL_MAX_PIECES * piece;
     while (lo < hi) {
@@ -27,7 +23,6 @@ static size_t coll_fit_window(const ghz_comm_t* c, need_fn need, need_fn need2, 
     return lo;
 }
 
-/* The pool an algorithm's round needs (coll_need_fn). */
 static coll_need_fn coll_algo_need(ghz_algo_t algo)
 {
     switch (algo) {
@@ -44,34 +39,28 @@ static coll_need_fn coll_algo_need(ghz_algo_t algo)
     }
 }
 
-/* The pool a round of algo needs: the reduction kind's (coll_algo_need, and what the kind
- * adds), or the data movement kind's. */
-static void round_needs(const coll_desc_t* k, ghz_algo_t algo, int staged, need_fn* need, need_fn* need2)
-{
-    *need2 = NULL;
-    if (k->mv) {
-        *need = k->mv->need ? k->mv->need(algo, staged) : k->mv->need_fixed;
-        return;
-    }
-    *need = coll_algo_need(algo);
-    if (k->ops->needs) k->ops->needs(algo, need, need2);
-}
-
+/* The pool a round needs: the reduction algorithm's and what its kind adds, or the data
+ * movement kind's. */
 size_t coll_round_window(const ghz_comm_t* c, const coll_desc_t* k, ghz_algo_t algo, coll_mode_t m, int staged,
                          size_t piece)
 {
-    need_fn need, need2;
-    round_needs(k, algo, staged, &need, &need2);
+    coll_need_fn need = coll_algo_need(algo), need2 = NULL;
+    if (k->mv)
+        need = staged && k->mv->need_staged               ? k->mv->need_staged
+               : algo == GHZ_ALGO_BINOMIAL && k->mv->need_tree ? k->mv->need_tree
+                                                               : k->mv->need;
+    else if (k->ops->need)
+        need = k->ops->need;
+    if (k->ops && (algo == GHZ_ALGO_RING || algo == GHZ_ALGO_PAIRWISE)) need2 = k->ops->need2;
     return coll_fit_window(c, need, need2, m, k->dtype, piece);
 }
 
-/* The kind's rounds (coll_kind_ops_t.round, coll_mv_kind_ops_t.round), each in the
- * window that fits the pool, until `extent` elements of every segment are done. */
 ghz_status_t coll_run_rounds(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* proto, ghz_algo_t algo,
                              size_t extent, uint64_t* rounds)
 {
     const size_t N = (size_t)c->size;
     const size_t window = coll_round_window(c, k, algo, proto->mode, proto->staged, proto->piece);
+    const coll_round_t base = *proto; /* (its counters are zero) */
     size_t off = 0;
     *rounds = 0;
     if (window == 0)
@@ -80,30 +69,25 @@ ghz_status_t coll_run_rounds(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* 
                         c->pool_bytes, ghz_algo_name(algo), c->size);
     /* (a data movement whose every block is empty has no round) */
     while (off < extent || (*rounds == 0 && k->ops)) {
-        coll_round_t r = *proto;
+        coll_round_t r = base;
         coll_pool_t pool = {c->pool, 0, c->pool_bytes, c->pool_raw, 0, c->pool_raw ? c->pool_bytes : 0};
         size_t w;
-        r.wire_bytes = 0; /* per round; summed into proto below */
-        r.logical_bytes = 0;
-        r.t_comp = r.t_comb = r.t_dec = r.t_stage = r.t_xfer = 0.0;
         r.fin_sizes = c->wire_size + N * COLL_MAX_PIECES; /* rows < N: pieces per rank */
         if (k->mv) {
-            coll_move_t m;
-            m.send = k->send;
-            m.recv = k->recv;
-            m.off = off;
-            m.w = w = extent - off < window ? extent - off : window;
-            k->mv->round(c, k, &r, &pool, &m, algo, window);
+            const coll_move_t m = {k->send, k->recv, off, coll_min(extent - off, window)};
+            if (k->mv->round) {
+                k->mv->round(c, k, &r, &pool, &m, algo, window);
+            } else if (algo == GHZ_ALGO_BINOMIAL && k->mv->move_tree) {
+                k->mv->move_tree(&r, &m, &pool);
+            } else {
+                k->mv->move(&r, &m, &pool);
+                r.logical_bytes = coll_mv_sent_raw(c, k, &m);
+            }
+            w = m.w;
         } else {
             w = k->ops->round(c, k, &r, &pool, algo, off, window);
         }
-        proto->wire_bytes += r.wire_bytes;
-        proto->logical_bytes += r.logical_bytes;
-        proto->t_comp += r.t_comp;
-        proto->t_comb += r.t_comb;
-        proto->t_dec += r.t_dec;
-        proto->t_stage += r.t_stage;
-        proto->t_xfer += r.t_xfer;
+        coll_round_add(proto, &r);
         ++*rounds;
         if (r.st != GHZ_SUCCESS) {
             if (r.st == GHZ_ERR_PEER)
@@ -122,27 +106,16 @@ size_t coll_piece_elems(const ghz_comm_t* c, coll_mode_t m, size_t elem)
     return piece ? piece : 1;
 }
 
-/* The round prototype of a call: what every round of it shares. A data movement
- * combines nothing, and a piece whose frame is not smaller travels raw; in place, an exact
- * alltoall (its blocks share their places with the peers') stages its blocks through the
- * wire buffers (algo_alltoall.c). */
+/* A data movement combines nothing, and a piece whose frame is not smaller travels raw;
+ * in place, an exact alltoall stages its blocks through the wire buffers. */
 void coll_proto_init(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mode, double eb, coll_round_t* proto)
 {
     const size_t elem = ghz_dtype_size(k->dtype);
-    memset(proto, 0, sizeof *proto);
-    proto->comm = c;
-    proto->mode = mode;
-    proto->dtype = k->dtype;
-    proto->op = k->mv || k->op == GHZ_OP_AVG ? GHZ_OP_SUM : k->op;
-    proto->elem = elem;
-    proto->eb = eb;
-    proto->piece = coll_piece_elems(c, mode, elem);
-    proto->in = k->in;
-    proto->out = k->out;
-    proto->seg_off = c->seg_off;
-    proto->seg_cnt = c->seg_cnt;
-    proto->final_wire = k->ops && k->ops->final_wire;
-    proto->raw_fallback = k->mv != NULL;
-    proto->staged = c->be.staged || (k->mv && k->mv->in_place_shared && k->in_place);
-    proto->root = k->root;
+    const coll_round_t p = {.comm = c, .mode = mode, .dtype = k->dtype,
+                            .op = k->mv || k->op == GHZ_OP_AVG ? GHZ_OP_SUM : k->op, .elem = elem, .eb = eb,
+                            .piece = coll_piece_elems(c, mode, elem), .in = k->in, .out = k->out,
+                            .seg_off = c->seg_off, .seg_cnt = c->seg_cnt, .final_wire = k->ops && k->ops->final_wire,
+                            .raw_fallback = k->mv != NULL, .root = k->root,
+                            .staged = c->be.staged || (k->mv && k->mv->in_place_shared && k->in_place)};
+    *proto = p;
 }

@@ -1,14 +1,5 @@
-/* ghz/coll/runner.c: the one runner of every call: the nine public calls on every
- * transport (MPI, CUDA IPC, NCCL), and AUTO's calibration at init (auto_rule.c).
- *
- * A call: begin (numbered; this rank's arguments checked; a broken communicator moves
- * nothing), the backend's begin on the call's stream (which tells whether it is being
- * captured), what the planner decides before the agreement (plan.c, coll_plan_pre: a
- * value range to scan, an input to stage for the host path), the agreement (agree.c;
- * the v forms then check their counts pair by pair and agree once more), the plan from
- * agreed inputs only (coll_plan), the two-level children where the plan needs them,
- * then the plan executed (exec.c, or host_path.c) and the call's info. It ends by the one
- * failure rule (contract.c, coll_call_end). */
+/* ghz/coll/runner.c: the one runner of every call (detail/plan.h), ended by the failure
+ * rule; AUTO's calibration at init runs through it too. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,27 +9,23 @@
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
-/* The value range of what this rank sends: a reduction's whole input (reduce_scatter's
- * is every rank's block), a data movement's blocks (coll_mv_scan). A reduction staged
- * for the host path scans its host copy, or has the range kernel make the copy. */
+/* The value range of what this rank sends; a reduction staged for the host path scans
+ * its host copy, or has the range kernel make the copy. */
 static ghz_status_t scan(ghz_comm_t* c, const coll_desc_t* k, const coll_pre_t* pre, coll_call_t* mine)
 {
+    coll_backend_t* be = pre->copied && !pre->range_in_copy ? &c->host->be : &c->be;
     double lo = NAN, hi = NAN;
     ghz_status_t st;
     if (k->mv) return coll_mv_scan(c, k, mine);
     if (k->count == 0) return GHZ_SUCCESS;
-    if (pre->copied && !pre->range_in_copy)
-        st = c->host->be.range(&c->host->be, coll_host_in(c, k), k->total, k->dtype, NULL, &lo, &hi, &mine->nonfinite);
-    else
-        st = c->be.range(&c->be, k->in, k->total, k->dtype, pre->range_in_copy ? coll_host_in(c, k) : NULL, &lo, &hi,
-                         &mine->nonfinite);
+    st = be->range(be, be == &c->be ? k->in : coll_host_in(c, k), k->total, k->dtype,
+                   pre->range_in_copy ? coll_host_in(c, k) : NULL, &lo, &hi, &mine->nonfinite);
     mine->have_range = !isnan(lo);
     mine->vmin = lo;
     mine->vmax = hi;
     return st;
 }
 
-/* The fields of a call that every rank must pass alike (agree.h), and its status. */
 static void call_fields(const ghz_comm_t* c, const coll_desc_t* k, const coll_pre_t* pre, ghz_status_t st,
                         coll_call_t* mine)
 {
@@ -55,40 +42,19 @@ static void call_fields(const ghz_comm_t* c, const coll_desc_t* k, const coll_pr
         memcpy(&mine->field[AGREE_BOUND], &k->a.bound, sizeof(double));
         mine->field[AGREE_PATH] = k->a.path;
     }
-    /* (over NCCL a reduction's compression is decided before the agreement, the same on
-     * every rank by construction; agreeing on it catches a rank whose state diverged) */
+    /* (decided before the agreement over NCCL: agreed, it catches a rank that diverged) */
     if (k->ops && c->nccl) mine->field[AGREE_PATH] = pre->compress;
     mine->most[0] = k->longest;
     mine->most[1] = k->farthest;
 }
 
-/* The agreement of a call that agrees (pre->agree): a v form's counts are then checked
- * pair by pair and every rank told the outcome. Unchecked, peers may wait on a bad call
- * (COLL.md, Errors). */
-static ghz_status_t agree(ghz_comm_t* c, const coll_desc_t* k, const coll_pre_t* pre, ghz_status_t st,
-                          coll_call_t* mine, coll_agreed_t* all)
-{
-    call_fields(c, k, pre, st, mine);
-    all->most[0] = k->longest;
-    all->most[1] = k->farthest;
-    if (!pre->agree) return st;
-    st = coll_agree(c, mine, all);
-    if (st == GHZ_SUCCESS && k->v) {
-        call_fields(c, k, pre, coll_mv_check_counts(c, k), mine);
-        st = coll_agree(c, mine, all);
-    }
-    return st;
-}
-
-/* The call up to its plan: checks, the range, the agreement and the plan. */
 static ghz_status_t prepare(ghz_comm_t* c, coll_desc_t* k, coll_pre_t* pre, coll_agreed_t* all, coll_plan_t* p,
                             double* t_copied)
 {
     const size_t e = ghz_dtype_size(k->dtype);
     coll_call_t mine;
-    ghz_status_t st;
+    ghz_status_t st = coll_call_start(c, k);
     memset(&mine, 0, sizeof mine);
-    st = coll_call_start(c, k);
     /* the input must be ready before any backend work reads it */
     if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);
     coll_plan_pre(c, k, st == GHZ_SUCCESS, pre);
@@ -109,8 +75,15 @@ static ghz_status_t prepare(ghz_comm_t* c, coll_desc_t* k, coll_pre_t* pre, coll
     mine.ranged = pre->ranged;
     mine.staged = pre->copied && st == GHZ_SUCCESS;
     mine.ratio_seen = c->last_ratio;
-    st = agree(c, k, pre, st, &mine, all);
-    /* Every input of the plan was agreed, so every rank plans alike. */
+    call_fields(c, k, pre, st, &mine);
+    all->most[0] = k->longest;
+    all->most[1] = k->farthest;
+    if (pre->agree) st = coll_agree(c, &mine, all);
+    /* a v form's counts are then checked pair by pair, and every rank told the outcome */
+    if (pre->agree && st == GHZ_SUCCESS && k->v) {
+        call_fields(c, k, pre, coll_mv_check_counts(c, k), &mine);
+        st = coll_agree(c, &mine, all);
+    }
     return st == GHZ_SUCCESS ? coll_plan(c, k, pre, all, p) : st;
 }
 
@@ -135,25 +108,20 @@ static ghz_status_t run_call(ghz_comm_t* c, coll_desc_t* k)
                 "copy %.1f us, agreed after %.1f us)\n",
                 k->total * ghz_dtype_size(k->dtype), p.mode == COLL_EXACT ? "exact" : "compressed", c->auto_min,
                 all.ratio_seen, pre.copied, all.staged, t_copied * 1e6, (coll_now() - t_call) * 1e6);
-    /* A two-level call's children are made before anything moves (collectively, the
-     * outcome agreed over c): where they cannot be, the call fails on every rank and the
-     * communicator stays whole, so that a later call can make them. */
+    /* made before anything moves: where they cannot be, the call fails on every rank and
+     * c stays whole, for a later call to try again */
     if (p.route == COLL_ROUTE_TWO_LEVEL && (st = coll_comm_levels(c)) != GHZ_SUCCESS) return st;
-    /* Every rank decided alike from here: data moves, and a failure breaks the
-     * communicator (contract.c) */
-    c->moving = 1;
+    c->moving = 1; /* from here a failure breaks c */
     if (p.route == COLL_ROUTE_HOST)
         st = coll_host_path(c, k, &p, pre.copied, all.staged, t_copied, &info);
     else
         st = coll_execute(c, k, &p, &info, &ratio);
     if (st != GHZ_SUCCESS) return st;
     info.lossy = pre.lossy;
-    if (pre.lossy) {
-        info.bound_abs = p.bound_abs;
-        if (p.route != COLL_ROUTE_HOST) {
-            info.eb_abs = p.mode == COLL_EXACT ? 0.0 : p.eb;
-            info.error_terms = p.terms;
-        }
+    if (pre.lossy) info.bound_abs = p.bound_abs;
+    if (pre.lossy && p.route != COLL_ROUTE_HOST) {
+        info.eb_abs = p.mode == COLL_EXACT ? 0.0 : p.eb;
+        info.error_terms = p.terms;
     }
     info.time_total = coll_now() - t_call;
     if (c->auto_trace > 1 && c->rank == 0 && (pre.lossy || pre.copied))
@@ -165,7 +133,7 @@ static ghz_status_t run_call(ghz_comm_t* c, coll_desc_t* k)
                 info.time_compress * 1e6, info.time_combine * 1e6, info.time_decompress * 1e6,
                 info.time_stage * 1e6, info.time_total * 1e6);
     c->info = info;
-    /* AUTO's memory of the ratio: the reductions' lossy calls that moved data */
+    /* AUTO's memory of the ratio: the lossy reductions that moved data */
     if (pre.lossy && k->ops && p.route != COLL_ROUTE_NONE && p.route != COLL_ROUTE_SELF) {
         c->lossy_calls++;
         if (p.mode != COLL_EXACT && (c->nccl || ratio > 0.0)) c->last_ratio = ratio;

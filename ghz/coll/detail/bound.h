@@ -4,16 +4,11 @@
 
 #include "ghz/coll/detail/algo.h"
 
-/* K: how many compression errors (each at most E) can reach one element of the final
- * result of `algo` in `mode` for op over nranks ranks; final_wire when the result is
- * also distributed compressed (allreduce); fused_sum when the backend sums N frames in
- * one n-ary pass (else pairwise sums fold, one recompression per input). */
-double coll_error_terms(ghz_algo_t algo, coll_mode_t mode, ghz_op_t op, int nranks, int final_wire,
-                        int fused_sum);
+/* K (COLL.md, K for each algorithm and path); final_wire: the result is sent compressed
+ * too; fused_sum: the backend sums N frames in one n-ary pass. */
+double coll_error_terms(ghz_algo_t algo, coll_mode_t mode, ghz_op_t op, int nranks, int final_wire, int fused_sum);
 
-/* A REL bound is refused over inputs whose magnitude reaches this (fill values:
- * bound.c, COLL.md, Limits). */
-#define COLL_REL_HUGE 1e20
+#define COLL_REL_HUGE 1e20 /* a REL bound is refused over inputs this large (fill values: COLL.md, Limits) */
 
 typedef struct {
     ghz_dtype_t dtype;
@@ -33,15 +28,12 @@ typedef struct {
     int exact;             /* nothing to compress: run exact (still within the bound) */
 } coll_budget_t;
 
-/* B, the user's bound in absolute units over the agreed range [vmin, vmax] of the
- * finite values (have_range: there are some): every call's, reductions and data
- * movement alike. GHZ_ERR_BAD_BOUND for a bound that is not finite and > 0, a REL bound
- * over values reaching COLL_REL_HUGE (fill values), or a B that is not finite. */
+/* B, the bound in absolute units over the agreed range of the finite values (have_range:
+ * there are some), every call's; GHZ_ERR_BAD_BOUND where it is unusable. */
 ghz_status_t coll_abs_bound(ghz_eb_mode_t mode, double bound, int have_range, double vmin, double vmax, double* B);
 
-/* The largest E with terms * E + rounding <= bound_abs (COLL.md): GHZ_ERR_BAD_BOUND when
- * the rounding alone may exceed the bound, GHZ_ERR_OVERFLOW when a sum may overflow the
- * dtype. Deterministic: every rank derives the same E from the same agreed inputs. */
+/* The largest E with terms * E + rounding <= bound_abs (COLL.md, The guarantee), the
+ * same on every rank from the same agreed inputs. */
 ghz_status_t coll_derive_eb(const coll_budget_in_t* in, coll_budget_t* out);
 
 #endif

@@ -1,9 +1,5 @@
 /* ghz/coll/detail/knobs.h: the environment variables libghzcoll reads, in one table
- * (COLL_KNOBS: knobs.c's parser, agreement list and description, and COLL.md's
- * Environment table, which the test coll.tables checks). Each is parsed strictly when a
- * communicator is made: a value the library cannot read is an error of ghz_comm_init,
- * never a silent default. The resolved values that shape calls are agreed across ranks
- * with the configuration (comm_make.c, agree.c). */
+ * (COLL.md, Environment: the test coll.tables checks it against COLL_KNOBS). */
 #ifndef GHZ_COLL_DETAIL_KNOBS_H
 #define GHZ_COLL_DETAIL_KNOBS_H
 
@@ -13,38 +9,23 @@
 #include "ghz/coll/coll.h"
 #include "ghz/coll/detail/names.h"
 
-/* A size knob that is unset keeps this value: the library's default, which may depend
- * on the communicator (the GPUs, the transport). */
+/* An unset size knob: the library's default, which may depend on the communicator. */
 #define COLL_KNOB_UNSET SIZE_MAX
-/* GHZ_COLL_AUTO_MIN_BYTES=never */
 #define COLL_KNOB_NEVER (SIZE_MAX - 1)
 
-/* How a knob's value is read (knobs.c):
- * SIZE    a byte count with an optional K, M or G suffix, at most cap (size_t field,
- *         COLL_KNOB_UNSET when unset);
- * NEVER   the same, or the word "never" (COLL_KNOB_NEVER);
- * NUMBER  a whole number, at most cap (int field);
- * WORDS   one of the words of the knob's list, in any case (the field: its index);
- * SECONDS a decimal number of seconds, more than 0 and at most cap (double field). */
+/* How a value is read: a size (size_t field; K, M or G suffix), the same or "never", a
+ * whole number (int), one of the knob's words in any case (int: its index), or seconds
+ * (double, > 0); each at most cap. */
 enum { COLL_KNOB_SIZE, COLL_KNOB_NEVER_SIZE, COLL_KNOB_NUMBER, COLL_KNOB_WORDS, COLL_KNOB_SECONDS };
 
-/* The words of the WORDS knobs. */
 #define COLL_KNOB_ONOFF_WORDS "0", "1"
 #define COLL_KNOB_TRACE_WORDS "0", "1", "2"
 #define COLL_KNOB_DEBUG_WORDS "none", "warn", "info"
 
-/* The environment variables libghzcoll reads, each written once:
- * X(NAME, field, how, words, cap, initial, agreed, takes, default, what)
- *   field    of coll_knobs_t;
- *   how      COLL_KNOB_* above; words: the WORDS knob's list (a braced list of strings),
- *            {0} for the others; cap: the largest value (a size, a number, seconds);
- *   initial  the field's value when the variable is unset;
- *   agreed   1: the resolved value is agreed across ranks at ghz_comm_init
- *            (coll_knobs_agreed); 0: it never changes what a call does, or it is agreed
- *            as the configuration field it resolves (transport, ranks_per_node);
- *   takes, default, what: its row of COLL.md's Environment table (a WORDS knob's
- *            "takes" is its words, then the text given here), which the test
- *            coll.tables checks. */
+/* X(NAME, field, how, words ({0}: none), cap, initial (unset), agreed, takes, default,
+ * what). agreed 0: it never changes what a call does, or it is agreed as the
+ * configuration field it resolves. takes, default, what: its row of COLL.md's table (a
+ * WORDS knob's takes: its words, then this text). */
 #define COLL_KNOBS(X)                                                                                              \
     X(GHZ_COLL_TRANSPORT, transport, COLL_KNOB_WORDS, {COLL_TRANSPORTS(COLL_NAME_AT)}, 0, GHZ_TRANSPORT_AUTO, 0, \
       "", "`auto`",                                                                                                \
@@ -76,48 +57,37 @@ enum { COLL_KNOB_SIZE, COLL_KNOB_NEVER_SIZE, COLL_KNOB_NUMBER, COLL_KNOB_WORDS, 
       "and every variable's value on one line (`ghz coll INFO: ...`) when a communicator is made, and one rank "   \
       "why AUTO's CUDA IPC fell back to MPI (Transports); not agreed")
 
+/* The fields, in the table's order. */
 typedef struct {
-    ghz_transport_t transport; /* GHZ_COLL_TRANSPORT: AUTO when unset */
-    int ranks_per_node;        /* GHZ_COLL_RANKS_PER_NODE: 0 when unset */
-    size_t mpi_max;            /* GHZ_COLL_MPI_MAX (bytes; COLL_KNOB_UNSET) */
-    size_t host_path_max;      /* GHZ_COLL_HOST_PATH_MAX (bytes; COLL_KNOB_UNSET) */
-    size_t one_shot_max;       /* GHZ_COLL_DIRECT_ONE_SHOT_MAX (bytes; COLL_KNOB_UNSET) */
-    size_t auto_min_bytes;     /* GHZ_COLL_AUTO_MIN_BYTES (bytes, COLL_KNOB_NEVER or
-                                  COLL_KNOB_UNSET): AUTO's threshold, pinned (auto_rule.h) */
-    int cuda_aware_mpi;        /* GHZ_COLL_CUDA_AWARE_MPI: 1 (default: use it where MPI
-                                  says it is CUDA-aware) or 0 */
-    double fence_timeout_s;    /* GHZ_GRAPH_FENCE_TIMEOUT_S: seconds (default 60) */
-    /* print only (not agreed: they never change what a call does) */
-    int auto_trace;            /* GHZ_COLL_AUTO_TRACE: 0, 1 or 2 */
-    int debug;                 /* GHZ_COLL_DEBUG: 0 none, 1 warn, 2 info */
-    int debug_info;            /* GHZ_COLL_DEBUG=INFO: 1 */
+    ghz_transport_t transport;
+    int ranks_per_node;
+    size_t mpi_max, host_path_max, one_shot_max; /* bytes, or COLL_KNOB_UNSET */
+    size_t auto_min_bytes;                       /* ... or COLL_KNOB_NEVER */
+    int cuda_aware_mpi;
+    double fence_timeout_s;
+    int auto_trace;
+    int debug;      /* 0 none, 1 warn, 2 info */
+    int debug_info; /* GHZ_COLL_DEBUG=INFO */
 } coll_knobs_t;
 
-/* One knob's row of the table, for the docs' check (coll.tables): its name, how it is
- * read, its words (WORDS knobs), whether it is agreed, and the strings of its row. */
+/* One knob's row, for coll.tables (a word may be NULL: a value without a name). */
 typedef struct {
     const char* name;
     int how;
     const char* const* words;
-    int nwords; /* (a word may be NULL: a value without a name) */
-    int agreed;
+    int nwords, agreed;
     const char *takes, *dflt, *what;
 } coll_knob_doc_t;
 
-/* The knobs' rows, in the table's order; *n: how many. */
 const coll_knob_doc_t* coll_knob_docs(int* n);
 
-/* Reads every knob from the environment; GHZ_ERR_INVALID_ARG (detail: which variable,
- * what it takes) for a value it cannot read or out of range. *k holds the defaults for
- * the knobs read so far. */
+/* Every knob from the environment; GHZ_ERR_INVALID_ARG naming a value it cannot read. */
 ghz_status_t coll_knobs_read(coll_knobs_t* k);
 
-/* The knobs that shape calls, as (name, value) pairs for the configuration agreement:
- * writes at most `max` entries, returns how many. */
+/* The agreed knobs as (name, value) pairs, at most max; returns how many. */
 int coll_knobs_agreed(const coll_knobs_t* k, const char** names, int64_t* values, int max);
 
-/* One line naming every knob's value ("GHZ_COLL_MPI_MAX=4194304 ..."; "default" for
- * unset sizes), for GHZ_COLL_DEBUG=INFO. */
+/* One line of every knob's value, for GHZ_COLL_DEBUG=INFO. */
 void coll_knobs_describe(const coll_knobs_t* k, char* buf, size_t len);
 
 #endif
