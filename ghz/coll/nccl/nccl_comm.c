@@ -1,9 +1,6 @@
 /* ghz/coll/nccl/nccl_comm.c: the NCCL communicator of a ghz communicator, its control
- * plane, and the calibration that AUTO decides by (detail/nccl.h; COLL.md, NCCL).
- *
- * AUTO's rule is every transport's (auto_rule.h): the link is measured once, at init,
- * by timing NCCL's own exact allreduce (what AUTO's exact path runs here), and the
- * threshold fixed from the slowest rank's time. */
+ * plane, the timer of AUTO's calibration, and the records of a round's phases
+ * (detail/nccl.h; COLL.md, NCCL). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +201,40 @@ ghz_status_t coll_nccl_time_allreduce(ghz_comm_t* c, size_t S, double* seconds)
     if (e1) cudaEventDestroy(e1);
     *seconds = ms * 1e-3 / CAL_TIMED;
     return st;
+}
+
+ghz_status_t coll_nccl_records(ghz_comm_t* c, unsigned char* mine, unsigned char* all, size_t pieces,
+                               ghz_status_t st, cudaStream_t stream, const char* what)
+{
+    coll_nccl_t* n = c->nccl;
+    const size_t k = (size_t)c->size * pieces, rec = coll_nccl_rec_bytes(c->size, pieces);
+    ghz_status_t got;
+    size_t i;
+    int q;
+    if (st != GHZ_SUCCESS) {
+        const int s = (int)st;
+        /* (the record may hold anything: the first status says this rank failed) */
+        if (cudaMemcpyAsync(coll_nccl_rec_status(mine, c->size, pieces), &s, sizeof s, cudaMemcpyHostToDevice,
+                            stream) != cudaSuccess)
+            cudaGetLastError();
+    }
+    got = coll_nccl_ok(ncclAllGather(mine, all, rec, ncclUint8, n->comm, stream), "ncclAllGather (frame sizes)");
+    if (got != GHZ_SUCCESS) return got;
+    got = coll_cuda_ok(cudaMemcpyAsync(n->h_rec, all, (size_t)c->size * rec, cudaMemcpyDeviceToHost, stream),
+                       "cudaMemcpyAsync (frame sizes)");
+    if (got == GHZ_SUCCESS) got = coll_cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize (NCCL round)");
+    if (st != GHZ_SUCCESS) return st;
+    if (got != GHZ_SUCCESS) return got;
+    for (q = 0; q < c->size; q++) {
+        const int* s = coll_nccl_rec_status(n->h_rec + (size_t)q * rec, c->size, pieces);
+        for (i = 0; i < k; i++) {
+            const ghz_status_t f = (ghz_status_t)s[i];
+            if (f == GHZ_SUCCESS) continue;
+            if (q == c->rank) return ghz_fail(f, "%s on this rank's GPU: %s", what, ghz_status_string(f));
+            return ghz_fail(GHZ_ERR_PEER, "rank %d failed (%s)", q, ghz_status_string(f));
+        }
+    }
+    return GHZ_SUCCESS;
 }
 
 void coll_nccl_call_reset(ghz_comm_t* c)
