@@ -49,7 +49,10 @@ ghz_status_t coll_nccl_records(ghz_comm_t* c, unsigned char* mine, unsigned char
                                ghz_status_t st, cudaStream_t stream, const char* what);
 
 /* An NCCL failure as the call's status (GHZ_ERR_NCCL, NCCL's text in the detail). */
-ghz_status_t coll_nccl_fail(int code, const char* what);
+static inline ghz_status_t coll_nccl_fail(ncclResult_t r, const char* what)
+{
+    return ghz_fail(GHZ_ERR_NCCL, "%s: %s", what, ncclGetErrorString(r));
+}
 
 static inline ghz_status_t coll_nccl_ok(ncclResult_t r, const char* what)
 {
