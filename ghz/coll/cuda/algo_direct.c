@@ -5,23 +5,16 @@
  * fences that follow the peer's write of it and precede its next write. Its regions
  * are: C (the published input, written before fence 1, read between fences 1 and 2)
  * and R (the combined segment, written between fences 1 and 2, read between fences 2
- * and 3). The next round's writes of C follow fence 3 and of R its fence 1. A fence's
- * meeting makes each peer's event record happen before the wait on it, so the wait
- * covers that record or a later one of the same event, which covers more work: never
- * an older one. Work of a later call on another stream waits for this one
+ * and 3). The next round's writes of C follow fence 3 and of R its fence 1; in one shot
+ * (two fences) C is read between fences 1 and 2 and written again after fence 2. A
+ * fence's meeting makes each peer's event record happen before the wait on it, so the
+ * wait covers that record or a later one of the same event, which covers more work:
+ * never an older one. Work of a later call on another stream waits for this one
  * (ghz_coll_backend_cuda_mark).
  *
  * Every rank carves the same regions at the same offsets of its pool, so a peer's region
  * is its mapped pool plus one's own offset. Frame sizes live next to them, written by
- * the GPU: the host never learns them before the consumer's kernel reads them.
- *
- * One shot (exact allreduce rounds of at most comm->one_shot_bytes per rank): every rank
- * publishes its round's input whole in C, fence, then folds every rank's C, in rank
- * order, straight into its output, fence: the order in which the owner folds each
- * element in three phases, so the same bits on every rank, with two fences instead of
- * three and no gather. The peers read N - 1 inputs whole instead of 2 (N - 1) / N of
- * one, hence the limit (comm_make.c). Safe by the same argument: the next round's write
- * of C follows fence 2. */
+ * the GPU: the host never learns them before the consumer's kernel reads them. */
 #include <string.h>
 
 #include <cuda_runtime_api.h>
@@ -195,8 +188,10 @@ static void count_bytes(direct_t* d, int all)
     r->wire_bytes += wire;
 }
 
-/* One shot (above): the round's input is [seg_off[0], + w) of in and out, w the sum of
- * the segments (split() lays them end to end). */
+/* One shot (COLL.md, Choices: exact allreduce rounds of at most comm->one_shot_bytes
+ * per rank): every rank folds every rank's whole input in rank order, as each owner does
+ * in three phases, so the same bits. The round's input is [seg_off[0], + w) of in and
+ * out, w the sum of the segments (split() lays them end to end). */
 static void one_shot(coll_round_t* r, coll_pool_t* pool, size_t w)
 {
     ghz_comm_t* c = r->comm;

@@ -22,14 +22,10 @@
 
 typedef struct {
     int device;               /* the current device when the backend was made: its memory's */
-    ghz_cuda_ctx_t* ctx;
-    cudaStream_t stream;      /* the current call's stream */
-    size_t max_elems;         /* the largest piece, in values of the widest dtype */
+    coll_cuda_parts_t x;      /* max_elems: the largest piece, in values of the widest dtype */
     void* d_scratch;          /* ghz_coll_range_acc_t, then a uint64 size and an int status: */
     uint64_t* d_size;
     int* d_status;
-    void* d_sum_work;         /* ghz_cuda_homo_sum_n's workspace for up to 64 inputs */
-    size_t sum_work_bytes;
     void* h_scratch;          /* pinned mirror, then the range kernel's result (H_RANGE) */
     ghz_coll_range_t* d_range_out; /* that result, as the device writes it */
     cudaEvent_t done;         /* ghz_coll_backend_cuda_mark's */
@@ -53,7 +49,7 @@ static ghz_status_t drain(coll_backend_t* be, ghz_status_t st)
 {
     cudaError_t e;
     if (be->capturing) return st;
-    e = cudaStreamSynchronize(st_of(be)->stream);
+    e = cudaStreamSynchronize(st_of(be)->x.stream);
     return st != GHZ_SUCCESS ? st : coll_cuda_ok(e, "cudaStreamSynchronize");
 }
 
@@ -90,7 +86,7 @@ static ghz_status_t cuda_begin(coll_backend_t* be, ghz_stream_t stream)
                         "cudaSetDevice(%d) before its calls",
                         current, s->device, s->device);
     e = cudaStreamIsCapturing((cudaStream_t)stream, &cap);
-    s->stream = (cudaStream_t)stream;
+    s->x.stream = (cudaStream_t)stream;
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamIsCapturing");
     if (cap == cudaStreamCaptureStatusInvalidated)
         return ghz_fail(GHZ_ERR_CUDA, "the stream's CUDA-graph capture was invalidated before this call");
@@ -98,7 +94,7 @@ static ghz_status_t cuda_begin(coll_backend_t* be, ghz_stream_t stream)
     /* A previous call's reads of the peers' memory (another stream, maybe) come first. A
      * graph orders only with its own stream: captured, they are waited for on the host. */
     if (s->done_pending) {
-        e = be->capturing ? cudaEventSynchronize(s->done) : cudaStreamWaitEvent(s->stream, s->done, 0);
+        e = be->capturing ? cudaEventSynchronize(s->done) : cudaStreamWaitEvent(s->x.stream, s->done, 0);
         if (e != cudaSuccess)
             return coll_cuda_fail(e, be->capturing ? "cudaEventSynchronize" : "cudaStreamWaitEvent");
         s->done_pending = 0;
@@ -112,7 +108,7 @@ static ghz_status_t cuda_begin(coll_backend_t* be, ghz_stream_t stream)
 static ghz_status_t cuda_copy(coll_backend_t* be, void* dst, const void* src, size_t bytes)
 {
     if (!bytes || dst == src) return GHZ_SUCCESS;
-    return drain(be, coll_cuda_ok(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st_of(be)->stream),
+    return drain(be, coll_cuda_ok(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st_of(be)->x.stream),
                                   "cudaMemcpyAsync"));
 }
 
@@ -120,19 +116,19 @@ static ghz_status_t cuda_copy_async(coll_backend_t* be, void* dst, const void* s
 {
     ghz_status_t st;
     if (!bytes) return GHZ_SUCCESS;
-    st = coll_cuda_ok(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st_of(be)->stream), "cudaMemcpyAsync");
+    st = coll_cuda_ok(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st_of(be)->x.stream), "cudaMemcpyAsync");
     return st == GHZ_SUCCESS ? ghz_coll_backend_cuda_mark(be) : st;
 }
 
 static ghz_status_t cuda_reduce(coll_backend_t* be, void* out, const void* a, const void* b,
                                 size_t n, ghz_dtype_t dtype, ghz_op_t op)
 {
-    return drain(be, ghz_coll_reduce_cuda(out, a, b, n, dtype, op, st_of(be)->stream));
+    return drain(be, ghz_coll_reduce_cuda(out, a, b, n, dtype, op, st_of(be)->x.stream));
 }
 
 static ghz_status_t cuda_scale(coll_backend_t* be, void* buf, size_t n, ghz_dtype_t dtype, double s)
 {
-    return drain(be, ghz_coll_scale_cuda(buf, n, dtype, s, st_of(be)->stream));
+    return drain(be, ghz_coll_scale_cuda(buf, n, dtype, s, st_of(be)->x.stream));
 }
 
 /* The range of src: one kernel, which writes the result straight into pinned host
@@ -165,9 +161,9 @@ static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, gh
         }
         d_copy = copy_to == s->mapped_host ? s->mapped_dev : NULL; /* else the copy engine copies */
     }
-    st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, d_copy, s->stream);
+    st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, d_copy, s->x.stream);
     if (st == GHZ_SUCCESS && copy_to && n && !d_copy)
-        st = coll_cuda_ok(cudaMemcpyAsync(copy_to, src, bytes, cudaMemcpyDeviceToHost, s->stream), "cudaMemcpyAsync");
+        st = coll_cuda_ok(cudaMemcpyAsync(copy_to, src, bytes, cudaMemcpyDeviceToHost, s->x.stream), "cudaMemcpyAsync");
     st = drain(be, st);
     if (st != GHZ_SUCCESS) return st;
     memcpy(&r, (char*)s->h_scratch + H_RANGE, sizeof r);
@@ -184,8 +180,9 @@ static ghz_status_t device_result(coll_backend_t* be, ghz_status_t st, size_t* s
     int dst;
     uint64_t sz;
     if (st == GHZ_SUCCESS)
-        st = coll_cuda_ok(cudaMemcpyAsync(s->h_scratch, s->d_scratch, SCRATCH_BYTES, cudaMemcpyDeviceToHost, s->stream),
-                          "cudaMemcpyAsync");
+        st = coll_cuda_ok(
+            cudaMemcpyAsync(s->h_scratch, s->d_scratch, SCRATCH_BYTES, cudaMemcpyDeviceToHost, s->x.stream),
+            "cudaMemcpyAsync");
     st = drain(be, st);
     if (st != GHZ_SUCCESS) return st;
     memcpy(&dst, (char*)s->h_scratch + SCRATCH_STATUS, sizeof dst);
@@ -198,7 +195,7 @@ static ghz_status_t device_result(coll_backend_t* be, ghz_status_t st, size_t* s
 static ghz_status_t clear_status(coll_backend_t* be)
 {
     cuda_state_t* s = st_of(be);
-    return coll_cuda_ok(cudaMemsetAsync(s->d_size, 0, SCRATCH_BYTES - SCRATCH_SIZE, s->stream), "cudaMemsetAsync");
+    return coll_cuda_ok(cudaMemsetAsync(s->d_size, 0, SCRATCH_BYTES - SCRATCH_SIZE, s->x.stream), "cudaMemsetAsync");
 }
 
 static ghz_status_t cuda_compress(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype,
@@ -212,7 +209,7 @@ static ghz_status_t cuda_compress(coll_backend_t* be, const void* src, size_t n,
     p.dtype = dtype;
     p.eb_mode = GHZ_EB_ABS;
     p.eb = eb_abs;
-    if (st == GHZ_SUCCESS) st = ghz_cuda_compress(s->ctx, &p, src, n, &out, s->d_status, NULL, 0, s->stream);
+    if (st == GHZ_SUCCESS) st = ghz_cuda_compress(s->x.ctx, &p, src, n, &out, s->d_status, NULL, 0, s->x.stream);
     return device_result(be, st, size, "compress");
 }
 
@@ -224,8 +221,8 @@ static ghz_status_t cuda_decompress(coll_backend_t* be, const void* src, size_t 
     size_t got = 0;
     ghz_status_t st = clear_status(be);
     if (st == GHZ_SUCCESS)
-        st = ghz_cuda_decompress(s->ctx, dtype, &in, dst, n * ghz_dtype_size(dtype), s->d_size, s->d_status, NULL,
-                                 0, s->stream);
+        st = ghz_cuda_decompress(s->x.ctx, dtype, &in, dst, n * ghz_dtype_size(dtype), s->d_size, s->d_status, NULL,
+                                 0, s->x.stream);
     st = device_result(be, st, &got, "decompress");
     if (st == GHZ_SUCCESS && got != n)
         return ghz_fail(GHZ_ERR_CORRUPT, "a received frame holds %zu values, expected %zu", got, n);
@@ -241,7 +238,7 @@ static ghz_status_t cuda_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_
               O = coll_cuda_frame(out, 0, capacity, s->d_size);
     ghz_status_t st = clear_status(be);
     if (st == GHZ_SUCCESS)
-        st = ghz_cuda_homo_binary(s->ctx, coll_homo_op(op), dtype, &A, &B, &O, 0, s->d_status, NULL, 0, s->stream);
+        st = ghz_cuda_homo_binary(s->x.ctx, coll_homo_op(op), dtype, &A, &B, &O, 0, s->d_status, NULL, 0, s->x.stream);
     return device_result(be, st, out_size, "homomorphic combine");
 }
 
@@ -259,19 +256,14 @@ static ghz_status_t cuda_homo_sum_n(coll_backend_t* be, ghz_dtype_t dtype, const
     for (i = 0; i < k; i++) ins[i] = coll_cuda_frame(in[i], sizes[i], sizes[i], NULL);
     st = clear_status(be);
     if (st == GHZ_SUCCESS)
-        st = ghz_cuda_homo_sum_n(s->ctx, dtype, k, ins, &O, s->max_elems, s->d_status, s->d_sum_work,
-                                 s->sum_work_bytes, s->stream);
+        st = ghz_cuda_homo_sum_n(s->x.ctx, dtype, k, ins, &O, s->x.max_elems, s->d_status, s->x.sum_work,
+                                 s->x.sum_work_bytes, s->x.stream);
     return device_result(be, st, out_size, "n-ary homomorphic sum");
 }
 
 void ghz_coll_backend_cuda_parts(coll_backend_t* be, coll_cuda_parts_t* parts)
 {
-    cuda_state_t* s = st_of(be);
-    parts->ctx = s->ctx;
-    parts->stream = s->stream;
-    parts->sum_work = s->d_sum_work;
-    parts->sum_work_bytes = s->sum_work_bytes;
-    parts->max_elems = s->max_elems;
+    *parts = st_of(be)->x;
 }
 
 ghz_status_t ghz_coll_backend_cuda_check(coll_backend_t* be, const int* d_status, size_t n, const char* what)
@@ -279,7 +271,7 @@ ghz_status_t ghz_coll_backend_cuda_check(coll_backend_t* be, const int* d_status
     cuda_state_t* s = st_of(be);
     ghz_status_t st = clear_status(be);
     if (st == GHZ_SUCCESS && n)
-        st = ghz_coll_first_error_cuda(d_status, n, s->d_status, s->stream);
+        st = ghz_coll_first_error_cuda(d_status, n, s->d_status, s->x.stream);
     return device_result(be, st, NULL, what);
 }
 
@@ -342,7 +334,7 @@ ghz_status_t ghz_coll_backend_cuda_mark(coll_backend_t* be)
     cuda_state_t* s = st_of(be);
     cudaError_t e;
     if (be->capturing) return GHZ_SUCCESS;
-    e = cudaEventRecord(s->done, s->stream);
+    e = cudaEventRecord(s->done, s->x.stream);
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventRecord");
     s->done_pending = 1;
     return GHZ_SUCCESS;
@@ -363,7 +355,7 @@ void ghz_coll_backend_cuda_leave(int previous)
 
 ghz_stream_t ghz_coll_backend_cuda_stream(coll_backend_t* be)
 {
-    return (ghz_stream_t)st_of(be)->stream;
+    return (ghz_stream_t)st_of(be)->x.stream;
 }
 
 static ghz_status_t cuda_sync(coll_backend_t* be)
@@ -378,9 +370,9 @@ static void cuda_destroy(coll_backend_t* be)
     /* nothing of this backend's may still run when its memory goes */
     if (s->done_pending) cudaEventSynchronize(s->done);
     if (s->have_done) cudaEventDestroy(s->done);
-    ghz_cuda_ctx_destroy(s->ctx);
+    ghz_cuda_ctx_destroy(s->x.ctx);
     cudaFree(s->d_scratch);
-    cudaFree(s->d_sum_work);
+    cudaFree(s->x.sum_work);
     cudaFreeHost(s->h_scratch);
     free(s);
     be->state = NULL;
@@ -414,19 +406,19 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     be->state = s;
     be->destroy = cuda_destroy;
     /* a piece holds at most chunk_bytes of values; f32 has the most values per byte */
-    s->max_elems = chunk_bytes / 4 + 64;
+    s->x.max_elems = chunk_bytes / 4 + 64;
     cfg.max_batch = 1;
-    cfg.max_elems = s->max_elems;
-    st = ghz_cuda_ctx_create(&cfg, &s->ctx);
+    cfg.max_elems = s->x.max_elems;
+    st = ghz_cuda_ctx_create(&cfg, &s->x.ctx);
     if (st == GHZ_SUCCESS)
-        st = ghz_cuda_homo_sum_n_workspace(GHZ_CUDA_HOMO_MAX_INPUTS, s->max_elems, &s->sum_work_bytes);
+        st = ghz_cuda_homo_sum_n_workspace(GHZ_CUDA_HOMO_MAX_INPUTS, s->x.max_elems, &s->x.sum_work_bytes);
     if (st == GHZ_SUCCESS) {
         e = cudaMalloc(&s->d_scratch, SCRATCH_BYTES);
         if (e == cudaSuccess) {
             s->d_size = (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE);
             s->d_status = (int*)((char*)s->d_scratch + SCRATCH_STATUS);
         }
-        if (e == cudaSuccess) e = cudaMalloc(&s->d_sum_work, s->sum_work_bytes ? s->sum_work_bytes : 1);
+        if (e == cudaSuccess) e = cudaMalloc(&s->x.sum_work, s->x.sum_work_bytes ? s->x.sum_work_bytes : 1);
         /* the range kernel's accumulators start empty (reduce_cuda.h) */
         if (e == cudaSuccess) e = cudaMemset(s->d_scratch, 0, SCRATCH_BYTES);
         if (e == cudaSuccess)

@@ -22,9 +22,8 @@
 enum { TAG_CTL = 7101, TAG_ACK_BASE = 16384, ACK_SEQS = 16384 };
 enum { CTL_OFFSET = 0, CTL_BYTES = 1, CTL_POISON = 2, CTL_SEQ = 3, CTL_WORDS = 4 };
 
-/* A request (coll_req_t.opaque): the control record sent or received, the
- * acknowledgement a send waits for (its sequence number), and a receive's destination
- * and the sequence number it must get. */
+/* A request (coll_req_t.opaque). ack_seq: the acknowledgement a send waits for, or the
+ * sequence number a receive must get. */
 typedef struct {
     MPI_Request mpi;
     int active;
@@ -153,8 +152,7 @@ static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t byte
     rc = MPI_Isend(req->ctl, CTL_WORDS, MPI_UINT64_T, peer, TAG_CTL, s->comm, &req->mpi);
     if (rc != MPI_SUCCESS) {
         if (req->ack_active) {
-            MPI_Cancel(&req->ack);
-            MPI_Request_free(&req->ack);
+            coll_mpi_cancel(&req->ack);
             req->ack_active = 0;
             s->peer[peer].unacked--;
         }
@@ -183,8 +181,7 @@ static ghz_status_t ipc_irecv(coll_transport_t* tp, void* buf, size_t capacity, 
     return GHZ_SUCCESS;
 }
 
-/* Copies a message out of the sender's mapped pool into the receive's destination,
- * after the sender's event, and waits for the copy. */
+/* Copies a message out of the sender's mapped pool after the sender's event, and waits. */
 static ghz_status_t pull(ipc_state_t* s, const ipc_req_t* req, uint64_t off, uint64_t n)
 {
     cudaStream_t stream = stream_of(s);
@@ -444,20 +441,11 @@ static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
     return GHZ_SUCCESS;
 }
 
-/* This rank's part before the exchange; whether every rank shares this node. */
+/* This rank's part before the exchange. */
 static ghz_status_t prepare(ipc_state_t* s, ipc_card_t* card)
 {
-    MPI_Comm node = MPI_COMM_NULL;
-    int rc, local = 0;
     cudaError_t e;
     const size_t n = (size_t)s->size;
-    rc = MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &node);
-    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Comm_split_type (CUDA IPC)");
-    MPI_Comm_size(node, &local);
-    MPI_Comm_free(&node);
-    if (local != s->size)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the CUDA IPC transport needs every rank on one node (%d of %d here)",
-                        local, s->size);
     s->peer = (ipc_peer_t*)calloc(n, sizeof *s->peer);
     s->peer_flags = (uint64_t**)calloc(n, sizeof *s->peer_flags);
     if (!s->peer || !s->peer_flags) return ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport state");
@@ -494,28 +482,34 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
 {
     ipc_state_t* s = (ipc_state_t*)calloc(1, sizeof *s);
     ipc_card_t card, *cards = NULL;
-    ghz_status_t st = GHZ_SUCCESS;
-    int ok, all_ok = 0, rc;
-    if (s) {
+    ghz_status_t st;
+    MPI_Comm node;
+    int ok, all_ok = 0, rc, rank = 0, size = 0, local = 0;
+    MPI_Comm_rank(*comm, &rank);
+    MPI_Comm_size(*comm, &size);
+    /* (every rank takes part in the split and the agreement below, whatever failed) */
+    rc = MPI_Comm_split_type(*comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    if (rc == MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+    }
+    if (!s) st = ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport");
+    else if (rc != MPI_SUCCESS) st = ghz_coll_mpi_fail(rc, "MPI_Comm_split_type (CUDA IPC)");
+    else if (local != size)
+        st = ghz_fail(GHZ_ERR_UNSUPPORTED, "the CUDA IPC transport needs every rank on one node (%d of %d here)",
+                      local, size);
+    else {
         s->comm = *comm;
         s->be = be;
         s->pool = (unsigned char*)pool;
         s->pool_bytes = pool_bytes;
-        MPI_Comm_rank(*comm, &s->rank);
-        MPI_Comm_size(*comm, &s->size);
+        s->rank = rank;
+        s->size = size;
         st = prepare(s, &card);
         if (st == GHZ_SUCCESS) {
-            cards = (ipc_card_t*)malloc((size_t)s->size * sizeof *cards);
+            cards = (ipc_card_t*)malloc((size_t)size * sizeof *cards);
             if (!cards) st = ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC handles");
         }
-    } else {
-        /* still takes part in the node split and the agreement below */
-        MPI_Comm node;
-        int r = 0;
-        MPI_Comm_rank(*comm, &r);
-        if (MPI_Comm_split_type(*comm, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, &node) == MPI_SUCCESS)
-            MPI_Comm_free(&node);
-        st = ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport");
     }
     /* the exchange only where every rank is ready for it */
     ok = st == GHZ_SUCCESS;
