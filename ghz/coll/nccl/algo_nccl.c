@@ -136,14 +136,6 @@ static const uint64_t* host_sizes(const nc_t* d, int q)
     return (const uint64_t*)(d->n->h_rec + (size_t)q * d->rec);
 }
 
-/* Phase 1: this rank's input, segment by segment, into C; sizes and statuses into rec1. */
-static ghz_status_t compress_all(nc_t* d)
-{
-    ghz_status_t st = coll_cuda_ok(cudaMemsetAsync(d->rec1, 0, d->rec, d->x.stream), "cudaMemsetAsync (record)");
-    if (st != GHZ_SUCCESS) return st;
-    return coll_cuda_encode_segs(d->r, &d->x, d->C, d->seg, d->P, (uint64_t*)d->rec1, rec_status(d, d->rec1));
-}
-
 /* The phases of a compressed round, marked by events on the call's stream. */
 enum { EV_START, EV_COMPRESSED, EV_SIZES1, EV_EXCHANGED, EV_COMBINED, EV_SIZES2, EV_SENT, EV_DECODED };
 
@@ -388,7 +380,10 @@ void coll_nccl_reduce(coll_round_t* r, coll_pool_t* pool, coll_nccl_kind_t kind,
     /* Both gathers run on every rank whatever happened before; after each, every rank
      * has seen the same records and takes the same branch. */
     mark(&d, EV_START);
-    if (st == GHZ_SUCCESS) st = compress_all(&d);
+    /* phase 1: this rank's input, segment by segment, into C; sizes and statuses into rec1 */
+    if (st == GHZ_SUCCESS) st = coll_cuda_ok(cudaMemsetAsync(d.rec1, 0, d.rec, d.x.stream), "cudaMemsetAsync (record)");
+    if (st == GHZ_SUCCESS)
+        st = coll_cuda_encode_segs(r, &d.x, d.C, d.seg, d.P, (uint64_t*)d.rec1, rec_status(&d, d.rec1));
     mark(&d, EV_COMPRESSED);
     st = coll_nccl_records(c, d.rec1, d.all1, d.P, st, d.x.stream, "compression");
     mark(&d, EV_SIZES1);

@@ -122,11 +122,10 @@ static ghz_status_t exact_group(ghz_comm_t* c, const coll_desc_t* k, size_t e, s
         ncclResult_t r;
         if (stage)
             for (p = 0; p < N && st == GHZ_SUCCESS; p++)
-                if (coll_mv_sends_to(c, k, p) && send_n(k, &m, p)) {
-                    cudaError_t ce = cudaMemcpyAsync(c->pool + (size_t)p * w * e, send_at(k, &m, p, e),
-                                                     send_n(k, &m, p) * e, cudaMemcpyDeviceToDevice, s);
-                    if (ce != cudaSuccess) st = coll_cuda_fail(ce, "cudaMemcpyAsync (in-place alltoall)");
-                }
+                if (coll_mv_sends_to(c, k, p) && send_n(k, &m, p))
+                    st = coll_cuda_ok(cudaMemcpyAsync(c->pool + (size_t)p * w * e, send_at(k, &m, p, e),
+                                                      send_n(k, &m, p) * e, cudaMemcpyDeviceToDevice, s),
+                                      "cudaMemcpyAsync (in-place alltoall)");
         if (st != GHZ_SUCCESS) break;
         r = ncclGroupStart();
         for (p = 0; p < N && r == ncclSuccess; p++) {
