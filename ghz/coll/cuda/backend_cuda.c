@@ -1,12 +1,7 @@
-/* ghz/coll/cuda/backend_cuda.c: the CUDA backend (COLL.md, CUDA backend).
- *
- * Every entry but copy_async runs on the caller's stream and synchronises it before it
- * returns: the algorithms hand a wire buffer to the transport right after the entry that
- * wrote or read it, and a compressed size must reach the host to size the message. So a
- * piece costs one synchronisation per step, which the large pieces keep rare
- * (comm_config.c). The backend owns, allocated once, the codec's and ghz/homo's
- * workspace for one piece, a small device scratch for sizes, statuses and the range, and
- * a pinned host mirror of it. */
+/* ghz/coll/cuda/backend_cuda.c: the CUDA backend (COLL.md, CUDA backend). Every entry
+ * but copy_async synchronises the caller's stream before it returns: the algorithms hand
+ * a wire buffer to the transport right after the entry that wrote or read it, and a
+ * compressed size must reach the host to size the message. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

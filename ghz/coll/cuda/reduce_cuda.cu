@@ -17,7 +17,7 @@
 
 /* Device code lives in a namespace named after the library version, so that two
  * versions of libghzcoll linked statically into one program never share a kernel
- * symbol (CUB's convention; style-anchors.md, lesson 1). */
+ * symbol (CUB's convention). */
 #define GHZ_COLL_NS_CAT2(a, b, c, d, e, f) a##b##c##d##e##f
 #define GHZ_COLL_NS_CAT(a, b, c, d, e, f) GHZ_COLL_NS_CAT2(a, b, c, d, e, f)
 #define GHZ_COLL_CUDA_NS \

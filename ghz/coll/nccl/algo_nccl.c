@@ -1,17 +1,8 @@
 /* ghz/coll/nccl/algo_nccl.c: allreduce, reduce and reduce-scatter over NCCL
- * (GHZ_ALGO_NCCL; COLL.md, Transports, NCCL).
- *
- * Exact: NCCL's own collective on the caller's stream where NCCL shares ghz's rules
- * (coll_nccl_exact_refusal); else segments to their owners, a fold in rank order there,
- * the results back. Neither waits on the host.
- *
- * Lossy, the direct algorithm's pairwise dataflow (cuda/algo_direct.c) with NCCL moving
- * the frames, three phases a round: every rank compresses the N segments of its input
- * and sends segment s to rank s; rank s combines the N frames (SUM: one n-ary pass; MIN,
- * MAX: a pairwise fold); rank s sends the result to the ranks that need it, which decode
- * it. After phases 1 and 2 every rank learns every frame's size, and whether some rank
- * failed, from the gathered records (coll_nccl_records), so the frames travel at their
- * exact sizes. Every rank decodes the same bytes of a segment: the same bits. */
+ * (GHZ_ALGO_NCCL; COLL.md, Transports, NCCL: exact calls, lossy calls, and how a
+ * receiver knows a frame's size). Lossy rounds run three phases: compress and exchange
+ * the segments, combine, send the results and decode; the sizes of phases 1 and 2 come
+ * from the gathered records (coll_nccl_records). */
 #include <string.h>
 
 #include <cuda_runtime_api.h>

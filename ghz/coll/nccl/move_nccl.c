@@ -1,9 +1,6 @@
 /* ghz/coll/nccl/move_nccl.c: the data-movement calls over NCCL (COLL.md, Transports,
- * NCCL, "The data movement"). Exact: NCCL's own collective, or one group of
- * ncclSend/ncclRecv. Lossy, round by round: every block this rank sends compressed once,
- * every rank's record of frame sizes and statuses gathered (coll_nccl_records), the
- * frames sent at their sizes in one group (the raw block where the frame is not
- * smaller, which the record tells by the size: exactly the raw bytes), and decoded. */
+ * NCCL, "The data movement"). A lossy block whose frame is not smaller travels raw, which
+ * its record tells by the size: exactly the raw bytes. */
 #include <string.h>
 
 #include <cuda_runtime_api.h>
@@ -54,12 +51,10 @@ static ghz_status_t own_block(const ghz_comm_t* c, const coll_desc_t* k, cudaStr
                         "cudaMemcpyAsync (own block)");
 }
 
-/* NCCL's own uniform collectives, values as bytes (the kinds' entries, move_kinds.c).
- * In place is NCCL's form, which is where move_kinds.c leaves the in-place buffers: an
- * allgather's and a gather root's input at its block of the output, a scatter root's
- * own block in its input (no output buffer), a broadcast root's input and output one
- * buffer. Only this rank's own side changes with in place, never the call, so ranks that
- * differ in it still meet. */
+/* NCCL's own uniform collectives, values as bytes (the kinds' entries, move_kinds.c), in
+ * place in NCCL's forms, where move_kinds.c leaves the in-place buffers (a scatter root's
+ * without an output buffer). Only this rank's own side changes with in place, never the
+ * call, so ranks that differ in it still meet. */
 ghz_status_t coll_nccl_mv_allgather(ghz_comm_t* c, const coll_desc_t* k, size_t e)
 {
     return coll_nccl_ok(ncclAllGather(k->in, k->out, k->count * e, ncclUint8, c->nccl->comm, (cudaStream_t)k->stream),
