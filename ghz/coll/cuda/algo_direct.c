@@ -1,47 +1,20 @@
 /* ghz/coll/cuda/algo_direct.c: allreduce and reduce-scatter by direct reads of the
- * peers' memory (GHZ_ALGO_IPC_DIRECT; transports with one-sided access: CUDA IPC).
- *
- * The dataflow is the pairwise algorithm's (algo_pairwise.c), without messages: every
- * rank publishes its whole input once in its exported pool (HOMO: compressed, one
- * frame per piece; EXACT: a copy of the values); after a fence, each rank combines
- * its own segment from every rank's pool in one pass (HOMO: ghz/homo's n-ary sum,
- * reading the frames and their sizes straight from the peers' memory; EXACT: the
- * exact reduction folded over the ranks in rank order) into its pool; after a second
- * fence, every rank decodes (copies) every segment's result from its owner's pool into
- * its output (reduce-scatter: its own only); a third fence ends the call.
+ * peers' memory (GHZ_ALGO_IPC_DIRECT; COLL.md, Algorithms, "Direct reads").
  *
  * Why it is safe (transport.h, fence): a rank reads a peer's region only between the
  * fences that follow the peer's write of it and precede its next write. Its regions
  * are: C (the published input, written before fence 1, read between fences 1 and 2)
  * and R (the combined segment, written between fences 1 and 2, read between fences 2
- * and 3). The next round's writes of C follow fence 3 and of R its fence 1. Work of a
- * later call on another stream waits for this one (ghz_coll_backend_cuda_mark).
+ * and 3). The next round's writes of C follow fence 3 and of R its fence 1; in one shot
+ * (two fences) C is read between fences 1 and 2 and written again after fence 2. A
+ * fence's meeting makes each peer's event record happen before the wait on it, so the
+ * wait covers that record or a later one of the same event, which covers more work:
+ * never an older one. Work of a later call on another stream waits for this one
+ * (ghz_coll_backend_cuda_mark).
  *
- * Layout: every rank carves the same regions at the same offsets of its pool (the
- * same round on every rank), so a peer's region is its mapped pool plus one's own
- * offset. Sizes of frames live next to them in the pool, written by the GPU: the host
- * never learns them before the consumer's kernel reads them.
- *
- * The host waits for the GPU only on the lossy path, after each phase: to read the
- * statuses the codec and ghz/homo kernels wrote (a rank that failed tells the others
- * at the next fence, before they read its memory) and the frame sizes (the call's
- * wire bytes). The exact path enqueues everything and returns: its kernels report only
- * launch failures.
- *
- * The error: HOMO has the pairwise algorithm's terms, N leaves and one n-ary
- * recompression, K = N + 1 (bound.c); EXACT is exact, bit-identical on every rank
- * (each segment is reduced once, by its owner, and copied).
- *
- * One shot (exact allreduce rounds of at most comm->one_shot_bytes per rank): every rank
- * publishes its round's input whole in C, fence, then folds every rank's C, in rank
- * order, straight into its output, fence. Each element is folded in the same order as
- * by its owner in three phases, so the result is the same, bit for bit, on every rank.
- * Two fences instead of three, and no gather: small calls are latency (the fences and
- * launches), not bytes. The peers read N - 1 inputs whole instead of 2 (N - 1) / N of
- * one: the same for two ranks, more beyond, hence the limit (comm_make.c: every size for two
- * ranks, 1 MiB per rank beyond). Safe by the same argument:
- * C is written before fence 1 and read between fences 1 and 2; the next round's write
- * of C follows fence 2. */
+ * Every rank carves the same regions at the same offsets of its pool, so a peer's region
+ * is its mapped pool plus one's own offset. Frame sizes live next to them, written by
+ * the GPU: the host never learns them before the consumer's kernel reads them. */
 #include <string.h>
 
 #include <cuda_runtime_api.h>
@@ -53,15 +26,10 @@
 #include "ghz/detail/error.h"
 #include "ghz/homo/homo_cuda.h"
 
-static size_t align16(size_t x)
-{
-    return (x + 15u) & ~(size_t)15u;
-}
-
 /* A segment's region: every piece of a segment of `window` elements. */
 static size_t seg_region(coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
-    return align16(coll_seg_wire_cap(m, t, window, piece));
+    return coll_align16(coll_seg_wire_cap(m, t, window, piece));
 }
 
 size_t coll_direct_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
@@ -69,8 +37,8 @@ size_t coll_direct_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_
     const size_t N = (size_t)c->size, P = coll_pieces(window, piece);
     /* N published segments and the combined one; their frame sizes; the statuses of
      * the compressions, combines and decodes; slack for the pool's alignment */
-    return (N + 1) * seg_region(m, t, window, piece) + align16((N + 1) * P * sizeof(uint64_t)) +
-           align16((2 * N + 1) * P * sizeof(int)) + 64;
+    return (N + 1) * seg_region(m, t, window, piece) + coll_align16((N + 1) * P * sizeof(uint64_t)) +
+           coll_align16((2 * N + 1) * P * sizeof(int)) + 64;
 }
 
 typedef struct {
@@ -87,6 +55,14 @@ typedef struct {
     int* stD;
 } direct_t;
 
+static void start(direct_t* d, coll_round_t* r)
+{
+    memset(d, 0, sizeof *d);
+    d->r = r;
+    d->c = r->comm;
+    ghz_coll_backend_cuda_parts(&d->c->be, &d->x);
+}
+
 /* Where the peer's region at the offset of this rank's `mine` is mapped here. */
 static void* at_peer(const direct_t* d, int peer, const void* mine)
 {
@@ -96,8 +72,8 @@ static void* at_peer(const direct_t* d, int peer, const void* mine)
 
 static ghz_status_t copy_async(const direct_t* d, void* dst, const void* src, size_t bytes)
 {
-    cudaError_t e = bytes ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, d->x.stream) : cudaSuccess;
-    return e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, "cudaMemcpyAsync (direct)");
+    return coll_cuda_ok(bytes ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, d->x.stream) : cudaSuccess,
+                        "cudaMemcpyAsync (direct)");
 }
 
 /* dst = the n values at `mine`'s offset in every rank's pool, folded left to right in
@@ -120,32 +96,14 @@ static ghz_status_t publish(direct_t* d)
     coll_round_t* r = d->r;
     const size_t N = (size_t)d->c->size, e = r->elem;
     ghz_status_t st = GHZ_SUCCESS;
-    ghz_params_t p;
-    size_t s, j;
-    ghz_params_init(&p);
-    p.dtype = r->dtype;
-    p.eb_mode = GHZ_EB_ABS;
-    p.eb = r->eb;
-    for (s = 0; s < N && st == GHZ_SUCCESS; s++) {
-        const size_t n = r->seg_cnt[s];
-        const unsigned char* src = r->in + r->seg_off[s] * e;
-        unsigned char* dst = d->C + s * d->seg;
-        if (r->mode == COLL_EXACT) {
-            st = copy_async(d, dst, src, n * e);
-            continue;
-        }
-        for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
-            const size_t pc = coll_piece_n(r, n, j);
-            ghz_buf_t out =
-                coll_cuda_frame(dst + coll_piece_wire_off(r, j), 0, coll_piece_cap(r, n, j), d->szC + s * d->P + j);
-            if (pc)
-                st = ghz_cuda_compress(d->x.ctx, &p, src + j * r->piece * e, pc, &out, d->stC + s * d->P + j, NULL,
-                                       0, d->x.stream);
-        }
+    size_t s;
+    if (r->mode == COLL_EXACT) {
+        for (s = 0; s < N && st == GHZ_SUCCESS; s++)
+            st = copy_async(d, d->C + s * d->seg, r->in + r->seg_off[s] * e, r->seg_cnt[s] * e);
+        return st;
     }
-    if (st == GHZ_SUCCESS && r->mode != COLL_EXACT)
-        st = ghz_coll_backend_cuda_check(&d->c->be, d->stC, N * d->P, "compression (direct)");
-    return st;
+    st = coll_cuda_encode_segs(r, &d->x, d->C, d->seg, d->P, d->szC, d->stC);
+    return st == GHZ_SUCCESS ? ghz_coll_backend_cuda_check(&d->c->be, d->stC, N * d->P, "compression (direct)") : st;
 }
 
 /* Phase 2: this rank's segment, combined from every rank's C, into R. */
@@ -181,24 +139,15 @@ static ghz_status_t gather(direct_t* d, int all, unsigned char* out_own)
     const int N = d->c->size, me = d->c->rank;
     const size_t e = r->elem;
     ghz_status_t st = GHZ_SUCCESS;
-    size_t j;
     int s;
     for (s = 0; s < N && st == GHZ_SUCCESS; s++) {
         const size_t n = r->seg_cnt[s];
         unsigned char* dst = all ? r->out + r->seg_off[s] * e : out_own;
         if (!all && s != me) continue;
-        if (r->mode == COLL_EXACT) {
-            st = copy_async(d, dst, at_peer(d, s, d->R), n * e);
-            continue;
-        }
-        for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
-            const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
-            ghz_buf_t src = coll_cuda_frame(at_peer(d, s, d->R + off), 0, coll_piece_cap(r, n, j),
-                                            (uint64_t*)at_peer(d, s, d->szR + j));
-            if (pc)
-                st = ghz_cuda_decompress(d->x.ctx, r->dtype, &src, dst + j * r->piece * e, pc * e, NULL,
-                                         d->stD + (size_t)s * d->P + j, NULL, 0, d->x.stream);
-        }
+        st = r->mode == COLL_EXACT ? copy_async(d, dst, at_peer(d, s, d->R), n * e)
+                                   : coll_cuda_decode_seg(r, &d->x, (const unsigned char*)at_peer(d, s, d->R), NULL,
+                                                          (uint64_t*)at_peer(d, s, d->szR), n, dst,
+                                                          d->stD + (size_t)s * d->P);
     }
     if (st == GHZ_SUCCESS && r->mode != COLL_EXACT)
         st = ghz_coll_backend_cuda_check(&d->c->be, d->stD, (size_t)N * d->P, "decompression (direct)");
@@ -239,8 +188,10 @@ static void count_bytes(direct_t* d, int all)
     r->wire_bytes += wire;
 }
 
-/* One shot (above): the round's input is [seg_off[0], + w) of in and out, w the sum of
- * the segments (split() lays them end to end). */
+/* One shot (COLL.md, Choices: exact allreduce rounds of at most comm->one_shot_bytes
+ * per rank): every rank folds every rank's whole input in rank order, as each owner does
+ * in three phases, so the same bits. The round's input is [seg_off[0], + w) of in and
+ * out, w the sum of the segments (split() lays them end to end). */
 static void one_shot(coll_round_t* r, coll_pool_t* pool, size_t w)
 {
     ghz_comm_t* c = r->comm;
@@ -250,10 +201,7 @@ static void one_shot(coll_round_t* r, coll_pool_t* pool, size_t w)
     direct_t d;
     ghz_status_t st = r->st;
     unsigned char* C = (unsigned char*)coll_pool_take(pool, w * e);
-    memset(&d, 0, sizeof d);
-    d.r = r;
-    d.c = c;
-    ghz_coll_backend_cuda_parts(&c->be, &d.x);
+    start(&d, r);
     if (st == GHZ_SUCCESS && !C) st = ghz_fail(GHZ_ERR_INVALID_ARG, "internal: the one-shot round does not fit");
     if (st == GHZ_SUCCESS) st = copy_async(&d, C, r->in + off, w * e);
     st = tp->fence(tp, st);
@@ -276,7 +224,8 @@ void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned ch
     coll_transport_t* tp = &c->tp;
     const size_t N = (size_t)c->size, window = coll_max_seg(r);
     ghz_status_t st = r->st;
-    double t0;
+    double* const t[3] = {&r->t_comp, &r->t_comb, &r->t_dec};
+    int ph;
     if (all && r->mode == COLL_EXACT && tp->fence && tp->peer_pool) {
         size_t w = 0, s;
         for (s = 0; s < N; s++) w += r->seg_cnt[s];
@@ -285,10 +234,7 @@ void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned ch
             return;
         }
     }
-    memset(&d, 0, sizeof d);
-    d.r = r;
-    d.c = c;
-    ghz_coll_backend_cuda_parts(&c->be, &d.x);
+    start(&d, r);
     d.seg = seg_region(r->mode, r->dtype, window, r->piece);
     d.P = coll_pieces(window, r->piece);
     /* the same takes on every rank: the same offsets */
@@ -298,28 +244,21 @@ void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned ch
     if (st == GHZ_SUCCESS && (!d.C || !d.szC || !d.stC || !tp->fence || !tp->peer_pool || d.P > COLL_MAX_PIECES))
         st = ghz_fail(GHZ_ERR_INVALID_ARG, "internal: the direct algorithm's round does not fit");
     if (st == GHZ_SUCCESS) {
-        cudaError_t e;
         d.R = d.C + N * d.seg;
         d.szR = d.szC + N * d.P;
         d.stR = d.stC + N * d.P;
         d.stD = d.stR + d.P;
         /* pieces that no kernel writes (empty segments) read as successes */
-        e = cudaMemsetAsync(d.stC, 0, (2 * N + 1) * d.P * sizeof(int), d.x.stream);
-        if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaMemsetAsync (direct)");
+        st = coll_cuda_ok(cudaMemsetAsync(d.stC, 0, (2 * N + 1) * d.P * sizeof(int), d.x.stream),
+                          "cudaMemsetAsync (direct)");
     }
     /* three fences on every rank whatever happens: each carries the statuses */
-    t0 = coll_now();
-    if (st == GHZ_SUCCESS) st = publish(&d);
-    if (r->mode != COLL_EXACT) r->t_comp += coll_now() - t0;
-    st = tp->fence ? tp->fence(tp, st) : st;
-    t0 = coll_now();
-    if (st == GHZ_SUCCESS) st = combine(&d);
-    if (r->mode != COLL_EXACT) r->t_comb += coll_now() - t0;
-    st = tp->fence ? tp->fence(tp, st) : st;
-    t0 = coll_now();
-    if (st == GHZ_SUCCESS) st = gather(&d, all, out_own);
-    if (r->mode != COLL_EXACT) r->t_dec += coll_now() - t0;
-    st = tp->fence ? tp->fence(tp, st) : st;
+    for (ph = 0; ph < 3; ph++) {
+        const double t0 = coll_now();
+        if (st == GHZ_SUCCESS) st = ph == 0 ? publish(&d) : ph == 1 ? combine(&d) : gather(&d, all, out_own);
+        if (r->mode != COLL_EXACT) *t[ph] += coll_now() - t0;
+        st = tp->fence ? tp->fence(tp, st) : st;
+    }
     if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda_mark(&c->be);
     if (st != GHZ_SUCCESS) {
         coll_fail(r, st);

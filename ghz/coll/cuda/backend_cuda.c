@@ -1,24 +1,7 @@
-/* ghz/coll/cuda/backend_cuda.c: the CUDA backend of the collectives.
- *
- * Values (the caller's buffers, the algorithms' raw slices) and wire buffers (frames,
- * messages) are device memory: the codec and ghz/homo kernels work at HBM speed. With
- * an MPI that is not CUDA-aware, every message is copied through a pinned host mirror of
- * the wire pool (algo_common.c: one DMA copy of the compressed bytes each way; the mirror
- * is allocated once); the CUDA IPC transport (transport_ipc.c) copies GPU to GPU.
- * Exact rounds move values through the same wire buffers (the staged, DOC-shaped path
- * of the algorithms; the combine itself runs on the GPU).
- *
- * Every entry but copy_async runs on the caller's stream and synchronises it before it returns: the
- * algorithms hand a wire buffer to MPI, or post a receive into it, right after the
- * entry that wrote or read it, and a compressed size must reach the host to size the
- * message. So a collective on this backend returns when complete (COLL.md, CUDA
- * backend), and a piece costs one synchronisation per step; pieces are large
- * (chunk_bytes: by default 8 MiB over MPI, 32 MiB where ranks share a GPU over MPI,
- * 64 MiB over CUDA IPC; comm_config.c) to keep that small.
- *
- * What the backend owns, allocated once: a ghz_cuda_ctx_t (the codec's and ghz/homo's
- * workspace for one piece), a small device scratch for sizes, statuses and the range,
- * and a pinned host mirror of it. */
+/* ghz/coll/cuda/backend_cuda.c: the CUDA backend (COLL.md, CUDA backend). Every entry
+ * but copy_async synchronises the caller's stream before it returns: the algorithms hand
+ * a wire buffer to the transport right after the entry that wrote or read it, and a
+ * compressed size must reach the host to size the message. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +17,10 @@
 
 typedef struct {
     int device;               /* the current device when the backend was made: its memory's */
-    ghz_cuda_ctx_t* ctx;
-    cudaStream_t stream;      /* the current call's stream */
-    size_t max_elems;         /* the largest piece, in values of the widest dtype */
-    void* d_scratch;          /* ghz_coll_range_acc_t, then a uint64 size and an int status */
-    void* d_sum_work;         /* ghz_cuda_homo_sum_n's workspace for up to 64 inputs */
-    size_t sum_work_bytes;
+    coll_cuda_parts_t x;      /* max_elems: the largest piece, in values of the widest dtype */
+    void* d_scratch;          /* ghz_coll_range_acc_t, then a uint64 size and an int status: */
+    uint64_t* d_size;
+    int* d_status;
     void* h_scratch;          /* pinned mirror, then the range kernel's result (H_RANGE) */
     ghz_coll_range_t* d_range_out; /* that result, as the device writes it */
     cudaEvent_t done;         /* ghz_coll_backend_cuda_mark's */
@@ -63,9 +44,8 @@ static ghz_status_t drain(coll_backend_t* be, ghz_status_t st)
 {
     cudaError_t e;
     if (be->capturing) return st;
-    e = cudaStreamSynchronize(st_of(be)->stream);
-    if (st != GHZ_SUCCESS) return st;
-    return e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, "cudaStreamSynchronize");
+    e = cudaStreamSynchronize(st_of(be)->x.stream);
+    return st != GHZ_SUCCESS ? st : coll_cuda_ok(e, "cudaStreamSynchronize");
 }
 
 static void* cuda_alloc(coll_backend_t* be, size_t bytes, int kind)
@@ -93,94 +73,64 @@ static ghz_status_t cuda_begin(coll_backend_t* be, ghz_stream_t stream)
     cudaError_t e = cudaGetDevice(&current);
     be->capturing = 0;
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaGetDevice");
-    /* Refused rather than switched: the caller's stream and buffers belong to the device
-     * it made current, and a call that quietly ran on another one would launch on a
-     * stream of the wrong device (COLL.md, CUDA backend). (begin comes before the
-     * call's agreement: every rank learns of the refusal.) */
+    /* refused rather than switched (COLL.md, CUDA backend); begin comes before the
+     * call's agreement, so every rank learns of the refusal */
     if (current != s->device)
         return ghz_fail(GHZ_ERR_INVALID_ARG,
                         "the current CUDA device is %d, but this communicator was made on device %d: "
                         "cudaSetDevice(%d) before its calls",
                         current, s->device, s->device);
     e = cudaStreamIsCapturing((cudaStream_t)stream, &cap);
-    s->stream = (cudaStream_t)stream;
+    s->x.stream = (cudaStream_t)stream;
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamIsCapturing");
     if (cap == cudaStreamCaptureStatusInvalidated)
         return ghz_fail(GHZ_ERR_CUDA, "the stream's CUDA-graph capture was invalidated before this call");
-    if (cap == cudaStreamCaptureStatusActive) {
-        /* what may be captured is decided with the peers (plan.c); a graph orders
-         * only with its own stream, so a previous uncaptured call's work (another
-         * stream, maybe) is waited for here, on the host, at capture time */
-        be->capturing = 1;
-        if (s->done_pending) {
-            e = cudaEventSynchronize(s->done);
-            if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventSynchronize");
-            s->done_pending = 0;
-        }
-        return GHZ_SUCCESS;
-    }
-    /* a previous call's reads of the peers' memory (another stream, maybe) come first */
+    be->capturing = cap == cudaStreamCaptureStatusActive; /* (what may be: plan.c, with the peers) */
+    /* A previous call's reads of the peers' memory (another stream, maybe) come first. A
+     * graph orders only with its own stream: captured, they are waited for on the host. */
     if (s->done_pending) {
-        e = cudaStreamWaitEvent(s->stream, s->done, 0);
-        if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamWaitEvent");
+        e = be->capturing ? cudaEventSynchronize(s->done) : cudaStreamWaitEvent(s->x.stream, s->done, 0);
+        if (e != cudaSuccess)
+            return coll_cuda_fail(e, be->capturing ? "cudaEventSynchronize" : "cudaStreamWaitEvent");
         s->done_pending = 0;
     }
-    /* The input was written by the caller's earlier work on this stream. Staged, every
-     * later step is stream work after it (kernels, copies); only an MPI that reads the
-     * caller's device buffers itself needs the stream drained first. */
+    /* Staged, every later step is stream work after the caller's (which wrote the
+     * input); only an MPI that reads the caller's device buffers needs the stream drained
+     * (nothing to drain while capturing). */
     return be->staged ? GHZ_SUCCESS : drain(be, GHZ_SUCCESS);
 }
 
 static ghz_status_t cuda_copy(coll_backend_t* be, void* dst, const void* src, size_t bytes)
 {
-    cudaError_t e;
     if (!bytes || dst == src) return GHZ_SUCCESS;
-    e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st_of(be)->stream);
-    return drain(be, e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, "cudaMemcpyAsync"));
+    return drain(be, coll_cuda_ok(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st_of(be)->x.stream),
+                                  "cudaMemcpyAsync"));
 }
 
 static ghz_status_t cuda_copy_async(coll_backend_t* be, void* dst, const void* src, size_t bytes)
 {
-    cudaError_t e;
+    ghz_status_t st;
     if (!bytes) return GHZ_SUCCESS;
-    e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st_of(be)->stream);
-    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMemcpyAsync");
-    return ghz_coll_backend_cuda_mark(be);
+    st = coll_cuda_ok(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st_of(be)->x.stream), "cudaMemcpyAsync");
+    return st == GHZ_SUCCESS ? ghz_coll_backend_cuda_mark(be) : st;
 }
 
 static ghz_status_t cuda_reduce(coll_backend_t* be, void* out, const void* a, const void* b,
                                 size_t n, ghz_dtype_t dtype, ghz_op_t op)
 {
-    return drain(be, ghz_coll_reduce_cuda(out, a, b, n, dtype, op, st_of(be)->stream));
+    return drain(be, ghz_coll_reduce_cuda(out, a, b, n, dtype, op, st_of(be)->x.stream));
 }
 
 static ghz_status_t cuda_scale(coll_backend_t* be, void* buf, size_t n, ghz_dtype_t dtype, double s)
 {
-    return drain(be, ghz_coll_scale_cuda(buf, n, dtype, s, st_of(be)->stream));
-}
-
-/* Copies the first `bytes` of the device scratch to its pinned mirror and waits. */
-static ghz_status_t fetch(coll_backend_t* be, size_t bytes, ghz_status_t st)
-{
-    cuda_state_t* s = st_of(be);
-    if (st == GHZ_SUCCESS) {
-        cudaError_t e = cudaMemcpyAsync(s->h_scratch, s->d_scratch, bytes, cudaMemcpyDeviceToHost, s->stream);
-        if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaMemcpyAsync");
-    }
-    return drain(be, st);
+    return drain(be, ghz_coll_scale_cuda(buf, n, dtype, s, st_of(be)->x.stream));
 }
 
 /* The range of src: one kernel, which writes the result straight into pinned host
- * memory, and one synchronisation. With copy_to (a staged call's pinned input), src
- * is also copied there by the range kernel itself, which stores every value it reads
- * into the mapped pinned memory: the call pays one kernel and one wait, as a copy
- * alone does. Where copy_to is not mapped (the backend's own mirrors always are), the
- * copy engine copies after the kernel, on the same stream.
- *
- * Why one kernel: every stream operation (a memset, a copy of the result) costs a few
- * microseconds of its own, more than the scan; and a kernel beside the copy engine's
- * copy on a side stream was never faster than the kernel making the copy
- * (docs/RESULTS-coll.md, "The numbers behind ghz/coll's defaults"). */
+ * memory, and one wait. A staged call's copy_to, where mapped (the backend's own mirrors
+ * always are), is written by the range kernel itself, else by the copy engine after it:
+ * every other stream operation costs more than the scan, and a copy beside the kernel
+ * was never faster (docs/RESULTS-coll.md, "The numbers behind ghz/coll's defaults"). */
 static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, void* copy_to,
                                double* vmin, double* vmax, int* nonfinite)
 {
@@ -206,11 +156,9 @@ static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, gh
         }
         d_copy = copy_to == s->mapped_host ? s->mapped_dev : NULL; /* else the copy engine copies */
     }
-    st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, d_copy, s->stream);
-    if (st == GHZ_SUCCESS && copy_to && n && !d_copy) { /* (capturing: nothing is read back anyway) */
-        cudaError_t e = cudaMemcpyAsync(copy_to, src, bytes, cudaMemcpyDeviceToHost, s->stream);
-        if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaMemcpyAsync");
-    }
+    st = ghz_coll_range_cuda(src, n, dtype, acc, s->d_range_out, d_copy, s->x.stream);
+    if (st == GHZ_SUCCESS && copy_to && n && !d_copy)
+        st = coll_cuda_ok(cudaMemcpyAsync(copy_to, src, bytes, cudaMemcpyDeviceToHost, s->x.stream), "cudaMemcpyAsync");
     st = drain(be, st);
     if (st != GHZ_SUCCESS) return st;
     memcpy(&r, (char*)s->h_scratch + H_RANGE, sizeof r);
@@ -220,13 +168,17 @@ static ghz_status_t cuda_range(coll_backend_t* be, const void* src, size_t n, gh
     return GHZ_SUCCESS;
 }
 
-/* The status and size the GPU wrote to the scratch. */
+/* The status and size the GPU wrote to the scratch, through its pinned mirror. */
 static ghz_status_t device_result(coll_backend_t* be, ghz_status_t st, size_t* size, const char* what)
 {
     cuda_state_t* s = st_of(be);
     int dst;
     uint64_t sz;
-    st = fetch(be, SCRATCH_BYTES, st);
+    if (st == GHZ_SUCCESS)
+        st = coll_cuda_ok(
+            cudaMemcpyAsync(s->h_scratch, s->d_scratch, SCRATCH_BYTES, cudaMemcpyDeviceToHost, s->x.stream),
+            "cudaMemcpyAsync");
+    st = drain(be, st);
     if (st != GHZ_SUCCESS) return st;
     memcpy(&dst, (char*)s->h_scratch + SCRATCH_STATUS, sizeof dst);
     memcpy(&sz, (char*)s->h_scratch + SCRATCH_SIZE, sizeof sz);
@@ -238,8 +190,7 @@ static ghz_status_t device_result(coll_backend_t* be, ghz_status_t st, size_t* s
 static ghz_status_t clear_status(coll_backend_t* be)
 {
     cuda_state_t* s = st_of(be);
-    cudaError_t e = cudaMemsetAsync((char*)s->d_scratch + SCRATCH_SIZE, 0, SCRATCH_BYTES - SCRATCH_SIZE, s->stream);
-    return e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, "cudaMemsetAsync");
+    return coll_cuda_ok(cudaMemsetAsync(s->d_size, 0, SCRATCH_BYTES - SCRATCH_SIZE, s->x.stream), "cudaMemsetAsync");
 }
 
 static ghz_status_t cuda_compress(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype,
@@ -247,15 +198,13 @@ static ghz_status_t cuda_compress(coll_backend_t* be, const void* src, size_t n,
 {
     cuda_state_t* s = st_of(be);
     ghz_params_t p;
-    ghz_buf_t out = coll_cuda_frame(dst, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
+    ghz_buf_t out = coll_cuda_frame(dst, 0, capacity, s->d_size);
     ghz_status_t st = clear_status(be);
     ghz_params_init(&p);
     p.dtype = dtype;
     p.eb_mode = GHZ_EB_ABS;
     p.eb = eb_abs;
-    if (st == GHZ_SUCCESS)
-        st = ghz_cuda_compress(s->ctx, &p, src, n, &out, (int*)((char*)s->d_scratch + SCRATCH_STATUS), NULL, 0,
-                               s->stream);
+    if (st == GHZ_SUCCESS) st = ghz_cuda_compress(s->x.ctx, &p, src, n, &out, s->d_status, NULL, 0, s->x.stream);
     return device_result(be, st, size, "compress");
 }
 
@@ -267,9 +216,8 @@ static ghz_status_t cuda_decompress(coll_backend_t* be, const void* src, size_t 
     size_t got = 0;
     ghz_status_t st = clear_status(be);
     if (st == GHZ_SUCCESS)
-        st = ghz_cuda_decompress(s->ctx, dtype, &in, dst, n * ghz_dtype_size(dtype),
-                                 (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE),
-                                 (int*)((char*)s->d_scratch + SCRATCH_STATUS), NULL, 0, s->stream);
+        st = ghz_cuda_decompress(s->x.ctx, dtype, &in, dst, n * ghz_dtype_size(dtype), s->d_size, s->d_status, NULL,
+                                 0, s->x.stream);
     st = device_result(be, st, &got, "decompress");
     if (st == GHZ_SUCCESS && got != n)
         return ghz_fail(GHZ_ERR_CORRUPT, "a received frame holds %zu values, expected %zu", got, n);
@@ -282,22 +230,19 @@ static ghz_status_t cuda_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_
 {
     cuda_state_t* s = st_of(be);
     ghz_buf_t A = coll_cuda_frame(a, a_size, a_size, NULL), B = coll_cuda_frame(b, b_size, b_size, NULL),
-              O = coll_cuda_frame(out, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
+              O = coll_cuda_frame(out, 0, capacity, s->d_size);
     ghz_status_t st = clear_status(be);
     if (st == GHZ_SUCCESS)
-        st = ghz_cuda_homo_binary(s->ctx, coll_homo_op(op), dtype, &A, &B, &O, 0,
-                                  (int*)((char*)s->d_scratch + SCRATCH_STATUS), NULL, 0, s->stream);
+        st = ghz_cuda_homo_binary(s->x.ctx, coll_homo_op(op), dtype, &A, &B, &O, 0, s->d_status, NULL, 0, s->x.stream);
     return device_result(be, st, out_size, "homomorphic combine");
 }
 
-/* The pairwise algorithm's one combine: all N contributions to a piece, in one pass
- * (ghz_cuda_homo_sum_n). */
 static ghz_status_t cuda_homo_sum_n(coll_backend_t* be, ghz_dtype_t dtype, const void* const* in,
                                     const size_t* sizes, size_t k, void* out, size_t capacity, size_t* out_size)
 {
     cuda_state_t* s = st_of(be);
     ghz_buf_t ins[GHZ_CUDA_HOMO_MAX_INPUTS];
-    ghz_buf_t O = coll_cuda_frame(out, 0, capacity, (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE));
+    ghz_buf_t O = coll_cuda_frame(out, 0, capacity, s->d_size);
     ghz_status_t st;
     size_t i;
     if (k == 0 || k > GHZ_CUDA_HOMO_MAX_INPUTS)
@@ -306,20 +251,14 @@ static ghz_status_t cuda_homo_sum_n(coll_backend_t* be, ghz_dtype_t dtype, const
     for (i = 0; i < k; i++) ins[i] = coll_cuda_frame(in[i], sizes[i], sizes[i], NULL);
     st = clear_status(be);
     if (st == GHZ_SUCCESS)
-        st = ghz_cuda_homo_sum_n(s->ctx, dtype, k, ins, &O, s->max_elems,
-                                 (int*)((char*)s->d_scratch + SCRATCH_STATUS), s->d_sum_work, s->sum_work_bytes,
-                                 s->stream);
+        st = ghz_cuda_homo_sum_n(s->x.ctx, dtype, k, ins, &O, s->x.max_elems, s->d_status, s->x.sum_work,
+                                 s->x.sum_work_bytes, s->x.stream);
     return device_result(be, st, out_size, "n-ary homomorphic sum");
 }
 
 void ghz_coll_backend_cuda_parts(coll_backend_t* be, coll_cuda_parts_t* parts)
 {
-    cuda_state_t* s = st_of(be);
-    parts->ctx = s->ctx;
-    parts->stream = s->stream;
-    parts->sum_work = s->d_sum_work;
-    parts->sum_work_bytes = s->sum_work_bytes;
-    parts->max_elems = s->max_elems;
+    *parts = st_of(be)->x;
 }
 
 ghz_status_t ghz_coll_backend_cuda_check(coll_backend_t* be, const int* d_status, size_t n, const char* what)
@@ -327,21 +266,49 @@ ghz_status_t ghz_coll_backend_cuda_check(coll_backend_t* be, const int* d_status
     cuda_state_t* s = st_of(be);
     ghz_status_t st = clear_status(be);
     if (st == GHZ_SUCCESS && n)
-        st = ghz_coll_first_error_cuda(d_status, n, (int*)((char*)s->d_scratch + SCRATCH_STATUS), s->stream);
+        st = ghz_coll_first_error_cuda(d_status, n, s->d_status, s->x.stream);
     return device_result(be, st, NULL, what);
 }
 
-/* Records ev on the call's stream and notes it pending. An event recorded into a graph
- * cannot be waited on outside it: a captured call records nothing (its work orders
- * with its own stream only: begin). */
-static ghz_status_t record(coll_backend_t* be, cudaEvent_t ev, int* pending)
+ghz_status_t coll_cuda_encode_segs(const coll_round_t* r, const coll_cuda_parts_t* x, unsigned char* C, size_t seg,
+                                   size_t P, uint64_t* sizes, int* statuses)
 {
-    cudaError_t e;
-    if (be->capturing) return GHZ_SUCCESS;
-    e = cudaEventRecord(ev, st_of(be)->stream);
-    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventRecord");
-    *pending = 1;
-    return GHZ_SUCCESS;
+    ghz_status_t st = GHZ_SUCCESS;
+    ghz_params_t p;
+    size_t s, j;
+    ghz_params_init(&p);
+    p.dtype = r->dtype;
+    p.eb_mode = GHZ_EB_ABS;
+    p.eb = r->eb;
+    for (s = 0; s < (size_t)r->comm->size && st == GHZ_SUCCESS; s++) {
+        const size_t n = r->seg_cnt[s];
+        for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
+            const size_t pc = coll_piece_n(r, n, j);
+            ghz_buf_t out = coll_cuda_frame(C + s * seg + coll_piece_wire_off(r, j), 0, coll_piece_cap(r, n, j),
+                                            sizes + s * P + j);
+            if (pc)
+                st = ghz_cuda_compress(x->ctx, &p, r->in + (r->seg_off[s] + j * r->piece) * r->elem, pc, &out,
+                                       statuses + s * P + j, NULL, 0, x->stream);
+        }
+    }
+    return st;
+}
+
+ghz_status_t coll_cuda_decode_seg(const coll_round_t* r, const coll_cuda_parts_t* x, const unsigned char* base,
+                                  const uint64_t* h_sizes, uint64_t* d_sizes, size_t n, unsigned char* dst,
+                                  int* statuses)
+{
+    ghz_status_t st = GHZ_SUCCESS;
+    size_t j;
+    for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
+        const size_t pc = coll_piece_n(r, n, j);
+        ghz_buf_t src = coll_cuda_frame(base + coll_piece_wire_off(r, j), h_sizes ? (size_t)h_sizes[j] : 0,
+                                        coll_piece_cap(r, n, j), d_sizes ? d_sizes + j : NULL);
+        if (pc)
+            st = ghz_cuda_decompress(x->ctx, r->dtype, &src, dst + j * r->piece * r->elem, pc * r->elem, NULL,
+                                     statuses + j, NULL, 0, x->stream);
+    }
+    return st;
 }
 
 ghz_status_t ghz_coll_cuda_gpu_uuid(unsigned char uuid[16])
@@ -355,10 +322,17 @@ ghz_status_t ghz_coll_cuda_gpu_uuid(unsigned char uuid[16])
     return GHZ_SUCCESS;
 }
 
+/* An event recorded into a graph cannot be waited on outside it: a captured call records
+ * nothing (its work orders with its own stream only: begin). */
 ghz_status_t ghz_coll_backend_cuda_mark(coll_backend_t* be)
 {
     cuda_state_t* s = st_of(be);
-    return record(be, s->done, &s->done_pending);
+    cudaError_t e;
+    if (be->capturing) return GHZ_SUCCESS;
+    e = cudaEventRecord(s->done, s->x.stream);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventRecord");
+    s->done_pending = 1;
+    return GHZ_SUCCESS;
 }
 
 int ghz_coll_backend_cuda_enter(coll_backend_t* be)
@@ -376,7 +350,7 @@ void ghz_coll_backend_cuda_leave(int previous)
 
 ghz_stream_t ghz_coll_backend_cuda_stream(coll_backend_t* be)
 {
-    return (ghz_stream_t)st_of(be)->stream;
+    return (ghz_stream_t)st_of(be)->x.stream;
 }
 
 static ghz_status_t cuda_sync(coll_backend_t* be)
@@ -391,9 +365,9 @@ static void cuda_destroy(coll_backend_t* be)
     /* nothing of this backend's may still run when its memory goes */
     if (s->done_pending) cudaEventSynchronize(s->done);
     if (s->have_done) cudaEventDestroy(s->done);
-    ghz_cuda_ctx_destroy(s->ctx);
+    ghz_cuda_ctx_destroy(s->x.ctx);
     cudaFree(s->d_scratch);
-    cudaFree(s->d_sum_work);
+    cudaFree(s->x.sum_work);
     cudaFreeHost(s->h_scratch);
     free(s);
     be->state = NULL;
@@ -401,10 +375,16 @@ static void cuda_destroy(coll_backend_t* be)
 
 ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
 {
+    static const coll_backend_t cuda = {
+        .name = "cuda", .exec = GHZ_EXEC_CUDA, .nthreads = 1, .staged = 1, .has_sum_n = 1, .alloc = cuda_alloc,
+        .release = cuda_release, .begin = cuda_begin, .copy = cuda_copy, .copy_async = cuda_copy_async,
+        .reduce = cuda_reduce, .scale = cuda_scale, .range = cuda_range, .compress = cuda_compress,
+        .decompress = cuda_decompress, .homo_binary = cuda_homo_binary, .homo_sum_n = cuda_homo_sum_n,
+        .sync = cuda_sync, .destroy = cuda_destroy};
     cuda_state_t* s;
     ghz_cuda_ctx_config_t cfg = GHZ_CUDA_CTX_CONFIG_INIT;
     ghz_status_t st;
-    cudaError_t e;
+    cudaError_t e = cudaSuccess;
     int ndev = 0;
     void* dev_h = NULL;
 
@@ -413,59 +393,41 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
         return ghz_fail(GHZ_ERR_NO_DEVICE, "the CUDA backend needs a GPU: none is usable here");
     s = (cuda_state_t*)calloc(1, sizeof *s);
     if (!s) return ghz_fail(GHZ_ERR_NOMEM, "CUDA backend state");
-    be->state = s;
     e = cudaGetDevice(&s->device);
     if (e != cudaSuccess) {
         free(s);
-        be->state = NULL;
         return coll_cuda_fail(e, "cudaGetDevice");
     }
+    be->state = s;
     be->destroy = cuda_destroy;
     /* a piece holds at most chunk_bytes of values; f32 has the most values per byte */
-    s->max_elems = chunk_bytes / 4 + 64;
+    s->x.max_elems = chunk_bytes / 4 + 64;
     cfg.max_batch = 1;
-    cfg.max_elems = s->max_elems;
-    st = ghz_cuda_ctx_create(&cfg, &s->ctx);
-    if (st != GHZ_SUCCESS) {
-        cuda_destroy(be);
-        return st;
+    cfg.max_elems = s->x.max_elems;
+    st = ghz_cuda_ctx_create(&cfg, &s->x.ctx);
+    if (st == GHZ_SUCCESS)
+        st = ghz_cuda_homo_sum_n_workspace(GHZ_CUDA_HOMO_MAX_INPUTS, s->x.max_elems, &s->x.sum_work_bytes);
+    if (st == GHZ_SUCCESS) {
+        e = cudaMalloc(&s->d_scratch, SCRATCH_BYTES);
+        if (e == cudaSuccess) {
+            s->d_size = (uint64_t*)((char*)s->d_scratch + SCRATCH_SIZE);
+            s->d_status = (int*)((char*)s->d_scratch + SCRATCH_STATUS);
+        }
+        if (e == cudaSuccess) e = cudaMalloc(&s->x.sum_work, s->x.sum_work_bytes ? s->x.sum_work_bytes : 1);
+        /* the range kernel's accumulators start empty (reduce_cuda.h) */
+        if (e == cudaSuccess) e = cudaMemset(s->d_scratch, 0, SCRATCH_BYTES);
+        if (e == cudaSuccess)
+            e = cudaHostAlloc(&s->h_scratch, H_SCRATCH_BYTES, cudaHostAllocPortable | cudaHostAllocMapped);
+        if (e == cudaSuccess) e = cudaHostGetDevicePointer(&dev_h, s->h_scratch, 0);
+        if (e == cudaSuccess) s->d_range_out = (ghz_coll_range_t*)((char*)dev_h + H_RANGE);
+        if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming);
+        if (e == cudaSuccess) s->have_done = 1;
     }
-    st = ghz_cuda_homo_sum_n_workspace(GHZ_CUDA_HOMO_MAX_INPUTS, s->max_elems, &s->sum_work_bytes);
-    if (st != GHZ_SUCCESS) {
-        cuda_destroy(be);
-        return st;
+    if (st != GHZ_SUCCESS || e != cudaSuccess) {
+        cuda_destroy(be); /* (before the detail: destroying may set one) */
+        return st != GHZ_SUCCESS ? st : coll_cuda_fail(e, "CUDA backend scratch");
     }
-    e = cudaMalloc(&s->d_scratch, SCRATCH_BYTES);
-    if (e == cudaSuccess) e = cudaMalloc(&s->d_sum_work, s->sum_work_bytes ? s->sum_work_bytes : 1);
-    /* the range kernel's accumulators start empty (reduce_cuda.h) */
-    if (e == cudaSuccess) e = cudaMemset(s->d_scratch, 0, SCRATCH_BYTES);
-    if (e == cudaSuccess) e = cudaHostAlloc(&s->h_scratch, H_SCRATCH_BYTES, cudaHostAllocPortable | cudaHostAllocMapped);
-    if (e == cudaSuccess) e = cudaHostGetDevicePointer(&dev_h, s->h_scratch, 0);
-    if (e == cudaSuccess) s->d_range_out = (ghz_coll_range_t*)((char*)dev_h + H_RANGE);
-    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming);
-    if (e == cudaSuccess) s->have_done = 1;
-    if (e != cudaSuccess) {
-        cuda_destroy(be);
-        return coll_cuda_fail(e, "CUDA backend scratch");
-    }
-    be->name = "cuda";
-    be->exec = GHZ_EXEC_CUDA;
-    be->nthreads = 1;
-    be->staged = 1;
-    be->has_sum_n = 1;
-    be->capturing = 0;
-    be->alloc = cuda_alloc;
-    be->release = cuda_release;
-    be->begin = cuda_begin;
-    be->copy = cuda_copy;
-    be->copy_async = cuda_copy_async;
-    be->reduce = cuda_reduce;
-    be->scale = cuda_scale;
-    be->range = cuda_range;
-    be->compress = cuda_compress;
-    be->decompress = cuda_decompress;
-    be->homo_binary = cuda_homo_binary;
-    be->homo_sum_n = cuda_homo_sum_n;
-    be->sync = cuda_sync;
+    *be = cuda;
+    be->state = s;
     return GHZ_SUCCESS;
 }

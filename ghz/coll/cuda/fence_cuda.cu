@@ -1,16 +1,11 @@
-/* ghz/coll/cuda/fence_cuda.cu: the device-side fence of captured collectives
- * (detail/fence_cuda.h says what it guarantees).
+/* ghz/coll/cuda/fence_cuda.cu: the device-side fence (detail/fence_cuda.h).
  *
- * Ordering. The kernel starts after every earlier operation of this rank's stream has
- * completed (copies and kernels that wrote the rank's exported regions); thread 0's
- * __threadfence_system and the release store of the new sequence number make those
- * writes visible before the number, at system scope (peers may be other processes on
- * this GPU or other GPUs). A waiting thread's acquire load that sees a peer's number
- * orders the peer's earlier writes before everything this rank's stream does after the
- * kernel ends. One warp: lane p waits for peers p, p + 32, ... in turn.
- *
- * The wait sleeps between polls (__nanosleep): ranks that share one GPU time-slice it,
- * and a spinning fence only delays the peer it waits for. */
+ * The kernel starts after every earlier operation of this rank's stream has completed;
+ * thread 0's __threadfence_system and the release store of the new sequence number make
+ * those writes visible, at system scope, before the number. A waiter's acquire load
+ * that sees a peer's number orders the peer's earlier writes before everything this
+ * rank's stream does after the kernel. The wait sleeps between polls: ranks that share
+ * one GPU time-slice it, and spinning would only delay the peer waited for. */
 #include "ghz/coll/detail/fence_cuda.h"
 #include "ghz/detail/error.h"
 #include "ghz/detail/launch_cuda.cuh"

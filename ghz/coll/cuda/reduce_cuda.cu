@@ -1,20 +1,9 @@
-/* ghz/coll/cuda/reduce_cuda.cu: the exact element-wise reductions of the CUDA backend,
- * AVG's scaling and the value range (semantics in ghz/coll/detail/reduce_cuda.h, the
- * CPU's in reduce_ops.h and cpu/reduce_cpu.c).
- *
- * Layout: each op is a functor on two values of the element type; one grid-stride
- * kernel template runs any functor over an array; a host dispatcher maps (dtype, op)
- * to (element type, functor) the way the CPU's table does (SUM, PROD, the logical and
- * bitwise ops on the unsigned type of the width, MIN and MAX on the signed or unsigned
- * type, AVG as SUM). The kernel moves 16-byte vectors, kUnroll per thread in flight,
- * between a scalar head and tail, when the three pointers share their offset within
- * 16 bytes; otherwise it goes element by element (typed loads when every pointer is
- * element-aligned, bytes when one is not: a misaligned typed access faults).
- *
- * Float arithmetic uses the _rn intrinsics: one rounding to nearest per operation
- * whatever the build's contraction flags (the target is also built with
- * --fmad=false), and subnormals are kept (no -ftz), as on the CPU.
- */
+/* ghz/coll/cuda/reduce_cuda.cu: the CUDA backend's exact reductions, AVG's scaling and
+ * the value range (reduce_cuda.h; the CPU's rules: reduce_ops.h, cpu/reduce_cpu.c).
+ * Each op is a functor run by one grid-stride kernel template; the host maps (dtype, op)
+ * to (element type, functor) as the CPU's table does. Float arithmetic uses the _rn
+ * intrinsics, one rounding per operation whatever the contraction flags, and keeps
+ * subnormals (no -ftz), as on the CPU. */
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -28,7 +17,7 @@
 
 /* Device code lives in a namespace named after the library version, so that two
  * versions of libghzcoll linked statically into one program never share a kernel
- * symbol (CUB's convention; style-anchors.md, lesson 1). */
+ * symbol (CUB's convention). */
 #define GHZ_COLL_NS_CAT2(a, b, c, d, e, f) a##b##c##d##e##f
 #define GHZ_COLL_NS_CAT(a, b, c, d, e, f) GHZ_COLL_NS_CAT2(a, b, c, d, e, f)
 #define GHZ_COLL_CUDA_NS \
@@ -38,16 +27,13 @@ namespace ghz {
 inline namespace GHZ_COLL_CUDA_NS {
 namespace coll_cuda {
 
-/* 256 threads, 4 CTAs per SM (1024 threads), 4 vectors per operand in flight per
- * thread: 4 x 3 x 16 bytes x 1024 threads = 192 KiB moving per SM, far more than the
- * bandwidth-latency product an H100's SM needs (~20 KiB). __launch_bounds__ holds the
- * kernels to 64 registers so that the 4 CTAs fit (sm_90, CUDA 13.0: 20 to 64, no
- * spills), and a grid of 4 CTAs per SM runs in one wave. */
+/* 4 CTAs of 256 threads per SM, 4 vectors per operand in flight per thread: 192 KiB
+ * moving per SM, far above an H100 SM's bandwidth-latency product (~20 KiB).
+ * __launch_bounds__ holds the kernels to 64 registers so that the 4 CTAs fit (sm_90,
+ * CUDA 13.0: no spills), and a grid of 4 CTAs per SM runs in one wave. */
 constexpr unsigned kThreads = 256;
 constexpr unsigned kBlocksPerSm = 4;
 constexpr unsigned kUnroll = 4;
-
-/* ---- element access -------------------------------------------------------------- */
 
 /* Which elements go where: [0, head) one by one, then nvec 16-byte vectors, then the
  * rest one by one. head = n and nvec = 0 is the scalar path. */
@@ -55,23 +41,20 @@ struct span_t {
     uint64_t n, head, nvec;
 };
 
-/* The unsigned type of a width, for bit patterns. */
 template <unsigned kBytes> struct bits_of;
 template <> struct bits_of<1> { using type = uint8_t; };
 template <> struct bits_of<2> { using type = uint16_t; };
 template <> struct bits_of<4> { using type = uint32_t; };
 template <> struct bits_of<8> { using type = unsigned long long; };
 
-template <typename T>
-__host__ __device__ __forceinline__ T from_bits(typename bits_of<sizeof(T)>::type u)
+template <typename T> __device__ __forceinline__ T from_bits(typename bits_of<sizeof(T)>::type u)
 {
     T v;
     memcpy(&v, &u, sizeof v);
     return v;
 }
 
-template <typename T>
-__host__ __device__ __forceinline__ typename bits_of<sizeof(T)>::type to_bits(T v)
+template <typename T> __device__ __forceinline__ typename bits_of<sizeof(T)>::type to_bits(T v)
 {
     typename bits_of<sizeof(T)>::type u;
     memcpy(&u, &v, sizeof u);
@@ -81,8 +64,7 @@ __host__ __device__ __forceinline__ typename bits_of<sizeof(T)>::type to_bits(T 
 /* Element i of p: a typed load, or (kBytes) one byte at a time, little-endian, for a
  * pointer that is not aligned to T. The byte address goes through an integer so that
  * the compiler cannot assume T's alignment. */
-template <typename T, bool kBytes>
-__host__ __device__ __forceinline__ T load_elem(const T* p, uint64_t i)
+template <typename T, bool kBytes> __device__ __forceinline__ T load_elem(const T* p, uint64_t i)
 {
     if constexpr (kBytes) {
         using U = typename bits_of<sizeof(T)>::type;
@@ -96,8 +78,7 @@ __host__ __device__ __forceinline__ T load_elem(const T* p, uint64_t i)
     }
 }
 
-template <typename T, bool kBytes>
-__host__ __device__ __forceinline__ void store_elem(T* p, uint64_t i, T v)
+template <typename T, bool kBytes> __device__ __forceinline__ void store_elem(T* p, uint64_t i, T v)
 {
     if constexpr (kBytes) {
         const auto u = to_bits(v);
@@ -109,51 +90,32 @@ __host__ __device__ __forceinline__ void store_elem(T* p, uint64_t i, T v)
     }
 }
 
-/* ---- the ops ----------------------------------------------------------------------- */
+__device__ __forceinline__ float add_rn(float x, float y) { return __fadd_rn(x, y); }
+__device__ __forceinline__ double add_rn(double x, double y) { return __dadd_rn(x, y); }
+__device__ __forceinline__ float mul_rn(float x, float y) { return __fmul_rn(x, y); }
+__device__ __forceinline__ double mul_rn(double x, double y) { return __dmul_rn(x, y); }
+__device__ __forceinline__ float round_to(double d, float) { return __double2float_rn(d); }
+__device__ __forceinline__ double round_to(double d, double) { return d; }
 
-/* Integer ops (reduce_cpu.c's GHZ_OP_* expressions): SUM and PROD in unsigned
- * arithmetic of int width or more (a uint16_t product promotes to int and could
- * overflow it; 1u * widens it to unsigned first). */
-struct op_iadd {
-    static constexpr bool kUnary = false;
-    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)(x + y); }
-};
-struct op_imul {
-    static constexpr bool kUnary = false;
-    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)(1u * x * y); }
-};
-struct op_imin {
-    static constexpr bool kUnary = false;
-    template <typename T> __host__ __device__ T operator()(T x, T y) const { return y < x ? y : x; }
-};
-struct op_imax {
-    static constexpr bool kUnary = false;
-    template <typename T> __host__ __device__ T operator()(T x, T y) const { return y > x ? y : x; }
-};
-struct op_land {
-    static constexpr bool kUnary = false;
-    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)((x != 0) & (y != 0)); }
-};
-struct op_lor {
-    static constexpr bool kUnary = false;
-    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)((x != 0) | (y != 0)); }
-};
-struct op_lxor {
-    static constexpr bool kUnary = false;
-    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)((x != 0) ^ (y != 0)); }
-};
-struct op_band {
-    static constexpr bool kUnary = false;
-    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)(x & y); }
-};
-struct op_bor {
-    static constexpr bool kUnary = false;
-    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)(x | y); }
-};
-struct op_bxor {
-    static constexpr bool kUnary = false;
-    template <typename T> __host__ __device__ T operator()(T x, T y) const { return (T)(x ^ y); }
-};
+/* The ops (reduce_cpu.c's expressions). Integer SUM and PROD in unsigned arithmetic of
+ * int width or more: a uint16_t product would promote to int and could overflow it. */
+#define GHZ_COLL_BINOP(name, expr)                                                     \
+    struct name {                                                                      \
+        static constexpr bool kUnary = false;                                          \
+        template <typename T> __device__ T operator()(T x, T y) const { return expr; } \
+    }
+GHZ_COLL_BINOP(op_iadd, (T)(x + y));
+GHZ_COLL_BINOP(op_imul, (T)(1u * x * y));
+GHZ_COLL_BINOP(op_imin, y < x ? y : x);
+GHZ_COLL_BINOP(op_imax, y > x ? y : x);
+GHZ_COLL_BINOP(op_land, (T)((x != 0) & (y != 0)));
+GHZ_COLL_BINOP(op_lor, (T)((x != 0) | (y != 0)));
+GHZ_COLL_BINOP(op_lxor, (T)((x != 0) ^ (y != 0)));
+GHZ_COLL_BINOP(op_band, (T)(x & y));
+GHZ_COLL_BINOP(op_bor, (T)(x | y));
+GHZ_COLL_BINOP(op_bxor, (T)(x ^ y));
+GHZ_COLL_BINOP(op_fadd, add_rn(x, y));
+GHZ_COLL_BINOP(op_fmul, mul_rn(x, y));
 
 /* Float constants: the quiet bit and the positive default NaN. */
 template <typename F> struct float_bits;
@@ -164,40 +126,12 @@ template <> struct float_bits<double> {
     static constexpr unsigned long long quiet = 0x0008000000000000ull, default_nan = 0x7FF8000000000000ull;
 };
 
-/* One IEEE operation rounded to nearest. The host forms exist only so that the ops can
- * be checked against the CPU without a GPU (the host compiler is not asked to avoid
- * contraction there; device code always takes the intrinsics). */
-#ifdef __CUDA_ARCH__
-__device__ __forceinline__ float add_rn(float x, float y) { return __fadd_rn(x, y); }
-__device__ __forceinline__ double add_rn(double x, double y) { return __dadd_rn(x, y); }
-__device__ __forceinline__ float mul_rn(float x, float y) { return __fmul_rn(x, y); }
-__device__ __forceinline__ double mul_rn(double x, double y) { return __dmul_rn(x, y); }
-__device__ __forceinline__ float round_to(double d, float) { return __double2float_rn(d); }
-#else
-inline float add_rn(float x, float y) { return x + y; }
-inline double add_rn(double x, double y) { return x + y; }
-inline float mul_rn(float x, float y) { return x * y; }
-inline double mul_rn(double x, double y) { return x * y; }
-inline float round_to(double d, float) { return (float)d; }
-#endif
-__host__ __device__ __forceinline__ double round_to(double d, double) { return d; }
-
-struct op_fadd {
-    static constexpr bool kUnary = false;
-    template <typename F> __host__ __device__ F operator()(F x, F y) const { return add_rn(x, y); }
-};
-struct op_fmul {
-    static constexpr bool kUnary = false;
-    template <typename F> __host__ __device__ F operator()(F x, F y) const { return mul_rn(x, y); }
-};
-
 /* HOMO.md's MIN (kMax false) and MAX on bit patterns, as reduce_cpu.c's
  * GHZ_FLOAT_PICK: the comparison picks (x on ties, so -0 vs +0 keeps the first), a NaN
  * y overrides it, a NaN x overrides everything; a NaN result is quieted. */
-template <bool kMax>
-struct op_fpick {
+template <bool kMax> struct op_fpick {
     static constexpr bool kUnary = false;
-    template <typename F> __host__ __device__ F operator()(F x, F y) const
+    template <typename F> __device__ F operator()(F x, F y) const
     {
         const auto a = to_bits(x), b = to_bits(y), q = float_bits<F>::quiet;
         auto r = (kMax ? y > x : y < x) ? b : a;
@@ -212,7 +146,7 @@ struct op_fpick {
 struct op_scale {
     static constexpr bool kUnary = true;
     double s;
-    template <typename F> __host__ __device__ F operator()(F x, F) const
+    template <typename F> __device__ F operator()(F x, F) const
     {
         const F p = round_to(mul_rn((double)x, s), F());
         auto r = to_bits(p);
@@ -222,17 +156,15 @@ struct op_scale {
     }
 };
 
-/* ---- the element-wise kernel ------------------------------------------------------- */
-
 /* out[i] = op(a[i], b[i]) (op(a[i]) for a unary op; b unused) over the span s.
  * Every element is read before it is written, by the thread that writes it, and no
  * two threads touch the same element: out may be a or b. Plain loads, not __ldg:
  * the read-only path is undefined for memory the kernel writes. */
 template <typename T, typename Op, bool kBytes>
-__host__ __device__ __forceinline__ void elementwise_thread(T* out, const T* a, const T* b, const span_t& s,
-                                                            Op op, uint64_t tid, uint64_t stride)
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm) elementwise_kernel(T* out, const T* a, const T* b, span_t s, Op op)
 {
     constexpr unsigned per_vec = 16u / sizeof(T);
+    const uint64_t tid = (uint64_t)blockIdx.x * kThreads + threadIdx.x, stride = (uint64_t)gridDim.x * kThreads;
     const uint64_t tail0 = s.head + s.nvec * per_vec, nscalar = s.head + (s.n - tail0);
 
     for (uint64_t k = tid; k < nscalar; k += stride) {
@@ -271,16 +203,6 @@ __host__ __device__ __forceinline__ void elementwise_thread(T* out, const T* a, 
         }
     }
 }
-
-/* The kernel: one thread of the grid-stride loop per CUDA thread. */
-template <typename T, typename Op, bool kBytes>
-__global__ void __launch_bounds__(kThreads, kBlocksPerSm) elementwise_kernel(T* out, const T* a, const T* b, span_t s, Op op)
-{
-    elementwise_thread<T, Op, kBytes>(out, a, b, s, op, (uint64_t)blockIdx.x * kThreads + threadIdx.x,
-                                      (uint64_t)gridDim.x * kThreads);
-}
-
-/* ---- the range kernel ---------------------------------------------------------------- */
 
 /* binary64 values as unsigned keys in the same order (-0 below +0): the sign bit set
  * for non-negatives, every bit flipped for negatives. Finite keys are never 0, so 0
@@ -387,8 +309,6 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
         }
     }
 }
-
-/* ---- launching ------------------------------------------------------------------------- */
 
 /* How the elements of n values at out, a, b (b == a for unary ops) are reached: 16-byte
  * vectors when all three sit at the same element-aligned offset within 16 bytes; else

@@ -1,52 +1,9 @@
-/* ghz/coll/cuda/transport_ipc.c: the CUDA IPC transport (ranks of one node).
- *
- * Data moves GPU to GPU; MPI carries only control messages of a few words.
- *
- * Set-up (once, collective): every rank exports its device wire pool and a block of
- * fence flags (cudaIpcGetMemHandle) and one interprocess event (cudaEventInterprocess |
- * cudaEventDisableTiming, cudaIpcGetEventHandle); one MPI_Allgather hands the handles
- * around; every rank maps every peer's pool (cudaIpcOpenMemHandle,
- * cudaIpcMemLazyEnablePeerAccess) and opens every peer's event, once. Several ranks may
- * share one GPU (IPC between processes on one device works).
- *
- * A message (COLL.md, Transports, gives the argument for its safety):
- *  - send (from this rank's wire pool only: the algorithms' staged path guarantees it):
- *    record this rank's event on the backend's stream, after the work that wrote the
- *    buffer; post the receive of the acknowledgement; send the control record
- *    {offset in the pool, bytes, poison, sequence number} with TAG_CTL.
- *  - receive: post the receive of the control record.
- *  - receive's wait: take the record; make the stream wait on the sender's event
- *    (cudaStreamWaitEvent on the opened IPC event); copy bytes from the sender's mapped
- *    pool + offset into the destination (cudaMemcpyAsync, device to device, on the
- *    stream); synchronise the stream; acknowledge (one word, the sequence number, with
- *    a tag derived from it).
- *  - send's wait: the record sent and the acknowledgement received, so the peer no
- *    longer reads the buffer and the algorithm may reuse it.
- * Poisoned and empty messages carry a record but no data and need no acknowledgement.
- * A receiver that finds something wrong with a record (a sequence number out of order,
- * a size beyond its capacity or the sender's pool, a CUDA failure) still acknowledges
- * it, so that the sender never waits forever, and returns the failure: the round
- * poisons its later messages as with any failure.
- *
- * One-sided use (transport.h, peer_pool and fence; cuda/algo_direct.c): kernels read
- * the peers' mapped pools directly. A fence records this rank's event after its
- * enqueued work, meets every peer (one MPI_Allreduce of the ranks' statuses: host only,
- * the GPU keeps running) and makes the stream wait on every peer's event. The meeting
- * makes each peer's record happen before the wait on it, so the wait covers that record
- * or a later one of the same event (which covers more work): never an older one. Later
- * records cannot deadlock: a peer's later record follows only work that waited on
- * records made before this rank's own wait was enqueued.
- *
- * Captured fences (a collective recorded into a CUDA graph, coll_backend_t.capturing):
- * the statuses still meet on the host, once, at capture; the ordering is a device-side
- * fence (fence_cuda.h) on flag blocks that every rank allocates, exports and maps at
- * set-up next to its pool. Events cannot serve a replay: a wait on an IPC event binds
- * to the record that was last enqueued when the wait was, not to the replay's.
- *
- * Tags: TAG_CTL for records; acknowledgements TAG_ACK_BASE + (sequence mod ACK_SEQS),
- * so that an acknowledgement completes exactly its own send even when the receiver
- * waits for its receives in another order than it posted them. MPI guarantees tags up
- * to 32767, hence at most ACK_SEQS sends in flight to one peer (checked). */
+/* ghz/coll/cuda/transport_ipc.c: the CUDA IPC transport, ranks of one node (COLL.md,
+ * Transports, "CUDA IPC": the set-up, the messages and why one event per rank is
+ * enough). Data moves GPU to GPU out of the sender's exported wire pool; MPI carries
+ * only control records {offset, bytes, poison, sequence number} and one-word
+ * acknowledgements. One-sided use (transport.h, peer_pool and fence; cuda/algo_direct.c)
+ * reads the mapped pools between fences. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,12 +17,13 @@
 #include "ghz/coll/detail/knobs.h"
 #include "ghz/detail/error.h"
 
+/* An acknowledgement's tag is TAG_ACK_BASE + (sequence mod ACK_SEQS), so that it
+ * completes exactly its own send; MPI guarantees tags up to 32767 (COLL.md, Tags). */
 enum { TAG_CTL = 7101, TAG_ACK_BASE = 16384, ACK_SEQS = 16384 };
 enum { CTL_OFFSET = 0, CTL_BYTES = 1, CTL_POISON = 2, CTL_SEQ = 3, CTL_WORDS = 4 };
 
-/* A request (coll_req_t.opaque): the control record sent or received, the
- * acknowledgement a send waits for (its sequence number), and a receive's destination
- * and the sequence number it must get. */
+/* A request (coll_req_t.opaque). ack_seq: the acknowledgement a send waits for, or the
+ * sequence number a receive must get. */
 typedef struct {
     MPI_Request mpi;
     int active;
@@ -93,6 +51,17 @@ typedef struct {
     uint64_t pool_bytes;
 } ipc_card_t;
 
+/* Rank p as this rank sees it (its own entry: its own pool and event). */
+typedef struct {
+    unsigned char* pool; /* mapped */
+    size_t bytes;
+    cudaEvent_t ev;      /* opened */
+    int open;            /* what is open here: the pool (1), the event (2), the fence flags (4) */
+    uint64_t sent;       /* the next sequence number to send to p */
+    uint64_t posted;     /* the next one a posted receive from p gets */
+    uint64_t unacked;    /* sends to p whose acknowledgement is pending */
+} ipc_peer_t;
+
 typedef struct {
     MPI_Comm comm;
     coll_backend_t* be;
@@ -101,13 +70,7 @@ typedef struct {
     size_t pool_bytes;
     cudaEvent_t ev;            /* this rank's event (exported) */
     int have_ev;
-    unsigned char** peer_pool; /* mapped pools, size entries (own: pool) */
-    size_t* peer_bytes;
-    cudaEvent_t* peer_ev;      /* opened events (own: ev) */
-    int* peer_open;            /* what destroy must close */
-    uint64_t* sent;            /* per peer: next sequence number to send */
-    uint64_t* posted;          /* per peer: next sequence number a posted receive gets */
-    uint64_t* unacked;         /* per peer: sends whose acknowledgement is pending */
+    ipc_peer_t* peer;          /* size entries */
     int exchanged;             /* the handles went around: destroy meets the peers */
     /* captured fences (fence_cuda.h): this rank's flag block (exported), every rank's
      * as mapped here (own: flags) and a device copy of that table */
@@ -115,8 +78,8 @@ typedef struct {
     uint64_t** peer_flags;
     uint64_t** d_peer_flags;
     uint64_t timeout_ns;
-    /* the transport's own stream (non-blocking): its set-up writes and
-     * ghz_comm_graph_status's read, which then wait for nothing of the caller's */
+    /* the transport's own stream: its set-up writes and ghz_comm_graph_status's read
+     * wait for nothing of the caller's */
     cudaStream_t aux;
     int have_aux;
 } ipc_state_t;
@@ -136,10 +99,8 @@ static int ack_tag(uint64_t seq)
     return TAG_ACK_BASE + (int)(seq % ACK_SEQS);
 }
 
-/* How long a captured fence waits for a peer: GHZ_GRAPH_FENCE_TIMEOUT_S seconds
- * (knobs.c; read and checked by ghz_comm_init before the transport is made), 60 by
- * default. Long enough for a peer that is merely late (ranks reach a collective at
- * their own pace), short enough that a dead one ends the wait. */
+/* How long a captured fence waits for a peer: GHZ_GRAPH_FENCE_TIMEOUT_S (checked by
+ * ghz_comm_init before the transport is made), 60 s by default. */
 static uint64_t graph_timeout_ns(void)
 {
     coll_knobs_t k;
@@ -162,7 +123,7 @@ static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t byte
     if (bytes) {
         if (!p || p < s->pool || bytes > s->pool_bytes || (size_t)(p - s->pool) > s->pool_bytes - bytes)
             st = ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a CUDA IPC message outside the wire pool");
-        else if (s->unacked[peer] >= ACK_SEQS)
+        else if (s->peer[peer].unacked >= ACK_SEQS)
             st = ghz_fail(GHZ_ERR_INVALID_ARG, "internal: %d CUDA IPC messages in flight to rank %d", ACK_SEQS,
                           peer);
         else {
@@ -176,7 +137,7 @@ static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t byte
             bytes = 0;
         }
     }
-    seq = s->sent[peer]++;
+    seq = s->peer[peer].sent++;
     req->ctl[CTL_OFFSET] = bytes ? (uint64_t)(p - s->pool) : 0;
     req->ctl[CTL_BYTES] = bytes;
     req->ctl[CTL_POISON] = (uint64_t)(poison != 0);
@@ -186,15 +147,14 @@ static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t byte
         rc = MPI_Irecv(&req->ack_seq, 1, MPI_UINT64_T, peer, ack_tag(seq), s->comm, &req->ack);
         if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Irecv (CUDA IPC acknowledgement)");
         req->ack_active = 1;
-        s->unacked[peer]++;
+        s->peer[peer].unacked++;
     }
     rc = MPI_Isend(req->ctl, CTL_WORDS, MPI_UINT64_T, peer, TAG_CTL, s->comm, &req->mpi);
     if (rc != MPI_SUCCESS) {
         if (req->ack_active) {
-            MPI_Cancel(&req->ack);
-            MPI_Request_free(&req->ack);
+            coll_mpi_cancel(&req->ack);
             req->ack_active = 0;
-            s->unacked[peer]--;
+            s->peer[peer].unacked--;
         }
         return ghz_coll_mpi_fail(rc, "MPI_Isend (CUDA IPC control record)");
     }
@@ -214,29 +174,27 @@ static ghz_status_t ipc_irecv(coll_transport_t* tp, void* buf, size_t capacity, 
     req->capacity = capacity;
     /* records from one peer match receives in the order they were posted (MPI's
      * non-overtaking rule on one tag), so this receive's number is known now */
-    req->ack_seq = s->posted[peer]++;
+    req->ack_seq = s->peer[peer].posted++;
     rc = MPI_Irecv(req->ctl, CTL_WORDS, MPI_UINT64_T, peer, TAG_CTL, s->comm, &req->mpi);
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Irecv (CUDA IPC control record)");
     req->active = 1;
     return GHZ_SUCCESS;
 }
 
-/* Copies a message out of the sender's mapped pool into the receive's destination,
- * after the sender's event, and waits for the copy. */
+/* Copies a message out of the sender's mapped pool after the sender's event, and waits. */
 static ghz_status_t pull(ipc_state_t* s, const ipc_req_t* req, uint64_t off, uint64_t n)
 {
     cudaStream_t stream = stream_of(s);
     cudaError_t e, e2;
-    const int peer = req->peer;
+    const ipc_peer_t* q = &s->peer[req->peer];
     if (n > req->capacity)
         return ghz_fail(GHZ_ERR_CORRUPT, "a CUDA IPC message of %llu bytes from rank %d for %zu", (unsigned long long)n,
-                        peer, req->capacity);
-    if (off > s->peer_bytes[peer] || n > s->peer_bytes[peer] - off)
+                        req->peer, req->capacity);
+    if (off > q->bytes || n > q->bytes - off)
         return ghz_fail(GHZ_ERR_CORRUPT, "a CUDA IPC message [%llu, +%llu) outside rank %d's pool of %zu bytes",
-                        (unsigned long long)off, (unsigned long long)n, peer, s->peer_bytes[peer]);
-    e = cudaStreamWaitEvent(stream, s->peer_ev[peer], 0);
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(req->dst, s->peer_pool[peer] + off, (size_t)n, cudaMemcpyDeviceToDevice, stream);
+                        (unsigned long long)off, (unsigned long long)n, req->peer, q->bytes);
+    e = cudaStreamWaitEvent(stream, q->ev, 0);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(req->dst, q->pool + off, (size_t)n, cudaMemcpyDeviceToDevice, stream);
     /* always drained: the acknowledgement that follows lets the sender reuse the buffer */
     e2 = cudaStreamSynchronize(stream);
     if (e != cudaSuccess) return coll_cuda_fail(e, "CUDA IPC receive (cudaStreamWaitEvent, cudaMemcpyAsync)");
@@ -291,7 +249,7 @@ static ghz_status_t wait_send(ipc_state_t* s, ipc_req_t* req)
     }
     if (req->ack_active) {
         req->ack_active = 0;
-        s->unacked[req->peer]--;
+        s->peer[req->peer].unacked--;
         rc = MPI_Wait(&req->ack, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Wait (CUDA IPC acknowledgement)");
         if (req->ack_seq != req->ctl[CTL_SEQ])
@@ -316,22 +274,19 @@ static void free_state(ipc_state_t* s)
     if (s->d_peer_flags) cudaFree(s->d_peer_flags);
     if (s->flags) cudaFree(s->flags);
     free(s->peer_flags);
-    free(s->peer_pool);
-    free(s->peer_bytes);
-    free(s->peer_ev);
-    free(s->peer_open);
-    free(s->sent);
-    free(s->posted);
-    free(s->unacked);
+    free(s->peer);
     free(s);
 }
 
 static unsigned char* ipc_peer_pool(coll_transport_t* tp, int peer)
 {
     ipc_state_t* s = st_of(tp);
-    return peer >= 0 && peer < s->size ? s->peer_pool[peer] : NULL;
+    return peer >= 0 && peer < s->size ? s->peer[peer].pool : NULL;
 }
 
+/* The meeting orders every peer's record before the wait on it (cuda/algo_direct.c). A
+ * later record cannot deadlock the wait: it follows only work that waited on records
+ * made before this rank's own wait was enqueued. */
 static ghz_status_t ipc_fence(coll_transport_t* tp, ghz_status_t mine)
 {
     ipc_state_t* s = st_of(tp);
@@ -359,7 +314,7 @@ static ghz_status_t ipc_fence(coll_transport_t* tp, ghz_status_t mine)
         return ghz_coll_fence_cuda(s->flags, s->d_peer_flags, s->size, s->rank, s->timeout_ns, stream);
     for (p = 0; p < s->size; p++) {
         if (p == s->rank) continue;
-        e = cudaStreamWaitEvent(stream, s->peer_ev[p], 0);
+        e = cudaStreamWaitEvent(stream, s->peer[p].ev, 0);
         if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamWaitEvent (CUDA IPC fence)");
     }
     return GHZ_SUCCESS;
@@ -381,29 +336,32 @@ static ghz_status_t ipc_graph_status(coll_transport_t* tp)
     return GHZ_SUCCESS;
 }
 
-/* Unmaps the peers' pools and events, then meets every peer (MPI_Barrier) before this
- * rank's event goes and the caller frees this rank's pool: no peer still maps them. */
-static void ipc_destroy(coll_transport_t* tp)
+/* Closes what open_peers opened, and this rank's event after every peer has closed its
+ * own (meet: MPI_Barrier, before the caller frees this rank's pool). */
+static void close_peers(coll_transport_t* tp, int meet)
 {
     ipc_state_t* s = st_of(tp);
     int p;
-    if (!s) return;
-    /* reads of the peers' pools that calls left running end first: every call's fence
-     * records this rank's event after the work it enqueued (ipc_fence), and a message's
-     * reads end before its receive returns. Only this event is waited for: the device's
-     * other work, the caller's included, goes on. (A graph's replays are the caller's to
-     * finish before destroy: coll.h.) */
-    if (s->have_ev) cudaEventSynchronize(s->ev);
     for (p = 0; p < s->size; p++) {
-        /* what open_peers opened of rank p: its pool (1), event (2), fence flags (4) */
-        if (s->peer_open[p] & 1) cudaIpcCloseMemHandle(s->peer_pool[p]);
-        if (s->peer_open[p] & 2) cudaEventDestroy(s->peer_ev[p]);
-        if (s->peer_open[p] & 4) cudaIpcCloseMemHandle(s->peer_flags[p]);
+        if (s->peer[p].open & 1) cudaIpcCloseMemHandle(s->peer[p].pool);
+        if (s->peer[p].open & 2) cudaEventDestroy(s->peer[p].ev);
+        if (s->peer[p].open & 4) cudaIpcCloseMemHandle(s->peer_flags[p]);
     }
-    if (s->exchanged) MPI_Barrier(s->comm);
+    if (meet) MPI_Barrier(s->comm);
     if (s->have_ev) cudaEventDestroy(s->ev);
     free_state(s);
     tp->state = NULL;
+}
+
+static void ipc_destroy(coll_transport_t* tp)
+{
+    ipc_state_t* s = st_of(tp);
+    if (!s) return;
+    /* reads of the peers' pools that calls left running end first: every fence records
+     * this event after the work it enqueued, and a message's reads end before its
+     * receive returns; the device's other work, the caller's included, goes on */
+    if (s->have_ev) cudaEventSynchronize(s->ev);
+    close_peers(tp, s->exchanged);
 }
 
 /* A failed call's leftover request: its control record and acknowledgement cancelled. */
@@ -420,25 +378,12 @@ static void ipc_cancel(coll_transport_t* tp, coll_req_t* r)
  * allocated (the communicator does not free it: a peer may still map it). */
 static void ipc_abort(coll_transport_t* tp)
 {
-    ipc_state_t* s = st_of(tp);
-    int p;
-    if (!s) return;
-    for (p = 0; p < s->size; p++) {
-        if (s->peer_open[p] & 1) cudaIpcCloseMemHandle(s->peer_pool[p]);
-        if (s->peer_open[p] & 2) cudaEventDestroy(s->peer_ev[p]);
-        if (s->peer_open[p] & 4) cudaIpcCloseMemHandle(s->peer_flags[p]);
-    }
-    if (s->have_ev) cudaEventDestroy(s->ev);
-    free_state(s);
-    tp->state = NULL;
+    if (st_of(tp)) close_peers(tp, 0);
 }
 
-/* Testing seam, compiled into the tests' copy of the library only (ghz_coll_test_staged;
- * COLL.md, Testing): GHZ_COLL_TEST_IPC_FAIL_RANK=r makes rank r's set-up fail as on a
- * machine that refuses CUDA IPC, where it exports its pool (cudaIpcGetMemHandle), or,
- * with GHZ_COLL_TEST_IPC_FAIL_AT=open, where it maps the last peer's (cudaIpcOpenMemHandle:
- * after the handles went around and the other peers were mapped), so that both ways
- * out of a failed set-up run without a machine that refuses it. */
+/* The tests' copy of the library only (COLL.md, Testing): GHZ_COLL_TEST_IPC_FAIL_RANK=r
+ * fails rank r's set-up as a machine that refuses CUDA IPC would, where it exports its
+ * pool, or (GHZ_COLL_TEST_IPC_FAIL_AT=open) where it maps the last peer's. */
 static int test_refused(const ipc_state_t* s, const char* step)
 {
 #ifdef GHZ_COLL_TEST_STAGED
@@ -462,9 +407,9 @@ static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
         void* base = NULL;
         cudaError_t e;
         if (p == s->rank) {
-            s->peer_pool[p] = s->pool;
-            s->peer_bytes[p] = s->pool_bytes;
-            s->peer_ev[p] = s->ev;
+            s->peer[p].pool = s->pool;
+            s->peer[p].bytes = s->pool_bytes;
+            s->peer[p].ev = s->ev;
             s->peer_flags[p] = s->flags;
             continue;
         }
@@ -473,18 +418,18 @@ static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
         e = cudaIpcOpenMemHandle(&base, cards[p].mem, cudaIpcMemLazyEnablePeerAccess);
         if (e != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaIpcOpenMemHandle (rank %d's pool): %s", p,
                                               cudaGetErrorString(e));
-        s->peer_pool[p] = (unsigned char*)base;
-        s->peer_bytes[p] = (size_t)cards[p].pool_bytes;
-        s->peer_open[p] |= 1;
-        e = cudaIpcOpenEventHandle(&s->peer_ev[p], cards[p].ev);
+        s->peer[p].pool = (unsigned char*)base;
+        s->peer[p].bytes = (size_t)cards[p].pool_bytes;
+        s->peer[p].open |= 1;
+        e = cudaIpcOpenEventHandle(&s->peer[p].ev, cards[p].ev);
         if (e != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaIpcOpenEventHandle (rank %d's event): %s", p,
                                               cudaGetErrorString(e));
-        s->peer_open[p] |= 2;
+        s->peer[p].open |= 2;
         e = cudaIpcOpenMemHandle(&base, cards[p].flags, cudaIpcMemLazyEnablePeerAccess);
         if (e != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaIpcOpenMemHandle (rank %d's fence flags): %s", p,
                                               cudaGetErrorString(e));
         s->peer_flags[p] = (uint64_t*)base;
-        s->peer_open[p] |= 4;
+        s->peer[p].open |= 4;
     }
     /* the table the device fence reads */
     {
@@ -496,32 +441,14 @@ static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
     return GHZ_SUCCESS;
 }
 
-/* This rank's part before the exchange: state, event, handles, and whether every rank
- * shares this node. */
+/* This rank's part before the exchange. */
 static ghz_status_t prepare(ipc_state_t* s, ipc_card_t* card)
 {
-    MPI_Comm node = MPI_COMM_NULL;
-    int rc, local = 0;
     cudaError_t e;
     const size_t n = (size_t)s->size;
-    rc = MPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &node);
-    if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Comm_split_type (CUDA IPC)");
-    MPI_Comm_size(node, &local);
-    MPI_Comm_free(&node);
-    if (local != s->size)
-        return ghz_fail(GHZ_ERR_UNSUPPORTED, "the CUDA IPC transport needs every rank on one node (%d of %d here)",
-                        local, s->size);
-    s->peer_pool = (unsigned char**)calloc(n, sizeof *s->peer_pool);
-    s->peer_bytes = (size_t*)calloc(n, sizeof *s->peer_bytes);
-    s->peer_ev = (cudaEvent_t*)calloc(n, sizeof *s->peer_ev);
-    s->peer_open = (int*)calloc(n, sizeof *s->peer_open);
-    s->sent = (uint64_t*)calloc(n, sizeof *s->sent);
-    s->posted = (uint64_t*)calloc(n, sizeof *s->posted);
-    s->unacked = (uint64_t*)calloc(n, sizeof *s->unacked);
+    s->peer = (ipc_peer_t*)calloc(n, sizeof *s->peer);
     s->peer_flags = (uint64_t**)calloc(n, sizeof *s->peer_flags);
-    if (!s->peer_pool || !s->peer_bytes || !s->peer_ev || !s->peer_open || !s->sent || !s->posted || !s->unacked ||
-        !s->peer_flags)
-        return ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport state");
+    if (!s->peer || !s->peer_flags) return ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport state");
     s->timeout_ns = graph_timeout_ns();
     e = cudaStreamCreateWithFlags(&s->aux, cudaStreamNonBlocking);
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamCreateWithFlags (CUDA IPC)");
@@ -555,28 +482,34 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
 {
     ipc_state_t* s = (ipc_state_t*)calloc(1, sizeof *s);
     ipc_card_t card, *cards = NULL;
-    ghz_status_t st = GHZ_SUCCESS;
-    int ok, all_ok = 0, rc;
-    if (s) {
+    ghz_status_t st;
+    MPI_Comm node;
+    int ok, all_ok = 0, rc, rank = 0, size = 0, local = 0;
+    MPI_Comm_rank(*comm, &rank);
+    MPI_Comm_size(*comm, &size);
+    /* (every rank takes part in the split and the agreement below, whatever failed) */
+    rc = MPI_Comm_split_type(*comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    if (rc == MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+    }
+    if (!s) st = ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport");
+    else if (rc != MPI_SUCCESS) st = ghz_coll_mpi_fail(rc, "MPI_Comm_split_type (CUDA IPC)");
+    else if (local != size)
+        st = ghz_fail(GHZ_ERR_UNSUPPORTED, "the CUDA IPC transport needs every rank on one node (%d of %d here)",
+                      local, size);
+    else {
         s->comm = *comm;
         s->be = be;
         s->pool = (unsigned char*)pool;
         s->pool_bytes = pool_bytes;
-        MPI_Comm_rank(*comm, &s->rank);
-        MPI_Comm_size(*comm, &s->size);
+        s->rank = rank;
+        s->size = size;
         st = prepare(s, &card);
         if (st == GHZ_SUCCESS) {
-            cards = (ipc_card_t*)malloc((size_t)s->size * sizeof *cards);
+            cards = (ipc_card_t*)malloc((size_t)size * sizeof *cards);
             if (!cards) st = ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC handles");
         }
-    } else {
-        /* still takes part in the node split and the agreement below */
-        MPI_Comm node;
-        int r = 0;
-        MPI_Comm_rank(*comm, &r);
-        if (MPI_Comm_split_type(*comm, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, &node) == MPI_SUCCESS)
-            MPI_Comm_free(&node);
-        st = ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport");
     }
     /* the exchange only where every rank is ready for it */
     ok = st == GHZ_SUCCESS;

@@ -1,15 +1,6 @@
-/* ghz/coll/detail/nccl.h: the NCCL transport (private; NCCL builds, GHZ_WITH_NCCL).
- *
- * On a communicator with the NCCL transport, NCCL moves every byte and runs the exact
- * calls (nccl/nccl_comm.c: the NCCL communicator, the control plane, AUTO's link
- * calibration; nccl/algo_nccl.c: the calls).
- *
- * Control plane: the agreement of a call (agree.c) and of the configuration is an
- * allreduce of a few int64 words. Over MPI it is MPI's (or a shared window where every rank is
- * on one node: agree_shm.h); a communicator made without
- * MPI (ghz_comm_init_rank) runs it through a POSIX shared segment where every rank is on
- * one host (agree_shm.h, coll_nccl_agree_shm), else as a small NCCL allreduce on a
- * private stream, read back by the host (coll_nccl_ctl_max). */
+/* ghz/coll/detail/nccl.h: the NCCL transport (private; NCCL builds, GHZ_WITH_NCCL;
+ * COLL.md, Transports, NCCL): nccl/nccl_comm.c makes the NCCL communicator and runs the
+ * control plane, nccl/algo_nccl.c the reductions. */
 #ifndef GHZ_COLL_DETAIL_NCCL_H
 #define GHZ_COLL_DETAIL_NCCL_H
 
@@ -17,10 +8,9 @@
 
 typedef struct coll_nccl coll_nccl_t;
 
-/* The kinds of call the NCCL algorithm runs (reduce_call.h's kinds that it takes): the
- * public reductions, and the exact stages of the two-level allreduce inside a node
- * (two_level.c): a broadcast from root, and the reduce-scatter and allgather of a
- * balanced split of the whole vector (rank s owns split s, coll_split's). */
+/* The kinds of call the NCCL algorithm runs: the public reductions, and the exact stages
+ * of the two-level allreduce inside a node (two_level.c): a broadcast from root, and the
+ * reduce-scatter and allgather of a balanced split of the vector (coll_split's). */
 typedef enum {
     COLL_NCCL_ALLREDUCE = 0,
     COLL_NCCL_REDUCE = 1,
@@ -31,47 +21,38 @@ typedef enum {
 } coll_nccl_kind_t;
 
 #ifdef GHZ_WITH_NCCL
-/* Makes c->nccl from the unique id *id (over MPI: rank 0's, broadcast by comm_make.c).
- * Collective; on failure c->nccl is NULL or destroyable. The CUDA
- * backend must exist (its stream and context are used). */
+/* Makes c->nccl from the unique id *id (over MPI: rank 0's, broadcast by comm_make.c),
+ * after the CUDA backend. Collective; on failure c->nccl is NULL or destroyable. */
 ghz_status_t coll_nccl_create(ghz_comm_t* c, const ghz_coll_unique_id_t* id);
 /* Makes c->nccl for a two-level child: the ranks of p's NCCL communicator with this
- * color, in p's rank order (ncclCommSplit; no MPI needed); sets c->rank and c->size.
- * Collective over p: a rank with c NULL takes part without a color and gets nothing.
- * On failure c->nccl is NULL or destroyable. */
+ * color, in p's rank order; sets c->rank and c->size. Collective over p: a rank with c
+ * NULL takes part without a color. On failure c->nccl is NULL or destroyable. */
 ghz_status_t coll_nccl_split(ghz_comm_t* p, ghz_comm_t* c, int color);
 /* Frees c->nccl (NULL is fine). abort: ncclCommAbort, for a broken communicator. */
 void coll_nccl_destroy(ghz_comm_t* c, int abort);
-/* w[0..n) = the maximum over ranks of every rank's w[0..n), through NCCL. */
-ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int n);
-/* For a communicator without MPI: c->shm, a POSIX shared segment for the agreements
- * where every rank is on one host (and every rank wants it: coll_shm_wanted), made through
- * coll_nccl_ctl_max; else c->shm stays NULL and the agreements stay on NCCL. Collective;
- * fails only where the control allreduce does. */
+/* For a communicator without MPI: c->shm, the agreements' POSIX shared segment where
+ * every rank is on one host and wants it (coll_shm_wanted), else NULL (the agreements
+ * stay on NCCL's allreduce). Collective; fails only where the control allreduce does. */
 ghz_status_t coll_nccl_agree_shm(ghz_comm_t* c, const ghz_coll_unique_id_t* id);
-/* *seconds: this rank's time of NCCL's exact allreduce of S bytes per rank (on the
- * pool, timed by events on the control stream): the timer of AUTO's calibration
- * (calibrate.c, auto_rule.h). Collective. */
+/* *seconds: this rank's time of NCCL's exact allreduce of S bytes per rank, the timer
+ * of AUTO's calibration (calibrate.c). Collective. */
 ghz_status_t coll_nccl_time_allreduce(ghz_comm_t* c, size_t S, double* seconds);
 /* The ratio AUTO keeps: a compressed call's bytes before over after compression, over
- * every rank (the same number on every rank); reset before the call's rounds. */
+ * every rank (the same on every rank); reset before the call's rounds. */
 void coll_nccl_call_reset(ghz_comm_t* c);
 double coll_nccl_call_ratio(const ghz_comm_t* c);
-/* Why NCCL has no exact call for (dtype, op), NULL when it has (algo_nccl.c then folds
- * in rank order itself). */
+/* Why NCCL has no exact call for (dtype, op), NULL when it has. */
 const char* coll_nccl_exact_refusal(ghz_dtype_t dtype, ghz_op_t op);
-/* NCCL's own exact collective on the caller's stream (stream-ordered, asynchronous to
- * the host). in == out is in place (reduce_scatter: out == in + rank * count). The
- * two-level stages: count is the whole vector's; bcast and ag_split move out in place
- * (bcast from root; ag_split: each rank's split into every rank's out). */
+/* NCCL's own exact collective on the caller's stream. in == out is in place
+ * (reduce_scatter: out == in + rank * count). The two-level stages: count is the whole
+ * vector's; bcast and ag_split move out in place. */
 ghz_status_t coll_nccl_exact(ghz_comm_t* c, coll_nccl_kind_t kind, const void* in, void* out, size_t count,
                              ghz_dtype_t dtype, ghz_op_t op, int root, ghz_stream_t stream);
 /* The pool bytes of one round with segments of at most `window` elements. */
 size_t coll_nccl_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece);
-/* One round: segment s (seg_off/seg_cnt) of every rank's input is combined by rank s;
- * allreduce: every segment's result into out + seg_off[s]; reduce: the same on r->root
- * only; reduce_scatter: this rank's into out_own. Lossy (HOMO) or exact (a fold in rank
- * order, for what NCCL cannot reduce itself). */
+/* One round: segment s of every rank's input is combined by rank s; allreduce: every
+ * result into out + seg_off[s]; reduce: the same on r->root only; reduce_scatter: this
+ * rank's into out_own. */
 void coll_nccl_reduce(coll_round_t* r, coll_pool_t* pool, coll_nccl_kind_t kind, unsigned char* out_own);
 #endif
 

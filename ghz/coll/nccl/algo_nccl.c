@@ -1,31 +1,8 @@
 /* ghz/coll/nccl/algo_nccl.c: allreduce, reduce and reduce-scatter over NCCL
- * (GHZ_ALGO_NCCL; COLL.md, NCCL).
- *
- * Exact: NCCL's own collective (ncclAllReduce, ncclReduce, ncclReduceScatter) on the
- * caller's stream, for every (dtype, op) whose rules NCCL shares with ghz
- * (coll_nccl_exact_refusal); AVG is NCCL's sum, scaled by ghz as on every path. The
- * rest (16-bit integers, the logical and bitwise ops, float MIN and MAX, whose NaN rule
- * is ghz's) run the dataflow below on raw values: each segment sent to its owner,
- * folded in rank order there, the result sent back. Neither waits on the host.
- *
- * Lossy, the pairwise dataflow of the direct algorithm (cuda/algo_direct.c) with NCCL
- * moving the frames, in three phases a round:
- *  1. every rank compresses each of the N segments of its input (one frame per piece)
- *     and sends segment s to rank s (ncclSend / ncclRecv in one group);
- *  2. rank s combines the N frames of its segment in one n-ary homomorphic pass (SUM;
- *     MIN and MAX fold pairwise);
- *  3. rank s sends the combined frames to every rank that needs them (allreduce: all;
- *     reduce: the root), which decodes them; reduce-scatter decodes its own.
- * How a receiver knows a frame's size: after phases 1 and 2 every rank gathers every
- * rank's record (the sizes and statuses its kernels wrote, detail/nccl_state.h) with
- * one ncclAllGather and reads it once on the host: one host wait per phase, which also
- * tells every rank, before anything is sent, whether some rank's kernels failed. So a
- * round costs three waits (the third for the decoders' statuses) and the link carries
- * only compressed bytes; the frames are sent at their exact sizes.
- *
- * The error is the direct algorithm's: N leaves and one n-ary recompression, K = N + 1
- * for sums; N for MIN and MAX (bound.c). Every rank decodes the same bytes of a
- * segment, so every rank gets the same bits. */
+ * (GHZ_ALGO_NCCL; COLL.md, Transports, NCCL: exact calls, lossy calls, and how a
+ * receiver knows a frame's size). Lossy rounds run three phases: compress and exchange
+ * the segments, combine, send the results and decode; the sizes of phases 1 and 2 come
+ * from the gathered records (coll_nccl_records). */
 #include <string.h>
 
 #include <cuda_runtime_api.h>
@@ -38,11 +15,6 @@
 #include "ghz/coll/detail/reduce_cuda.h"
 #include "ghz/detail/error.h"
 #include "ghz/homo/homo_cuda.h"
-
-static size_t align16(size_t x)
-{
-    return (x + 15u) & ~(size_t)15u;
-}
 
 static int nccl_type(ghz_dtype_t t, ncclDataType_t* out)
 {
@@ -80,7 +52,7 @@ static ncclResult_t split_stage(ghz_comm_t* c, int reduce, const unsigned char* 
 {
     const ncclComm_t comm = c->nccl->comm;
     const size_t N = (size_t)c->size, q = count / N;
-    ncclResult_t r, re;
+    ncclResult_t r;
     size_t s;
     if (count % N == 0)
         return reduce ? ncclReduceScatter(in, out + (size_t)c->rank * q * e, q, t, o, comm, stream)
@@ -93,8 +65,7 @@ static ncclResult_t split_stage(ghz_comm_t* c, int reduce, const unsigned char* 
         r = reduce ? ncclReduce(in + c->seg_off[s] * e, at, c->seg_cnt[s], t, o, (int)s, comm, stream)
                    : ncclBroadcast(at, at, c->seg_cnt[s], t, (int)s, comm, stream);
     }
-    re = ncclGroupEnd();
-    return r == ncclSuccess ? re : r;
+    return coll_nccl_group_end(r);
 }
 
 ghz_status_t coll_nccl_exact(ghz_comm_t* c, coll_nccl_kind_t kind, const void* in, void* out, size_t count,
@@ -120,17 +91,17 @@ ghz_status_t coll_nccl_exact(ghz_comm_t* c, coll_nccl_kind_t kind, const void* i
         break;
     default: r = ncclReduceScatter(in, out, count, t, o, n->comm, s); break;
     }
-    return r == ncclSuccess ? GHZ_SUCCESS : coll_nccl_fail(r, "NCCL's exact collective");
+    return coll_nccl_ok(r, "NCCL's exact collective");
 }
 
 size_t coll_nccl_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
     const size_t N = (size_t)c->size, P = coll_pieces(window, piece);
-    const size_t seg = align16(coll_seg_wire_cap(m, t, window, piece));
+    const size_t seg = coll_align16(coll_seg_wire_cap(m, t, window, piece));
     if (m == COLL_EXACT) return (N + 1) * seg + 64;
     /* C and X: N regions each; R and T; two phases' records, this rank's and every
      * rank's; the decoders' statuses */
-    return (2 * N + 2) * seg + 2 * (N + 1) * coll_nccl_rec_bytes(c->size, P) + align16(N * P * sizeof(int)) + 64;
+    return (2 * N + 2) * seg + 2 * (N + 1) * coll_nccl_rec_bytes(c->size, P) + coll_align16(N * P * sizeof(int)) + 64;
 }
 
 typedef struct {
@@ -145,94 +116,18 @@ typedef struct {
     int* stD;
 } nc_t;
 
-static uint64_t* rec_sizes(unsigned char* rec)
-{
-    return (uint64_t*)rec;
-}
-
 static int* rec_status(const nc_t* d, unsigned char* rec)
 {
-    return (int*)(rec + align16((size_t)d->c->size * d->P * 8));
+    return coll_nccl_rec_status(rec, d->c->size, d->P);
 }
 
-/* The host's copy of rank q's record of the last gathered phase. */
-static const unsigned char* host_rec(const nc_t* d, int q)
+/* The frame sizes of rank q's record of the last gathered phase, on the host. */
+static const uint64_t* host_sizes(const nc_t* d, int q)
 {
-    return d->n->h_rec + (size_t)q * d->rec;
+    return (const uint64_t*)(d->n->h_rec + (size_t)q * d->rec);
 }
 
-static ghz_status_t cuda_ok(cudaError_t e, const char* what)
-{
-    return e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, what);
-}
-
-/* Gathers every rank's record of a phase (mine: this rank's, on the device) and reads
- * it on the host; then the first failure any rank's kernels wrote: this rank's own, or
- * GHZ_ERR_PEER naming the rank. Every rank takes part whatever its status (st: its own
- * failure so far, which it reports in its record's first status). */
-static ghz_status_t gather_records(nc_t* d, unsigned char* mine, unsigned char* all, ghz_status_t st)
-{
-    const int N = d->c->size, me = d->c->rank;
-    const size_t k = (size_t)N * d->P;
-    ncclResult_t nr;
-    ghz_status_t got = GHZ_SUCCESS;
-    size_t i;
-    int q;
-    if (st != GHZ_SUCCESS) {
-        const int s = (int)st;
-        /* (the record may hold anything: the first status says this rank failed) */
-        if (cudaMemcpyAsync(rec_status(d, mine), &s, sizeof s, cudaMemcpyHostToDevice, d->x.stream) != cudaSuccess)
-            cudaGetLastError();
-    }
-    nr = ncclAllGather(mine, all, d->rec, ncclUint8, d->n->comm, d->x.stream);
-    if (nr != ncclSuccess) return coll_nccl_fail(nr, "ncclAllGather (frame sizes)");
-    got = cuda_ok(cudaMemcpyAsync(d->n->h_rec, all, (size_t)N * d->rec, cudaMemcpyDeviceToHost, d->x.stream),
-                  "cudaMemcpyAsync (frame sizes)");
-    if (got == GHZ_SUCCESS) got = cuda_ok(cudaStreamSynchronize(d->x.stream), "cudaStreamSynchronize (NCCL round)");
-    if (st != GHZ_SUCCESS) return st;
-    if (got != GHZ_SUCCESS) return got;
-    for (q = 0; q < N; q++) {
-        const int* s = (const int*)(host_rec(d, q) + align16(k * 8));
-        for (i = 0; i < k; i++)
-            if (s[i] != GHZ_SUCCESS) {
-                if (q == me)
-                    return ghz_fail((ghz_status_t)s[i], "%s on this rank's GPU",
-                                    ghz_status_string((ghz_status_t)s[i]));
-                return ghz_fail(GHZ_ERR_PEER, "rank %d failed (%s)", q, ghz_status_string((ghz_status_t)s[i]));
-            }
-    }
-    return GHZ_SUCCESS;
-}
-
-/* Phase 1: this rank's input, segment by segment, into C; sizes and statuses into rec1. */
-static ghz_status_t compress_all(nc_t* d)
-{
-    coll_round_t* r = d->r;
-    const size_t N = (size_t)d->c->size, e = r->elem;
-    ghz_status_t st = cuda_ok(cudaMemsetAsync(d->rec1, 0, d->rec, d->x.stream), "cudaMemsetAsync (record)");
-    ghz_params_t p;
-    size_t s, j;
-    ghz_params_init(&p);
-    p.dtype = r->dtype;
-    p.eb_mode = GHZ_EB_ABS;
-    p.eb = r->eb;
-    for (s = 0; s < N && st == GHZ_SUCCESS; s++) {
-        const size_t n = r->seg_cnt[s];
-        for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
-            const size_t pc = coll_piece_n(r, n, j);
-            ghz_buf_t out = coll_cuda_frame(d->C + s * d->seg + coll_piece_wire_off(r, j), 0, coll_piece_cap(r, n, j),
-                                            rec_sizes(d->rec1) + s * d->P + j);
-            if (pc)
-                st = ghz_cuda_compress(d->x.ctx, &p, r->in + (r->seg_off[s] + j * r->piece) * e, pc, &out,
-                                       rec_status(d, d->rec1) + s * d->P + j, NULL, 0, d->x.stream);
-        }
-    }
-    return st;
-}
-
-/* The phases of a compressed round, marked by events on the call's stream: compress,
- * gather the records, exchange the segments, combine, gather the records, send the
- * results, decode. */
+/* The phases of a compressed round, marked by events on the call's stream. */
 enum { EV_START, EV_COMPRESSED, EV_SIZES1, EV_EXCHANGED, EV_COMBINED, EV_SIZES2, EV_SENT, EV_DECODED };
 
 static void mark(nc_t* d, int ev)
@@ -246,42 +141,42 @@ static double between(const nc_t* d, int a, int b)
     return cudaEventElapsedTime(&ms, d->n->ev[a], d->n->ev[b]) == cudaSuccess ? ms * 1e-3 : 0.0;
 }
 
-/* The frame of segment `s`, piece j, that rank q sent (phase 1: sizes in all1). */
-static size_t sent_size(const nc_t* d, int q, size_t s, size_t j)
+/* The frames of a segment of n values to (send) or from rank q in the open group: piece
+ * j at base + its wire offset, sizes[j] bytes. */
+static ncclResult_t frames(nc_t* d, int send, unsigned char* base, const uint64_t* sizes, size_t n, int q)
 {
-    return (size_t)((const uint64_t*)host_rec(d, q))[s * d->P + j];
+    coll_round_t* r = d->r;
+    ncclResult_t nr = ncclSuccess;
+    size_t j;
+    for (j = 0; j < coll_pieces(n, r->piece) && nr == ncclSuccess; j++) {
+        unsigned char* at = base + coll_piece_wire_off(r, j);
+        if (!coll_piece_n(r, n, j)) continue;
+        if (!send) {
+            nr = ncclRecv(at, sizes[j], ncclUint8, q, d->n->comm, d->x.stream);
+            continue;
+        }
+        nr = ncclSend(at, sizes[j], ncclUint8, q, d->n->comm, d->x.stream);
+        r->wire_bytes += sizes[j];
+    }
+    return nr;
 }
 
 /* Phase 1's exchange: segment q of C to rank q, and every rank's frames of this rank's
- * segment into X. Sizes from the gathered records. */
+ * segment into X. */
 static ghz_status_t exchange_inputs(nc_t* d)
 {
     coll_round_t* r = d->r;
     const int N = d->c->size, me = d->c->rank;
     ncclResult_t nr = ncclGroupStart();
-    size_t j;
     int q;
     for (q = 0; q < N && nr == ncclSuccess; q++) {
         if (q == me) continue;
-        for (j = 0; j < coll_pieces(r->seg_cnt[q], r->piece) && nr == ncclSuccess; j++) {
-            const size_t sz = sent_size(d, me, (size_t)q, j);
-            if (!coll_piece_n(r, r->seg_cnt[q], j)) continue;
-            nr = ncclSend(d->C + (size_t)q * d->seg + coll_piece_wire_off(r, j), sz, ncclUint8, q, d->n->comm,
-                          d->x.stream);
-            r->wire_bytes += sz;
-        }
-        for (j = 0; j < coll_pieces(r->seg_cnt[me], r->piece) && nr == ncclSuccess; j++) {
-            if (!coll_piece_n(r, r->seg_cnt[me], j)) continue;
-            nr = ncclRecv(d->X + (size_t)q * d->seg + coll_piece_wire_off(r, j), sent_size(d, q, (size_t)me, j),
-                          ncclUint8, q, d->n->comm, d->x.stream);
-        }
+        nr = frames(d, 1, d->C + (size_t)q * d->seg, host_sizes(d, me) + (size_t)q * d->P, r->seg_cnt[q], q);
+        if (nr == ncclSuccess)
+            nr = frames(d, 0, d->X + (size_t)q * d->seg, host_sizes(d, q) + (size_t)me * d->P, r->seg_cnt[me], q);
         r->logical_bytes += r->seg_cnt[q] * r->elem;
     }
-    {
-        ncclResult_t ne = ncclGroupEnd();
-        if (nr == ncclSuccess) nr = ne;
-    }
-    return nr == ncclSuccess ? GHZ_SUCCESS : coll_nccl_fail(nr, "ncclSend / ncclRecv (compressed segments)");
+    return coll_nccl_ok(coll_nccl_group_end(nr), "ncclSend / ncclRecv (compressed segments)");
 }
 
 /* The call's bytes before and after compression over every rank (phase 1), for AUTO. */
@@ -296,7 +191,7 @@ static void count_ratio(nc_t* d)
             if ((int)s == q) continue;
             d->n->call_raw += (double)(r->seg_cnt[s] * r->elem);
             for (j = 0; j < coll_pieces(r->seg_cnt[s], r->piece); j++)
-                if (coll_piece_n(r, r->seg_cnt[s], j)) d->n->call_wire += (double)sent_size(d, q, s, j);
+                if (coll_piece_n(r, r->seg_cnt[s], j)) d->n->call_wire += (double)host_sizes(d, q)[s * d->P + j];
         }
 }
 
@@ -306,18 +201,18 @@ static ghz_status_t combine(nc_t* d)
     coll_round_t* r = d->r;
     const int N = d->c->size, me = d->c->rank;
     const size_t n = r->seg_cnt[me];
-    ghz_status_t st = cuda_ok(cudaMemsetAsync(d->rec2, 0, d->rec, d->x.stream), "cudaMemsetAsync (record)");
+    ghz_status_t st = coll_cuda_ok(cudaMemsetAsync(d->rec2, 0, d->rec, d->x.stream), "cudaMemsetAsync (record)");
     ghz_buf_t ins[GHZ_CUDA_HOMO_MAX_INPUTS];
     size_t j;
     int q;
     for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
         const size_t cap = coll_piece_cap(r, n, j), off = coll_piece_wire_off(r, j);
-        uint64_t* osz = rec_sizes(d->rec2) + j;
+        uint64_t* osz = (uint64_t*)d->rec2 + j;
         int* ost = rec_status(d, d->rec2) + j;
         if (!coll_piece_n(r, n, j)) continue;
         for (q = 0; q < N; q++)
-            ins[q] = coll_cuda_frame((q == me ? d->C : d->X) + (size_t)q * d->seg + off, sent_size(d, q, (size_t)me, j),
-                                     cap, NULL);
+            ins[q] = coll_cuda_frame((q == me ? d->C : d->X) + (size_t)q * d->seg + off,
+                                     host_sizes(d, q)[(size_t)me * d->P + j], cap, NULL);
         if (r->op == GHZ_OP_SUM) {
             ghz_buf_t out = coll_cuda_frame(d->R + off, 0, cap, osz);
             st = ghz_cuda_homo_sum_n(d->x.ctx, r->dtype, (size_t)N, ins, &out, d->x.max_elems, ost, d->x.sum_work,
@@ -338,62 +233,41 @@ static ghz_status_t combine(nc_t* d)
     return st;
 }
 
-/* Phase 3: the combined frames to the ranks that need them (sizes from rec2's gather),
- * and every needed segment decoded into the output. */
+/* Phase 3: the combined frames to the ranks that need them, and every needed segment
+ * decoded into the output. */
 static ghz_status_t finish(nc_t* d, unsigned char* out_own)
 {
     coll_round_t* r = d->r;
     const int N = d->c->size, me = d->c->rank;
     const size_t e = r->elem;
     const int to_all = d->kind == COLL_NCCL_ALLREDUCE, root = d->kind == COLL_NCCL_REDUCE ? r->root : -1;
-    ghz_status_t st = GHZ_SUCCESS;
-    ncclResult_t nr = ncclSuccess;
-    size_t j;
+    ghz_status_t st;
+    ncclResult_t nr;
     int q, s;
     if (to_all || root >= 0) {
         nr = ncclGroupStart();
         for (q = 0; q < N && nr == ncclSuccess; q++) {
             if (q == me) continue;
-            /* send mine to q */
-            if (to_all || q == root)
-                for (j = 0; j < coll_pieces(r->seg_cnt[me], r->piece) && nr == ncclSuccess; j++) {
-                    const size_t sz = (size_t)((const uint64_t*)host_rec(d, me))[j];
-                    if (!coll_piece_n(r, r->seg_cnt[me], j)) continue;
-                    nr = ncclSend(d->R + coll_piece_wire_off(r, j), sz, ncclUint8, q, d->n->comm, d->x.stream);
-                    r->wire_bytes += sz;
-                    r->logical_bytes += coll_piece_n(r, r->seg_cnt[me], j) * e;
-                }
-            /* receive q's */
-            if (to_all || me == root)
-                for (j = 0; j < coll_pieces(r->seg_cnt[q], r->piece) && nr == ncclSuccess; j++) {
-                    if (!coll_piece_n(r, r->seg_cnt[q], j)) continue;
-                    nr = ncclRecv(d->X + (size_t)q * d->seg + coll_piece_wire_off(r, j),
-                                  (size_t)((const uint64_t*)host_rec(d, q))[j], ncclUint8, q, d->n->comm,
-                                  d->x.stream);
-                }
+            if (to_all || q == root) {
+                nr = frames(d, 1, d->R, host_sizes(d, me), r->seg_cnt[me], q);
+                r->logical_bytes += r->seg_cnt[me] * e;
+            }
+            if (nr == ncclSuccess && (to_all || me == root))
+                nr = frames(d, 0, d->X + (size_t)q * d->seg, host_sizes(d, q), r->seg_cnt[q], q);
         }
-        {
-            ncclResult_t ne = ncclGroupEnd();
-            if (nr == ncclSuccess) nr = ne;
-        }
-        if (nr != ncclSuccess) return coll_nccl_fail(nr, "ncclSend / ncclRecv (combined segments)");
+        st = coll_nccl_ok(coll_nccl_group_end(nr), "ncclSend / ncclRecv (combined segments)");
+        if (st != GHZ_SUCCESS) return st;
     }
     mark(d, EV_SENT);
-    st = cuda_ok(cudaMemsetAsync(d->stD, 0, (size_t)N * d->P * sizeof(int), d->x.stream), "cudaMemsetAsync (direct)");
+    st = coll_cuda_ok(cudaMemsetAsync(d->stD, 0, (size_t)N * d->P * sizeof(int), d->x.stream),
+                      "cudaMemsetAsync (direct)");
     for (s = 0; s < N && st == GHZ_SUCCESS; s++) {
-        const size_t n = r->seg_cnt[s];
         unsigned char* dst;
         if (to_all || me == root) dst = r->out + r->seg_off[s] * e;
         else if (d->kind == COLL_NCCL_REDUCE_SCATTER && s == me) dst = out_own;
         else continue;
-        for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {
-            const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
-            ghz_buf_t src = coll_cuda_frame((s == me ? d->R : d->X + (size_t)s * d->seg) + off,
-                                            (size_t)((const uint64_t*)host_rec(d, s))[j], coll_piece_cap(r, n, j), NULL);
-            if (pc)
-                st = ghz_cuda_decompress(d->x.ctx, r->dtype, &src, dst + j * r->piece * e, pc * e, NULL,
-                                         d->stD + (size_t)s * d->P + j, NULL, 0, d->x.stream);
-        }
+        st = coll_cuda_decode_seg(r, &d->x, s == me ? d->R : d->X + (size_t)s * d->seg, host_sizes(d, s), NULL,
+                                  r->seg_cnt[s], dst, d->stD + (size_t)s * d->P);
     }
     mark(d, EV_DECODED);
     if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda_check(&d->c->be, d->stD, (size_t)N * d->P, "decompression (NCCL)");
@@ -409,8 +283,8 @@ static ghz_status_t exact_round(nc_t* d, unsigned char* out_own)
     const size_t e = r->elem, n = r->seg_cnt[me];
     const int to_all = d->kind == COLL_NCCL_ALLREDUCE, root = d->kind == COLL_NCCL_REDUCE ? r->root : -1;
     const unsigned char* own = r->in + r->seg_off[me] * e;
-    ncclResult_t nr = ncclGroupStart(), ne;
-    ghz_status_t st = GHZ_SUCCESS;
+    ncclResult_t nr = ncclGroupStart();
+    ghz_status_t st;
     int q;
     for (q = 0; q < N && nr == ncclSuccess; q++) {
         if (q == me) continue;
@@ -418,9 +292,8 @@ static ghz_status_t exact_round(nc_t* d, unsigned char* out_own)
         if (nr == ncclSuccess && n) nr = ncclRecv(d->X + (size_t)q * d->seg, n * e, ncclUint8, q, d->n->comm, d->x.stream);
         r->logical_bytes += r->seg_cnt[q] * e;
     }
-    ne = ncclGroupEnd();
-    if (nr == ncclSuccess) nr = ne;
-    if (nr != ncclSuccess) return coll_nccl_fail(nr, "ncclSend / ncclRecv (segments)");
+    st = coll_nccl_ok(coll_nccl_group_end(nr), "ncclSend / ncclRecv (segments)");
+    if (st != GHZ_SUCCESS) return st;
     if (n) {
         const void* src0 = me == 0 ? (const void*)own : (const void*)d->X;
         const void* src1 = me == 1 ? (const void*)own : (const void*)(d->X + d->seg);
@@ -439,15 +312,15 @@ static ghz_status_t exact_round(nc_t* d, unsigned char* out_own)
                 nr = ncclRecv(r->out + r->seg_off[q] * e, r->seg_cnt[q] * e, ncclUint8, q, d->n->comm, d->x.stream);
             if (to_all || q == root) r->logical_bytes += n * e;
         }
-        ne = ncclGroupEnd();
-        if (nr == ncclSuccess) nr = ne;
-        if (nr != ncclSuccess) return coll_nccl_fail(nr, "ncclSend / ncclRecv (results)");
+        st = coll_nccl_ok(coll_nccl_group_end(nr), "ncclSend / ncclRecv (results)");
+        if (st != GHZ_SUCCESS) return st;
         if ((to_all || me == root) && n)
-            st = cuda_ok(cudaMemcpyAsync(r->out + r->seg_off[me] * e, d->R, n * e, cudaMemcpyDeviceToDevice, d->x.stream),
-                         "cudaMemcpyAsync (NCCL exact)");
+            st = coll_cuda_ok(cudaMemcpyAsync(r->out + r->seg_off[me] * e, d->R, n * e, cudaMemcpyDeviceToDevice,
+                                              d->x.stream),
+                              "cudaMemcpyAsync (NCCL exact)");
     } else if (n) {
-        st = cuda_ok(cudaMemcpyAsync(out_own, d->R, n * e, cudaMemcpyDeviceToDevice, d->x.stream),
-                     "cudaMemcpyAsync (NCCL exact)");
+        st = coll_cuda_ok(cudaMemcpyAsync(out_own, d->R, n * e, cudaMemcpyDeviceToDevice, d->x.stream),
+                          "cudaMemcpyAsync (NCCL exact)");
     }
     r->wire_bytes = r->logical_bytes;
     return st;
@@ -465,7 +338,7 @@ void coll_nccl_reduce(coll_round_t* r, coll_pool_t* pool, coll_nccl_kind_t kind,
     d.n = c->nccl;
     d.kind = kind;
     ghz_coll_backend_cuda_parts(&c->be, &d.x);
-    d.seg = align16(coll_seg_wire_cap(r->mode, r->dtype, window, r->piece));
+    d.seg = coll_align16(coll_seg_wire_cap(r->mode, r->dtype, window, r->piece));
     d.P = coll_pieces(window, r->piece);
     d.rec = coll_nccl_rec_bytes(c->size, d.P);
     if (r->mode == COLL_EXACT) {
@@ -495,13 +368,15 @@ void coll_nccl_reduce(coll_round_t* r, coll_pool_t* pool, coll_nccl_kind_t kind,
         coll_fail(r, st);
         return;
     }
-    /* Both gathers run on every rank whatever happened before (each carries the
-     * statuses), so that no rank sends to, or waits for, one that failed; after each,
-     * every rank has seen the same records and takes the same branch. */
+    /* Both gathers run on every rank whatever happened before; after each, every rank
+     * has seen the same records and takes the same branch. */
     mark(&d, EV_START);
-    if (st == GHZ_SUCCESS) st = compress_all(&d);
+    /* phase 1: this rank's input, segment by segment, into C; sizes and statuses into rec1 */
+    if (st == GHZ_SUCCESS) st = coll_cuda_ok(cudaMemsetAsync(d.rec1, 0, d.rec, d.x.stream), "cudaMemsetAsync (record)");
+    if (st == GHZ_SUCCESS)
+        st = coll_cuda_encode_segs(r, &d.x, d.C, d.seg, d.P, (uint64_t*)d.rec1, rec_status(&d, d.rec1));
     mark(&d, EV_COMPRESSED);
-    st = gather_records(&d, d.rec1, d.all1, st);
+    st = coll_nccl_records(c, d.rec1, d.all1, d.P, st, d.x.stream, "compression");
     mark(&d, EV_SIZES1);
     if (st != GHZ_SUCCESS) {
         coll_fail(r, st);
@@ -512,7 +387,7 @@ void coll_nccl_reduce(coll_round_t* r, coll_pool_t* pool, coll_nccl_kind_t kind,
     mark(&d, EV_EXCHANGED);
     if (st == GHZ_SUCCESS) st = combine(&d);
     mark(&d, EV_COMBINED);
-    st = gather_records(&d, d.rec2, d.all2, st);
+    st = coll_nccl_records(c, d.rec2, d.all2, d.P, st, d.x.stream, "homomorphic combine");
     mark(&d, EV_SIZES2);
     if (st == GHZ_SUCCESS) st = finish(&d, out_own);
     if (st != GHZ_SUCCESS) {

@@ -1,22 +1,6 @@
-/* ghz/coll/nccl/move_nccl.c: the data-movement calls over NCCL (COLL.md, Data movement,
- * NCCL).
- *
- * Exact: NCCL's own collective (ncclAllGather, ncclBroadcast, ncclGather, ncclScatter)
- * on the caller's stream for the uniform forms, in place in NCCL's forms, the values
- * moved as bytes (any dtype); the v forms and alltoall run as one group of
- * ncclSend/ncclRecv from the send side to the receive side (an in-place alltoall stages
- * its send blocks in the pool first, round by round). Nothing waits on the host.
- *
- * Lossy (each value compressed once, E = B): round by round (a window of every block
- * that fits the pool), every block this rank sends is compressed once (one frame: the
- * same frame goes to every receiver of an allgather or a broadcast), the sizes and
- * statuses of every rank's frames are gathered into every rank's host (one
- * ncclAllGather of a small record, one host wait: detail/nccl_state.h), the frames go
- * out in one group of ncclSend/ncclRecv at their exact sizes, and every received frame
- * is decoded into its place. A frame that would not be smaller than its values is not
- * sent: the values go raw instead (the record says so by the size: exactly the raw
- * bytes), so the link never carries more than the uncompressed block. This rank's own
- * block is copied exactly here (own_block). */
+/* ghz/coll/nccl/move_nccl.c: the data-movement calls over NCCL (COLL.md, Transports,
+ * NCCL, "The data movement"). A lossy block whose frame is not smaller travels raw, which
+ * its record tells by the size: exactly the raw bytes. */
 #include <string.h>
 
 #include <cuda_runtime_api.h>
@@ -27,11 +11,6 @@
 #include "ghz/coll/detail/nccl_move.h"
 #include "ghz/coll/detail/nccl_state.h"
 #include "ghz/detail/error.h"
-
-static size_t align16(size_t x)
-{
-    return (x + 15u) & ~(size_t)15u;
-}
 
 /* One frame serves every receiver (allgather, broadcast, gather: one send block). */
 static int one_block(const coll_desc_t* k)
@@ -68,38 +47,32 @@ static ghz_status_t own_block(const ghz_comm_t* c, const coll_desc_t* k, cudaStr
     const unsigned char* src;
     unsigned char* dst;
     const size_t bytes = coll_mv_own_block(c, k, &src, &dst);
-    const cudaError_t ce = bytes ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s) : cudaSuccess;
-    return ce == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(ce, "cudaMemcpyAsync (own block)");
+    return coll_cuda_ok(bytes ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s) : cudaSuccess,
+                        "cudaMemcpyAsync (own block)");
 }
 
-static ghz_status_t nccl_ok(ncclResult_t r, const char* what)
-{
-    return r == ncclSuccess ? GHZ_SUCCESS : coll_nccl_fail(r, what);
-}
-
-/* NCCL's own uniform collectives, values as bytes (the kinds' entries, move_kinds.c).
- * In place is NCCL's form, which is where move_kinds.c leaves the in-place buffers: an
- * allgather's and a gather root's input at its block of the output, a scatter root's
- * own block in its input (no output buffer), a broadcast root's input and output one
- * buffer. Only this rank's own side changes with in place, never the call, so ranks that
- * differ in it still meet. */
+/* NCCL's own uniform collectives, values as bytes (the kinds' entries, move_kinds.c), in
+ * place in NCCL's forms, where move_kinds.c leaves the in-place buffers (a scatter root's
+ * without an output buffer). Only this rank's own side changes with in place, never the
+ * call, so ranks that differ in it still meet. */
 ghz_status_t coll_nccl_mv_allgather(ghz_comm_t* c, const coll_desc_t* k, size_t e)
 {
-    return nccl_ok(ncclAllGather(k->in, k->out, k->count * e, ncclUint8, c->nccl->comm, (cudaStream_t)k->stream),
-                   "ncclAllGather");
+    return coll_nccl_ok(ncclAllGather(k->in, k->out, k->count * e, ncclUint8, c->nccl->comm, (cudaStream_t)k->stream),
+                        "ncclAllGather");
 }
 
 ghz_status_t coll_nccl_mv_bcast(ghz_comm_t* c, const coll_desc_t* k, size_t e)
 {
-    return nccl_ok(ncclBroadcast(k->in ? (const void*)k->in : (const void*)k->out, k->out, k->count * e, ncclUint8,
-                                 k->root, c->nccl->comm, (cudaStream_t)k->stream),
-                   "ncclBroadcast");
+    return coll_nccl_ok(ncclBroadcast(k->in ? (const void*)k->in : (const void*)k->out, k->out, k->count * e,
+                                      ncclUint8, k->root, c->nccl->comm, (cudaStream_t)k->stream),
+                        "ncclBroadcast");
 }
 
 ghz_status_t coll_nccl_mv_gather(ghz_comm_t* c, const coll_desc_t* k, size_t e)
 {
-    return nccl_ok(ncclGather(k->in, k->out, k->count * e, ncclUint8, k->root, c->nccl->comm, (cudaStream_t)k->stream),
-                   "ncclGather");
+    return coll_nccl_ok(
+        ncclGather(k->in, k->out, k->count * e, ncclUint8, k->root, c->nccl->comm, (cudaStream_t)k->stream),
+        "ncclGather");
 }
 
 /* NCCL's alltoall is not in place: an in-place rank's blocks go from a copy in the pool
@@ -115,15 +88,15 @@ ghz_status_t coll_nccl_mv_alltoall(ghz_comm_t* c, const coll_desc_t* k, size_t e
         if (ce != cudaSuccess) return coll_cuda_fail(ce, "cudaMemcpyAsync (in-place alltoall)");
         from = c->pool;
     }
-    return nccl_ok(ncclAlltoAll(from, k->out, bytes, ncclUint8, c->nccl->comm, s), "ncclAlltoAll");
+    return coll_nccl_ok(ncclAlltoAll(from, k->out, bytes, ncclUint8, c->nccl->comm, s), "ncclAlltoAll");
 }
 
 ghz_status_t coll_nccl_mv_scatter(ghz_comm_t* c, const coll_desc_t* k, size_t e)
 {
     const size_t bytes = k->count * e;
-    return nccl_ok(ncclScatter(k->in, k->out ? k->out : (unsigned char*)k->in + (size_t)k->root * bytes, bytes,
-                               ncclUint8, k->root, c->nccl->comm, (cudaStream_t)k->stream),
-                   "ncclScatter");
+    return coll_nccl_ok(ncclScatter(k->in, k->out ? k->out : (unsigned char*)k->in + (size_t)k->root * bytes, bytes,
+                                    ncclUint8, k->root, c->nccl->comm, (cudaStream_t)k->stream),
+                        "ncclScatter");
 }
 
 /* Exact, every other case: one group of sends and receives of raw blocks (an in-place
@@ -144,11 +117,10 @@ static ghz_status_t exact_group(ghz_comm_t* c, const coll_desc_t* k, size_t e, s
         ncclResult_t r;
         if (stage)
             for (p = 0; p < N && st == GHZ_SUCCESS; p++)
-                if (coll_mv_sends_to(c, k, p) && send_n(k, &m, p)) {
-                    cudaError_t ce = cudaMemcpyAsync(c->pool + (size_t)p * w * e, send_at(k, &m, p, e),
-                                                     send_n(k, &m, p) * e, cudaMemcpyDeviceToDevice, s);
-                    if (ce != cudaSuccess) st = coll_cuda_fail(ce, "cudaMemcpyAsync (in-place alltoall)");
-                }
+                if (coll_mv_sends_to(c, k, p) && send_n(k, &m, p))
+                    st = coll_cuda_ok(cudaMemcpyAsync(c->pool + (size_t)p * w * e, send_at(k, &m, p, e),
+                                                      send_n(k, &m, p) * e, cudaMemcpyDeviceToDevice, s),
+                                      "cudaMemcpyAsync (in-place alltoall)");
         if (st != GHZ_SUCCESS) break;
         r = ncclGroupStart();
         for (p = 0; p < N && r == ncclSuccess; p++) {
@@ -158,11 +130,7 @@ static ghz_status_t exact_group(ghz_comm_t* c, const coll_desc_t* k, size_t e, s
             if (r == ncclSuccess && coll_mv_recvs_from(c, k, p) && recv_n(k, &m, p))
                 r = ncclRecv(recv_at(k, &m, p, e), recv_n(k, &m, p) * e, ncclUint8, p, c->nccl->comm, s);
         }
-        {
-            ncclResult_t re = ncclGroupEnd();
-            if (r == ncclSuccess) r = re;
-        }
-        st = nccl_ok(r, "ncclSend / ncclRecv (blocks)");
+        st = coll_nccl_ok(coll_nccl_group_end(r), "ncclSend / ncclRecv (blocks)");
         if (!stage) break; /* (one group moves every block whole) */
     }
     return st;
@@ -198,7 +166,7 @@ ghz_status_t coll_nccl_move_exact(ghz_comm_t* c, const coll_desc_t* k, size_t ex
  * records (this rank's and every rank's: one size and one status per destination). */
 static size_t lossy_need(const ghz_comm_t* c, const coll_desc_t* k, size_t window)
 {
-    const size_t N = (size_t)c->size, cap = align16(ghz_compress_bound(window, k->dtype));
+    const size_t N = (size_t)c->size, cap = coll_align16(ghz_compress_bound(window, k->dtype));
     return (one_block(k) ? 1 : N) * cap + N * cap + (N + 1) * coll_nccl_rec_bytes(c->size, 1) + 64;
 }
 
@@ -210,16 +178,6 @@ typedef struct {
     unsigned char *S, *R, *mine, *all; /* frames sent and received; records */
     int* stD;                          /* (in the pool after the records) decoders' statuses */
 } mvn_t;
-
-static uint64_t* rec_size(unsigned char* rec)
-{
-    return (uint64_t*)rec;
-}
-
-static int* rec_status(const mvn_t* d, unsigned char* rec)
-{
-    return (int*)(rec + align16((size_t)d->c->size * 8));
-}
 
 /* The size rank q gave its frame for rank p (its record, read on the host). */
 static size_t sent_size(const mvn_t* d, int q, int p)
@@ -235,10 +193,10 @@ static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_
     const int N = c->size, me = c->rank;
     const size_t e = d->e;
     cudaStream_t s = d->x.stream;
-    ghz_status_t st = GHZ_SUCCESS, got;
+    ghz_status_t st = GHZ_SUCCESS;
     ghz_params_t prm;
     ncclResult_t r;
-    int p, q, first = -1;
+    int p, first = -1;
     ghz_params_init(&prm);
     prm.dtype = k->dtype;
     prm.eb_mode = GHZ_EB_ABS;
@@ -251,37 +209,19 @@ static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_
         if (!coll_mv_sends_to(c, k, p) || !send_n(k, m, p)) continue;
         if (one_block(k) && first >= 0) {
             /* the one frame, already made for the first receiver: its size for this one */
-            if (cudaMemcpyAsync(rec_size(d->mine) + p, rec_size(d->mine) + first, sizeof(uint64_t),
+            if (cudaMemcpyAsync((uint64_t*)d->mine + p, (uint64_t*)d->mine + first, sizeof(uint64_t),
                                 cudaMemcpyDeviceToDevice, s) != cudaSuccess)
                 st = ghz_fail(GHZ_ERR_CUDA, "cudaMemcpyAsync (record)");
             continue;
         }
-        out = coll_cuda_frame(d->S + (size_t)slot * d->cap, 0, d->cap, rec_size(d->mine) + p);
-        st = ghz_cuda_compress(d->x.ctx, &prm, send_at(k, m, p, e), send_n(k, m, p), &out, rec_status(d, d->mine) + p,
-                               NULL, 0, s);
+        out = coll_cuda_frame(d->S + (size_t)slot * d->cap, 0, d->cap, (uint64_t*)d->mine + p);
+        st = ghz_cuda_compress(d->x.ctx, &prm, send_at(k, m, p, e), send_n(k, m, p), &out,
+                               coll_nccl_rec_status(d->mine, N, 1) + p, NULL, 0, s);
         first = p;
     }
-    /* 2. every rank's record, on every host (every rank takes part whatever happened) */
-    if (st != GHZ_SUCCESS) {
-        const int bad = (int)st;
-        if (cudaMemcpyAsync(rec_status(d, d->mine), &bad, sizeof bad, cudaMemcpyHostToDevice, s) != cudaSuccess)
-            cudaGetLastError();
-    }
-    r = ncclAllGather(d->mine, d->all, d->rec, ncclUint8, c->nccl->comm, s);
-    got = r == ncclSuccess ? GHZ_SUCCESS : coll_nccl_fail(r, "ncclAllGather (frame sizes)");
-    if (got == GHZ_SUCCESS && (cudaMemcpyAsync(c->nccl->h_rec, d->all, (size_t)N * d->rec, cudaMemcpyDeviceToHost, s) !=
-                                   cudaSuccess ||
-                               cudaStreamSynchronize(s) != cudaSuccess))
-        got = ghz_fail(GHZ_ERR_CUDA, "frame sizes to the host");
+    /* 2. every rank's record, on every host */
+    st = coll_nccl_records(c, d->mine, d->all, 1, st, s, "compression");
     if (st != GHZ_SUCCESS) return st;
-    if (got != GHZ_SUCCESS) return got;
-    for (q = 0; q < N; q++)
-        for (p = 0; p < N; p++) {
-            const int sq = ((const int*)(c->nccl->h_rec + (size_t)q * d->rec + align16((size_t)N * 8)))[p];
-            if (sq != GHZ_SUCCESS)
-                return q == me ? ghz_fail((ghz_status_t)sq, "compression on this rank's GPU")
-                               : ghz_fail(GHZ_ERR_PEER, "rank %d failed (%s)", q, ghz_status_string((ghz_status_t)sq));
-        }
     /* 3. frames (or raw blocks where the frame is not smaller) out, and in. In place (an
      * alltoall), a raw block goes out from a copy in its frame's slot: its place in the
      * buffer receives the peer's block in the same group. */
@@ -310,10 +250,7 @@ static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_
                           : ncclRecv(d->R + (size_t)p * d->cap, sz, ncclUint8, p, c->nccl->comm, s);
         }
     }
-    {
-        ncclResult_t re = ncclGroupEnd();
-        if (r == ncclSuccess) r = re;
-    }
+    r = coll_nccl_group_end(r);
     if (r != ncclSuccess) return coll_nccl_fail(r, "ncclSend / ncclRecv (frames)");
     /* 4. every received frame decoded into its place */
     if (cudaMemsetAsync(d->stD, 0, (size_t)N * sizeof(int), s) != cudaSuccess)
@@ -348,13 +285,13 @@ ghz_status_t coll_nccl_move_lossy(ghz_comm_t* c, const coll_desc_t* k, size_t ex
     hi = extent < piece ? extent : piece;
     while (lo < hi) {
         const size_t mid = lo + (hi - lo + 1) / 2;
-        if (lossy_need(c, k, mid) + align16((size_t)c->size * sizeof(int)) <= c->pool_bytes) lo = mid;
+        if (lossy_need(c, k, mid) + coll_align16((size_t)c->size * sizeof(int)) <= c->pool_bytes) lo = mid;
         else hi = mid - 1;
     }
     if (lo == 0 && extent > 0)
         return ghz_fail(GHZ_ERR_NOMEM, "pool_bytes %zu cannot hold one round of the %s on %d ranks", c->pool_bytes,
                         coll_mv_name(k), c->size);
-    d.cap = align16(ghz_compress_bound(lo, k->dtype));
+    d.cap = coll_align16(ghz_compress_bound(lo, k->dtype));
     d.S = c->pool;
     d.R = d.S + (one_block(k) ? 1 : (size_t)c->size) * d.cap;
     d.mine = d.R + (size_t)c->size * d.cap;

@@ -1,9 +1,6 @@
 /* ghz/coll/nccl/nccl_comm.c: the NCCL communicator of a ghz communicator, its control
- * plane, and the calibration that AUTO decides by (detail/nccl.h; COLL.md, NCCL).
- *
- * AUTO's rule is every transport's (auto_rule.h): the link is measured once, at init,
- * by timing NCCL's own exact allreduce (what AUTO's exact path runs here), and the
- * threshold fixed from the slowest rank's time. */
+ * plane, the timer of AUTO's calibration, and the records of a round's phases
+ * (detail/nccl.h; COLL.md, NCCL). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +22,6 @@
 /* Words of one control allreduce (agree.c needs a few dozen). */
 #define CTL_WORDS 256
 
-ghz_status_t coll_nccl_fail(int code, const char* what)
-{
-    return ghz_fail(GHZ_ERR_NCCL, "%s: %s", what, ncclGetErrorString((ncclResult_t)code));
-}
-
 ghz_status_t ghz_coll_get_unique_id(ghz_coll_unique_id_t* id)
 {
     ncclUniqueId u;
@@ -43,12 +35,57 @@ ghz_status_t ghz_coll_get_unique_id(ghz_coll_unique_id_t* id)
     return GHZ_SUCCESS;
 }
 
-static ghz_status_t make_state(ghz_comm_t* c);
-
-static size_t rec_capacity(int nranks)
+/* w[0..nw) = the maximum over ranks, through NCCL: the agreements' allreduce of a
+ * communicator made without MPI (agree.c). */
+static ghz_status_t nccl_ctl_max(ghz_comm_t* c, int64_t* w, int nw)
 {
-    /* every rank's record of a round: sizes and statuses of N * COLL_MAX_PIECES frames */
-    return (size_t)nranks * coll_nccl_rec_bytes(nranks, COLL_MAX_PIECES);
+    coll_nccl_t* n = c->nccl;
+    const size_t bytes = (size_t)nw * sizeof *w;
+    ncclResult_t r;
+    cudaError_t e;
+    if (!n || !n->comm) return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: no NCCL communicator");
+    if (nw > CTL_WORDS) return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: %d control words", nw);
+    memcpy(n->h_ctl, w, bytes);
+    e = cudaMemcpyAsync(n->d_ctl, n->h_ctl, bytes, cudaMemcpyHostToDevice, n->ctl_stream);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMemcpyAsync (control)");
+    r = ncclAllReduce(n->d_ctl, n->d_ctl, (size_t)nw, ncclInt64, ncclMax, n->comm, n->ctl_stream);
+    if (r != ncclSuccess) return coll_nccl_fail(r, "ncclAllReduce (control)");
+    e = cudaMemcpyAsync(n->h_ctl, n->d_ctl, bytes, cudaMemcpyDeviceToHost, n->ctl_stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(n->ctl_stream);
+    if (e != cudaSuccess) return coll_cuda_fail(e, "control allreduce");
+    memcpy(w, n->h_ctl, bytes);
+    return GHZ_SUCCESS;
+}
+
+static ghz_status_t ctl_max(void* c, int64_t* w, int n)
+{
+    return nccl_ctl_max((ghz_comm_t*)c, w, n);
+}
+
+/* What a made NCCL communicator needs beside NCCL's: the control stream and buffers,
+ * the records of a round, the phases' events. */
+static ghz_status_t make_state(ghz_comm_t* c)
+{
+    coll_nccl_t* n = c->nccl;
+    cudaError_t e = cudaStreamCreateWithFlags(&n->ctl_stream, cudaStreamNonBlocking);
+    if (!c->ctl_max) c->ctl_max = nccl_ctl_max;
+    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamCreateWithFlags");
+    n->have_stream = 1;
+    n->rec_bytes = (size_t)c->size * coll_nccl_rec_bytes(c->size, COLL_MAX_PIECES); /* every rank's, at most */
+    if (cudaMalloc((void**)&n->d_ctl, CTL_WORDS * sizeof(int64_t)) != cudaSuccess ||
+        cudaHostAlloc((void**)&n->h_ctl, CTL_WORDS * sizeof(int64_t), cudaHostAllocPortable) != cudaSuccess ||
+        cudaHostAlloc((void**)&n->h_rec, n->rec_bytes, cudaHostAllocPortable) != cudaSuccess) {
+        cudaGetLastError();
+        return ghz_fail(GHZ_ERR_NOMEM, "NCCL control buffers");
+    }
+    c->allocations += 3;
+    {
+        int i;
+        for (i = 0; i < 8; i++)
+            if (cudaEventCreate(&n->ev[i]) != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaEventCreate");
+        n->have_ev = 1;
+    }
+    return GHZ_SUCCESS;
 }
 
 ghz_status_t coll_nccl_create(ghz_comm_t* c, const ghz_coll_unique_id_t* id)
@@ -96,32 +133,6 @@ ghz_status_t coll_nccl_split(ghz_comm_t* p, ghz_comm_t* c, int color)
     return make_state(c);
 }
 
-/* What a made NCCL communicator needs beside NCCL's: the control stream and buffers,
- * the records of a round, the phases' events. */
-static ghz_status_t make_state(ghz_comm_t* c)
-{
-    coll_nccl_t* n = c->nccl;
-    cudaError_t e = cudaStreamCreateWithFlags(&n->ctl_stream, cudaStreamNonBlocking);
-    /* (without MPI, the agreements go through NCCL: agree.c) */
-    if (!c->ctl_max) c->ctl_max = coll_nccl_ctl_max;
-    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamCreateWithFlags");
-    n->have_stream = 1;
-    n->rec_bytes = rec_capacity(c->size);
-    if (cudaMalloc((void**)&n->d_ctl, CTL_WORDS * sizeof(int64_t)) != cudaSuccess ||
-        cudaHostAlloc((void**)&n->h_ctl, CTL_WORDS * sizeof(int64_t), cudaHostAllocPortable) != cudaSuccess ||
-        cudaHostAlloc((void**)&n->h_rec, n->rec_bytes, cudaHostAllocPortable) != cudaSuccess) {
-        cudaGetLastError();
-        return ghz_fail(GHZ_ERR_NOMEM, "NCCL control buffers");
-    }
-    c->allocations += 3;
-    {
-        int i;
-        for (i = 0; i < 8; i++)
-            if (cudaEventCreate(&n->ev[i]) != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaEventCreate");
-        n->have_ev = 1;
-    }
-    return GHZ_SUCCESS;
-}
 
 void coll_nccl_destroy(ghz_comm_t* c, int abort)
 {
@@ -144,30 +155,7 @@ void coll_nccl_destroy(ghz_comm_t* c, int abort)
     c->ctl_max = NULL;
 }
 
-ghz_status_t coll_nccl_ctl_max(ghz_comm_t* c, int64_t* w, int nw)
-{
-    coll_nccl_t* n = c->nccl;
-    const size_t bytes = (size_t)nw * sizeof *w;
-    ncclResult_t r;
-    cudaError_t e;
-    if (!n || !n->comm) return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: no NCCL communicator");
-    if (nw > CTL_WORDS) return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: %d control words", nw);
-    memcpy(n->h_ctl, w, bytes);
-    e = cudaMemcpyAsync(n->d_ctl, n->h_ctl, bytes, cudaMemcpyHostToDevice, n->ctl_stream);
-    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaMemcpyAsync (control)");
-    r = ncclAllReduce(n->d_ctl, n->d_ctl, (size_t)nw, ncclInt64, ncclMax, n->comm, n->ctl_stream);
-    if (r != ncclSuccess) return coll_nccl_fail(r, "ncclAllReduce (control)");
-    e = cudaMemcpyAsync(n->h_ctl, n->d_ctl, bytes, cudaMemcpyDeviceToHost, n->ctl_stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(n->ctl_stream);
-    if (e != cudaSuccess) return coll_cuda_fail(e, "control allreduce");
-    memcpy(w, n->h_ctl, bytes);
-    return GHZ_SUCCESS;
-}
 
-static ghz_status_t ctl_max(void* c, int64_t* w, int n)
-{
-    return coll_nccl_ctl_max((ghz_comm_t*)c, w, n);
-}
 
 ghz_status_t coll_nccl_agree_shm(ghz_comm_t* c, const ghz_coll_unique_id_t* id)
 {
@@ -204,6 +192,40 @@ ghz_status_t coll_nccl_time_allreduce(ghz_comm_t* c, size_t S, double* seconds)
     if (e1) cudaEventDestroy(e1);
     *seconds = ms * 1e-3 / CAL_TIMED;
     return st;
+}
+
+ghz_status_t coll_nccl_records(ghz_comm_t* c, unsigned char* mine, unsigned char* all, size_t pieces,
+                               ghz_status_t st, cudaStream_t stream, const char* what)
+{
+    coll_nccl_t* n = c->nccl;
+    const size_t k = (size_t)c->size * pieces, rec = coll_nccl_rec_bytes(c->size, pieces);
+    ghz_status_t got;
+    size_t i;
+    int q;
+    if (st != GHZ_SUCCESS) {
+        const int s = (int)st;
+        /* (the record may hold anything: the first status says this rank failed) */
+        if (cudaMemcpyAsync(coll_nccl_rec_status(mine, c->size, pieces), &s, sizeof s, cudaMemcpyHostToDevice,
+                            stream) != cudaSuccess)
+            cudaGetLastError();
+    }
+    got = coll_nccl_ok(ncclAllGather(mine, all, rec, ncclUint8, n->comm, stream), "ncclAllGather (frame sizes)");
+    if (got != GHZ_SUCCESS) return got;
+    got = coll_cuda_ok(cudaMemcpyAsync(n->h_rec, all, (size_t)c->size * rec, cudaMemcpyDeviceToHost, stream),
+                       "cudaMemcpyAsync (frame sizes)");
+    if (got == GHZ_SUCCESS) got = coll_cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize (NCCL round)");
+    if (st != GHZ_SUCCESS) return st;
+    if (got != GHZ_SUCCESS) return got;
+    for (q = 0; q < c->size; q++) {
+        const int* s = coll_nccl_rec_status(n->h_rec + (size_t)q * rec, c->size, pieces);
+        for (i = 0; i < k; i++) {
+            const ghz_status_t f = (ghz_status_t)s[i];
+            if (f == GHZ_SUCCESS) continue;
+            if (q == c->rank) return ghz_fail(f, "%s on this rank's GPU: %s", what, ghz_status_string(f));
+            return ghz_fail(GHZ_ERR_PEER, "rank %d failed (%s)", q, ghz_status_string(f));
+        }
+    }
+    return GHZ_SUCCESS;
 }
 
 void coll_nccl_call_reset(ghz_comm_t* c)
