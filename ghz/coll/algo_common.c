@@ -119,7 +119,7 @@ size_t coll_encode(coll_round_t* r, const void* raw, size_t n, void* wire, size_
     double t0 = coll_now();
     if (r->st != GHZ_SUCCESS) return 0;
     if (r->mode != COLL_EXACT) {
-        st = be->compress(be, raw, n, r->dtype, r->eb, wire, cap, &size);
+        st = be->compress(be, raw, n, r->dtype, r->eb, r->ratio_frames, wire, cap, &size);
         r->t_comp += coll_now() - t0;
         t0 = coll_now();
     }

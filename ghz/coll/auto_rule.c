@@ -3,14 +3,27 @@
 
 #include "ghz/coll/detail/auto_rule.h"
 
-/* {F, G, r}. The GPU's F: the host reads sizes and statuses a few times a call; the CPU's
- * (one thread): a small lossy call costs about 20 us over its exact one (the agreement,
- * the range, two small frames); docs/RESULTS-coll.md has the rates. r: a smooth field at
- * REL 1e-4 gives 3 to 10, so 2 rarely compresses where it does not pay. */
+/* {F, G, r, G_ratio, g}. The GPU's F: the host reads sizes and statuses a few times a
+ * call; the CPU's (one thread): a small lossy call costs about 20 us over its exact one
+ * (the agreement, the range, two small frames); docs/RESULTS-coll.md has the rates. r: a
+ * smooth field at REL 1e-4 gives 3 to 10, so 2 rarely compresses where it does not pay.
+ * G_ratio: the ratio frames' compress and decompress of a message (one CPU core about
+ * 200 and 400 MB/s; an H100 about 10 GB/s for a message of a few MiB, where the
+ * writer's and reader's per-level launches and barriers, not the values, set the
+ * time); g: one-dimensional ratio frames of the real fields are 1.3-1.8x smaller than
+ * speed frames at REL 1e-3 (1.2-3.2x from 1e-4 to 1e-2: docs/RESULTS-coll.md). */
 coll_auto_costs_t coll_auto_costs(ghz_exec_t backend)
 {
-    const coll_auto_costs_t gpu = {150e-6, 200e9, 2.0}, cpu = {20e-6, 0.3e9, 2.0};
+    const coll_auto_costs_t gpu = {150e-6, 200e9, 2.0, 10e9, 1.3}, cpu = {20e-6, 0.3e9, 2.0, 0.13e9, 1.3};
     return backend == GHZ_EXEC_CUDA ? gpu : cpu;
+}
+
+int coll_auto_ratio_frames(int N, size_t S, double t, const coll_auto_costs_t* k)
+{
+    double t1;
+    if (N < 2 || S == 0 || !(t > 0.0)) return 0;
+    t1 = t / (2.0 * (N - 1) / N * (double)S);
+    return t1 * (1.0 - 1.0 / k->ratio_gain) / k->ratio > 1.0 / k->ratio_codec_bps - 1.0 / k->codec_bps;
 }
 
 size_t coll_auto_rule(int N, size_t S, double t, const coll_auto_costs_t* k)

@@ -29,6 +29,7 @@ static ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t 
     c->auto_min = SIZE_MAX;
     c->auto_link_s = 0.0;
     c->auto_cal_bytes = 0;
+    c->auto_ratio = 0;
     if (c->knobs.auto_min_bytes != COLL_KNOB_UNSET) {
         c->auto_min = c->knobs.auto_min_bytes == COLL_KNOB_NEVER ? SIZE_MAX : c->knobs.auto_min_bytes;
     } else if (c->size > 1) {
@@ -44,6 +45,7 @@ static ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t 
         c->auto_link_s = t;
         c->auto_cal_bytes = S;
         c->auto_min = coll_auto_rule(c->size, S, t, &k);
+        c->auto_ratio = coll_auto_ratio_frames(c->size, S, t, &k);
     }
     if (c->rank == 0 && c->knobs.debug_info) {
         const double kf = c->size > 1 ? 2.0 * (c->size - 1) / c->size : 0.0;
@@ -57,8 +59,8 @@ static ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t 
                      "G %.1f GB/s, r %g",
                      S, t * 1e6, t > 0.0 ? kf * (double)S / t * 1e-9 : 0.0, k.fixed_s * 1e6, k.codec_bps * 1e-9,
                      k.ratio);
-        fprintf(stderr, "ghz coll INFO: AUTO over %s, %d ranks: %s; lossy AUTO calls %s\n",
-                ghz_transport_name(c->cfg.transport), c->size, link, from);
+        fprintf(stderr, "ghz coll INFO: AUTO over %s, %d ranks: %s; lossy AUTO calls %s; data movement in %s frames\n",
+                ghz_transport_name(c->cfg.transport), c->size, link, from, c->auto_ratio ? "ratio" : "speed");
     }
     return GHZ_SUCCESS;
 }

@@ -148,12 +148,15 @@ typedef enum {
                                    chooses) and runs the exact calls itself (COLL.md, NCCL) */
 } ghz_transport_t;
 
-/* How a lossy reduction combines compressed data. Values are pinned. */
+/* How a lossy call compresses. Values are pinned. */
 typedef enum {
-    GHZ_PATH_AUTO = 0, /* the algorithm's natural form (COLL.md) */
-    GHZ_PATH_HOMO = 1, /* compress once, combine compressed data with ghz/homo,
-                          decompress once (ghZCCL) */
-    GHZ_PATH_DOC = 2   /* decompress, operate, recompress at each step (gZCCL) */
+    GHZ_PATH_AUTO = 0,  /* the algorithm's natural form (COLL.md) */
+    GHZ_PATH_HOMO = 1,  /* compress once, combine compressed data with ghz/homo,
+                           decompress once (ghZCCL) */
+    GHZ_PATH_DOC = 2,   /* decompress, operate, recompress at each step (gZCCL) */
+    GHZ_PATH_RATIO = 3  /* data movement only: the codec's ratio frames (RATIO.md, one
+                           dimension), smaller than HOMO's for a slower codec (COLL.md,
+                           Data movement); reductions refuse it (GHZ_ERR_UNSUPPORTED) */
 } ghz_path_t;
 
 /* The accuracy of a lossy collective: a bound on the error of the FINAL result.
@@ -165,7 +168,7 @@ typedef struct {
                            GHZ_EB_REL: <= bound * (max - min), max and min over the
                            finite values of every rank's input */
     double bound;       /* finite, > 0; the same on every rank */
-    ghz_path_t path;    /* GHZ_PATH_AUTO, HOMO or DOC */
+    ghz_path_t path;    /* GHZ_PATH_AUTO, HOMO, DOC or (data movement) RATIO */
 } ghz_accuracy_t;
 
 #define GHZ_ACCURACY_INIT { sizeof(ghz_accuracy_t), GHZ_EB_REL, 1e-4, GHZ_PATH_AUTO }
@@ -293,9 +296,11 @@ GHZ_API ghz_status_t ghz_reduce_scatter(const void* sendbuf, void* recvbuf, size
  * element a rank receives from another rank satisfies |received - sent| <= bound (ABS:
  * acc->bound; REL: acc->bound * (max - min) over the finite values of the data every
  * rank sends in the call, agreed); NaN and infinities arrive bit for bit; a rank's own
- * block is copied exactly. acc->path: HOMO and DOC compress (alike); AUTO compresses
- * where N blocks reach the threshold fixed at init (ghz_coll_info_t.auto_min_bytes;
- * COLL.md). A piece that does not compress travels raw: the wire never carries
+ * block is copied exactly. acc->path: HOMO and DOC compress (alike); RATIO sends the
+ * codec's ratio frames (smaller, for more codec time); AUTO compresses where N blocks
+ * reach the threshold fixed at init (ghz_coll_info_t.auto_min_bytes; COLL.md), with
+ * ratio frames where the link timed at init is slower than their codec (COLL.md, Data
+ * movement). A piece that does not compress travels raw: the wire never carries
  * more than the raw bytes (COLL.md, Data movement). Arguments that must agree (counts,
  * dtype, root, accuracy; the v forms' counts pair by pair) are checked across ranks
  * before data moves, as for the reductions.
@@ -356,7 +361,8 @@ GHZ_API ghz_status_t ghz_alltoallv(const void* sendbuf, void* recvbuf, const siz
 typedef struct {
     size_t struct_size;
     ghz_algo_t algo;        /* the algorithm that ran */
-    ghz_path_t path;        /* GHZ_PATH_HOMO or DOC for a lossy call; AUTO for exact */
+    ghz_path_t path;        /* GHZ_PATH_HOMO, DOC or RATIO for a lossy call that
+                               compressed; AUTO for exact */
     int lossy;              /* nonzero when the call was lossy */
     double bound_abs;       /* the final-result bound in absolute units (REL resolved) */
     double eb_abs;          /* the absolute bound each compression used */

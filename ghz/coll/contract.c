@@ -20,7 +20,7 @@ static ghz_status_t coll_read_accuracy(const ghz_accuracy_t* acc, ghz_dtype_t dt
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown accuracy mode %d", (int)d.mode);
     if (!(d.bound > 0.0) || !isfinite(d.bound))
         return ghz_fail(GHZ_ERR_BAD_BOUND, "accuracy bound %g: must be finite and > 0", d.bound);
-    if ((unsigned)d.path > GHZ_PATH_DOC)
+    if ((unsigned)d.path > GHZ_PATH_RATIO)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown path %d", (int)d.path);
     if (dtype != GHZ_F32 && dtype != GHZ_F64)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes float32 or float64, not %s", ghz_dtype_name(dtype));

@@ -54,6 +54,7 @@ ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t
     ghz_status_t st = GHZ_SUCCESS;
     *ratio = 0.0;
     coll_proto_init(c, k, p->mode, p->eb, &proto);
+    proto.ratio_frames = p->ratio_frames;
 #ifdef GHZ_WITH_NCCL
     if (c->nccl && (p->route == COLL_ROUTE_TWO_LEVEL || p->route == COLL_ROUTE_ROUNDS)) coll_nccl_call_reset(c);
 #endif
@@ -99,6 +100,7 @@ ghz_status_t coll_execute(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t
     if (st != GHZ_SUCCESS) return st;
     info->algo = p->algo;
     info->path = p->mode == COLL_EXACT ? GHZ_PATH_AUTO
+                 : p->ratio_frames  ? GHZ_PATH_RATIO
                  : p->mode == COLL_DOC || (k->ops && k->a.path == GHZ_PATH_DOC) ? GHZ_PATH_DOC
                                                                                   : GHZ_PATH_HOMO;
     info->logical_bytes = proto.logical_bytes;

@@ -231,6 +231,8 @@ static ghz_status_t plan_move(const ghz_comm_t* c, const coll_desc_t* k, const c
         if (st != GHZ_SUCCESS) return st;
         if (B > 0.0) p->mode = COLL_HOMO;
         if (k->a.path == GHZ_PATH_AUTO && !coll_auto_compresses(c, move_bytes(c, p->extent * e))) p->mode = COLL_EXACT;
+        p->ratio_frames = p->mode != COLL_EXACT &&
+                          (k->a.path == GHZ_PATH_RATIO || (k->a.path == GHZ_PATH_AUTO && c->auto_ratio));
         p->bound_abs = B;
         p->terms = p->mode == COLL_EXACT ? 0.0 : 1.0;
     }

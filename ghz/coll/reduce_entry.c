@@ -35,6 +35,9 @@ static ghz_status_t check_local(const ghz_comm_t* c, coll_desc_t* k)
     k->total = k->ops->per_rank ? k->count * (size_t)c->size : k->count;
     if (k->acc && k->op != GHZ_OP_SUM && k->op != GHZ_OP_AVG && k->op != GHZ_OP_MIN && k->op != GHZ_OP_MAX)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "the lossy path takes sum, avg, min or max, not %s", ghz_op_name(k->op));
+    if (k->acc && k->a.path == GHZ_PATH_RATIO)
+        return ghz_fail(GHZ_ERR_UNSUPPORTED,
+                        "GHZ_PATH_RATIO is for data movement: ratio frames are not combined (AUTO, HOMO or DOC)");
     return GHZ_SUCCESS;
 }
 

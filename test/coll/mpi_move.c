@@ -1,6 +1,6 @@
 /* test/coll/mpi_move.c: the data-movement collectives on N ranks.
  *
- *   mpirun -np N test_coll_move exact|lossy|errors
+ *   mpirun -np N test_coll_move exact|lossy|lossy_ratio|errors
  *
  * Every rank generates every rank's data (val(), deterministic), so each rank checks
  * every element it receives against what its sender sent, and that every element
@@ -20,6 +20,8 @@
  *         input under a tiny bound travels raw (wire bytes = raw bytes; in the tree's
  *         packs plus their headers) and arrives bit for bit; path AUTO below 64 KiB runs
  *         exact, above it measures both paths; 40 calls of random shape.
+ * lossy_ratio: the same as lossy in the codec's ratio frames (GHZ_PATH_RATIO), and every
+ *         reduction refuses that path on every rank, writing nothing.
  * errors: one rank passes another count, root, dtype or bound, or v counts that do not
  *         pair, or a NULL buffer, or a root out of range; a lossy integer call: every rank
  *         returns an error, none hangs (CTest's timeout), and no output is written.
@@ -60,6 +62,7 @@ static uint64_t mix(uint64_t x)
 
 /* 0: exact data (random bits, finite floats), 1: a smooth field, 2: noise in [-1, 1] */
 static int g_data;
+static int g_ratio; /* the part lossy_ratio: GHZ_PATH_RATIO instead of HOMO */
 
 /* Element i of the block rank p sends to rank q (broadcast and allgather: one block for
  * every q; pass q = 0). */
@@ -607,12 +610,14 @@ static void part_lossy(void)
     ghz_comm_t* staged = make_comm(1 << 16, 1024, "0", 1, 0);
     ghz_comm_t* big = make_comm(0, 0, NULL, 0, 0);
     int kind;
+    /* the part "lossy_ratio": the same calls in the codec's ratio frames */
+    const ghz_path_t path = g_ratio ? GHZ_PATH_RATIO : GHZ_PATH_HOMO;
     abs_acc.mode = GHZ_EB_ABS;
     abs_acc.bound = 1e-2;
-    abs_acc.path = GHZ_PATH_HOMO;
+    abs_acc.path = path;
     rel_acc.mode = GHZ_EB_REL;
     rel_acc.bound = 1e-4;
-    rel_acc.path = GHZ_PATH_HOMO;
+    rel_acc.path = path;
     g_data = 1;
     if (small) {
         sweep(small, "lossy ABS", ft, 2, &abs_acc, counts, 5);
@@ -645,9 +650,11 @@ static void part_lossy(void)
         g_data = 1;
         st = one(&k, big, 3, &t, &info);
         CHECK(st == GHZ_SUCCESS && !t.wrong && !t.untouched_bad && info.lossy && info.eb_abs > 0 &&
-                  (g_size == 1 || info.logical_bytes == 0 || info.wire_bytes * 2 < info.logical_bytes),
-              "%s, smooth: %s, %zu wrong, wire %llu of %llu bytes", kind_names[kind], ghz_status_string(st),
-              t.wrong, (unsigned long long)info.wire_bytes, (unsigned long long)info.logical_bytes);
+                  (g_size == 1 || info.logical_bytes == 0 || info.wire_bytes * 2 < info.logical_bytes) &&
+                  info.path == path,
+              "%s, smooth: %s, %zu wrong, wire %llu of %llu bytes, path %s", kind_names[kind], ghz_status_string(st),
+              t.wrong, (unsigned long long)info.wire_bytes, (unsigned long long)info.logical_bytes,
+              ghz_path_name(info.path));
         if (g_rank == 0 && getenv("GHZ_TEST_VERBOSE"))
             printf("%s: max error / bound %.3f, ratio %.2f\n", kind_names[kind], t.max_err / t.bound,
                    info.wire_bytes ? (double)info.logical_bytes / info.wire_bytes : 0.0);
@@ -847,6 +854,33 @@ static void part_errors(void)
     ghz_comm_destroy(c);
 }
 
+/* Ratio frames are for the data movement: every reduction refuses GHZ_PATH_RATIO on
+ * every rank, before anything is written. */
+static void part_ratio_refused(void)
+{
+    ghz_comm_t* c = make_comm(0, 0, NULL, 0, 0);
+    ghz_accuracy_t acc = GHZ_ACCURACY_INIT;
+    float in[64], out[64];
+    int i;
+    acc.path = GHZ_PATH_RATIO;
+    for (i = 0; i < 64; i++) {
+        in[i] = (float)i;
+        out[i] = -1.0f;
+    }
+    if (!c) return;
+    {
+        const ghz_status_t st = ghz_allreduce(in, out, 64, GHZ_F32, GHZ_OP_SUM, &acc, c, NULL);
+        CHECK(st == GHZ_ERR_UNSUPPORTED && strstr(ghz_last_error_detail(), "GHZ_PATH_RATIO") && out[5] == -1.0f,
+              "allreduce with GHZ_PATH_RATIO: %s (%s)", ghz_status_string(st), ghz_last_error_detail());
+    }
+    {
+        const ghz_status_t st = ghz_reduce(in, out, 64, GHZ_F32, GHZ_OP_MAX, 0, &acc, c, NULL);
+        CHECK(st == GHZ_ERR_UNSUPPORTED && out[5] == -1.0f, "reduce with GHZ_PATH_RATIO: %s (%s)",
+              ghz_status_string(st), ghz_last_error_detail());
+    }
+    ghz_comm_destroy(c);
+}
+
 int main(int argc, char** argv)
 {
     const char* part = argc > 1 ? argv[1] : "exact";
@@ -859,6 +893,11 @@ int main(int argc, char** argv)
     }
     if (!strcmp(part, "exact")) part_exact();
     else if (!strcmp(part, "lossy")) part_lossy();
+    else if (!strcmp(part, "lossy_ratio")) {
+        g_ratio = 1;
+        part_lossy();
+        part_ratio_refused();
+    }
     else if (!strcmp(part, "errors")) part_errors();
     else CHECK(0, "unknown part %s", part);
     fails = mpi_check_finish(part);

@@ -127,3 +127,32 @@ Test(auto_rule, the_frozen_decision)
     c.auto_min = 0;
     cr_expect(coll_auto_compresses(&c, 0));
 }
+
+/* AUTO's ratio frames for the data movement: where the link is slower than the bus
+ * bandwidth B* = (1 - 1/g) / r / (1/G_ratio - 1/G) at which a byte's saved wire time
+ * pays the ratio codec's extra time, on both backends; never without a measurement. */
+Test(auto_rule, ratio_frames_where_the_link_is_slower_than_their_codec)
+{
+    const ghz_exec_t backends[] = {GHZ_EXEC_CPU, GHZ_EXEC_CUDA};
+    const size_t S = 8 * MIB;
+    size_t b;
+    for (b = 0; b < 2; b++) {
+        const coll_auto_costs_t k = coll_auto_costs(backends[b]);
+        const double star = (1.0 - 1.0 / k.ratio_gain) / k.ratio / (1.0 / k.ratio_codec_bps - 1.0 / k.codec_bps);
+        cr_assert(star > 0.0 && star < k.codec_bps, "B* %g", star);
+        cr_expect_eq(coll_auto_ratio_frames(4, S, link_time(4, S, 0.9 * star * 1e-9), &k), 1, "below B* %g", star);
+        cr_expect_eq(coll_auto_ratio_frames(4, S, link_time(4, S, 1.1 * star * 1e-9), &k), 0, "above B* %g", star);
+        cr_expect_eq(coll_auto_ratio_frames(3, S, link_time(3, S, 0.5 * star * 1e-9), &k), 1);
+        cr_expect_eq(coll_auto_ratio_frames(1, S, 1.0, &k), 0);
+        cr_expect_eq(coll_auto_ratio_frames(4, 0, 1.0, &k), 0);
+        cr_expect_eq(coll_auto_ratio_frames(4, S, 0.0, &k), 0);
+    }
+    /* NVLink and host memory keep speed frames on the GPU; a CPU node's shared memory too */
+    {
+        const coll_auto_costs_t gpu = coll_auto_costs(GHZ_EXEC_CUDA), cpu = coll_auto_costs(GHZ_EXEC_CPU);
+        cr_expect_eq(coll_auto_ratio_frames(4, S, link_time(4, S, 216.0), &gpu), 0);
+        cr_expect_eq(coll_auto_ratio_frames(4, S, link_time(4, S, 30.0), &gpu), 0);
+        cr_expect_eq(coll_auto_ratio_frames(4, S, link_time(4, S, 5.0), &cpu), 0);
+        cr_expect_eq(coll_auto_ratio_frames(4, S, link_time(4, S, 0.01), &cpu), 1);
+    }
+}

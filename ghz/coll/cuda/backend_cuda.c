@@ -194,7 +194,7 @@ static ghz_status_t clear_status(coll_backend_t* be)
 }
 
 static ghz_status_t cuda_compress(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype,
-                                  double eb_abs, void* dst, size_t capacity, size_t* size)
+                                  double eb_abs, int ratio, void* dst, size_t capacity, size_t* size)
 {
     cuda_state_t* s = st_of(be);
     ghz_params_t p;
@@ -204,6 +204,7 @@ static ghz_status_t cuda_compress(coll_backend_t* be, const void* src, size_t n,
     p.dtype = dtype;
     p.eb_mode = GHZ_EB_ABS;
     p.eb = eb_abs;
+    p.prefer = ratio ? GHZ_PREFER_RATIO : GHZ_PREFER_SPEED;
     if (st == GHZ_SUCCESS) st = ghz_cuda_compress(s->x.ctx, &p, src, n, &out, s->d_status, NULL, 0, s->x.stream);
     return device_result(be, st, size, "compress");
 }
@@ -405,6 +406,10 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     cfg.max_batch = 1;
     cfg.max_elems = s->x.max_elems;
     st = ghz_cuda_ctx_create(&cfg, &s->x.ctx);
+    /* the data movement's ratio frames (GHZ_PATH_RATIO) of a piece: about 9 bytes a
+     * value of workspace, reserved here so that no call allocates */
+    if (st == GHZ_SUCCESS) st = ghz_cuda_ctx_reserve_ratio(s->x.ctx, GHZ_F32, s->x.max_elems);
+    if (st == GHZ_SUCCESS) st = ghz_cuda_ctx_reserve_ratio(s->x.ctx, GHZ_F64, chunk_bytes / 8 + 64);
     if (st == GHZ_SUCCESS)
         st = ghz_cuda_homo_sum_n_workspace(GHZ_CUDA_HOMO_MAX_INPUTS, s->x.max_elems, &s->x.sum_work_bytes);
     if (st == GHZ_SUCCESS) {

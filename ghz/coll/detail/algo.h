@@ -33,6 +33,7 @@ typedef struct {
     size_t* fin_sizes;
     int staged;            /* exact values go through wire buffers too (backend.h, staged) */
     int raw_fallback;      /* a frame no smaller than its raw values travels raw */
+    int ratio_frames;      /* data movement: frames of the codec's ratio mode */
     ghz_status_t st;       /* this rank's status; poisons its messages once set */
     uint64_t wire_bytes;
     double t_comp, t_comb, t_dec, t_stage;

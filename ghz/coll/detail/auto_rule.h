@@ -12,6 +12,8 @@ typedef struct {
     double fixed_s;   /* F: seconds per compressed call */
     double codec_bps; /* G: bytes of input per rank per second of codec work */
     double ratio;     /* r: the ratio assumed */
+    double ratio_codec_bps; /* G of the codec's ratio frames (data movement) */
+    double ratio_gain;      /* how much smaller a ratio frame is assumed than a speed one */
 } coll_auto_costs_t;
 
 coll_auto_costs_t coll_auto_costs(ghz_exec_t backend);
@@ -19,6 +21,13 @@ coll_auto_costs_t coll_auto_costs(ghz_exec_t backend);
 /* The threshold for N ranks whose exact allreduce of S bytes per rank took t seconds
  * (SIZE_MAX: never). */
 size_t coll_auto_rule(int N, size_t S, double t, const coll_auto_costs_t* k);
+
+/* Whether AUTO's compressed data movement sends ratio frames over a link whose exact
+ * allreduce of S bytes per rank took t seconds on N ranks: where a byte's wire time
+ * saved by the smaller frame, t1 (1 - 1/g) / r with t1 = t / (2 (N-1)/N S), exceeds the
+ * codec time it adds, 1/G_ratio - 1/G (COLL.md, Data movement). 0 without a
+ * measurement. */
+int coll_auto_ratio_frames(int N, size_t S, double t, const coll_auto_costs_t* k);
 
 /* Times this rank's exact allreduce of S bytes per rank: *seconds per call. */
 typedef ghz_status_t (*coll_auto_timer_t)(ghz_comm_t* c, size_t S, double* seconds);

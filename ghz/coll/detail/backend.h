@@ -34,9 +34,10 @@ struct coll_backend {
      * memory, or NULL): src copied there in the same wait */
     ghz_status_t (*range)(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, void* copy_to,
                           double* vmin, double* vmax, int* nonfinite);
-    /* one frame under ABS eb_abs, no fill, no checksum */
-    ghz_status_t (*compress)(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, double eb_abs, void* dst,
-                             size_t capacity, size_t* size);
+    /* one frame under ABS eb_abs, no fill, no checksum; ratio: the codec's ratio mode
+     * (one dimension), else its speed mode */
+    ghz_status_t (*compress)(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, double eb_abs, int ratio,
+                             void* dst, size_t capacity, size_t* size);
     ghz_status_t (*decompress)(coll_backend_t* be, const void* src, size_t size, void* dst, size_t n,
                                ghz_dtype_t dtype);
     /* out = op(a, b) on frames (SUM, MIN or MAX); out overlaps neither */

@@ -86,6 +86,7 @@ struct ghz_comm {
     size_t auto_min;
     double auto_link_s;
     size_t auto_cal_bytes;
+    int auto_ratio; /* lossy AUTO data movement sends ratio frames (coll_auto_ratio_frames) */
     int auto_trace;        /* GHZ_COLL_AUTO_TRACE=1: rank 0 prints each AUTO decision; 2: and
                             * every lossy or staged call's times, phase by phase */
     /* Where a staged lossy call's range comes from: from this many bytes per rank on, the

@@ -24,7 +24,7 @@
     X(GHZ_TRANSPORT_AUTO, "auto") X(GHZ_TRANSPORT_MPI, "mpi") X(GHZ_TRANSPORT_CUDA_IPC, "ipc") \
     X(GHZ_TRANSPORT_NCCL, "nccl")
 
-#define COLL_PATHS(X) X(GHZ_PATH_AUTO, "auto") X(GHZ_PATH_HOMO, "homo") X(GHZ_PATH_DOC, "doc")
+#define COLL_PATHS(X) X(GHZ_PATH_AUTO, "auto") X(GHZ_PATH_HOMO, "homo") X(GHZ_PATH_DOC, "doc") X(GHZ_PATH_RATIO, "ratio")
 
 /* The calls, by the number the agreement compares (calls.h, coll_kind_t). */
 #define COLL_CALLS(X)                                                                                        \

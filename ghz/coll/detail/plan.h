@@ -37,6 +37,7 @@ typedef struct {
     double terms;      /* K (0: exact) */
     size_t extent;     /* data movement: the longest block of any rank (elements) */
     size_t far;        /* ... and the farthest block end */
+    int ratio_frames;  /* ... sent as the codec's ratio frames (GHZ_PATH_RATIO) */
 } coll_plan_t;
 
 /* A row of AUTO's cost tables: the cheapest finite one wins (coll_argmin). */

@@ -54,8 +54,10 @@ static void usage(FILE* f)
 "                       (default auto)\n"
 "  --rel X | --abs X    bound on the FINAL result of the lossy rows (default --rel 1e-4)\n"
 "  --paths LIST         rows per size among homo,doc,exact,mpi, auto (ghz's own choice\n"
-"                       of compressed or exact by its threshold: not in the default) and,\n"
-"                       with --backend cuda, mpi-pinned (default all the others)\n"
+"                       of compressed or exact by its threshold: not in the default),\n"
+"                       ratio (data movement in the codec's ratio frames: not in the\n"
+"                       default) and, with --backend cuda, mpi-pinned (default all the\n"
+"                       others)\n"
 "  --pool B, --chunk B  ghz communicator pool and pipeline chunk (default: library's)\n"
 "  --threads N          ghz CPU compute threads (0 = all; default 1)\n"
 "  --check-args 0|1     ghz_comm_config_t.check_args: agree on every call's arguments (default 1)\n"
@@ -334,7 +336,7 @@ int cb_parse_args(int argc, char** argv, int speak, cb_args_t* a)
             a->eb_mode = o[2] == 'r' ? GHZ_EB_REL : GHZ_EB_ABS;
         } else if (!strcmp(o, "--paths")) {
             if (!parse_paths(v, a))
-                USAGE_ERR("--paths: a list of homo,doc,exact,mpi,mpi-pinned: %s", v);
+                USAGE_ERR("--paths: a list of homo,doc,exact,mpi,mpi-pinned,auto,nccl,ratio: %s", v);
             a->paths_given = 1;
         } else if (!strcmp(o, "--pool")) {
             if (!cb_parse_bytes(v, &a->pool_bytes)) USAGE_ERR("bad size for --pool: %s", v);

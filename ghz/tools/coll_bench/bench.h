@@ -52,9 +52,10 @@ typedef enum {
     CB_PATH_MPI = 3,
     CB_PATH_MPI_PINNED = 4,
     CB_PATH_AUTO = 5, /* ghz with GHZ_PATH_AUTO: compressed or exact, as it decides */
-    CB_PATH_NCCL = 6  /* NCCL's own collective on the same device buffers (nccl_row.h) */
+    CB_PATH_NCCL = 6, /* NCCL's own collective on the same device buffers (nccl_row.h) */
+    CB_PATH_RATIO = 7 /* ghz with GHZ_PATH_RATIO (data movement only) */
 } cb_path_t;
-#define CB_PATH_COUNT 7
+#define CB_PATH_COUNT 8
 
 /* -a: which rank's time a row reports. */
 typedef enum { CB_TIME_RANK0 = 0, CB_TIME_AVG = 1, CB_TIME_MIN = 2, CB_TIME_MAX = 3 } cb_time_mode_t;
@@ -100,12 +101,12 @@ const char* cb_coll_name(cb_coll_t c);
 const char* cb_path_name(cb_path_t p);
 
 /* Does ghz reduce on this path (not the MPI library or NCCL)? */
-static inline int cb_path_ghz(cb_path_t p) { return p == CB_PATH_HOMO || p == CB_PATH_DOC || p == CB_PATH_EXACT || p == CB_PATH_AUTO; }
+static inline int cb_path_ghz(cb_path_t p) { return p == CB_PATH_HOMO || p == CB_PATH_DOC || p == CB_PATH_EXACT || p == CB_PATH_AUTO || p == CB_PATH_RATIO; }
 /* Does the MPI library (not ghz) reduce on this path? */
 static inline int cb_path_mpi(cb_path_t p) { return p == CB_PATH_MPI || p == CB_PATH_MPI_PINNED; }
 
 /* Is the path lossy (an accuracy is passed)? */
-static inline int cb_path_lossy(cb_path_t p) { return p == CB_PATH_HOMO || p == CB_PATH_DOC || p == CB_PATH_AUTO; }
+static inline int cb_path_lossy(cb_path_t p) { return p == CB_PATH_HOMO || p == CB_PATH_DOC || p == CB_PATH_AUTO || p == CB_PATH_RATIO; }
 
 /* Can ghz/coll run dtype/op lossy (COLL.md: f32/f64 with SUM, AVG, MIN, MAX)? */
 static inline int cb_lossy_ok(ghz_dtype_t t, ghz_op_t op)

@@ -197,7 +197,10 @@ static void run_row(bench_t* b, const shape_t* s, cb_path_t path)
     c.acc.struct_size = sizeof c.acc;
     c.acc.mode = a->eb_mode;
     c.acc.bound = a->eb;
-    c.acc.path = path == CB_PATH_DOC ? GHZ_PATH_DOC : path == CB_PATH_AUTO ? GHZ_PATH_AUTO : GHZ_PATH_HOMO;
+    c.acc.path = path == CB_PATH_DOC     ? GHZ_PATH_DOC
+                 : path == CB_PATH_AUTO  ? GHZ_PATH_AUTO
+                 : path == CB_PATH_RATIO ? GHZ_PATH_RATIO
+                                         : GHZ_PATH_HOMO;
     row.bytes = s->bytes;
     row.count = s->in_elems;
     row.path = path;
@@ -266,10 +269,12 @@ static void run_size(bench_t* b, shape_t* s)
         ++b->failed_calls;
         return;
     }
-    /* (the data movement compresses once whatever the path: no doc row) */
+    /* (the data movement compresses once whatever the path: no doc row; ratio frames
+     * are for the data movement alone) */
     for (i = 0; i < a->npaths; ++i)
         if ((!cb_path_lossy(a->paths[i]) || cb_lossy_ok(a->dtype, a->op)) &&
-            !(cb_coll_moves(a->coll) && a->paths[i] == CB_PATH_DOC))
+            !(cb_coll_moves(a->coll) && a->paths[i] == CB_PATH_DOC) &&
+            !(!cb_coll_moves(a->coll) && a->paths[i] == CB_PATH_RATIO))
             run_row(b, s, a->paths[i]);
 }
 

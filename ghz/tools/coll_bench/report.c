@@ -18,7 +18,7 @@ const char* cb_coll_name(cb_coll_t c)
 
 const char* cb_path_name(cb_path_t p)
 {
-    static const char* const names[CB_PATH_COUNT] = {"homo", "doc", "exact", "mpi", "mpi-pinned", "auto", "nccl"};
+    static const char* const names[CB_PATH_COUNT] = {"homo", "doc", "exact", "mpi", "mpi-pinned", "auto", "nccl", "ratio"};
     return (unsigned)p < CB_PATH_COUNT ? names[p] : "?";
 }
 
