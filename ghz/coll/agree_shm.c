@@ -1,12 +1,8 @@
 /* ghz/coll/agree_shm.c: the agreements' allreduce through shared memory (detail/agree_shm.h).
- *
- * Why: an MPI_Allreduce of a few words costs microseconds, NCCL's tens, as much as a
- * small NCCL allreduce on NVLink; here each rank writes its words, then its sequence
- * number, into its slot, waits for every slot's sequence and takes the maximum itself.
- *
+ * Why: an MPI_Allreduce of a few words costs microseconds, NCCL's tens (as much as a small
+ * NCCL allreduce on NVLink); here it is a handful of cache-line transfers.
  * Two buffers suffice: a rank writes call s's words into buffer s mod 2 only after every
  * rank's sequence reached s - 1, which each publishes after reading call s - 2's words.
- *
  * A waiting rank yields after a while (ranks may outnumber cores), and watches whether
  * the peer released its communicator or its process ended, so that the wait fails
  * instead of spinning until the job is killed. A process is watched only where this rank

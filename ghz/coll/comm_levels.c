@@ -12,10 +12,9 @@
 #define EXACT_CHILD_CHUNK ((size_t)1 << 16)
 
 #ifdef GHZ_WITH_NCCL
-/* A child split from p's NCCL communicator (ncclCommSplit needs no MPI). exact_only: the
- * node's child, on the caller's buffers only: the least pool. Collective over p. An
- * incomplete child comes back too: it is released after the agreement on every rank at
- * once (destroying an NCCL communicator meets its peers). */
+/* A child split from p's NCCL communicator (needs no MPI); exact_only: the least pool.
+ * Collective over p. An incomplete child comes back too: it is released after the
+ * agreement on every rank at once (destroying an NCCL communicator meets its peers). */
 static ghz_status_t nccl_child(ghz_comm_t* p, int color, int exact_only, ghz_status_t st, ghz_comm_t** out)
 {
     ghz_comm_t* c = st == GHZ_SUCCESS ? coll_comm_new() : NULL;
