@@ -1,16 +1,8 @@
-/* ghz/coll/agree.c: agreeing on a call before any data moves.
- *
- * One allreduce (MAX) over a few int64 words: through shared memory where every rank is
- * on one node (agree_shm.c), else the communicator's control allreduce (ctl_max: MPI's,
- * or NCCL's). A value v that must be equal everywhere goes in twice, as v and ~v: max(v)
- * is the largest value and ~max(~v) the smallest, so the ranks agree exactly when the
- * two are equal. Doubles travel as order-preserving integers (ordered()). A call's fields travel as one digest (digest()): an exact call
- * is then 6 words, which fit a shared-memory slot's first cache line beside its
- * sequence number, so that over NCCL a checked exact call costs one line a peer (it is
- * a host barrier in front of NCCL's own launch; every word on it is host time). Only
- * where the digests differ do the fields themselves travel, in a second exchange that
- * every rank makes, to name the one that differs. A lossy call adds its value range:
- * one small allreduce it needs anyway. */
+/* ghz/coll/agree.c: agreeing on a call before any data moves: one MAX allreduce of int64
+ * words. A value that must be equal everywhere goes in as v and ~v (equal when
+ * max(v) == ~max(~v)). A call's fields travel as one digest, so an exact call's 6 words
+ * fit a shared-memory slot's first cache line; only where digests differ do the fields
+ * travel, to name the one that differs. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +24,6 @@ static const char* kind_name(int64_t v)
     return "unknown";
 }
 
-/* A field's value as a user reads it: names for enums, the bound as a number. */
 static void show(char* buf, size_t len, int field, int64_t v)
 {
     double d;
@@ -46,7 +37,6 @@ static void show(char* buf, size_t len, int field, int64_t v)
     case AGREE_BOUND: {
         int prec = 6;
         memcpy(&d, &v, sizeof d);
-        /* the shortest form that reads back as the same double */
         do snprintf(buf, len, "%.*g", prec, d);
         while (strtod(buf, NULL) != d && ++prec <= 17);
         break;
@@ -57,9 +47,8 @@ static void show(char* buf, size_t len, int field, int64_t v)
     }
 }
 
-/* The failing rank with the lowest number, and its own status, in one word whose MAX
- * over ranks picks it: INT64_MIN where this rank did not fail. A rank whose communicator
- * is broken (BROKEN_BIT) goes before every other: its peers must learn it (agree()). */
+/* The lowest failing rank and its status, in one word whose MAX picks it; a broken
+ * communicator (BROKEN_BIT) goes first: its peers must learn it. */
 #define BROKEN_BIT ((int64_t)1 << 50)
 
 static int64_t failure_word(int rank, ghz_status_t st, int broken)
@@ -100,14 +89,11 @@ ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n)
     return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a communicator without a control plane");
 }
 
-/* The words of a call's agreement. The first W_EXACT are every call's; the range words
- * follow for a lossy call. */
+/* The first W_EXACT words are every call's; a lossy call's range words follow. */
 enum { W_DIGEST, W_NDIGEST, W_FAILED, W_NSTAGED, W_MOST0, W_MOST1, W_EXACT,
        W_MAX = W_EXACT, W_NMIN, W_NONFINITE, W_NRATIO, W_WORDS };
 
-/* A 64-bit digest of a call's fields (splitmix64's finalizer over each in turn): two
- * different sets of fields give the same digest with probability about 2^-64, and a
- * digest that differs anywhere sends every rank to the exchange that names the field. */
+/* splitmix64's finalizer over each field in turn */
 static int64_t digest(const coll_call_t* k)
 {
     uint64_t h = 0x9e3779b97f4a7c15u;
@@ -124,8 +110,6 @@ static int64_t digest(const coll_call_t* k)
     return (int64_t)h;
 }
 
-/* The digests differ: every rank exchanges its fields (v and ~v each) to find the first
- * that differs, and fails with it. */
 static ghz_status_t name_mismatch(ghz_comm_t* c, const coll_call_t* mine)
 {
     int64_t w[2 * AGREE_NFIELDS];
@@ -146,8 +130,7 @@ static ghz_status_t name_mismatch(ghz_comm_t* c, const coll_call_t* mine)
             return ghz_fail(GHZ_ERR_MISMATCH, "the ranks pass different %s (%s and %s among them; this rank %s)",
                             field_name[i], lo, hi, me);
         }
-    /* equal fields: the digests differ in whether the call scans a range, which every
-     * rank decides from agreed inputs; a rank whose state diverged decided otherwise */
+    /* (equal fields: a rank whose state diverged decided `ranged` otherwise) */
     return ghz_fail(GHZ_ERR_MISMATCH, "the ranks decide differently whether this call compresses (this rank: %s)",
                     mine->ranged ? "compresses" : "exact");
 }
@@ -156,17 +139,14 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
 {
     int64_t w[W_WORDS];
     const int64_t d = digest(mine);
-    /* Through shared memory an exact call reads only its peers' first line; the ranks
-     * may then read different counts of words, which is safe there: a rank that reads
-     * more reads a peer's older words, and only where the digests (in the first line)
-     * differ, so that every rank fails. MPI and NCCL take the same count everywhere. */
+    /* Through shared memory the counts may differ between ranks: more words are read
+     * only where the digests differ, and then every rank fails. */
     const int n = c->shm && !mine->ranged ? W_EXACT : W_WORDS;
     ghz_status_t st;
     w[W_DIGEST] = d;
     w[W_NDIGEST] = ~d;
     w[W_FAILED] = failure_word(c->rank, mine->status, c->broken != GHZ_SUCCESS);
     w[W_NSTAGED] = !mine->staged;
-    /* (unsigned values above INT64_MAX cannot be counts of anything in memory) */
     w[W_MOST0] = mine->most[0] > INT64_MAX ? INT64_MAX : (int64_t)mine->most[0];
     w[W_MOST1] = mine->most[1] > INT64_MAX ? INT64_MAX : (int64_t)mine->most[1];
     w[W_MAX] = mine->have_range ? ordered(mine->vmax) : INT64_MIN;
@@ -178,10 +158,7 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     if (w[W_FAILED] != INT64_MIN) {
         if (mine->status != GHZ_SUCCESS) return mine->status; /* its detail is set */
         if (w[W_FAILED] & BROKEN_BIT) {
-            /* The one failure rule (contract.c) on every rank that took part: a peer's
-             * earlier call failed once data moved, where this rank's succeeded; the ranks
-             * may be out of step, so this rank's communicator is broken too (and its
-             * release, like the peer's, meets no one: comm_buffers.c) */
+            /* (the ranks may be out of step: contract.c's failure rule) */
             c->broken = GHZ_ERR_PEER;
             return ghz_fail(GHZ_ERR_PEER,
                             "rank %d's communicator is broken (%s: an earlier call failed there after its data "
@@ -193,7 +170,6 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     }
     if (w[W_DIGEST] != ~w[W_NDIGEST]) return name_mismatch(c, mine);
     if (n == W_EXACT) {
-        /* (the range words of a call that scans none: what its own would give) */
         w[W_MAX] = w[W_NMIN] = INT64_MIN;
         w[W_NONFINITE] = mine->nonfinite;
         w[W_NRATIO] = ~ordered(mine->ratio_seen);
@@ -209,8 +185,6 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
     return GHZ_SUCCESS;
 }
 
-/* The settings of a communicator that must be equal on every rank: the resolved
- * configuration, and the environment's knobs that shape calls. */
 enum { S_BACKEND, S_ARALGO, S_RSALGO, S_RALGO, S_POOL, S_CHUNK, S_CHECK, S_THREADS, S_RPN, S_TRANSPORT, S_STAGED,
        S_KNOBS };
 #define MAX_SETTINGS (S_KNOBS + 16)
@@ -240,8 +214,8 @@ ghz_status_t coll_agree_config(ghz_comm_t* c, ghz_status_t mine)
     v[S_CHUNK] = (int64_t)c->cfg.chunk_bytes;
     v[S_CHECK] = c->cfg.check_args != 0;
     v[S_THREADS] = c->cfg.nthreads;
-    v[S_RPN] = c->cfg.ranks_per_node; /* resolved: the environment's where the field is 0 */
-    v[S_TRANSPORT] = c->cfg.transport; /* resolved: AUTO became MPI, CUDA_IPC or NCCL */
+    v[S_RPN] = c->cfg.ranks_per_node;
+    v[S_TRANSPORT] = c->cfg.transport;
     v[S_STAGED] = c->host_mirror;
     n = S_KNOBS + coll_knobs_agreed(&c->knobs, name + S_KNOBS, v + S_KNOBS, MAX_SETTINGS - S_KNOBS);
     for (i = 0; i < n; i++) {

@@ -1,32 +1,13 @@
-/* ghz/coll/agree_shm.c: the agreements' allreduce through shared memory, where every
- * rank of a communicator is on one node (detail/agree_shm.h).
- *
- * Why: every checked call agrees first (agree.c), and over NCCL an exact call is
- * otherwise only NCCL's launch; an MPI_Allreduce of a few words costs a few
- * microseconds, and NCCL's own (the control path without MPI: a copy in, an allreduce,
- * a copy out and a host wait) tens, as much as or more than NCCL's whole small
- * allreduce on NVLink. Here each rank writes its words and then its sequence number
- * into its own slot of one shared segment, waits until every slot carries the
- * sequence, and takes the maximum itself: a handful of cache-line transfers.
- *
- * One exchange, two ways to make the segment, each set up through the communicator's
- * control allreduce: over memory every rank allocated a part of (an MPI window, which
- * comm_make.c makes and frees), or a POSIX segment that rank 0 creates and the others
- * open by name (a communicator without MPI: NCCL's allreduce).
- *
- * Why two buffers suffice: a rank writes call s's words into buffer s mod 2 only after
- * it saw every rank's sequence reach s - 1 (in the other buffer), which each rank
- * publishes after it finished reading call s - 2's words, the last ones in this one.
- *
- * A waiting rank spins, and yields the CPU after a while: where ranks outnumber cores
- * (CI runs 8 on 2), the rank it waits for needs that CPU. While it yields it also
- * looks whether the rank it waits for released its communicator (a flag each rank sets
- * in its slot when it does), and now and then whether its process still exists (each
- * rank writes its process id and start time in its slot): where either is gone no
- * sequence will come, and the wait ends in an error instead of spinning until the job
- * is killed. A process is watched only where this rank sees it at set-up under the id
- * and start time it wrote (ranks in another PID namespace, or where /proc hides other
- * processes, are not watched: a wrong verdict there would fail a healthy job). */
+/* ghz/coll/agree_shm.c: the agreements' allreduce through shared memory (detail/agree_shm.h).
+ * Why: an MPI_Allreduce of a few words costs microseconds, NCCL's tens (as much as a small
+ * NCCL allreduce on NVLink); here it is a handful of cache-line transfers.
+ * Two buffers suffice: a rank writes call s's words into buffer s mod 2 only after every
+ * rank's sequence reached s - 1, which each publishes after reading call s - 2's words.
+ * A waiting rank yields after a while (ranks may outnumber cores), and watches whether
+ * the peer released its communicator or its process ended, so that the wait fails
+ * instead of spinning until the job is killed. A process is watched only where this rank
+ * sees it under the id and start time it wrote (another PID namespace, a hiding /proc:
+ * a wrong verdict would fail a healthy job). */
 #define _POSIX_C_SOURCE 200809L /* sched_yield, shm_open, gethostname */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,18 +23,14 @@
 #include "ghz/coll/detail/agree_shm.h"
 #include "ghz/detail/error.h"
 
-/* One buffer: the sequence number of the call whose words it holds, on the same cache
- * line as the first words, so that the line a reader waits for brings them along (an
- * agreement of a few words costs one line a peer, not two). */
+/* The sequence shares the first words' cache line: a few words cost one line a peer. */
 typedef struct {
     _Alignas(64) _Atomic uint64_t seq;
     int64_t words[COLL_SHM_WORDS];
 } buf_t;
 _Static_assert(sizeof(buf_t) % 64 == 0, "every buffer starts a cache line");
 
-/* One rank's slot: two buffers, and on a line of its own (read only by waiting ranks
- * that yield) whether the rank released its communicator, and its process (written once,
- * before the set-up's last barrier). */
+/* `gone` on a line of its own: read only by waiting ranks that yield. */
 typedef struct {
     buf_t buf[2];
     _Alignas(64) _Atomic uint64_t gone;
@@ -62,9 +39,7 @@ typedef struct {
 } slot_t;
 _Static_assert(sizeof(slot_t) % 64 == 0, "every slot starts a cache line");
 
-/* Parts allocated by others need not start cache lines (Open MPI's window segments are
- * 8-byte aligned), so each holds a line more than its slot, which starts at the part's
- * first line. */
+/* A line more than the slot: Open MPI's window parts are only 8-byte aligned. */
 size_t coll_shm_part_bytes(void)
 {
     return sizeof(slot_t) + 64;
@@ -75,10 +50,7 @@ static slot_t* slot_in(void* part)
     return (slot_t*)(((uintptr_t)part + 63u) & ~(uintptr_t)63u);
 }
 
-/* The POSIX segment: one header line, then every rank's slot in rank order (mmap
- * returns page-aligned memory, so every slot starts a line). The header says whose
- * segment it is: a rank that opened one by name checks the nonce and the rank count
- * before it trusts it. */
+/* The POSIX segment: a header line (checked by ranks that open it by name), then the slots. */
 typedef struct {
     _Alignas(64) _Atomic uint64_t nonce;
     int64_t size;
@@ -96,14 +68,11 @@ struct coll_shm {
     slot_t** slots;    /* every rank's, in rank order */
     int rank, size;
     uint64_t seq;      /* this rank's last call */
-    int gone_rank;     /* -1, or the rank whose release ended an exchange (then every
-                          later exchange fails at once: this rank's sequence is no
-                          longer in step with the others') */
+    int gone_rank;     /* -1, or the rank whose release ended an exchange (out of step since) */
     unsigned char* watch; /* per rank: its process is watched while this one waits */
 };
 
-/* What /proc says of process pid: 1 it runs (*start: its start time), 0 it has ended (no
- * such process, or a zombie), -1 this process cannot tell (no /proc, no permission). */
+/* 1: pid runs (*start: its start time); 0: it ended (or is a zombie); -1: cannot tell. */
 static int proc_state(int64_t pid, uint64_t* start)
 {
     char path[64], buf[1024];
@@ -119,8 +88,7 @@ static int proc_state(int64_t pid, uint64_t* start)
     len = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[len] = '\0';
-    /* the command name (field 2) may hold spaces and parentheses: fields 3 on follow the
-     * last ')' */
+    /* (the command name may hold spaces and parentheses: field 3 follows the last ')') */
     p = strrchr(buf, ')');
     if (!p || sscanf(p + 1, " %c", &state) != 1) return -1;
     if (state == 'Z' || state == 'X') return 0;
@@ -130,7 +98,6 @@ static int proc_state(int64_t pid, uint64_t* start)
     return 1;
 }
 
-/* This process's id and start time into its slot. */
 static void write_self(slot_t* own)
 {
     uint64_t start = 0;
@@ -138,8 +105,6 @@ static void write_self(slot_t* own)
     own->start = proc_state(own->pid, &start) == 1 ? start : 0;
 }
 
-/* Which peers' processes this rank can watch: those it sees as they said (after every
- * rank wrote its slot). */
 static void choose_watched(coll_shm_t* s)
 {
     int q;
@@ -151,7 +116,6 @@ static void choose_watched(coll_shm_t* s)
     }
 }
 
-/* Whether peer q's process has ended (only a watched one can be said to have). */
 static int peer_ended(const coll_shm_t* s, int q)
 {
     uint64_t start = 0;
@@ -196,8 +160,7 @@ int coll_shm_wanted(void)
 #endif
 }
 
-/* 64 bits of a byte string, seeded: FNV-1a, then a finalising mix so that every input
- * bit reaches every output bit (FNV-1a's high bits depend weakly on the last bytes). */
+/* FNV-1a, then a finalising mix: FNV-1a's high bits depend weakly on the last bytes. */
 static uint64_t hash_bytes(uint64_t seed, const void* data, size_t n)
 {
     const unsigned char* p = (const unsigned char*)data;
@@ -228,8 +191,7 @@ uint64_t coll_shm_host_id(void)
     memset(buf, 0, sizeof buf);
     if (gethostname(buf, 255) != 0) buf[0] = '\0';
     h = hash_bytes(SEED_HOST, buf, strlen(buf));
-    /* the kernel's boot: two machines with one hostname (clones, containers on
-     * different hosts) differ here */
+    /* (two machines with one hostname differ in their boot id) */
     memset(buf, 0, sizeof buf);
     f = fopen("/proc/sys/kernel/random/boot_id", "r");
     if (f) {
@@ -237,8 +199,7 @@ uint64_t coll_shm_host_id(void)
         fclose(f);
     }
     h = hash_bytes(h, buf, strlen(buf));
-    /* the file system that shm_open names live in: containers on one kernel with /dev/shm
-     * mounts of their own see different ones, and could not open each other's segment */
+    /* (containers with /dev/shm mounts of their own cannot open each other's segment) */
     if (stat("/dev/shm", &st) == 0) {
         uint64_t id[2];
         id[0] = (uint64_t)st.st_dev;
@@ -253,7 +214,6 @@ void coll_shm_posix_name(const void* key, size_t key_bytes, char* name, size_t l
     snprintf(name, len, "/ghz-coll-%016llx", (unsigned long long)hash_bytes(SEED_NAME, key, key_bytes));
 }
 
-/* One step of the creation: `fail` (0 or 1) maxed over the ranks through ctl. */
 static ghz_status_t any_failed(coll_shm_ctl_fn ctl, void* ctx, int fail, int* any)
 {
     int64_t w = fail != 0;
@@ -262,7 +222,6 @@ static ghz_status_t any_failed(coll_shm_ctl_fn ctl, void* ctx, int fail, int* an
     return st;
 }
 
-/* Maps the segment of fd (bytes long) and points s->slots into it. */
 static int map_segment(coll_shm_t* s, int fd, size_t bytes)
 {
     void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -274,9 +233,7 @@ static int map_segment(coll_shm_t* s, int fd, size_t bytes)
     return 1;
 }
 
-/* Rank 0: the segment, new (O_EXCL: never one a crashed job left under the same name),
- * zero-filled by ftruncate (every slot's sequences are 0 before anyone maps it), then
- * the header, the nonce last. */
+/* O_EXCL: never a segment a crashed job left under the same name. The nonce goes last. */
 static int create_segment(coll_shm_t* s, const char* name, uint64_t nonce)
 {
     const size_t bytes = posix_bytes(s->size);
@@ -295,8 +252,6 @@ static int create_segment(coll_shm_t* s, const char* name, uint64_t nonce)
     return 1;
 }
 
-/* The other ranks: rank 0's segment by name, trusted only with its nonce and rank count
- * (a rank whose /dev/shm is another one finds no segment, or not this one). */
 static int open_segment(coll_shm_t* s, const char* name, uint64_t nonce)
 {
     const size_t bytes = posix_bytes(s->size);
@@ -320,11 +275,9 @@ coll_shm_t* coll_shm_create_posix(int rank, int size, uint64_t host, const void*
     uint64_t nonce;
     int ok, any;
     *status = GHZ_SUCCESS;
-    /* (every rank has the same size: nothing to agree on one rank) */
     if (size < 2) return NULL;
     if (want) s = alloc_shm(rank, size);
-    /* 1. every rank on one host (the same identity everywhere: v and ~v, as agree.c
-     * does) and willing */
+    /* 1. every rank on one host (v and ~v, as agree.c does) and willing */
     w[0] = (int64_t)host;
     w[1] = ~(int64_t)host;
     w[2] = s == NULL;
@@ -348,8 +301,7 @@ coll_shm_t* coll_shm_create_posix(int rank, int size, uint64_t host, const void*
     ok = rank == 0 || open_segment(s, name, nonce);
     if (ok) write_self(s->slots[rank]);
     *status = any_failed(ctl, ctx, !ok, &any);
-    /* every rank that could open it has: no name outlives this, even if the job crashes
-     * later (the mappings keep the memory) */
+    /* (no name outlives this, even if the job crashes later) */
     if (rank == 0) shm_unlink(name);
     if (any) {
         free_shm(s);
@@ -369,7 +321,6 @@ coll_shm_t* coll_shm_create_parts(int rank, int size, void* const* parts, coll_s
         memset(s->slots[rank], 0, sizeof(slot_t)); /* (zero sequences: the first call is 1) */
         write_self(s->slots[rank]);
     }
-    /* every rank's slot is zeroed (and says whose it is) before any rank's first call */
     *status = any_failed(ctl, ctx, s == NULL, &any);
     if (any) {
         if (s) free_shm(s);
@@ -379,12 +330,9 @@ coll_shm_t* coll_shm_create_parts(int rank, int size, void* const* parts, coll_s
     return s;
 }
 
-/* A slot's `gone`: the rank has not released its communicator, released it alone
- * (ghz_comm_abort, a broken communicator), or releases it with every rank. */
 enum { HERE = 0, GONE_ALONE = 1, GONE_TOGETHER = 2 };
 
-/* Says to ranks that wait for this one that it is gone, and how (once: the first word
- * written is the one every peer reads in coll_shm_together). */
+/* (once: the first word written is the one every peer reads) */
 static void mark_gone(coll_shm_t* s, uint64_t how)
 {
     uint64_t here = HERE;
@@ -423,8 +371,6 @@ void coll_shm_abandon(coll_shm_t* s)
 {
     if (!s) return;
     mark_gone(s, GONE_ALONE);
-    /* (a POSIX mapping is this process's alone, and the peers' keep the memory; parts
-     * stay to their owner) */
     free_shm(s);
 }
 

@@ -1,5 +1,4 @@
-/* ghz/coll/algo_mpi.c: GHZ_ALGO_MPI, the MPI library's own calls (the allreduce and the
- * data movement), and which calls it can run; the v forms' exchange of counts. */
+/* ghz/coll/algo_mpi.c: GHZ_ALGO_MPI, the MPI library's own calls; the v forms' exchange of counts. */
 #include <stddef.h>
 
 #include "ghz/coll/detail/comm_mpi.h"
@@ -7,7 +6,6 @@
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
-/* MPI's datatype of a ghz dtype (MPI_DATATYPE_NULL for an unknown one). */
 static MPI_Datatype mpi_dtype(ghz_dtype_t dtype)
 {
     switch (dtype) {
@@ -25,15 +23,8 @@ static MPI_Datatype mpi_dtype(ghz_dtype_t dtype)
     return MPI_DATATYPE_NULL;
 }
 
-/* Why GHZ_ALGO_MPI cannot run the call (NULL: it can; then *op, when given, is MPI's
- * operation for it). It runs exact calls on the CPU backend, for the ops whose rules MPI
- * shares with ghz (reduce_ops.h): 32- and 64-bit integer ops wrap as ghz's do (8- and
- * 16-bit sums saturate in Open MPI 4.1's AVX op component: test_coll_mpi caught it,
- * open-mpi/ompi#8045 says it stays), the logical and bitwise ops agree, and float sums
- * and products are one IEEE operation each (in MPI's order, within the exact path's
- * (n + 2) u S of the true sum, like ghz's own algorithms); AVG is MPI's sum, scaled by
- * ghz as on every path. Float MIN and MAX are not MPI's: ghz defines the result of a NaN
- * operand (quieted NaN), MPI does not. */
+/* Why GHZ_ALGO_MPI cannot run the call (NULL: it can; *op: MPI's op). Only the ops whose
+ * rules MPI shares with ghz (reduce_ops.h); float sums stay within the exact path's bound. */
 static const char* refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m, MPI_Op* op)
 {
     MPI_Op o = MPI_OP_NULL;
@@ -69,8 +60,7 @@ const char* coll_mpi_refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mod
     return refusal(c, k, m, NULL);
 }
 
-/* GHZ_ALGO_MPI: MPI_Allreduce on the caller's buffers (MPI_IN_PLACE in place), in
- * pieces of at most 2^30 elements (MPI's counts are ints). */
+/* In pieces of at most 2^30 elements: MPI's counts are ints. */
 ghz_status_t coll_mpi_allreduce(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* proto)
 {
     const size_t e = ghz_dtype_size(k->dtype), piece = (size_t)1 << 30;

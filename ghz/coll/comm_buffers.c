@@ -1,5 +1,4 @@
-/* ghz/coll/comm_buffers.c: what a communicator holds: the pool and the per-call arrays,
- * allocated once (calls allocate nothing), and the communicator's release. */
+/* ghz/coll/comm_buffers.c: a communicator's buffers, allocated once, and its release. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +8,6 @@
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/detail/error.h"
 
-/* Host allocations of the communicator: counted (ghz_coll_info_t.allocations). */
 static void* host_alloc(ghz_comm_t* c, size_t bytes)
 {
     c->allocations++;
@@ -26,7 +24,6 @@ ghz_comm_t* coll_comm_new(void)
     return c;
 }
 
-/* The pool and the per-call arrays (comm.h), allocated once. */
 ghz_status_t coll_comm_alloc_buffers(ghz_comm_t* c)
 {
     const size_t n = (size_t)c->size;
@@ -42,14 +39,11 @@ ghz_status_t coll_comm_alloc_buffers(ghz_comm_t* c)
     c->pool = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_WIRE);
     c->allocations++;
     if (c->be.staged && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
-        /* values live apart from the wire buffers: as much again, so that whatever
-         * fits the wire pool fits here (the algorithms' needs count both); the NCCL
-         * algorithm keeps its values in the callers' buffers and its pool alone */
+        /* (the NCCL algorithm keeps its values in the callers' buffers) */
         c->pool_raw = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_RAW);
         c->allocations++;
     }
     if (c->host_mirror) {
-        /* the host mirror every message is copied through */
         c->pool_mirror = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_MIRROR);
         c->allocations++;
     }
@@ -57,12 +51,9 @@ ghz_status_t coll_comm_alloc_buffers(ghz_comm_t* c)
         !c->sreq || !c->rreq || !c->pool || (c->be.staged && c->cfg.transport != GHZ_TRANSPORT_NCCL && !c->pool_raw) ||
         (c->host_mirror && !c->pool_mirror))
         return ghz_fail(GHZ_ERR_NOMEM, "communicator buffers (pool %zu bytes)", c->pool_bytes);
-
     return GHZ_SUCCESS;
 }
 
-/* Cancels the messages a failed call left outstanding (a local release: nothing will
- * wait for them). */
 static void cancel_requests(ghz_comm_t* c)
 {
     size_t i, j;
@@ -71,11 +62,8 @@ static void cancel_requests(ghz_comm_t* c)
             if (c->tp.cancel) c->tp.cancel(&c->tp, j ? &c->rreq[i] : &c->sreq[i]);
 }
 
-/* Frees what alloc_buffers made (the pool through the backend, whose `release` needs
- * no backend state, so it may already be destroyed) and forgets it. `keep_pool`: the
- * wire pool stays allocated (a peer may still map it: ghz_comm_abort over CUDA IPC).
- * Returns how many buffers it freed (ghz_coll_info_t.allocations counts what the
- * communicator holds). */
+/* `release` needs no backend state: the backend may already be destroyed. `keep_pool`: a
+ * peer may still map the wire pool (ghz_comm_abort over CUDA IPC). Returns the count freed. */
 uint64_t coll_comm_free_buffers(ghz_comm_t* c, int keep_pool)
 {
     uint64_t n = (c->pool && !keep_pool) + (c->pool_raw != NULL) + (c->pool_mirror != NULL) + (c->seg_off != NULL) +
@@ -99,30 +87,22 @@ uint64_t coll_comm_free_buffers(ghz_comm_t* c, int keep_pool)
     return n;
 }
 
-/* Frees the communicator. `local`: on this rank alone, meeting no peer (ghz_comm_abort,
- * or a broken communicator): outstanding messages are cancelled, the transport releases
- * what it can alone, and a wire pool the peers may map (CUDA IPC) stays allocated.
- * Otherwise, where the ranks share the agreements' segment, they first learn whether
- * every one releases with the others; if one released alone (a call failed there once
- * data moved, where it succeeded here), every rank releases alone too, so that none
- * waits for it (agree_shm.h, coll_shm_together). */
+/* `local`: on this rank alone, meeting no peer. If any rank releases alone, every rank
+ * does, so that none waits for it (coll_shm_together). */
 void coll_comm_release(ghz_comm_t* c, int local)
 {
     int exported;
     if (!local && !coll_shm_together(c->shm)) local = 1;
     exported = local && c->tp.abort != NULL;
 #ifdef GHZ_WITH_CUDA
-    /* (its events, streams and mappings are the device's it was made on) */
     const int previous = ghz_coll_backend_cuda_enter(&c->be);
 #endif
     if (c->intra) coll_comm_release(c->intra, local);
     if (c->inter) coll_comm_release(c->inter, local);
     if (c->host) coll_comm_release(c->host, local);
     if (local && c->sreq && c->rreq) cancel_requests(c);
-    /* the transport first: CUDA IPC unmaps the peers' pools and waits until every peer
-     * has unmapped this rank's before the pool is freed; then the backend, which waits
-     * for work still queued (asynchronous copies out of small_out); then the memory
-     * (`release` needs no backend state) */
+    /* the transport first (CUDA IPC waits until every peer unmapped this rank's pool),
+     * then the backend (it waits for queued copies out of small_out), then the memory */
     if (exported) c->tp.abort(&c->tp);
     else if (c->tp.destroy) c->tp.destroy(&c->tp);
 #ifdef GHZ_WITH_NCCL
@@ -132,7 +112,6 @@ void coll_comm_release(ghz_comm_t* c, int local)
     if (c->small_in) c->be.release(&c->be, c->small_in, COLL_MEM_MIRROR);
     if (c->small_out) c->be.release(&c->be, c->small_out, COLL_MEM_MIRROR);
     (void)coll_comm_free_buffers(c, exported);
-    /* (either way the peers that wait for this rank's agreement then fail, not wait) */
     if (!local) coll_shm_destroy(c->shm);
     else coll_shm_abandon(c->shm);
     coll_mpi_release(c, local);

@@ -1,6 +1,4 @@
-/* ghz/coll/comm_config.c: a communicator's configuration: the defaults, the caller's
- * fields and the environment's read into the configuration in force, the transport;
- * GHZ_COLL_DEBUG=INFO's line. */
+/* ghz/coll/comm_config.c: a communicator's configuration in force; GHZ_COLL_DEBUG=INFO's line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,9 +6,8 @@
 #include "ghz/coll/detail/calls.h"
 #include "ghz/detail/error.h"
 
-/* The defaults. On the CUDA backend, which synchronises once per piece operation, larger
- * pieces and a pool to hold them amortise that; the measurements behind each value:
- * docs/RESULTS-coll.md, "The numbers behind ghz/coll's defaults". */
+/* The CUDA backend synchronises once per piece: larger pieces amortise that.
+ * Measured: docs/RESULTS-coll.md, "The numbers behind ghz/coll's defaults". */
 #define DEFAULT_POOL ((size_t)64 << 20)
 #define DEFAULT_CHUNK ((size_t)1 << 20)
 #define DEFAULT_POOL_CUDA ((size_t)256 << 20)
@@ -21,9 +18,7 @@
 #define DEFAULT_CHUNK_CUDA_NCCL ((size_t)64 << 20) /* three host waits a round, whatever the pieces */
 #define MAX_CHUNK ((size_t)1 << 30)
 
-/* The CUDA backend's default pool for a transport: 64 MiB where MPI moves 8 MiB pieces
- * (a GPU per rank), else 256 MiB (ranks sharing a GPU over MPI, with their 32 MiB
- * pieces, were not measured with a smaller pool). */
+/* (ranks sharing a GPU over MPI were not measured with a smaller pool) */
 size_t coll_cuda_pool(ghz_transport_t transport, int shared)
 {
     return transport == GHZ_TRANSPORT_MPI && shared != 1 ? DEFAULT_POOL_CUDA_MPI : DEFAULT_POOL_CUDA;
@@ -35,18 +30,14 @@ void ghz_comm_config_init(ghz_comm_config_t* config)
     if (config) *config = d;
 }
 
-/* The transport of a configuration: AUTO takes the environment's GHZ_COLL_TRANSPORT
- * ("ipc" only where it can apply: CUDA-backend communicators; a CPU communicator in
- * the same program stays on MPI), else MPI. An explicit field wins over the
- * environment. A value the library does not know is an error either way (knobs.c). */
+/* AUTO takes GHZ_COLL_TRANSPORT on the CUDA backend only (a CPU communicator in the same
+ * program stays on MPI); a field wins over the environment. */
 static ghz_status_t resolve_transport(ghz_comm_config_t* cfg, const coll_knobs_t* k)
 {
     const ghz_transport_t from_env = k->transport;
     if ((unsigned)cfg->transport > GHZ_TRANSPORT_NCCL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown transport %d", (int)cfg->transport);
-    /* (AUTO on the CUDA backend with nothing in the environment stays AUTO here: it
-     * becomes NCCL, CUDA IPC or MPI once comm_init knows whether ranks share a GPU and
-     * a node: auto_transport) */
+    /* (AUTO on the CUDA backend without the environment stays AUTO: coll_auto_transport) */
     if (cfg->transport == GHZ_TRANSPORT_AUTO && (cfg->backend != GHZ_EXEC_CUDA || from_env != GHZ_TRANSPORT_AUTO))
         cfg->transport = from_env != GHZ_TRANSPORT_AUTO && cfg->backend == GHZ_EXEC_CUDA ? from_env : GHZ_TRANSPORT_MPI;
     if ((cfg->transport == GHZ_TRANSPORT_CUDA_IPC || cfg->transport == GHZ_TRANSPORT_NCCL) &&
@@ -60,11 +51,7 @@ static ghz_status_t resolve_transport(ghz_comm_config_t* cfg, const coll_knobs_t
     return GHZ_SUCCESS;
 }
 
-/* The CUDA backend's AUTO transport, once comm_init knows whether ranks share a GPU
- * and a node: NCCL where the library has it and every rank has a GPU of its own (NCCL
- * takes one rank per GPU); else CUDA IPC where every rank is on one node (GPU to GPU,
- * ranks sharing a GPU included: IPC between processes of one device works); else MPI.
- * CUDA IPC that then fails to set up falls back to MPI (ipc_fallback). */
+/* (NCCL takes one rank per GPU; CUDA IPC works between processes of one device) */
 ghz_transport_t coll_auto_transport(int shared, int single_node)
 {
 #ifdef GHZ_WITH_NCCL
@@ -74,8 +61,6 @@ ghz_transport_t coll_auto_transport(int shared, int single_node)
     return single_node ? GHZ_TRANSPORT_CUDA_IPC : GHZ_TRANSPORT_MPI;
 }
 
-/* The configuration in force: the caller's fields, then the environment's where a
- * field is left to it (transport AUTO, ranks_per_node 0), then the defaults. */
 ghz_status_t coll_config_read(const ghz_comm_config_t* in, const coll_knobs_t* k, ghz_comm_config_t* out)
 {
     ghz_status_t st;
@@ -93,13 +78,9 @@ ghz_status_t coll_config_read(const ghz_comm_config_t* in, const coll_knobs_t* k
     if (out->backend == GHZ_EXEC_CUDA)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "this libghzcoll was built without CUDA");
 #endif
-    if ((unsigned)out->allreduce_algo > GHZ_ALGO_NCCL ||
-        (unsigned)out->reduce_scatter_algo > GHZ_ALGO_NCCL ||
+    if ((unsigned)out->allreduce_algo > GHZ_ALGO_NCCL || (unsigned)out->reduce_scatter_algo > GHZ_ALGO_NCCL ||
         (unsigned)out->reduce_algo > GHZ_ALGO_NCCL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown algorithm in the configuration");
-    /* GPU-only algorithms are refused where they can never run, as the GPU-only
-     * transports are (resolve_transport): a CPU communicator that accepted them would
-     * fail every call */
     {
         const ghz_algo_t named[3] = {out->allreduce_algo, out->reduce_scatter_algo, out->reduce_algo};
         static const char* const field[3] = {"allreduce_algo", "reduce_scatter_algo", "reduce_algo"};
@@ -113,21 +94,15 @@ ghz_status_t coll_config_read(const ghz_comm_config_t* in, const coll_knobs_t* k
         out->transport = GHZ_TRANSPORT_AUTO;
     st = resolve_transport(out, k);
     if (st != GHZ_SUCCESS) return st;
-    /* (a CUDA default that depends on an AUTO transport is set again once it is known:
-     * comm_init) */
+    /* (set again once an AUTO transport is known: comm_make.c) */
     if (out->pool_bytes == 0)
         out->pool_bytes = out->backend != GHZ_EXEC_CUDA ? DEFAULT_POOL : coll_cuda_pool(out->transport, 0);
     if (out->chunk_bytes == 0)
-        out->chunk_bytes = out->backend != GHZ_EXEC_CUDA                 ? DEFAULT_CHUNK
-                           : out->transport == GHZ_TRANSPORT_CUDA_IPC ? DEFAULT_CHUNK_CUDA_IPC
-                           : out->transport == GHZ_TRANSPORT_NCCL     ? DEFAULT_CHUNK_CUDA_NCCL
-                                                                      : DEFAULT_CHUNK_CUDA;
+        out->chunk_bytes = out->backend != GHZ_EXEC_CUDA ? DEFAULT_CHUNK : coll_cuda_chunk(out->transport, 0);
     if (out->pool_bytes < COLL_MIN_POOL)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "pool_bytes %zu: at least %zu", out->pool_bytes,
-                        (size_t)COLL_MIN_POOL);
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "pool_bytes %zu: at least %zu", out->pool_bytes, (size_t)COLL_MIN_POOL);
     if (out->chunk_bytes > MAX_CHUNK || out->chunk_bytes < 256)
-        return ghz_fail(GHZ_ERR_INVALID_ARG, "chunk_bytes %zu: 256 to %zu", out->chunk_bytes,
-                        (size_t)MAX_CHUNK);
+        return ghz_fail(GHZ_ERR_INVALID_ARG, "chunk_bytes %zu: 256 to %zu", out->chunk_bytes, (size_t)MAX_CHUNK);
     if (out->nthreads < 0) return ghz_fail(GHZ_ERR_INVALID_ARG, "nthreads %d", out->nthreads);
     if (in && in->struct_size < offsetof(ghz_comm_config_t, ranks_per_node) + sizeof(int))
         out->ranks_per_node = 0; /* a caller compiled before the field existed */
@@ -137,8 +112,6 @@ ghz_status_t coll_config_read(const ghz_comm_config_t* in, const coll_knobs_t* k
     return GHZ_SUCCESS;
 }
 
-/* The CUDA backend's default piece for a transport: 64 MiB over CUDA IPC and NCCL, over
- * MPI 32 MiB where ranks share a GPU, else 8 MiB (the DEFAULT_CHUNK_CUDA_* above). */
 size_t coll_cuda_chunk(ghz_transport_t transport, int shared)
 {
     if (transport == GHZ_TRANSPORT_CUDA_IPC) return DEFAULT_CHUNK_CUDA_IPC;
@@ -155,10 +128,8 @@ void coll_comm_describe(const ghz_comm_t* c)
             "ghz coll INFO: %d ranks, backend %s, transport %s, agreement %s, allreduce_algo %s, "
             "reduce_scatter_algo %s, reduce_algo %s, pool_bytes %zu, chunk_bytes %zu, check_args %d, nthreads %d, "
             "ranks_per_node %d; %s\n",
-            c->size, c->cfg.backend == GHZ_EXEC_CUDA ? "cuda" : "cpu",
-            ghz_transport_name(c->cfg.transport),
-            /* (the same on every rank: the segment is made all or nothing) */
-            c->shm ? "shm" : c->mpi ? "mpi" : "nccl",
-            ghz_algo_name(c->cfg.allreduce_algo), ghz_algo_name(c->cfg.reduce_scatter_algo), ghz_algo_name(c->cfg.reduce_algo), c->cfg.pool_bytes,
+            c->size, c->cfg.backend == GHZ_EXEC_CUDA ? "cuda" : "cpu", ghz_transport_name(c->cfg.transport),
+            c->shm ? "shm" : c->mpi ? "mpi" : "nccl", ghz_algo_name(c->cfg.allreduce_algo),
+            ghz_algo_name(c->cfg.reduce_scatter_algo), ghz_algo_name(c->cfg.reduce_algo), c->cfg.pool_bytes,
             c->cfg.chunk_bytes, c->cfg.check_args != 0, c->cfg.nthreads, c->cfg.ranks_per_node, knobs);
 }

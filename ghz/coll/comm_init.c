@@ -1,5 +1,4 @@
-/* ghz/coll/comm_init.c: the public inits: ghz_comm_init (builds with MPI: comm_make.c,
- * then AUTO's calibration) and ghz_comm_init_rank (over NCCL, without MPI). */
+/* ghz/coll/comm_init.c: ghz_comm_init (over MPI: comm_make.c) and ghz_comm_init_rank (over NCCL). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,9 +20,7 @@ ghz_status_t ghz_comm_init(MPI_Comm mpi_comm, const ghz_comm_config_t* config, g
 #endif
 
 #ifdef GHZ_WITH_NCCL
-/* The two levels of a communicator made without MPI (ghz_comm_init_rank): nodes are
- * blocks of ranks_per_node consecutive ranks (agreed at init); 0, or no such field,
- * is one node, as nothing else tells where the ranks run. */
+/* Nodes are blocks of ranks_per_node ranks; 0 is one node: nothing else tells where ranks run. */
 static void levels_by_rank(ghz_comm_t* c)
 {
     const int rpn = c->cfg.ranks_per_node > 0 ? c->cfg.ranks_per_node : c->size;
@@ -37,8 +34,8 @@ static void levels_by_rank(ghz_comm_t* c)
 }
 #endif
 
-ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int rank,
-                                const ghz_comm_config_t* config, ghz_comm_t** comm)
+ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int rank, const ghz_comm_config_t* config,
+                                ghz_comm_t** comm)
 {
 #ifdef GHZ_WITH_NCCL
     ghz_comm_t* c;
@@ -50,7 +47,6 @@ ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int 
     if (!id) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL unique id");
     if (nranks < 1 || rank < 0 || rank >= nranks)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "rank %d of %d ranks", rank, nranks);
-    /* the CUDA backend over NCCL is what this entry makes: its defaults */
     ghz_comm_config_init(&in);
     if (config) {
         if (config->struct_size < offsetof(ghz_comm_config_t, transport) + sizeof(ghz_transport_t) ||
@@ -80,19 +76,14 @@ ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int 
         c->tp.shared_gpu = 0; /* NCCL takes one rank per GPU */
         st = coll_comm_alloc_buffers(c);
     }
-    /* NCCL's init is collective: every rank calls it (after a local failure too, when it
-     * can), and the first agreement tells the ranks apart */
+    /* NCCL's init is collective: every rank calls it, after a local failure too (a failed
+     * ncclCommInitRank fails on every rank: then there is nothing to agree through) */
     {
-        /* (without NCCL's communicator there is nothing to agree through: a failed
-         * ncclCommInitRank fails on every rank, or NCCL waits for the missing one) */
         const ghz_status_t made = coll_nccl_create(c, id);
         if (made == GHZ_SUCCESS) {
             st = coll_agree_config(c, st);
-            /* the agreements' shared segment where every rank is on one host, before
-             * anything else agrees (every rank agreed on st: all take part, or none) */
             if (st == GHZ_SUCCESS) st = coll_nccl_agree_shm(c, id);
             if (st == GHZ_SUCCESS) st = coll_auto_calibrate(c);
-            /* (ranks_per_node was agreed above) */
             if (st == GHZ_SUCCESS) levels_by_rank(c);
         } else if (st == GHZ_SUCCESS) {
             st = made;

@@ -1,8 +1,4 @@
-/* ghz/coll/comm_make.c: a communicator made over MPI: its MPI part (detail/comm_mpi.h),
- * the backend, the transport (MPI, CUDA IPC or NCCL, agreed on every rank), the
- * agreements' control allreduce and shared window, the buffers, the two levels' MPI
- * communicators and children, the host path; AUTO's calibration is the caller's
- * (comm_init.c). */
+/* ghz/coll/comm_make.c: a communicator made over MPI (AUTO's calibration: comm_init.c). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +8,6 @@
 #include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/agree_shm.h"
 #include "ghz/coll/detail/auto_rule.h"
-/* Open MPI says at compile time whether it could be CUDA-aware (mpi-ext.h, after
- * mpi.h), and at run time whether it is (MPIX_Query_cuda_support). */
 #if defined(GHZ_WITH_CUDA) && defined(OPEN_MPI) && defined(__has_include)
 #  if __has_include(<mpi-ext.h>)
 #    include <mpi-ext.h>
@@ -23,33 +17,19 @@
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/detail/error.h"
 
-/* The measurements behind these: docs/RESULTS-coll.md, "The numbers behind ghz/coll's
- * defaults".
- * Exact AUTO calls of a CUDA communicator up to this many bytes per rank go through host
- * memory (host_path.c; COLL.md, Choices), where a copy each way and the CPU algorithm cost
- * less than the device paths' fixed costs: where ranks share a GPU, up to 4 MiB over MPI
- * and 1 MiB over CUDA IPC; with a GPU per rank, 1 MiB over MPI and 8 KiB over CUDA IPC.
- * GHZ_COLL_HOST_PATH_MAX (at most 16 MiB; 0: off) overrides them. */
+/* Measured: docs/RESULTS-coll.md, "The numbers behind ghz/coll's defaults".
+ * The host path's limits per rank (GHZ_COLL_HOST_PATH_MAX overrides them). */
 #define HOST_PATH_MAX_SHARED ((size_t)4 << 20)
 #define HOST_PATH_MAX ((size_t)1 << 20)
 #define HOST_PATH_MAX_OWN_GPU ((size_t)8 << 10)
-/* With a GPU per rank, a staged lossy call's range comes from the range kernel (which
- * makes the copy too) from this many bytes per rank on, below from a scan of the host
- * copy (comm.h, staged_range_gpu_min). */
+/* comm.h, staged_range_gpu_min */
 #define STAGED_RANGE_GPU_MIN ((size_t)64 << 10)
-/* ipc_direct's exact allreduce rounds of at most this many bytes per rank run in one
- * shot (cuda/algo_direct.c, one_shot); between two ranks at every size.
- * GHZ_COLL_DIRECT_ONE_SHOT_MAX overrides both (0: never). */
+/* cuda/algo_direct.c, one_shot (two ranks: every size) */
 #define DIRECT_ONE_SHOT_MAX ((size_t)1 << 20)
-/* GHZ_COLL_MPI_MAX's default: exact AUTO allreduce calls of a CPU communicator (the host
- * path's included) up to this many bytes per rank call MPI_Allreduce itself (algo_mpi.c,
- * coll_mpi_refusal; COLL.md, "mpi"). */
+/* GHZ_COLL_MPI_MAX's default (algo_mpi.c, coll_mpi_refusal) */
 #define MPI_NATIVE_DEFAULT ((size_t)4 << 20)
-/* The host path's CPU communicator's threads (make_host). */
 #define HOST_THREADS 4
 
-/* The host path's limit for this communicator (GHZ_COLL_HOST_PATH_MAX, agreed at init,
- * or the default for its GPUs and transport). */
 static size_t host_path_limit(const ghz_comm_t* c)
 {
     const int own = c->tp.shared_gpu == 0, ipc = c->tp.fence != NULL;
@@ -58,11 +38,8 @@ static size_t host_path_limit(const ghz_comm_t* c)
 }
 
 /* Whether some GPU serves several ranks of c (1), none does (0), or this rank computes
- * on the CPU (-1): every rank's GPU UUID gathered and compared. A rank that cannot name
- * its GPU counts as sharing (the cautious limits); a CPU rank shares nothing. Called
- * before the backend is made (it sizes the backend: comm_init) and before the
- * configurations are agreed, so every rank takes part whatever its configuration or
- * status, and none waits alone. Collective over c. */
+ * on the CPU (-1). A rank that cannot name its GPU counts as sharing. Every rank takes
+ * part whatever its configuration or status, so none waits alone. Collective over c. */
 static int gpu_shared(const ghz_comm_t* c, int cuda)
 {
     unsigned char mine[17], *all;
@@ -73,7 +50,6 @@ static int gpu_shared(const ghz_comm_t* c, int cuda)
     if (cuda) mine[16] = ghz_coll_cuda_gpu_uuid(mine) != GHZ_SUCCESS;
 #endif
     all = (unsigned char*)malloc((size_t)c->size * sizeof mine);
-    /* the exchange only where every rank has room for it; else every rank is cautious */
     ok = all != NULL;
     if (MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, c->mpi->comm) != MPI_SUCCESS || !all_ok ||
         MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, c->mpi->comm) != MPI_SUCCESS) {
@@ -91,8 +67,6 @@ static int gpu_shared(const ghz_comm_t* c, int cuda)
 }
 
 #ifdef GHZ_WITH_CUDA
-/* Whether MPI takes device pointers. GHZ_COLL_CUDA_AWARE_MPI=0 refuses it (to compare
- * with host staging); nothing can claim it for an MPI that does not say so. */
 static int mpi_takes_device_pointers(const coll_knobs_t* k)
 {
     if (!k->cuda_aware_mpi) return 0;
@@ -104,7 +78,6 @@ static int mpi_takes_device_pointers(const coll_knobs_t* k)
 }
 #endif
 
-/* Whether every rank of c is on one node: the same answer on every rank. Collective. */
 static int one_node(const ghz_comm_t* c)
 {
     MPI_Comm node = MPI_COMM_NULL;
@@ -116,7 +89,6 @@ static int one_node(const ghz_comm_t* c)
     return local == c->size;
 }
 
-/* The agreements' allreduce over MPI (ghz_comm.ctl_max). */
 static ghz_status_t mpi_max(ghz_comm_t* c, int64_t* w, int n)
 {
     const int rc = MPI_Allreduce(MPI_IN_PLACE, w, n, MPI_INT64_T, MPI_MAX, c->mpi->comm);
@@ -128,8 +100,6 @@ static ghz_status_t mpi_max_ctx(void* c, int64_t* w, int n)
     return mpi_max((ghz_comm_t*)c, w, n);
 }
 
-/* The agreements' shared segment where every rank of c is on one node (agree_shm.h):
- * each rank's part of one MPI window, where every rank wants it. Collective over c. */
 static void make_shm(ghz_comm_t* c, int want)
 {
     struct coll_mpi* m = c->mpi;
@@ -139,7 +109,6 @@ static void make_shm(ghz_comm_t* c, int want)
     MPI_Aint bytes;
     int q, du, ok;
     ghz_status_t st;
-    /* (the window is collective: every rank allocates its part, or none does) */
     if (mpi_max(c, &none, 1) == GHZ_SUCCESS && !none) {
         ok = MPI_Win_allocate_shared(part, 1, MPI_INFO_NULL, m->comm, &mine, &m->win) == MPI_SUCCESS;
         for (q = 0; ok && q < c->size; q++)
@@ -150,16 +119,9 @@ static void make_shm(ghz_comm_t* c, int want)
     free(parts);
 }
 
-/* The two levels: node = the ranks sharing memory, or blocks of ranks_per_node ranks
- * (cfg or GHZ_COLL_RANKS_PER_NODE); this rank's place in them, and, where there are
- * several nodes of several ranks (c->levels), the MPI communicators of this rank's node
- * and of the ranks of its local rank on every node, kept for the children
- * (coll_comm_levels). Collective over c.
- *
- * Why the children wait for a call that needs them: each is a whole communicator (a
- * pool, a raw pool and, over MPI, a pinned mirror, each the parent's pool_bytes: up to
- * 768 MiB on the CUDA backend's defaults), and only the two-level algorithms use them,
- * which the AUTO choice takes for lossy allreduce calls only. */
+/* The two levels: nodes share memory, or are blocks of ranks_per_node ranks. Only the
+ * MPI communicators are kept: each child is a whole communicator (pools up to 768 MiB),
+ * made when a two-level call first needs it (coll_comm_levels). Collective over c. */
 static ghz_status_t make_levels(ghz_comm_t* c)
 {
     int rpn = c->cfg.ranks_per_node, rc, sizes[2], mins[2];
@@ -169,7 +131,7 @@ static ghz_status_t make_levels(ghz_comm_t* c)
     if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "splitting the communicator into nodes");
     MPI_Comm_rank(node, &c->local_rank);
     MPI_Comm_size(node, &c->local_size);
-    /* the node's number: its first rank's (NCCL's split takes it as the color) */
+    /* (NCCL's split takes the node's first rank as its color) */
     c->node_color = c->rank;
     MPI_Bcast(&c->node_color, 1, MPI_INT, 0, node);
     rc = MPI_Comm_split(comm, c->local_rank, c->rank, &across);
@@ -178,16 +140,13 @@ static ghz_status_t make_levels(ghz_comm_t* c)
         return ghz_coll_mpi_fail(rc, "splitting the communicator across nodes");
     }
     MPI_Comm_size(across, &c->nodes);
-    /* every node the same size? (min of size and of -size over ranks) */
     sizes[0] = c->local_size;
     sizes[1] = -c->local_size;
     MPI_Allreduce(sizes, mins, 2, MPI_INT, MPI_MIN, comm);
     c->uniform_nodes = mins[0] == -mins[1];
-    /* Only with several nodes of several ranks is there a second level; the local
-     * rank 0 group always spans every node, so its size is the node count. */
+    /* (local rank 0's group spans every node) */
     MPI_Bcast(&c->nodes, 1, MPI_INT, 0, comm);
     c->levels = c->nodes > 1 && c->nodes < c->size;
-    /* (over NCCL the children are split from the NCCL communicator: coll_comm_levels) */
     if (c->levels && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
         c->mpi->node = node;
         c->mpi->across = across;
@@ -200,17 +159,14 @@ static ghz_status_t make_levels(ghz_comm_t* c)
 
 ghz_status_t coll_mpi_child(ghz_comm_t* c, int across, ghz_comm_t** out)
 {
-    /* a leaf (no levels of its own) with the parent's configuration; the stage across
-     * nodes cannot use CUDA IPC (the nodes may be machines) */
+    /* (across nodes, no CUDA IPC: the nodes may be machines) */
     ghz_comm_config_t child = c->cfg;
     child.allreduce_algo = child.reduce_scatter_algo = child.reduce_algo = GHZ_ALGO_AUTO;
     if (across) child.transport = GHZ_TRANSPORT_MPI;
     return coll_comm_make(across ? c->mpi->across : c->mpi->node, &child, NULL, out);
 }
 
-/* Testing seam, compiled into the tests' copy of the library only (ghz_coll_test_staged):
- * GHZ_COLL_TEST_HOST_PATH gives a CPU communicator the host path of a CUDA one, so that
- * CI covers the data movement's (host_path.c). */
+/* Testing seam (ghz_coll_test_staged): a CPU communicator with a CUDA one's host path. */
 static int test_host_path(void)
 {
 #ifdef GHZ_COLL_TEST_STAGED
@@ -220,69 +176,50 @@ static int test_host_path(void)
 #endif
 }
 
-/* The host path of a CUDA communicator's small exact calls (host_path.c): a CPU
- * communicator over the same ranks (MPI transport, no agreement of its own: the
- * parent's call agreed) and two pinned buffers. Collective over c. */
+/* The host path (host_path.c): a CPU communicator over the same ranks and two pinned buffers. */
 static ghz_status_t make_host(ghz_comm_t* c)
 {
     ghz_comm_config_t h = GHZ_COMM_CONFIG_INIT;
-    ghz_status_t st;
+    ghz_status_t st, st2;
     h.backend = GHZ_EXEC_CPU;
     h.check_args = 0;
-    /* a few threads: the range scan of a staged lossy call takes them from 1 MiB (64 Ki
-     * values a thread, codec/params.c), and every rank of the node scans at once
-     * (docs/RESULTS-coll.md has the measurements) */
+    /* (every rank of the node scans at once: docs/RESULTS-coll.md) */
     h.nthreads = HOST_THREADS;
     h.transport = GHZ_TRANSPORT_MPI;
     c->small_bytes = host_path_limit(c);
-    /* lossy AUTO calls below the least compressed size (host_path.c, coll_auto_small) */
     c->small_auto_bytes = !c->small_bytes                             ? 0
                           : c->small_bytes > COLL_AUTO_LOSSY_MIN_BYTES ? c->small_bytes
                                                                        : COLL_AUTO_LOSSY_MIN_BYTES;
-    /* recursive doubling and ring in one round, and at least a pool's least */
     h.pool_bytes = 4 * c->small_auto_bytes > COLL_MIN_POOL ? 4 * c->small_auto_bytes : COLL_MIN_POOL;
     c->small_in = (unsigned char*)c->be.alloc(&c->be, c->small_auto_bytes ? c->small_auto_bytes : 16, COLL_MEM_MIRROR);
     c->small_out = (unsigned char*)c->be.alloc(&c->be, c->small_auto_bytes ? c->small_auto_bytes : 16, COLL_MEM_MIRROR);
     c->allocations += 2;
     st = c->small_in && c->small_out ? GHZ_SUCCESS : ghz_fail(GHZ_ERR_NOMEM, "pinned host buffers");
-    /* collective: every rank takes part, ready or not, and the agreement that follows
-     * tells them apart */
-    {
-        ghz_status_t st2 = coll_comm_make(c->mpi->comm, &h, NULL, &c->host);
-        if (st == GHZ_SUCCESS) st = st2;
-    }
-    return st;
+    /* (collective: every rank takes part, ready or not) */
+    st2 = coll_comm_make(c->mpi->comm, &h, NULL, &c->host);
+    return st == GHZ_SUCCESS ? st2 : st;
 }
 
-/* What the configuration in force needs before any exchange: the backend, the MPI
- * transport (which CUDA IPC and NCCL replace later) and the buffers. */
+/* The backend, the MPI transport (CUDA IPC and NCCL replace it later) and the buffers. */
 static ghz_status_t make_core(ghz_comm_t* c)
 {
     ghz_status_t st;
 #ifdef GHZ_WITH_CUDA
     if (c->cfg.backend == GHZ_EXEC_CUDA) {
         st = ghz_coll_backend_cuda(c->cfg.chunk_bytes, &c->be);
-        /* A CUDA-aware MPI moves device buffers itself: no host mirror, and exact
-         * rounds send the caller's buffers directly (untested). CUDA IPC keeps the
-         * staged exact path: it sends only from its exported wire pool. */
+        /* (CUDA IPC sends only from its exported wire pool: it stays staged) */
         if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_MPI && mpi_takes_device_pointers(&c->knobs))
             c->be.staged = 0;
     } else
 #endif
         st = ghz_coll_backend_cpu(c->cfg.nthreads, &c->be);
 #ifdef GHZ_COLL_TEST_STAGED
-    /* Testing seam, compiled into the tests' copy of the library only
-     * (ghz_coll_test_staged): the CPU backend run the way the CUDA one is, wire
-     * buffers apart from values and exact rounds on the staged (DOC-shaped) path, so
-     * that CI, which has no GPU, covers those paths (COLL.md, Testing). */
+    /* Testing seam (ghz_coll_test_staged; COLL.md, Testing) */
     if (st == GHZ_SUCCESS && c->cfg.backend == GHZ_EXEC_CPU && getenv("GHZ_COLL_TEST_STAGED")) {
         c->be.staged = 1;
         c->be.has_sum_n = 0; /* and pairwise sums folded, as on a GPU without the n-ary kernel */
     }
 #endif
-    /* A host mirror where the backend's wire memory is not what the transport takes:
-     * MPI (not CUDA-aware) with wire buffers apart (the CUDA backend, or the test
-     * seam). CUDA IPC moves device memory itself. */
     c->host_mirror = c->be.staged && c->cfg.transport == GHZ_TRANSPORT_MPI;
     if (st == GHZ_SUCCESS) st = ghz_coll_transport_mpi(&c->mpi->comm, &c->tp);
     if (st == GHZ_SUCCESS) st = coll_comm_alloc_buffers(c);
@@ -290,19 +227,13 @@ static ghz_status_t make_core(ghz_comm_t* c)
 }
 
 #ifdef GHZ_WITH_CUDA
-/* CUDA IPC failed to set up on some rank (`failed`, agreed: every rank comes here;
- * `mine`: this rank's own status from the set-up). Where AUTO chose it on every rank,
- * the communicator is remade over MPI, as AUTO would have made it on a machine without
- * CUDA IPC (a container that refuses it must not cost the default configuration its
- * init); where any rank asked for CUDA IPC (the configuration field or
- * GHZ_COLL_TRANSPORT), every rank fails as before. One exchange decides, so the ranks
- * never split between the transports. Collective over c. */
+/* CUDA IPC failed on some rank (`failed`, agreed). Where AUTO chose it on every rank the
+ * communicator is remade over MPI (a container that refuses CUDA IPC must not fail the
+ * default init); where any rank asked for it, every rank fails. Collective over c. */
 static ghz_status_t ipc_fallback(ghz_comm_t* c, ghz_status_t failed, ghz_status_t mine, int chosen_by_auto,
                                  int chunk_default, int pool_default, int shared)
 {
-    /* w[0]: some rank asked for CUDA IPC. w[1]: the rank that tells why: the lowest
-     * whose own set-up failed (its detail names the cause), before the lowest that
-     * only saw another fail. */
+    /* w[1]: the lowest rank whose own set-up failed, before one that saw another fail */
     int64_t w[2];
     const uint64_t cause = mine == GHZ_SUCCESS ? 0 : mine == GHZ_ERR_PEER ? 1 : 2;
     char why[256];
@@ -315,13 +246,9 @@ static ghz_status_t ipc_fallback(ghz_comm_t* c, ghz_status_t failed, ghz_status_
     if (w[0])
         return ghz_fail(failed, "%s (CUDA IPC was asked for, by ghz_comm_config_t.transport or GHZ_COLL_TRANSPORT=ipc on "
                                 "some rank, so no rank falls back to MPI)", why);
-    /* Undo every piece of CUDA IPC and of the backend and buffers made for it: the
-     * transport meets the peers before this rank's pool goes where the handles went
-     * around (the same on every rank), and the rest is this rank's alone. */
+    /* (the transport meets the peers before this rank's pool goes) */
     if (c->tp.destroy) c->tp.destroy(&c->tp);
     if (c->be.destroy) c->be.destroy(&c->be);
-    /* (every buffer was made: the first agreement succeeded; alloc_buffers counts the
-     * new ones) */
     c->allocations -= coll_comm_free_buffers(c, 0);
     memset(&c->tp, 0, sizeof c->tp);
     memset(&c->be, 0, sizeof c->be);
@@ -329,7 +256,6 @@ static ghz_status_t ipc_fallback(ghz_comm_t* c, ghz_status_t failed, ghz_status_
     if (chunk_default) c->cfg.chunk_bytes = coll_cuda_chunk(GHZ_TRANSPORT_MPI, shared);
     if (pool_default) c->cfg.pool_bytes = coll_cuda_pool(GHZ_TRANSPORT_MPI, shared);
     st = make_core(c);
-    /* the final configuration, MPI, is what every rank agrees from here on */
     st = coll_agree_config(c, st);
     if (st != GHZ_SUCCESS) return st;
     if (c->knobs.debug_info && w[1] != INT64_MIN && (int64_t)(uint32_t)w[1] == (int64_t)INT32_MAX - c->rank)
@@ -348,10 +274,8 @@ ghz_status_t coll_comm_make(MPI_Comm mpi_comm, const ghz_comm_config_t* config, 
     struct coll_mpi* m;
     ghz_status_t st;
     int rc, flag = 0, shared, single_node, chosen_by_auto = 0;
-    /* the caller left the chunk to the library (which then sizes it by whether ranks
-     * share a GPU) */
     const int chunk_default = !config || config->chunk_bytes == 0;
-    const int pool_default = !config || config->pool_bytes == 0; /* (likewise, by transport) */
+    const int pool_default = !config || config->pool_bytes == 0;
 
     ghz_clear_detail();
     if (!comm) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm");
@@ -371,16 +295,12 @@ ghz_status_t coll_comm_make(MPI_Comm mpi_comm, const ghz_comm_config_t* config, 
     m->node = m->across = MPI_COMM_NULL;
     m->win = MPI_WIN_NULL;
     c->ctl_max = mpi_max;
-    /* Errors come back to us as codes instead of aborting the job. */
     MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(m->comm, &c->rank);
     MPI_Comm_size(m->comm, &c->size);
-    /* the environment first: a bad value fails this rank's init (the agreement below
-     * tells the others) */
     st = coll_knobs_read(&c->knobs);
     /* (on every rank, whatever its status: collective) */
     single_node = !leaf && one_node(c);
-    /* (children of a two-level communicator and the host path's never agree a call) */
     if (single_node && c->size > 1) make_shm(c, st == GHZ_SUCCESS && coll_shm_wanted());
     c->mpi_max = c->knobs.mpi_max != COLL_KNOB_UNSET ? c->knobs.mpi_max : MPI_NATIVE_DEFAULT;
     c->auto_trace = c->knobs.auto_trace;
@@ -396,11 +316,9 @@ ghz_status_t coll_comm_make(MPI_Comm mpi_comm, const ghz_comm_config_t* config, 
     if (st == GHZ_SUCCESS && pool_default && c->cfg.backend == GHZ_EXEC_CUDA)
         c->cfg.pool_bytes = coll_cuda_pool(c->cfg.transport, shared);
     if (st == GHZ_SUCCESS) st = make_core(c);
-    /* Every rank learns whether every other one succeeded and configured alike. */
     st = coll_agree_config(c, st);
 #ifdef GHZ_WITH_CUDA
-    /* CUDA IPC replaces the MPI transport once every rank has its pool (the exchange
-     * of handles is collective, so it starts only where every rank will take part) */
+    /* (the exchange of handles is collective: only where every rank takes part) */
     if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_CUDA_IPC) {
         const ghz_status_t mine = ghz_coll_transport_ipc(&m->comm, &c->be, c->pool, c->pool_bytes, &c->tp);
         st = coll_agree_config(c, mine);
@@ -415,9 +333,8 @@ ghz_status_t coll_comm_make(MPI_Comm mpi_comm, const ghz_comm_config_t* config, 
     (void)chosen_by_auto; /* (only CUDA IPC falls back) */
 #endif
 #ifdef GHZ_WITH_NCCL
-    /* NCCL's communicator once every rank has its pool (NCCL's init is collective) */
     if (st == GHZ_SUCCESS && c->cfg.transport == GHZ_TRANSPORT_NCCL) {
-        /* (the unique id: rank 0's, by MPI; a failed one fails NCCL's init everywhere) */
+        /* (a failed id fails NCCL's init everywhere) */
         ghz_coll_unique_id_t id;
         memset(&id, 0, sizeof id);
         if (c->rank == 0 && ghz_coll_get_unique_id(&id) != GHZ_SUCCESS) memset(&id, 0, sizeof id);
@@ -428,8 +345,6 @@ ghz_status_t coll_comm_make(MPI_Comm mpi_comm, const ghz_comm_config_t* config, 
         st = coll_agree_config(c, st);
     }
 #endif
-    /* (over NCCL, the two levels serve lossy allreduce calls only, and NCCL runs the
-     * rest: no host path) */
     if (st == GHZ_SUCCESS && !leaf) {
         st = make_levels(c);
         st = coll_agree_config(c, st);
@@ -444,9 +359,7 @@ ghz_status_t coll_comm_make(MPI_Comm mpi_comm, const ghz_comm_config_t* config, 
         st = make_host(c);
         st = coll_agree_config(c, st);
     }
-    /* AUTO's threshold, timed on the finished communicator (its exact allreduce is what
-     * AUTO's exact path runs); over NCCL it was fixed above, and the children never
-     * decide a call */
+    /* AUTO's threshold, timed on the finished communicator (over NCCL: above) */
     if (st == GHZ_SUCCESS && !leaf && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
         st = calibrate(c);
         st = coll_agree_config(c, st);

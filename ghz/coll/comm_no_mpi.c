@@ -1,6 +1,5 @@
-/* ghz/coll/comm_no_mpi.c: a build without MPI (GHZ_ENABLE_MPI=OFF), in place of the MPI
- * files: what the rest reaches of MPI's part refuses. No communicator has one
- * (ghz_comm_init_rank makes them all), so the planner never routes a call here. */
+/* ghz/coll/comm_no_mpi.c: MPI's part in a build without MPI: it refuses (no communicator
+ * has one, so the planner never routes a call here). */
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"

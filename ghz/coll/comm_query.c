@@ -1,5 +1,4 @@
-/* ghz/coll/comm_query.c: what a communicator tells: rank, size, configuration, info,
- * its asynchronous error and its graphs' status. */
+/* ghz/coll/comm_query.c: what a communicator tells. */
 #include <stdint.h>
 #include <string.h>
 
@@ -36,7 +35,7 @@ ghz_status_t ghz_comm_config(const ghz_comm_t* comm, ghz_comm_config_t* config)
     ghz_clear_detail();
     if (!comm || !config) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or config");
     n = config->struct_size;
-    /* (read_config's rule: at least the fields of the first release, at most 64 KiB) */
+    /* (coll_config_read's rule) */
     if (n < offsetof(ghz_comm_config_t, nthreads) + sizeof(int) || n > (size_t)1 << 16)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_comm_config_t.struct_size %zu: initialise with GHZ_COMM_CONFIG_INIT",
                         n);

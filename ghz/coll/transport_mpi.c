@@ -1,14 +1,8 @@
-/* ghz/coll/transport_mpi.c: the MPI point-to-point transport (host memory), and the
- * release of a communicator's MPI part (detail/comm_mpi.h).
+/* ghz/coll/transport_mpi.c: the MPI point-to-point transport, and the release of MPI's part.
  *
- * A message's tag carries the call it belongs to (the low bits of coll_transport_t.seq)
- * and the poison bit: TAG_BASE + 2 * (seq mod TAG_SEQS) + poison. A receive matches any
- * tag from its peer (it cannot know the poison bit in advance; MPI's non-overtaking rule
- * keeps a pair's messages in order) and checks the call's bits on completion: a message
- * left over from an earlier, failed call is never taken for this call's data (the call
- * fails, and with it the communicator: runner.c). MPI_Isend/Irecv count in int:
- * messages larger than INT_MAX bytes cannot occur, because pieces are at most
- * ghz_comm_config_t.chunk_bytes (checked at init). */
+ * Tag: TAG_BASE + 2 * (seq mod TAG_SEQS) + poison. A receive matches any tag from its
+ * peer (the poison bit is not known in advance) and checks the call's bits on completion,
+ * so that an earlier failed call's leftover message is never taken for this call's. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +10,6 @@
 #include "ghz/coll/detail/comm_mpi.h"
 #include "ghz/detail/error.h"
 
-/* A request (coll_req_t.opaque): MPI's, and whether it is outstanding. */
 typedef struct {
     MPI_Request mpi;
     int active;
@@ -49,8 +42,7 @@ static MPI_Comm comm_of(coll_transport_t* tp)
     return *(MPI_Comm*)tp->state;
 }
 
-static ghz_status_t mpi_isend(coll_transport_t* tp, const void* buf, size_t bytes, int peer,
-                              int poison, coll_req_t* r)
+static ghz_status_t mpi_isend(coll_transport_t* tp, const void* buf, size_t bytes, int peer, int poison, coll_req_t* r)
 {
     mpi_req_t* req = req_of(r);
     int rc;
@@ -61,8 +53,7 @@ static ghz_status_t mpi_isend(coll_transport_t* tp, const void* buf, size_t byte
     return GHZ_SUCCESS;
 }
 
-static ghz_status_t mpi_irecv(coll_transport_t* tp, void* buf, size_t capacity, int peer,
-                              coll_req_t* r)
+static ghz_status_t mpi_irecv(coll_transport_t* tp, void* buf, size_t capacity, int peer, coll_req_t* r)
 {
     mpi_req_t* req = req_of(r);
     int rc;
@@ -120,7 +111,6 @@ static void mpi_cancel(coll_transport_t* tp, coll_req_t* r)
 
 ghz_status_t ghz_coll_transport_mpi(MPI_Comm* comm, coll_transport_t* tp)
 {
-    /* two-sided only; nothing to release but the requests, which the communicator cancels */
     static const coll_transport_t mpi = {"mpi", mpi_isend, mpi_irecv, mpi_wait, mpi_destroy, mpi_cancel, NULL, NULL,
                                          NULL,  NULL,      NULL,      0,        -1};
     *tp = mpi;
