@@ -878,6 +878,22 @@ static void part_ratio_refused(void)
         CHECK(st == GHZ_ERR_UNSUPPORTED && out[5] == -1.0f, "reduce with GHZ_PATH_RATIO: %s (%s)",
               ghz_status_string(st), ghz_last_error_detail());
     }
+    /* RATIO on one rank only: every rank fails, nothing written (a reduction: the last
+     * rank's own check; an allgather: the agreement finds the paths differ) */
+    if (g_size > 1) {
+        ghz_accuracy_t one = acc;
+        float all[64 * 64];
+        ghz_status_t st;
+        one.path = g_rank == g_size - 1 ? GHZ_PATH_RATIO : GHZ_PATH_HOMO;
+        st = ghz_allreduce(in, out, 64, GHZ_F32, GHZ_OP_SUM, &one, c, NULL);
+        CHECK(st != GHZ_SUCCESS && out[5] == -1.0f, "allreduce, GHZ_PATH_RATIO on the last rank: %s",
+              ghz_status_string(st));
+        one.path = g_rank == 0 ? GHZ_PATH_RATIO : GHZ_PATH_HOMO;
+        for (i = 0; i < 64 * g_size; i++) all[i] = -1.0f;
+        st = ghz_allgather(in, all, 64, GHZ_F32, &one, c, NULL);
+        CHECK(st != GHZ_SUCCESS && all[64 * (g_rank == 0 ? 1 : 0) + 5] == -1.0f,
+              "allgather, GHZ_PATH_RATIO on rank 0: %s", ghz_status_string(st));
+    }
     ghz_comm_destroy(c);
 }
 
