@@ -213,7 +213,15 @@ static ghz_status_t combine(nc_t* d)
         for (q = 0; q < N; q++)
             ins[q] = coll_cuda_frame((q == me ? d->C : d->X) + (size_t)q * d->seg + off,
                                      host_sizes(d, q)[(size_t)me * d->P + j], cap, NULL);
-        if (r->op == GHZ_OP_SUM) {
+        if (N == 1) { /* (a fold of one frame: the frame, its size from phase 1's record) */
+            st = coll_cuda_ok(cudaMemcpyAsync(d->R + off, d->C + off, host_sizes(d, me)[j], cudaMemcpyDeviceToDevice,
+                                              d->x.stream),
+                              "cudaMemcpyAsync (NCCL combine)");
+            if (st == GHZ_SUCCESS)
+                st = coll_cuda_ok(cudaMemcpyAsync(osz, (const uint64_t*)d->rec1 + j, sizeof *osz,
+                                                  cudaMemcpyDeviceToDevice, d->x.stream),
+                                  "cudaMemcpyAsync (NCCL combine)");
+        } else if (r->op == GHZ_OP_SUM) {
             ghz_buf_t out = coll_cuda_frame(d->R + off, 0, cap, osz);
             st = ghz_cuda_homo_sum_n(d->x.ctx, r->dtype, (size_t)N, ins, &out, d->x.max_elems, ost, d->x.sum_work,
                                      d->x.sum_work_bytes, d->x.stream);
@@ -294,7 +302,10 @@ static ghz_status_t exact_round(nc_t* d, unsigned char* out_own)
     }
     st = coll_nccl_ok(coll_nccl_group_end(nr), "ncclSend / ncclRecv (segments)");
     if (st != GHZ_SUCCESS) return st;
-    if (n) {
+    if (n && N == 1) {
+        st = coll_cuda_ok(cudaMemcpyAsync(d->R, own, n * e, cudaMemcpyDeviceToDevice, d->x.stream),
+                          "cudaMemcpyAsync (NCCL exact)");
+    } else if (n) {
         const void* src0 = me == 0 ? (const void*)own : (const void*)d->X;
         const void* src1 = me == 1 ? (const void*)own : (const void*)(d->X + d->seg);
         st = ghz_coll_reduce_cuda(d->R, src0, src1, n, r->dtype, r->op, d->x.stream);
