@@ -44,6 +44,7 @@
  * No n-sized intermediate array: the output is the working array. */
 #include <cooperative_groups.h>
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cuda/functional>
 
@@ -1340,8 +1341,11 @@ cudaError_t launch_ratio_compress(const ratio_job& j, void* d_work, int sms, cud
 
 /* ==== reader ======================================================================== */
 
+constexpr unsigned kDecMaxGrid = 1024; /* the reader's CTAs at most: one directory slice each */
+
 struct ratio_dec_state {
-    int active;     /* a ratio frame whose header, checksum, section, tables and directory were accepted */
+    int parsed;     /* a ratio frame whose header, checksum, section and tables were accepted */
+    int dir_bad;    /* a directory entry out of its bounds (any CTA's slice) */
     int bad;        /* a corrupt part was found: read after grid-wide barriers, the passes stop */
     ghz_ratio_layout_t L;
     ghz_frame_info_t info;
@@ -1352,6 +1356,7 @@ struct ratio_dec_state {
     uint64_t pstart[kMaxPasses + 1], cstart[kMaxPasses + 1], dstart[kMaxPasses + 1];
     uint8_t plog[kMaxPasses];
     unsigned long long pass_out[kMaxPasses]; /* outlier symbols of each pass */
+    unsigned long long slice_bytes[kDecMaxGrid]; /* chunk bytes of each CTA's directory slice */
 };
 
 struct ratio_dec_chunk {
@@ -1393,22 +1398,19 @@ __device__ __forceinline__ void dec_corrupt(const chunk_t& c, ratio_dec_state* d
     report(c.d_status, GHZ_ERR_CORRUPT);
 }
 
-/* CTA 0: section, tables, choices, pass table and directory, checked as the CPU's
- * reader checks them; element 0. Sets ds->active. */
+/* CTA 0: section, tables, choices and pass table, checked as the CPU's reader checks
+ * them; the symbol lookup table; element 0. Sets ds->parsed. */
 template <typename T>
 __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
 {
-    typedef cub::BlockScan<unsigned long long, kPassThreads> scan_t;
-    __shared__ typename scan_t::TempStorage tmp;
     __shared__ int s_ok;
-    __shared__ unsigned long long s_carry;
-    __shared__ int s_bad;
     const parsed_t* const pr = c.parsed;
     const unsigned t = threadIdx.x;
     if (t == 0) {
         const bool mine = pr->status == GHZ_SUCCESS && pr->is_ratio && pr->crc_status == GHZ_SUCCESS;
         int ok = mine;
-        ds->active = 0;
+        ds->parsed = 0;
+        ds->dir_bad = 0;
         ds->bad = 0;
         if (ok) {
             ds->info = pr->info;
@@ -1450,22 +1452,48 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
         }
         if (!ok && mine) report(c.d_status, GHZ_ERR_CORRUPT);
         s_ok = ok;
-        s_carry = 0;
-        s_bad = 0;
     }
     __syncthreads();
     if (!s_ok) return;
     for (unsigned cx = 0; cx < kNctx; ++cx)
         for (unsigned s = t; s < ds->nsym[cx]; s += blockDim.x)
             for (unsigned i = 0; i < ds->f[cx * kNsym + s]; ++i) ds->lut[cx][ds->cum[cx * kNsym + s] + i] = (uint8_t)s;
-    /* directory: counts within bounds, states >= 2^16, the sizes' exclusive sum */
+    __syncthreads();
+    if (t == 0) ds->parsed = 1;
+}
+
+/* The directory's chunks of this CTA: a slice of ceil(chunks / CTAs) in chunk order. */
+__device__ __forceinline__ void dec_slice(const ratio_dec_state* ds, uint64_t* lo, uint64_t* hi)
+{
+    const uint64_t nch = ds->cstart[3u * ds->L.levels], per = (nch + gridDim.x - 1) / gridDim.x;
+    *lo = per * blockIdx.x < nch ? per * blockIdx.x : nch;
+    *hi = *lo + per < nch ? *lo + per : nch;
+}
+
+/* Every CTA, its slice of the directory: counts within bounds, states >= 2^16, each
+ * chunk's offset from the slice's start, and the slice's bytes (ds->slice_bytes). The
+ * slices of a large frame hold tens of thousands of entries: one CTA alone kept the
+ * whole grid waiting. */
+__device__ void dec_directory(const chunk_t& c, ratio_dec_state* ds)
+{
+    typedef cub::BlockScan<unsigned long long, kPassThreads> scan_t;
+    __shared__ typename scan_t::TempStorage tmp;
+    __shared__ unsigned long long s_carry;
+    __shared__ int s_bad;
+    const unsigned t = threadIdx.x;
     const unsigned np = 3u * ds->L.levels;
-    const uint64_t nch = ds->cstart[np];
+    uint64_t lo, hi;
+    dec_slice(ds, &lo, &hi);
+    if (t == 0) {
+        s_carry = 0;
+        s_bad = 0;
+    }
+    __syncthreads();
     ratio_dec_chunk* const chs = dec_chunks(c);
-    for (uint64_t b0 = 0; b0 < nch; b0 += blockDim.x) {
+    for (uint64_t b0 = lo; b0 < hi; b0 += blockDim.x) {
         const uint64_t ci = b0 + t;
         unsigned long long sz = 0, o, total;
-        if (ci < nch) {
+        if (ci < hi) {
             const unsigned P = pass_of_chunk(ds->cstart, np, ci);
             uint64_t k0, dir;
             unsigned W;
@@ -1479,17 +1507,47 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
             sz = ((2 * words + 3) & ~3ull) + 4 * ((bits + 31) / 32);
         }
         scan_t(tmp).ExclusiveSum(sz, o, total);
-        if (ci < nch) chs[ci].off = s_carry + o;
+        if (ci < hi) chs[ci].off = s_carry + o;
         __syncthreads();
         if (t == 0) s_carry += total;
         __syncthreads();
     }
     if (t == 0) {
-        if (s_bad || s_carry != ds->L.chunk_bytes)
-            report(c.d_status, GHZ_ERR_CORRUPT);
-        else
-            ds->active = 1;
+        ds->slice_bytes[blockIdx.x] = s_carry;
+        if (s_bad) ds->dir_bad = 1;
     }
+}
+
+/* Every CTA, once every slice is measured: its slice's offsets made absolute. Returns
+ * whether the directory holds (the same answer in every CTA); CTA 0 reports it. */
+__device__ bool dec_directory_place(const chunk_t& c, ratio_dec_state* ds)
+{
+    typedef cub::BlockReduce<unsigned long long, kPassThreads> sum_t;
+    __shared__ typename sum_t::TempStorage tmp;
+    __shared__ unsigned long long s_base, s_total;
+    const volatile unsigned long long* const sb = ds->slice_bytes;
+    const unsigned t = threadIdx.x;
+    unsigned long long before = 0, all = 0;
+    for (unsigned b = t; b < gridDim.x; b += blockDim.x) {
+        all += sb[b];
+        if (b < blockIdx.x) before += sb[b];
+    }
+    before = sum_t(tmp).Sum(before);
+    __syncthreads();
+    all = sum_t(tmp).Sum(all);
+    if (t == 0) {
+        s_base = before;
+        s_total = all;
+    }
+    __syncthreads();
+    const bool ok = !*(volatile int*)&ds->dir_bad && s_total == ds->L.chunk_bytes;
+    uint64_t lo, hi;
+    dec_slice(ds, &lo, &hi);
+    ratio_dec_chunk* const chs = dec_chunks(c);
+    if (ok)
+        for (uint64_t ci = lo + t; ci < hi; ci += blockDim.x) chs[ci].off += s_base;
+    if (blockIdx.x == 0 && t == 0 && !ok) report(c.d_status, GHZ_ERR_CORRUPT);
+    return ok;
 }
 
 /* Chunk ci of pass P, by one warp (RATIO.md, Chunks and Prediction): symbol j is lane
@@ -1826,7 +1884,10 @@ __global__ void __launch_bounds__(kPassThreads) dec_kernel(batch_t b)
         ratio_dec_state* const ds = dec_state(c);
         if (blockIdx.x == 0) dec_parse<T>(c, ds);
         grid.sync();
-        if (!*(volatile int*)&ds->active) continue;
+        if (!*(volatile int*)&ds->parsed) continue;
+        dec_directory(c, ds);
+        grid.sync();
+        if (!dec_directory_place(c, ds)) continue;
         for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) {
             f[i] = ds->f[i];
             cum[i] = ds->cum[i];
@@ -1881,7 +1942,7 @@ cudaError_t launch_ratio_decompress_t(const batch_t& b, int sms, cudaStream_t st
         if (b.c[i].capacity / sizeof(T) > most) most = b.c[i].capacity / sizeof(T);
     /* a warp per chunk of a pass: no more warps than chunks */
     const uint64_t want = (dec_chunks_max(most) + kPassThreads / 32 - 1) / (kPassThreads / 32);
-    const unsigned g = resident_grid(dec_kernel<T>, kPassThreads, sms, want);
+    const unsigned g = resident_grid(dec_kernel<T>, kPassThreads, sms, want < kDecMaxGrid ? want : kDecMaxGrid);
     return launch_coop(dec_kernel<T>, g, kPassThreads, stream, b);
 }
 
