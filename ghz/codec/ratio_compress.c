@@ -128,17 +128,18 @@ static int encode_block(void* arg, uint64_t i, uint64_t step, const double* p, c
 }
 
 /* The writer's cost of a pass with linear (cost[0]) and cubic (cost[1]) prediction,
- * over its *count sampled finite non-fill points: every GHZ_RATIO_SAMPLE-th point in
- * the pass's order (RATIO.md, Writer's choices). */
+ * over its *count sampled finite non-fill points (ghz_ratio_sample_point; RATIO.md,
+ * Writer's choices). */
 static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_t* ps,
                       uint64_t cost[2], uint64_t* count)
 {
     const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
     const int is_f32 = s->e->dtype == GHZ_F32;
     const unsigned a = ps->axis;
-    uint64_t j, i0 = 0, i1 = 0, i2 = 0;
+    const uint64_t samples = ghz_ratio_samples(ps->points);
+    uint64_t v, i0 = 0, i1 = 0, i2 = 0;
     cost[0] = cost[1] = *count = 0;
-    for (j = 0; j < ps->points; j += GHZ_RATIO_SAMPLE) {
+    for (v = 0; v < samples; ++v) {
         const uint64_t c[3] = {ps->first[0] + ps->step[0] * i0, ps->first[1] + ps->step[1] * i1,
                                ps->first[2] + ps->step[2] * i2};
         const uint64_t idx = c[0] + d[0] * (c[1] + d[1] * c[2]);
@@ -152,13 +153,16 @@ static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_
                                           ghz_ratio_predict(s->xr, is_f32, idx, c[a], ps->s,
                                                             stride[a], d[a], m));
         }
-        /* the next sample, GHZ_RATIO_SAMPLE points on in the pass's order */
-        i0 += GHZ_RATIO_SAMPLE;
-        while (i0 >= ps->count[0]) {
-            i0 -= ps->count[0];
-            if (++i1 == ps->count[1]) {
-                i1 = 0;
-                ++i2;
+        /* the next sample: the next point of the run, or the next run's first */
+        i0 += ghz_ratio_sample_point(v + 1) - ghz_ratio_sample_point(v);
+        if (i0 >= ps->count[0]) {
+            const uint64_t q = i0 / ps->count[0];
+            i0 -= q * ps->count[0];
+            i1 += q;
+            if (i1 >= ps->count[1]) {
+                const uint64_t q1 = i1 / ps->count[1];
+                i1 -= q1 * ps->count[1];
+                i2 += q1;
             }
         }
     }

@@ -7,7 +7,7 @@
  *     pass widens them where no range was given).
  *  2. passes, one kernel per step in stream order (the stream orders them where the
  *     CPU's loops end): element 0 (its value goes to the section); per level, the
- *     axis order (integer cost sums over every 16th point of the three candidate first
+ *     axis order (integer cost sums over a 1/16 sample of the three candidate first
  *     passes, then the CPU's stable sort in every thread), then per pass the linear
  *     and cubic sums over its sample and the codes and contexts, in pass order, with
  *     the reconstructions. The sums are u64 atomics, so the order of additions does not
@@ -441,8 +441,8 @@ __device__ __forceinline__ void enc_code_point(const enc_args& a, const ghz_quan
     if ((unsigned)__ffs(peers) - 1u == lane_id()) atomicAdd(&hist[key], (unsigned)__popc(peers));
 }
 
-/* Sums of a pass's costs over the finite non-fill points of its sample (every
- * GHZ_RATIO_SAMPLE-th point in pass order): cubic (and linear when `both`) and the
+/* Sums of a pass's costs over the finite non-fill points of its sample
+ * (ghz_ratio_sample_point: a warp takes four runs): cubic (and linear when `both`) and the
  * count. */
 template <typename T>
 __device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, const ghz_ratio_pass_t& ps, bool both,
@@ -452,11 +452,11 @@ __device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, cons
     const unsigned ax = ps.axis;
     const uint64_t sx = ax == 0 ? 1 : ax == 1 ? a.d[0] : a.d[0] * a.d[1], ex = pick3(a.d, ax);
     const uint64_t gstride = (uint64_t)gridDim.x * blockDim.x;
-    const uint64_t samples = (ps.points + GHZ_RATIO_SAMPLE - 1) / GHZ_RATIO_SAMPLE;
+    const uint64_t samples = ghz_ratio_samples(ps.points);
     unsigned long long lin = 0, cub = 0, cnt = 0;
     for (uint64_t v = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; v < samples; v += gstride) {
         uint64_t c[3], bits;
-        const uint64_t idx = pass_point(ps, a.d, v * GHZ_RATIO_SAMPLE, c);
+        const uint64_t idx = pass_point(ps, a.d, ghz_ratio_sample_point(v), c);
         const double x = load_value<T>(a.src, idx, &bits);
         if (is_special(x, bits, a.has_fill, a.fill_bits)) continue;
         ++cnt;
@@ -1239,7 +1239,7 @@ cudaError_t launch_enc_levels(const enc_args& a, int sms, cudaStream_t stream)
     for (unsigned l = a.L; l >= 1 && e == cudaSuccess; --l) {
         const uint64_t s = (uint64_t)1 << (l - 1);
         const uint64_t pts = ghz_ratio_mults(a.d[0], s) * ghz_ratio_mults(a.d[1], s) * ghz_ratio_mults(a.d[2], s);
-        const uint64_t samples = pts / GHZ_RATIO_SAMPLE + 1;
+        const uint64_t samples = ghz_ratio_samples(pts) + 1;
         const unsigned gs =
             resident_grid(enc_cost_kernel<T>, kPassThreads, sms, (samples + kPassThreads - 1) / kPassThreads);
         const unsigned gc =
