@@ -212,9 +212,8 @@ static ghz_status_t wait_recv(ipc_state_t* s, ipc_req_t* req, size_t* bytes, int
     if (rc != MPI_SUCCESS) {
         /* the record is lost, but the sender may be waiting for the acknowledgement of
          * the message that was due: send it, so that the failure ends here */
-        uint64_t a = req->ack_seq;
         st = ghz_coll_mpi_fail(rc, "MPI_Wait (CUDA IPC control record)");
-        MPI_Send(&a, 1, MPI_UINT64_T, req->peer, ack_tag(a), s->comm);
+        MPI_Send(&req->ack_seq, 1, MPI_UINT64_T, req->peer, ack_tag(req->ack_seq), s->comm);
         return st;
     }
     seq = req->ctl[CTL_SEQ];
@@ -230,11 +229,8 @@ static ghz_status_t wait_recv(ipc_state_t* s, ipc_req_t* req, size_t* bytes, int
     if (st == GHZ_SUCCESS) st = pull(s, req, req->ctl[CTL_OFFSET], n);
     /* acknowledged whatever happened: the sender's wait needs it (its receive of it was
      * posted before the record left, so this send completes) */
-    {
-        uint64_t a = seq;
-        rc = MPI_Send(&a, 1, MPI_UINT64_T, req->peer, ack_tag(seq), s->comm);
-        if (rc != MPI_SUCCESS && st == GHZ_SUCCESS) st = ghz_coll_mpi_fail(rc, "MPI_Send (CUDA IPC acknowledgement)");
-    }
+    rc = MPI_Send(&req->ctl[CTL_SEQ], 1, MPI_UINT64_T, req->peer, ack_tag(seq), s->comm);
+    if (rc != MPI_SUCCESS && st == GHZ_SUCCESS) st = ghz_coll_mpi_fail(rc, "MPI_Send (CUDA IPC acknowledgement)");
     if (st == GHZ_SUCCESS && bytes) *bytes = (size_t)n;
     return st;
 }
@@ -270,6 +266,7 @@ static ghz_status_t ipc_wait(coll_transport_t* tp, coll_req_t* r, size_t* bytes,
 
 static void free_state(ipc_state_t* s)
 {
+    if (s->have_ev) cudaEventDestroy(s->ev);
     if (s->have_aux) cudaStreamDestroy(s->aux);
     if (s->d_peer_flags) cudaFree(s->d_peer_flags);
     if (s->flags) cudaFree(s->flags);
@@ -348,7 +345,6 @@ static void close_peers(coll_transport_t* tp, int meet)
         if (s->peer[p].open & 4) cudaIpcCloseMemHandle(s->peer_flags[p]);
     }
     if (meet) MPI_Barrier(s->comm);
-    if (s->have_ev) cudaEventDestroy(s->ev);
     free_state(s);
     tp->state = NULL;
 }
@@ -401,11 +397,11 @@ static int test_refused(const ipc_state_t* s, const char* step)
 /* Maps every peer's pool and opens its event (own: this rank's). */
 static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
 {
+    cudaError_t e;
     int p;
     const int last = s->rank == s->size - 1 ? s->size - 2 : s->size - 1;
     for (p = 0; p < s->size; p++) {
         void* base = NULL;
-        cudaError_t e;
         if (p == s->rank) {
             s->peer[p].pool = s->pool;
             s->peer[p].bytes = s->pool_bytes;
@@ -432,13 +428,10 @@ static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
         s->peer[p].open |= 4;
     }
     /* the table the device fence reads */
-    {
-        cudaError_t e = cudaMemcpyAsync(s->d_peer_flags, s->peer_flags, (size_t)s->size * sizeof *s->peer_flags,
-                                        cudaMemcpyHostToDevice, s->aux);
-        if (e == cudaSuccess) e = cudaStreamSynchronize(s->aux);
-        if (e != cudaSuccess) return coll_cuda_fail(e, "copying the CUDA IPC fence table");
-    }
-    return GHZ_SUCCESS;
+    e = cudaMemcpyAsync(s->d_peer_flags, s->peer_flags, (size_t)s->size * sizeof *s->peer_flags,
+                        cudaMemcpyHostToDevice, s->aux);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s->aux);
+    return coll_cuda_ok(e, "copying the CUDA IPC fence table");
 }
 
 /* This rank's part before the exchange. */
@@ -531,18 +524,11 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
     if (!s) return st;
     if (!s->exchanged) {
         /* nothing shared yet: undo here, the caller keeps its MPI transport */
-        if (s->have_ev) cudaEventDestroy(s->ev);
         free_state(s);
         return st;
     }
-    /* from here on tp->destroy undoes it (collective: it meets the peers) */
-    {
-        static const coll_transport_t ipc = {"cuda_ipc",       ipc_isend,  ipc_irecv, ipc_wait,
-                                             ipc_destroy,      ipc_cancel, ipc_abort, ipc_peer_pool,
-                                             ipc_fence,        ipc_graph_status, NULL, 0, 0};
-        *tp = ipc;
-        tp->state = s;
-        tp->shared_gpu = -1; /* comm_make.c sets it */
-    }
+    /* from here on tp->destroy undoes it (collective: it meets the peers); comm_make.c sets shared_gpu */
+    *tp = (coll_transport_t){"cuda_ipc", ipc_isend,     ipc_irecv, ipc_wait,         ipc_destroy, ipc_cancel,
+                             ipc_abort,  ipc_peer_pool, ipc_fence, ipc_graph_status, s,           0, -1};
     return st;
 }
