@@ -226,7 +226,7 @@ void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned ch
     ghz_status_t st = r->st;
     double* const t[3] = {&r->t_comp, &r->t_comb, &r->t_dec};
     int ph;
-    if (all && r->mode == COLL_EXACT && tp->fence && tp->peer_pool) {
+    if (all && r->mode == COLL_EXACT) {
         size_t w = 0, s;
         for (s = 0; s < N; s++) w += r->seg_cnt[s];
         if (w * r->elem <= c->one_shot_bytes) {
@@ -241,7 +241,7 @@ void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned ch
     d.C = (unsigned char*)coll_pool_take(pool, (N + 1) * d.seg);
     d.szC = (uint64_t*)coll_pool_take(pool, (N + 1) * d.P * sizeof(uint64_t));
     d.stC = (int*)coll_pool_take(pool, (2 * N + 1) * d.P * sizeof(int));
-    if (st == GHZ_SUCCESS && (!d.C || !d.szC || !d.stC || !tp->fence || !tp->peer_pool || d.P > COLL_MAX_PIECES))
+    if (st == GHZ_SUCCESS && (!d.C || !d.szC || !d.stC || d.P > COLL_MAX_PIECES))
         st = ghz_fail(GHZ_ERR_INVALID_ARG, "internal: the direct algorithm's round does not fit");
     if (st == GHZ_SUCCESS) {
         d.R = d.C + N * d.seg;
@@ -257,7 +257,7 @@ void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned ch
         const double t0 = coll_now();
         if (st == GHZ_SUCCESS) st = ph == 0 ? publish(&d) : ph == 1 ? combine(&d) : gather(&d, all, out_own);
         if (r->mode != COLL_EXACT) *t[ph] += coll_now() - t0;
-        st = tp->fence ? tp->fence(tp, st) : st;
+        st = tp->fence(tp, st);
     }
     if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda_mark(&c->be);
     if (st != GHZ_SUCCESS) {
