@@ -115,7 +115,6 @@ static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t byte
     ipc_state_t* s = st_of(tp);
     const unsigned char* p = (const unsigned char*)buf;
     ghz_status_t st = GHZ_SUCCESS;
-    uint64_t seq;
     int rc;
     req->active = req->ack_active = req->recv = 0;
     req->peer = peer;
@@ -126,25 +125,21 @@ static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t byte
         else if (s->peer[peer].unacked >= ACK_SEQS)
             st = ghz_fail(GHZ_ERR_INVALID_ARG, "internal: %d CUDA IPC messages in flight to rank %d", ACK_SEQS,
                           peer);
-        else {
-            /* after the work that wrote the buffer, in stream order */
-            cudaError_t e = cudaEventRecord(s->ev, stream_of(s));
-            if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaEventRecord (CUDA IPC send)");
-        }
+        else /* after the work that wrote the buffer, in stream order */
+            st = coll_cuda_ok(cudaEventRecord(s->ev, stream_of(s)), "cudaEventRecord (CUDA IPC send)");
         /* a failure here still sends a record, poisoned: the peer must not wait forever */
         if (st != GHZ_SUCCESS) {
             poison = 1;
             bytes = 0;
         }
     }
-    seq = s->peer[peer].sent++;
     req->ctl[CTL_OFFSET] = bytes ? (uint64_t)(p - s->pool) : 0;
     req->ctl[CTL_BYTES] = bytes;
     req->ctl[CTL_POISON] = (uint64_t)(poison != 0);
-    req->ctl[CTL_SEQ] = seq;
+    req->ctl[CTL_SEQ] = s->peer[peer].sent++;
     if (bytes) {
         /* posted before the record leaves, so the acknowledgement always finds it */
-        rc = MPI_Irecv(&req->ack_seq, 1, MPI_UINT64_T, peer, ack_tag(seq), s->comm, &req->ack);
+        rc = MPI_Irecv(&req->ack_seq, 1, MPI_UINT64_T, peer, ack_tag(req->ctl[CTL_SEQ]), s->comm, &req->ack);
         if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Irecv (CUDA IPC acknowledgement)");
         req->ack_active = 1;
         s->peer[peer].unacked++;
