@@ -160,32 +160,26 @@ static void count_bytes(direct_t* d, int all)
 {
     coll_round_t* r = d->r;
     const int N = d->c->size, me = d->c->rank;
-    const size_t e = r->elem;
+    uint64_t* h = (uint64_t*)d->c->wire_size; /* (N + 2) * COLL_MAX_PIECES entries */
     uint64_t logical = 0, wire = 0;
+    int s, sized = 0;
     size_t j;
-    int s;
-    for (s = 0; s < N; s++)
-        if (s != me) logical += r->seg_cnt[s] * e;
-    if (all) logical += (uint64_t)(N - 1) * r->seg_cnt[me] * e;
-    wire = logical;
-    if (r->mode != COLL_EXACT && r->st == GHZ_SUCCESS) {
-        /* the sizes, on the call's stream (the phase checks already waited for it, so
-         * the wait is for this copy alone) */
-        uint64_t* h = (uint64_t*)d->c->wire_size; /* (N + 2) * COLL_MAX_PIECES entries */
-        if (cudaMemcpyAsync(h, d->szC, ((size_t)N + 1) * d->P * sizeof *h, cudaMemcpyDeviceToHost, d->x.stream) ==
-                cudaSuccess &&
-            cudaStreamSynchronize(d->x.stream) == cudaSuccess) {
-            wire = 0;
-            for (s = 0; s < N; s++)
-                for (j = 0; j < coll_pieces(r->seg_cnt[s], r->piece) && s != me; j++)
-                    if (coll_piece_n(r, r->seg_cnt[s], j)) wire += h[(size_t)s * d->P + j];
-            if (all)
-                for (j = 0; j < coll_pieces(r->seg_cnt[me], r->piece); j++)
-                    if (coll_piece_n(r, r->seg_cnt[me], j)) wire += (uint64_t)(N - 1) * h[(size_t)N * d->P + j];
-        }
+    /* the sizes, on the call's stream (the phase checks already waited for it, so the
+     * wait is for this copy alone) */
+    if (r->mode != COLL_EXACT && r->st == GHZ_SUCCESS)
+        sized = cudaMemcpyAsync(h, d->szC, ((size_t)N + 1) * d->P * sizeof *h, cudaMemcpyDeviceToHost,
+                                d->x.stream) == cudaSuccess &&
+                cudaStreamSynchronize(d->x.stream) == cudaSuccess;
+    for (s = 0; s < N; s++) {
+        const uint64_t readers = s != me ? 1 : all ? (uint64_t)(N - 1) : 0;
+        const size_t n = r->seg_cnt[s];
+        const uint64_t* sz = h + (size_t)(s != me ? s : N) * d->P; /* segment s's frames in C, or R's */
+        logical += readers * n * r->elem;
+        for (j = 0; sized && j < coll_pieces(n, r->piece); j++)
+            if (coll_piece_n(r, n, j)) wire += readers * sz[j];
     }
     r->logical_bytes += logical;
-    r->wire_bytes += wire;
+    r->wire_bytes += sized ? wire : logical;
 }
 
 /* One shot (COLL.md, Choices: exact allreduce rounds of at most comm->one_shot_bytes
