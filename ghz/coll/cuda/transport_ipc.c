@@ -487,12 +487,8 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
         st = ghz_fail(GHZ_ERR_UNSUPPORTED, "the CUDA IPC transport needs every rank on one node (%d of %d here)",
                       local, size);
     else {
-        s->comm = *comm;
-        s->be = be;
-        s->pool = (unsigned char*)pool;
-        s->pool_bytes = pool_bytes;
-        s->rank = rank;
-        s->size = size;
+        *s = (ipc_state_t){.comm = *comm, .be = be, .rank = rank, .size = size, .pool = (unsigned char*)pool,
+                           .pool_bytes = pool_bytes};
         st = prepare(s, &card);
         if (st == GHZ_SUCCESS) {
             cards = (ipc_card_t*)malloc((size_t)size * sizeof *cards);
