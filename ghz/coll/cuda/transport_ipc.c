@@ -272,8 +272,7 @@ static void free_state(ipc_state_t* s)
 
 static unsigned char* ipc_peer_pool(coll_transport_t* tp, int peer)
 {
-    ipc_state_t* s = st_of(tp);
-    return peer >= 0 && peer < s->size ? s->peer[peer].pool : NULL;
+    return st_of(tp)->peer[peer].pool;
 }
 
 /* The meeting orders every peer's record before the wait on it (cuda/algo_direct.c). A
@@ -398,9 +397,7 @@ static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
     for (p = 0; p < s->size; p++) {
         void* base = NULL;
         if (p == s->rank) {
-            s->peer[p].pool = s->pool;
-            s->peer[p].bytes = s->pool_bytes;
-            s->peer[p].ev = s->ev;
+            s->peer[p] = (ipc_peer_t){.pool = s->pool, .bytes = s->pool_bytes, .ev = s->ev};
             s->peer_flags[p] = s->flags;
             continue;
         }
