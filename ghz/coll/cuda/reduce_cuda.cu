@@ -19,6 +19,7 @@
 namespace ghz {
 inline namespace GHZ_ABI_NS {
 namespace coll_cuda {
+using ghz::detail::launch_status; /* (this launch's own error: launch_cuda.cuh) */
 
 /* 4 CTAs of 256 threads per SM, 4 vectors per operand in flight per thread: 192 KiB
  * moving per SM, far above an H100 SM's bandwidth-latency product (~20 KiB).
@@ -333,13 +334,6 @@ unsigned grid_for(const span_t& s)
     return (unsigned)(want < 1u ? 1u : want > cap ? cap : want);
 }
 
-/* kernel on grid CTAs of kThreads (ghz/detail/launch_cuda.cuh: this launch's own error). */
-template <typename... Params, typename... Args>
-ghz_status_t launch(const char* what, unsigned grid, cudaStream_t stream, void (*kernel)(Params...), Args... args)
-{
-    return ghz::detail::launch_status(what, kernel, dim3(grid), dim3(kThreads), stream, args...);
-}
-
 template <typename T, typename Op>
 ghz_status_t run_elementwise(void* out, const void* a, const void* b, size_t n, Op op, cudaStream_t stream)
 {
@@ -349,11 +343,11 @@ ghz_status_t run_elementwise(void* out, const void* a, const void* b, size_t n, 
     const unsigned grid = grid_for<T>(s);
     if constexpr (sizeof(T) > 1u) {
         if (bytes)
-            return launch(what, grid, stream, elementwise_kernel<T, Op, true>, (T*)out, (const T*)a,
-                          (const T*)b, s, op);
+            return launch_status(what, elementwise_kernel<T, Op, true>, grid, kThreads, stream, (T*)out, (const T*)a,
+                                 (const T*)b, s, op);
     }
-    return launch(what, grid, stream, elementwise_kernel<T, Op, false>, (T*)out, (const T*)a, (const T*)b, s,
-                  op);
+    return launch_status(what, elementwise_kernel<T, Op, false>, grid, kThreads, stream, (T*)out, (const T*)a,
+                         (const T*)b, s, op);
 }
 
 /* An integer dtype of unsigned type U and own type S (S = U for unsigned dtypes): MIN
@@ -400,8 +394,8 @@ ghz_status_t range_of(const void* src, size_t n, ghz_coll_range_acc_t* acc, ghz_
     bool bytes = false;
     /* (with a copy, vectors only where it sits at src's offset within 16 bytes) */
     const span_t s = plan<F>(copy ? copy : src, src, src, n, &bytes);
-    return launch("ghz_coll_range_cuda", grid_for<F>(s), stream, kernel[bytes][copy != NULL], (const F*)src, s, acc,
-                  out, (F*)copy);
+    return launch_status("ghz_coll_range_cuda", kernel[bytes][copy != NULL], grid_for<F>(s), kThreads, stream,
+                         (const F*)src, s, acc, out, (F*)copy);
 }
 
 /* The first failure among n statuses, in index order, into *first (GHZ_SUCCESS when
@@ -484,6 +478,6 @@ extern "C" ghz_status_t ghz_coll_first_error_cuda(const int* d_status, size_t n,
 {
     if (!d_first || (n > 0u && !d_status))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_first_error_cuda: NULL pointer");
-    return ghz::detail::launch_status("ghz_coll_first_error_cuda", first_error_kernel, dim3(1), dim3(256), stream,
-                                      d_status, n, d_first);
+    return launch_status("ghz_coll_first_error_cuda", first_error_kernel, dim3(1), dim3(256), stream, d_status, n,
+                         d_first);
 }
