@@ -1,9 +1,7 @@
 /* ghz/coll/cuda/transport_ipc.c: the CUDA IPC transport, ranks of one node (COLL.md,
  * Transports, "CUDA IPC": the set-up, the messages and why one event per rank is
- * enough). Data moves GPU to GPU out of the sender's exported wire pool; MPI carries
- * only control records {offset, bytes, poison, sequence number} and one-word
- * acknowledgements. One-sided use (transport.h, peer_pool and fence; cuda/algo_direct.c)
- * reads the mapped pools between fences. */
+ * enough). One-sided use (transport.h, peer_pool and fence; cuda/algo_direct.c) reads
+ * the mapped pools between fences. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
