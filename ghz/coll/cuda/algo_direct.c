@@ -15,8 +15,6 @@
  * Every rank carves the same regions at the same offsets of its pool, so a peer's region
  * is its mapped pool plus one's own offset. Frame sizes live next to them, written by
  * the GPU: the host never learns them before the consumer's kernel reads them. */
-#include <string.h>
-
 #include <cuda_runtime_api.h>
 
 #include "ghz/codec/codec_cuda.h"
@@ -57,9 +55,7 @@ typedef struct {
 
 static void start(direct_t* d, coll_round_t* r)
 {
-    memset(d, 0, sizeof *d);
-    d->r = r;
-    d->c = r->comm;
+    *d = (direct_t){.r = r, .c = r->comm};
     ghz_coll_backend_cuda_parts(&d->c->be, &d->x);
 }
 

@@ -160,11 +160,7 @@ static ghz_status_t ipc_irecv(coll_transport_t* tp, void* buf, size_t capacity, 
     ipc_req_t* req = req_of(r);
     ipc_state_t* s = st_of(tp);
     int rc;
-    req->active = req->ack_active = 0;
-    req->recv = 1;
-    req->peer = peer;
-    req->dst = buf;
-    req->capacity = capacity;
+    *req = (ipc_req_t){.recv = 1, .peer = peer, .dst = buf, .capacity = capacity};
     /* records from one peer match receives in the order they were posted (MPI's
      * non-overtaking rule on one tag), so this receive's number is known now */
     req->ack_seq = s->peer[peer].posted++;
