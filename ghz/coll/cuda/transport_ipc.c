@@ -97,15 +97,6 @@ static int ack_tag(uint64_t seq)
     return TAG_ACK_BASE + (int)(seq % ACK_SEQS);
 }
 
-/* How long a captured fence waits for a peer: GHZ_GRAPH_FENCE_TIMEOUT_S (checked by
- * ghz_comm_init before the transport is made), 60 s by default. */
-static uint64_t graph_timeout_ns(void)
-{
-    coll_knobs_t k;
-    if (coll_knobs_read(&k) != GHZ_SUCCESS) k.fence_timeout_s = 60.0;
-    return (uint64_t)(k.fence_timeout_s * 1e9);
-}
-
 static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t bytes, int peer, int poison,
                               coll_req_t* r)
 {
@@ -281,10 +272,8 @@ static ghz_status_t ipc_fence(coll_transport_t* tp, ghz_status_t mine)
     const int captured = s->be->capturing;
     /* (recorded after a failure too: destroy waits for this event, which must follow
      * every read of the peers' pools that the call enqueued) */
-    if (!captured) {
-        e = cudaEventRecord(s->ev, stream);
-        if (e != cudaSuccess && mine == GHZ_SUCCESS) mine = coll_cuda_fail(e, "cudaEventRecord (CUDA IPC fence)");
-    }
+    e = captured ? cudaSuccess : cudaEventRecord(s->ev, stream);
+    if (e != cudaSuccess && mine == GHZ_SUCCESS) mine = coll_cuda_fail(e, "cudaEventRecord (CUDA IPC fence)");
     /* the meeting carries every rank's status: met after a failure too, so no peer
      * waits forever, and no rank reads a failed rank's buffers */
     st_in = (int)mine;
@@ -423,12 +412,16 @@ static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
 /* This rank's part before the exchange. */
 static ghz_status_t prepare(ipc_state_t* s, ipc_card_t* card)
 {
+    coll_knobs_t k;
     cudaError_t e;
     const size_t n = (size_t)s->size;
     s->peer = (ipc_peer_t*)calloc(n, sizeof *s->peer);
     s->peer_flags = (uint64_t**)calloc(n, sizeof *s->peer_flags);
     if (!s->peer || !s->peer_flags) return ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport state");
-    s->timeout_ns = graph_timeout_ns();
+    /* how long a captured fence waits for a peer: GHZ_GRAPH_FENCE_TIMEOUT_S (checked by
+     * ghz_comm_init before the transport is made), 60 s by default */
+    if (coll_knobs_read(&k) != GHZ_SUCCESS) k.fence_timeout_s = 60.0;
+    s->timeout_ns = (uint64_t)(k.fence_timeout_s * 1e9);
     e = cudaStreamCreateWithFlags(&s->aux, cudaStreamNonBlocking);
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamCreateWithFlags (CUDA IPC)");
     s->have_aux = 1;
