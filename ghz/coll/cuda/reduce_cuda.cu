@@ -1,9 +1,7 @@
 /* ghz/coll/cuda/reduce_cuda.cu: the CUDA backend's exact reductions, AVG's scaling and
  * the value range (reduce_cuda.h; the CPU's rules: reduce_ops.h, cpu/reduce_cpu.c).
- * Each op is a functor run by one grid-stride kernel template; the host maps (dtype, op)
- * to (element type, functor) as the CPU's table does. Float arithmetic uses the _rn
- * intrinsics, one rounding per operation whatever the contraction flags, and keeps
- * subnormals (no -ftz), as on the CPU. */
+ * Float arithmetic uses the _rn intrinsics, one rounding per operation whatever the
+ * contraction flags, and keeps subnormals (no -ftz), as on the CPU. */
 #include <cuda_runtime.h>
 
 #include <cstdint>
