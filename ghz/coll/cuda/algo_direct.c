@@ -15,8 +15,6 @@
  * Every rank carves the same regions at the same offsets of its pool, so a peer's region
  * is its mapped pool plus one's own offset. Frame sizes live next to them, written by
  * the GPU: the host never learns them before the consumer's kernel reads them. */
-#include <string.h>
-
 #include <cuda_runtime_api.h>
 
 #include "ghz/codec/codec_cuda.h"
@@ -57,9 +55,7 @@ typedef struct {
 
 static void start(direct_t* d, coll_round_t* r)
 {
-    memset(d, 0, sizeof *d);
-    d->r = r;
-    d->c = r->comm;
+    *d = (direct_t){.r = r, .c = r->comm};
     ghz_coll_backend_cuda_parts(&d->c->be, &d->x);
 }
 
@@ -160,32 +156,26 @@ static void count_bytes(direct_t* d, int all)
 {
     coll_round_t* r = d->r;
     const int N = d->c->size, me = d->c->rank;
-    const size_t e = r->elem;
+    uint64_t* h = (uint64_t*)d->c->wire_size; /* (N + 2) * COLL_MAX_PIECES entries */
     uint64_t logical = 0, wire = 0;
+    int s, sized = 0;
     size_t j;
-    int s;
-    for (s = 0; s < N; s++)
-        if (s != me) logical += r->seg_cnt[s] * e;
-    if (all) logical += (uint64_t)(N - 1) * r->seg_cnt[me] * e;
-    wire = logical;
-    if (r->mode != COLL_EXACT && r->st == GHZ_SUCCESS) {
-        /* the sizes, on the call's stream (the phase checks already waited for it, so
-         * the wait is for this copy alone) */
-        uint64_t* h = (uint64_t*)d->c->wire_size; /* (N + 2) * COLL_MAX_PIECES entries */
-        if (cudaMemcpyAsync(h, d->szC, ((size_t)N + 1) * d->P * sizeof *h, cudaMemcpyDeviceToHost, d->x.stream) ==
-                cudaSuccess &&
-            cudaStreamSynchronize(d->x.stream) == cudaSuccess) {
-            wire = 0;
-            for (s = 0; s < N; s++)
-                for (j = 0; j < coll_pieces(r->seg_cnt[s], r->piece) && s != me; j++)
-                    if (coll_piece_n(r, r->seg_cnt[s], j)) wire += h[(size_t)s * d->P + j];
-            if (all)
-                for (j = 0; j < coll_pieces(r->seg_cnt[me], r->piece); j++)
-                    if (coll_piece_n(r, r->seg_cnt[me], j)) wire += (uint64_t)(N - 1) * h[(size_t)N * d->P + j];
-        }
+    /* the sizes, on the call's stream (the phase checks already waited for it, so the
+     * wait is for this copy alone) */
+    if (r->mode != COLL_EXACT && r->st == GHZ_SUCCESS)
+        sized = cudaMemcpyAsync(h, d->szC, ((size_t)N + 1) * d->P * sizeof *h, cudaMemcpyDeviceToHost,
+                                d->x.stream) == cudaSuccess &&
+                cudaStreamSynchronize(d->x.stream) == cudaSuccess;
+    for (s = 0; s < N; s++) {
+        const uint64_t readers = s != me ? 1 : all ? (uint64_t)(N - 1) : 0;
+        const size_t n = r->seg_cnt[s];
+        const uint64_t* sz = h + (size_t)(s != me ? s : N) * d->P; /* segment s's frames in C, or R's */
+        logical += readers * n * r->elem;
+        for (j = 0; sized && j < coll_pieces(n, r->piece); j++)
+            if (coll_piece_n(r, n, j)) wire += readers * sz[j];
     }
     r->logical_bytes += logical;
-    r->wire_bytes += wire;
+    r->wire_bytes += sized ? wire : logical;
 }
 
 /* One shot (COLL.md, Choices: exact allreduce rounds of at most comm->one_shot_bytes
@@ -226,7 +216,7 @@ void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned ch
     ghz_status_t st = r->st;
     double* const t[3] = {&r->t_comp, &r->t_comb, &r->t_dec};
     int ph;
-    if (all && r->mode == COLL_EXACT && tp->fence && tp->peer_pool) {
+    if (all && r->mode == COLL_EXACT) {
         size_t w = 0, s;
         for (s = 0; s < N; s++) w += r->seg_cnt[s];
         if (w * r->elem <= c->one_shot_bytes) {
@@ -241,7 +231,7 @@ void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned ch
     d.C = (unsigned char*)coll_pool_take(pool, (N + 1) * d.seg);
     d.szC = (uint64_t*)coll_pool_take(pool, (N + 1) * d.P * sizeof(uint64_t));
     d.stC = (int*)coll_pool_take(pool, (2 * N + 1) * d.P * sizeof(int));
-    if (st == GHZ_SUCCESS && (!d.C || !d.szC || !d.stC || !tp->fence || !tp->peer_pool || d.P > COLL_MAX_PIECES))
+    if (st == GHZ_SUCCESS && (!d.C || !d.szC || !d.stC || d.P > COLL_MAX_PIECES))
         st = ghz_fail(GHZ_ERR_INVALID_ARG, "internal: the direct algorithm's round does not fit");
     if (st == GHZ_SUCCESS) {
         d.R = d.C + N * d.seg;
@@ -257,7 +247,7 @@ void coll_direct_reduce(coll_round_t* r, coll_pool_t* pool, int all, unsigned ch
         const double t0 = coll_now();
         if (st == GHZ_SUCCESS) st = ph == 0 ? publish(&d) : ph == 1 ? combine(&d) : gather(&d, all, out_own);
         if (r->mode != COLL_EXACT) *t[ph] += coll_now() - t0;
-        st = tp->fence ? tp->fence(tp, st) : st;
+        st = tp->fence(tp, st);
     }
     if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda_mark(&c->be);
     if (st != GHZ_SUCCESS) {

@@ -328,12 +328,11 @@ ghz_status_t ghz_coll_cuda_gpu_uuid(unsigned char uuid[16])
 ghz_status_t ghz_coll_backend_cuda_mark(coll_backend_t* be)
 {
     cuda_state_t* s = st_of(be);
-    cudaError_t e;
+    ghz_status_t st;
     if (be->capturing) return GHZ_SUCCESS;
-    e = cudaEventRecord(s->done, s->x.stream);
-    if (e != cudaSuccess) return coll_cuda_fail(e, "cudaEventRecord");
-    s->done_pending = 1;
-    return GHZ_SUCCESS;
+    st = coll_cuda_ok(cudaEventRecord(s->done, s->x.stream), "cudaEventRecord");
+    if (st == GHZ_SUCCESS) s->done_pending = 1;
+    return st;
 }
 
 int ghz_coll_backend_cuda_enter(coll_backend_t* be)

@@ -1,9 +1,7 @@
 /* ghz/coll/cuda/reduce_cuda.cu: the CUDA backend's exact reductions, AVG's scaling and
  * the value range (reduce_cuda.h; the CPU's rules: reduce_ops.h, cpu/reduce_cpu.c).
- * Each op is a functor run by one grid-stride kernel template; the host maps (dtype, op)
- * to (element type, functor) as the CPU's table does. Float arithmetic uses the _rn
- * intrinsics, one rounding per operation whatever the contraction flags, and keeps
- * subnormals (no -ftz), as on the CPU. */
+ * Float arithmetic uses the _rn intrinsics, one rounding per operation whatever the
+ * contraction flags, and keeps subnormals (no -ftz), as on the CPU. */
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -15,17 +13,11 @@
 #include "ghz/detail/launch_cuda.cuh"
 #include "ghz/version.h"
 
-/* Device code lives in a namespace named after the library version, so that two
- * versions of libghzcoll linked statically into one program never share a kernel
- * symbol (CUB's convention). */
-#define GHZ_COLL_NS_CAT2(a, b, c, d, e, f) a##b##c##d##e##f
-#define GHZ_COLL_NS_CAT(a, b, c, d, e, f) GHZ_COLL_NS_CAT2(a, b, c, d, e, f)
-#define GHZ_COLL_CUDA_NS \
-    GHZ_COLL_NS_CAT(coll_v, GHZ_VERSION_MAJOR, _, GHZ_VERSION_MINOR, _, GHZ_VERSION_PATCH)
-
+/* (version.h's GHZ_ABI_NS: no kernel symbol shared with another version's libghzcoll) */
 namespace ghz {
-inline namespace GHZ_COLL_CUDA_NS {
+inline namespace GHZ_ABI_NS {
 namespace coll_cuda {
+using ghz::detail::launch_status; /* (this launch's own error: launch_cuda.cuh) */
 
 /* 4 CTAs of 256 threads per SM, 4 vectors per operand in flight per thread: 192 KiB
  * moving per SM, far above an H100 SM's bandwidth-latency product (~20 KiB).
@@ -340,27 +332,20 @@ unsigned grid_for(const span_t& s)
     return (unsigned)(want < 1u ? 1u : want > cap ? cap : want);
 }
 
-/* kernel on grid CTAs of kThreads (ghz/detail/launch_cuda.cuh: this launch's own error). */
-template <typename... Params, typename... Args>
-ghz_status_t launch(const char* what, unsigned grid, cudaStream_t stream, void (*kernel)(Params...), Args... args)
-{
-    return ghz::detail::launch_status(what, kernel, dim3(grid), dim3(kThreads), stream, args...);
-}
-
 template <typename T, typename Op>
-ghz_status_t run_elementwise(const char* what, void* out, const void* a, const void* b, size_t n, Op op,
-                             cudaStream_t stream)
+ghz_status_t run_elementwise(void* out, const void* a, const void* b, size_t n, Op op, cudaStream_t stream)
 {
+    const char* what = Op::kUnary ? "ghz_coll_scale_cuda" : "ghz_coll_reduce_cuda";
     bool bytes = false;
     const span_t s = plan<T>(out, a, Op::kUnary ? a : b, n, &bytes);
     const unsigned grid = grid_for<T>(s);
     if constexpr (sizeof(T) > 1u) {
         if (bytes)
-            return launch(what, grid, stream, elementwise_kernel<T, Op, true>, (T*)out, (const T*)a,
-                          (const T*)b, s, op);
+            return launch_status(what, elementwise_kernel<T, Op, true>, grid, kThreads, stream, (T*)out, (const T*)a,
+                                 (const T*)b, s, op);
     }
-    return launch(what, grid, stream, elementwise_kernel<T, Op, false>, (T*)out, (const T*)a, (const T*)b, s,
-                  op);
+    return launch_status(what, elementwise_kernel<T, Op, false>, grid, kThreads, stream, (T*)out, (const T*)a,
+                         (const T*)b, s, op);
 }
 
 /* An integer dtype of unsigned type U and own type S (S = U for unsigned dtypes): MIN
@@ -368,18 +353,17 @@ ghz_status_t run_elementwise(const char* what, void* out, const void* a, const v
 template <typename U, typename S>
 ghz_status_t reduce_int(void* out, const void* a, const void* b, size_t n, ghz_op_t op, cudaStream_t stream)
 {
-    const char* w = "ghz_coll_reduce_cuda";
     switch (op) {
-    case GHZ_OP_SUM: return run_elementwise<U>(w, out, a, b, n, op_iadd{}, stream);
-    case GHZ_OP_PROD: return run_elementwise<U>(w, out, a, b, n, op_imul{}, stream);
-    case GHZ_OP_MIN: return run_elementwise<S>(w, out, a, b, n, op_imin{}, stream);
-    case GHZ_OP_MAX: return run_elementwise<S>(w, out, a, b, n, op_imax{}, stream);
-    case GHZ_OP_LAND: return run_elementwise<U>(w, out, a, b, n, op_land{}, stream);
-    case GHZ_OP_LOR: return run_elementwise<U>(w, out, a, b, n, op_lor{}, stream);
-    case GHZ_OP_LXOR: return run_elementwise<U>(w, out, a, b, n, op_lxor{}, stream);
-    case GHZ_OP_BAND: return run_elementwise<U>(w, out, a, b, n, op_band{}, stream);
-    case GHZ_OP_BOR: return run_elementwise<U>(w, out, a, b, n, op_bor{}, stream);
-    case GHZ_OP_BXOR: return run_elementwise<U>(w, out, a, b, n, op_bxor{}, stream);
+    case GHZ_OP_SUM: return run_elementwise<U>(out, a, b, n, op_iadd{}, stream);
+    case GHZ_OP_PROD: return run_elementwise<U>(out, a, b, n, op_imul{}, stream);
+    case GHZ_OP_MIN: return run_elementwise<S>(out, a, b, n, op_imin{}, stream);
+    case GHZ_OP_MAX: return run_elementwise<S>(out, a, b, n, op_imax{}, stream);
+    case GHZ_OP_LAND: return run_elementwise<U>(out, a, b, n, op_land{}, stream);
+    case GHZ_OP_LOR: return run_elementwise<U>(out, a, b, n, op_lor{}, stream);
+    case GHZ_OP_LXOR: return run_elementwise<U>(out, a, b, n, op_lxor{}, stream);
+    case GHZ_OP_BAND: return run_elementwise<U>(out, a, b, n, op_band{}, stream);
+    case GHZ_OP_BOR: return run_elementwise<U>(out, a, b, n, op_bor{}, stream);
+    case GHZ_OP_BXOR: return run_elementwise<U>(out, a, b, n, op_bxor{}, stream);
     default: return ghz_fail(GHZ_ERR_INVALID_ARG, "op %d on an integer type", (int)op);
     }
 }
@@ -388,13 +372,12 @@ ghz_status_t reduce_int(void* out, const void* a, const void* b, size_t n, ghz_o
 template <typename F>
 ghz_status_t reduce_float(void* out, const void* a, const void* b, size_t n, ghz_op_t op, cudaStream_t stream)
 {
-    const char* w = "ghz_coll_reduce_cuda";
     switch (op) {
     case GHZ_OP_SUM:
-    case GHZ_OP_AVG: return run_elementwise<F>(w, out, a, b, n, op_fadd{}, stream);
-    case GHZ_OP_PROD: return run_elementwise<F>(w, out, a, b, n, op_fmul{}, stream);
-    case GHZ_OP_MIN: return run_elementwise<F>(w, out, a, b, n, op_fpick<false>{}, stream);
-    case GHZ_OP_MAX: return run_elementwise<F>(w, out, a, b, n, op_fpick<true>{}, stream);
+    case GHZ_OP_AVG: return run_elementwise<F>(out, a, b, n, op_fadd{}, stream);
+    case GHZ_OP_PROD: return run_elementwise<F>(out, a, b, n, op_fmul{}, stream);
+    case GHZ_OP_MIN: return run_elementwise<F>(out, a, b, n, op_fpick<false>{}, stream);
+    case GHZ_OP_MAX: return run_elementwise<F>(out, a, b, n, op_fpick<true>{}, stream);
     default: return ghz_fail(GHZ_ERR_INVALID_ARG, "op %d on a float type", (int)op);
     }
 }
@@ -403,16 +386,14 @@ template <typename F>
 ghz_status_t range_of(const void* src, size_t n, ghz_coll_range_acc_t* acc, ghz_coll_range_t* out, void* copy,
                       cudaStream_t stream)
 {
+    void (*const kernel[2][2])(const F*, span_t, ghz_coll_range_acc_t*, ghz_coll_range_t*, F*) = {
+        {range_kernel<F, false, false>, range_kernel<F, false, true>},
+        {range_kernel<F, true, false>, range_kernel<F, true, true>}}; /* [bytes][copy] */
     bool bytes = false;
     /* (with a copy, vectors only where it sits at src's offset within 16 bytes) */
     const span_t s = plan<F>(copy ? copy : src, src, src, n, &bytes);
-    const unsigned grid = grid_for<F>(s);
-    const char* what = "ghz_coll_range_cuda";
-    if (copy)
-        return bytes ? launch(what, grid, stream, range_kernel<F, true, true>, (const F*)src, s, acc, out, (F*)copy)
-                     : launch(what, grid, stream, range_kernel<F, false, true>, (const F*)src, s, acc, out, (F*)copy);
-    return bytes ? launch(what, grid, stream, range_kernel<F, true, false>, (const F*)src, s, acc, out, (F*)NULL)
-                 : launch(what, grid, stream, range_kernel<F, false, false>, (const F*)src, s, acc, out, (F*)NULL);
+    return launch_status("ghz_coll_range_cuda", kernel[bytes][copy != NULL], grid_for<F>(s), kThreads, stream,
+                         (const F*)src, s, acc, out, (F*)copy);
 }
 
 /* The first failure among n statuses, in index order, into *first (GHZ_SUCCESS when
@@ -429,7 +410,7 @@ __global__ void first_error_kernel(const int* st, size_t n, int* first)
 }
 
 } // namespace coll_cuda
-} // inline namespace GHZ_COLL_CUDA_NS
+} // inline namespace GHZ_ABI_NS
 } // namespace ghz
 
 using namespace ghz::coll_cuda;
@@ -465,8 +446,8 @@ extern "C" ghz_status_t ghz_coll_scale_cuda(void* d_buf, size_t n, ghz_dtype_t d
     if (n == 0u) return GHZ_SUCCESS;
     if (!d_buf) return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_scale_cuda: NULL buffer");
     const op_scale op{s};
-    return dtype == GHZ_F32 ? run_elementwise<float>("ghz_coll_scale_cuda", d_buf, d_buf, d_buf, n, op, stream)
-                            : run_elementwise<double>("ghz_coll_scale_cuda", d_buf, d_buf, d_buf, n, op, stream);
+    return dtype == GHZ_F32 ? run_elementwise<float>(d_buf, d_buf, d_buf, n, op, stream)
+                            : run_elementwise<double>(d_buf, d_buf, d_buf, n, op, stream);
 }
 
 extern "C" ghz_status_t ghz_coll_range_cuda(const void* d_src, size_t n, ghz_dtype_t dtype,
@@ -495,6 +476,6 @@ extern "C" ghz_status_t ghz_coll_first_error_cuda(const int* d_status, size_t n,
 {
     if (!d_first || (n > 0u && !d_status))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_first_error_cuda: NULL pointer");
-    return ghz::detail::launch_status("ghz_coll_first_error_cuda", first_error_kernel, dim3(1), dim3(256), stream,
-                                      d_status, n, d_first);
+    return launch_status("ghz_coll_first_error_cuda", first_error_kernel, dim3(1), dim3(256), stream, d_status, n,
+                         d_first);
 }

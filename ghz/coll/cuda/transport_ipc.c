@@ -1,9 +1,7 @@
 /* ghz/coll/cuda/transport_ipc.c: the CUDA IPC transport, ranks of one node (COLL.md,
  * Transports, "CUDA IPC": the set-up, the messages and why one event per rank is
- * enough). Data moves GPU to GPU out of the sender's exported wire pool; MPI carries
- * only control records {offset, bytes, poison, sequence number} and one-word
- * acknowledgements. One-sided use (transport.h, peer_pool and fence; cuda/algo_direct.c)
- * reads the mapped pools between fences. */
+ * enough). One-sided use (transport.h, peer_pool and fence; cuda/algo_direct.c) reads
+ * the mapped pools between fences. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,15 +97,6 @@ static int ack_tag(uint64_t seq)
     return TAG_ACK_BASE + (int)(seq % ACK_SEQS);
 }
 
-/* How long a captured fence waits for a peer: GHZ_GRAPH_FENCE_TIMEOUT_S (checked by
- * ghz_comm_init before the transport is made), 60 s by default. */
-static uint64_t graph_timeout_ns(void)
-{
-    coll_knobs_t k;
-    if (coll_knobs_read(&k) != GHZ_SUCCESS) k.fence_timeout_s = 60.0;
-    return (uint64_t)(k.fence_timeout_s * 1e9);
-}
-
 static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t bytes, int peer, int poison,
                               coll_req_t* r)
 {
@@ -115,7 +104,6 @@ static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t byte
     ipc_state_t* s = st_of(tp);
     const unsigned char* p = (const unsigned char*)buf;
     ghz_status_t st = GHZ_SUCCESS;
-    uint64_t seq;
     int rc;
     req->active = req->ack_active = req->recv = 0;
     req->peer = peer;
@@ -126,25 +114,21 @@ static ghz_status_t ipc_isend(coll_transport_t* tp, const void* buf, size_t byte
         else if (s->peer[peer].unacked >= ACK_SEQS)
             st = ghz_fail(GHZ_ERR_INVALID_ARG, "internal: %d CUDA IPC messages in flight to rank %d", ACK_SEQS,
                           peer);
-        else {
-            /* after the work that wrote the buffer, in stream order */
-            cudaError_t e = cudaEventRecord(s->ev, stream_of(s));
-            if (e != cudaSuccess) st = coll_cuda_fail(e, "cudaEventRecord (CUDA IPC send)");
-        }
+        else /* after the work that wrote the buffer, in stream order */
+            st = coll_cuda_ok(cudaEventRecord(s->ev, stream_of(s)), "cudaEventRecord (CUDA IPC send)");
         /* a failure here still sends a record, poisoned: the peer must not wait forever */
         if (st != GHZ_SUCCESS) {
             poison = 1;
             bytes = 0;
         }
     }
-    seq = s->peer[peer].sent++;
     req->ctl[CTL_OFFSET] = bytes ? (uint64_t)(p - s->pool) : 0;
     req->ctl[CTL_BYTES] = bytes;
     req->ctl[CTL_POISON] = (uint64_t)(poison != 0);
-    req->ctl[CTL_SEQ] = seq;
+    req->ctl[CTL_SEQ] = s->peer[peer].sent++;
     if (bytes) {
         /* posted before the record leaves, so the acknowledgement always finds it */
-        rc = MPI_Irecv(&req->ack_seq, 1, MPI_UINT64_T, peer, ack_tag(seq), s->comm, &req->ack);
+        rc = MPI_Irecv(&req->ack_seq, 1, MPI_UINT64_T, peer, ack_tag(req->ctl[CTL_SEQ]), s->comm, &req->ack);
         if (rc != MPI_SUCCESS) return ghz_coll_mpi_fail(rc, "MPI_Irecv (CUDA IPC acknowledgement)");
         req->ack_active = 1;
         s->peer[peer].unacked++;
@@ -167,11 +151,7 @@ static ghz_status_t ipc_irecv(coll_transport_t* tp, void* buf, size_t capacity, 
     ipc_req_t* req = req_of(r);
     ipc_state_t* s = st_of(tp);
     int rc;
-    req->active = req->ack_active = 0;
-    req->recv = 1;
-    req->peer = peer;
-    req->dst = buf;
-    req->capacity = capacity;
+    *req = (ipc_req_t){.recv = 1, .peer = peer, .dst = buf, .capacity = capacity};
     /* records from one peer match receives in the order they were posted (MPI's
      * non-overtaking rule on one tag), so this receive's number is known now */
     req->ack_seq = s->peer[peer].posted++;
@@ -212,9 +192,8 @@ static ghz_status_t wait_recv(ipc_state_t* s, ipc_req_t* req, size_t* bytes, int
     if (rc != MPI_SUCCESS) {
         /* the record is lost, but the sender may be waiting for the acknowledgement of
          * the message that was due: send it, so that the failure ends here */
-        uint64_t a = req->ack_seq;
         st = ghz_coll_mpi_fail(rc, "MPI_Wait (CUDA IPC control record)");
-        MPI_Send(&a, 1, MPI_UINT64_T, req->peer, ack_tag(a), s->comm);
+        MPI_Send(&req->ack_seq, 1, MPI_UINT64_T, req->peer, ack_tag(req->ack_seq), s->comm);
         return st;
     }
     seq = req->ctl[CTL_SEQ];
@@ -230,11 +209,8 @@ static ghz_status_t wait_recv(ipc_state_t* s, ipc_req_t* req, size_t* bytes, int
     if (st == GHZ_SUCCESS) st = pull(s, req, req->ctl[CTL_OFFSET], n);
     /* acknowledged whatever happened: the sender's wait needs it (its receive of it was
      * posted before the record left, so this send completes) */
-    {
-        uint64_t a = seq;
-        rc = MPI_Send(&a, 1, MPI_UINT64_T, req->peer, ack_tag(seq), s->comm);
-        if (rc != MPI_SUCCESS && st == GHZ_SUCCESS) st = ghz_coll_mpi_fail(rc, "MPI_Send (CUDA IPC acknowledgement)");
-    }
+    rc = MPI_Send(&req->ctl[CTL_SEQ], 1, MPI_UINT64_T, req->peer, ack_tag(seq), s->comm);
+    if (rc != MPI_SUCCESS && st == GHZ_SUCCESS) st = ghz_coll_mpi_fail(rc, "MPI_Send (CUDA IPC acknowledgement)");
     if (st == GHZ_SUCCESS && bytes) *bytes = (size_t)n;
     return st;
 }
@@ -270,6 +246,7 @@ static ghz_status_t ipc_wait(coll_transport_t* tp, coll_req_t* r, size_t* bytes,
 
 static void free_state(ipc_state_t* s)
 {
+    if (s->have_ev) cudaEventDestroy(s->ev);
     if (s->have_aux) cudaStreamDestroy(s->aux);
     if (s->d_peer_flags) cudaFree(s->d_peer_flags);
     if (s->flags) cudaFree(s->flags);
@@ -280,8 +257,7 @@ static void free_state(ipc_state_t* s)
 
 static unsigned char* ipc_peer_pool(coll_transport_t* tp, int peer)
 {
-    ipc_state_t* s = st_of(tp);
-    return peer >= 0 && peer < s->size ? s->peer[peer].pool : NULL;
+    return st_of(tp)->peer[peer].pool;
 }
 
 /* The meeting orders every peer's record before the wait on it (cuda/algo_direct.c). A
@@ -296,10 +272,8 @@ static ghz_status_t ipc_fence(coll_transport_t* tp, ghz_status_t mine)
     const int captured = s->be->capturing;
     /* (recorded after a failure too: destroy waits for this event, which must follow
      * every read of the peers' pools that the call enqueued) */
-    if (!captured) {
-        e = cudaEventRecord(s->ev, stream);
-        if (e != cudaSuccess && mine == GHZ_SUCCESS) mine = coll_cuda_fail(e, "cudaEventRecord (CUDA IPC fence)");
-    }
+    e = captured ? cudaSuccess : cudaEventRecord(s->ev, stream);
+    if (e != cudaSuccess && mine == GHZ_SUCCESS) mine = coll_cuda_fail(e, "cudaEventRecord (CUDA IPC fence)");
     /* the meeting carries every rank's status: met after a failure too, so no peer
      * waits forever, and no rank reads a failed rank's buffers */
     st_in = (int)mine;
@@ -348,7 +322,6 @@ static void close_peers(coll_transport_t* tp, int meet)
         if (s->peer[p].open & 4) cudaIpcCloseMemHandle(s->peer_flags[p]);
     }
     if (meet) MPI_Barrier(s->comm);
-    if (s->have_ev) cudaEventDestroy(s->ev);
     free_state(s);
     tp->state = NULL;
 }
@@ -401,15 +374,13 @@ static int test_refused(const ipc_state_t* s, const char* step)
 /* Maps every peer's pool and opens its event (own: this rank's). */
 static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
 {
+    cudaError_t e;
     int p;
     const int last = s->rank == s->size - 1 ? s->size - 2 : s->size - 1;
     for (p = 0; p < s->size; p++) {
         void* base = NULL;
-        cudaError_t e;
         if (p == s->rank) {
-            s->peer[p].pool = s->pool;
-            s->peer[p].bytes = s->pool_bytes;
-            s->peer[p].ev = s->ev;
+            s->peer[p] = (ipc_peer_t){.pool = s->pool, .bytes = s->pool_bytes, .ev = s->ev};
             s->peer_flags[p] = s->flags;
             continue;
         }
@@ -432,24 +403,25 @@ static ghz_status_t open_peers(ipc_state_t* s, const ipc_card_t* cards)
         s->peer[p].open |= 4;
     }
     /* the table the device fence reads */
-    {
-        cudaError_t e = cudaMemcpyAsync(s->d_peer_flags, s->peer_flags, (size_t)s->size * sizeof *s->peer_flags,
-                                        cudaMemcpyHostToDevice, s->aux);
-        if (e == cudaSuccess) e = cudaStreamSynchronize(s->aux);
-        if (e != cudaSuccess) return coll_cuda_fail(e, "copying the CUDA IPC fence table");
-    }
-    return GHZ_SUCCESS;
+    e = cudaMemcpyAsync(s->d_peer_flags, s->peer_flags, (size_t)s->size * sizeof *s->peer_flags,
+                        cudaMemcpyHostToDevice, s->aux);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s->aux);
+    return coll_cuda_ok(e, "copying the CUDA IPC fence table");
 }
 
 /* This rank's part before the exchange. */
 static ghz_status_t prepare(ipc_state_t* s, ipc_card_t* card)
 {
+    coll_knobs_t k;
     cudaError_t e;
     const size_t n = (size_t)s->size;
     s->peer = (ipc_peer_t*)calloc(n, sizeof *s->peer);
     s->peer_flags = (uint64_t**)calloc(n, sizeof *s->peer_flags);
     if (!s->peer || !s->peer_flags) return ghz_fail(GHZ_ERR_NOMEM, "CUDA IPC transport state");
-    s->timeout_ns = graph_timeout_ns();
+    /* how long a captured fence waits for a peer: GHZ_GRAPH_FENCE_TIMEOUT_S (checked by
+     * ghz_comm_init before the transport is made), 60 s by default */
+    if (coll_knobs_read(&k) != GHZ_SUCCESS) k.fence_timeout_s = 60.0;
+    s->timeout_ns = (uint64_t)(k.fence_timeout_s * 1e9);
     e = cudaStreamCreateWithFlags(&s->aux, cudaStreamNonBlocking);
     if (e != cudaSuccess) return coll_cuda_fail(e, "cudaStreamCreateWithFlags (CUDA IPC)");
     s->have_aux = 1;
@@ -499,12 +471,8 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
         st = ghz_fail(GHZ_ERR_UNSUPPORTED, "the CUDA IPC transport needs every rank on one node (%d of %d here)",
                       local, size);
     else {
-        s->comm = *comm;
-        s->be = be;
-        s->pool = (unsigned char*)pool;
-        s->pool_bytes = pool_bytes;
-        s->rank = rank;
-        s->size = size;
+        *s = (ipc_state_t){.comm = *comm, .be = be, .rank = rank, .size = size, .pool = (unsigned char*)pool,
+                           .pool_bytes = pool_bytes};
         st = prepare(s, &card);
         if (st == GHZ_SUCCESS) {
             cards = (ipc_card_t*)malloc((size_t)size * sizeof *cards);
@@ -531,18 +499,13 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
     if (!s) return st;
     if (!s->exchanged) {
         /* nothing shared yet: undo here, the caller keeps its MPI transport */
-        if (s->have_ev) cudaEventDestroy(s->ev);
         free_state(s);
         return st;
     }
-    /* from here on tp->destroy undoes it (collective: it meets the peers) */
-    {
-        static const coll_transport_t ipc = {"cuda_ipc",       ipc_isend,  ipc_irecv, ipc_wait,
-                                             ipc_destroy,      ipc_cancel, ipc_abort, ipc_peer_pool,
-                                             ipc_fence,        ipc_graph_status, NULL, 0, 0};
-        *tp = ipc;
-        tp->state = s;
-        tp->shared_gpu = -1; /* comm_make.c sets it */
-    }
+    /* from here on tp->destroy undoes it (collective: it meets the peers); comm_make.c sets shared_gpu */
+    *tp = (coll_transport_t){.name = "cuda_ipc", .isend = ipc_isend, .irecv = ipc_irecv, .wait = ipc_wait,
+                             .destroy = ipc_destroy, .cancel = ipc_cancel, .abort = ipc_abort,
+                             .peer_pool = ipc_peer_pool, .fence = ipc_fence, .graph_status = ipc_graph_status,
+                             .state = s, .shared_gpu = -1};
     return st;
 }

@@ -1,10 +1,7 @@
 /* ghz/coll/detail/fence_cuda.h: the device-side fence of the CUDA IPC transport for
- * collectives captured into a CUDA graph (private; CUDA builds; C-callable; COLL.md,
- * CUDA graphs). A replay cannot meet the peers on the host, so each rank owns a block
- * of flag words, exported through CUDA IPC, and the fence meets the peers there. The
- * sequence number is read from the rank's own word, so every replay advances it: the
- * graph holds only addresses. A peer missing for timeout_ns is recorded in the rank's
- * error word (the peer, plus one), which later fences see and no longer wait on. */
+ * collectives captured into a CUDA graph, on each rank's block of flag words (private;
+ * CUDA builds; C-callable; COLL.md, CUDA graphs). A peer missing for timeout_ns is
+ * recorded in the rank's error word (the peer, plus one). */
 #ifndef GHZ_COLL_DETAIL_FENCE_CUDA_H
 #define GHZ_COLL_DETAIL_FENCE_CUDA_H
 
