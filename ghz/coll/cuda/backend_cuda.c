@@ -26,6 +26,8 @@ typedef struct {
     cudaEvent_t done;         /* ghz_coll_backend_cuda_mark's */
     int have_done, done_pending;
     void *mapped_host, *mapped_dev; /* the last staging buffer cuda_range wrote, as the device sees it */
+    size_t chunk_bytes;       /* the largest piece */
+    int ratio_reserved;       /* the codec's workspace serves ratio frames of a piece */
 } cuda_state_t;
 
 enum { SCRATCH_RANGE = 0, SCRATCH_SIZE = 64, SCRATCH_STATUS = 72, SCRATCH_BYTES = 128, H_RANGE = SCRATCH_BYTES,
@@ -209,6 +211,19 @@ static ghz_status_t cuda_compress(coll_backend_t* be, const void* src, size_t n,
     return device_result(be, st, size, "compress");
 }
 
+/* About 9 bytes a value of a piece (f32; f64 needs less a byte of values), so it is
+ * reserved where a call may use it, not for every communicator at init. */
+static ghz_status_t cuda_reserve_ratio(coll_backend_t* be)
+{
+    cuda_state_t* s = st_of(be);
+    ghz_status_t st = GHZ_SUCCESS;
+    if (s->ratio_reserved) return GHZ_SUCCESS;
+    st = ghz_cuda_ctx_reserve_ratio(s->x.ctx, GHZ_F32, s->x.max_elems);
+    if (st == GHZ_SUCCESS) st = ghz_cuda_ctx_reserve_ratio(s->x.ctx, GHZ_F64, s->chunk_bytes / 8 + 64);
+    s->ratio_reserved = st == GHZ_SUCCESS;
+    return st;
+}
+
 static ghz_status_t cuda_decompress(coll_backend_t* be, const void* src, size_t size, void* dst,
                                     size_t n, ghz_dtype_t dtype)
 {
@@ -380,7 +395,7 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
         .release = cuda_release, .begin = cuda_begin, .copy = cuda_copy, .copy_async = cuda_copy_async,
         .reduce = cuda_reduce, .scale = cuda_scale, .range = cuda_range, .compress = cuda_compress,
         .decompress = cuda_decompress, .homo_binary = cuda_homo_binary, .homo_sum_n = cuda_homo_sum_n,
-        .sync = cuda_sync, .destroy = cuda_destroy};
+        .reserve_ratio = cuda_reserve_ratio, .sync = cuda_sync, .destroy = cuda_destroy};
     cuda_state_t* s;
     ghz_cuda_ctx_config_t cfg = GHZ_CUDA_CTX_CONFIG_INIT;
     ghz_status_t st;
@@ -402,13 +417,10 @@ ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
     be->destroy = cuda_destroy;
     /* a piece holds at most chunk_bytes of values; f32 has the most values per byte */
     s->x.max_elems = chunk_bytes / 4 + 64;
+    s->chunk_bytes = chunk_bytes;
     cfg.max_batch = 1;
     cfg.max_elems = s->x.max_elems;
     st = ghz_cuda_ctx_create(&cfg, &s->x.ctx);
-    /* the data movement's ratio frames (GHZ_PATH_RATIO) of a piece: about 9 bytes a
-     * value of workspace, reserved here so that no call allocates */
-    if (st == GHZ_SUCCESS) st = ghz_cuda_ctx_reserve_ratio(s->x.ctx, GHZ_F32, s->x.max_elems);
-    if (st == GHZ_SUCCESS) st = ghz_cuda_ctx_reserve_ratio(s->x.ctx, GHZ_F64, chunk_bytes / 8 + 64);
     if (st == GHZ_SUCCESS)
         st = ghz_cuda_homo_sum_n_workspace(GHZ_CUDA_HOMO_MAX_INPUTS, s->x.max_elems, &s->x.sum_work_bytes);
     if (st == GHZ_SUCCESS) {

@@ -46,6 +46,9 @@ struct coll_backend {
     /* out = in[0] + ... + in[k-1], left to right, one pass */
     ghz_status_t (*homo_sum_n)(coll_backend_t* be, ghz_dtype_t dtype, const void* const* in, const size_t* sizes,
                                size_t k, void* out, size_t capacity, size_t* out_size);
+    /* the codec's workspace for ratio frames of a piece, before the first call that may
+     * send them; blocking (NULL: the codec needs none reserved) */
+    ghz_status_t (*reserve_ratio)(coll_backend_t* be);
     ghz_status_t (*sync)(coll_backend_t* be); /* waits for the queued work */
     void (*destroy)(coll_backend_t* be);
     void* state;
