@@ -27,7 +27,6 @@ static ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t 
     double t = 0.0;
     int64_t w[2];
     c->auto_min = SIZE_MAX;
-    c->auto_link_s = 0.0;
     c->auto_cal_bytes = 0;
     c->auto_ratio = 0;
     if (c->knobs.auto_min_bytes != COLL_KNOB_UNSET) {
@@ -42,7 +41,6 @@ static ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t 
         if (agreed != GHZ_SUCCESS) return agreed;
         if (w[1]) return ghz_fail(GHZ_ERR_PEER, "AUTO's calibration failed on another rank");
         memcpy(&t, &w[0], sizeof t);
-        c->auto_link_s = t;
         c->auto_cal_bytes = S;
         c->auto_min = coll_auto_rule(c->size, S, t, &k);
         c->auto_ratio = coll_auto_ratio_frames(c->size, S, t, &k);

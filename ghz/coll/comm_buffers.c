@@ -130,10 +130,7 @@ ghz_status_t coll_comm_finish_init(ghz_comm_t* c, ghz_status_t st, ghz_comm_t** 
         coll_comm_release(c, 0);
         return ghz_fail(st, "%s", keep);
     }
-    {
-        ghz_coll_info_t i0 = GHZ_COLL_INFO_INIT;
-        c->info = i0;
-    }
+    c->info = (ghz_coll_info_t)GHZ_COLL_INFO_INIT;
     *comm = c;
     return GHZ_SUCCESS;
 }

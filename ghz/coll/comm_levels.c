@@ -48,8 +48,7 @@ ghz_status_t coll_comm_levels(ghz_comm_t* c)
 {
     ghz_status_t st, st2;
     char keep[256] = "";
-    if (c->intra && c->inter) return GHZ_SUCCESS;
-    if (!c->levels) return ghz_fail(GHZ_ERR_UNSUPPORTED, "internal: no two levels here");
+    if (c->intra && c->inter) return GHZ_SUCCESS; /* (c->levels: coll_check_algo) */
 #ifdef GHZ_WITH_NCCL
     if (c->nccl) {
         /* (the second split runs whatever the first did) */

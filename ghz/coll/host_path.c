@@ -22,10 +22,9 @@ static ghz_status_t host_call(ghz_comm_t* c, coll_desc_t* h, const coll_plan_t* 
     return coll_execute(hc, h, &hp, info, &ratio);
 }
 
-/* A data movement's receive side goes in too where the call writes only its blocks (the
- * v forms' gaps) or holds the input (in place). Every rank learns whether every copy
- * worked before any enters the host call. A copy in waits for the previous call's copy
- * out of small_out, which the host call writes (where nothing is copied in, a wait). */
+/* What goes in and out: COLL.md, Data movement, Host path. A copy in waits for the
+ * previous call's copy out of small_out, which the host call writes (where nothing is
+ * copied in, a wait). */
 ghz_status_t coll_host_path(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t* p, int copied, int all_staged,
                             double t_copied, ghz_coll_info_t* info)
 {

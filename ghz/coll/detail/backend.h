@@ -47,7 +47,7 @@ struct coll_backend {
     ghz_status_t (*homo_sum_n)(coll_backend_t* be, ghz_dtype_t dtype, const void* const* in, const size_t* sizes,
                                size_t k, void* out, size_t capacity, size_t* out_size);
     ghz_status_t (*sync)(coll_backend_t* be); /* waits for the queued work */
-    void (*destroy)(coll_backend_t* be);
+    void (*destroy)(coll_backend_t* be); /* NULL: nothing to release */
     void* state;
 };
 

@@ -57,9 +57,8 @@ struct ghz_comm {
     double last_ratio;       /* compression ratio of the last lossy call (auto choice) */
     uint64_t lossy_calls;    /* lossy calls so far (the same on every rank) */
     /* GHZ_PATH_AUTO's threshold (auto_rule.h; SIZE_MAX: never compress), from an exact
-     * allreduce of auto_cal_bytes per rank in auto_link_s seconds (0: not timed). */
+     * allreduce of auto_cal_bytes per rank (0: not timed). */
     size_t auto_min;
-    double auto_link_s;
     size_t auto_cal_bytes;
     int auto_ratio; /* lossy AUTO data movement sends ratio frames (coll_auto_ratio_frames) */
     int auto_trace;          /* GHZ_COLL_AUTO_TRACE */
