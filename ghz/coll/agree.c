@@ -18,17 +18,11 @@ static const char* const field_name[AGREE_NFIELDS] = {
     "collective", "count", "dtype", "op", "root", "accuracy (NULL or not)", "accuracy mode",
     "bound", "path", "CUDA-graph capture (on or off)"};
 
-static const char* kind_name(int64_t v)
-{
-    switch (v) { COLL_CALLS(COLL_NAME_CASE) }
-    return "unknown";
-}
-
 static void show(char* buf, size_t len, int field, int64_t v)
 {
     double d;
     switch (field) {
-    case AGREE_KIND: snprintf(buf, len, "%s", kind_name(v)); break;
+    case AGREE_KIND: snprintf(buf, len, "%s", coll_call_name(v)); break;
     case AGREE_COUNT: snprintf(buf, len, "%llu", (unsigned long long)v); break;
     case AGREE_DTYPE: snprintf(buf, len, "%s", ghz_dtype_name((ghz_dtype_t)v)); break;
     case AGREE_OP: snprintf(buf, len, "%s", ghz_op_name((ghz_op_t)v)); break;
@@ -183,12 +177,8 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
         return ghz_fail(GHZ_ERR_PEER, "rank %d failed its own checks (%s)", failed_rank(w[W_FAILED]),
                         ghz_status_string(failed_status(w[W_FAILED])));
     }
+    /* (n == W_EXACT: the words from W_EXACT on stay this rank's, no range) */
     if (w[W_DIGEST] != ~w[W_NDIGEST]) return name_mismatch(c, mine);
-    if (n == W_EXACT) {
-        w[W_MAX] = w[W_NMIN] = INT64_MIN;
-        w[W_NONFINITE] = mine->nonfinite;
-        w[W_NRATIO] = ~ordered(mine->ratio_seen);
-    }
     all->have_range = w[W_MAX] != INT64_MIN;
     all->vmax = all->have_range ? unordered(w[W_MAX]) : NAN;
     all->vmin = all->have_range ? unordered(~w[W_NMIN]) : NAN;

@@ -5,29 +5,19 @@
 #include "ghz/coll/detail/calls.h"
 #include "ghz/detail/error.h"
 
-ghz_status_t ghz_comm_get_async_error(const ghz_comm_t* comm, ghz_status_t* async_error)
-{
-    ghz_clear_detail();
-    if (!comm || !async_error) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or async_error");
-    *async_error = comm->broken;
-    return GHZ_SUCCESS;
-}
+/* The getters of one field each. */
+#define COMM_GETTER(fn, type, out, field)                                          \
+    ghz_status_t fn(const ghz_comm_t* comm, type* out)                             \
+    {                                                                              \
+        ghz_clear_detail();                                                        \
+        if (!comm || !out) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or " #out); \
+        *out = comm->field;                                                        \
+        return GHZ_SUCCESS;                                                        \
+    }
 
-ghz_status_t ghz_comm_rank(const ghz_comm_t* comm, int* rank)
-{
-    ghz_clear_detail();
-    if (!comm || !rank) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or rank");
-    *rank = comm->rank;
-    return GHZ_SUCCESS;
-}
-
-ghz_status_t ghz_comm_size(const ghz_comm_t* comm, int* size)
-{
-    ghz_clear_detail();
-    if (!comm || !size) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or size");
-    *size = comm->size;
-    return GHZ_SUCCESS;
-}
+COMM_GETTER(ghz_comm_get_async_error, ghz_status_t, async_error, broken)
+COMM_GETTER(ghz_comm_rank, int, rank, rank)
+COMM_GETTER(ghz_comm_size, int, size, size)
 
 ghz_status_t ghz_comm_config(const ghz_comm_t* comm, ghz_comm_config_t* config)
 {

@@ -182,32 +182,31 @@ static ghz_status_t alltoall_layout(const ghz_comm_t* c, coll_desc_t* k)
 #endif
 
 static const coll_mv_kind_ops_t allgather = {
-    .kind = MV_ALLGATHER, .name = "allgather", .vname = "allgatherv", .recv_blocks = 1,
+    .kind = MV_ALLGATHER, .recv_blocks = 1,
     .in_place_forms = "MPI_IN_PLACE, or sendbuf at this rank's block of recvbuf",
     .layout = allgather_layout, .algo = GHZ_ALGO_RING, .need = allgather_need, .round = allgather_round,
     NCCL_NATIVE(coll_nccl_mv_allgather)};
 
 static const coll_mv_kind_ops_t bcast = {
-    .kind = MV_BCAST, .name = "broadcast", .rooted = 1, .from_root = 1, .mpi_from_out = 1,
+    .kind = MV_BCAST, .rooted = 1, .from_root = 1, .mpi_from_out = 1,
     .in_place_forms = "MPI_IN_PLACE or sendbuf == recvbuf at the root", .layout = bcast_layout,
     .algo = GHZ_ALGO_BINOMIAL, .need = coll_bcast_need, .settle = bcast_settle, .round = bcast_round,
     NCCL_NATIVE(coll_nccl_mv_bcast)};
 
 static const coll_mv_kind_ops_t scatter = {
-    .kind = MV_SCATTER, .name = "scatter", .vname = "scatterv", .rooted = 1, .from_root = 1, .send_blocks = 1,
-    .in_place_recv = 1, .in_place_forms = "recvbuf MPI_IN_PLACE at the root",
+    .kind = MV_SCATTER, .rooted = 1, .from_root = 1, .send_blocks = 1, .in_place_recv = 1,
+    .in_place_forms = "recvbuf MPI_IN_PLACE at the root",
     .layout = scatter_layout, .choose = tree_or_linear, .move = coll_linear_scatter, .move_tree = coll_tree_scatter,
     .need = coll_linear_need, .need_tree = coll_tree_need, NCCL_NATIVE(coll_nccl_mv_scatter)};
 
 static const coll_mv_kind_ops_t gather = {
-    .kind = MV_GATHER, .name = "gather", .vname = "gatherv", .rooted = 1, .recv_blocks = 1,
+    .kind = MV_GATHER, .rooted = 1, .recv_blocks = 1,
     .in_place_forms = "MPI_IN_PLACE, or sendbuf at the root's own block of recvbuf",
     .layout = gather_layout, .choose = tree_or_linear, .move = coll_linear_gather, .move_tree = coll_tree_gather,
     .need = coll_linear_need, .need_tree = coll_tree_need, NCCL_NATIVE(coll_nccl_mv_gather)};
 
 static const coll_mv_kind_ops_t alltoall = {
-    .kind = MV_ALLTOALL, .name = "alltoall", .vname = "alltoallv", .send_blocks = 1, .recv_blocks = 1,
-    .in_place_shared = 1,
+    .kind = MV_ALLTOALL, .send_blocks = 1, .recv_blocks = 1, .in_place_shared = 1,
     .in_place_forms = "MPI_IN_PLACE, or sendbuf == recvbuf with the same counts and displacements",
     .layout = alltoall_layout, .algo = GHZ_ALGO_PAIRWISE, .move = coll_pairwise_alltoall,
     .need = coll_alltoall_need, .need_staged = coll_alltoall_need_staged, NCCL_NATIVE(coll_nccl_mv_alltoall)};
