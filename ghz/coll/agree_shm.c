@@ -248,6 +248,16 @@ static int map_segment(coll_shm_t* s, const char* name, uint64_t nonce, int crea
     return 1;
 }
 
+/* The last step of a creation: s on every rank (ok: this rank's is ready), or on none. */
+static coll_shm_t* all_or_none(coll_shm_t* s, int ok, coll_shm_ctl_fn ctl, void* ctx, ghz_status_t* status)
+{
+    int any;
+    *status = any_failed(ctl, ctx, !ok, &any);
+    if (!any) choose_watched(s);
+    else if (s) free_shm(s);
+    return any ? NULL : s;
+}
+
 coll_shm_t* coll_shm_create_posix(int rank, int size, uint64_t host, const void* key, size_t key_bytes, int want,
                                   coll_shm_ctl_fn ctl, void* ctx, ghz_status_t* status)
 {
@@ -282,14 +292,8 @@ coll_shm_t* coll_shm_create_posix(int rank, int size, uint64_t host, const void*
     /* 3. every rank mapped it (and wrote whose its slot is): all of them use it, or none */
     ok = rank == 0 || map_segment(s, name, nonce, 0);
     if (ok) write_self(s->slots[rank]);
-    *status = any_failed(ctl, ctx, !ok, &any);
-    /* (no name outlives this, even if the job crashes later) */
-    if (rank == 0) shm_unlink(name);
-    if (any) {
-        free_shm(s);
-        return NULL;
-    }
-    choose_watched(s);
+    s = all_or_none(s, ok, ctl, ctx, status);
+    if (rank == 0) shm_unlink(name); /* (no name outlives this, even if the job crashes later) */
     return s;
 }
 
@@ -297,19 +301,13 @@ coll_shm_t* coll_shm_create_parts(int rank, int size, void* const* parts, coll_s
                                   ghz_status_t* status)
 {
     coll_shm_t* s = parts ? alloc_shm(rank, size) : NULL;
-    int q, any;
+    int q;
     for (q = 0; s && q < size; q++) s->slots[q] = slot_in(parts[q]);
     if (s) {
         memset(s->slots[rank], 0, sizeof(slot_t)); /* (zero sequences: the first call is 1) */
         write_self(s->slots[rank]);
     }
-    *status = any_failed(ctl, ctx, s == NULL, &any);
-    if (any) {
-        if (s) free_shm(s);
-        return NULL;
-    }
-    choose_watched(s);
-    return s;
+    return all_or_none(s, s != NULL, ctl, ctx, status);
 }
 
 enum { HERE = 0, GONE_ALONE = 1, GONE_TOGETHER = 2 };

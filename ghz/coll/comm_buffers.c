@@ -124,9 +124,8 @@ void coll_comm_release(ghz_comm_t* c, int local)
 ghz_status_t coll_comm_finish_init(ghz_comm_t* c, ghz_status_t st, ghz_comm_t** comm)
 {
     if (st != GHZ_SUCCESS) {
-        char keep[256];
+        char keep[256] = "";
         strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
-        keep[sizeof keep - 1] = '\0';
         coll_comm_release(c, 0);
         return ghz_fail(st, "%s", keep);
     }

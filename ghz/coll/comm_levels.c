@@ -66,7 +66,7 @@ ghz_status_t coll_comm_levels(ghz_comm_t* c)
     }
     if (st != GHZ_SUCCESS) st = ghz_fail(st, "the node's child communicator: %s", keep);
     else if (st2 != GHZ_SUCCESS) st = st2;
-    st = coll_stage_agree(c, st);
+    st = coll_stage_agree(c, st, NULL);
     if (st != GHZ_SUCCESS) {
         if (c->intra) coll_comm_release(c->intra, 0);
         if (c->inter) coll_comm_release(c->inter, 0);

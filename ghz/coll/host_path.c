@@ -41,7 +41,7 @@ ghz_status_t coll_host_path(ghz_comm_t* c, const coll_desc_t* k, const coll_plan
     if (st == GHZ_SUCCESS && !copied && in_bytes) st = c->be.copy(&c->be, host_in, k->in, in_bytes);
     if (st == GHZ_SUCCESS && !copied && !in_bytes && !out_first) st = c->be.sync(&c->be);
     t_stage += coll_now() - t0;
-    if (!all_staged) st = coll_stage_agree(c, st);
+    if (!all_staged) st = coll_stage_agree(c, st, NULL);
     if (st != GHZ_SUCCESS) return st;
     if (k->ops) {
         h = coll_make_call(k->kind, host_in, c->small_out, k->count, k->dtype, k->op, k->root, NULL, NULL);

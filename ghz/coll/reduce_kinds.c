@@ -24,18 +24,23 @@ static int reduce_segments(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r,
     return 1;
 }
 
-/* Recursive doubling takes the whole vector, window elements a round; the others split
- * window * N elements into segments. */
+/* Recursive doubling and the binomial reduce take the whole vector, window elements a
+ * round; the others split window * N elements into segments. (reduce's rounds too) */
 static size_t allreduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
                               size_t off, size_t window)
 {
-    const int whole = algo == GHZ_ALGO_RECURSIVE_DOUBLING;
+    const int whole = algo == GHZ_ALGO_RECURSIVE_DOUBLING || algo == GHZ_ALGO_BINOMIAL;
     const size_t N = (size_t)c->size, e = r->elem, w = coll_min(k->count - off, whole ? window : window * N);
     int steps = 0, P = 1;
     if (whole) {
         r->in = k->in + off * e;
         r->out = k->out ? k->out + off * e : NULL;
         r->count = w;
+        if (algo == GHZ_ALGO_BINOMIAL) {
+            coll_binomial_reduce(r, pool);
+            r->logical_bytes = c->rank == k->root ? 0 : w * e;
+            return w;
+        }
         for (; P * 2 <= c->size; P *= 2) steps++;
         coll_recdbl_allreduce(r, pool);
         r->logical_bytes = (uint64_t)(steps + (c->rank < 2 * (c->size - P))) * w * e;
@@ -46,19 +51,6 @@ static size_t allreduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t*
     if (!reduce_segments(c, k, r, pool, algo, NULL)) return w;
     coll_ring_allgather(r, pool);
     r->logical_bytes = 2 * (w - c->seg_cnt[c->rank]) * e;
-    return w;
-}
-
-static size_t reduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
-                           size_t off, size_t window)
-{
-    const size_t e = r->elem, w = coll_min(k->count - off, window);
-    if (algo == GHZ_ALGO_NCCL) return allreduce_round(c, k, r, pool, algo, off, window);
-    r->in = k->in + off * e;
-    r->out = k->out ? k->out + off * e : NULL;
-    r->count = w;
-    coll_binomial_reduce(r, pool);
-    r->logical_bytes = c->rank == k->root ? 0 : w * e;
     return w;
 }
 
@@ -87,7 +79,7 @@ static const coll_kind_ops_t allreduce = {
 
 static const coll_kind_ops_t reduce = {
     .kind = KIND_REDUCE, .rooted = 1, .configured = offsetof(ghz_comm_config_t, reduce_algo),
-    .algos = COLL_ALGO_BIT(GHZ_ALGO_BINOMIAL), .round = reduce_round, .nccl_kind = COLL_NCCL_REDUCE};
+    .algos = COLL_ALGO_BIT(GHZ_ALGO_BINOMIAL), .round = allreduce_round, .nccl_kind = COLL_NCCL_REDUCE};
 
 static const coll_kind_ops_t reduce_scatter = {
     .kind = KIND_REDUCE_SCATTER, .per_rank = 1, .configured = offsetof(ghz_comm_config_t, reduce_scatter_algo),
