@@ -1,9 +1,7 @@
 /* ghz/coll/comm_levels.c: the two-level children, made at the first call that needs them. */
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/detail/error.h"

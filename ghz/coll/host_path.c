@@ -5,7 +5,6 @@
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/plan.h"
 #include "ghz/coll/detail/reduce_call.h"
-#include "ghz/detail/error.h"
 
 /* Checked, planned and executed on the host communicator; the parent's agreement stands
  * for it. */
