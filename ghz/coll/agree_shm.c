@@ -372,17 +372,14 @@ ghz_status_t coll_shm_max(coll_shm_t* s, int64_t* w, int n)
         unsigned spins = 0;
         while (atomic_load_explicit(&t->seq, memory_order_acquire) < seq)
             if (++spins > 256) {
-                if (atomic_load_explicit(&peer->gone, memory_order_acquire) &&
-                    atomic_load_explicit(&t->seq, memory_order_acquire) < seq) {
-                    s->gone_rank = q;
-                    return ghz_fail(GHZ_ERR_PEER, "rank %d released the communicator (ghz_comm_abort or "
-                                                  "ghz_comm_destroy) while this rank agreed a call",
-                                    q);
-                }
+                const int released = atomic_load_explicit(&peer->gone, memory_order_acquire) != HERE;
                 /* (reading /proc costs microseconds: once every 1024 yields) */
-                if ((spins & 1023u) == 0 && peer_ended(s, q) &&
+                if ((released || ((spins & 1023u) == 0 && peer_ended(s, q))) &&
                     atomic_load_explicit(&t->seq, memory_order_acquire) < seq) {
                     s->gone_rank = q;
+                    if (released)
+                        return ghz_fail(GHZ_ERR_PEER, "rank %d released the communicator (ghz_comm_abort or "
+                                                      "ghz_comm_destroy) while this rank agreed a call", q);
                     return ghz_fail(GHZ_ERR_PEER, "rank %d (process %lld) ended while this rank agreed a call", q,
                                     (long long)peer->pid);
                 }
