@@ -8,6 +8,8 @@
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/detail/error.h"
 
+#define NREQS(c) (2 * (size_t)(c)->size * COLL_MAX_PIECES) /* entries of sreq and rreq */
+
 static void* host_alloc(ghz_comm_t* c, size_t bytes)
 {
     c->allocations++;
@@ -27,14 +29,13 @@ ghz_comm_t* coll_comm_new(void)
 ghz_status_t coll_comm_alloc_buffers(ghz_comm_t* c)
 {
     const size_t n = (size_t)c->size;
-    c->max_reqs = 2 * n * COLL_MAX_PIECES;
     c->seg_off = (size_t*)host_alloc(c, n * sizeof *c->seg_off);
     c->seg_cnt = (size_t*)host_alloc(c, n * sizeof *c->seg_cnt);
     c->wire_size = (size_t*)host_alloc(c, (n + 2) * COLL_MAX_PIECES * sizeof *c->wire_size);
     c->wire_tmp = (size_t*)host_alloc(c, n * sizeof *c->wire_tmp);
     c->wire_ptr = (const void**)host_alloc(c, n * sizeof *c->wire_ptr);
-    c->sreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->sreq);
-    c->rreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->rreq);
+    c->sreq = (coll_req_t*)host_alloc(c, NREQS(c) * sizeof *c->sreq);
+    c->rreq = (coll_req_t*)host_alloc(c, NREQS(c) * sizeof *c->rreq);
     c->pool_bytes = c->cfg.pool_bytes;
     c->pool = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_WIRE);
     c->allocations++;
@@ -57,7 +58,7 @@ ghz_status_t coll_comm_alloc_buffers(ghz_comm_t* c)
 static void cancel_requests(ghz_comm_t* c)
 {
     size_t i, j;
-    for (i = 0; i < c->max_reqs; i++)
+    for (i = 0; i < NREQS(c); i++)
         for (j = 0; j < 2; j++)
             if (c->tp.cancel) c->tp.cancel(&c->tp, j ? &c->rreq[i] : &c->sreq[i]);
 }
@@ -83,7 +84,6 @@ uint64_t coll_comm_free_buffers(ghz_comm_t* c, int keep_pool)
     c->seg_off = c->seg_cnt = c->wire_size = c->wire_tmp = NULL;
     c->wire_ptr = NULL;
     c->sreq = c->rreq = NULL;
-    c->max_reqs = 0;
     return n;
 }
 
