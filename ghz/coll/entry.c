@@ -1,7 +1,7 @@
 /* ghz/coll/entry.c: the public calls: each makes its call's descriptor for the runner. */
 #include "ghz/coll/detail/plan.h"
 
-/* One call; lay: a v form's counts and displacements of both sides (a data movement's op: none). */
+/* One call; lay: a v form's counts and displacements of both sides. */
 static ghz_status_t run(coll_kind_t kind, const void* sendbuf, void* recvbuf, size_t count,
                         const size_t* const lay[4], ghz_dtype_t dtype, ghz_op_t op, int root,
                         const ghz_accuracy_t* acc, ghz_comm_t* comm, ghz_stream_t stream)
