@@ -53,20 +53,17 @@ ghz_status_t ghz_comm_graph_status(ghz_comm_t* comm)
 
 ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info)
 {
-    size_t n;
+    ghz_coll_info_t cur;
     ghz_clear_detail();
     if (!comm || !info) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or info");
     if (info->struct_size < offsetof(ghz_coll_info_t, allocations) + sizeof(uint64_t))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_info_t.struct_size %zu: use GHZ_COLL_INFO_INIT",
                         info->struct_size);
-    n = info->struct_size < sizeof *info ? info->struct_size : sizeof *info;
-    {
-        ghz_coll_info_t cur = comm->info;
-        cur.struct_size = info->struct_size;
-        cur.allocations = comm->allocations;
-        cur.transport = comm->cfg.transport;
-        cur.auto_min_bytes = comm->auto_min;
-        memcpy(info, &cur, n);
-    }
+    cur = comm->info;
+    cur.struct_size = info->struct_size;
+    cur.allocations = comm->allocations;
+    cur.transport = comm->cfg.transport;
+    cur.auto_min_bytes = comm->auto_min;
+    memcpy(info, &cur, info->struct_size < sizeof cur ? info->struct_size : sizeof cur);
     return GHZ_SUCCESS;
 }
