@@ -10,10 +10,12 @@
 
 #define NREQS(c) (2 * (size_t)(c)->size * COLL_MAX_PIECES) /* entries of sreq and rreq */
 
-static void* host_alloc(ghz_comm_t* c, size_t bytes)
+/* Every allocation counted: a zeroed host array (kind HOST) or backend memory (COLL_MEM_*). */
+#define HOST (-1)
+static void* alloc_counted(ghz_comm_t* c, size_t bytes, int kind)
 {
     c->allocations++;
-    return calloc(1, bytes ? bytes : 1);
+    return kind == HOST ? calloc(1, bytes ? bytes : 1) : c->be.alloc(&c->be, bytes, kind);
 }
 
 ghz_comm_t* coll_comm_new(void)
@@ -29,28 +31,21 @@ ghz_comm_t* coll_comm_new(void)
 ghz_status_t coll_comm_alloc_buffers(ghz_comm_t* c)
 {
     const size_t n = (size_t)c->size;
-    c->seg_off = (size_t*)host_alloc(c, n * sizeof *c->seg_off);
-    c->seg_cnt = (size_t*)host_alloc(c, n * sizeof *c->seg_cnt);
-    c->wire_size = (size_t*)host_alloc(c, (n + 2) * COLL_MAX_PIECES * sizeof *c->wire_size);
-    c->wire_tmp = (size_t*)host_alloc(c, n * sizeof *c->wire_tmp);
-    c->wire_ptr = (const void**)host_alloc(c, n * sizeof *c->wire_ptr);
-    c->sreq = (coll_req_t*)host_alloc(c, NREQS(c) * sizeof *c->sreq);
-    c->rreq = (coll_req_t*)host_alloc(c, NREQS(c) * sizeof *c->rreq);
+    /* (over NCCL the values stay in the callers' buffers) */
+    const int raw = c->be.staged && c->cfg.transport != GHZ_TRANSPORT_NCCL;
+    c->seg_off = (size_t*)alloc_counted(c, n * sizeof *c->seg_off, HOST);
+    c->seg_cnt = (size_t*)alloc_counted(c, n * sizeof *c->seg_cnt, HOST);
+    c->wire_size = (size_t*)alloc_counted(c, (n + 2) * COLL_MAX_PIECES * sizeof *c->wire_size, HOST);
+    c->wire_tmp = (size_t*)alloc_counted(c, n * sizeof *c->wire_tmp, HOST);
+    c->wire_ptr = (const void**)alloc_counted(c, n * sizeof *c->wire_ptr, HOST);
+    c->sreq = (coll_req_t*)alloc_counted(c, NREQS(c) * sizeof *c->sreq, HOST);
+    c->rreq = (coll_req_t*)alloc_counted(c, NREQS(c) * sizeof *c->rreq, HOST);
     c->pool_bytes = c->cfg.pool_bytes;
-    c->pool = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_WIRE);
-    c->allocations++;
-    if (c->be.staged && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
-        /* (the NCCL algorithm keeps its values in the callers' buffers) */
-        c->pool_raw = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_RAW);
-        c->allocations++;
-    }
-    if (c->host_mirror) {
-        c->pool_mirror = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_MIRROR);
-        c->allocations++;
-    }
-    if (!c->seg_off || !c->seg_cnt || !c->wire_size || !c->wire_tmp || !c->wire_ptr ||
-        !c->sreq || !c->rreq || !c->pool || (c->be.staged && c->cfg.transport != GHZ_TRANSPORT_NCCL && !c->pool_raw) ||
-        (c->host_mirror && !c->pool_mirror))
+    c->pool = (unsigned char*)alloc_counted(c, c->pool_bytes, COLL_MEM_WIRE);
+    if (raw) c->pool_raw = (unsigned char*)alloc_counted(c, c->pool_bytes, COLL_MEM_RAW);
+    if (c->host_mirror) c->pool_mirror = (unsigned char*)alloc_counted(c, c->pool_bytes, COLL_MEM_MIRROR);
+    if (!c->seg_off || !c->seg_cnt || !c->wire_size || !c->wire_tmp || !c->wire_ptr || !c->sreq || !c->rreq ||
+        !c->pool || (raw && !c->pool_raw) || (c->host_mirror && !c->pool_mirror))
         return ghz_fail(GHZ_ERR_NOMEM, "communicator buffers (pool %zu bytes)", c->pool_bytes);
     return GHZ_SUCCESS;
 }
