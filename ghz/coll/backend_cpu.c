@@ -82,9 +82,8 @@ static ghz_status_t cpu_range(coll_backend_t* be, const void* src, size_t n, ghz
     p.dtype = dtype;
     p.nthreads = be->nthreads;
     st = ghz_value_range(&p, src, n, vmin, vmax, &count);
-    if (st != GHZ_SUCCESS) return st;
-    *nonfinite = count < n;
-    return GHZ_SUCCESS;
+    if (st == GHZ_SUCCESS) *nonfinite = count < n;
+    return st;
 }
 
 static ghz_status_t cpu_compress(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype,
