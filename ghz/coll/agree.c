@@ -18,17 +18,11 @@ static const char* const field_name[AGREE_NFIELDS] = {
     "collective", "count", "dtype", "op", "root", "accuracy (NULL or not)", "accuracy mode",
     "bound", "path", "CUDA-graph capture (on or off)"};
 
-static const char* kind_name(int64_t v)
-{
-    switch (v) { COLL_CALLS(COLL_NAME_CASE) }
-    return "unknown";
-}
-
 static void show(char* buf, size_t len, int field, int64_t v)
 {
     double d;
     switch (field) {
-    case AGREE_KIND: snprintf(buf, len, "%s", kind_name(v)); break;
+    case AGREE_KIND: snprintf(buf, len, "%s", coll_call_name(v)); break;
     case AGREE_COUNT: snprintf(buf, len, "%llu", (unsigned long long)v); break;
     case AGREE_DTYPE: snprintf(buf, len, "%s", ghz_dtype_name((ghz_dtype_t)v)); break;
     case AGREE_OP: snprintf(buf, len, "%s", ghz_op_name((ghz_op_t)v)); break;
@@ -110,26 +104,41 @@ static int64_t digest(const coll_call_t* k)
     return (int64_t)h;
 }
 
+/* Fields sent as v and ~v (w[i], w[n + i]): the first that differs among the ranks,
+ * named with the lowest and highest value and this rank's; GHZ_SUCCESS where none does. */
+static ghz_status_t name_differing(const int64_t* w, const int64_t* mine, int n, const char* const* name,
+                                   void (*show_one)(char*, size_t, int, int64_t), const char* verb)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (w[i] != ~w[n + i]) {
+            char lo[40], hi[40], me[40];
+            show_one(lo, sizeof lo, i, ~w[n + i]);
+            show_one(hi, sizeof hi, i, w[i]);
+            show_one(me, sizeof me, i, mine[i]);
+            return ghz_fail(GHZ_ERR_MISMATCH, "the ranks %s different %s (%s and %s among them; this rank %s)", verb,
+                            name[i], lo, hi, me);
+        }
+    return GHZ_SUCCESS;
+}
+
+/* w[0..2n + extra) = the maxima of v[0..n), of ~v[0..n) and of the extra words w[2n..). */
+static ghz_status_t max_both(ghz_comm_t* c, int64_t* w, const int64_t* v, int n, int extra)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        w[i] = v[i];
+        w[n + i] = ~v[i];
+    }
+    return coll_ctl_max(c, w, 2 * n + extra);
+}
+
 static ghz_status_t name_mismatch(ghz_comm_t* c, const coll_call_t* mine)
 {
     int64_t w[2 * AGREE_NFIELDS];
-    ghz_status_t st;
-    int i;
-    for (i = 0; i < AGREE_NFIELDS; i++) {
-        w[i] = mine->field[i];
-        w[AGREE_NFIELDS + i] = ~mine->field[i];
-    }
-    st = coll_ctl_max(c, w, 2 * AGREE_NFIELDS);
+    ghz_status_t st = max_both(c, w, mine->field, AGREE_NFIELDS, 0);
+    if (st == GHZ_SUCCESS) st = name_differing(w, mine->field, AGREE_NFIELDS, field_name, show, "pass");
     if (st != GHZ_SUCCESS) return st;
-    for (i = 0; i < AGREE_NFIELDS; i++)
-        if (w[i] != ~w[AGREE_NFIELDS + i]) {
-            char lo[40], hi[40], me[40];
-            show(lo, sizeof lo, i, ~w[AGREE_NFIELDS + i]);
-            show(hi, sizeof hi, i, w[i]);
-            show(me, sizeof me, i, mine->field[i]);
-            return ghz_fail(GHZ_ERR_MISMATCH, "the ranks pass different %s (%s and %s among them; this rank %s)",
-                            field_name[i], lo, hi, me);
-        }
     /* (equal fields: a rank whose state diverged decided `ranged` otherwise) */
     return ghz_fail(GHZ_ERR_MISMATCH, "the ranks decide differently whether this call compresses (this rank: %s)",
                     mine->ranged ? "compresses" : "exact");
@@ -168,12 +177,8 @@ ghz_status_t coll_agree(ghz_comm_t* c, const coll_call_t* mine, coll_agreed_t* a
         return ghz_fail(GHZ_ERR_PEER, "rank %d failed its own checks (%s)", failed_rank(w[W_FAILED]),
                         ghz_status_string(failed_status(w[W_FAILED])));
     }
+    /* (n == W_EXACT: the words from W_EXACT on stay this rank's, no range) */
     if (w[W_DIGEST] != ~w[W_NDIGEST]) return name_mismatch(c, mine);
-    if (n == W_EXACT) {
-        w[W_MAX] = w[W_NMIN] = INT64_MIN;
-        w[W_NONFINITE] = mine->nonfinite;
-        w[W_NRATIO] = ~ordered(mine->ratio_seen);
-    }
     all->have_range = w[W_MAX] != INT64_MIN;
     all->vmax = all->have_range ? unordered(w[W_MAX]) : NAN;
     all->vmin = all->have_range ? unordered(~w[W_NMIN]) : NAN;
@@ -203,40 +208,20 @@ ghz_status_t coll_agree_config(ghz_comm_t* c, ghz_status_t mine)
     const char* name[MAX_SETTINGS] = {"backend", "allreduce_algo", "reduce_scatter_algo", "reduce_algo",
                                       "pool_bytes", "chunk_bytes", "check_args", "nthreads", "ranks_per_node",
                                       "transport", "staging through host memory (CUDA-aware MPI or not)"};
-    int64_t v[MAX_SETTINGS], w[2 * MAX_SETTINGS + 1];
+    /* (in the order of the S_ names) */
+    int64_t v[MAX_SETTINGS] = {c->cfg.backend, c->cfg.allreduce_algo, c->cfg.reduce_scatter_algo, c->cfg.reduce_algo,
+                               (int64_t)c->cfg.pool_bytes, (int64_t)c->cfg.chunk_bytes, c->cfg.check_args != 0,
+                               c->cfg.nthreads, c->cfg.ranks_per_node, c->cfg.transport, c->host_mirror};
+    int64_t w[2 * MAX_SETTINGS + 1];
     ghz_status_t st;
-    int i, n;
-    v[S_BACKEND] = c->cfg.backend;
-    v[S_ARALGO] = c->cfg.allreduce_algo;
-    v[S_RSALGO] = c->cfg.reduce_scatter_algo;
-    v[S_RALGO] = c->cfg.reduce_algo;
-    v[S_POOL] = (int64_t)c->cfg.pool_bytes;
-    v[S_CHUNK] = (int64_t)c->cfg.chunk_bytes;
-    v[S_CHECK] = c->cfg.check_args != 0;
-    v[S_THREADS] = c->cfg.nthreads;
-    v[S_RPN] = c->cfg.ranks_per_node;
-    v[S_TRANSPORT] = c->cfg.transport;
-    v[S_STAGED] = c->host_mirror;
+    int n;
     n = S_KNOBS + coll_knobs_agreed(&c->knobs, name + S_KNOBS, v + S_KNOBS, MAX_SETTINGS - S_KNOBS);
-    for (i = 0; i < n; i++) {
-        w[i] = v[i];
-        w[n + i] = ~v[i];
-    }
     w[2 * n] = failure_word(c->rank, mine, 0);
-    st = coll_ctl_max(c, w, 2 * n + 1);
+    st = max_both(c, w, v, n, 1);
     if (st != GHZ_SUCCESS) return st;
     if (w[2 * n] != INT64_MIN)
         return mine != GHZ_SUCCESS ? mine
                                    : ghz_fail(GHZ_ERR_PEER, "rank %d failed ghz_comm_init (%s)", failed_rank(w[2 * n]),
                                               ghz_status_string(failed_status(w[2 * n])));
-    for (i = 0; i < n; i++)
-        if (w[i] != ~w[n + i]) {
-            char lo[40], hi[40], me[40];
-            show_setting(lo, sizeof lo, i, ~w[n + i]);
-            show_setting(hi, sizeof hi, i, w[i]);
-            show_setting(me, sizeof me, i, v[i]);
-            return ghz_fail(GHZ_ERR_MISMATCH, "the ranks configure different %s (%s and %s among them; this rank %s)",
-                            name[i], lo, hi, me);
-        }
-    return GHZ_SUCCESS;
+    return name_differing(w, v, n, name, show_setting, "configure");
 }

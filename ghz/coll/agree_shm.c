@@ -222,48 +222,40 @@ static ghz_status_t any_failed(coll_shm_ctl_fn ctl, void* ctx, int fail, int* an
     return st;
 }
 
-static int map_segment(coll_shm_t* s, int fd, size_t bytes)
-{
-    void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    int q;
-    if (p == MAP_FAILED) return 0;
-    s->map = p;
-    s->map_bytes = bytes;
-    for (q = 0; q < s->size; q++) s->slots[q] = (slot_t*)((unsigned char*)p + sizeof(header_t)) + q;
-    return 1;
-}
-
-/* O_EXCL: never a segment a crashed job left under the same name. The nonce goes last. */
-static int create_segment(coll_shm_t* s, const char* name, uint64_t nonce)
+/* The named segment mapped; create: made (O_EXCL: never a segment a crashed job left
+ * under the same name; a failed create removes the name), its nonce written last; else
+ * opened, its header checked. 0 where it could not be. */
+static int map_segment(coll_shm_t* s, const char* name, uint64_t nonce, int create)
 {
     const size_t bytes = posix_bytes(s->size);
-    header_t* h;
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600), ok;
+    struct stat st;
+    header_t* h = MAP_FAILED;
+    int q, fd = create ? shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600) : shm_open(name, O_RDWR, 0);
     if (fd < 0) return 0;
-    ok = ftruncate(fd, (off_t)bytes) == 0 && map_segment(s, fd, bytes);
+    if (create ? ftruncate(fd, (off_t)bytes) == 0 : fstat(fd, &st) == 0 && st.st_size == (off_t)bytes)
+        h = (header_t*)mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
-    if (!ok) {
-        shm_unlink(name);
+    if (h == MAP_FAILED) {
+        if (create) shm_unlink(name);
         return 0;
     }
-    h = (header_t*)s->map;
+    s->map = h;
+    s->map_bytes = bytes;
+    for (q = 0; q < s->size; q++) s->slots[q] = (slot_t*)(h + 1) + q;
+    if (!create) return atomic_load_explicit(&h->nonce, memory_order_acquire) == nonce && h->size == s->size;
     h->size = s->size;
     atomic_store_explicit(&h->nonce, nonce, memory_order_release);
     return 1;
 }
 
-static int open_segment(coll_shm_t* s, const char* name, uint64_t nonce)
+/* The last step of a creation: s on every rank (ok: this rank's is ready), or on none. */
+static coll_shm_t* all_or_none(coll_shm_t* s, int ok, coll_shm_ctl_fn ctl, void* ctx, ghz_status_t* status)
 {
-    const size_t bytes = posix_bytes(s->size);
-    struct stat st;
-    const header_t* h;
-    int fd = shm_open(name, O_RDWR, 0), ok;
-    if (fd < 0) return 0;
-    ok = fstat(fd, &st) == 0 && st.st_size == (off_t)bytes && map_segment(s, fd, bytes);
-    close(fd);
-    if (!ok) return 0;
-    h = (const header_t*)s->map;
-    return atomic_load_explicit(&h->nonce, memory_order_acquire) == nonce && h->size == s->size;
+    int any;
+    *status = any_failed(ctl, ctx, !ok, &any);
+    if (!any) choose_watched(s);
+    else if (s) free_shm(s);
+    return any ? NULL : s;
 }
 
 coll_shm_t* coll_shm_create_posix(int rank, int size, uint64_t host, const void* key, size_t key_bytes, int want,
@@ -289,7 +281,7 @@ coll_shm_t* coll_shm_create_posix(int rank, int size, uint64_t host, const void*
     coll_shm_posix_name(key, key_bytes, name, sizeof name);
     nonce = hash_bytes(SEED_NONCE, key, key_bytes) | 1u; /* (never the 0 of a fresh segment) */
     /* 2. rank 0 made it (the others wait here until it did) */
-    ok = rank != 0 || create_segment(s, name, nonce);
+    ok = rank != 0 || map_segment(s, name, nonce, 1);
     *status = any_failed(ctl, ctx, !ok, &any);
     if (any) {
         /* (rank 0's create removes its name itself when it fails half-way) */
@@ -298,16 +290,10 @@ coll_shm_t* coll_shm_create_posix(int rank, int size, uint64_t host, const void*
         return NULL;
     }
     /* 3. every rank mapped it (and wrote whose its slot is): all of them use it, or none */
-    ok = rank == 0 || open_segment(s, name, nonce);
+    ok = rank == 0 || map_segment(s, name, nonce, 0);
     if (ok) write_self(s->slots[rank]);
-    *status = any_failed(ctl, ctx, !ok, &any);
-    /* (no name outlives this, even if the job crashes later) */
-    if (rank == 0) shm_unlink(name);
-    if (any) {
-        free_shm(s);
-        return NULL;
-    }
-    choose_watched(s);
+    s = all_or_none(s, ok, ctl, ctx, status);
+    if (rank == 0) shm_unlink(name); /* (no name outlives this, even if the job crashes later) */
     return s;
 }
 
@@ -315,19 +301,13 @@ coll_shm_t* coll_shm_create_parts(int rank, int size, void* const* parts, coll_s
                                   ghz_status_t* status)
 {
     coll_shm_t* s = parts ? alloc_shm(rank, size) : NULL;
-    int q, any;
+    int q;
     for (q = 0; s && q < size; q++) s->slots[q] = slot_in(parts[q]);
     if (s) {
         memset(s->slots[rank], 0, sizeof(slot_t)); /* (zero sequences: the first call is 1) */
         write_self(s->slots[rank]);
     }
-    *status = any_failed(ctl, ctx, s == NULL, &any);
-    if (any) {
-        if (s) free_shm(s);
-        return NULL;
-    }
-    choose_watched(s);
-    return s;
+    return all_or_none(s, s != NULL, ctl, ctx, status);
 }
 
 enum { HERE = 0, GONE_ALONE = 1, GONE_TOGETHER = 2 };
@@ -392,17 +372,14 @@ ghz_status_t coll_shm_max(coll_shm_t* s, int64_t* w, int n)
         unsigned spins = 0;
         while (atomic_load_explicit(&t->seq, memory_order_acquire) < seq)
             if (++spins > 256) {
-                if (atomic_load_explicit(&peer->gone, memory_order_acquire) &&
-                    atomic_load_explicit(&t->seq, memory_order_acquire) < seq) {
-                    s->gone_rank = q;
-                    return ghz_fail(GHZ_ERR_PEER, "rank %d released the communicator (ghz_comm_abort or "
-                                                  "ghz_comm_destroy) while this rank agreed a call",
-                                    q);
-                }
+                const int released = atomic_load_explicit(&peer->gone, memory_order_acquire) != HERE;
                 /* (reading /proc costs microseconds: once every 1024 yields) */
-                if ((spins & 1023u) == 0 && peer_ended(s, q) &&
+                if ((released || ((spins & 1023u) == 0 && peer_ended(s, q))) &&
                     atomic_load_explicit(&t->seq, memory_order_acquire) < seq) {
                     s->gone_rank = q;
+                    if (released)
+                        return ghz_fail(GHZ_ERR_PEER, "rank %d released the communicator (ghz_comm_abort or "
+                                                      "ghz_comm_destroy) while this rank agreed a call", q);
                     return ghz_fail(GHZ_ERR_PEER, "rank %d (process %lld) ended while this rank agreed a call", q,
                                     (long long)peer->pid);
                 }

@@ -39,18 +39,14 @@ void coll_binomial_reduce(coll_round_t* r, coll_pool_t* pool)
     for (mask = 1; mask < N; mask <<= 1) {
         if (v & mask) {
             const int parent = (v - mask + r->root) % N;
-            for (j = 0; j < kp; j++) {
-                if (r->mode != COLL_HOMO) coll_send_piece(r, acc, n, j, f[0], parent, &c->sreq[j]);
-                else coll_send(r, f[cur] + coll_piece_wire_off(r, j), coll_piece_n(r, n, j) ? sz[cur][j] : 0, parent,
-                               &c->sreq[j]);
-            }
+            for (j = 0; j < kp && r->mode != COLL_HOMO; j++) coll_send_piece(r, acc, n, j, f[0], parent, &c->sreq[j]);
+            if (r->mode == COLL_HOMO) coll_send_seg(r, f[cur], sz[cur], n, parent, c->sreq);
             coll_wait_all(r, c->sreq, kp);
             return;
         }
         if (v + mask < N) {
             const int child = (v + mask + r->root) % N;
-            for (j = 0; j < kp; j++)
-                coll_recv(r, rb + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j), child, &c->rreq[j]);
+            coll_recv_seg(r, rb, n, child, c->rreq);
             for (j = 0; j < kp; j++) {
                 const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j);
                 const size_t got = coll_wait_recv(r, &c->rreq[j]);

@@ -211,6 +211,21 @@ void coll_decode_seg(coll_round_t* r, const unsigned char* wire, const size_t* s
     }
 }
 
+void coll_send_seg(coll_round_t* r, const unsigned char* wb, const size_t* sizes, size_t n, int peer, coll_req_t* req)
+{
+    size_t j, kp = coll_pieces(n, r->piece);
+    for (j = 0; j < kp; j++) {
+        const size_t pc = coll_piece_n(r, n, j), bytes = coll_zero_copy(r) ? pc * r->elem : pc ? sizes[j] : 0;
+        coll_send(r, wb + coll_piece_wire_off(r, j), bytes, peer, &req[j]);
+    }
+}
+
+void coll_recv_seg(coll_round_t* r, unsigned char* wb, size_t n, int peer, coll_req_t* req)
+{
+    size_t j, kp = coll_pieces(n, r->piece);
+    for (j = 0; j < kp; j++) coll_recv(r, wb + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j), peer, &req[j]);
+}
+
 void coll_stage_fin(coll_round_t* r, coll_pool_t* pool, const unsigned char* src, size_t n, size_t window)
 {
     if (coll_zero_copy(r)) return;

@@ -6,52 +6,35 @@
 #include "ghz/coll/detail/reduce_call.h"
 #include "ghz/detail/error.h"
 
-static MPI_Datatype mpi_dtype(ghz_dtype_t dtype)
+/* MPI_DATATYPE_NULL: an unknown dtype. */
+static MPI_Datatype mpi_dtype(ghz_dtype_t t)
 {
-    switch (dtype) {
-    case GHZ_F32: return MPI_FLOAT;
-    case GHZ_F64: return MPI_DOUBLE;
-    case GHZ_I8: return MPI_INT8_T;
-    case GHZ_U8: return MPI_UINT8_T;
-    case GHZ_I16: return MPI_INT16_T;
-    case GHZ_U16: return MPI_UINT16_T;
-    case GHZ_I32: return MPI_INT32_T;
-    case GHZ_U32: return MPI_UINT32_T;
-    case GHZ_I64: return MPI_INT64_T;
-    case GHZ_U64: return MPI_UINT64_T;
-    }
-    return MPI_DATATYPE_NULL;
+    const MPI_Datatype types[] = {[0] = MPI_DATATYPE_NULL, [GHZ_F32] = MPI_FLOAT, [GHZ_F64] = MPI_DOUBLE,
+                                  [GHZ_I8] = MPI_INT8_T, [GHZ_U8] = MPI_UINT8_T, [GHZ_I16] = MPI_INT16_T,
+                                  [GHZ_U16] = MPI_UINT16_T, [GHZ_I32] = MPI_INT32_T, [GHZ_U32] = MPI_UINT32_T,
+                                  [GHZ_I64] = MPI_INT64_T, [GHZ_U64] = MPI_UINT64_T};
+    return (unsigned)t < sizeof types / sizeof types[0] ? types[t] : MPI_DATATYPE_NULL;
 }
 
 /* Why GHZ_ALGO_MPI cannot run the call (NULL: it can; *op: MPI's op). Only the ops whose
  * rules MPI shares with ghz (reduce_ops.h); float sums stay within the exact path's bound. */
 static const char* refusal(const ghz_comm_t* c, const coll_desc_t* k, coll_mode_t m, MPI_Op* op)
 {
-    MPI_Op o = MPI_OP_NULL;
+    const MPI_Op ops[] = {[GHZ_OP_SUM] = MPI_SUM,   [GHZ_OP_PROD] = MPI_PROD, [GHZ_OP_MAX] = MPI_MAX,
+                          [GHZ_OP_MIN] = MPI_MIN,   [GHZ_OP_AVG] = MPI_SUM,   [GHZ_OP_LAND] = MPI_LAND,
+                          [GHZ_OP_LOR] = MPI_LOR,   [GHZ_OP_LXOR] = MPI_LXOR, [GHZ_OP_BAND] = MPI_BAND,
+                          [GHZ_OP_BOR] = MPI_BOR,   [GHZ_OP_BXOR] = MPI_BXOR};
     if (m != COLL_EXACT) return "runs exact calls only";
     if (c->cfg.backend != GHZ_EXEC_CPU)
         return "takes host buffers (a CUDA communicator's small exact calls reach it through the host path)";
     if (mpi_dtype(k->dtype) == MPI_DATATYPE_NULL) return "an unknown dtype";
-    switch (k->op) {
-    case GHZ_OP_SUM:
-    case GHZ_OP_AVG: o = MPI_SUM; break;
-    case GHZ_OP_PROD: o = MPI_PROD; break;
-    case GHZ_OP_MAX: o = MPI_MAX; break;
-    case GHZ_OP_MIN: o = MPI_MIN; break;
-    case GHZ_OP_LAND: o = MPI_LAND; break;
-    case GHZ_OP_LOR: o = MPI_LOR; break;
-    case GHZ_OP_LXOR: o = MPI_LXOR; break;
-    case GHZ_OP_BAND: o = MPI_BAND; break;
-    case GHZ_OP_BOR: o = MPI_BOR; break;
-    case GHZ_OP_BXOR: o = MPI_BXOR; break;
-    default: return "an unknown op";
-    }
+    if ((unsigned)k->op >= sizeof ops / sizeof ops[0]) return "an unknown op";
     if ((k->op == GHZ_OP_MIN || k->op == GHZ_OP_MAX) && (k->dtype == GHZ_F32 || k->dtype == GHZ_F64))
         return "float min and max: a NaN operand's result is ghz's rule, not MPI's";
     if ((k->op == GHZ_OP_SUM || k->op == GHZ_OP_PROD) && ghz_dtype_size(k->dtype) <= 2)
         return "8- and 16-bit integer sums and products: Open MPI 4.1's AVX reductions saturate where "
                "ghz wraps (open-mpi/ompi#8045; seen here on 4.1.6)";
-    if (op) *op = o;
+    if (op) *op = ops[k->op];
     return NULL;
 }
 
@@ -114,7 +97,7 @@ ghz_status_t coll_mpi_move(ghz_comm_t* c, const coll_desc_t* k)
         break;
     default: return ghz_fail(GHZ_ERR_UNSUPPORTED, "internal: kind %d has no MPI call", (int)k->kind);
     }
-    return r == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(r, k->v ? k->mv->vname : k->mv->name);
+    return r == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(r, coll_mv_name(k));
 }
 
 ghz_status_t coll_mpi_counts(ghz_comm_t* c, const size_t* mine, int alltoall, size_t* got)

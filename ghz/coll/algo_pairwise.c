@@ -40,9 +40,7 @@ void coll_pairwise_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned c
 
     /* every receive posted, then the sends (step k, piece j: request (k-1)*kp + j, slot k-1) */
     for (k = 1; k < N; k++)
-        for (j = 0; j < kp; j++)
-            coll_recv(r, recvw + (size_t)(k - 1) * B + coll_piece_wire_off(r, j),
-                      coll_piece_cap(r, n, j), coll_mod(me - k, N), &c->rreq[(size_t)(k - 1) * kp + j]);
+        coll_recv_seg(r, recvw + (size_t)(k - 1) * B, n, coll_mod(me - k, N), &c->rreq[(size_t)(k - 1) * kp]);
     for (k = lossy ? 0 : 1; k < N; k++) {
         const int s = coll_mod(me + k, N);
         const size_t ns = r->seg_cnt[s], ks = coll_pieces(ns, r->piece);

@@ -16,25 +16,6 @@ typedef struct {
     size_t* sizes;
 } vec_t;
 
-static void send_vec(coll_round_t* r, const vec_t* v, int peer, coll_req_t* req)
-{
-    const size_t n = r->count, kp = coll_pieces(n, r->piece);
-    size_t j;
-    for (j = 0; j < kp; j++) {
-        size_t pc = coll_piece_n(r, n, j);
-        size_t bytes = coll_zero_copy(r) ? pc * r->elem : pc ? v->sizes[j] : 0;
-        coll_send(r, v->buf + coll_piece_wire_off(r, j), bytes, peer, &req[j]);
-    }
-}
-
-static void post_recv(coll_round_t* r, unsigned char* into, int peer, coll_req_t* req)
-{
-    const size_t n = r->count, kp = coll_pieces(n, r->piece);
-    size_t j;
-    for (j = 0; j < kp; j++)
-        coll_recv(r, into + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j), peer, &req[j]);
-}
-
 /* acc = op(lower, higher) as the partner's pieces arrive in rb (mine_low: this rank's is
  * the lower); an exact piece is overwritten only after its own send completed. */
 static void combine_vec(coll_round_t* r, vec_t* acc, vec_t* out, unsigned char* rb, int mine_low,
@@ -104,9 +85,9 @@ void coll_recdbl_allreduce(coll_round_t* r, coll_pool_t* pool)
     if (!rb) coll_fail(r, GHZ_ERR_NOMEM);
 
     if (me < 2 * R && me % 2 == 0) {
-        send_vec(r, &acc, me + 1, sreq);
+        coll_send_seg(r, acc.buf, acc.sizes, r->count, me + 1, sreq);
         coll_wait_all(r, sreq, kp);
-        post_recv(r, acc.buf, me + 1, rreq);
+        coll_recv_seg(r, acc.buf, r->count, me + 1, rreq);
         for (j = 0; j < kp; j++) {
             size_t got = coll_wait_recv(r, &rreq[j]), pc = coll_piece_n(r, n, j);
             if (lossy) acc.sizes[j] = got;
@@ -115,17 +96,17 @@ void coll_recdbl_allreduce(coll_round_t* r, coll_pool_t* pool)
     } else {
         newrank = me < 2 * R ? me / 2 : me - R;
         if (me < 2 * R) {
-            post_recv(r, rb, me - 1, rreq);
+            coll_recv_seg(r, rb, r->count, me - 1, rreq);
             combine_vec(r, &acc, &out, rb, 0, rreq, sreq, da, db);
         }
         for (mask = 1; mask < P; mask <<= 1) {
             int pnew = newrank ^ mask, peer = pnew < R ? pnew * 2 + 1 : pnew + R;
-            post_recv(r, rb, peer, rreq);
-            send_vec(r, &acc, peer, sreq);
+            coll_recv_seg(r, rb, r->count, peer, rreq);
+            coll_send_seg(r, acc.buf, acc.sizes, r->count, peer, sreq);
             combine_vec(r, &acc, &out, rb, newrank < pnew, rreq, sreq, da, db);
         }
         if (me < 2 * R) {
-            send_vec(r, &acc, me - 1, sreq);
+            coll_send_seg(r, acc.buf, acc.sizes, r->count, me - 1, sreq);
             coll_wait_all(r, sreq, kp);
         }
     }

@@ -46,8 +46,7 @@ void coll_ring_reduce_scatter(coll_round_t* r, coll_pool_t* pool, unsigned char*
         const unsigned char* mine = r->in + r->seg_off[s] * r->elem;
         kp = coll_pieces(n, r->piece);
         coll_wait_all(r, sreq[par], COLL_MAX_PIECES);
-        for (j = 0; j < kp; j++)
-            coll_recv(r, rb[par] + coll_piece_wire_off(r, j), coll_piece_cap(r, n, j), prev, &rreq[j]);
+        coll_recv_seg(r, rb[par], n, prev, rreq);
         for (j = 0; j < kp; j++) {
             const size_t pc = coll_piece_n(r, n, j), off = coll_piece_wire_off(r, j), cap = coll_piece_cap(r, n, j);
             const unsigned char* own_raw = mine + j * r->piece * r->elem;
@@ -104,15 +103,8 @@ void coll_ring_allgather(coll_round_t* r, coll_pool_t* pool)
         ag[1] = coll_pool_take(pool, B);
         if (!ag[1]) coll_fail(r, GHZ_ERR_NOMEM);
     }
-    {
-        const size_t n = r->seg_cnt[me], kp = coll_pieces(n, r->piece);
-        coll_req_t* q = lossy ? sreq + COLL_MAX_PIECES : sreq;
-        for (j = 0; j < kp; j++) {
-            const size_t pc = coll_piece_n(r, n, j);
-            coll_send(r, lossy ? r->fin + coll_piece_wire_off(r, j) : r->out + (r->seg_off[me] + j * r->piece) * r->elem,
-                      lossy ? (pc ? r->fin_sizes[j] : 0) : pc * r->elem, next, &q[j]);
-        }
-    }
+    coll_send_seg(r, lossy ? r->fin : r->out + r->seg_off[me] * r->elem, r->fin_sizes, r->seg_cnt[me], next,
+                  lossy ? sreq + COLL_MAX_PIECES : sreq);
     for (k = 0; k < N - 1; k++) {
         const int par = k & 1, s = coll_mod(me - k - 1, N), last = k == N - 2;
         const size_t n = r->seg_cnt[s], kp = coll_pieces(n, r->piece);

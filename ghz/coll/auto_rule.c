@@ -7,12 +7,8 @@
  * call; the CPU's (one thread): a small lossy call costs about 20 us over its exact one
  * (the agreement, the range, two small frames); docs/RESULTS-coll.md has the rates. r: a
  * smooth field at REL 1e-4 gives 3 to 10, so 2 rarely compresses where it does not pay.
- * G_ratio: the ratio frames' compress and decompress of a message, both counted (one
- * CPU core on the 1 MiB pieces of an allgather: about 135 MB/s; an H100 on a message of
- * 8 MiB 6.5-7 GB/s and 0.8 GB/s: its reader decodes a pass at no less than the time of
- * a 4096-symbol chunk, so a small frame's time is its passes', not its values'); g: one-dimensional ratio
- * frames of the real fields are 1.3-1.8x smaller than speed frames at REL 1e-3
- * (1.2-3.2x from 1e-4 to 1e-2: docs/RESULTS-coll.md). */
+ * G_ratio (compress and decompress of a message, both counted) and g (how much smaller
+ * a ratio frame is): COLL.md, Data movement, Ratio frames. */
 coll_auto_costs_t coll_auto_costs(ghz_exec_t backend)
 {
     const coll_auto_costs_t gpu = {150e-6, 200e9, 2.0, 0.7e9, 1.3}, cpu = {20e-6, 0.3e9, 2.0, 0.135e9, 1.3};

@@ -82,9 +82,8 @@ static ghz_status_t cpu_range(coll_backend_t* be, const void* src, size_t n, ghz
     p.dtype = dtype;
     p.nthreads = be->nthreads;
     st = ghz_value_range(&p, src, n, vmin, vmax, &count);
-    if (st != GHZ_SUCCESS) return st;
-    *nonfinite = count < n;
-    return GHZ_SUCCESS;
+    if (st == GHZ_SUCCESS) *nonfinite = count < n;
+    return st;
 }
 
 static ghz_status_t cpu_compress(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype,
@@ -110,25 +109,23 @@ static ghz_status_t cpu_decompress(coll_backend_t* be, const void* src, size_t s
     return st;
 }
 
-static void buf_in(ghz_buf_t* b, const void* data, size_t size, size_t capacity)
+static ghz_buf_t buf_in(const void* data, size_t size, size_t capacity)
 {
-    ghz_buf_t init = GHZ_BUF_INIT;
-    *b = init;
-    b->data = (void*)data;
-    b->size = size;
-    b->capacity = capacity;
+    ghz_buf_t b = GHZ_BUF_INIT;
+    b.data = (void*)data;
+    b.size = size;
+    b.capacity = capacity;
+    return b;
 }
 
 static ghz_status_t cpu_homo_binary(coll_backend_t* be, ghz_op_t op, ghz_dtype_t dtype, const void* a, size_t a_size,
                                     const void* b, size_t b_size, void* out, size_t capacity, size_t* out_size)
 {
-    ghz_buf_t A, B, O;
+    const ghz_buf_t A = buf_in(a, a_size, a_size), B = buf_in(b, b_size, b_size);
+    ghz_buf_t O = buf_in(out, 0, capacity);
     ghz_status_t st;
     (void)be;
     (void)dtype; /* the frames say it */
-    buf_in(&A, a, a_size, a_size);
-    buf_in(&B, b, b_size, b_size);
-    buf_in(&O, out, 0, capacity);
     st = ghz_homo_binary(coll_homo_op(op), &A, &B, &O);
     *out_size = O.size;
     return st;
@@ -141,7 +138,7 @@ static ghz_status_t cpu_homo_sum_n(coll_backend_t* be, ghz_dtype_t dtype, const 
 {
     ghz_buf_t bufs[GROUP];
     const ghz_buf_t* ptrs[GROUP];
-    ghz_buf_t O;
+    ghz_buf_t O = buf_in(out, 0, capacity);
     size_t i;
     ghz_status_t st;
     (void)be;
@@ -149,18 +146,12 @@ static ghz_status_t cpu_homo_sum_n(coll_backend_t* be, ghz_dtype_t dtype, const 
     if (k > GROUP)
         return ghz_fail(GHZ_ERR_UNSUPPORTED, "n-ary sum of %zu inputs (at most %d here)", k, GROUP);
     for (i = 0; i < k; i++) {
-        buf_in(&bufs[i], in[i], sizes[i], sizes[i]);
+        bufs[i] = buf_in(in[i], sizes[i], sizes[i]);
         ptrs[i] = &bufs[i];
     }
-    buf_in(&O, out, 0, capacity);
     st = ghz_homo_sum_n(ptrs, k, &O);
     *out_size = O.size;
     return st;
-}
-
-static void cpu_destroy(coll_backend_t* be)
-{
-    (void)be;
 }
 
 ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be)
@@ -170,7 +161,7 @@ ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be)
         .alloc = cpu_alloc, .release = cpu_release, .begin = cpu_begin, .copy = cpu_copy, .copy_async = cpu_copy,
         .reduce = cpu_reduce, .scale = cpu_scale, .range = cpu_range, .compress = cpu_compress,
         .decompress = cpu_decompress, .homo_binary = cpu_homo_binary, .homo_sum_n = cpu_homo_sum_n,
-        .sync = cpu_sync, .destroy = cpu_destroy};
+        .sync = cpu_sync}; /* (nothing to destroy) */
     *be = cpu;
     be->nthreads = nthreads;
     return GHZ_SUCCESS;

@@ -27,8 +27,6 @@ static ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t 
     double t = 0.0;
     int64_t w[2];
     c->auto_min = SIZE_MAX;
-    c->auto_link_s = 0.0;
-    c->auto_cal_bytes = 0;
     c->auto_ratio = 0;
     if (c->knobs.auto_min_bytes != COLL_KNOB_UNSET) {
         c->auto_min = c->knobs.auto_min_bytes == COLL_KNOB_NEVER ? SIZE_MAX : c->knobs.auto_min_bytes;
@@ -42,8 +40,6 @@ static ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t 
         if (agreed != GHZ_SUCCESS) return agreed;
         if (w[1]) return ghz_fail(GHZ_ERR_PEER, "AUTO's calibration failed on another rank");
         memcpy(&t, &w[0], sizeof t);
-        c->auto_link_s = t;
-        c->auto_cal_bytes = S;
         c->auto_min = coll_auto_rule(c->size, S, t, &k);
         c->auto_ratio = coll_auto_ratio_frames(c->size, S, t, &k);
     }
@@ -53,7 +49,7 @@ static ghz_status_t coll_auto_freeze(ghz_comm_t* c, size_t S, coll_auto_timer_t 
         if (c->auto_min != SIZE_MAX) snprintf(from, sizeof from, "compress from %zu bytes per rank on", c->auto_min);
         if (c->knobs.auto_min_bytes != COLL_KNOB_UNSET)
             snprintf(link, sizeof link, "pinned by GHZ_COLL_AUTO_MIN_BYTES");
-        else if (c->auto_cal_bytes)
+        else if (c->size > 1) /* (timed) */
             snprintf(link, sizeof link,
                      "exact allreduce of %zu bytes per rank in %.1f us (slowest rank; busbw %.3f GB/s); F %.0f us, "
                      "G %.1f GB/s, r %g",

@@ -8,10 +8,14 @@
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/detail/error.h"
 
-static void* host_alloc(ghz_comm_t* c, size_t bytes)
+#define NREQS(c) (2 * (size_t)(c)->size * COLL_MAX_PIECES) /* entries of sreq and rreq */
+
+/* Every allocation counted: a zeroed host array (kind HOST) or backend memory (COLL_MEM_*). */
+#define HOST (-1)
+static void* alloc_counted(ghz_comm_t* c, size_t bytes, int kind)
 {
     c->allocations++;
-    return calloc(1, bytes ? bytes : 1);
+    return kind == HOST ? calloc(1, bytes ? bytes : 1) : c->be.alloc(&c->be, bytes, kind);
 }
 
 ghz_comm_t* coll_comm_new(void)
@@ -27,29 +31,21 @@ ghz_comm_t* coll_comm_new(void)
 ghz_status_t coll_comm_alloc_buffers(ghz_comm_t* c)
 {
     const size_t n = (size_t)c->size;
-    c->max_reqs = 2 * n * COLL_MAX_PIECES;
-    c->seg_off = (size_t*)host_alloc(c, n * sizeof *c->seg_off);
-    c->seg_cnt = (size_t*)host_alloc(c, n * sizeof *c->seg_cnt);
-    c->wire_size = (size_t*)host_alloc(c, (n + 2) * COLL_MAX_PIECES * sizeof *c->wire_size);
-    c->wire_tmp = (size_t*)host_alloc(c, n * sizeof *c->wire_tmp);
-    c->wire_ptr = (const void**)host_alloc(c, n * sizeof *c->wire_ptr);
-    c->sreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->sreq);
-    c->rreq = (coll_req_t*)host_alloc(c, c->max_reqs * sizeof *c->rreq);
+    /* (over NCCL the values stay in the callers' buffers) */
+    const int raw = c->be.staged && c->cfg.transport != GHZ_TRANSPORT_NCCL;
+    c->seg_off = (size_t*)alloc_counted(c, n * sizeof *c->seg_off, HOST);
+    c->seg_cnt = (size_t*)alloc_counted(c, n * sizeof *c->seg_cnt, HOST);
+    c->wire_size = (size_t*)alloc_counted(c, (n + 2) * COLL_MAX_PIECES * sizeof *c->wire_size, HOST);
+    c->wire_tmp = (size_t*)alloc_counted(c, n * sizeof *c->wire_tmp, HOST);
+    c->wire_ptr = (const void**)alloc_counted(c, n * sizeof *c->wire_ptr, HOST);
+    c->sreq = (coll_req_t*)alloc_counted(c, NREQS(c) * sizeof *c->sreq, HOST);
+    c->rreq = (coll_req_t*)alloc_counted(c, NREQS(c) * sizeof *c->rreq, HOST);
     c->pool_bytes = c->cfg.pool_bytes;
-    c->pool = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_WIRE);
-    c->allocations++;
-    if (c->be.staged && c->cfg.transport != GHZ_TRANSPORT_NCCL) {
-        /* (the NCCL algorithm keeps its values in the callers' buffers) */
-        c->pool_raw = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_RAW);
-        c->allocations++;
-    }
-    if (c->host_mirror) {
-        c->pool_mirror = (unsigned char*)c->be.alloc(&c->be, c->pool_bytes, COLL_MEM_MIRROR);
-        c->allocations++;
-    }
-    if (!c->seg_off || !c->seg_cnt || !c->wire_size || !c->wire_tmp || !c->wire_ptr ||
-        !c->sreq || !c->rreq || !c->pool || (c->be.staged && c->cfg.transport != GHZ_TRANSPORT_NCCL && !c->pool_raw) ||
-        (c->host_mirror && !c->pool_mirror))
+    c->pool = (unsigned char*)alloc_counted(c, c->pool_bytes, COLL_MEM_WIRE);
+    if (raw) c->pool_raw = (unsigned char*)alloc_counted(c, c->pool_bytes, COLL_MEM_RAW);
+    if (c->host_mirror) c->pool_mirror = (unsigned char*)alloc_counted(c, c->pool_bytes, COLL_MEM_MIRROR);
+    if (!c->seg_off || !c->seg_cnt || !c->wire_size || !c->wire_tmp || !c->wire_ptr || !c->sreq || !c->rreq ||
+        !c->pool || (raw && !c->pool_raw) || (c->host_mirror && !c->pool_mirror))
         return ghz_fail(GHZ_ERR_NOMEM, "communicator buffers (pool %zu bytes)", c->pool_bytes);
     return GHZ_SUCCESS;
 }
@@ -57,7 +53,7 @@ ghz_status_t coll_comm_alloc_buffers(ghz_comm_t* c)
 static void cancel_requests(ghz_comm_t* c)
 {
     size_t i, j;
-    for (i = 0; i < c->max_reqs; i++)
+    for (i = 0; i < NREQS(c); i++)
         for (j = 0; j < 2; j++)
             if (c->tp.cancel) c->tp.cancel(&c->tp, j ? &c->rreq[i] : &c->sreq[i]);
 }
@@ -83,7 +79,6 @@ uint64_t coll_comm_free_buffers(ghz_comm_t* c, int keep_pool)
     c->seg_off = c->seg_cnt = c->wire_size = c->wire_tmp = NULL;
     c->wire_ptr = NULL;
     c->sreq = c->rreq = NULL;
-    c->max_reqs = 0;
     return n;
 }
 
@@ -124,16 +119,12 @@ void coll_comm_release(ghz_comm_t* c, int local)
 ghz_status_t coll_comm_finish_init(ghz_comm_t* c, ghz_status_t st, ghz_comm_t** comm)
 {
     if (st != GHZ_SUCCESS) {
-        char keep[256];
+        char keep[256] = "";
         strncpy(keep, ghz_last_error_detail(), sizeof keep - 1);
-        keep[sizeof keep - 1] = '\0';
         coll_comm_release(c, 0);
         return ghz_fail(st, "%s", keep);
     }
-    {
-        ghz_coll_info_t i0 = GHZ_COLL_INFO_INIT;
-        c->info = i0;
-    }
+    c->info = (ghz_coll_info_t)GHZ_COLL_INFO_INIT;
     *comm = c;
     return GHZ_SUCCESS;
 }

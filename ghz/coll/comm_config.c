@@ -1,6 +1,5 @@
 /* ghz/coll/comm_config.c: a communicator's configuration in force; GHZ_COLL_DEBUG=INFO's line. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ghz/coll/detail/calls.h"

@@ -1,5 +1,4 @@
 /* ghz/coll/comm_init.c: ghz_comm_init (over MPI: comm_make.c) and ghz_comm_init_rank (over NCCL). */
-#include <stdlib.h>
 #include <string.h>
 
 #ifdef GHZ_WITH_MPI

@@ -1,9 +1,7 @@
 /* ghz/coll/comm_levels.c: the two-level children, made at the first call that needs them. */
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "ghz/coll/detail/agree.h"
 #include "ghz/coll/detail/calls.h"
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/detail/error.h"
@@ -48,8 +46,7 @@ ghz_status_t coll_comm_levels(ghz_comm_t* c)
 {
     ghz_status_t st, st2;
     char keep[256] = "";
-    if (c->intra && c->inter) return GHZ_SUCCESS;
-    if (!c->levels) return ghz_fail(GHZ_ERR_UNSUPPORTED, "internal: no two levels here");
+    if (c->intra && c->inter) return GHZ_SUCCESS; /* (c->levels: coll_check_algo) */
 #ifdef GHZ_WITH_NCCL
     if (c->nccl) {
         /* (the second split runs whatever the first did) */
@@ -67,7 +64,7 @@ ghz_status_t coll_comm_levels(ghz_comm_t* c)
     }
     if (st != GHZ_SUCCESS) st = ghz_fail(st, "the node's child communicator: %s", keep);
     else if (st2 != GHZ_SUCCESS) st = st2;
-    st = coll_stage_agree(c, st);
+    st = coll_stage_agree(c, st, NULL);
     if (st != GHZ_SUCCESS) {
         if (c->intra) coll_comm_release(c->intra, 0);
         if (c->inter) coll_comm_release(c->inter, 0);

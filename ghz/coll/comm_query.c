@@ -5,29 +5,19 @@
 #include "ghz/coll/detail/calls.h"
 #include "ghz/detail/error.h"
 
-ghz_status_t ghz_comm_get_async_error(const ghz_comm_t* comm, ghz_status_t* async_error)
-{
-    ghz_clear_detail();
-    if (!comm || !async_error) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or async_error");
-    *async_error = comm->broken;
-    return GHZ_SUCCESS;
-}
+/* The getters of one field each. */
+#define COMM_GETTER(fn, type, out, field)                                          \
+    ghz_status_t fn(const ghz_comm_t* comm, type* out)                             \
+    {                                                                              \
+        ghz_clear_detail();                                                        \
+        if (!comm || !out) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or " #out); \
+        *out = comm->field;                                                        \
+        return GHZ_SUCCESS;                                                        \
+    }
 
-ghz_status_t ghz_comm_rank(const ghz_comm_t* comm, int* rank)
-{
-    ghz_clear_detail();
-    if (!comm || !rank) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or rank");
-    *rank = comm->rank;
-    return GHZ_SUCCESS;
-}
-
-ghz_status_t ghz_comm_size(const ghz_comm_t* comm, int* size)
-{
-    ghz_clear_detail();
-    if (!comm || !size) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or size");
-    *size = comm->size;
-    return GHZ_SUCCESS;
-}
+COMM_GETTER(ghz_comm_get_async_error, ghz_status_t, async_error, broken)
+COMM_GETTER(ghz_comm_rank, int, rank, rank)
+COMM_GETTER(ghz_comm_size, int, size, size)
 
 ghz_status_t ghz_comm_config(const ghz_comm_t* comm, ghz_comm_config_t* config)
 {
@@ -63,20 +53,17 @@ ghz_status_t ghz_comm_graph_status(ghz_comm_t* comm)
 
 ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info)
 {
-    size_t n;
+    ghz_coll_info_t cur;
     ghz_clear_detail();
     if (!comm || !info) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm or info");
     if (info->struct_size < offsetof(ghz_coll_info_t, allocations) + sizeof(uint64_t))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "ghz_coll_info_t.struct_size %zu: use GHZ_COLL_INFO_INIT",
                         info->struct_size);
-    n = info->struct_size < sizeof *info ? info->struct_size : sizeof *info;
-    {
-        ghz_coll_info_t cur = comm->info;
-        cur.struct_size = info->struct_size;
-        cur.allocations = comm->allocations;
-        cur.transport = comm->cfg.transport;
-        cur.auto_min_bytes = comm->auto_min;
-        memcpy(info, &cur, n);
-    }
+    cur = comm->info;
+    cur.struct_size = info->struct_size;
+    cur.allocations = comm->allocations;
+    cur.transport = comm->cfg.transport;
+    cur.auto_min_bytes = comm->auto_min;
+    memcpy(info, &cur, info->struct_size < sizeof cur ? info->struct_size : sizeof cur);
     return GHZ_SUCCESS;
 }

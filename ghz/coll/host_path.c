@@ -5,7 +5,6 @@
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/coll/detail/plan.h"
 #include "ghz/coll/detail/reduce_call.h"
-#include "ghz/detail/error.h"
 
 /* Checked, planned and executed on the host communicator; the parent's agreement stands
  * for it. */
@@ -22,10 +21,9 @@ static ghz_status_t host_call(ghz_comm_t* c, coll_desc_t* h, const coll_plan_t* 
     return coll_execute(hc, h, &hp, info, &ratio);
 }
 
-/* A data movement's receive side goes in too where the call writes only its blocks (the
- * v forms' gaps) or holds the input (in place). Every rank learns whether every copy
- * worked before any enters the host call. A copy in waits for the previous call's copy
- * out of small_out, which the host call writes (where nothing is copied in, a wait). */
+/* What goes in and out: COLL.md, Data movement, Host path. A copy in waits for the
+ * previous call's copy out of small_out, which the host call writes (where nothing is
+ * copied in, a wait). */
 ghz_status_t coll_host_path(ghz_comm_t* c, const coll_desc_t* k, const coll_plan_t* p, int copied, int all_staged,
                             double t_copied, ghz_coll_info_t* info)
 {
@@ -42,7 +40,7 @@ ghz_status_t coll_host_path(ghz_comm_t* c, const coll_desc_t* k, const coll_plan
     if (st == GHZ_SUCCESS && !copied && in_bytes) st = c->be.copy(&c->be, host_in, k->in, in_bytes);
     if (st == GHZ_SUCCESS && !copied && !in_bytes && !out_first) st = c->be.sync(&c->be);
     t_stage += coll_now() - t0;
-    if (!all_staged) st = coll_stage_agree(c, st);
+    if (!all_staged) st = coll_stage_agree(c, st, NULL);
     if (st != GHZ_SUCCESS) return st;
     if (k->ops) {
         h = coll_make_call(k->kind, host_in, c->small_out, k->count, k->dtype, k->op, k->root, NULL, NULL);

@@ -7,7 +7,7 @@
 
 const char* coll_mv_name(const coll_desc_t* k)
 {
-    return k->v ? k->mv->vname : k->mv->name;
+    return coll_call_name(k->kind + k->v);
 }
 
 /* Whether rank `from` sends a block to rank `to`. */

@@ -55,7 +55,6 @@ static ghz_status_t allgather_layout(const ghz_comm_t* c, coll_desc_t* k)
     return GHZ_SUCCESS;
 }
 
-
 /* its two relay buffers, and this rank's own frames as a broadcast's */
 static size_t allgather_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
@@ -83,15 +82,13 @@ static void allgather_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r
 static ghz_status_t bcast_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int is_root = c->rank == k->root;
-    const int mpi_in_place = k->sendbuf == coll_in_place;
     k->sends = is_root;
     k->recvs = 1;
     k->recv = k->send = SINGLE(k->count);
-    k->in_place = is_root && (mpi_in_place || k->in == k->out);
+    k->in_place = is_root && (k->sendbuf == coll_in_place || k->in == k->out);
     if (k->in_place) k->in = k->out;
     return GHZ_SUCCESS;
 }
-
 
 /* AUTO's table for k pieces a round, in piece times to the last rank: the binomial root
  * sends each piece lg N times, the chain (reported as ring) once. */
@@ -121,12 +118,10 @@ static void bcast_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, co
 static ghz_status_t scatter_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
     const int me = c->rank, is_root = me == k->root;
-    const int mpi_in_place = k->sendbuf == coll_in_place;
     k->sends = is_root;
     k->in_place = is_root && k->recvbuf == coll_in_place;
-    k->recvs = !k->in_place;
-    if (k->in_place) k->out = NULL;
-    if (mpi_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE as the sendbuf of a scatter");
+    k->recvs = !k->in_place; /* (a side that is not there: its buffer dropped, coll_mv_check_local) */
+    if (k->sendbuf == coll_in_place) return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE as the sendbuf of a scatter");
     if (!is_root && k->recvbuf == coll_in_place)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "MPI_IN_PLACE on a non-root rank of a scatter");
     if (k->v && is_root && (!k->scnt || !k->sdis))
@@ -135,7 +130,6 @@ static ghz_status_t scatter_layout(const ghz_comm_t* c, coll_desc_t* k)
     k->recv = SINGLE(k->v && k->in_place ? k->scnt[me] : k->count);
     return GHZ_SUCCESS;
 }
-
 
 static ghz_status_t gather_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
@@ -149,10 +143,8 @@ static ghz_status_t gather_layout(const ghz_comm_t* c, coll_desc_t* k)
     k->recv = blocks(k, k->rcnt, k->rdis);
     k->in_place = is_root && at_own_block(c, k, mpi_in_place);
     k->send = SINGLE(k->in_place && k->v ? k->rcnt[me] : k->count);
-    if (!is_root) k->out = NULL;
     return GHZ_SUCCESS;
 }
-
 
 /* Whether alltoallv's two sides lie alike. */
 static int same_layout(const ghz_comm_t* c, const coll_desc_t* k)
@@ -166,11 +158,10 @@ static int same_layout(const ghz_comm_t* c, const coll_desc_t* k)
 
 static ghz_status_t alltoall_layout(const ghz_comm_t* c, coll_desc_t* k)
 {
-    const int mpi_in_place = k->sendbuf == coll_in_place;
     k->sends = k->recvs = 1;
     /* one buffer for sides that lie alike is MPI_IN_PLACE; laid out otherwise, the
      * contract refuses the overlap */
-    k->in_place = mpi_in_place || (k->in && k->in == k->out && (!k->v || same_layout(c, k)));
+    k->in_place = k->sendbuf == coll_in_place || (k->in && k->in == k->out && (!k->v || same_layout(c, k)));
     if (k->v && (!k->rcnt || !k->rdis || (!k->in_place && (!k->scnt || !k->sdis))))
         return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL counts or displacements");
     k->recv = blocks(k, k->rcnt, k->rdis);
@@ -179,7 +170,6 @@ static ghz_status_t alltoall_layout(const ghz_comm_t* c, coll_desc_t* k)
     return GHZ_SUCCESS;
 }
 
-
 #ifdef GHZ_WITH_NCCL
 #define NCCL_NATIVE(fn) .nccl_native = fn,
 #else
@@ -187,39 +177,31 @@ static ghz_status_t alltoall_layout(const ghz_comm_t* c, coll_desc_t* k)
 #endif
 
 static const coll_mv_kind_ops_t allgather = {
-    .kind = MV_ALLGATHER, .name = "allgather", .vname = "allgatherv", .recv_blocks = 1,
-    .in_place_forms = "MPI_IN_PLACE, or sendbuf at this rank's block of recvbuf",
-    .layout = allgather_layout, 
-    .algo = GHZ_ALGO_RING, .need = allgather_need, .round = allgather_round, NCCL_NATIVE(coll_nccl_mv_allgather)};
+    .recv_blocks = 1, .in_place_forms = "MPI_IN_PLACE, or sendbuf at this rank's block of recvbuf",
+    .layout = allgather_layout, .algo = GHZ_ALGO_RING, .need = allgather_need, .round = allgather_round,
+    NCCL_NATIVE(coll_nccl_mv_allgather)};
 
 static const coll_mv_kind_ops_t bcast = {
-    .kind = MV_BCAST, .name = "broadcast", .rooted = 1, .from_root = 1,
-    .in_place_forms = "MPI_IN_PLACE or sendbuf == recvbuf at the root",
-    .layout = bcast_layout, .mpi_from_out = 1,
-    .algo = GHZ_ALGO_BINOMIAL, .need = coll_bcast_need, .settle = bcast_settle, .round = bcast_round,
-    NCCL_NATIVE(coll_nccl_mv_bcast)};
+    .rooted = 1, .from_root = 1, .mpi_from_out = 1, .in_place_forms = "MPI_IN_PLACE or sendbuf == recvbuf at the root",
+    .layout = bcast_layout, .algo = GHZ_ALGO_BINOMIAL, .need = coll_bcast_need, .settle = bcast_settle,
+    .round = bcast_round, NCCL_NATIVE(coll_nccl_mv_bcast)};
 
 static const coll_mv_kind_ops_t scatter = {
-    .kind = MV_SCATTER, .name = "scatter", .vname = "scatterv", .rooted = 1, .from_root = 1, .send_blocks = 1,
-    .in_place_recv = 1, .in_place_forms = "recvbuf MPI_IN_PLACE at the root",
-    .layout = scatter_layout, 
-    .choose = tree_or_linear, .move = coll_linear_scatter, .move_tree = coll_tree_scatter,
-    .need = coll_linear_need, .need_tree = coll_tree_need, NCCL_NATIVE(coll_nccl_mv_scatter)};
+    .rooted = 1, .from_root = 1, .send_blocks = 1, .in_place_recv = 1,
+    .in_place_forms = "recvbuf MPI_IN_PLACE at the root", .layout = scatter_layout, .choose = tree_or_linear,
+    .move = coll_linear_scatter, .move_tree = coll_tree_scatter, .need = coll_linear_need, .need_tree = coll_tree_need,
+    NCCL_NATIVE(coll_nccl_mv_scatter)};
 
 static const coll_mv_kind_ops_t gather = {
-    .kind = MV_GATHER, .name = "gather", .vname = "gatherv", .rooted = 1, .recv_blocks = 1,
-    .in_place_forms = "MPI_IN_PLACE, or sendbuf at the root's own block of recvbuf",
-    .layout = gather_layout, 
-    .choose = tree_or_linear, .move = coll_linear_gather, .move_tree = coll_tree_gather,
+    .rooted = 1, .recv_blocks = 1, .in_place_forms = "MPI_IN_PLACE, or sendbuf at the root's own block of recvbuf",
+    .layout = gather_layout, .choose = tree_or_linear, .move = coll_linear_gather, .move_tree = coll_tree_gather,
     .need = coll_linear_need, .need_tree = coll_tree_need, NCCL_NATIVE(coll_nccl_mv_gather)};
 
 static const coll_mv_kind_ops_t alltoall = {
-    .kind = MV_ALLTOALL, .name = "alltoall", .vname = "alltoallv", .send_blocks = 1, .recv_blocks = 1,
-    .in_place_shared = 1,
+    .send_blocks = 1, .recv_blocks = 1, .in_place_shared = 1,
     .in_place_forms = "MPI_IN_PLACE, or sendbuf == recvbuf with the same counts and displacements",
-    .layout = alltoall_layout, 
-    .algo = GHZ_ALGO_PAIRWISE, .move = coll_pairwise_alltoall,
-    .need = coll_alltoall_need, .need_staged = coll_alltoall_need_staged, NCCL_NATIVE(coll_nccl_mv_alltoall)};
+    .layout = alltoall_layout, .algo = GHZ_ALGO_PAIRWISE, .move = coll_pairwise_alltoall, .need = coll_alltoall_need,
+    .need_staged = coll_alltoall_need_staged, NCCL_NATIVE(coll_nccl_mv_alltoall)};
 
 const coll_mv_kind_ops_t* coll_mv_kind_ops(coll_kind_t kind)
 {

@@ -27,8 +27,7 @@ static ghz_status_t check_local(const ghz_comm_t* c, coll_desc_t* k)
     k->recv = (coll_layout_t){NULL, NULL, k->count, 1};
     k->in_place = (in_place_mpi && needs_out) ||
                   (k->ops->per_rank && (uintptr_t)k->out == (uintptr_t)k->in + (uintptr_t)c->rank * k->count * elem);
-    st = coll_check_args(c, k,
-                         k->kind == KIND_ALLREDUCE ? "allreduce" : k->kind == KIND_REDUCE ? "reduce" : "reduce_scatter",
+    st = coll_check_args(c, k, coll_call_name(k->kind),
                          k->ops->per_rank ? "MPI_IN_PLACE, or recvbuf == sendbuf + rank * recvcount"
                                           : "MPI_IN_PLACE, or sendbuf == recvbuf");
     if (st != GHZ_SUCCESS) return st;
@@ -39,16 +38,6 @@ static ghz_status_t check_local(const ghz_comm_t* c, coll_desc_t* k)
         return ghz_fail(GHZ_ERR_UNSUPPORTED,
                         "GHZ_PATH_RATIO is for data movement: ratio frames are not combined (AUTO, HOMO or DOC)");
     return GHZ_SUCCESS;
-}
-
-/* A broken communicator's checked call still meets the peers in the agreement, so that
- * they return GHZ_ERR_PEER instead of waiting. */
-ghz_status_t coll_call_start(ghz_comm_t* c, coll_desc_t* k)
-{
-    ghz_status_t st;
-    coll_call_begin(c);
-    st = coll_desc_check(c, k);
-    return st == GHZ_SUCCESS ? coll_refuse_broken(c) : st;
 }
 
 ghz_status_t coll_desc_check(const ghz_comm_t* c, coll_desc_t* k)

@@ -5,19 +5,42 @@
 #include "ghz/coll/detail/nccl.h"
 #include "ghz/coll/detail/reduce_call.h"
 
-/* Recursive doubling takes the whole vector, window elements a round; the others split
- * window * N elements into segments. */
+/* The segments reduced by algo: the ring's or the pairwise reduce-scatter (1 returned),
+ * this rank's to out_own (NULL: its place in k->out); NCCL's and ipc_direct's, which
+ * count their bytes: this rank's to out_own, or every one into k->out where it is NULL. */
+static int reduce_segments(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
+                           unsigned char* out_own)
+{
+#ifdef GHZ_WITH_NCCL
+    if (algo == GHZ_ALGO_NCCL) coll_nccl_reduce(r, pool, (coll_nccl_kind_t)k->ops->nccl_kind, out_own);
+#endif
+#ifdef GHZ_WITH_CUDA
+    if (algo == GHZ_ALGO_IPC_DIRECT) coll_direct_reduce(r, pool, out_own == NULL, out_own);
+#endif
+    if (algo != GHZ_ALGO_RING && algo != GHZ_ALGO_PAIRWISE) return 0;
+    if (!out_own) out_own = k->out + c->seg_off[c->rank] * r->elem;
+    if (algo == GHZ_ALGO_RING) coll_ring_reduce_scatter(r, pool, out_own);
+    else coll_pairwise_reduce_scatter(r, pool, out_own);
+    return 1;
+}
+
+/* Recursive doubling and the binomial reduce take the whole vector, window elements a
+ * round; the others split window * N elements into segments. (reduce's rounds too) */
 static size_t allreduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
                               size_t off, size_t window)
 {
-    const int whole = algo != GHZ_ALGO_RING && algo != GHZ_ALGO_PAIRWISE && algo != GHZ_ALGO_IPC_DIRECT &&
-                      algo != GHZ_ALGO_NCCL;
+    const int whole = algo == GHZ_ALGO_RECURSIVE_DOUBLING || algo == GHZ_ALGO_BINOMIAL;
     const size_t N = (size_t)c->size, e = r->elem, w = coll_min(k->count - off, whole ? window : window * N);
     int steps = 0, P = 1;
     if (whole) {
         r->in = k->in + off * e;
         r->out = k->out ? k->out + off * e : NULL;
         r->count = w;
+        if (algo == GHZ_ALGO_BINOMIAL) {
+            coll_binomial_reduce(r, pool);
+            r->logical_bytes = c->rank == k->root ? 0 : w * e;
+            return w;
+        }
         for (; P * 2 <= c->size; P *= 2) steps++;
         coll_recdbl_allreduce(r, pool);
         r->logical_bytes = (uint64_t)(steps + (c->rank < 2 * (c->size - P))) * w * e;
@@ -25,30 +48,9 @@ static size_t allreduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t*
     }
     coll_split(c, off, w);
     r->out = k->out;
-#ifdef GHZ_WITH_NCCL
-    if (algo == GHZ_ALGO_NCCL) coll_nccl_reduce(r, pool, (coll_nccl_kind_t)k->ops->nccl_kind, NULL);
-#endif
-#ifdef GHZ_WITH_CUDA
-    if (algo == GHZ_ALGO_IPC_DIRECT) coll_direct_reduce(r, pool, 1, NULL);
-#endif
-    if (algo != GHZ_ALGO_RING && algo != GHZ_ALGO_PAIRWISE) return w;
-    if (algo == GHZ_ALGO_RING) coll_ring_reduce_scatter(r, pool, k->out + c->seg_off[c->rank] * e);
-    else coll_pairwise_reduce_scatter(r, pool, k->out + c->seg_off[c->rank] * e);
+    if (!reduce_segments(c, k, r, pool, algo, NULL)) return w;
     coll_ring_allgather(r, pool);
     r->logical_bytes = 2 * (w - c->seg_cnt[c->rank]) * e;
-    return w;
-}
-
-static size_t reduce_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
-                           size_t off, size_t window)
-{
-    const size_t e = r->elem, w = coll_min(k->count - off, window);
-    if (algo == GHZ_ALGO_NCCL) return allreduce_round(c, k, r, pool, algo, off, window);
-    r->in = k->in + off * e;
-    r->out = k->out ? k->out + off * e : NULL;
-    r->count = w;
-    coll_binomial_reduce(r, pool);
-    r->logical_bytes = c->rank == k->root ? 0 : w * e;
     return w;
 }
 
@@ -63,21 +65,7 @@ static size_t reduce_scatter_round(ghz_comm_t* c, const coll_desc_t* k, coll_rou
         c->seg_off[s] = s * k->count + off;
         c->seg_cnt[s] = w;
     }
-#ifdef GHZ_WITH_NCCL
-    if (algo == GHZ_ALGO_NCCL) {
-        coll_nccl_reduce(r, pool, COLL_NCCL_REDUCE_SCATTER, out_own);
-        return w;
-    }
-#endif
-#ifdef GHZ_WITH_CUDA
-    if (algo == GHZ_ALGO_IPC_DIRECT) {
-        coll_direct_reduce(r, pool, 0, out_own); /* (it counts what the peers read) */
-        return w;
-    }
-#endif
-    if (algo == GHZ_ALGO_RING) coll_ring_reduce_scatter(r, pool, out_own);
-    else coll_pairwise_reduce_scatter(r, pool, out_own);
-    r->logical_bytes = (N - 1) * w * e;
+    if (reduce_segments(c, k, r, pool, algo, out_own)) r->logical_bytes = (N - 1) * w * e;
     return w;
 }
 
@@ -91,7 +79,7 @@ static const coll_kind_ops_t allreduce = {
 
 static const coll_kind_ops_t reduce = {
     .kind = KIND_REDUCE, .rooted = 1, .configured = offsetof(ghz_comm_config_t, reduce_algo),
-    .algos = COLL_ALGO_BIT(GHZ_ALGO_BINOMIAL), .round = reduce_round, .nccl_kind = COLL_NCCL_REDUCE};
+    .algos = COLL_ALGO_BIT(GHZ_ALGO_BINOMIAL), .round = allreduce_round, .nccl_kind = COLL_NCCL_REDUCE};
 
 static const coll_kind_ops_t reduce_scatter = {
     .kind = KIND_REDUCE_SCATTER, .per_rank = 1, .configured = offsetof(ghz_comm_config_t, reduce_scatter_algo),

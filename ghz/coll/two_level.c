@@ -14,24 +14,20 @@ static size_t split_extent(const ghz_comm_t* c, const coll_desc_t* k)
     return k->count / (size_t)c->size + (k->count % (size_t)c->size > 0);
 }
 
-static size_t split_segments(ghz_comm_t* c, const coll_desc_t* k, size_t off, size_t window)
+static size_t split_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
+                          size_t off, size_t window)
 {
-    const size_t N = (size_t)c->size, q = k->count / N, rem = k->count % N, w = coll_min(q + (rem > 0) - off, window);
+    const size_t N = (size_t)c->size, q = k->count / N, rem = k->count % N, e = r->elem;
+    const size_t w = coll_min(q + (rem > 0) - off, window);
+    unsigned char* own;
     size_t s;
+    (void)algo;
     for (s = 0; s < N; s++) {
         size_t base = s * q + (s < rem ? s : rem), len = q + (s < rem);
         c->seg_off[s] = base + (off < len ? off : len);
         c->seg_cnt[s] = off < len ? (len - off < w ? len - off : w) : 0;
     }
-    return w;
-}
-
-static size_t split_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, ghz_algo_t algo,
-                          size_t off, size_t window)
-{
-    const size_t N = (size_t)c->size, e = r->elem, w = split_segments(c, k, off, window);
-    unsigned char* own = k->out + c->seg_off[c->rank] * e;
-    (void)algo;
+    own = k->out + c->seg_off[c->rank] * e;
     r->out = k->out;
     if (k->kind == KIND_RS_SPLIT) {
         coll_ring_reduce_scatter(r, pool, own);
@@ -104,7 +100,7 @@ static ghz_status_t child_stage(ghz_comm_t* cc, const coll_kind_ops_t* ops, cons
 /* The stages run on different children, so a failure must not leave a rank waiting in
  * the next one: every rank learns whether one failed anywhere, and with ratio the least
  * of the ranks' *ratio > 0 (in millionths, negated: the maximum is the least). */
-static ghz_status_t stage_agree_ratio(ghz_comm_t* c, ghz_status_t st, double* ratio)
+ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st, double* ratio)
 {
     int64_t w[2];
     ghz_status_t got;
@@ -117,11 +113,6 @@ static ghz_status_t stage_agree_ratio(ghz_comm_t* c, ghz_status_t st, double* ra
     return w[0] ? ghz_fail(GHZ_ERR_PEER, "another rank failed a two-level stage (%s)",
                            ghz_status_string((ghz_status_t)w[0]))
                 : GHZ_SUCCESS;
-}
-
-ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st)
-{
-    return stage_agree_ratio(c, st, NULL);
 }
 
 /* The algorithm across nodes, the only lossy stage. */
@@ -149,18 +140,18 @@ ghz_status_t coll_two_level(ghz_comm_t* c, const coll_desc_t* k, coll_mode_t mod
     uint64_t raw0, wire0;
     ghz_status_t st = child_stage(c->intra, multi ? &coll_rs_split_kind : coll_kind_ops(KIND_REDUCE), k->in,
                                   multi || l == 0 ? k->out : NULL, k->count, k, COLL_EXACT, 0.0, inside, sum);
-    st = coll_stage_agree(c, st);
+    st = coll_stage_agree(c, st, NULL);
     raw0 = sum->logical_bytes;
     wire0 = sum->wire_bytes;
     if (st == GHZ_SUCCESS && (multi || l == 0))
         st = child_stage(c->inter, coll_kind_ops(KIND_ALLREDUCE), at, at, multi ? q + (l < rem) : k->count, k, mode, eb,
                          coll_inter_algo(c, mode), sum);
-    st = coll_stage_agree(c, st);
+    st = coll_stage_agree(c, st, NULL);
     if (st == GHZ_SUCCESS)
         st = child_stage(c->intra, multi ? &coll_ag_split_kind : &coll_bcast_kind, k->out, k->out, k->count, k,
                          COLL_EXACT, 0.0, inside, sum);
-    if (!ratio) return coll_stage_agree(c, st);
-    /* this rank's ratio across nodes */
-    *ratio = sum->wire_bytes > wire0 ? (double)(sum->logical_bytes - raw0) / (double)(sum->wire_bytes - wire0) : 0.0;
-    return stage_agree_ratio(c, st, ratio);
+    if (ratio) /* this rank's across nodes */
+        *ratio = sum->wire_bytes > wire0 ? (double)(sum->logical_bytes - raw0) / (double)(sum->wire_bytes - wire0)
+                                         : 0.0;
+    return coll_stage_agree(c, st, ratio);
 }

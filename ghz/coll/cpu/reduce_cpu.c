@@ -32,48 +32,39 @@ typedef void (*ghz_reduce_kernel_t)(void* dst, const void* src, size_t n, double
 #define GHZ_OP_BOR(x, y, s) ((x) | (y))
 #define GHZ_OP_BXOR(x, y, s) ((x) ^ (y))
 
-/* Float MIN and MAX of HOMO.md on bit patterns (CMP < for min, > for max): the
- * comparison picks an operand (x on ties, so -0 vs +0 keeps the first), then a NaN
- * operand overrides it (x before y), quieted. Selects on the bits keep the loop
- * branch-free so it vectorises; memcpy is the defined way to reinterpret. */
-#define GHZ_FLOAT_PICK(NAME, F, U, QUIET, CMP)                                         \
-    static inline F NAME(F x, F y, double unused)                                      \
+/* A float op on bit patterns: y's slot is Y (the operand y, or s's product of x), the
+ * result PICK of a (x's bits) and b (Y's), a NaN Y gives Y_NAN, then a NaN x wins
+ * quieted. Selects on the bits keep the loop branch-free so it vectorises; memcpy is the
+ * defined way to reinterpret. */
+#define GHZ_FLOAT_BITS(NAME, F, U, QUIET, Y, PICK, Y_NAN)                              \
+    static inline F NAME(F x, F y, double s)                                           \
     {                                                                                  \
+        const F z = Y;                                                                 \
         U a, b, r;                                                                     \
         F out;                                                                         \
-        (void)unused;                                                                  \
+        (void)y;                                                                       \
+        (void)s;                                                                       \
         memcpy(&a, &x, sizeof a);                                                      \
-        memcpy(&b, &y, sizeof b);                                                      \
-        r = y CMP x ? b : a;                                                           \
-        r = y != y ? (U)(b | (QUIET)) : r;                                             \
+        memcpy(&b, &z, sizeof b);                                                      \
+        r = PICK;                                                                      \
+        r = z != z ? (U)(Y_NAN) : r;                                                   \
         r = x != x ? (U)(a | (QUIET)) : r;                                             \
         memcpy(&out, &r, sizeof out);                                                  \
         return out;                                                                    \
     }
+/* Float MIN and MAX of HOMO.md: the comparison picks an operand (x on ties, so -0 vs +0
+ * keeps the first), then a NaN operand overrides it (x before y), quieted. */
+#define GHZ_FLOAT_PICK(NAME, F, U, QUIET, CMP) GHZ_FLOAT_BITS(NAME, F, U, QUIET, y, z CMP x ? b : a, b | (QUIET))
 GHZ_FLOAT_PICK(ghz_fmin_f32, float, uint32_t, 0x00400000u, <)
 GHZ_FLOAT_PICK(ghz_fmax_f32, float, uint32_t, 0x00400000u, >)
 GHZ_FLOAT_PICK(ghz_fmin_f64, double, uint64_t, 0x0008000000000000ull, <)
 GHZ_FLOAT_PICK(ghz_fmax_f64, double, uint64_t, 0x0008000000000000ull, >)
-
 /* AVG's final scaling, HOMO.md's "decode with scale": one binary64 product rounded
  * once to F; a NaN x stays x (quieted), a NaN product of non-NaN operands (inf * 0) is
  * the positive default NaN, whatever the hardware's. */
-#define GHZ_FLOAT_SCALE(NAME, F, U, QUIET, DEFAULT_NAN)                                \
-    static inline F NAME(F x, F unused, double s)                                      \
-    {                                                                                  \
-        const F p = (F)((double)x * s);                                                \
-        U a, r;                                                                        \
-        F out;                                                                         \
-        (void)unused;                                                                  \
-        memcpy(&a, &x, sizeof a);                                                      \
-        memcpy(&r, &p, sizeof r);                                                      \
-        r = p != p ? (U)(DEFAULT_NAN) : r;                                             \
-        r = x != x ? (U)(a | (QUIET)) : r;                                             \
-        memcpy(&out, &r, sizeof out);                                                  \
-        return out;                                                                    \
-    }
-GHZ_FLOAT_SCALE(ghz_scale_f32, float, uint32_t, 0x00400000u, 0x7FC00000u)
-GHZ_FLOAT_SCALE(ghz_scale_f64, double, uint64_t, 0x0008000000000000ull, 0x7FF8000000000000ull)
+GHZ_FLOAT_BITS(ghz_scale_f32, float, uint32_t, 0x00400000u, (float)((double)x * s), b, 0x7FC00000u)
+GHZ_FLOAT_BITS(ghz_scale_f64, double, uint64_t, 0x0008000000000000ull, (double)((double)x * s), b,
+               0x7FF8000000000000ull)
 
 static inline int ghz_aligned(const void* p, size_t size)
 {

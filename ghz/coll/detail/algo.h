@@ -128,6 +128,10 @@ void coll_recv_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, un
                      coll_req_t* req);
 size_t coll_land_piece(coll_round_t* r, unsigned char* dst, size_t n, size_t j, const unsigned char* wb,
                        coll_req_t* req);
+/* Every piece of a segment of n values sent from wb's slots (sizes[j]; exact zero copy:
+ * the values at wb), or posted to be received into them (req[j]). */
+void coll_send_seg(coll_round_t* r, const unsigned char* wb, const size_t* sizes, size_t n, int peer, coll_req_t* req);
+void coll_recv_seg(coll_round_t* r, unsigned char* wb, size_t n, int peer, coll_req_t* req);
 /* Every piece of a segment of n values, encoded into its slot of wire (sizes[j]), and back. */
 void coll_encode_seg(coll_round_t* r, const unsigned char* src, size_t n, unsigned char* wire, size_t* sizes);
 void coll_decode_seg(coll_round_t* r, const unsigned char* wire, const size_t* sizes, unsigned char* out, size_t n);

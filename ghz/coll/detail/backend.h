@@ -50,7 +50,7 @@ struct coll_backend {
      * send them; blocking (NULL: the codec needs none reserved) */
     ghz_status_t (*reserve_ratio)(coll_backend_t* be);
     ghz_status_t (*sync)(coll_backend_t* be); /* waits for the queued work */
-    void (*destroy)(coll_backend_t* be);
+    void (*destroy)(coll_backend_t* be); /* NULL: nothing to release */
     void* state;
 };
 

@@ -50,19 +50,19 @@ typedef struct {
  * in-place forms; sets k->longest and k->farthest (elements). */
 ghz_status_t coll_check_args(const ghz_comm_t* c, coll_desc_t* k, const char* name, const char* in_place_forms);
 int coll_rooted(const coll_desc_t* k);
-ghz_status_t coll_refuse_broken(const ghz_comm_t* c); /* GHZ_SUCCESS, or the status that broke c (detail set) */
-/* Numbers the call: the MPI transport's tags carry it, so no call takes another's message. */
+/* Numbers the call: the MPI transport's tags carry it, so no call takes another's message.
+ * start: begin, check, refuse a broken c. */
 void coll_call_begin(ghz_comm_t* c);
+ghz_status_t coll_call_start(ghz_comm_t* c, coll_desc_t* k);
 /* The one failure rule: a failure once data moved (c->moving), or of MPI, breaks c.
  * Returns st; c may be NULL. */
 ghz_status_t coll_call_end(ghz_comm_t* c, ghz_status_t st);
 
-/* reduce_entry.c: the call as the entry points receive it (the v arrays set after);
- * this rank's check (no communication); and begin, check, refuse a broken c. */
+/* reduce_entry.c: the call as the entry points receive it (the v arrays set after), and
+ * this rank's check (no communication). */
 coll_desc_t coll_make_call(coll_kind_t kind, const void* sendbuf, void* recvbuf, size_t count, ghz_dtype_t dtype,
                            ghz_op_t op, int root, const ghz_accuracy_t* acc, ghz_stream_t stream);
 ghz_status_t coll_desc_check(const ghz_comm_t* c, coll_desc_t* k);
-ghz_status_t coll_call_start(ghz_comm_t* c, coll_desc_t* k);
 
 /* The pool bytes an algorithm needs for a window of `window` elements per segment. */
 typedef size_t (*coll_need_fn)(const ghz_comm_t*, coll_mode_t, ghz_dtype_t, size_t, size_t);
@@ -70,8 +70,9 @@ typedef size_t (*coll_need_fn)(const ghz_comm_t*, coll_mode_t, ghz_dtype_t, size
 /* Elements per message in mode m: the configured chunk, whole codec blocks when lossy. */
 size_t coll_piece_elems(const ghz_comm_t* c, coll_mode_t m, size_t elem);
 
-/* Every rank learns whether any rank's st failed: GHZ_ERR_PEER on the others. Collective. */
-ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st);
+/* two_level.c: every rank learns whether any rank's st failed (GHZ_ERR_PEER on the
+ * others) and, with ratio (NULL: none), the least of the ranks' *ratio > 0. Collective. */
+ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st, double* ratio);
 
 /* comm_levels.c: the two-level children, made at the first call that needs them
  * (collective; the same status on every rank; a later call tries again). */

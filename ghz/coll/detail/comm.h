@@ -31,9 +31,8 @@ struct ghz_comm {
     size_t* wire_size;       /* size * COLL_MAX_PIECES piece sizes */
     size_t* wire_tmp;        /* size entries */
     const void** wire_ptr;   /* size entries */
-    coll_req_t* sreq;        /* 2 * size * max_pieces outstanding sends and receives */
+    coll_req_t* sreq;        /* 2 * size * COLL_MAX_PIECES outstanding sends and receives */
     coll_req_t* rreq;
-    size_t max_reqs;         /* entries of sreq and rreq */
     /* Two levels: `levels` where there are several nodes of several ranks; the children
      * (this rank's node; its local rank on every node) are made at the first call that
      * needs them (coll_comm_levels). node_color: one number per node. */
@@ -56,11 +55,7 @@ struct ghz_comm {
     uint64_t allocations;
     double last_ratio;       /* compression ratio of the last lossy call (auto choice) */
     uint64_t lossy_calls;    /* lossy calls so far (the same on every rank) */
-    /* GHZ_PATH_AUTO's threshold (auto_rule.h; SIZE_MAX: never compress), from an exact
-     * allreduce of auto_cal_bytes per rank in auto_link_s seconds (0: not timed). */
-    size_t auto_min;
-    double auto_link_s;
-    size_t auto_cal_bytes;
+    size_t auto_min; /* GHZ_PATH_AUTO's threshold (auto_rule.h; SIZE_MAX: never compress) */
     int auto_ratio; /* lossy AUTO data movement sends ratio frames (coll_auto_ratio_frames) */
     int auto_trace;          /* GHZ_COLL_AUTO_TRACE */
     /* A staged lossy call's range: from the GPU's range kernel from this many bytes per

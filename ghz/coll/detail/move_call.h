@@ -8,9 +8,7 @@
 /* What one kind's calls do differently (COLL.md, Algorithms): a new kind is one entry
  * (move_kinds.c) and its algorithm. */
 struct coll_mv_kind_ops {
-    coll_kind_t kind;
-    const char* name;
-    const char* vname;   /* the v form's (NULL: none) */
+    /* (its names: COLL_CALLS, by its kind and kind + 1) */
     int rooted;          /* else every rank to every other */
     int from_root;       /* rooted: from the root (else to it) */
     int send_blocks;     /* a block per rank on the send side (else one: one frame for all) */

@@ -35,6 +35,8 @@
 #define COLL_NAME_CASE(value, name) \
     case value: return name;
 
+const char* coll_call_name(int64_t number); /* by COLL_CALLS ("unknown": none) */
+
 /* [value] = "name": values need not start at 0; one without a name stays NULL */
 #define COLL_NAME_AT(value, name) [value] = name,
 
