@@ -37,6 +37,7 @@ typedef struct {
     int cuda;                 /* --backend cuda: the calls use gpu's buffers */
     cb_cuda_t gpu;
     cb_nccl_t* nccl;          /* the nccl row's communicator, when that row runs */
+    char nccl_out[160];       /* why the default nccl row is left out ("": it runs) */
     FILE* json;
     uint64_t wrong;
     int failed_calls;
@@ -208,10 +209,10 @@ static void run_row(bench_t* b, const shape_t* s, cb_path_t path)
     for (ip = 0; ip < 2; ++ip) {
         cb_result_t* r = &row.r[ip];
         c.in_place = ip;
-        if (path == CB_PATH_NCCL && !cb_nccl_has(a, ip)) {
+        if (path == CB_PATH_NCCL && (b->nccl_out[0] || !cb_nccl_has(a, ip))) {
             memset(r, 0, sizeof *r);
             r->none = 1;
-            snprintf(r->err, sizeof r->err, "NCCL's alltoall has no in-place form");
+            snprintf(r->err, sizeof r->err, "%s", b->nccl_out[0] ? b->nccl_out : "NCCL's alltoall has no in-place form");
             continue;
         }
         run_placement(b, &c, s, r);
@@ -351,7 +352,18 @@ static int setup(bench_t* b, size_t max_in)
     cfg.check_args = a->check_args;
     for (i = 0; i < a->npaths; ++i)
         if (a->paths[i] == CB_PATH_NCCL) {
+            int all;
             ok = cb_nccl_open(&b->nccl, b->mpi, msg, sizeof msg) == 0;
+            MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, b->mpi);
+            /* NCCL takes one GPU a rank: where it cannot start (ranks sharing a GPU), a
+             * default path list goes on without its row; one that names nccl fails */
+            if (!all && !a->paths_given) {
+                cb_nccl_close(b->nccl);
+                b->nccl = NULL;
+                snprintf(b->nccl_out, sizeof b->nccl_out, "NCCL left out: %.130s", ok ? "it failed on another rank" : msg);
+                if (b->rank == 0) fprintf(stderr, "ghz-coll-bench: %s\n", b->nccl_out);
+                continue;
+            }
             if (!all_ok(b, ok, msg)) return 0;
         }
     st = ghz_comm_init(MPI_COMM_WORLD, &cfg, &b->comm);
