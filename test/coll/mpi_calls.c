@@ -1001,9 +1001,15 @@ static ghz_status_t agreed_call(int k, ghz_comm_t* c)
     return st;
 }
 
-static void case_failure(const route_t* rt)
+static void case_failure(const route_t* route)
 {
+    /* (counts that differ are undefined in the MPI library's own collective, which a
+     * CUDA communicator's host path runs for small exact calls: that hangs at 3 ranks.
+     * The failure rule is ghz's, so its algorithms run them: GHZ_COLL_MPI_MAX=0) */
+    route_t own = *route;
+    const route_t* rt = &own;
     int k, then, q;
+    if (!own.mpi_max) own.mpi_max = "0";
     if (g_size == 1 || rt->library_exact) return;
     for (k = 0; k < NCALLS; k++)
         for (then = 0; then < 2; then++) {
