@@ -43,8 +43,8 @@ extern "C" {
 /* The writer costs 1/GHZ_RATIO_SAMPLE of a pass's points: runs of GHZ_RATIO_SAMPLE_RUN
  * consecutive points (in pass order), one run at the start of every SAMPLE * RUN. A
  * run's values and neighbours lie side by side, so a GPU warp reads its four runs in a
- * few memory sectors where single points every 16th each took their own (compression
- * +14-18 % on 1 GiB arrays; longer runs gain 1 % more and choose worse on small fields). */
+ * few memory sectors where single points each take their own; longer runs are hardly
+ * faster and choose worse on small fields (docs/RESULTS.md). */
 #define GHZ_RATIO_SAMPLE 16u
 #define GHZ_RATIO_SAMPLE_RUN 8u
 /* Spread (header byte 13, RATIO.md, Chunks): S >= 1 cuts each pass into about 2^S
@@ -84,7 +84,6 @@ GHZ_HD static inline unsigned ghz_ratio_spread_for(uint64_t n)
     return b > GHZ_RATIO_SPREAD_FROM_LOG2 ? b - 17u : 0u;
 }
 
-/* L: the least integer with 2^L >= max(d0, d1, d2). */
 /* The pass order index of sampled point v (0, 1, ...), and how many of a pass's n
  * points are sampled. */
 GHZ_HD static inline uint64_t ghz_ratio_sample_point(uint64_t v)
@@ -98,6 +97,7 @@ GHZ_HD static inline uint64_t ghz_ratio_samples(uint64_t n)
     return n / every * GHZ_RATIO_SAMPLE_RUN + (rest < GHZ_RATIO_SAMPLE_RUN ? rest : GHZ_RATIO_SAMPLE_RUN);
 }
 
+/* L: the least integer with 2^L >= max(d0, d1, d2). */
 GHZ_HD static inline unsigned ghz_ratio_levels(uint64_t d0, uint64_t d1, uint64_t d2)
 {
     uint64_t m = d0 > d1 ? d0 : d1;
