@@ -58,14 +58,15 @@ static ghz_status_t prepare(ghz_comm_t* c, coll_desc_t* k, coll_pre_t* pre, coll
     /* the input must be ready before any backend work reads it */
     if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);
     coll_plan_pre(c, k, st == GHZ_SUCCESS, pre);
-    /* before the agreement, which carries a failure to every rank with nothing moved */
-    if (st == GHZ_SUCCESS && k->mv && k->acc && c->be.reserve_ratio &&
-        (k->a.path == GHZ_PATH_RATIO || (k->a.path == GHZ_PATH_AUTO && c->auto_ratio)))
-        st = c->be.reserve_ratio(&c->be);
     if (st == GHZ_SUCCESS && c->be.capturing) {
         const char* why = coll_capture_refusal(c, k, pre);
         if (why) st = ghz_fail(GHZ_ERR_UNSUPPORTED, "CUDA-graph capture: %s", why);
     }
+    /* before the agreement, which carries a failure to every rank with nothing moved
+     * (after the capture check: reserving waits for the device) */
+    if (st == GHZ_SUCCESS && k->mv && k->acc && c->be.reserve_ratio &&
+        (k->a.path == GHZ_PATH_RATIO || (k->a.path == GHZ_PATH_AUTO && c->auto_ratio)))
+        st = c->be.reserve_ratio(&c->be);
     if (st == GHZ_SUCCESS && pre->copied && !pre->range_in_copy) {
         const double t0 = coll_now();
         st = c->be.copy(&c->be, coll_host_in(c, k), k->in, k->total * e);

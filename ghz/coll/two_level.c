@@ -97,9 +97,10 @@ static ghz_status_t child_stage(ghz_comm_t* cc, const coll_kind_ops_t* ops, cons
     return st;
 }
 
-/* The stages run on different children, so a failure must not leave a rank waiting in
- * the next one: every rank learns whether one failed anywhere, and with ratio the least
- * of the ranks' *ratio > 0 (in millionths, negated: the maximum is the least). */
+/* The stages run on different children (the host path's: after its copy), so a failure
+ * must not leave a rank waiting in the next one: every rank learns whether one failed
+ * anywhere, and with ratio the least of the ranks' *ratio > 0 (in millionths, negated:
+ * the maximum is the least). */
 ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st, double* ratio)
 {
     int64_t w[2];
@@ -110,7 +111,7 @@ ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st, double* ratio)
     if (got != GHZ_SUCCESS) return got;
     if (ratio) *ratio = w[1] == INT64_MIN ? 0.0 : (double)-w[1] * 1e-6;
     if (st != GHZ_SUCCESS) return st;
-    return w[0] ? ghz_fail(GHZ_ERR_PEER, "another rank failed a two-level stage (%s)",
+    return w[0] ? ghz_fail(GHZ_ERR_PEER, "another rank failed a stage of this call (%s)",
                            ghz_status_string((ghz_status_t)w[0]))
                 : GHZ_SUCCESS;
 }
