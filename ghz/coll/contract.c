@@ -86,19 +86,6 @@ ghz_status_t coll_check_args(const ghz_comm_t* c, coll_desc_t* k, const char* na
     return GHZ_SUCCESS;
 }
 
-/* A broken communicator's checked call still meets the peers in the agreement, so that
- * they return GHZ_ERR_PEER instead of waiting. */
-ghz_status_t coll_call_start(ghz_comm_t* c, coll_desc_t* k)
-{
-    ghz_status_t st;
-    coll_call_begin(c);
-    st = coll_desc_check(c, k);
-    if (st != GHZ_SUCCESS || c->broken == GHZ_SUCCESS) return st;
-    return ghz_fail(c->broken,
-                    "the communicator is broken: an earlier call failed after its data started to move (%s); "
-                    "destroy it (ghz_comm_abort or ghz_comm_destroy)", ghz_status_string(c->broken));
-}
-
 void coll_call_begin(ghz_comm_t* c)
 {
     c->tp.seq = ++c->calls;

@@ -5,11 +5,6 @@
 #include "ghz/coll/detail/move_call.h"
 #include "ghz/detail/error.h"
 
-const char* coll_mv_name(const coll_desc_t* k)
-{
-    return coll_call_name(k->kind + k->v);
-}
-
 /* Whether rank `from` sends a block to rank `to`. */
 static int moves(const coll_desc_t* k, int from, int to)
 {

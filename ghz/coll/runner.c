@@ -48,12 +48,26 @@ static void call_fields(const ghz_comm_t* c, const coll_desc_t* k, const coll_pr
     mine->most[1] = k->farthest;
 }
 
+/* The call numbered (coll_call_begin) and checked on this rank; a broken communicator's
+ * checked call still meets the peers in the agreement, so that they return GHZ_ERR_PEER
+ * instead of waiting. */
+static ghz_status_t call_start(ghz_comm_t* c, coll_desc_t* k)
+{
+    ghz_status_t st;
+    coll_call_begin(c);
+    st = coll_desc_check(c, k);
+    if (st != GHZ_SUCCESS || c->broken == GHZ_SUCCESS) return st;
+    return ghz_fail(c->broken,
+                    "the communicator is broken: an earlier call failed after its data started to move (%s); "
+                    "destroy it (ghz_comm_abort or ghz_comm_destroy)", ghz_status_string(c->broken));
+}
+
 static ghz_status_t prepare(ghz_comm_t* c, coll_desc_t* k, coll_pre_t* pre, coll_agreed_t* all, coll_plan_t* p,
                             double* t_copied)
 {
     const size_t e = ghz_dtype_size(k->dtype);
     coll_call_t mine;
-    ghz_status_t st = coll_call_start(c, k);
+    ghz_status_t st = call_start(c, k);
     memset(&mine, 0, sizeof mine);
     /* the input must be ready before any backend work reads it */
     if (st == GHZ_SUCCESS) st = c->be.begin(&c->be, k->stream);

@@ -50,10 +50,8 @@ typedef struct {
  * in-place forms; sets k->longest and k->farthest (elements). */
 ghz_status_t coll_check_args(const ghz_comm_t* c, coll_desc_t* k, const char* name, const char* in_place_forms);
 int coll_rooted(const coll_desc_t* k);
-/* Numbers the call: the MPI transport's tags carry it, so no call takes another's message.
- * start: begin, check, refuse a broken c. */
+/* Numbers the call: the MPI transport's tags carry it, so no call takes another's message. */
 void coll_call_begin(ghz_comm_t* c);
-ghz_status_t coll_call_start(ghz_comm_t* c, coll_desc_t* k);
 /* The one failure rule: a failure once data moved (c->moving), or of MPI, breaks c.
  * Returns st; c may be NULL. */
 ghz_status_t coll_call_end(ghz_comm_t* c, ghz_status_t st);

@@ -47,8 +47,13 @@ const coll_mv_kind_ops_t* coll_mv_kind_ops(coll_kind_t kind); /* move_kinds.c: t
 ghz_status_t coll_mpi_move(ghz_comm_t* c, const coll_desc_t* k);
 ghz_status_t coll_mpi_counts(ghz_comm_t* c, const size_t* mine, int alltoall, size_t* got);
 
+/* The call's name (its v form's where it is one). */
+static inline const char* coll_mv_name(const coll_desc_t* k)
+{
+    return coll_call_name(k->kind + k->v);
+}
+
 /* move_args.c */
-const char* coll_mv_name(const coll_desc_t* k);
 int coll_mv_sends_to(const ghz_comm_t* c, const coll_desc_t* k, int p);
 int coll_mv_recvs_from(const ghz_comm_t* c, const coll_desc_t* k, int p);
 /* The uncompressed bytes this rank's messages of round m carry. */
