@@ -90,6 +90,7 @@ void coll_plan_pre(const ghz_comm_t* c, const coll_desc_t* k, int checked, coll_
                                !coll_auto_compresses(c, move_bytes(c, k->count * e));
         pre->ranged = pre->lossy && !auto_exact;
         pre->agree = pre->lossy || k->v || c->cfg.check_args;
+        pre->ratio = pre->lossy && (k->a.path == GHZ_PATH_RATIO || (k->a.path == GHZ_PATH_AUTO && c->auto_ratio));
         return;
     }
     if (c->nccl) {
@@ -212,7 +213,8 @@ static ghz_status_t plan_reduce(const ghz_comm_t* c, const coll_desc_t* k, const
 }
 
 /* E = B, one error term (COLL.md, Data movement); 2B must be finite for the codec. */
-static ghz_status_t plan_move(const ghz_comm_t* c, const coll_desc_t* k, const coll_agreed_t* all, coll_plan_t* p)
+static ghz_status_t plan_move(const ghz_comm_t* c, const coll_desc_t* k, const coll_pre_t* pre,
+                              const coll_agreed_t* all, coll_plan_t* p)
 {
     const size_t e = ghz_dtype_size(k->dtype);
     double B = 0.0;
@@ -231,8 +233,7 @@ static ghz_status_t plan_move(const ghz_comm_t* c, const coll_desc_t* k, const c
         if (st != GHZ_SUCCESS) return st;
         if (B > 0.0) p->mode = COLL_HOMO;
         if (k->a.path == GHZ_PATH_AUTO && !coll_auto_compresses(c, move_bytes(c, p->extent * e))) p->mode = COLL_EXACT;
-        p->ratio_frames = p->mode != COLL_EXACT &&
-                          (k->a.path == GHZ_PATH_RATIO || (k->a.path == GHZ_PATH_AUTO && c->auto_ratio));
+        p->ratio_frames = p->mode != COLL_EXACT && pre->ratio;
         p->bound_abs = B;
         p->terms = p->mode == COLL_EXACT ? 0.0 : 1.0;
     }
@@ -245,7 +246,7 @@ ghz_status_t coll_plan(const ghz_comm_t* c, const coll_desc_t* k, const coll_pre
 {
     ghz_status_t st;
     memset(p, 0, sizeof *p);
-    st = k->mv ? plan_move(c, k, all, p) : plan_reduce(c, k, pre, all, p);
+    st = k->mv ? plan_move(c, k, pre, all, p) : plan_reduce(c, k, pre, all, p);
     if (st == GHZ_SUCCESS) coll_plan_route(c, k, p);
     return st;
 }

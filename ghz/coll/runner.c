@@ -78,9 +78,7 @@ static ghz_status_t prepare(ghz_comm_t* c, coll_desc_t* k, coll_pre_t* pre, coll
     }
     /* before the agreement, which carries a failure to every rank with nothing moved
      * (after the capture check: reserving waits for the device) */
-    if (st == GHZ_SUCCESS && k->mv && k->acc && c->be.reserve_ratio &&
-        (k->a.path == GHZ_PATH_RATIO || (k->a.path == GHZ_PATH_AUTO && c->auto_ratio)))
-        st = c->be.reserve_ratio(&c->be);
+    if (st == GHZ_SUCCESS && pre->ratio && c->be.reserve_ratio) st = c->be.reserve_ratio(&c->be);
     if (st == GHZ_SUCCESS && pre->copied && !pre->range_in_copy) {
         const double t0 = coll_now();
         st = c->be.copy(&c->be, coll_host_in(c, k), k->in, k->total * e);

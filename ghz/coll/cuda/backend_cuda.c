@@ -216,7 +216,7 @@ static ghz_status_t cuda_compress(coll_backend_t* be, const void* src, size_t n,
 static ghz_status_t cuda_reserve_ratio(coll_backend_t* be)
 {
     cuda_state_t* s = st_of(be);
-    ghz_status_t st = GHZ_SUCCESS;
+    ghz_status_t st;
     if (s->ratio_reserved) return GHZ_SUCCESS;
     st = ghz_cuda_ctx_reserve_ratio(s->x.ctx, GHZ_F32, s->x.max_elems);
     if (st == GHZ_SUCCESS) st = ghz_cuda_ctx_reserve_ratio(s->x.ctx, GHZ_F64, s->chunk_bytes / 8 + 64);

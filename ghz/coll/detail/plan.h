@@ -25,6 +25,8 @@ typedef struct {
     int copied;        /* the host path's copy of the input is made before the agreement */
     int range_in_copy; /* ... by the range kernel, which makes the copy */
     int agree;         /* the call is agreed (lossy, a v form, or check_args) */
+    int ratio;         /* a lossy data movement that compresses sends ratio frames
+                          (GHZ_PATH_RATIO, or AUTO where the link chose them) */
 } coll_pre_t;
 
 /* Every field decided from agreed inputs, so every rank holds the same plan. */
