@@ -157,7 +157,7 @@ static ghz_status_t cpu_homo_sum_n(coll_backend_t* be, ghz_dtype_t dtype, const 
 ghz_status_t ghz_coll_backend_cpu(int nthreads, coll_backend_t* be)
 {
     static const coll_backend_t cpu = {
-        .name = "cpu", .exec = GHZ_EXEC_CPU, .has_sum_n = 1,
+        .exec = GHZ_EXEC_CPU, .has_sum_n = 1,
         .alloc = cpu_alloc, .release = cpu_release, .begin = cpu_begin, .copy = cpu_copy, .copy_async = cpu_copy,
         .reduce = cpu_reduce, .scale = cpu_scale, .range = cpu_range, .compress = cpu_compress,
         .decompress = cpu_decompress, .homo_binary = cpu_homo_binary, .homo_sum_n = cpu_homo_sum_n,

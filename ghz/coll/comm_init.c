@@ -71,7 +71,6 @@ ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int 
     else ghz_comm_config_init(&c->cfg);
     if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda(c->cfg.chunk_bytes, &c->be);
     if (st == GHZ_SUCCESS) {
-        c->tp.name = "nccl";
         c->tp.shared_gpu = 0; /* NCCL takes one rank per GPU */
         st = coll_comm_alloc_buffers(c);
     }

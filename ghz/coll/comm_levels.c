@@ -30,7 +30,6 @@ static ghz_status_t nccl_child(ghz_comm_t* p, int color, int exact_only, ghz_sta
             c->cfg.chunk_bytes = EXACT_CHILD_CHUNK;
         }
         c->nodes = 1;
-        c->tp.name = "nccl";
         c->tp.shared_gpu = 0;
         c->staged_range_gpu_min = SIZE_MAX;
         if (st == GHZ_SUCCESS) st = ghz_coll_backend_cuda(c->cfg.chunk_bytes, &c->be);

@@ -111,8 +111,8 @@ static void mpi_cancel(coll_transport_t* tp, coll_req_t* r)
 
 ghz_status_t ghz_coll_transport_mpi(MPI_Comm* comm, coll_transport_t* tp)
 {
-    static const coll_transport_t mpi = {"mpi", mpi_isend, mpi_irecv, mpi_wait, mpi_destroy, mpi_cancel, NULL, NULL,
-                                         NULL,  NULL,      NULL,      0,        -1};
+    static const coll_transport_t mpi = {.isend = mpi_isend, .irecv = mpi_irecv, .wait = mpi_wait,
+                                         .destroy = mpi_destroy, .cancel = mpi_cancel, .shared_gpu = -1};
     *tp = mpi;
     tp->state = comm;
     return GHZ_SUCCESS;

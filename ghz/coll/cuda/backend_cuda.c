@@ -391,7 +391,7 @@ static void cuda_destroy(coll_backend_t* be)
 ghz_status_t ghz_coll_backend_cuda(size_t chunk_bytes, coll_backend_t* be)
 {
     static const coll_backend_t cuda = {
-        .name = "cuda", .exec = GHZ_EXEC_CUDA, .nthreads = 1, .staged = 1, .has_sum_n = 1, .alloc = cuda_alloc,
+        .exec = GHZ_EXEC_CUDA, .nthreads = 1, .staged = 1, .has_sum_n = 1, .alloc = cuda_alloc,
         .release = cuda_release, .begin = cuda_begin, .copy = cuda_copy, .copy_async = cuda_copy_async,
         .reduce = cuda_reduce, .scale = cuda_scale, .range = cuda_range, .compress = cuda_compress,
         .decompress = cuda_decompress, .homo_binary = cuda_homo_binary, .homo_sum_n = cuda_homo_sum_n,

@@ -503,7 +503,7 @@ ghz_status_t ghz_coll_transport_ipc(MPI_Comm* comm, coll_backend_t* be, void* po
         return st;
     }
     /* from here on tp->destroy undoes it (collective: it meets the peers); comm_make.c sets shared_gpu */
-    *tp = (coll_transport_t){.name = "cuda_ipc", .isend = ipc_isend, .irecv = ipc_irecv, .wait = ipc_wait,
+    *tp = (coll_transport_t){.isend = ipc_isend, .irecv = ipc_irecv, .wait = ipc_wait,
                              .destroy = ipc_destroy, .cancel = ipc_cancel, .abort = ipc_abort,
                              .peer_pool = ipc_peer_pool, .fence = ipc_fence, .graph_status = ipc_graph_status,
                              .state = s, .shared_gpu = -1};

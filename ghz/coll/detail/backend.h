@@ -12,7 +12,6 @@ typedef struct coll_backend coll_backend_t;
 enum { COLL_MEM_WIRE = 0, COLL_MEM_RAW = 1, COLL_MEM_MIRROR = 2 };
 
 struct coll_backend {
-    const char* name;
     ghz_exec_t exec;
     int nthreads;
     int staged;            /* values live apart (pool_raw) and exact rounds take the

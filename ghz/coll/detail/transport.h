@@ -27,7 +27,6 @@ typedef struct {
 typedef struct coll_transport coll_transport_t;
 
 struct coll_transport {
-    const char* name;
     ghz_status_t (*isend)(coll_transport_t* tp, const void* buf, size_t bytes, int peer, int poison, coll_req_t* req);
     ghz_status_t (*irecv)(coll_transport_t* tp, void* buf, size_t capacity, int peer, coll_req_t* req);
     /* Completes req (no-op when inactive); *bytes and *poison may be NULL (sends). */
