@@ -80,15 +80,12 @@ ghz_status_t coll_config_read(const ghz_comm_config_t* in, const coll_knobs_t* k
     if ((unsigned)out->allreduce_algo > GHZ_ALGO_NCCL || (unsigned)out->reduce_scatter_algo > GHZ_ALGO_NCCL ||
         (unsigned)out->reduce_algo > GHZ_ALGO_NCCL)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "unknown algorithm in the configuration");
-    {
-        const ghz_algo_t named[3] = {out->allreduce_algo, out->reduce_scatter_algo, out->reduce_algo};
-        static const char* const field[3] = {"allreduce_algo", "reduce_scatter_algo", "reduce_algo"};
-        int i;
-        for (i = 0; i < 3; i++)
-            if (out->backend != GHZ_EXEC_CUDA && (named[i] == GHZ_ALGO_IPC_DIRECT || named[i] == GHZ_ALGO_NCCL))
-                return ghz_fail(GHZ_ERR_UNSUPPORTED, "%s %s needs the CUDA backend (and the %s transport)", field[i],
-                                ghz_algo_name(named[i]), named[i] == GHZ_ALGO_NCCL ? "NCCL" : "CUDA IPC");
-    }
+    const ghz_algo_t named[3] = {out->allreduce_algo, out->reduce_scatter_algo, out->reduce_algo};
+    static const char* const field[3] = {"allreduce_algo", "reduce_scatter_algo", "reduce_algo"};
+    for (int i = 0; i < 3; i++)
+        if (out->backend != GHZ_EXEC_CUDA && (named[i] == GHZ_ALGO_IPC_DIRECT || named[i] == GHZ_ALGO_NCCL))
+            return ghz_fail(GHZ_ERR_UNSUPPORTED, "%s %s needs the CUDA backend (and the %s transport)", field[i],
+                            ghz_algo_name(named[i]), named[i] == GHZ_ALGO_NCCL ? "NCCL" : "CUDA IPC");
     if (in && in->struct_size < offsetof(ghz_comm_config_t, transport) + sizeof(ghz_transport_t))
         out->transport = GHZ_TRANSPORT_AUTO;
     st = resolve_transport(out, k);

@@ -76,16 +76,14 @@ ghz_status_t ghz_comm_init_rank(int nranks, const ghz_coll_unique_id_t* id, int 
     }
     /* NCCL's init is collective: every rank calls it, after a local failure too (a failed
      * ncclCommInitRank fails on every rank: then there is nothing to agree through) */
-    {
-        const ghz_status_t made = coll_nccl_create(c, id);
-        if (made == GHZ_SUCCESS) {
-            st = coll_agree_config(c, st);
-            if (st == GHZ_SUCCESS) st = coll_nccl_agree_shm(c, id);
-            if (st == GHZ_SUCCESS) st = coll_auto_calibrate(c);
-            if (st == GHZ_SUCCESS) levels_by_rank(c);
-        } else if (st == GHZ_SUCCESS) {
-            st = made;
-        }
+    const ghz_status_t made = coll_nccl_create(c, id);
+    if (made == GHZ_SUCCESS) {
+        st = coll_agree_config(c, st);
+        if (st == GHZ_SUCCESS) st = coll_nccl_agree_shm(c, id);
+        if (st == GHZ_SUCCESS) st = coll_auto_calibrate(c);
+        if (st == GHZ_SUCCESS) levels_by_rank(c);
+    } else if (st == GHZ_SUCCESS) {
+        st = made;
     }
     if (st == GHZ_SUCCESS && c->rank == 0 && c->knobs.debug_info) coll_comm_describe(c);
     return coll_comm_finish_init(c, st, comm);

@@ -39,16 +39,14 @@ ghz_status_t ghz_comm_graph_status(ghz_comm_t* comm)
     ghz_clear_detail();
     if (!comm) return ghz_fail(GHZ_ERR_INVALID_ARG, "NULL comm");
     if (!comm->tp.graph_status) return GHZ_SUCCESS;
-    {
 #ifdef GHZ_WITH_CUDA
-        const int previous = ghz_coll_backend_cuda_enter(&comm->be);
+    const int previous = ghz_coll_backend_cuda_enter(&comm->be);
 #endif
-        const ghz_status_t st = comm->tp.graph_status(&comm->tp);
+    const ghz_status_t st = comm->tp.graph_status(&comm->tp);
 #ifdef GHZ_WITH_CUDA
-        ghz_coll_backend_cuda_leave(previous);
+    ghz_coll_backend_cuda_leave(previous);
 #endif
-        return st;
-    }
+    return st;
 }
 
 ghz_status_t ghz_comm_info(const ghz_comm_t* comm, ghz_coll_info_t* info)

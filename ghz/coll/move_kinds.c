@@ -97,11 +97,9 @@ static ghz_algo_t bcast_settle(const ghz_comm_t* c, ghz_algo_t algo, size_t exte
     const size_t k = coll_pieces(extent < window ? extent : window, piece), N = (size_t)c->size;
     size_t lg = 0;
     while (((size_t)1 << lg) < N) lg++;
-    {
-        const coll_cost_row_t rows[2] = {{COLL_EXACT, algo, (double)(k * lg + lg)},
-                                         {COLL_EXACT, GHZ_ALGO_RING, N >= 3 ? (double)(k + N - 1) : INFINITY}};
-        return rows[coll_argmin(rows, 2)].algo;
-    }
+    const coll_cost_row_t rows[2] = {{COLL_EXACT, algo, (double)(k * lg + lg)},
+                                     {COLL_EXACT, GHZ_ALGO_RING, N >= 3 ? (double)(k + N - 1) : INFINITY}};
+    return rows[coll_argmin(rows, 2)].algo;
 }
 
 static void bcast_round(ghz_comm_t* c, const coll_desc_t* k, coll_round_t* r, coll_pool_t* pool, const coll_move_t* m,

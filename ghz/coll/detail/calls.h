@@ -76,5 +76,4 @@ ghz_status_t coll_stage_agree(ghz_comm_t* c, ghz_status_t st, double* ratio);
  * (collective; the same status on every rank; a later call tries again). */
 ghz_status_t coll_comm_levels(ghz_comm_t* c);
 
-
 #endif

@@ -155,10 +155,8 @@ ghz_status_t coll_nccl_move_exact(ghz_comm_t* c, const coll_desc_t* k, size_t ex
     if (!k->v && k->mv->nccl_native &&
         (!k->mv->in_place_shared || extent <= c->pool_bytes / (size_t)c->size / e))
         return k->mv->nccl_native(c, k, e);
-    {
-        const ghz_status_t st = own_block(c, k, s);
-        return st == GHZ_SUCCESS ? exact_group(c, k, e, extent, s) : st;
-    }
+    const ghz_status_t st = own_block(c, k, s);
+    return st == GHZ_SUCCESS ? exact_group(c, k, e, extent, s) : st;
 }
 
 /* The pool of one lossy round with blocks of at most `window` elements: the frames this

@@ -79,12 +79,9 @@ static ghz_status_t make_state(ghz_comm_t* c)
         return ghz_fail(GHZ_ERR_NOMEM, "NCCL control buffers");
     }
     c->allocations += 3;
-    {
-        int i;
-        for (i = 0; i < 8; i++)
-            if (cudaEventCreate(&n->ev[i]) != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaEventCreate");
-        n->have_ev = 1;
-    }
+    for (int i = 0; i < 8; i++)
+        if (cudaEventCreate(&n->ev[i]) != cudaSuccess) return ghz_fail(GHZ_ERR_CUDA, "cudaEventCreate");
+    n->have_ev = 1;
     return GHZ_SUCCESS;
 }
 
@@ -133,7 +130,6 @@ ghz_status_t coll_nccl_split(ghz_comm_t* p, ghz_comm_t* c, int color)
     return make_state(c);
 }
 
-
 void coll_nccl_destroy(ghz_comm_t* c, int abort)
 {
     coll_nccl_t* n = c->nccl;
@@ -143,10 +139,7 @@ void coll_nccl_destroy(ghz_comm_t* c, int abort)
         else ncclCommDestroy(n->comm);
     }
     if (n->have_stream) cudaStreamDestroy(n->ctl_stream);
-    if (n->have_ev) {
-        int i;
-        for (i = 0; i < 8; i++) cudaEventDestroy(n->ev[i]);
-    }
+    for (int i = 0; n->have_ev && i < 8; i++) cudaEventDestroy(n->ev[i]);
     if (n->d_ctl) cudaFree(n->d_ctl);
     if (n->h_ctl) cudaFreeHost(n->h_ctl);
     if (n->h_rec) cudaFreeHost(n->h_rec);
@@ -154,8 +147,6 @@ void coll_nccl_destroy(ghz_comm_t* c, int abort)
     c->nccl = NULL;
     c->ctl_max = NULL;
 }
-
-
 
 ghz_status_t coll_nccl_agree_shm(ghz_comm_t* c, const ghz_coll_unique_id_t* id)
 {
