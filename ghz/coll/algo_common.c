@@ -5,7 +5,7 @@
 
 static void* take(unsigned char* base, size_t* used, size_t cap, size_t bytes)
 {
-    size_t at = (*used + 15u) & ~(size_t)15u;
+    size_t at = coll_align16(*used);
     if (at > cap || bytes > cap - at) return NULL;
     *used = at + bytes;
     return base + at;

@@ -4,24 +4,18 @@
  * entries without decoding them or knowing the blocks' counts. */
 #include "ghz/coll/detail/algo.h"
 
-/* frames stay aligned for the codecs' vector loads */
-static size_t up16(size_t b)
-{
-    return (b + 15u) & ~(size_t)15u;
-}
-
 enum { H_RANK, H_PIECES, H_RAW, H_SIZES }; /* header words */
 
 static size_t hdr_bytes(size_t k)
 {
-    return up16((H_SIZES + k) * sizeof(uint64_t));
+    return coll_align16((H_SIZES + k) * sizeof(uint64_t));
 }
 
 #define HDR_MAX ((H_SIZES + COLL_MAX_PIECES) * sizeof(uint64_t))
 
 static size_t entry_cap(coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
 {
-    return up16(HDR_MAX) + coll_seg_wire_cap(m, t, window, piece) + 16 * coll_pieces(window, piece);
+    return coll_align16(HDR_MAX) + coll_seg_wire_cap(m, t, window, piece) + 16 * coll_pieces(window, piece);
 }
 
 size_t coll_tree_need(const ghz_comm_t* c, coll_mode_t m, ghz_dtype_t t, size_t window, size_t piece)
@@ -46,7 +40,7 @@ static size_t pack_entry(coll_round_t* r, unsigned char* pack, size_t at, int u,
         const size_t pc = coll_piece_n(r, n, j);
         const size_t sz = pc ? coll_encode(r, src + j * r->piece * r->elem, pc, pack + cur, coll_piece_cap(r, n, j)) : 0;
         hdr[H_SIZES + j] = sz;
-        cur += up16(sz);
+        cur += coll_align16(sz);
     }
     hdr[H_RANK] = (uint64_t)u;
     hdr[H_PIECES] = k;
@@ -71,7 +65,7 @@ static size_t read_entry(coll_round_t* r, const unsigned char* pack, size_t at, 
     len = hdr_bytes(k);
     for (j = 0; j < k; j++) {
         if (hdr[H_SIZES + j] > bytes - at - len) goto corrupt;
-        len += up16((size_t)hdr[H_SIZES + j]);
+        len += coll_align16((size_t)hdr[H_SIZES + j]);
     }
     if (len > bytes - at) goto corrupt;
     *u = (int)hdr[H_RANK];
@@ -91,7 +85,7 @@ static void unpack_entry(coll_round_t* r, const unsigned char* pack, size_t at, 
     for (j = 0; j < k; j++) {
         const size_t pc = coll_piece_n(r, n, j);
         if (pc) coll_decode(r, pack + cur, (size_t)hdr[H_SIZES + j], dst + j * r->piece * r->elem, pc);
-        cur += up16((size_t)hdr[H_SIZES + j]);
+        cur += coll_align16((size_t)hdr[H_SIZES + j]);
     }
 }
 

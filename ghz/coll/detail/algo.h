@@ -71,6 +71,12 @@ static inline size_t coll_min(size_t a, size_t b)
     return a < b ? a : b;
 }
 
+/* Buffers and frames start 16-byte aligned, for the codecs' vector loads. */
+static inline size_t coll_align16(size_t x)
+{
+    return (x + 15u) & ~(size_t)15u;
+}
+
 static inline size_t coll_max_seg(const coll_round_t* r)
 {
     size_t s, m = 0;

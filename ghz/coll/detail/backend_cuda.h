@@ -23,11 +23,6 @@ static inline ghz_status_t coll_cuda_ok(cudaError_t e, const char* what)
     return e == cudaSuccess ? GHZ_SUCCESS : coll_cuda_fail(e, what);
 }
 
-static inline size_t coll_align16(size_t x)
-{
-    return (x + 15u) & ~(size_t)15u;
-}
-
 /* A frame descriptor over device memory: `size` valid bytes, or *d_size when set. */
 static inline ghz_buf_t coll_cuda_frame(const void* data, size_t size, size_t capacity, uint64_t* d_size)
 {
