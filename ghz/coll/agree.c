@@ -83,6 +83,11 @@ ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n)
     return ghz_fail(GHZ_ERR_INVALID_ARG, "internal: a communicator without a control plane");
 }
 
+ghz_status_t coll_ctl_max_ctx(void* c, int64_t* w, int n)
+{
+    return coll_ctl_max((ghz_comm_t*)c, w, n);
+}
+
 /* The first W_EXACT words are every call's; a lossy call's range words follow. */
 enum { W_DIGEST, W_NDIGEST, W_FAILED, W_NSTAGED, W_MOST0, W_MOST1, W_EXACT,
        W_MAX = W_EXACT, W_NMIN, W_NONFINITE, W_NRATIO, W_WORDS };

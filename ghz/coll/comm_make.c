@@ -95,11 +95,6 @@ static ghz_status_t mpi_max(ghz_comm_t* c, int64_t* w, int n)
     return rc == MPI_SUCCESS ? GHZ_SUCCESS : ghz_coll_mpi_fail(rc, "MPI_Allreduce (agreement)");
 }
 
-static ghz_status_t mpi_max_ctx(void* c, int64_t* w, int n)
-{
-    return mpi_max((ghz_comm_t*)c, w, n);
-}
-
 static void make_shm(ghz_comm_t* c, int want)
 {
     struct coll_mpi* m = c->mpi;
@@ -113,7 +108,7 @@ static void make_shm(ghz_comm_t* c, int want)
         ok = MPI_Win_allocate_shared(part, 1, MPI_INFO_NULL, m->comm, &mine, &m->win) == MPI_SUCCESS;
         for (q = 0; ok && q < c->size; q++)
             ok = MPI_Win_shared_query(m->win, q, &bytes, &du, &parts[q]) == MPI_SUCCESS && bytes >= part;
-        c->shm = coll_shm_create_parts(c->rank, c->size, ok ? parts : NULL, mpi_max_ctx, c, &st);
+        c->shm = coll_shm_create_parts(c->rank, c->size, ok ? parts : NULL, coll_ctl_max_ctx, c, &st);
         if (!c->shm && m->win != MPI_WIN_NULL) MPI_Win_free(&m->win);
     }
     free(parts);

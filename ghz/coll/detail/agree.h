@@ -50,5 +50,6 @@ ghz_status_t coll_agree_config(ghz_comm_t* c, ghz_status_t mine);
 
 /* w[0..n) = its maximum over the ranks of c: the shared segment where n fits, else c->ctl_max. */
 ghz_status_t coll_ctl_max(ghz_comm_t* c, int64_t* w, int n);
+ghz_status_t coll_ctl_max_ctx(void* c, int64_t* w, int n); /* the same, as agree_shm.h's coll_shm_ctl_fn */
 
 #endif

@@ -57,11 +57,6 @@ static ghz_status_t nccl_ctl_max(ghz_comm_t* c, int64_t* w, int nw)
     return GHZ_SUCCESS;
 }
 
-static ghz_status_t ctl_max(void* c, int64_t* w, int n)
-{
-    return nccl_ctl_max((ghz_comm_t*)c, w, n);
-}
-
 /* What a made NCCL communicator needs beside NCCL's: the control stream and buffers,
  * the records of a round, the phases' events. */
 static ghz_status_t make_state(ghz_comm_t* c)
@@ -153,7 +148,7 @@ ghz_status_t coll_nccl_agree_shm(ghz_comm_t* c, const ghz_coll_unique_id_t* id)
     ghz_status_t st;
     /* (the unique id is the job's own: the segment's name and nonce come from it) */
     c->shm = coll_shm_create_posix(c->rank, c->size, coll_shm_host_id(), id->internal, sizeof id->internal,
-                                   coll_shm_wanted(), ctl_max, c, &st);
+                                   coll_shm_wanted(), coll_ctl_max_ctx, c, &st);
     return st;
 }
 
