@@ -4,20 +4,10 @@
 
 #include "ghz/coll/detail/comm.h"
 
-/* Fields every rank must pass alike. */
-enum {
-    AGREE_KIND,
-    AGREE_COUNT,
-    AGREE_DTYPE,
-    AGREE_OP,
-    AGREE_ROOT,
-    AGREE_LOSSY,
-    AGREE_MODE,
-    AGREE_BOUND,   /* the bound's bit pattern */
-    AGREE_PATH,
-    AGREE_CAPTURE, /* the call's stream is being captured into a CUDA graph */
-    AGREE_NFIELDS
-};
+/* Fields every rank must pass alike (BOUND: the bound's bit pattern; CAPTURE: whether
+ * the call's stream is being captured into a CUDA graph). */
+enum { AGREE_KIND, AGREE_COUNT, AGREE_DTYPE, AGREE_OP, AGREE_ROOT, AGREE_LOSSY, AGREE_MODE, AGREE_BOUND, AGREE_PATH,
+       AGREE_CAPTURE, AGREE_NFIELDS };
 
 typedef struct {
     int64_t field[AGREE_NFIELDS];

@@ -12,12 +12,8 @@ typedef struct coll_nccl coll_nccl_t;
  * of the two-level allreduce inside a node (two_level.c): a broadcast from root, and the
  * reduce-scatter and allgather of a balanced split of the vector (coll_split's). */
 typedef enum {
-    COLL_NCCL_ALLREDUCE = 0,
-    COLL_NCCL_REDUCE = 1,
-    COLL_NCCL_REDUCE_SCATTER = 2,
-    COLL_NCCL_BCAST = 3,
-    COLL_NCCL_RS_SPLIT = 4,
-    COLL_NCCL_AG_SPLIT = 5
+    COLL_NCCL_ALLREDUCE, COLL_NCCL_REDUCE, COLL_NCCL_REDUCE_SCATTER, COLL_NCCL_BCAST, COLL_NCCL_RS_SPLIT,
+    COLL_NCCL_AG_SPLIT
 } coll_nccl_kind_t;
 
 #ifdef GHZ_WITH_NCCL
