@@ -89,13 +89,8 @@ static ghz_status_t cpu_range(coll_backend_t* be, const void* src, size_t n, ghz
 static ghz_status_t cpu_compress(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype,
                                  double eb_abs, int ratio, void* dst, size_t capacity, size_t* size)
 {
-    ghz_params_t p;
-    ghz_params_init(&p);
-    p.dtype = dtype;
-    p.eb_mode = GHZ_EB_ABS;
-    p.eb = eb_abs;
+    ghz_params_t p = coll_codec_params(dtype, eb_abs, ratio);
     p.nthreads = be->nthreads;
-    p.prefer = ratio ? GHZ_PREFER_RATIO : GHZ_PREFER_SPEED;
     return ghz_compress(&p, src, n, dst, capacity, size);
 }
 

@@ -199,14 +199,9 @@ static ghz_status_t cuda_compress(coll_backend_t* be, const void* src, size_t n,
                                   double eb_abs, int ratio, void* dst, size_t capacity, size_t* size)
 {
     cuda_state_t* s = st_of(be);
-    ghz_params_t p;
+    const ghz_params_t p = coll_codec_params(dtype, eb_abs, ratio);
     ghz_buf_t out = coll_cuda_frame(dst, 0, capacity, s->d_size);
     ghz_status_t st = clear_status(be);
-    ghz_params_init(&p);
-    p.dtype = dtype;
-    p.eb_mode = GHZ_EB_ABS;
-    p.eb = eb_abs;
-    p.prefer = ratio ? GHZ_PREFER_RATIO : GHZ_PREFER_SPEED;
     if (st == GHZ_SUCCESS) st = ghz_cuda_compress(s->x.ctx, &p, src, n, &out, s->d_status, NULL, 0, s->x.stream);
     return device_result(be, st, size, "compress");
 }
@@ -290,12 +285,8 @@ ghz_status_t coll_cuda_encode_segs(const coll_round_t* r, const coll_cuda_parts_
                                    size_t P, uint64_t* sizes, int* statuses)
 {
     ghz_status_t st = GHZ_SUCCESS;
-    ghz_params_t p;
+    const ghz_params_t p = coll_codec_params(r->dtype, r->eb, 0);
     size_t s, j;
-    ghz_params_init(&p);
-    p.dtype = r->dtype;
-    p.eb_mode = GHZ_EB_ABS;
-    p.eb = r->eb;
     for (s = 0; s < (size_t)r->comm->size && st == GHZ_SUCCESS; s++) {
         const size_t n = r->seg_cnt[s];
         for (j = 0; j < coll_pieces(n, r->piece) && st == GHZ_SUCCESS; j++) {

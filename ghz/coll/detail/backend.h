@@ -33,8 +33,7 @@ struct coll_backend {
      * memory, or NULL): src copied there in the same wait */
     ghz_status_t (*range)(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, void* copy_to,
                           double* vmin, double* vmax, int* nonfinite);
-    /* one frame under ABS eb_abs, no fill, no checksum; ratio: the codec's ratio mode
-     * (one dimension), else its speed mode */
+    /* one frame (coll_codec_params) */
     ghz_status_t (*compress)(coll_backend_t* be, const void* src, size_t n, ghz_dtype_t dtype, double eb_abs, int ratio,
                              void* dst, size_t capacity, size_t* size);
     ghz_status_t (*decompress)(coll_backend_t* be, const void* src, size_t size, void* dst, size_t n,
@@ -52,6 +51,19 @@ struct coll_backend {
     void (*destroy)(coll_backend_t* be); /* NULL: nothing to release */
     void* state;
 };
+
+/* The codec's parameters of every compression here: one frame under ABS eb, no fill, no
+ * checksum; ratio: the codec's ratio mode (one dimension), else its speed mode. */
+static inline ghz_params_t coll_codec_params(ghz_dtype_t dtype, double eb, int ratio)
+{
+    ghz_params_t p;
+    ghz_params_init(&p);
+    p.dtype = dtype;
+    p.eb_mode = GHZ_EB_ABS;
+    p.eb = eb;
+    p.prefer = ratio ? GHZ_PREFER_RATIO : GHZ_PREFER_SPEED;
+    return p;
+}
 
 /* ghz/homo's combining op (AVG arrives as SUM). */
 static inline ghz_homo_op_t coll_homo_op(ghz_op_t op)

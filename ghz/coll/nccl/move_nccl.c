@@ -192,14 +192,9 @@ static ghz_status_t lossy_round(mvn_t* d, const coll_move_t* m, double eb, coll_
     const size_t e = d->e;
     cudaStream_t s = d->x.stream;
     ghz_status_t st = GHZ_SUCCESS;
-    ghz_params_t prm;
+    const ghz_params_t prm = coll_codec_params(k->dtype, eb, acc->ratio_frames);
     ncclResult_t r;
     int p, first = -1;
-    ghz_params_init(&prm);
-    prm.dtype = k->dtype;
-    prm.eb_mode = GHZ_EB_ABS;
-    prm.eb = eb;
-    prm.prefer = acc->ratio_frames ? GHZ_PREFER_RATIO : GHZ_PREFER_SPEED;
     if (cudaMemsetAsync(d->mine, 0, d->rec, s) != cudaSuccess) st = ghz_fail(GHZ_ERR_CUDA, "cudaMemsetAsync (record)");
     /* 1. every block this rank sends, compressed once */
     for (p = 0; p < N && st == GHZ_SUCCESS; p++) {
