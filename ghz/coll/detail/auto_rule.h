@@ -23,10 +23,9 @@ coll_auto_costs_t coll_auto_costs(ghz_exec_t backend);
 size_t coll_auto_rule(int N, size_t S, double t, const coll_auto_costs_t* k);
 
 /* Whether AUTO's compressed data movement sends ratio frames over a link whose exact
- * allreduce of S bytes per rank took t seconds on N ranks: where a byte's wire time
- * saved by the smaller frame, t1 (1 - 1/g) / r with t1 = t / (2 (N-1)/N S), exceeds the
- * codec time it adds, 1/G_ratio - 1/G (COLL.md, Data movement). 0 without a
- * measurement. */
+ * allreduce of S bytes per rank took t seconds on N ranks: where the wire time a byte's
+ * smaller frame saves exceeds the codec time it adds (COLL.md, Data movement, Ratio
+ * frames). 0 without a measurement. */
 int coll_auto_ratio_frames(int N, size_t S, double t, const coll_auto_costs_t* k);
 
 /* Times this rank's exact allreduce of S bytes per rank: *seconds per call. */
