@@ -101,8 +101,8 @@ typedef struct {
     ghz_prefer_t prefer; /* GHZ_PREFER_SPEED (the block frames of FORMAT.md) or
                             GHZ_PREFER_RATIO (RATIO.md: predicted along dims, entropy
                             coded; the CPU call allocates scratch of 2 bytes per value
-                            plus one value's size, and decompression 1/8 byte per
-                            value). A RATIO frame that would not be smaller than the
+                            plus one value's size, and about 350 KB per thread,
+                            and decompression 1/8 byte per value). A RATIO frame that would not be smaller than the
                             worst case, or of no value, is written as a SPEED frame. */
     size_t dims[3];      /* RATIO: the array's extents, fastest first (C order: the
                             last numpy axis first); dims[0] == 0 means one dimension
@@ -206,8 +206,8 @@ GHZ_API size_t ghz_compress_bound(size_t n, ghz_dtype_t dtype);
  * n = 0 gives a valid empty frame. NaN, Inf and unquantizable values survive exactly.
  * Cost: one pass over src, plus one for the value range under REL unless p->has_range
  * gives it; p->nthreads threads (OpenMP builds); no allocation. With p->prefer ==
- * GHZ_PREFER_RATIO: one thread, a few passes per level of the array, and scratch
- * (ghz_params_t.prefer). */
+ * GHZ_PREFER_RATIO: a few passes per level of the array, each on p->nthreads threads
+ * (the same bytes on any number), and scratch (ghz_params_t.prefer). */
 GHZ_API ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n,
                                   void* dst, size_t dst_capacity, size_t* dst_size);
 
@@ -272,8 +272,9 @@ GHZ_API ghz_status_t ghz_stream_info(const void* src, size_t src_size, uint64_t*
  * pass over its code bytes to validate them, one over the checksummed bytes when it
  * has a checksum, then the decode: one read of the frame and one write of the values;
  * no allocation on one thread (threads allocate one offset per chunk of blocks); a
- * ratio frame (RATIO.md) is decoded on one thread with n/8 bytes and one chunk's
- * worth of scratch.
+ * ratio frame (RATIO.md) is decoded with n/8 bytes and one chunk's worth of scratch
+ * (threads of ghz_decompress_mt and ghz_decompress_ex: the chunks of each pass shared
+ * out, and room for the places of their outliers).
  * @param dst_capacity  bytes available at dst
  * @param n_out         receives the number of elements written (may be NULL)
  * The element type is the stream's (ghz_stream_info tells it beforehand). */

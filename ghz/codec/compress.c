@@ -155,7 +155,7 @@ ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n, void
     if (q.prefer == GHZ_PREFER_RATIO && n > 0) {
         uint64_t size = 0;
         st = ghz_ratio_encode(&e, &info, q.dims, ghz_ratio_spread_for(n), (const uint8_t*)src, out, dst_capacity,
-                              &size);
+                              &size, q.nthreads);
         if (st == GHZ_SUCCESS) return seal(out, size, dst_capacity, info.has_checksum, dst_size);
         if (st != GHZ_ERR_UNSUPPORTED) return st;
         /* larger than the block coding's worst case: write a block frame */

@@ -340,7 +340,7 @@ static ghz_status_t decompress_all(const void* src, size_t src_size, void* dst,
             return ghz_fail(st, "frame %llu at byte %zu: %s", (unsigned long long)frames, pos, why);
         }
         if (info.prefer == GHZ_PREFER_RATIO)
-            st = ghz_ratio_decode(s + pos, &info, out + written);
+            st = ghz_ratio_decode(s + pos, &info, out + written, nthreads);
         else if (info.n)
             st = decode_frame(s + pos, &info, out + written, nthreads);
         if (st != GHZ_SUCCESS) return st;

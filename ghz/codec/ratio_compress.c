@@ -13,7 +13,7 @@
 #include "ghz/codec/detail/scratch.h"
 #include "ghz/detail/error.h"
 
-typedef struct {
+typedef struct enc_s {
     const ghz_enc_params* e;
     const uint8_t* src;
     void* xr;             /* reconstructions, dtype */
@@ -28,6 +28,10 @@ typedef struct {
     uint64_t n_out, cap_out;
     uint64_t n_special;
     int oom;
+    int nt;               /* threads (OpenMP builds) */
+    struct enc_s* sh;     /* nt shares of a pass's coding, each with its own extra bits,
+                             outliers and counts, merged in pass order (code_pass) */
+    uint64_t (*part)[3];  /* nt partial cost sums (pass_cost) */
 } enc_t;
 
 static int is_special(const ghz_enc_params* e, double x, uint64_t bits)
@@ -65,6 +69,23 @@ static void put_outlier(enc_t* s, uint64_t i)
     s->out = out;
     memcpy(s->out + s->n_out * s->e->elem, s->src + i * s->e->elem, s->e->elem);
     ++s->n_out;
+}
+
+/* Appends m elements of `size` bytes to p (n of them, room for *cap); -1 when out of
+ * memory. */
+static int append(void** p, uint64_t* n, uint64_t* cap, const void* src, uint64_t m, size_t size)
+{
+    if (*n + m > *cap) {
+        uint64_t c = *cap ? *cap : 1024;
+        void* grown;
+        while (c < *n + m) c *= 2;
+        if (!(grown = realloc(*p, (size_t)(c * size)))) return -1;
+        *p = grown;
+        *cap = c;
+    }
+    if (m) memcpy((uint8_t*)*p + *n * size, src, (size_t)(m * size));
+    *n += m;
+    return 0;
 }
 
 static void put_extra(enc_t* s, uint32_t ex)
@@ -127,19 +148,19 @@ static int encode_block(void* arg, uint64_t i, uint64_t step, const double* p, c
     return 0;
 }
 
-/* The writer's cost of a pass with linear (cost[0]) and cubic (cost[1]) prediction,
- * over its *count sampled finite non-fill points (ghz_ratio_sample_point; RATIO.md,
- * Writer's choices). */
-static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_t* ps,
-                      uint64_t cost[2], uint64_t* count)
+/* The writer's cost of samples v0 <= v < v1 of a pass with linear (part[0]) and cubic
+ * (part[1]) prediction, and part[2] of them finite and not the fill value
+ * (ghz_ratio_sample_point; RATIO.md, Writer's choices). */
+static void cost_range(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_t* ps, uint64_t v0, uint64_t v1,
+                       uint64_t part[3])
 {
     const uint64_t stride[3] = {1, d[0], d[0] * d[1]};
     const int is_f32 = s->e->dtype == GHZ_F32;
     const unsigned a = ps->axis;
-    const uint64_t samples = ghz_ratio_samples(ps->points);
-    uint64_t v, i0 = 0, i1 = 0, i2 = 0;
-    cost[0] = cost[1] = *count = 0;
-    for (v = 0; v < samples; ++v) {
+    const uint64_t u0 = ghz_ratio_sample_point(v0), r0 = u0 / ps->count[0];
+    uint64_t v, i0 = u0 - r0 * ps->count[0], i1 = r0 % ps->count[1], i2 = r0 / ps->count[1];
+    part[0] = part[1] = part[2] = 0;
+    for (v = v0; v < v1; ++v) {
         const uint64_t c[3] = {ps->first[0] + ps->step[0] * i0, ps->first[1] + ps->step[1] * i1,
                                ps->first[2] + ps->step[2] * i2};
         const uint64_t idx = c[0] + d[0] * (c[1] + d[1] * c[2]);
@@ -147,11 +168,10 @@ static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_
         const double x = ghz_load_value(s->e, s->src, idx, &bits);
         unsigned m;
         if (!is_special(s->e, x, bits)) {
-            ++*count;
+            ++part[2];
             for (m = 0; m < 2; ++m)
-                cost[m] += ghz_ratio_cost(&s->e->z, x,
-                                          ghz_ratio_predict(s->xr, is_f32, idx, c[a], ps->s,
-                                                            stride[a], d[a], m));
+                part[m] += ghz_ratio_cost(&s->e->z, x,
+                                          ghz_ratio_predict(s->xr, is_f32, idx, c[a], ps->s, stride[a], d[a], m));
         }
         /* the next sample: the next point of the run, or the next run's first */
         i0 += ghz_ratio_sample_point(v + 1) - ghz_ratio_sample_point(v);
@@ -166,6 +186,41 @@ static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_
             }
         }
     }
+}
+
+/* Threads for a job of n items of which each thread should take at least `least`. */
+static int threads_for(int nt, uint64_t n, uint64_t least)
+{
+    const uint64_t most = n / least + 1;
+    return (uint64_t)nt < most ? nt : (int)most;
+}
+
+/* The costs of a whole pass: cost[0] linear, cost[1] cubic, over *count samples
+ * (integer sums, the same on any number of threads). */
+static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_t* ps,
+                      uint64_t cost[2], uint64_t* count)
+{
+    const uint64_t samples = ghz_ratio_samples(ps->points);
+    const int T = threads_for(s->nt, samples, 1u << 12);
+    uint64_t part[3];
+    int64_t t;
+    if (T <= 1) {
+        cost_range(s, d, ps, 0, samples, part);
+    } else {
+#pragma omp parallel for num_threads(T) schedule(static, 1)
+        for (t = 0; t < T; ++t)
+            cost_range(s, d, ps, samples * (uint64_t)t / (uint64_t)T, samples * (uint64_t)(t + 1) / (uint64_t)T,
+                       s->part[t]);
+        part[0] = part[1] = part[2] = 0;
+        for (t = 0; t < T; ++t) {
+            part[0] += s->part[t][0];
+            part[1] += s->part[t][1];
+            part[2] += s->part[t][2];
+        }
+    }
+    cost[0] = part[0];
+    cost[1] = part[1];
+    *count = part[2];
 }
 
 /* The order of a level's passes (RATIO.md, Writer's choices): the axis whose own
@@ -197,6 +252,41 @@ static void level_order(const enc_t* s, const uint64_t d[3], unsigned l, unsigne
         }
 }
 
+/* Codes the points of pass ps in pass order: on one thread, or cut into shares coded at
+ * once (a pass's points depend only on earlier passes) whose extra bits, outliers,
+ * counts and specials then follow one another in pass order: the same on any number
+ * of threads. */
+static void code_pass(enc_t* s, const uint64_t d[3], const ghz_ratio_pass_t* ps, unsigned cubic)
+{
+    const int is_f32 = s->e->dtype == GHZ_F32, T = threads_for(s->nt, ps->points, 1u << 16);
+    int64_t t;
+    unsigned c, y;
+    if (T <= 1) {
+        (void)ghz_ratio_pass_blocks(ps, d, cubic, s->xr, is_f32, s->e->z.r, encode_block, s);
+        return;
+    }
+#pragma omp parallel for num_threads(T) schedule(static, 1)
+    for (t = 0; t < T; ++t) {
+        enc_t* h = &s->sh[t];
+        const uint64_t k0 = ps->points * (uint64_t)t / (uint64_t)T, k1 = ps->points * (uint64_t)(t + 1) / (uint64_t)T;
+        h->next = s->next + k0;
+        h->n_extra = h->n_out = h->n_special = 0;
+        h->oom = 0;
+        memset(h->count, 0, sizeof h->count);
+        (void)ghz_ratio_pass_range(ps, d, cubic, s->xr, is_f32, s->e->z.r, k0, k1, encode_block, h);
+    }
+    for (t = 0; t < T; ++t) {
+        enc_t* h = &s->sh[t];
+        for (c = 0; c < GHZ_RATIO_NCTX; ++c)
+            for (y = 0; y < GHZ_RATIO_NSYM_MAX; ++y) s->count[c][y] += h->count[c][y];
+        s->n_special += h->n_special;
+        if (h->oom || append((void**)&s->extra, &s->n_extra, &s->cap_extra, h->extra, h->n_extra, 4) != 0 ||
+            append((void**)&s->out, &s->n_out, &s->cap_out, h->out, h->n_out, s->e->elem) != 0)
+            s->oom = 1;
+    }
+    s->next += ps->points;
+}
+
 /* Runs pass q of level l: chooses linear or cubic, then codes its points. Returns the
  * choice byte. */
 static uint8_t run_pass(enc_t* s, const uint64_t d[3], unsigned l, const unsigned order[3], unsigned q)
@@ -209,8 +299,7 @@ static uint8_t run_pass(enc_t* s, const uint64_t d[3], unsigned l, const unsigne
     if (ps.points == 0) return GHZ_RATIO_CHOICE(a, 0u);
     pass_cost(s, d, &ps, cost, &count);
     cubic = cost[1] <= cost[0];
-    /* the pass's elements depend on earlier passes only */
-    (void)ghz_ratio_pass_blocks(&ps, d, cubic, s->xr, s->e->dtype == GHZ_F32, s->e->z.r, encode_block, s);
+    code_pass(s, d, &ps, cubic);
     return GHZ_RATIO_CHOICE(a, cubic);
 }
 
@@ -292,56 +381,109 @@ static void make_tables(const uint64_t count[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX]
     }
 }
 
+/* One rANS chunk, coded (RATIO.md, Chunks): its words at words[pos..cs), its extra-bit
+ * words, its lanes' final states. */
+typedef struct {
+    uint16_t* words;  /* room for cs words */
+    uint32_t* extra;  /* room for cs * 27 / 32 + 2 words */
+    uint64_t pos, nbits, nw;
+    uint32_t x[GHZ_RATIO_LANES];
+    unsigned W;
+} chunk_out_t;
+
+/* Codes the K symbols sym[0..K) of a chunk of a pass cut into chunks of cs into *r;
+ * ex: the extra bits of its symbols that have some, in order. Returns how many of
+ * them it took. */
+static uint64_t code_chunk(const uint16_t* sym, uint64_t K, uint64_t cs, const tables_t* t, const uint32_t* ex,
+                           chunk_out_t* r)
+{
+    const unsigned W = GHZ_RATIO_CHUNK_LANES(K);
+    const uint64_t steps = (K + W - 1) / W;
+    uint64_t acc = 0, j, t_, used = 0;
+    unsigned lane, nacc = 0;
+    r->W = W;
+    r->pos = cs;
+    r->nbits = r->nw = 0;
+    for (lane = 0; lane < W; ++lane) r->x[lane] = GHZ_RATIO_STATE_LOW;
+    for (t_ = steps; t_-- > 0;) {
+        uint16_t w[GHZ_RATIO_LANES];
+        const uint64_t g0 = t_ * W;
+        const unsigned lanes = K - g0 < W ? (unsigned)(K - g0) : W;
+        unsigned m = 0;
+        for (lane = 0; lane < lanes; ++lane) {
+            const coder_sym_t* q = &t->c[sym[g0 + lane]];
+            if (ghz_rans_put(&r->x[lane], q->f, q->inv, q->cum, &w[m])) ++m;
+        }
+        r->pos -= m;
+        memcpy(r->words + r->pos, w, m * sizeof(uint16_t));
+    }
+    /* the extra bits, packed from bit 0 of the first word on */
+    for (j = 0; j < K; ++j) {
+        const unsigned nb = t->nb[sym[j]];
+        if (!nb) continue;
+        acc |= (uint64_t)ex[used++] << nacc;
+        nacc += nb;
+        r->nbits += nb;
+        if (nacc >= 32) {
+            r->extra[r->nw++] = (uint32_t)acc;
+            acc >>= 32;
+            nacc -= 32;
+        }
+    }
+    if (nacc) r->extra[r->nw++] = (uint32_t)acc;
+    return used;
+}
+
+/* A coded chunk's directory entry to dir, its data to o. */
+static void put_chunk(const chunk_out_t* r, uint64_t cs, sink_t* o, sink_t* dir)
+{
+    sink_le(dir, cs - r->pos, 4);
+    sink_le(dir, r->nbits, 4);
+    sink_le_array(dir, r->x, r->W, 4);
+    sink_le_array(o, r->words + r->pos, cs - r->pos, 2);
+    if ((cs - r->pos) & 1u) sink_le(o, 0, 2);
+    sink_le_array(o, r->extra, r->nw, 4);
+}
+
 /* Writes the rANS chunks of one pass's K0 symbols (RATIO.md, Chunks), 2^lg symbols a
  * chunk: directory entries to dir, data to o. *ex walks the extra bits of the
- * symbols that have some. */
+ * symbols that have some. With T > 1 threads, T chunks at a time are coded at once
+ * (each into its own r[i]; its extra bits found by counting the symbols before it),
+ * then written in order. */
 static void write_pass_chunks(const uint16_t* symbols, uint64_t K0, unsigned lg, const tables_t* t,
-                              const uint32_t** ex, uint16_t* words, uint32_t* extra, sink_t* o, sink_t* dir)
+                              const uint32_t** ex, chunk_out_t* r, int T, uint64_t* exs, sink_t* o, sink_t* dir)
 {
-    const uint64_t cs = (uint64_t)1 << lg;
-    uint64_t c0;
-    for (c0 = 0; c0 < K0; c0 += cs) {
-        const uint64_t K = K0 - c0 < cs ? K0 - c0 : cs;
-        const uint16_t* sym = symbols + c0;
-        const unsigned W = GHZ_RATIO_CHUNK_LANES(K);
-        const uint64_t steps = (K + W - 1) / W;
-        uint32_t x[GHZ_RATIO_LANES];
-        uint64_t pos = cs, nbits = 0, acc = 0, nw = 0, j, t_;
-        unsigned lane, nacc = 0;
-        for (lane = 0; lane < W; ++lane) x[lane] = GHZ_RATIO_STATE_LOW;
-        for (t_ = steps; t_-- > 0;) {
-            uint16_t w[GHZ_RATIO_LANES];
-            const uint64_t g0 = t_ * W;
-            const unsigned lanes = K - g0 < W ? (unsigned)(K - g0) : W;
-            unsigned m = 0;
-            for (lane = 0; lane < lanes; ++lane) {
-                const coder_sym_t* q = &t->c[sym[g0 + lane]];
-                if (ghz_rans_put(&x[lane], q->f, q->inv, q->cum, &w[m])) ++m;
-            }
-            pos -= m;
-            memcpy(words + pos, w, m * sizeof(uint16_t));
+    const uint64_t cs = (uint64_t)1 << lg, nch = (K0 + cs - 1) / cs;
+    uint64_t b;
+    int64_t c;
+    if (T > 1) T = threads_for(T, nch, 2);
+    if (T <= 1) {
+        for (b = 0; b < K0; b += cs) {
+            *ex += code_chunk(symbols + b, K0 - b < cs ? K0 - b : cs, cs, t, *ex, &r[0]);
+            put_chunk(&r[0], cs, o, dir);
         }
-        /* the extra bits, packed from bit 0 of the first word on */
-        for (j = 0; j < K; ++j) {
-            const unsigned nb = t->nb[sym[j]];
-            if (!nb) continue;
-            acc |= (uint64_t)*(*ex)++ << nacc;
-            nacc += nb;
-            nbits += nb;
-            if (nacc >= 32) {
-                extra[nw++] = (uint32_t)acc;
-                acc >>= 32;
-                nacc -= 32;
-            }
-        }
-        if (nacc) extra[nw++] = (uint32_t)acc;
-        sink_le(dir, cs - pos, 4);
-        sink_le(dir, nbits, 4);
-        sink_le_array(dir, x, W, 4);
-        sink_le_array(o, words + pos, cs - pos, 2);
-        if ((cs - pos) & 1u) sink_le(o, 0, 2);
-        sink_le_array(o, extra, nw, 4);
+        return;
     }
+    /* exs[c]: the extra bits before chunk c */
+#pragma omp parallel for num_threads(T) schedule(static)
+    for (c = 0; c < (int64_t)nch; ++c) {
+        const uint64_t c0 = (uint64_t)c * cs, K = K0 - c0 < cs ? K0 - c0 : cs;
+        uint64_t j, k = 0;
+        for (j = 0; j < K; ++j) k += t->nb[symbols[c0 + j]] != 0;
+        exs[c + 1] = k;
+    }
+    exs[0] = 0;
+    for (b = 0; b < nch; ++b) exs[b + 1] += exs[b];
+    for (b = 0; b < nch; b += (uint64_t)T) {
+        const int m = nch - b < (uint64_t)T ? (int)(nch - b) : T;
+#pragma omp parallel for num_threads(m) schedule(static, 1)
+        for (c = 0; c < m; ++c) {
+            const uint64_t c0 = (b + (uint64_t)c) * cs;
+            (void)code_chunk(symbols + c0, K0 - c0 < cs ? K0 - c0 : cs, cs, t, *ex + exs[b + (uint64_t)c], &r[c]);
+        }
+        for (c = 0; c < m; ++c) put_chunk(&r[c], cs, o, dir);
+    }
+    *ex += exs[nch];
 }
 
 /* The mask residual's runs with predecessor distance lag (0: none), written to o
@@ -434,7 +576,7 @@ static int write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t 
 
 ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* info_in,
                               const size_t dims[3], unsigned spread, const uint8_t* src, uint8_t* dst,
-                              uint64_t capacity, uint64_t* frame_size)
+                              uint64_t capacity, uint64_t* frame_size, int nthreads)
 {
     const uint64_t n = info_in->n, cs = (uint64_t)1 << GHZ_RATIO_CHUNK_LOG2;
     const uint64_t bound = ghz_compress_bound((size_t)n, e->dtype) - GHZ_HEADER_SIZE;
@@ -442,12 +584,14 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     uint64_t d[3], i, dir_bytes = 0, x0 = 0, bits0, table_at, chunks_at, specials_at;
     unsigned ndims, L, l, a, c, s;
     uint8_t* choices;
-    uint16_t* words;
-    uint32_t* extra;
+    chunk_out_t* r;
+    uint64_t* exs;
     tables_t* t;
     enc_t st;
     sink_t o, dir;
     ghz_status_t rc = GHZ_SUCCESS;
+    const int nt = ghz_threads_for(nthreads, (size_t)n);
+    int k, ok = 1;
 
     if (ghz_ratio_shape(dims, n, d, &ndims) != 0)
         return ghz_fail(GHZ_ERR_INVALID_ARG, "dims %zu x %zu x %zu do not multiply to n = %llu",
@@ -460,10 +604,26 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     st.sym = (uint16_t*)ghz_scratch_alloc((size_t)n * sizeof(uint16_t));
     st.pass_points = (uint64_t*)calloc(3u * L + 1u, sizeof(uint64_t));
     choices = (uint8_t*)calloc(3u * L + 1u, 1);
-    words = (uint16_t*)malloc((size_t)cs * sizeof(uint16_t));
-    extra = (uint32_t*)malloc((size_t)(cs * 27 / 32 + 2) * sizeof(uint32_t));
+    /* per thread: a coded chunk's room, a share of a pass's coding, partial costs */
+    st.nt = nt;
+    r = (chunk_out_t*)calloc((size_t)nt, sizeof *r);
+    st.sh = nt > 1 ? (enc_t*)calloc((size_t)nt, sizeof *st.sh) : NULL;
+    st.part = (uint64_t(*)[3])calloc((size_t)nt, sizeof *st.part);
+    exs = (uint64_t*)malloc((size_t)((n >> GHZ_RATIO_SPREAD_CHUNK_LOG2) + 2) * sizeof *exs);
+    for (k = 0; r && k < nt; ++k) {
+        r[k].words = (uint16_t*)malloc((size_t)cs * sizeof(uint16_t));
+        r[k].extra = (uint32_t*)malloc((size_t)(cs * 27 / 32 + 2) * sizeof(uint32_t));
+        ok = ok && r[k].words && r[k].extra;
+        if (st.sh) {
+            st.sh[k].e = e;
+            st.sh[k].src = src;
+            st.sh[k].xr = st.xr;
+            st.sh[k].sym = st.sym;
+        }
+    }
     t = (tables_t*)malloc(sizeof *t);
-    if (!st.xr || !st.sym || !st.pass_points || !choices || !words || !extra || !t) {
+    if (!st.xr || !st.sym || !st.pass_points || !choices || !r || !ok || (nt > 1 && !st.sh) || !st.part || !exs ||
+        !t) {
         rc = ghz_fail(GHZ_ERR_NOMEM, "ratio coding of %llu values: out of memory",
                       (unsigned long long)n);
         goto done;
@@ -516,8 +676,8 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
         const uint32_t* ex = st.extra;
         for (i = 0, st.next = 0; i < 3u * L; ++i) {
             write_pass_chunks(st.sym + st.next, st.pass_points[i],
-                              ghz_ratio_pass_chunk_log2(st.pass_points[i], GHZ_RATIO_CHUNK_LOG2, spread), t, &ex,
-                              words, extra, &o, &dir);
+                              ghz_ratio_pass_chunk_log2(st.pass_points[i], GHZ_RATIO_CHUNK_LOG2, spread), t, &ex, r,
+                              nt, exs, &o, &dir);
             st.next += st.pass_points[i];
         }
     }
@@ -564,8 +724,18 @@ done:
     free(st.pass_points);
     free(st.out);
     free(choices);
-    free(words);
-    free(extra);
+    for (k = 0; r && k < nt; ++k) {
+        free(r[k].words);
+        free(r[k].extra);
+        if (st.sh) {
+            free(st.sh[k].extra);
+            free(st.sh[k].out);
+        }
+    }
+    free(r);
+    free(st.sh);
+    free(st.part);
+    free(exs);
     free(t);
     return rc;
 }

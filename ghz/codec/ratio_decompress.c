@@ -4,9 +4,11 @@
  * contexts of a block's elements first, then their symbols, each written as its
  * element's reconstruction; the output array is the working array of
  * reconstructions. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ghz/codec/detail/encode.h"
 #include "ghz/codec/detail/frame.h"
 #include "ghz/codec/detail/ratio.h"
 #include "ghz/codec/detail/ratio_frame.h"
@@ -164,7 +166,18 @@ typedef struct decoder_s {
     chunk_t ch;
     uint64_t cs, pass_left; /* symbols a chunk of this pass, and of the pass still unread */
     uint64_t next_chunk;
+    /* A thread's share of a pass (decode_pass): its outliers' places, in pass order, are
+     * noted here and filled after the pass, when the earlier shares' counts are known.
+     * NULL: the outliers are read as they come. */
+    struct outlier_list* olist;
 } decoder_t;
+
+/* The outliers of a thread's share of a pass: storage index and chunk of each. */
+typedef struct outlier_list {
+    uint64_t* at;
+    uint64_t n, cap;
+    int oom;
+} outlier_list_t;
 
 /* The next outlier's value (RATIO.md, Frame: outliers) into *v: 0, or -1 when there
  * is none left or it is not finite. */
@@ -191,10 +204,32 @@ static int next_outlier(decoder_t* dc, double* v)
     return 0;
 }
 
-/* A symbol that is neither a small code nor a code with extra bits: an outlier (its
- * value into *v; returns 0), else -1 with the reason. */
-static int rare_symbol(decoder_t* dc, unsigned sym, double* v)
+/* Notes outlier element i of chunk c (decode_pass fills it in). */
+static int note_outlier(outlier_list_t* o, uint64_t i, uint64_t c)
 {
+    if (o->n + 2 > o->cap) {
+        const uint64_t cap = o->cap ? 2 * o->cap : 64;
+        uint64_t* at = (uint64_t*)realloc(o->at, cap * sizeof *at);
+        if (!at) {
+            o->oom = 1;
+            return -1;
+        }
+        o->at = at;
+        o->cap = cap;
+    }
+    o->at[o->n++] = i;
+    o->at[o->n++] = c;
+    return 0;
+}
+
+/* A symbol that is neither a small code nor a code with extra bits: an outlier (its
+ * value into *v, or noted for later; returns 0), else -1 with the reason. */
+static int rare_symbol(decoder_t* dc, unsigned sym, uint64_t i, double* v)
+{
+    if (sym == 0 && dc->olist) {
+        *v = 0.0;
+        return note_outlier(dc->olist, i, dc->ch.chunk);
+    }
     if (sym == 0) return next_outlier(dc, v);
     corrupt(sym == NO_TABLE ? "a symbol in a context without a table" : "a nonzero code in a lossless frame",
             dc->ch.chunk);
@@ -264,7 +299,7 @@ static int rare_symbol(decoder_t* dc, unsigned sym, double* v)
                 k = ghz_ratio_unzigzag(zz);                                                  \
             } else {                                                                         \
                 double o;                                                                    \
-                if (rare_symbol(dc, sym, &o) != 0) return -1;                                \
+                if (rare_symbol(dc, sym, i, &o) != 0) return -1;                             \
                 X[i] = (T)o;                                                                 \
                 continue;                                                                    \
             }                                                                                \
@@ -303,7 +338,87 @@ static int decode_block(void* arg, uint64_t i, uint64_t step, const double* p, c
     return 0;
 }
 
-static int decode_passes(decoder_t* dc)
+/* A thread's share of a pass: its decoder, the places of its outliers, its failure. */
+typedef struct {
+    decoder_t dc;
+    outlier_list_t ol;
+    ghz_status_t st;
+    char why[256];
+    uint64_t dir, data; /* where its first chunk's directory entry and data start */
+} share_t;
+
+/* Decodes pass ps: on one thread in chunk order, or its chunks cut into nt contiguous
+ * shares decoded at once (the pass's elements depend only on earlier passes), the
+ * outliers then filled in pass order. Either way the same values and verdict. */
+static ghz_status_t decode_pass(decoder_t* dc, const ghz_ratio_pass_t* ps, unsigned cubic, share_t* sh, int nt)
+{
+    const reader_t* r = dc->r;
+    const uint64_t* d = r->L->d;
+    const int is_f32 = dc->info->dtype == GHZ_F32;
+    const uint64_t cs = dc->cs, nch = (ps->points + cs - 1) / cs, chunk0 = dc->next_chunk;
+    uint64_t c, dir, data;
+    int64_t t;
+    int T = (uint64_t)nt < nch ? nt : (int)nch;
+    dc->pass_left = ps->points;
+    if (T <= 1)
+        return ghz_ratio_pass_blocks(ps, d, cubic, dc->out, is_f32, dc->z.r, decode_block, dc) ? GHZ_ERR_CORRUPT
+                                                                                                : GHZ_SUCCESS;
+    /* each share's first chunk: every chunk before the pass's last is full */
+    dir = chunk0 ? dc->ch.dir : r->L->off_dir;
+    data = chunk0 ? dc->ch.data : 0;
+    for (t = 0, c = 0; t <= T; ++t) {
+        const uint64_t ca = t < T ? nch * (uint64_t)t / (uint64_t)T : nch;
+        for (; c < ca; ++c) {
+            const uint8_t* e = r->frame + dir;
+            dir += GHZ_RATIO_DIR_ENTRY(c + 1 < nch ? cs : ps->points - c * cs);
+            data += ((2 * ghz_load_le(e, 4) + 3) & ~(uint64_t)3) + 4 * ((ghz_load_le(e + 4, 4) + 31) / 32);
+        }
+        if (t < T) {
+            sh[t].dir = dir;
+            sh[t].data = data;
+        }
+    }
+#pragma omp parallel for num_threads(T) schedule(static, 1)
+    for (t = 0; t < T; ++t) {
+        share_t* h = &sh[t];
+        const uint64_t ca = nch * (uint64_t)t / (uint64_t)T, cb = nch * (uint64_t)(t + 1) / (uint64_t)T;
+        h->dc = *dc;
+        h->dc.olist = &h->ol;
+        h->dc.ch.left = 0;
+        h->dc.ch.dir = h->dir;
+        h->dc.ch.data = h->data;
+        h->dc.next_chunk = chunk0 + ca;
+        h->dc.pass_left = ps->points - ca * cs;
+        h->ol.n = 0;
+        h->ol.oom = 0;
+        h->st = GHZ_SUCCESS;
+        if (ghz_ratio_pass_range(ps, d, cubic, dc->out, is_f32, dc->z.r, ca * cs,
+                                 cb * cs < ps->points ? cb * cs : ps->points, decode_block, &h->dc) != 0) {
+            h->st = h->ol.oom ? GHZ_ERR_NOMEM : GHZ_ERR_CORRUPT;
+            snprintf(h->why, sizeof h->why, "%s",
+                     h->ol.oom ? "ratio frame: out of memory for the places of outliers" : ghz_last_error_detail());
+        }
+    }
+    for (t = 0; t < T; ++t)
+        if (sh[t].st != GHZ_SUCCESS) return ghz_fail(sh[t].st, "%s", sh[t].why);
+    for (t = 0; t < T; ++t) {
+        uint64_t k;
+        for (k = 0; k < sh[t].ol.n; k += 2) {
+            double v;
+            dc->ch.chunk = sh[t].ol.at[k + 1];
+            if (next_outlier(dc, &v) != 0) return GHZ_ERR_CORRUPT;
+            if (is_f32) ((float*)dc->out)[sh[t].ol.at[k]] = (float)v;
+            else ((double*)dc->out)[sh[t].ol.at[k]] = v;
+        }
+    }
+    dc->ch.left = 0;
+    dc->ch.dir = dir;
+    dc->ch.data = data;
+    dc->next_chunk = chunk0 + nch;
+    return GHZ_SUCCESS;
+}
+
+static ghz_status_t decode_passes(decoder_t* dc, share_t* sh, int nt)
 {
     const ghz_ratio_layout_t* L = dc->r->L;
     const uint64_t* d = L->d;
@@ -318,17 +433,14 @@ static int decode_passes(decoder_t* dc)
         for (q = 0; q < 3; ++q) {
             const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
             const unsigned cubic = dc->r->frame[L->off_choices + 3u * (L->levels - l) + q] & 1u;
+            ghz_status_t st;
             if (ps.points == 0) continue;
             dc->cs = (uint64_t)1 << ghz_ratio_pass_chunk_log2(ps.points, L->chunk_log2, L->spread);
-            dc->pass_left = ps.points;
-            if (ghz_ratio_pass_blocks(&ps, d, cubic, dc->out, is_f32, dc->z.r, decode_block, dc) != 0) return -1;
+            if ((st = decode_pass(dc, &ps, cubic, sh, nt)) != GHZ_SUCCESS) return st;
         }
     }
-    if (dc->r->outliers != L->n_outliers) {
-        corrupt("fewer outlier symbols than outliers", dc->r->outliers);
-        return -1;
-    }
-    return 0;
+    if (dc->r->outliers != L->n_outliers) return corrupt("fewer outlier symbols than outliers", dc->r->outliers);
+    return GHZ_SUCCESS;
 }
 
 /* The specials' bitmap is read and written 24 bits at a time, through 4-byte windows
@@ -461,20 +573,25 @@ static ghz_status_t specials(const uint8_t* frame, const ghz_ratio_layout_t* L,
     return GHZ_SUCCESS;
 }
 
-ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info, uint8_t* out)
+ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info, uint8_t* out, int nthreads)
 {
     ghz_ratio_layout_t L;
     reader_t* r;
     decoder_t dc;
     uint8_t* mask;
+    share_t* sh;
     ghz_status_t st;
+    const int nt = ghz_threads_for(nthreads, (size_t)info->n);
+    int t;
     const char* why = ghz_ratio_layout(frame, info, &L);
     if (why) return ghz_fail(GHZ_ERR_CORRUPT, "ratio frame: %s", why);
     r = (reader_t*)malloc(sizeof *r);
     mask = (uint8_t*)malloc((size_t)(info->n / 8 + 1 + MASK_PAD));
-    if (!r || !mask) {
+    sh = (share_t*)calloc((size_t)nt, sizeof *sh);
+    if (!r || !mask || !sh) {
         free(r);
         free(mask);
+        free(sh);
         return ghz_fail(GHZ_ERR_NOMEM, "ratio frame of %llu values: out of memory",
                         (unsigned long long)info->n);
     }
@@ -494,12 +611,12 @@ ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info
     }
     dc.out = out;
     dc.decode = info->dtype == GHZ_F32 ? decode_f32 : decode_f64;
-    if (decode_passes(&dc) != 0) {
-        st = GHZ_ERR_CORRUPT;
-        goto done;
-    }
+    dc.olist = NULL;
+    if ((st = decode_passes(&dc, sh, nt)) != GHZ_SUCCESS) goto done;
     st = specials(frame, &L, info, mask, out);
 done:
+    for (t = 0; t < nt; ++t) free(sh[t].ol.at);
+    free(sh);
     free(r);
     free(mask);
     return st;

@@ -2,7 +2,7 @@
  * element over shapes, dtypes, modes and patterns; specials and outliers exact; the
  * lossless REL case; bad arguments; corrupted and cut frames refused without a fault;
  * the frame smaller than the block frame on smooth data; homo refusing it; chunks cut
- * with every spread read back. */
+ * with every spread read back; the reader on any number of threads. */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
@@ -159,21 +159,35 @@ Test(ratio, tiny_bounds_make_outliers)
     free(a);
 }
 
+/* The writer on several threads (a pass's costs, codes and chunks cut into shares):
+ * the bytes of one thread, over shapes, dtypes, specials and outliers. */
 Test(ratio, same_bytes_for_every_thread_count)
 {
-    const size_t n = 200000;
-    void* a = tu_make(GHZ_F32, TU_NOISY, n, 4);
-    ghz_params_t p = ratio_params(GHZ_F32, GHZ_EB_REL, 1e-4, 500, 400, 0);
-    size_t s1, s2;
-    unsigned char *c1, *c2;
-    p.nthreads = 1;
-    c1 = tu_compress(&p, a, n, &s1);
-    p.nthreads = 0;
-    c2 = tu_compress(&p, a, n, &s2);
-    cr_assert(s1 == s2 && memcmp(c1, c2, s1) == 0);
-    free(c1);
-    free(c2);
-    free(a);
+    static const size_t shapes[3][3] = {{500, 400, 0}, {300000, 0, 0}, {60, 50, 90}};
+    int k, nt;
+    for (k = 0; k < 6; ++k) {
+        const ghz_dtype_t dt = k % 2 ? GHZ_F64 : GHZ_F32;
+        const size_t* sh = shapes[k / 2];
+        const size_t n = sh[0] * (sh[1] ? sh[1] : 1) * (sh[2] ? sh[2] : 1);
+        void* a = tu_make(dt, k < 2 ? TU_NOISY : TU_SMOOTH, n, 4 + (unsigned)k);
+        ghz_params_t p = ratio_params(dt, GHZ_EB_ABS, k == 2 ? 1e-6 : 1e-3, sh[0], sh[1], sh[2]);
+        size_t s1, s2, i;
+        unsigned char *c1, *c2;
+        for (i = 17; i < n; i += 5003) { /* specials, and outliers (|k| > QMAX) */
+            if (dt == GHZ_F32) ((float*)a)[i] = i % 2 ? NAN : 1e7f;
+            else ((double*)a)[i] = i % 2 ? NAN : 1e7;
+        }
+        p.nthreads = 1;
+        c1 = tu_compress(&p, a, n, &s1);
+        for (nt = 0; nt < 4; ++nt) {
+            p.nthreads = nt == 0 ? 0 : nt + 1 + (nt == 3); /* all, 2, 3, 5 */
+            c2 = tu_compress(&p, a, n, &s2);
+            cr_assert(s1 == s2 && memcmp(c1, c2, s1) == 0, "shape %d, %d threads: other bytes", k, p.nthreads);
+            free(c2);
+        }
+        free(c1);
+        free(a);
+    }
 }
 
 Test(ratio, shape_and_version_of_the_frame)
@@ -440,7 +454,7 @@ static unsigned char* spread_frame(const float* a, size_t d0, size_t d1, double 
     fi.eb_user = fi.eb_abs = eb;
     fi.n = n;
     cr_assert_not_null(c);
-    cr_assert_eq(ghz_ratio_encode(&e, &fi, dims, S, (const uint8_t*)a, c, cap, &fs), GHZ_SUCCESS, "spread %u: %s",
+    cr_assert_eq(ghz_ratio_encode(&e, &fi, dims, S, (const uint8_t*)a, c, cap, &fs, 1), GHZ_SUCCESS, "spread %u: %s",
                  S, ghz_last_error_detail());
     *size = (size_t)fs;
     return c;
@@ -478,4 +492,45 @@ Test(ratio, every_spread_reads_back)
     }
     free(a);
     free(b);
+}
+
+/* The reader on several threads (a pass's chunks cut into shares, the outliers filled
+ * in pass order after): the values and the verdicts of one thread, on a frame of many
+ * chunks per pass (spread 6) holding specials and outliers, whole and damaged. */
+Test(ratio, decoding_on_any_number_of_threads)
+{
+    const size_t d0 = 512, d1 = 300, n = d0 * d1;
+    const double eb = 1e-3;
+    float* a = smooth2d(d0, d1);
+    float *b1 = (float*)malloc(n * sizeof(float)), *bt = (float*)malloc(n * sizeof(float));
+    size_t size, i, got;
+    int nt;
+    unsigned char *c, *bad;
+    for (i = 0; i < n; i += 997) a[i] = (float)(i % 3 ? 1e30 : -2e29); /* outliers */
+    for (i = 5; i < n; i += 4099) a[i] = NAN;
+    c = spread_frame(a, d0, d1, eb, 6, &size);
+    cr_assert_eq(ghz_decompress_mt(c, size, b1, n * sizeof(float), &got, 1), GHZ_SUCCESS, "%s",
+                 ghz_last_error_detail());
+    for (i = 0; i < n; ++i)
+        if (!isnan(a[i])) cr_assert_leq(fabs((double)b1[i] - (double)a[i]), eb, "element %zu", i);
+    for (nt = 2; nt <= 5; ++nt) {
+        cr_assert_eq(ghz_decompress_mt(c, size, bt, n * sizeof(float), &got, nt), GHZ_SUCCESS, "%d threads: %s", nt,
+                     ghz_last_error_detail());
+        cr_assert(memcmp(b1, bt, n * sizeof(float)) == 0, "%d threads decode other values", nt);
+    }
+    bad = (unsigned char*)malloc(size);
+    for (i = 64; i < size; i += 1 + i / 40) {
+        ghz_status_t s1, s3;
+        memcpy(bad, c, size);
+        bad[i] ^= (unsigned char)(1u << (i % 8));
+        s1 = ghz_decompress_mt(bad, size, b1, n * sizeof(float), &got, 1);
+        s3 = ghz_decompress_mt(bad, size, bt, n * sizeof(float), &got, 3);
+        cr_assert_eq(s1, s3, "byte %zu: %d on one thread, %d on three", i, (int)s1, (int)s3);
+        if (s1 == GHZ_SUCCESS) cr_assert(memcmp(b1, bt, n * sizeof(float)) == 0, "byte %zu", i);
+    }
+    free(bad);
+    free(c);
+    free(a);
+    free(b1);
+    free(bt);
 }

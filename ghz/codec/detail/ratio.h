@@ -13,15 +13,17 @@
  * caller's), its chunks cut with `spread` (RATIO.md, Chunks: writers pass
  * ghz_ratio_spread_for(n); tests pass others, as any valid spread reads). Returns
  * GHZ_ERR_UNSUPPORTED, with no detail, when the frame would be larger than
- * ghz_compress_bound allows: the caller then writes a block frame. */
+ * ghz_compress_bound allows: the caller then writes a block frame. nthreads threads
+ * (OpenMP builds; 0 = all) write the same bytes as one. */
 ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* info,
                               const size_t dims[3], unsigned spread, const uint8_t* src, uint8_t* dst,
-                              uint64_t capacity, uint64_t* frame_size);
+                              uint64_t capacity, uint64_t* frame_size, int nthreads);
 
 /* Decodes the ratio frame at frame (header checked into *info; checksum verified by
- * the caller) into out, which holds info->n values. Every byte is validated before it
- * is used; GHZ_ERR_CORRUPT with a detail otherwise. */
-ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info, uint8_t* out);
+ * the caller) into out, which holds info->n values, on nthreads threads (OpenMP builds;
+ * 0 = all): the same values and verdict on any number. Every byte is validated before
+ * it is used; GHZ_ERR_CORRUPT with a detail otherwise. */
+ghz_status_t ghz_ratio_decode(const uint8_t* frame, const ghz_frame_info_t* info, uint8_t* out, int nthreads);
 
 /* The extents of a ratio frame (1-D n for a block frame). */
 ghz_status_t ghz_ratio_dims(const uint8_t* frame, const ghz_frame_info_t* info, uint64_t d[3]);

@@ -123,37 +123,55 @@ GHZ_RATIO_PREDICT_FN(ghz_ratio_predict_f64, double)
 typedef int (*ghz_ratio_block_fn)(void* arg, uint64_t i, uint64_t step, const double* p, const uint8_t* cx,
                                   uint64_t nb);
 
-/* Calls fn on the elements of pass ps (cubic or linear), in pass order, block by
- * block, with the predictions and contexts from the reconstructions X (dtype f32 or
- * f64). Returns 0, or fn's nonzero value. */
-static inline int ghz_ratio_pass_blocks(const ghz_ratio_pass_t* ps, const uint64_t d[3], unsigned cubic,
-                                        const void* X, int is_f32, double r, ghz_ratio_block_fn fn, void* arg)
+/* Calls fn on the elements k0 <= k < k1 (in pass order) of pass ps (cubic or linear),
+ * block by block, with the predictions and contexts from the reconstructions X (dtype
+ * f32 or f64). Returns 0, or fn's nonzero value. */
+static inline int ghz_ratio_pass_range(const ghz_ratio_pass_t* ps, const uint64_t d[3], unsigned cubic,
+                                       const void* X, int is_f32, double r, uint64_t k0, uint64_t k1,
+                                       ghz_ratio_block_fn fn, void* arg)
 {
     double p[GHZ_RATIO_BLOCK];
     uint8_t cx[GHZ_RATIO_BLOCK];
-    uint64_t i1, i2, step, off;
+    const uint64_t C = ps->count[0];
+    uint64_t row, k = k0, skip, step, off;
+    if (k0 >= k1) return 0;
     ghz_ratio_pass_steps(ps, d, &step, &off);
-    for (i2 = 0; i2 < ps->count[2]; ++i2)
-        for (i1 = 0; i1 < ps->count[1]; ++i1) {
-            ghz_ratio_run_t run[4];
-            const unsigned nr = ghz_ratio_row_runs(ps, d, cubic, i1, i2, run);
-            unsigned g;
-            for (g = 0; g < nr; ++g) {
-                uint64_t i = run[g].i, m = run[g].m;
-                while (m) {
-                    const uint64_t nb = m < GHZ_RATIO_BLOCK ? m : GHZ_RATIO_BLOCK;
-                    int rc;
-                    if (is_f32)
-                        ghz_ratio_predict_f32((const float*)X, i, step, off, run[g].kind, nb, r, p, cx);
-                    else
-                        ghz_ratio_predict_f64((const double*)X, i, step, off, run[g].kind, nb, r, p, cx);
-                    if ((rc = fn(arg, i, step, p, cx, nb)) != 0) return rc;
-                    m -= nb;
-                    i += nb * step;
-                }
+    for (row = k0 / C, skip = k0 % C; k < k1; ++row, skip = 0) {
+        ghz_ratio_run_t run[4];
+        const unsigned nr = ghz_ratio_row_runs(ps, d, cubic, row % ps->count[1], row / ps->count[1], run);
+        unsigned g;
+        for (g = 0; g < nr && k < k1; ++g) {
+            uint64_t i = run[g].i, m = run[g].m;
+            if (skip >= m) {
+                skip -= m;
+                continue;
+            }
+            i += skip * step;
+            m -= skip;
+            skip = 0;
+            if (m > k1 - k) m = k1 - k;
+            while (m) {
+                const uint64_t nb = m < GHZ_RATIO_BLOCK ? m : GHZ_RATIO_BLOCK;
+                int rc;
+                if (is_f32)
+                    ghz_ratio_predict_f32((const float*)X, i, step, off, run[g].kind, nb, r, p, cx);
+                else
+                    ghz_ratio_predict_f64((const double*)X, i, step, off, run[g].kind, nb, r, p, cx);
+                if ((rc = fn(arg, i, step, p, cx, nb)) != 0) return rc;
+                m -= nb;
+                i += nb * step;
+                k += nb;
             }
         }
+    }
     return 0;
+}
+
+/* The whole pass. */
+static inline int ghz_ratio_pass_blocks(const ghz_ratio_pass_t* ps, const uint64_t d[3], unsigned cubic,
+                                        const void* X, int is_f32, double r, ghz_ratio_block_fn fn, void* arg)
+{
+    return ghz_ratio_pass_range(ps, d, cubic, X, is_f32, r, 0, ps->points, fn, arg);
 }
 
 #endif
