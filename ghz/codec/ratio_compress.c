@@ -71,21 +71,21 @@ static void put_outlier(enc_t* s, uint64_t i)
     ++s->n_out;
 }
 
-/* Appends m elements of `size` bytes to p (n of them, room for *cap); -1 when out of
- * memory. */
-static int append(void** p, uint64_t* n, uint64_t* cap, const void* src, uint64_t m, size_t size)
+/* p, holding *n elements of `size` bytes in room for *cap, with the m elements of src
+ * appended (grown as needed); NULL when out of memory (p is then unchanged). */
+static void* append(void* p, uint64_t* n, uint64_t* cap, const void* src, uint64_t m, size_t size)
 {
     if (*n + m > *cap) {
         uint64_t c = *cap ? *cap : 1024;
         void* grown;
         while (c < *n + m) c *= 2;
-        if (!(grown = realloc(*p, (size_t)(c * size)))) return -1;
-        *p = grown;
+        if (!(grown = realloc(p, (size_t)(c * size)))) return NULL;
+        p = grown;
         *cap = c;
     }
-    if (m) memcpy((uint8_t*)*p + *n * size, src, (size_t)(m * size));
+    if (m) memcpy((uint8_t*)p + *n * size, src, (size_t)(m * size));
     *n += m;
-    return 0;
+    return p;
 }
 
 static void put_extra(enc_t* s, uint32_t ex)
@@ -280,9 +280,13 @@ static void code_pass(enc_t* s, const uint64_t d[3], const ghz_ratio_pass_t* ps,
         for (c = 0; c < GHZ_RATIO_NCTX; ++c)
             for (y = 0; y < GHZ_RATIO_NSYM_MAX; ++y) s->count[c][y] += h->count[c][y];
         s->n_special += h->n_special;
-        if (h->oom || append((void**)&s->extra, &s->n_extra, &s->cap_extra, h->extra, h->n_extra, 4) != 0 ||
-            append((void**)&s->out, &s->n_out, &s->cap_out, h->out, h->n_out, s->e->elem) != 0)
-            s->oom = 1;
+        uint32_t* extra = h->n_extra ? (uint32_t*)append(s->extra, &s->n_extra, &s->cap_extra, h->extra, h->n_extra, 4)
+                                     : s->extra;
+        uint8_t* out = h->n_out ? (uint8_t*)append(s->out, &s->n_out, &s->cap_out, h->out, h->n_out, s->e->elem)
+                                : s->out;
+        if (h->oom || (h->n_extra && !extra) || (h->n_out && !out)) s->oom = 1;
+        if (extra) s->extra = extra;
+        if (out) s->out = out;
     }
     s->next += ps->points;
 }
