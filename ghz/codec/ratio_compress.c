@@ -396,10 +396,10 @@ typedef struct {
 } chunk_out_t;
 
 /* Codes the K symbols sym[0..K) of a chunk of a pass cut into chunks of cs into *r;
- * ex: the extra bits of its symbols that have some, in order. Returns how many of
- * them it took. */
+ * ex[ex0...]: the extra bits of its symbols that have some, in order (ex is NULL where
+ * the frame has none). Returns how many of them it took. */
 static uint64_t code_chunk(const uint16_t* sym, uint64_t K, uint64_t cs, const tables_t* t, const uint32_t* ex,
-                           chunk_out_t* r)
+                           uint64_t ex0, chunk_out_t* r)
 {
     const unsigned W = GHZ_RATIO_CHUNK_LANES(K);
     const uint64_t steps = (K + W - 1) / W;
@@ -425,7 +425,7 @@ static uint64_t code_chunk(const uint16_t* sym, uint64_t K, uint64_t cs, const t
     for (j = 0; j < K; ++j) {
         const unsigned nb = t->nb[sym[j]];
         if (!nb) continue;
-        acc |= (uint64_t)ex[used++] << nacc;
+        acc |= (uint64_t)ex[ex0 + used++] << nacc;
         nacc += nb;
         r->nbits += nb;
         if (nacc >= 32) {
@@ -450,12 +450,13 @@ static void put_chunk(const chunk_out_t* r, uint64_t cs, sink_t* o, sink_t* dir)
 }
 
 /* Writes the rANS chunks of one pass's K0 symbols (RATIO.md, Chunks), 2^lg symbols a
- * chunk: directory entries to dir, data to o. *ex walks the extra bits of the
- * symbols that have some. With T > 1 threads, T chunks at a time are coded at once
+ * chunk: directory entries to dir, data to o. ex[*ex_at...]: the extra bits of the
+ * symbols that have some (*ex_at moves past this pass's). With T > 1 threads, T chunks at a time are coded at once
  * (each into its own r[i]; its extra bits found by counting the symbols before it),
  * then written in order. */
 static void write_pass_chunks(const uint16_t* symbols, uint64_t K0, unsigned lg, const tables_t* t,
-                              const uint32_t** ex, chunk_out_t* r, int T, uint64_t* exs, sink_t* o, sink_t* dir)
+                              const uint32_t* ex, uint64_t* ex_at, chunk_out_t* r, int T, uint64_t* exs, sink_t* o,
+                              sink_t* dir)
 {
     const uint64_t cs = (uint64_t)1 << lg, nch = (K0 + cs - 1) / cs;
     uint64_t b;
@@ -463,7 +464,7 @@ static void write_pass_chunks(const uint16_t* symbols, uint64_t K0, unsigned lg,
     if (T > 1) T = threads_for(T, nch, 2);
     if (T <= 1) {
         for (b = 0; b < K0; b += cs) {
-            *ex += code_chunk(symbols + b, K0 - b < cs ? K0 - b : cs, cs, t, *ex, &r[0]);
+            *ex_at += code_chunk(symbols + b, K0 - b < cs ? K0 - b : cs, cs, t, ex, *ex_at, &r[0]);
             put_chunk(&r[0], cs, o, dir);
         }
         return;
@@ -483,11 +484,12 @@ static void write_pass_chunks(const uint16_t* symbols, uint64_t K0, unsigned lg,
 #pragma omp parallel for num_threads(m) schedule(static, 1)
         for (c = 0; c < m; ++c) {
             const uint64_t c0 = (b + (uint64_t)c) * cs;
-            (void)code_chunk(symbols + c0, K0 - c0 < cs ? K0 - c0 : cs, cs, t, *ex + exs[b + (uint64_t)c], &r[c]);
+            (void)code_chunk(symbols + c0, K0 - c0 < cs ? K0 - c0 : cs, cs, t, ex, *ex_at + exs[b + (uint64_t)c],
+                             &r[c]);
         }
         for (c = 0; c < m; ++c) put_chunk(&r[c], cs, o, dir);
     }
-    *ex += exs[nch];
+    *ex_at += exs[nch];
 }
 
 /* The mask residual's runs with predecessor distance lag (0: none), written to o
@@ -677,11 +679,11 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     o.len += dir_bytes;
     chunks_at = o.len;
     {
-        const uint32_t* ex = st.extra;
+        uint64_t ex_at = 0;
         for (i = 0, st.next = 0; i < 3u * L; ++i) {
             write_pass_chunks(st.sym + st.next, st.pass_points[i],
-                              ghz_ratio_pass_chunk_log2(st.pass_points[i], GHZ_RATIO_CHUNK_LOG2, spread), t, &ex, r,
-                              nt, exs, &o, &dir);
+                              ghz_ratio_pass_chunk_log2(st.pass_points[i], GHZ_RATIO_CHUNK_LOG2, spread), t, st.extra,
+                              &ex_at, r, nt, exs, &o, &dir);
             st.next += st.pass_points[i];
         }
     }
