@@ -45,58 +45,19 @@ static int special_at(const ghz_enc_params* e, const uint8_t* src, uint64_t i, u
     return is_special(e, x, *bits);
 }
 
-/* p, holding n elements of `size` bytes in room for *cap, grown when full to hold
- * one more; NULL when out of memory (p is then unchanged). */
-static void* grow(void* p, uint64_t n, uint64_t* cap, size_t size)
-{
-    void* grown;
-    uint64_t c;
-    if (n < *cap) return p;
-    c = *cap ? 2 * *cap : 1024;
-    grown = realloc(p, (size_t)(c * size));
-    if (grown) *cap = c;
-    return grown;
-}
-
 /* Element i is an outlier: its bits go to the outlier array. */
 static void put_outlier(enc_t* s, uint64_t i)
 {
-    uint8_t* out = (uint8_t*)grow(s->out, s->n_out, &s->cap_out, s->e->elem);
-    if (!out) {
-        s->oom = 1;
-        return;
-    }
-    s->out = out;
-    memcpy(s->out + s->n_out * s->e->elem, s->src + i * s->e->elem, s->e->elem);
-    ++s->n_out;
-}
-
-/* p, holding *n elements of `size` bytes in room for *cap, with the m elements of src
- * appended (grown as needed); NULL when out of memory (p is then unchanged). */
-static void* append(void* p, uint64_t* n, uint64_t* cap, const void* src, uint64_t m, size_t size)
-{
-    if (*n + m > *cap) {
-        uint64_t c = *cap ? *cap : 1024;
-        void* grown;
-        while (c < *n + m) c *= 2;
-        if (!(grown = realloc(p, (size_t)(c * size)))) return NULL;
-        p = grown;
-        *cap = c;
-    }
-    if (m) memcpy((uint8_t*)p + *n * size, src, (size_t)(m * size));
-    *n += m;
-    return p;
+    uint8_t* out = (uint8_t*)ghz_append(s->out, &s->n_out, &s->cap_out, s->src + i * s->e->elem, 1, s->e->elem);
+    if (out) s->out = out;
+    else s->oom = 1;
 }
 
 static void put_extra(enc_t* s, uint32_t ex)
 {
-    uint32_t* extra = (uint32_t*)grow(s->extra, s->n_extra, &s->cap_extra, sizeof(uint32_t));
-    if (!extra) {
-        s->oom = 1;
-        return;
-    }
-    s->extra = extra;
-    s->extra[s->n_extra++] = ex;
+    uint32_t* extra = (uint32_t*)ghz_append(s->extra, &s->n_extra, &s->cap_extra, &ex, 1, sizeof ex);
+    if (extra) s->extra = extra;
+    else s->oom = 1;
 }
 
 /* Codes a block (ratio_rows.h) against its predictions (RATIO.md, Quantization,
@@ -280,10 +241,10 @@ static void code_pass(enc_t* s, const uint64_t d[3], const ghz_ratio_pass_t* ps,
         for (c = 0; c < GHZ_RATIO_NCTX; ++c)
             for (y = 0; y < GHZ_RATIO_NSYM_MAX; ++y) s->count[c][y] += h->count[c][y];
         s->n_special += h->n_special;
-        uint32_t* extra = h->n_extra ? (uint32_t*)append(s->extra, &s->n_extra, &s->cap_extra, h->extra, h->n_extra, 4)
-                                     : s->extra;
-        uint8_t* out = h->n_out ? (uint8_t*)append(s->out, &s->n_out, &s->cap_out, h->out, h->n_out, s->e->elem)
-                                : s->out;
+        uint32_t* extra =
+            h->n_extra ? (uint32_t*)ghz_append(s->extra, &s->n_extra, &s->cap_extra, h->extra, h->n_extra, 4) : s->extra;
+        uint8_t* out =
+            h->n_out ? (uint8_t*)ghz_append(s->out, &s->n_out, &s->cap_out, h->out, h->n_out, s->e->elem) : s->out;
         if (h->oom || (h->n_extra && !extra) || (h->n_out && !out)) s->oom = 1;
         if (extra) s->extra = extra;
         if (out) s->out = out;
@@ -451,9 +412,9 @@ static void put_chunk(const chunk_out_t* r, uint64_t cs, sink_t* o, sink_t* dir)
 
 /* Writes the rANS chunks of one pass's K0 symbols (RATIO.md, Chunks), 2^lg symbols a
  * chunk: directory entries to dir, data to o. ex[*ex_at...]: the extra bits of the
- * symbols that have some (*ex_at moves past this pass's). With T > 1 threads, T chunks at a time are coded at once
- * (each into its own r[i]; its extra bits found by counting the symbols before it),
- * then written in order. */
+ * symbols that have some (*ex_at moves past this pass's). With T > 1 threads, T chunks
+ * at a time are coded at once (each into its own r[i]; its extra bits found by
+ * counting the symbols before it), then written in order. */
 static void write_pass_chunks(const uint16_t* symbols, uint64_t K0, unsigned lg, const tables_t* t,
                               const uint32_t* ex, uint64_t* ex_at, chunk_out_t* r, int T, uint64_t* exs, sink_t* o,
                               sink_t* dir)

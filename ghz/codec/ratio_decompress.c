@@ -13,6 +13,7 @@
 #include "ghz/codec/detail/ratio.h"
 #include "ghz/codec/detail/ratio_frame.h"
 #include "ghz/codec/detail/ratio_rows.h"
+#include "ghz/codec/detail/scratch.h"
 #include "ghz/detail/error.h"
 
 /* A context's decoding table: lut[c][r] is the symbol s with cum[s] <= r < cum[s] +
@@ -207,18 +208,13 @@ static int next_outlier(decoder_t* dc, double* v)
 /* Notes outlier element i of chunk c (decode_pass fills it in). */
 static int note_outlier(outlier_list_t* o, uint64_t i, uint64_t c)
 {
-    if (o->n + 2 > o->cap) {
-        const uint64_t cap = o->cap ? 2 * o->cap : 64;
-        uint64_t* at = (uint64_t*)realloc(o->at, cap * sizeof *at);
-        if (!at) {
-            o->oom = 1;
-            return -1;
-        }
-        o->at = at;
-        o->cap = cap;
+    const uint64_t pair[2] = {i, c};
+    uint64_t* at = (uint64_t*)ghz_append(o->at, &o->n, &o->cap, pair, 2, sizeof *pair);
+    if (!at) {
+        o->oom = 1;
+        return -1;
     }
-    o->at[o->n++] = i;
-    o->at[o->n++] = c;
+    o->at = at;
     return 0;
 }
 
