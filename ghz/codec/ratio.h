@@ -38,6 +38,10 @@ extern "C" {
     ((K) >= 32u * GHZ_RATIO_LANE_MIN_SYMBOLS ? 32u : (unsigned)(((K) + 127u) / 128u))
 /* Directory bytes of a chunk of K symbols: words, extra_bits, one state per lane. */
 #define GHZ_RATIO_DIR_ENTRY(K) (8u + 4u * GHZ_RATIO_CHUNK_LANES(K))
+/* Bytes of a chunk's words (u16, padded to 4 bytes), and of the chunk (then its
+ * extra-bit u32 words), from its directory entry's counts. */
+#define GHZ_RATIO_WORD_BYTES(words) ((2 * (uint64_t)(words) + 3u) & ~(uint64_t)3u)
+#define GHZ_RATIO_CHUNK_BYTES(words, bits) (GHZ_RATIO_WORD_BYTES(words) + 4 * (((uint64_t)(bits) + 31u) / 32u))
 #define GHZ_RATIO_STATE_LOW 65536u  /* rANS states live in [2^16, 2^32) */
 #define GHZ_RATIO_Z_LIMIT (1u << 30)
 /* The writer costs 1/GHZ_RATIO_SAMPLE of a pass's points: runs of GHZ_RATIO_SAMPLE_RUN

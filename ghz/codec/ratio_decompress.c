@@ -107,7 +107,7 @@ static ghz_status_t check_directory(const reader_t* r)
                 for (lane = 0; lane < GHZ_RATIO_CHUNK_LANES(K); ++lane)
                     if (ghz_load_le(e + 8 + 4 * lane, 4) < GHZ_RATIO_STATE_LOW)
                         return corrupt("a lane state below 2^16", c);
-                total += ((2 * words + 3) & ~(uint64_t)3) + 4 * ((bits + 31) / 32);
+                total += GHZ_RATIO_CHUNK_BYTES(words, bits);
                 left -= K;
                 ++c;
             }
@@ -150,8 +150,8 @@ static void open_chunk(const reader_t* r, chunk_t* ch, uint64_t c, uint64_t K)
     ch->nextra = ghz_load_le(e + 4, 4);
     for (lane = 0; lane < ch->W; ++lane) ch->x[lane] = (uint32_t)ghz_load_le(e + 8 + 4 * lane, 4);
     ch->words = r->frame + r->L->off_chunks + ch->data;
-    ch->extra = ch->words + ((2 * ch->nwords + 3) & ~(uint64_t)3);
-    ch->data += ((2 * ch->nwords + 3) & ~(uint64_t)3) + 4 * ((ch->nextra + 31) / 32);
+    ch->extra = ch->words + GHZ_RATIO_WORD_BYTES(ch->nwords);
+    ch->data += GHZ_RATIO_CHUNK_BYTES(ch->nwords, ch->nextra);
     ch->wpos = ch->epos = 0;
 }
 
@@ -367,7 +367,7 @@ static ghz_status_t decode_pass(decoder_t* dc, const ghz_ratio_pass_t* ps, unsig
         for (; c < ca; ++c) {
             const uint8_t* e = r->frame + dir;
             dir += GHZ_RATIO_DIR_ENTRY(c + 1 < nch ? cs : ps->points - c * cs);
-            data += ((2 * ghz_load_le(e, 4) + 3) & ~(uint64_t)3) + 4 * ((ghz_load_le(e + 4, 4) + 31) / 32);
+            data += GHZ_RATIO_CHUNK_BYTES(ghz_load_le(e, 4), ghz_load_le(e + 4, 4));
         }
         if (t < T) {
             sh[t].dir = dir;
