@@ -133,12 +133,15 @@ static inline int ghz_ratio_pass_range(const ghz_ratio_pass_t* ps, const uint64_
     double p[GHZ_RATIO_BLOCK];
     uint8_t cx[GHZ_RATIO_BLOCK];
     const uint64_t C = ps->count[0];
-    uint64_t row, k = k0, skip, step, off;
+    uint64_t i1, i2, k = k0, skip, step, off;
     if (k0 >= k1) return 0;
     ghz_ratio_pass_steps(ps, d, &step, &off);
-    for (row = k0 / C, skip = k0 % C; k < k1; ++row, skip = 0) {
+    skip = k0 % C;
+    i1 = k0 / C % ps->count[1];
+    i2 = k0 / C / ps->count[1];
+    while (k < k1) { /* row (i1, i2), from element `skip` on */
         ghz_ratio_run_t run[4];
-        const unsigned nr = ghz_ratio_row_runs(ps, d, cubic, row % ps->count[1], row / ps->count[1], run);
+        const unsigned nr = ghz_ratio_row_runs(ps, d, cubic, i1, i2, run);
         unsigned g;
         for (g = 0; g < nr && k < k1; ++g) {
             uint64_t i = run[g].i, m = run[g].m;
@@ -162,6 +165,11 @@ static inline int ghz_ratio_pass_range(const ghz_ratio_pass_t* ps, const uint64_
                 i += nb * step;
                 k += nb;
             }
+        }
+        skip = 0;
+        if (++i1 == ps->count[1]) {
+            i1 = 0;
+            ++i2;
         }
     }
     return 0;
