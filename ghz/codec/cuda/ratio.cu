@@ -793,7 +793,7 @@ __global__ void __launch_bounds__(kScanThreads) enc_scan_kernel(enc_args a)
         unsigned long long sz = 0, no = 0, tsz, tno;
         if (c < nch) {
             const ratio_chunk_info& ci = a.ch[c];
-            sz = ((2ull * ci.words + 3u) & ~3ull) + 4ull * ((ci.bits + 31u) / 32u);
+            sz = GHZ_RATIO_CHUNK_BYTES(ci.words, ci.bits);
             no = ci.n_out;
         }
         unsigned long long osz, ono;
@@ -875,7 +875,7 @@ __global__ void __launch_bounds__(kWriteThreads) enc_write_kernel(enc_args a)
     for (uint32_t i = t; i < nw; i += kWriteThreads) put_le(dst, base + 2ull * i, lim, words[i], 2);
     if ((nw & 1u) && t == 0) put_le(dst, base + 2ull * nw, lim, 0, 2);
     /* extra bits in symbol order and outliers in pass order, tile by tile */
-    const uint64_t ebase = base + ((2ull * nw + 3u) & ~3ull);
+    const uint64_t ebase = base + GHZ_RATIO_WORD_BYTES(nw);
     const int32_t* const code = a.code + j0;
     for (unsigned i = t; i < kWriteWin; i += kWriteThreads) win[i] = 0;
     unsigned cubic;
@@ -1504,7 +1504,7 @@ __device__ void dec_directory(const chunk_t& c, ratio_dec_state* ds)
             for (unsigned lane = 0; lane < W; ++lane)
                 if (get_le(e + 8 + 4 * lane, 4) < GHZ_RATIO_STATE_LOW) bad = 1;
             if (bad) s_bad = 1;
-            sz = ((2 * words + 3) & ~3ull) + 4 * ((bits + 31) / 32);
+            sz = GHZ_RATIO_CHUNK_BYTES(words, bits);
         }
         scan_t(tmp).ExclusiveSum(sz, o, total);
         if (ci < hi) chs[ci].off = s_carry + o;
@@ -1556,12 +1556,14 @@ __device__ bool dec_directory_place(const chunk_t& c, ratio_dec_state* ds)
  * true (a chunk with outliers, once the pass's counts are known): the same symbols are
  * decoded again and only the outliers written, from rank `base` on.
  *
- * The rANS state is the only chain from step to step, so everything else is kept off
- * it: the steps go in batches of kBatch, whose neighbours are all loaded (and their
- * predictions and contexts formed) before the batch's first rANS step; the words and
- * the extra bits are read from windows in registers (four 64-word and four 32-word
- * blocks a warp), each refilled three blocks ahead of its use. */
-template <typename T, bool fix>
+ * A warp's steps are one dependent chain, so the loop keeps everything it can off the
+ * chain and in flight: the steps go in batches of kBatch; the next batch's neighbours
+ * are loaded while this one decodes; a batch's rANS steps run first, then its extra
+ * bits (the scans of its steps side by side, skipped when no lane has any), then its
+ * values. The words and the extra bits are read from windows in registers (four 64-word
+ * and four 32-word blocks a warp), each refilled three blocks ahead of its use. Indices
+ * are I: 32-bit when the batch's frames are below kIndex32 values. */
+template <typename T, typename I, bool fix>
 __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (*lut)[GHZ_RATIO_M],
                           const uint16_t* f, const uint32_t* cum, const unsigned* nsym, uint64_t ci, unsigned P,
                           const ghz_ratio_pass_t& ps, unsigned cubic, const ghz_quantizer_t& z, uint64_t base)
@@ -1578,11 +1580,15 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     const uint32_t nxw = (nextra + 31u) / 32u; /* u32 words of extra bits */
     uint32_t x = lane < W ? (uint32_t)get_le(e + 8 + 4 * lane, 4) : GHZ_RATIO_STATE_LOW;
     const uint8_t* const words = c.src + L.off_chunks + dec_chunks(c)[ci].off;
-    const uint8_t* const extra = words + ((2ull * nwords + 3u) & ~3ull);
+    const uint8_t* const extra = words + GHZ_RATIO_WORD_BYTES(nwords);
     const uint64_t* const d = L.d;
     const unsigned ax = ps.axis;
-    const uint64_t stride = ax == 0 ? 1 : ax == 1 ? d[0] : d[0] * d[1];
-    const uint64_t off = ps.s * stride, ext = d[ax];
+    const I d0 = (I)d[0], d1 = (I)d[1];
+    const I stride = ax == 0 ? (I)1 : ax == 1 ? d0 : d0 * d1;
+    const I off = (I)ps.s * stride, ext = (I)d[ax], sp = (I)ps.s;
+    const I f0 = (I)ps.first[0], f1 = (I)ps.first[1], f2 = (I)ps.first[2];
+    const I st0 = (I)ps.step[0], st1 = (I)ps.step[1], st2 = (I)ps.step[2];
+    const I n0 = (I)ps.count[0], n1 = (I)ps.count[1];
     const bool lossless = !(z.eb > 0.0);
     U* const out = (U*)c.dst;
     const T* const xv = (const T*)c.dst;
@@ -1603,49 +1609,61 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     int bad = 0;
     /* this lane's point of the pass, by its index along each of the pass's three
      * counts; it moves W points a step */
-    uint64_t i0, i1, i2;
+    I i0, i1, i2;
     {
-        const uint64_t u = k0 + lane, r = u / ps.count[0];
-        i0 = u - r * ps.count[0];
-        i2 = r / ps.count[1];
-        i1 = r - i2 * ps.count[1];
+        const I u = (I)k0 + (I)lane, r = u / n0;
+        i0 = u - r * n0;
+        i2 = r / n1;
+        i1 = r - i2 * n1;
     }
-    for (uint32_t g0 = 0; g0 < K && !bad; g0 += kBatch * W) {
-        uint64_t idx[kBatch];
-        double p[kBatch];
-        unsigned cx[kBatch];
-        bool act[kBatch];
-        nbrs_t<T> nb[kBatch];
+    /* the neighbours of the batch at g, all loads in flight at once */
+    auto load_batch = [&](uint32_t g, I (&ix)[kBatch], bool (&ac)[kBatch], nbrs_t<T> (&nq)[kBatch]) {
 #pragma unroll
-        for (unsigned s = 0; s < kBatch; ++s) { /* the batch's neighbours, all loads in flight */
-            act[s] = lane < W && g0 + s * W + lane < K;
-            idx[s] = 0;
-            if (act[s]) {
-                const uint64_t c0 = ps.first[0] + ps.step[0] * i0, c1 = ps.first[1] + ps.step[1] * i1,
-                               c2 = ps.first[2] + ps.step[2] * i2;
-                const uint64_t t = ax == 0 ? c0 : ax == 1 ? c1 : c2;
-                idx[s] = c0 + d[0] * (c1 + d[1] * c2);
-                nbrs_load<T>(xv, idx[s], t, ps.s, off, ext, cubic, nb[s]);
-                i0 += W;
-                if (i0 >= ps.count[0]) {
-                    const uint64_t q = i0 / ps.count[0];
-                    i0 -= q * ps.count[0];
+        for (unsigned s = 0; s < kBatch; ++s) {
+            ac[s] = lane < W && g + s * W + lane < K;
+            ix[s] = 0;
+            nq[s].hc = nq[s].hu = nq[s].hv = false;
+            if (ac[s]) {
+                const I c0 = f0 + st0 * i0, c1 = f1 + st1 * i1, c2 = f2 + st2 * i2;
+                const I t = ax == 0 ? c0 : ax == 1 ? c1 : c2;
+                ix[s] = c0 + d0 * (c1 + d1 * c2);
+                nbrs_load<T, I>(xv, ix[s], t, sp, off, ext, cubic, nq[s]);
+                i0 += (I)W;
+                if (i0 >= n0) {
+                    const I q = i0 / n0;
+                    i0 -= q * n0;
                     i1 += q;
-                    if (i1 >= ps.count[1]) {
-                        const uint64_t q1 = i1 / ps.count[1];
-                        i1 -= q1 * ps.count[1];
+                    if (i1 >= n1) {
+                        const I q1 = i1 / n1;
+                        i1 -= q1 * n1;
                         i2 += q1;
                     }
                 }
             }
         }
+    };
+    I idx[kBatch];
+    bool act[kBatch];
+    nbrs_t<T> nb[kBatch];
+    load_batch(0, idx, act, nb);
+    for (uint32_t g0 = 0; g0 < K && !bad; g0 += kBatch * W) {
+        double p[kBatch];
+        unsigned cx[kBatch];
 #pragma unroll
         for (unsigned s = 0; s < kBatch; ++s) { /* predictions and contexts (ratio.h) */
             p[s] = act[s] && !fix ? nbrs_predict<T>(nb[s]) : 0.0;
             cx[s] = act[s] ? nbrs_context<T>(nb[s], z.r) : 0u;
         }
+        /* the next batch's neighbours load while this one decodes */
+        I idx_n[kBatch];
+        bool act_n[kBatch];
+        nbrs_t<T> nb_n[kBatch];
+        load_batch(g0 + kBatch * W, idx_n, act_n, nb_n);
+        /* The batch's rANS steps first: the state is the only chain from step to step,
+         * so nothing else (extra bits, reconstruction) waits in its way. */
+        unsigned sym[kBatch];
 #pragma unroll
-        for (unsigned s = 0; s < kBatch; ++s) { /* the rANS steps */
+        for (unsigned s = 0; s < kBatch; ++s) {
             unsigned s2 = 0;
             if (act[s]) {
                 if (nsym[cx[s]] == 0) bad = 1; /* a symbol in a context without a table */
@@ -1654,6 +1672,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
                 const unsigned t = cx[s] * kNsym + s2;
                 ghz_rans_take(&x, f[t], cum[t]);
             }
+            sym[s] = s2;
             const bool need = act[s] && x < GHZ_RATIO_STATE_LOW;
             const uint32_t m = __ballot_sync(kLanesAll, need);
             {
@@ -1665,7 +1684,6 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
                 if (need) x = (x << 16) | ((r & 1u) ? pair >> 16 : pair & 0xFFFFu);
             }
             wpos += __popc(m);
-            if (wpos > nwords) bad = 1;
             if (wpos - 64u * wb >= 64u) { /* slide one block, and load the one three ahead */
                 ++wb;
                 w0 = w1;
@@ -1673,37 +1691,58 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
                 w2 = w3;
                 w3 = wblk(wb + 3u);
             }
-            const unsigned nb = act[s] && s2 ? ghz_ratio_extra_bits(s2) : 0u;
-            unsigned incl = nb;
+        }
+        if (wpos > nwords) bad = 1;
+        /* the extra bits: each step's offsets (independent of one another), then the bits */
+        unsigned nbits[kBatch], incl[kBatch], some = 0;
+#pragma unroll
+        for (unsigned s = 0; s < kBatch; ++s) {
+            nbits[s] = sym[s] ? ghz_ratio_extra_bits(sym[s]) : 0u;
+            incl[s] = nbits[s];
+            some |= nbits[s];
+        }
+        const bool any_extra = __any_sync(kLanesAll, some != 0); /* rare at most bounds: skip the scans */
+        uint32_t ex[kBatch];
+#pragma unroll
+        for (unsigned s = 0; s < kBatch; ++s) ex[s] = 0;
+        if (any_extra) {
 #pragma unroll
             for (int k = 1; k < 32; k <<= 1) {
-                const unsigned v = __shfl_up_sync(kLanesAll, incl, k);
-                if ((int)lane >= k) incl += v;
+#pragma unroll
+                for (unsigned s = 0; s < kBatch; ++s) {
+                    const unsigned v = __shfl_up_sync(kLanesAll, incl[s], k);
+                    if ((int)lane >= k) incl[s] += v;
+                }
             }
-            const unsigned tot = __shfl_sync(kLanesAll, incl, 31);
-            uint32_t ex = 0;
-            {
+#pragma unroll
+            for (unsigned s = 0; s < kBatch; ++s) {
+                const unsigned nb = nbits[s], tot = __shfl_sync(kLanesAll, incl[s], 31);
                 /* bit pb sits in word pb / 32, at most 59 words past the window's start */
-                const uint32_t pb = epos + incl - nb, wr = pb / 32u - 32u * eb, sh = pb % 32u;
+                const uint32_t pb = epos + incl[s] - nb, wr = pb / 32u - 32u * eb, sh = pb % 32u;
                 const uint32_t a0 = __shfl_sync(kLanesAll, e0, wr & 31u), a1 = __shfl_sync(kLanesAll, e1, wr & 31u);
                 const uint32_t b0 = __shfl_sync(kLanesAll, e0, (wr + 1u) & 31u),
                                b1 = __shfl_sync(kLanesAll, e1, (wr + 1u) & 31u);
                 const uint32_t lo = wr < 32u ? a0 : a1, hi = wr + 1u < 32u ? b0 : b1;
                 if (nb) {
-                    ex = lo >> sh;
-                    if (sh + nb > 32u) ex |= hi << (32u - sh);
-                    ex &= (1u << nb) - 1u;
+                    uint32_t v = lo >> sh;
+                    if (sh + nb > 32u) v |= hi << (32u - sh);
+                    ex[s] = v & ((1u << nb) - 1u);
+                }
+                epos += tot;
+                if (epos / 32u - 32u * eb >= 32u) {
+                    ++eb;
+                    e0 = e1;
+                    e1 = e2;
+                    e2 = e3;
+                    e3 = eblk(eb + 3u);
                 }
             }
-            epos += tot;
             if (epos > nextra) bad = 1;
-            if (epos / 32u - 32u * eb >= 32u) {
-                ++eb;
-                e0 = e1;
-                e1 = e2;
-                e2 = e3;
-                e3 = eblk(eb + 3u);
-            }
+        }
+        /* the values: outliers in rank order, the others reconstructed */
+#pragma unroll
+        for (unsigned s = 0; s < kBatch; ++s) {
+            const unsigned s2 = sym[s];
             const bool outl = act[s] && s2 == 0;
             const uint32_t om = __ballot_sync(kLanesAll, outl);
             if (fix) {
@@ -1720,7 +1759,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
                     }
                 }
             } else if (act[s] && !outl) {
-                const uint32_t zz = ghz_ratio_unsymbol(s2, ex);
+                const uint32_t zz = ghz_ratio_unsymbol(s2, ex[s]);
                 const int32_t k = ghz_ratio_unzigzag(zz);
                 if (zz > GHZ_RATIO_Z_LIMIT - 2u || (lossless && k != 0))
                     bad = 1;
@@ -1730,6 +1769,12 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
             nout += __popc(om);
         }
         bad = __any_sync(kLanesAll, bad);
+#pragma unroll
+        for (unsigned s = 0; s < kBatch; ++s) {
+            idx[s] = idx_n[s];
+            act[s] = act_n[s];
+            nb[s] = nb_n[s];
+        }
     }
     if (!fix && !bad) { /* everything read, lanes home, padding zero */
         bad = wpos != nwords || epos != nextra || __any_sync(kLanesAll, x != GHZ_RATIO_STATE_LOW);
@@ -1859,7 +1904,7 @@ __device__ void dec_specials(const chunk_t& c, ratio_dec_state* ds)
 
 /* The whole reader, one cooperative launch over the batch's frames, one after the
  * other; a batch without a ratio frame leaves at once. */
-template <typename T>
+template <typename T, typename I>
 /* One CTA an SM: capped at 128 registers for two, the step loop spills its batch and
  * windows, which costs more than the second CTA gains. */
 __global__ void __launch_bounds__(kPassThreads) dec_kernel(batch_t b)
@@ -1907,7 +1952,7 @@ __global__ void __launch_bounds__(kPassThreads) dec_kernel(batch_t b)
             if (!ps.points) continue;
             const uint64_t c0 = ds->cstart[P], c1 = ds->cstart[P + 1];
             for (uint64_t ci = c0 + gw; ci < c1; ci += gws)
-                dec_chunk<T, false>(c, ds, lut, f, cum, nsym, ci, P, ps, cubic, z, 0);
+                dec_chunk<T, I, false>(c, ds, lut, f, cum, nsym, ci, P, ps, cubic, z, 0);
             grid.sync();
             if (*(volatile int*)&ds->bad) break;
             const uint64_t po = *(volatile unsigned long long*)&ds->pass_out[P];
@@ -1918,7 +1963,7 @@ __global__ void __launch_bounds__(kPassThreads) dec_kernel(batch_t b)
                     unsigned long long sum = 0;
                     for (uint64_t q = c0 + lane_id(); q < ci; q += 32) sum += chs[q].n_out;
                     sum = warp_sum(sum);
-                    dec_chunk<T, true>(c, ds, lut, f, cum, nsym, ci, P, ps, cubic, z, before + sum);
+                    dec_chunk<T, I, true>(c, ds, lut, f, cum, nsym, ci, P, ps, cubic, z, before + sum);
                 }
                 before += po;
                 grid.sync();
@@ -1942,8 +1987,13 @@ cudaError_t launch_ratio_decompress_t(const batch_t& b, int sms, cudaStream_t st
         if (b.c[i].capacity / sizeof(T) > most) most = b.c[i].capacity / sizeof(T);
     /* a warp per chunk of a pass: no more warps than chunks */
     const uint64_t want = (dec_chunks_max(most) + kPassThreads / 32 - 1) / (kPassThreads / 32);
-    const unsigned g = resident_grid(dec_kernel<T>, kPassThreads, sms, want < kDecMaxGrid ? want : kDecMaxGrid);
-    return launch_coop(dec_kernel<T>, g, kPassThreads, stream, b);
+    if (most < kIndex32) { /* every index fits 32 bits (kIndex32) */
+        const unsigned g =
+            resident_grid(dec_kernel<T, uint32_t>, kPassThreads, sms, want < kDecMaxGrid ? want : kDecMaxGrid);
+        return launch_coop(dec_kernel<T, uint32_t>, g, kPassThreads, stream, b);
+    }
+    const unsigned g = resident_grid(dec_kernel<T, uint64_t>, kPassThreads, sms, want < kDecMaxGrid ? want : kDecMaxGrid);
+    return launch_coop(dec_kernel<T, uint64_t>, g, kPassThreads, stream, b);
 }
 
 cudaError_t launch_ratio_decompress(const batch_t& b, int dtype, int sms, cudaStream_t stream)
