@@ -43,6 +43,7 @@
  *  3. CTA 0 checks the specials section and patches the specials in.
  * No n-sized intermediate array: the output is the working array. */
 #include <cooperative_groups.h>
+#include <type_traits>
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -300,6 +301,11 @@ __device__ __forceinline__ uint32_t chunk_geom(const uint64_t* pstart, const uin
 constexpr unsigned kNctx = GHZ_RATIO_NCTX;
 constexpr unsigned kNsym = GHZ_RATIO_NSYM_MAX;
 constexpr unsigned kTab = kNctx * kNsym;
+/* the tables' bytes at most, in minimal varints: per context a count (<= 133) and kNsym
+ * frequencies (<= 4096), two bytes each at most; a longer part is corrupt for every reader */
+constexpr unsigned kTableBytesMax = kNctx * (2u + 2u * kNsym);
+/* a ratio frame's header, section and choice bytes at most */
+constexpr unsigned kHeadBytesMax = GHZ_HEADER_SIZE + GHZ_RATIO_SECTION + 3u * kMaxLevels;
 
 } // namespace
 
@@ -1403,49 +1409,70 @@ __device__ __forceinline__ void dec_corrupt(const chunk_t& c, ratio_dec_state* d
 template <typename T>
 __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
 {
+    /* The header, section and choices, then the tables, are copied in by the CTA:
+     * thread 0 reads them one field or varint after the other, and a chain of global
+     * loads would cost about a microsecond a byte. */
+    __shared__ uint8_t s_head[kHeadBytesMax];
+    __shared__ uint8_t s_tab[kTableBytesMax];
     __shared__ int s_ok;
     const parsed_t* const pr = c.parsed;
     const unsigned t = threadIdx.x;
+    const bool mine = pr->status == GHZ_SUCCESS && pr->is_ratio && pr->crc_status == GHZ_SUCCESS;
+    if (mine) {
+        const uint64_t room = GHZ_HEADER_SIZE + pr->info.payload_size;
+        for (unsigned i = t; i < kHeadBytesMax && i < room; i += blockDim.x) s_head[i] = c.src[i];
+    }
+    __syncthreads();
     if (t == 0) {
-        const bool mine = pr->status == GHZ_SUCCESS && pr->is_ratio && pr->crc_status == GHZ_SUCCESS;
         int ok = mine;
         ds->parsed = 0;
         ds->dir_bad = 0;
         ds->bad = 0;
-        if (ok) {
+        if (ok) { /* it reads the first GHZ_HEADER_SIZE + GHZ_RATIO_SECTION + 3 L bytes, within the payload */
             ds->info = pr->info;
-            if (ghz_ratio_layout(c.src, &pr->info, &ds->L) != 0) ok = 0;
+            if (ghz_ratio_layout(s_head, &pr->info, &ds->L) != 0) ok = 0;
         }
+        if (ok && ds->L.table_bytes > kTableBytesMax) ok = 0;
+        s_ok = ok;
+    }
+    __syncthreads();
+    if (s_ok) {
+        for (unsigned i = t; i < ds->L.table_bytes; i += blockDim.x) s_tab[i] = c.src[ds->L.off_table + i];
+        for (unsigned i = t; i < kTab; i += blockDim.x) {
+            ds->f[i] = 0;
+            ds->cum[i] = 0;
+        }
+    }
+    __syncthreads();
+    if (t == 0) {
+        int ok = s_ok;
         if (ok) { /* RATIO.md, Tables: per context a varint count and its varint frequencies */
-            const uint8_t* p = c.src + ds->L.off_table;
             const uint64_t lim = ds->L.table_bytes;
             uint64_t pos = 0, v;
-            for (unsigned i = 0; i < kTab; ++i) {
-                ds->f[i] = 0;
-                ds->cum[i] = 0;
-            }
             for (unsigned cx = 0; cx < kNctx && ok; ++cx) {
-                uint32_t sum = 0;
-                if (ghz_varint_get(p, lim, &pos, &v) != 0 || v > kNsym) {
+                uint32_t sum = 0, last = 0;
+                if (ghz_varint_get(s_tab, lim, &pos, &v) != 0 || v > kNsym) {
                     ok = 0;
                     break;
                 }
-                ds->nsym[cx] = (unsigned)v;
-                for (unsigned s = 0; s < ds->nsym[cx]; ++s) {
-                    if (ghz_varint_get(p, lim, &pos, &v) != 0 || v > GHZ_RATIO_M) {
+                const unsigned ns = (unsigned)v;
+                ds->nsym[cx] = ns;
+                for (unsigned s = 0; s < ns; ++s) {
+                    if (ghz_varint_get(s_tab, lim, &pos, &v) != 0 || v > GHZ_RATIO_M) {
                         ok = 0;
                         break;
                     }
                     ds->f[cx * kNsym + s] = (uint16_t)v;
                     ds->cum[cx * kNsym + s] = sum;
                     sum += (uint32_t)v;
+                    last = (uint32_t)v;
                 }
-                if (ok && ds->nsym[cx] && (sum != GHZ_RATIO_M || ds->f[cx * kNsym + ds->nsym[cx] - 1] == 0)) ok = 0;
+                if (ok && ns && (sum != GHZ_RATIO_M || last == 0)) ok = 0;
             }
             if (ok && pos != lim) ok = 0;
         }
         if (ok) { /* choices were checked by the layout: the pass table */
-            pass_table(ds->L.d, ds->L.levels, c.src + ds->L.off_choices, ds->L.chunk_log2, ds->L.spread, ds->pstart,
+            pass_table(ds->L.d, ds->L.levels, s_head + ds->L.off_choices, ds->L.chunk_log2, ds->L.spread, ds->pstart,
                        ds->cstart, ds->dstart, ds->plog);
             for (unsigned P = 0; P < 3u * ds->L.levels; ++P) ds->pass_out[P] = 0;
             ((typename bits_of<T>::type*)c.dst)[0] = (typename bits_of<T>::type)ds->L.x0;
@@ -1583,12 +1610,8 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     const uint8_t* const extra = words + GHZ_RATIO_WORD_BYTES(nwords);
     const uint64_t* const d = L.d;
     const unsigned ax = ps.axis;
-    const I d0 = (I)d[0], d1 = (I)d[1];
-    const I stride = ax == 0 ? (I)1 : ax == 1 ? d0 : d0 * d1;
-    const I off = (I)ps.s * stride, ext = (I)d[ax], sp = (I)ps.s;
-    const I f0 = (I)ps.first[0], f1 = (I)ps.first[1], f2 = (I)ps.first[2];
-    const I st0 = (I)ps.step[0], st1 = (I)ps.step[1], st2 = (I)ps.step[2];
-    const I n0 = (I)ps.count[0], n1 = (I)ps.count[1];
+    const I off = (I)(ps.s * (ax == 0 ? 1 : ax == 1 ? d[0] : d[0] * d[1])), ext = (I)pick3(d, ax), sp = (I)ps.s;
+    const I first = (I)pick3(ps.first, ax), step = (I)pick3(ps.step, ax);
     const bool lossless = !(z.eb > 0.0);
     U* const out = (U*)c.dst;
     const T* const xv = (const T*)c.dst;
@@ -1607,15 +1630,8 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     uint32_t e0 = eblk(0), e1 = eblk(1), e2 = eblk(2), e3 = eblk(3), eb = 0;
     uint32_t wpos = 0, epos = 0, nout = 0;
     int bad = 0;
-    /* this lane's point of the pass, by its index along each of the pass's three
-     * counts; it moves W points a step */
-    I i0, i1, i2;
-    {
-        const I u = (I)k0 + (I)lane, r = u / n0;
-        i0 = u - r * n0;
-        i2 = r / n1;
-        i1 = r - i2 * n1;
-    }
+    /* this lane's point of the pass; it moves W points a step */
+    pass_walk_t<I> w(ps, d, k0 + lane, W);
     /* the neighbours of the batch at g, all loads in flight at once */
     auto load_batch = [&](uint32_t g, I (&ix)[kBatch], bool (&ac)[kBatch], nbrs_t<T> (&nq)[kBatch]) {
 #pragma unroll
@@ -1624,21 +1640,9 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
             ix[s] = 0;
             nq[s].hc = nq[s].hu = nq[s].hv = false;
             if (ac[s]) {
-                const I c0 = f0 + st0 * i0, c1 = f1 + st1 * i1, c2 = f2 + st2 * i2;
-                const I t = ax == 0 ? c0 : ax == 1 ? c1 : c2;
-                ix[s] = c0 + d0 * (c1 + d1 * c2);
-                nbrs_load<T, I>(xv, ix[s], t, sp, off, ext, cubic, nq[s]);
-                i0 += (I)W;
-                if (i0 >= n0) {
-                    const I q = i0 / n0;
-                    i0 -= q * n0;
-                    i1 += q;
-                    if (i1 >= n1) {
-                        const I q1 = i1 / n1;
-                        i1 -= q1 * n1;
-                        i2 += q1;
-                    }
-                }
+                ix[s] = w.index();
+                nbrs_load<T, I>(xv, ix[s], first + step * w.along(ax), sp, off, ext, cubic, nq[s]);
+                w.advance();
             }
         }
     };
@@ -1646,13 +1650,16 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     bool act[kBatch];
     nbrs_t<T> nb[kBatch];
     load_batch(0, idx, act, nb);
-    for (uint32_t g0 = 0; g0 < K && !bad; g0 += kBatch * W) {
+    /* one batch; full: every lane has all kBatch steps (a full chunk's batches but the
+     * last), so that none of them tests it */
+    auto batch = [&](uint32_t g0, auto full_t) {
+        constexpr bool full = decltype(full_t)::value;
         double p[kBatch];
         unsigned cx[kBatch];
 #pragma unroll
         for (unsigned s = 0; s < kBatch; ++s) { /* predictions and contexts (ratio.h) */
-            p[s] = act[s] && !fix ? nbrs_predict<T>(nb[s]) : 0.0;
-            cx[s] = act[s] ? nbrs_context<T>(nb[s], z.r) : 0u;
+            p[s] = (full || act[s]) && !fix ? nbrs_predict<T>(nb[s]) : 0.0;
+            cx[s] = (full || act[s]) ? nbrs_context<T>(nb[s], z.r) : 0u;
         }
         /* the next batch's neighbours load while this one decodes */
         I idx_n[kBatch];
@@ -1665,7 +1672,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
 #pragma unroll
         for (unsigned s = 0; s < kBatch; ++s) {
             unsigned s2 = 0;
-            if (act[s]) {
+            if ((full || act[s])) {
                 if (nsym[cx[s]] == 0) bad = 1; /* a symbol in a context without a table */
                 s2 = lut[cx[s]][x & (GHZ_RATIO_M - 1u)];
                 s2 = s2 < kNsym ? s2 : kNsym - 1u;
@@ -1673,7 +1680,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
                 ghz_rans_take(&x, f[t], cum[t]);
             }
             sym[s] = s2;
-            const bool need = act[s] && x < GHZ_RATIO_STATE_LOW;
+            const bool need = (full || act[s]) && x < GHZ_RATIO_STATE_LOW;
             const uint32_t m = __ballot_sync(kLanesAll, need);
             {
                 /* word wpos + rank sits at r from the window's start, r < 96 */
@@ -1743,7 +1750,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
 #pragma unroll
         for (unsigned s = 0; s < kBatch; ++s) {
             const unsigned s2 = sym[s];
-            const bool outl = act[s] && s2 == 0;
+            const bool outl = (full || act[s]) && s2 == 0;
             const uint32_t om = __ballot_sync(kLanesAll, outl);
             if (fix) {
                 if (outl) {
@@ -1758,7 +1765,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
                         out[idx[s]] = v;
                     }
                 }
-            } else if (act[s] && !outl) {
+            } else if ((full || act[s]) && !outl) {
                 const uint32_t zz = ghz_ratio_unsymbol(s2, ex[s]);
                 const int32_t k = ghz_ratio_unzigzag(zz);
                 if (zz > GHZ_RATIO_Z_LIMIT - 2u || (lossless && k != 0))
@@ -1775,7 +1782,11 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
             act[s] = act_n[s];
             nb[s] = nb_n[s];
         }
-    }
+    };
+    uint32_t g0 = 0;
+    if (W == 32)
+        for (; g0 + kBatch * 32u <= K && !bad; g0 += kBatch * 32u) batch(g0, std::true_type());
+    for (; g0 < K && !bad; g0 += kBatch * W) batch(g0, std::false_type());
     if (!fix && !bad) { /* everything read, lanes home, padding zero */
         bad = wpos != nwords || epos != nextra || __any_sync(kLanesAll, x != GHZ_RATIO_STATE_LOW);
         if ((nwords & 1u) && get_le(words + 2ull * nwords, 2) != 0) bad = 1;
