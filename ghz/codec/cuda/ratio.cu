@@ -1482,9 +1482,16 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
     }
     __syncthreads();
     if (!s_ok) return;
-    for (unsigned cx = 0; cx < kNctx; ++cx)
-        for (unsigned s = t; s < ds->nsym[cx]; s += blockDim.x)
-            for (unsigned i = 0; i < ds->f[cx * kNsym + s]; ++i) ds->lut[cx][ds->cum[cx * kNsym + s] + i] = (uint8_t)s;
+    /* counts and offsets read once: the byte stores below may alias them, and a reload
+     * from global memory per stored byte made this fill the reader's slowest step */
+    for (unsigned cx = 0; cx < kNctx; ++cx) {
+        const unsigned ns = ds->nsym[cx];
+        for (unsigned s = t; s < ns; s += blockDim.x) {
+            const unsigned fs = ds->f[cx * kNsym + s];
+            uint8_t* const to = ds->lut[cx] + ds->cum[cx * kNsym + s];
+            for (unsigned i = 0; i < fs; ++i) to[i] = (uint8_t)s;
+        }
+    }
     __syncthreads();
     if (t == 0) ds->parsed = 1;
 }
