@@ -1640,10 +1640,10 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     /* this lane's point of the pass; it moves W points a step */
     pass_walk_t<I> w(ps, d, k0 + lane, W);
     /* the neighbours of the batch at g, all loads in flight at once */
-    auto load_batch = [&](uint32_t g, I (&ix)[kBatch], bool (&ac)[kBatch], nbrs_t<T> (&nq)[kBatch]) {
+    auto load_batch = [&](uint32_t g, I (&ix)[kBatch], bool (&ac)[kBatch], nbrs_t<T> (&nq)[kBatch], auto full_t) {
 #pragma unroll
         for (unsigned s = 0; s < kBatch; ++s) {
-            ac[s] = lane < W && g + s * W + lane < K;
+            ac[s] = decltype(full_t)::value || (lane < W && g + s * W + lane < K);
             ix[s] = 0;
             nq[s].hc = nq[s].hu = nq[s].hv = false;
             if (ac[s]) {
@@ -1656,9 +1656,9 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     I idx[kBatch];
     bool act[kBatch];
     nbrs_t<T> nb[kBatch];
-    load_batch(0, idx, act, nb);
-    /* one batch; full: every lane has all kBatch steps (a full chunk's batches but the
-     * last), so that none of them tests it */
+    load_batch(0, idx, act, nb, std::false_type());
+    /* one batch; full: every lane has all kBatch steps in this batch and in the next
+     * (a full chunk's batches but the last two), so that none of them tests it */
     auto batch = [&](uint32_t g0, auto full_t) {
         constexpr bool full = decltype(full_t)::value;
         double p[kBatch];
@@ -1672,7 +1672,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
         I idx_n[kBatch];
         bool act_n[kBatch];
         nbrs_t<T> nb_n[kBatch];
-        load_batch(g0 + kBatch * W, idx_n, act_n, nb_n);
+        load_batch(g0 + kBatch * W, idx_n, act_n, nb_n, full_t);
         /* The batch's rANS steps first: the state is the only chain from step to step,
          * so nothing else (extra bits, reconstruction) waits in its way. */
         unsigned sym[kBatch];
@@ -1792,7 +1792,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     };
     uint32_t g0 = 0;
     if (W == 32)
-        for (; g0 + kBatch * 32u <= K && !bad; g0 += kBatch * 32u) batch(g0, std::true_type());
+        for (; g0 + 2u * kBatch * 32u <= K && !bad; g0 += kBatch * 32u) batch(g0, std::true_type());
     for (; g0 < K && !bad; g0 += kBatch * W) batch(g0, std::false_type());
     if (!fix && !bad) { /* everything read, lanes home, padding zero */
         bad = wpos != nwords || epos != nextra || __any_sync(kLanesAll, x != GHZ_RATIO_STATE_LOW);
