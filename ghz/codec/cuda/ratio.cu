@@ -1679,7 +1679,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
 #pragma unroll
         for (unsigned s = 0; s < kBatch; ++s) {
             unsigned s2 = 0;
-            if ((full || act[s])) {
+            if (full || act[s]) {
                 if (nsym[cx[s]] == 0) bad = 1; /* a symbol in a context without a table */
                 s2 = lut[cx[s]][x & (GHZ_RATIO_M - 1u)];
                 s2 = s2 < kNsym ? s2 : kNsym - 1u;
@@ -1715,7 +1715,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
             incl[s] = nbits[s];
             some |= nbits[s];
         }
-        const bool any_extra = __any_sync(kLanesAll, some != 0); /* rare at most bounds: skip the scans */
+        const bool any_extra = __any_sync(kLanesAll, some != 0); /* none in the batch: no scans */
         uint32_t ex[kBatch];
 #pragma unroll
         for (unsigned s = 0; s < kBatch; ++s) ex[s] = 0;
