@@ -187,3 +187,57 @@ Test(golden, covers_every_block_kind)
               seen_mask, seen_quant);
     cr_assert(total < 50 * 1024, "golden files take %zu bytes", total);
 }
+
+/* Ratio frames of format version 3 (RATIO.md), written by ghz 0.2.0 (ghz-cli compress
+ * --prefer ratio, see README.md) and frozen with that library's decoded output: every
+ * later reader must read them to the same bits, on one thread and on several. */
+typedef struct {
+    const char* name; /* <name>.raw, <name>.v3.ghz, <name>.v3.out */
+    ghz_dtype_t dtype;
+    size_t n;
+    int has_fill;
+    double fill;
+} golden_v3_t;
+
+static const golden_v3_t golden_ratio_v3[] = {
+    {"ratio_f32_3d", GHZ_F32, 30 * 20 * 10, 1, -9999.0}, /* fill, NaN, outliers */
+    {"ratio_f64_2d", GHZ_F64, 40 * 30, 0, 0.0},          /* Inf, outliers */
+    {"ratio_f32_1d", GHZ_F32, 3000, 0, 0.0},             /* REL, NaN */
+};
+
+Test(golden, ratio_frames_of_version_3_still_decode)
+{
+    size_t c;
+    for (c = 0; c < sizeof golden_ratio_v3 / sizeof golden_ratio_v3[0]; c++) {
+        const golden_v3_t* g = &golden_ratio_v3[c];
+        const size_t bytes = g->n * ghz_dtype_size(g->dtype);
+        size_t raw_size, frame_size, want_size, n_out = 0, bad;
+        char name[256], msg[512];
+        unsigned char *raw, *frame, *want;
+        ghz_frame_info_t fi;
+        void *out, *mt;
+        snprintf(name, sizeof name, "%s.v3", g->name);
+        raw = read_file(g->name, ".raw", &raw_size);
+        frame = read_file(name, ".ghz", &frame_size);
+        want = read_file(name, ".out", &want_size);
+        cr_assert(raw_size == bytes && want_size == bytes, "%s: file sizes", g->name);
+        cr_assert_eq(ghz_frame_info(frame, frame_size, &fi), GHZ_SUCCESS, "%s", name);
+        cr_assert(fi.format_version == 3 && fi.prefer == GHZ_PREFER_RATIO && fi.dtype == g->dtype &&
+                      fi.n == g->n && fi.frame_size == frame_size,
+                  "%s: header fields", name);
+        out = tu_decompress(frame, frame_size, g->dtype, g->n);
+        cr_assert(memcmp(out, want, bytes) == 0, "%s: decoded values differ from version 3's reader's", name);
+        mt = tu_alloc(g->dtype, g->n);
+        cr_assert_eq(ghz_decompress_mt(frame, frame_size, mt, bytes, &n_out, 0), GHZ_SUCCESS, "%s: %s", name,
+                     ghz_last_error_detail());
+        cr_assert(n_out == g->n && memcmp(mt, want, bytes) == 0, "%s: threaded decoding", name);
+        bad = tu_check_bound(raw, out, g->n, g->dtype, fi.eb_abs, g->has_fill,
+                             g->has_fill ? tu_bits_of(g->dtype, g->fill) : 0, msg, sizeof msg);
+        cr_assert(bad == (size_t)-1, "%s: %s", name, msg);
+        free(mt);
+        free(out);
+        free(raw);
+        free(frame);
+        free(want);
+    }
+}
