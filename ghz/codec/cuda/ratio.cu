@@ -1352,7 +1352,13 @@ constexpr unsigned kDecMaxGrid = 1024; /* the reader's CTAs at most: one directo
 struct ratio_dec_state {
     int parsed;     /* a ratio frame whose header, checksum, section and tables were accepted */
     int dir_bad;    /* a directory entry out of its bounds (any CTA's slice) */
-    int bad;        /* a corrupt part was found: read after grid-wide barriers, the passes stop */
+    int bad;        /* a corrupt part was found */
+    /* The first step at which a chunk was found corrupt: 2 P for pass P's chunks, 2 P + 1
+     * for its outliers. After step s's barrier every CTA stops when bad_step <= s: a
+     * CTA already in a later step can only lower it to more than s, so all CTAs agree,
+     * where a plain flag read after the barrier can be set by a faster CTA's next step
+     * before a slower one reads it, and the slower one would leave the faster waiting. */
+    unsigned bad_step;
     ghz_ratio_layout_t L;
     ghz_frame_info_t info;
     uint16_t f[kTab];
@@ -1428,6 +1434,7 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
         ds->parsed = 0;
         ds->dir_bad = 0;
         ds->bad = 0;
+        ds->bad_step = UINT_MAX;
         if (ok) { /* it reads the first GHZ_HEADER_SIZE + GHZ_RATIO_SECTION + 3 L bytes, within the payload */
             ds->info = pr->info;
             if (ghz_ratio_layout(s_head, &pr->info, &ds->L) != 0) ok = 0;
@@ -1804,7 +1811,10 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
             dec_chunks(c)[ci].n_out = nout;
             if (nout) atomicAdd(&ds->pass_out[P], (unsigned long long)nout);
         }
-        if (bad) dec_corrupt(c, ds);
+        if (bad) {
+            atomicMin(&ds->bad_step, 2u * P + (fix ? 1u : 0u));
+            dec_corrupt(c, ds);
+        }
     }
 }
 
@@ -1972,7 +1982,7 @@ __global__ void __launch_bounds__(kPassThreads) dec_kernel(batch_t b)
             for (uint64_t ci = c0 + gw; ci < c1; ci += gws)
                 dec_chunk<T, I, false>(c, ds, lut, f, cum, nsym, ci, P, ps, cubic, z, 0);
             grid.sync();
-            if (*(volatile int*)&ds->bad) break;
+            if (*(volatile unsigned*)&ds->bad_step <= 2u * P) break;
             const uint64_t po = *(volatile unsigned long long*)&ds->pass_out[P];
             if (po) { /* the chunks with outliers: their base, then the outliers */
                 const ratio_dec_chunk* const chs = dec_chunks(c);
@@ -1985,7 +1995,7 @@ __global__ void __launch_bounds__(kPassThreads) dec_kernel(batch_t b)
                 }
                 before += po;
                 grid.sync();
-                if (*(volatile int*)&ds->bad) break;
+                if (*(volatile unsigned*)&ds->bad_step <= 2u * P + 1u) break;
             }
         }
         if (blockIdx.x == 0) {
