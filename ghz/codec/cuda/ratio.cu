@@ -79,6 +79,17 @@ size_t up256(size_t v)
 /* Steps of a warp-per-chunk loop whose loads are issued together (the rANS state is
  * the only chain from step to step; everything a batch reads is in flight at once). */
 constexpr unsigned kBatch = 4;
+/* The reader's batches (dec_chunk) and CTAs an SM. f32 with 32-bit indices: batches of
+ * two steps, so that the loop fits the 128 registers of two CTAs an SM (spilling a few
+ * words), which costs less than a second CTA of warps gains, each warp's steps being
+ * one chain of latencies. f64 or 64-bit indices spill two to three times as much
+ * there: batches of four, one CTA. */
+template <typename T, typename I>
+struct dec_cfg {
+    static constexpr bool two = sizeof(T) == 4 && sizeof(I) == 4;
+    static constexpr unsigned batch = two ? 2u : 4u;
+    static constexpr unsigned ctas = two ? 2u : 1u;
+};
 
 /* ---- shared helpers ------------------------------------------------------------------ */
 
@@ -1352,7 +1363,13 @@ constexpr unsigned kDecMaxGrid = 1024; /* the reader's CTAs at most: one directo
 struct ratio_dec_state {
     int parsed;     /* a ratio frame whose header, checksum, section and tables were accepted */
     int dir_bad;    /* a directory entry out of its bounds (any CTA's slice) */
-    int bad;        /* a corrupt part was found: read after grid-wide barriers, the passes stop */
+    int bad;        /* a corrupt part was found */
+    /* The first step at which a chunk was found corrupt: 2 P for pass P's chunks, 2 P + 1
+     * for its outliers. After step s's barrier every CTA stops when bad_step <= s: a
+     * CTA already in a later step can only lower it to more than s, so all CTAs agree,
+     * where a plain flag read after the barrier can be set by a faster CTA's next step
+     * before a slower one reads it, and the slower one would leave the faster waiting. */
+    unsigned bad_step;
     ghz_ratio_layout_t L;
     ghz_frame_info_t info;
     uint16_t f[kTab];
@@ -1428,6 +1445,7 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
         ds->parsed = 0;
         ds->dir_bad = 0;
         ds->bad = 0;
+        ds->bad_step = UINT_MAX;
         if (ok) { /* it reads the first GHZ_HEADER_SIZE + GHZ_RATIO_SECTION + 3 L bytes, within the payload */
             ds->info = pr->info;
             if (ghz_ratio_layout(s_head, &pr->info, &ds->L) != 0) ok = 0;
@@ -1591,7 +1609,7 @@ __device__ bool dec_directory_place(const chunk_t& c, ratio_dec_state* ds)
  * decoded again and only the outliers written, from rank `base` on.
  *
  * A warp's steps are one dependent chain, so the loop keeps everything it can off the
- * chain and in flight: the steps go in batches of kBatch; the next batch's neighbours
+ * chain and in flight: the steps go in batches of dec_cfg's; the next batch's neighbours
  * are loaded while this one decodes; a batch's rANS steps run first, then its extra
  * bits (the scans of its steps side by side, skipped when no lane has any), then its
  * values. The words and the extra bits are read from windows in registers (four 64-word
@@ -1640,9 +1658,10 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     /* this lane's point of the pass; it moves W points a step */
     pass_walk_t<I> w(ps, d, k0 + lane, W);
     /* the neighbours of the batch at g, all loads in flight at once */
-    auto load_batch = [&](uint32_t g, I (&ix)[kBatch], bool (&ac)[kBatch], nbrs_t<T> (&nq)[kBatch], auto full_t) {
+    auto load_batch = [&](uint32_t g, I (&ix)[dec_cfg<T, I>::batch], bool (&ac)[dec_cfg<T, I>::batch],
+                          nbrs_t<T> (&nq)[dec_cfg<T, I>::batch], auto full_t) {
 #pragma unroll
-        for (unsigned s = 0; s < kBatch; ++s) {
+        for (unsigned s = 0; s < dec_cfg<T, I>::batch; ++s) {
             ac[s] = decltype(full_t)::value || (lane < W && g + s * W + lane < K);
             ix[s] = 0;
             nq[s].hc = nq[s].hu = nq[s].hv = false;
@@ -1653,31 +1672,31 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
             }
         }
     };
-    I idx[kBatch];
-    bool act[kBatch];
-    nbrs_t<T> nb[kBatch];
+    I idx[dec_cfg<T, I>::batch];
+    bool act[dec_cfg<T, I>::batch];
+    nbrs_t<T> nb[dec_cfg<T, I>::batch];
     load_batch(0, idx, act, nb, std::false_type());
-    /* one batch; full: every lane has all kBatch steps in this batch and in the next
+    /* one batch; full: every lane has all its steps in this batch and in the next
      * (a full chunk's batches but the last two), so that none of them tests it */
     auto batch = [&](uint32_t g0, auto full_t) {
         constexpr bool full = decltype(full_t)::value;
-        double p[kBatch];
-        unsigned cx[kBatch];
+        double p[dec_cfg<T, I>::batch];
+        unsigned cx[dec_cfg<T, I>::batch];
 #pragma unroll
-        for (unsigned s = 0; s < kBatch; ++s) { /* predictions and contexts (ratio.h) */
+        for (unsigned s = 0; s < dec_cfg<T, I>::batch; ++s) { /* predictions and contexts (ratio.h) */
             p[s] = (full || act[s]) && !fix ? nbrs_predict<T>(nb[s]) : 0.0;
             cx[s] = (full || act[s]) ? nbrs_context<T>(nb[s], z.r) : 0u;
         }
         /* the next batch's neighbours load while this one decodes */
-        I idx_n[kBatch];
-        bool act_n[kBatch];
-        nbrs_t<T> nb_n[kBatch];
-        load_batch(g0 + kBatch * W, idx_n, act_n, nb_n, full_t);
+        I idx_n[dec_cfg<T, I>::batch];
+        bool act_n[dec_cfg<T, I>::batch];
+        nbrs_t<T> nb_n[dec_cfg<T, I>::batch];
+        load_batch(g0 + dec_cfg<T, I>::batch * W, idx_n, act_n, nb_n, full_t);
         /* The batch's rANS steps first: the state is the only chain from step to step,
          * so nothing else (extra bits, reconstruction) waits in its way. */
-        unsigned sym[kBatch];
+        unsigned sym[dec_cfg<T, I>::batch];
 #pragma unroll
-        for (unsigned s = 0; s < kBatch; ++s) {
+        for (unsigned s = 0; s < dec_cfg<T, I>::batch; ++s) {
             unsigned s2 = 0;
             if (full || act[s]) {
                 if (nsym[cx[s]] == 0) bad = 1; /* a symbol in a context without a table */
@@ -1708,28 +1727,28 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
         }
         if (wpos > nwords) bad = 1;
         /* the extra bits: each step's offsets (independent of one another), then the bits */
-        unsigned nbits[kBatch], incl[kBatch], some = 0;
+        unsigned nbits[dec_cfg<T, I>::batch], incl[dec_cfg<T, I>::batch], some = 0;
 #pragma unroll
-        for (unsigned s = 0; s < kBatch; ++s) {
+        for (unsigned s = 0; s < dec_cfg<T, I>::batch; ++s) {
             nbits[s] = sym[s] ? ghz_ratio_extra_bits(sym[s]) : 0u;
             incl[s] = nbits[s];
             some |= nbits[s];
         }
         const bool any_extra = __any_sync(kLanesAll, some != 0); /* none in the batch: no scans */
-        uint32_t ex[kBatch];
+        uint32_t ex[dec_cfg<T, I>::batch];
 #pragma unroll
-        for (unsigned s = 0; s < kBatch; ++s) ex[s] = 0;
+        for (unsigned s = 0; s < dec_cfg<T, I>::batch; ++s) ex[s] = 0;
         if (any_extra) {
 #pragma unroll
             for (int k = 1; k < 32; k <<= 1) {
 #pragma unroll
-                for (unsigned s = 0; s < kBatch; ++s) {
+                for (unsigned s = 0; s < dec_cfg<T, I>::batch; ++s) {
                     const unsigned v = __shfl_up_sync(kLanesAll, incl[s], k);
                     if ((int)lane >= k) incl[s] += v;
                 }
             }
 #pragma unroll
-            for (unsigned s = 0; s < kBatch; ++s) {
+            for (unsigned s = 0; s < dec_cfg<T, I>::batch; ++s) {
                 const unsigned nb = nbits[s], tot = __shfl_sync(kLanesAll, incl[s], 31);
                 /* bit pb sits in word pb / 32, at most 59 words past the window's start */
                 const uint32_t pb = epos + incl[s] - nb, wr = pb / 32u - 32u * eb, sh = pb % 32u;
@@ -1755,7 +1774,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
         }
         /* the values: outliers in rank order, the others reconstructed */
 #pragma unroll
-        for (unsigned s = 0; s < kBatch; ++s) {
+        for (unsigned s = 0; s < dec_cfg<T, I>::batch; ++s) {
             const unsigned s2 = sym[s];
             const bool outl = (full || act[s]) && s2 == 0;
             const uint32_t om = __ballot_sync(kLanesAll, outl);
@@ -1784,7 +1803,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
         }
         bad = __any_sync(kLanesAll, bad);
 #pragma unroll
-        for (unsigned s = 0; s < kBatch; ++s) {
+        for (unsigned s = 0; s < dec_cfg<T, I>::batch; ++s) {
             idx[s] = idx_n[s];
             act[s] = act_n[s];
             nb[s] = nb_n[s];
@@ -1792,8 +1811,9 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     };
     uint32_t g0 = 0;
     if (W == 32)
-        for (; g0 + 2u * kBatch * 32u <= K && !bad; g0 += kBatch * 32u) batch(g0, std::true_type());
-    for (; g0 < K && !bad; g0 += kBatch * W) batch(g0, std::false_type());
+        for (; g0 + 2u * dec_cfg<T, I>::batch * 32u <= K && !bad; g0 += dec_cfg<T, I>::batch * 32u)
+            batch(g0, std::true_type());
+    for (; g0 < K && !bad; g0 += dec_cfg<T, I>::batch * W) batch(g0, std::false_type());
     if (!fix && !bad) { /* everything read, lanes home, padding zero */
         bad = wpos != nwords || epos != nextra || __any_sync(kLanesAll, x != GHZ_RATIO_STATE_LOW);
         if ((nwords & 1u) && get_le(words + 2ull * nwords, 2) != 0) bad = 1;
@@ -1804,7 +1824,10 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
             dec_chunks(c)[ci].n_out = nout;
             if (nout) atomicAdd(&ds->pass_out[P], (unsigned long long)nout);
         }
-        if (bad) dec_corrupt(c, ds);
+        if (bad) {
+            atomicMin(&ds->bad_step, 2u * P + (fix ? 1u : 0u));
+            dec_corrupt(c, ds);
+        }
     }
 }
 
@@ -1923,9 +1946,8 @@ __device__ void dec_specials(const chunk_t& c, ratio_dec_state* ds)
 /* The whole reader, one cooperative launch over the batch's frames, one after the
  * other; a batch without a ratio frame leaves at once. */
 template <typename T, typename I>
-/* One CTA an SM: capped at 128 registers for two, the step loop spills its batch and
- * windows, which costs more than the second CTA gains. */
-__global__ void __launch_bounds__(kPassThreads) dec_kernel(batch_t b)
+/* dec_cfg says how many CTAs an SM. */
+__global__ void __launch_bounds__(kPassThreads, (dec_cfg<T, I>::ctas)) dec_kernel(batch_t b)
 {
     __shared__ uint8_t lut[kNctx][GHZ_RATIO_M];
     __shared__ uint16_t f[kTab];
@@ -1972,7 +1994,7 @@ __global__ void __launch_bounds__(kPassThreads) dec_kernel(batch_t b)
             for (uint64_t ci = c0 + gw; ci < c1; ci += gws)
                 dec_chunk<T, I, false>(c, ds, lut, f, cum, nsym, ci, P, ps, cubic, z, 0);
             grid.sync();
-            if (*(volatile int*)&ds->bad) break;
+            if (*(volatile unsigned*)&ds->bad_step <= 2u * P) break;
             const uint64_t po = *(volatile unsigned long long*)&ds->pass_out[P];
             if (po) { /* the chunks with outliers: their base, then the outliers */
                 const ratio_dec_chunk* const chs = dec_chunks(c);
@@ -1985,7 +2007,7 @@ __global__ void __launch_bounds__(kPassThreads) dec_kernel(batch_t b)
                 }
                 before += po;
                 grid.sync();
-                if (*(volatile int*)&ds->bad) break;
+                if (*(volatile unsigned*)&ds->bad_step <= 2u * P + 1u) break;
             }
         }
         if (blockIdx.x == 0) {
