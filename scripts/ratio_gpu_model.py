@@ -78,6 +78,8 @@ def main():
     ap.add_argument("--min-log2", type=int, default=12, help="log2 of the smallest spread chunk (RATIO.md: 12)")
     ap.add_argument("--passes", action="store_true", help="print every pass")
     a = ap.parse_args()
+    if len(a.dims) > 3 or min(a.dims) < 1 or a.warps < 1 or a.min_steps < 1:
+        ap.error("1 to 3 extents, each at least 1, and positive --warps and --min-steps")
     d = (a.dims + [1, 1])[:3]
     rows, path, work = model(d, a.warps, a.min_steps, a.min_log2)
     if a.passes:
