@@ -115,8 +115,9 @@ static void check_values(const void* in, const void* out, size_t n, ghz_dtype_t 
 
 static int ratio_frames; /* cases that gave ratio frames */
 
-/* CPU and GPU frames of one case: the same bytes, each reader the same bits. */
-static void run_case(ghz_cuda_ctx_t* ctx, const field_t* f, ghz_dtype_t t, bound_t b, int expect_ratio)
+/* CPU and GPU frames of one case: the same bytes, each reader the same bits. The GPU
+ * writes and reads its frame at byte `off` of its buffer (the API allows any byte). */
+static void run_case_at(ghz_cuda_ctx_t* ctx, const field_t* f, ghz_dtype_t t, bound_t b, int expect_ratio, size_t off)
 {
     const size_t n = count_of(f), elem = t == GHZ_F32 ? 4 : 8;
     double* v = make_field(f, 0x1234 + n);
@@ -137,22 +138,23 @@ static void run_case(ghz_cuda_ctx_t* ctx, const field_t* f, ghz_dtype_t t, bound
     cudaStream_t s;
     CK(cudaStreamCreate(&s));
     CK(cudaMalloc(&d_src, n * elem + 8));
-    CK(cudaMalloc(&d_frame, cap));
+    CK(cudaMalloc(&d_frame, cap + off));
     CK(cudaMalloc(&d_out, n * elem + 8));
     CK(cudaMemcpy(d_src, src, n * elem, cudaMemcpyHostToDevice));
     GK(ghz_cuda_ctx_reserve_ratio(ctx, t, n));
-    ghz_buf_t dst = dev_buf(d_frame, 0, cap, NULL);
+    uint8_t* const d_at = (uint8_t*)d_frame + off;
+    ghz_buf_t dst = dev_buf(d_at, 0, cap, NULL);
     GK(ghz_cuda_compress_sync(ctx, &p, d_src, n, &dst, s));
-    CK(cudaMemcpy(gpu, d_frame, dst.size, cudaMemcpyDeviceToHost));
-    cr_assert_eq(dst.size, cpu_size, "n = %zu (%zu x %zu x %zu) dtype %d mode %d eb %g: GPU frame %zu bytes, CPU %zu", n,
-                 f->d[0], f->d[1], f->d[2], (int)t, (int)b.mode, b.eb, dst.size, cpu_size);
+    CK(cudaMemcpy(gpu, d_at, dst.size, cudaMemcpyDeviceToHost));
+    cr_assert_eq(dst.size, cpu_size, "n = %zu (%zu x %zu x %zu) dtype %d mode %d eb %g at +%zu: GPU frame %zu bytes, CPU %zu",
+                 n, f->d[0], f->d[1], f->d[2], (int)t, (int)b.mode, b.eb, off, dst.size, cpu_size);
     for (size_t i = 0; i < cpu_size; ++i)
-        cr_assert_eq(gpu[i], cpu[i], "n = %zu dtype %d mode %d eb %g: byte %zu of %zu differs (GPU %u, CPU %u)", n,
-                     (int)t, (int)b.mode, b.eb, i, cpu_size, gpu[i], cpu[i]);
+        cr_assert_eq(gpu[i], cpu[i], "n = %zu dtype %d mode %d eb %g at +%zu: byte %zu of %zu differs (GPU %u, CPU %u)", n,
+                     (int)t, (int)b.mode, b.eb, off, i, cpu_size, gpu[i], cpu[i]);
 
     /* each reader, the CPU's frame (= the GPU's) */
     GK(ghz_decompress(cpu, cpu_size, dec_cpu, n * elem, &n_out));
-    ghz_buf_t in = dev_buf(d_frame, cpu_size, cap, NULL);
+    ghz_buf_t in = dev_buf(d_at, cpu_size, cap, NULL);
     size_t h_n = 0;
     CK(cudaMemset(d_out, 0xA5, n * elem));
     GK(ghz_cuda_decompress_sync(ctx, t, &in, d_out, n * elem, &h_n, s));
@@ -177,6 +179,11 @@ static void run_case(ghz_cuda_ctx_t* ctx, const field_t* f, ghz_dtype_t t, bound
     free(gpu);
     free(dec_cpu);
     free(dec_gpu);
+}
+
+static void run_case(ghz_cuda_ctx_t* ctx, const field_t* f, ghz_dtype_t t, bound_t b, int expect_ratio)
+{
+    run_case_at(ctx, f, t, b, expect_ratio, 0);
 }
 
 static const field_t kShapes[] = {
@@ -210,7 +217,21 @@ Test(cuda_ratio, same_bytes_f64)
     GK(ghz_cuda_ctx_destroy(ctx));
 }
 
-/* E = 0: lossless; a smooth field still predicts some values exactly. */
+/* Frames written and read at byte offsets 0-7 of the device buffer: the chunk writer
+ * stores aligned words whatever the frame's alignment, and its chunks' first and last
+ * bytes are shared with their neighbours. */
+Test(cuda_ratio, output_at_any_byte)
+{
+    need_gpu();
+    static const field_t f = {{300, 201, 0}, 1, 1, 0};
+    ghz_cuda_ctx_t* ctx = make_ctx(1, count_of(&f));
+    for (size_t off = 0; off < 8; ++off) {
+        run_case_at(ctx, &f, GHZ_F32, (bound_t){GHZ_EB_REL, 1e-3}, 1, off);
+        run_case_at(ctx, &f, GHZ_F64, (bound_t){GHZ_EB_REL, 1e-4}, -1, off);
+    }
+    GK(ghz_cuda_ctx_destroy(ctx));
+}
+
 /* Above 2^26 values the writers spread each pass over more chunks (RATIO.md, Chunks):
  * the same bytes there too. GHZ_TEST_RATIO_SPREAD=0 leaves the case out (it takes
  * seconds on the CPU, minutes under compute-sanitizer). */
@@ -225,6 +246,7 @@ Test(cuda_ratio, spread_same_bytes)
     GK(ghz_cuda_ctx_destroy(ctx));
 }
 
+/* E = 0: lossless; a smooth field still predicts some values exactly. */
 Test(cuda_ratio, lossless)
 {
     need_gpu();
@@ -289,7 +311,7 @@ Test(cuda_ratio, damaged_frames)
     void *d_frame, *d_out;
     cudaStream_t s;
     CK(cudaStreamCreate(&s));
-    CK(cudaMalloc(&d_frame, cap));
+    CK(cudaMalloc(&d_frame, cap + off));
     CK(cudaMalloc(&d_out, n * elem));
     uint64_t rng = 99;
     int refused = 0;
@@ -345,7 +367,7 @@ Test(cuda_ratio, block_frames_unchanged)
     GK(ghz_decompress(frame, size, a, n * 4, &n_out));
     ghz_cuda_ctx_t* ctx = make_ctx(1, n);
     void *d_frame, *d_out;
-    CK(cudaMalloc(&d_frame, cap));
+    CK(cudaMalloc(&d_frame, cap + off));
     CK(cudaMalloc(&d_out, n * 4));
     CK(cudaMemcpy(d_frame, frame, size, cudaMemcpyHostToDevice));
     ghz_buf_t in = dev_buf(d_frame, size, cap, NULL);

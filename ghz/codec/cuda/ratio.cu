@@ -848,11 +848,37 @@ __global__ void __launch_bounds__(kScanThreads) enc_scan_kernel(enc_args a)
     }
 }
 
+/* rANS words 2m and 2m + 1 of a chunk of nw as one little-endian u32 (0 past nw). */
+__device__ __forceinline__ uint32_t word_pair(const uint16_t* words, uint32_t nw, uint32_t m)
+{
+    const uint32_t i = 2u * m;
+    return (uint32_t)words[i] | (i + 1u < nw ? (uint32_t)words[i + 1u] << 16 : 0u);
+}
+
+/* A chunk's words c[0..n) start sh = 0..3 bytes past an aligned address `out` (every
+ * chunk at the same offset modulo 4: the frame and its parts lie at any byte, the chunks'
+ * sizes are whole words). Aligned word m of its span, m = 0..n, holds the top sh bytes of
+ * c[m - 1] (lo) and the low 4 - sh bytes of c[m] (hi), little endian. Words 1..n-1 are
+ * the chunk's alone and stored whole; words 0 and n are shared with the neighbours (or
+ * the directory and the outliers), so only the chunk's bytes of them are stored. */
+__device__ __forceinline__ void put_chunk_word(uint32_t* out, unsigned sh, uint64_t m, uint64_t n, uint32_t lo,
+                                               uint32_t hi)
+{
+    const uint32_t v = __funnelshift_rc(lo, hi, 32u - 8u * sh); /* sh = 0: hi */
+    if (sh == 0u || (m > 0u && m < n)) {
+        if (m < n) out[m] = v;
+        return;
+    }
+    uint8_t* const b = (uint8_t*)(out + m);
+    const unsigned b0 = m == 0u ? sh : 0u, b1 = m == 0u ? 4u : sh;
+    for (unsigned i = b0; i < b1; ++i) b[i] = (uint8_t)(v >> (8u * i));
+}
+
 /* One CTA per chunk: its directory entry, words, extra bits and outliers, at their
  * places in the frame. The extra bits and the outliers go in tiles of kWriteTile
  * symbols, kWritePer consecutive ones a thread, placed by a block-wide scan: a chunk
  * takes K / kWriteTile steps, not one per 32 symbols. The bits are gathered in shared
- * memory and stored as whole words (the frame's parts lie at any byte). */
+ * memory; the chunk is stored in aligned u32 words (put_chunk_word). */
 constexpr unsigned kWriteThreads = 256;
 constexpr unsigned kWritePer = 8;
 constexpr unsigned kWriteTile = kWriteThreads * kWritePer;
@@ -865,6 +891,7 @@ __global__ void __launch_bounds__(kWriteThreads) enc_write_kernel(enc_args a)
     typedef cub::BlockScan<unsigned, kWriteThreads> scan_t;
     __shared__ typename scan_t::TempStorage tmp;
     __shared__ uint32_t win[kWriteWin];
+    __shared__ uint32_t prev;
     const ratio_enc_state* const st = a.st;
     if (st->bad_bound || !st->fits) return;
     const unsigned t = threadIdx.x, np = 3u * a.L;
@@ -886,15 +913,22 @@ __global__ void __launch_bounds__(kWriteThreads) enc_write_kernel(enc_args a)
         put_le(dst, de, lim, nw, 4);
         put_le(dst, de + 4, lim, ci.bits, 4);
     }
-    /* words, then a zero word when their count is odd */
+    /* The chunk is n u32 words c[0..n): the rANS words in pairs (a zero one after an odd
+     * count), then the extra bits. It is stored as the aligned words it covers (see
+     * put_chunk_word), sh bytes past an aligned address. */
     const uint64_t base = st->off_chunks + ci.off;
+    const unsigned sh = (unsigned)((uintptr_t)(dst + base) & 3u);
+    uint32_t* const out = (uint32_t*)(dst + base - sh);
+    const uint32_t nwp = (uint32_t)(GHZ_RATIO_WORD_BYTES(nw) / 4u);
+    const uint64_t n = nwp + (ci.bits + 31ull) / 32u;
     const uint16_t* const words = (const uint16_t*)a.xr + j0 + (K - nw);
-    for (uint32_t i = t; i < nw; i += kWriteThreads) put_le(dst, base + 2ull * i, lim, words[i], 2);
-    if ((nw & 1u) && t == 0) put_le(dst, base + 2ull * nw, lim, 0, 2);
-    /* extra bits in symbol order and outliers in pass order, tile by tile */
-    const uint64_t ebase = base + GHZ_RATIO_WORD_BYTES(nw);
+    for (uint32_t m = t; m < nwp; m += kWriteThreads)
+        put_chunk_word(out, sh, m, n, m ? word_pair(words, nw, m - 1u) : 0u, word_pair(words, nw, m));
+    /* extra bits in symbol order and outliers in pass order, tile by tile; prev is the
+     * chunk's last word stored whole before the tile */
     const int32_t* const code = a.code + j0;
     for (unsigned i = t; i < kWriteWin; i += kWriteThreads) win[i] = 0;
+    if (t == 0) prev = nwp ? word_pair(words, nw, nwp - 1u) : 0u;
     unsigned cubic;
     const ghz_ratio_pass_t ps = pass_at(a.d, a.L, st->choices, P, &cubic);
     uint64_t acc = 0, rank0 = ci.out_base; /* bits packed before the tile; its first outlier's rank */
@@ -941,17 +975,31 @@ __global__ void __launch_bounds__(kWriteThreads) enc_write_kernel(enc_args a)
         }
         __syncthreads();
         const uint64_t w0 = acc / 32u, end = acc + bits_tile, whole = end / 32u - w0;
-        for (uint64_t w = t; w < whole; w += kWriteThreads) put_le(dst, ebase + 4 * (w0 + w), lim, win[w], 4);
+        for (uint64_t w = t; w < whole; w += kWriteThreads)
+            put_chunk_word(out, sh, nwp + w0 + w, n, w ? win[w - 1] : prev, win[w]);
         const uint32_t left = end % 32u ? win[whole] : 0u; /* the partial last word */
+        const uint32_t last = whole ? win[whole - 1] : prev;
         __syncthreads();
         for (unsigned i = t; i < kWriteWin; i += kWriteThreads) win[i] = 0;
         __syncthreads();
-        if (t == 0) win[0] = left;
+        if (t == 0) {
+            win[0] = left;
+            prev = last;
+        }
         __syncthreads();
         acc = end;
         rank0 += outs_tile;
     }
-    if (acc % 32u && t == 0) put_le(dst, ebase + 4 * (acc / 32u), lim, win[0], 4);
+    /* the partial last word of extra bits, then the chunk's bytes of the aligned word
+     * after its last */
+    if (t == 0 && n) {
+        uint32_t lo = prev;
+        if (acc % 32u) {
+            put_chunk_word(out, sh, n - 1u, n, prev, win[0]);
+            lo = win[0];
+        }
+        put_chunk_word(out, sh, n, n, lo, 0u);
+    }
 }
 
 /* The specials section (RATIO.md), written by one CTA in tiles of the array: the mask
