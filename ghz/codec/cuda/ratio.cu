@@ -1705,28 +1705,37 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     int bad = 0;
     /* this lane's point of the pass; it moves W points a step */
     pass_walk_t<I> w(ps, d, k0 + lane, W);
+    /* A batch's points: their indices, which are active, their neighbours. Two slots
+     * alternate: a batch decodes one while the next batch's neighbours load into the
+     * other. A copy from one to the other would wait for those loads on the spot. */
+    struct slot_t {
+        I idx[dec_cfg<T, I>::batch];
+        bool act[dec_cfg<T, I>::batch];
+        nbrs_t<T> nb[dec_cfg<T, I>::batch];
+    };
     /* the neighbours of the batch at g, all loads in flight at once */
-    auto load_batch = [&](uint32_t g, I (&ix)[dec_cfg<T, I>::batch], bool (&ac)[dec_cfg<T, I>::batch],
-                          nbrs_t<T> (&nq)[dec_cfg<T, I>::batch], auto full_t) {
+    auto load_batch = [&](uint32_t g, slot_t& o, auto full_t) {
 #pragma unroll
         for (unsigned s = 0; s < dec_cfg<T, I>::batch; ++s) {
-            ac[s] = decltype(full_t)::value || (lane < W && g + s * W + lane < K);
-            ix[s] = 0;
-            nq[s].hc = nq[s].hu = nq[s].hv = false;
-            if (ac[s]) {
-                ix[s] = w.index();
-                nbrs_load<T, I>(xv, ix[s], first + step * w.along(ax), sp, off, ext, cubic, nq[s]);
+            o.act[s] = decltype(full_t)::value || (lane < W && g + s * W + lane < K);
+            o.idx[s] = 0;
+            o.nb[s].hc = o.nb[s].hu = o.nb[s].hv = false;
+            if (o.act[s]) {
+                o.idx[s] = w.index();
+                nbrs_load<T, I>(xv, o.idx[s], first + step * w.along(ax), sp, off, ext, cubic, o.nb[s]);
                 w.advance();
             }
         }
     };
-    I idx[dec_cfg<T, I>::batch];
-    bool act[dec_cfg<T, I>::batch];
-    nbrs_t<T> nb[dec_cfg<T, I>::batch];
-    load_batch(0, idx, act, nb, std::false_type());
-    /* one batch; full: every lane has all its steps in this batch and in the next
-     * (a full chunk's batches but the last two), so that none of them tests it */
-    auto batch = [&](uint32_t g0, auto full_t) {
+    slot_t sa, sb;
+    load_batch(0, sa, std::false_type());
+    /* one batch, from slot cur, the next batch's neighbours into slot nxt; full: every
+     * lane has all its steps in this batch and in the next (a full chunk's batches but
+     * the last two), so that none of them tests it */
+    auto batch = [&](uint32_t g0, auto full_t, slot_t& cur, slot_t& nxt) {
+        const I(&idx)[dec_cfg<T, I>::batch] = cur.idx;
+        const bool(&act)[dec_cfg<T, I>::batch] = cur.act;
+        const nbrs_t<T>(&nb)[dec_cfg<T, I>::batch] = cur.nb;
         constexpr bool full = decltype(full_t)::value;
         double p[dec_cfg<T, I>::batch];
         unsigned cx[dec_cfg<T, I>::batch];
@@ -1736,10 +1745,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
             cx[s] = (full || act[s]) ? nbrs_context<T>(nb[s], z.r) : 0u;
         }
         /* the next batch's neighbours load while this one decodes */
-        I idx_n[dec_cfg<T, I>::batch];
-        bool act_n[dec_cfg<T, I>::batch];
-        nbrs_t<T> nb_n[dec_cfg<T, I>::batch];
-        load_batch(g0 + dec_cfg<T, I>::batch * W, idx_n, act_n, nb_n, full_t);
+        load_batch(g0 + dec_cfg<T, I>::batch * W, nxt, full_t);
         /* The batch's rANS steps first: the state is the only chain from step to step,
          * so nothing else (extra bits, reconstruction) waits in its way. */
         unsigned sym[dec_cfg<T, I>::batch];
@@ -1850,18 +1856,25 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
             nout += __popc(om);
         }
         bad = __any_sync(kLanesAll, bad);
-#pragma unroll
-        for (unsigned s = 0; s < dec_cfg<T, I>::batch; ++s) {
-            idx[s] = idx_n[s];
-            act[s] = act_n[s];
-            nb[s] = nb_n[s];
-        }
     };
+    /* batches in pairs, slot a then slot b, so that slot a is the next one after each
+     * pair; the full ones while the batch after the pair is whole too */
     uint32_t g0 = 0;
+    const uint32_t gb = dec_cfg<T, I>::batch * W;
     if (W == 32)
-        for (; g0 + 2u * dec_cfg<T, I>::batch * 32u <= K && !bad; g0 += dec_cfg<T, I>::batch * 32u)
-            batch(g0, std::true_type());
-    for (; g0 < K && !bad; g0 += dec_cfg<T, I>::batch * W) batch(g0, std::false_type());
+        while (g0 + 3u * gb <= K && !bad) {
+            batch(g0, std::true_type(), sa, sb);
+            if (bad) break;
+            batch(g0 + gb, std::true_type(), sb, sa);
+            g0 += 2u * gb;
+        }
+    while (g0 < K && !bad) {
+        batch(g0, std::false_type(), sa, sb);
+        g0 += gb;
+        if (g0 >= K || bad) break;
+        batch(g0, std::false_type(), sb, sa);
+        g0 += gb;
+    }
     if (!fix && !bad) { /* everything read, lanes home, padding zero */
         bad = wpos != nwords || epos != nextra || __any_sync(kLanesAll, x != GHZ_RATIO_STATE_LOW);
         if ((nwords & 1u) && get_le(words + 2ull * nwords, 2) != 0) bad = 1;
