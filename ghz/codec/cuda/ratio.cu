@@ -546,8 +546,12 @@ struct pass_walk_t {
     }
 };
 
-/* The codes of one pass (RATIO.md, Prediction and Quantization): kBatch points a
- * thread, their values and neighbours all loaded before the first is coded. */
+/* The codes of one pass (RATIO.md, Prediction and Quantization), kEncBatch points a
+ * thread at a time. Two slots of points alternate: the next batch's values and
+ * neighbours load into one while the other is coded, so that a batch's loads wait
+ * behind the coding of the batch before it, not in front of its own. */
+constexpr unsigned kEncBatch = 2;
+
 template <typename T, typename I>
 __device__ __forceinline__ void enc_code_pass(const enc_args& a, const ghz_quantizer_t& z,
                                               const ghz_ratio_pass_t& ps, unsigned cubic, uint64_t next,
@@ -555,35 +559,51 @@ __device__ __forceinline__ void enc_code_pass(const enc_args& a, const ghz_quant
 {
     typedef typename bits_of<T>::type U;
     const unsigned ax = ps.axis;
-    const uint64_t gstride = (uint64_t)gridDim.x * blockDim.x;
+    const uint64_t gstride = (uint64_t)gridDim.x * blockDim.x, gb = gstride * kEncBatch;
     const I s = (I)ps.s, ext = (I)pick3(a.d, ax), first = (I)pick3(ps.first, ax), step = (I)pick3(ps.step, ax);
     const I off = (I)(ps.s * (ax == 0 ? 1 : ax == 1 ? a.d[0] : a.d[0] * a.d[1]));
     const T* const xv = (const T*)a.xr;
     const U* const src = (const U*)a.src;
     const uint64_t u_first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     pass_walk_t<I> w(ps, a.d, u_first, gstride);
-    for (uint64_t u0 = u_first; u0 < ps.points; u0 += gstride * kBatch) {
-        I idx[kBatch];
-        U xb[kBatch];
-        nbrs_t<T> nb[kBatch];
+    struct slot_t {
+        I idx[kEncBatch];
+        U xb[kEncBatch];
+        nbrs_t<T> nb[kEncBatch];
+    };
+    auto load = [&](uint64_t u0, slot_t& o) {
 #pragma unroll
-        for (unsigned b = 0; b < kBatch; ++b) {
-            idx[b] = 0;
+        for (unsigned b = 0; b < kEncBatch; ++b) {
+            o.idx[b] = 0;
             if (u0 + b * gstride >= ps.points) continue;
-            idx[b] = w.index();
-            xb[b] = src[idx[b]];
-            nbrs_load<T>(xv, idx[b], first + step * w.along(ax), s, off, ext, cubic, nb[b]);
+            o.idx[b] = w.index();
+            o.xb[b] = src[o.idx[b]];
+            nbrs_load<T>(xv, o.idx[b], first + step * w.along(ax), s, off, ext, cubic, o.nb[b]);
             w.advance();
         }
+    };
+    auto code = [&](uint64_t u0, const slot_t& o) {
 #pragma unroll
-        for (unsigned b = 0; b < kBatch; ++b) {
+        for (unsigned b = 0; b < kEncBatch; ++b) {
             const uint64_t u = u0 + b * gstride;
             if (u >= ps.points) continue;
             T x;
-            memcpy(&x, &xb[b], sizeof x);
-            enc_code_point<T>(a, z, idx[b], next + u, (double)x, (uint64_t)xb[b], nbrs_predict<T>(nb[b]),
-                              nbrs_context<T>(nb[b], z.r), hist, specials);
+            memcpy(&x, &o.xb[b], sizeof x);
+            enc_code_point<T>(a, z, o.idx[b], next + u, (double)x, (uint64_t)o.xb[b], nbrs_predict<T>(o.nb[b]),
+                              nbrs_context<T>(o.nb[b], z.r), hist, specials);
         }
+    };
+    slot_t sa, sb;
+    uint64_t u0 = u_first;
+    if (u0 < ps.points) load(u0, sa);
+    while (u0 < ps.points) { /* slot a holds the batch at u0 */
+        if (u0 + gb < ps.points) load(u0 + gb, sb);
+        code(u0, sa);
+        u0 += gb;
+        if (u0 >= ps.points) break;
+        if (u0 + gb < ps.points) load(u0 + gb, sa);
+        code(u0, sb);
+        u0 += gb;
     }
 }
 
@@ -1308,7 +1328,7 @@ cudaError_t launch_enc_levels(const enc_args& a, int sms, cudaStream_t stream)
         const unsigned gs =
             resident_grid(enc_cost_kernel<T>, kPassThreads, sms, (samples + kPassThreads - 1) / kPassThreads);
         const unsigned gc =
-            resident_grid(enc_code_kernel<T, I, NT, MINB>, NT, sms, (pts + NT * kBatch - 1) / (NT * kBatch));
+            resident_grid(enc_code_kernel<T, I, NT, MINB>, NT, sms, (pts + NT * kEncBatch - 1) / (NT * kEncBatch));
         e = launch(enc_level_kernel<T>, gs, kPassThreads, stream, a, l);
         for (unsigned q = 0; q < 3 && e == cudaSuccess; ++q) {
             if (q) e = launch(enc_cost_kernel<T>, gs, kPassThreads, stream, a, l, q);
