@@ -769,24 +769,28 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
     uint32_t x = GHZ_RATIO_STATE_LOW, pos = K, nbits = 0, nout = 0;
     const uint32_t lt = (1u << lane) - 1u;
     /* the state is the only chain from step to step: a batch's codes and contexts are
-     * loaded before its first step */
-    for (uint32_t t1 = steps; t1 > 0;) {
+     * loaded a batch ahead, into the slot the batch before it has finished with */
+    struct slot_t {
         int32_t kv[kBatch];
         unsigned cv[kBatch];
+    };
+    auto load = [&](uint32_t t1, slot_t& o) { /* the batch of steps t1 - 1 down to t1 - kBatch */
 #pragma unroll
         for (unsigned b = 0; b < kBatch; ++b) {
             const uint32_t g = (t1 - 1u - b) * W + lane;
             const bool act = b < t1 && lane < W && g < K;
-            kv[b] = act ? code[g] : 0;
-            cv[b] = act ? ctx[g] : kNctx;
+            o.kv[b] = act ? code[g] : 0;
+            o.cv[b] = act ? ctx[g] : kNctx;
         }
+    };
+    auto encode = [&](const slot_t& o) {
 #pragma unroll
         for (unsigned b = 0; b < kBatch; ++b) {
             int emit = 0;
             uint16_t w = 0;
-            if (cv[b] < kNctx) {
-                const int32_t k = kv[b];
-                const unsigned e = cv[b] * kNsym;
+            if (o.cv[b] < kNctx) {
+                const int32_t k = o.kv[b];
+                const unsigned e = o.cv[b] * kNsym;
                 uint32_t ex;
                 unsigned nb = 0, sym = 0;
                 if (k != kOutlierCode)
@@ -800,7 +804,20 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
             pos -= __popc(m);
             if (emit) words[pos + __popc(m & lt)] = w;
         }
-        t1 = t1 > kBatch ? t1 - kBatch : 0;
+    };
+    slot_t sa, sb;
+    uint32_t t1 = steps;
+    if (t1) load(t1, sa);
+    while (t1 > 0) { /* slot a holds the batch ending at step t1 - 1 */
+        uint32_t t2 = t1 > kBatch ? t1 - kBatch : 0;
+        if (t2) load(t2, sb);
+        encode(sa);
+        t1 = t2;
+        if (t1 == 0) break;
+        t2 = t1 > kBatch ? t1 - kBatch : 0;
+        if (t2) load(t2, sa);
+        encode(sb);
+        t1 = t2;
     }
     ratio_chunk_info* const ci = a.ch + c;
     ci->x[lane] = x;
