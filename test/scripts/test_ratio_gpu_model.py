@@ -4,7 +4,7 @@ the output says it is a model; its passes hold every symbol (n - 1 of them: the 
 asserts it, so a wrong pass count exits nonzero); the critical path is never below the
 work bound; fewer steps a chunk never lengthen it; one resident warp makes the path the
 sum of every chunk's steps; navy_uwnd tiled to 1 GiB gives the 6269 steps that
-docs/history/ratio-gpu-pending.md quotes."""
+docs/history/ratio-gpu-profile.md quotes."""
 import pathlib
 import re
 import subprocess
