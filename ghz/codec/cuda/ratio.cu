@@ -203,6 +203,21 @@ __device__ __forceinline__ unsigned lane_id()
     return threadIdx.x & 31u;
 }
 
+/* The loops that load a batch ahead (the reader's chunks, the coding passes, the rANS
+ * chunks) keep a batch's loaded data in one of two slots and alternate them: step(i,
+ * cur, nxt) works on batch i from cur and loads batch i + 1 into nxt, the slot batch i
+ * - 1 has finished with. Copying the next batch from one slot to the other instead
+ * would wait for its loads on the spot. The caller loads batch 0 into a; a step that
+ * returns false ends the loop. */
+template <typename Slot, typename Step>
+__device__ __forceinline__ void two_slots(Slot& a, Slot& b, uint64_t batches, Step step)
+{
+    for (uint64_t i = 0; i < batches; i += 2) {
+        if (!step(i, a, b) || i + 1 >= batches) break;
+        if (!step(i + 1, b, a)) break;
+    }
+}
+
 /* Little-endian bytes of v at p (any alignment), when they lie below lim. */
 __device__ __forceinline__ void put_le(uint8_t* p, uint64_t at, uint64_t lim, uint64_t v, unsigned bytes)
 {
@@ -547,9 +562,9 @@ struct pass_walk_t {
 };
 
 /* The codes of one pass (RATIO.md, Prediction and Quantization), kEncBatch points a
- * thread at a time. Two slots of points alternate: the next batch's values and
- * neighbours load into one while the other is coded, so that a batch's loads wait
- * behind the coding of the batch before it, not in front of its own. */
+ * thread at a time, in two slots (two_slots): the next batch's values and neighbours
+ * load while one batch is coded, so that a batch's loads wait behind the coding of the
+ * batch before it, not in front of its own. */
 constexpr unsigned kEncBatch = 2;
 
 template <typename T, typename I>
@@ -593,18 +608,15 @@ __device__ __forceinline__ void enc_code_pass(const enc_args& a, const ghz_quant
                               nbrs_context<T>(o.nb[b], z.r), hist, specials);
         }
     };
+    if (u_first >= ps.points) return;
     slot_t sa, sb;
-    uint64_t u0 = u_first;
-    if (u0 < ps.points) load(u0, sa);
-    while (u0 < ps.points) { /* slot a holds the batch at u0 */
-        if (u0 + gb < ps.points) load(u0 + gb, sb);
-        code(u0, sa);
-        u0 += gb;
-        if (u0 >= ps.points) break;
-        if (u0 + gb < ps.points) load(u0 + gb, sa);
-        code(u0, sb);
-        u0 += gb;
-    }
+    load(u_first, sa);
+    two_slots(sa, sb, (ps.points - u_first + gb - 1) / gb, [&](uint64_t i, const slot_t& cur, slot_t& nxt) {
+        const uint64_t u0 = u_first + i * gb;
+        if (u0 + gb < ps.points) load(u0 + gb, nxt);
+        code(u0, cur);
+        return true;
+    });
 }
 
 /* The writer's choices run as one kernel per step, in stream order: a level's
@@ -769,7 +781,7 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
     uint32_t x = GHZ_RATIO_STATE_LOW, pos = K, nbits = 0, nout = 0;
     const uint32_t lt = (1u << lane) - 1u;
     /* the state is the only chain from step to step: a batch's codes and contexts are
-     * loaded a batch ahead, into the slot the batch before it has finished with */
+     * loaded a batch ahead (two_slots) */
     struct slot_t {
         int32_t kv[kBatch];
         unsigned cv[kBatch];
@@ -806,19 +818,13 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
         }
     };
     slot_t sa, sb;
-    uint32_t t1 = steps;
-    if (t1) load(t1, sa);
-    while (t1 > 0) { /* slot a holds the batch ending at step t1 - 1 */
-        uint32_t t2 = t1 > kBatch ? t1 - kBatch : 0;
-        if (t2) load(t2, sb);
-        encode(sa);
-        t1 = t2;
-        if (t1 == 0) break;
-        t2 = t1 > kBatch ? t1 - kBatch : 0;
-        if (t2) load(t2, sa);
-        encode(sb);
-        t1 = t2;
-    }
+    if (steps) load(steps, sa);
+    two_slots(sa, sb, (steps + kBatch - 1u) / kBatch, [&](uint64_t i, const slot_t& cur, slot_t& nxt) {
+        const uint32_t t1 = steps - (uint32_t)i * kBatch; /* cur: the batch ending at step t1 - 1 */
+        if (t1 > kBatch) load(t1 - kBatch, nxt);
+        encode(cur);
+        return true;
+    });
     ratio_chunk_info* const ci = a.ch + c;
     ci->x[lane] = x;
     nbits = (uint32_t)warp_sum(nbits);
@@ -1742,9 +1748,8 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     int bad = 0;
     /* this lane's point of the pass; it moves W points a step */
     pass_walk_t<I> w(ps, d, k0 + lane, W);
-    /* A batch's points: their indices, which are active, their neighbours. Two slots
-     * alternate: a batch decodes one while the next batch's neighbours load into the
-     * other. A copy from one to the other would wait for those loads on the spot. */
+    /* A batch's points: their indices, which are active, their neighbours (two slots of
+     * them, two_slots) */
     struct slot_t {
         I idx[dec_cfg<T, I>::batch];
         bool act[dec_cfg<T, I>::batch];
@@ -1894,24 +1899,16 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
         }
         bad = __any_sync(kLanesAll, bad);
     };
-    /* batches in pairs, slot a then slot b, so that slot a is the next one after each
-     * pair; the full ones while the batch after the pair is whole too */
-    uint32_t g0 = 0;
+    /* full batches while the next batch is whole too */
     const uint32_t gb = dec_cfg<T, I>::batch * W;
-    if (W == 32)
-        while (g0 + 3u * gb <= K && !bad) {
-            batch(g0, std::true_type(), sa, sb);
-            if (bad) break;
-            batch(g0 + gb, std::true_type(), sb, sa);
-            g0 += 2u * gb;
-        }
-    while (g0 < K && !bad) {
-        batch(g0, std::false_type(), sa, sb);
-        g0 += gb;
-        if (g0 >= K || bad) break;
-        batch(g0, std::false_type(), sb, sa);
-        g0 += gb;
-    }
+    two_slots(sa, sb, (K + gb - 1u) / gb, [&](uint64_t i, slot_t& cur, slot_t& nxt) {
+        const uint32_t g0 = (uint32_t)i * gb;
+        if (W == 32 && g0 + 2u * gb <= K)
+            batch(g0, std::true_type(), cur, nxt);
+        else
+            batch(g0, std::false_type(), cur, nxt);
+        return !bad;
+    });
     if (!fix && !bad) { /* everything read, lanes home, padding zero */
         bad = wpos != nwords || epos != nextra || __any_sync(kLanesAll, x != GHZ_RATIO_STATE_LOW);
         if ((nwords & 1u) && get_le(words + 2ull * nwords, 2) != 0) bad = 1;
