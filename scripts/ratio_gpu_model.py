@@ -3,19 +3,19 @@
 
     python3 scripts/ratio_gpu_model.py 144 73 25608            # navy_uwnd tiled to 1 GiB
     python3 scripts/ratio_gpu_model.py 2160 125280 --passes    # ETOPO5 tiled, per pass
-    python3 scripts/ratio_gpu_model.py 144 73 25608 --warps 2112 --min-steps 32
+    python3 scripts/ratio_gpu_model.py 144 73 25608 --shrink 0        # as frames were before the shrink
 
 The reader (ghz/codec/cuda/ratio.cu) decodes the passes one after another, a warp per
 chunk, its lanes one rANS state each: a chunk of K symbols on W lanes takes ceil(K / W)
 dependent steps, and a pass of c chunks on R resident warps takes ceil(c / R) rounds of
 its chunks' steps. The sum over the passes is the critical path; the work bound is
 n / (32 R) steps, every warp busy all the time. Their quotient is what the pass
-structure (barriers, small coarse passes) can cost at most. Chunks (RATIO.md, Chunks):
-c = chunk_log2 for arrays of at most 2^26 values, else
-c = min(chunk_log2, max(min_log2, ceil(log2 K) - S)) with S = ceil(log2 n) - 17;
-W = min(32, ceil(K_chunk / min_steps)). --min-steps and --min-log2 try other rules (the
-format's are 128 and 12). The pass order within a level does not change the sums much;
-the model takes axes 0, 1, 2.
+structure (barriers, small coarse passes) can cost at most. Chunks (RATIO.md, Chunks),
+with shrink k: c = chunk_log2 for arrays of at most 2^26 values, else
+c = min(chunk_log2, max(12 - k, ceil(log2 K) - S)) with S = ceil(log2 n) - 17;
+W = min(32, ceil(K_chunk / 2^(7 - k))). k is what writers choose (2 with spread, else 0)
+unless --shrink says otherwise. The pass order within a level does not change the sums
+much; the model takes axes 0, 1, 2.
 """
 import argparse
 import math
@@ -50,10 +50,13 @@ def passes(d):
     return out
 
 
-def model(d, warps, min_steps=128, min_log2=12, chunk_log2=16):
+def model(d, warps, shrink=None, chunk_log2=16):
     n = d[0] * d[1] * d[2]
     b = math.ceil(math.log2(n)) if n > 1 else 0
     spread = b - 17 if b > 26 else 0
+    if shrink is None:
+        shrink = 2 if spread else 0
+    min_steps, min_log2 = 1 << (7 - shrink), 12 - shrink
     rows, path, symbols = [], 0, 0
     for l, q, k in passes(d):
         c = chunk_log2 if spread == 0 else min(chunk_log2, max(min_log2, math.ceil(math.log2(k)) - spread))
@@ -74,14 +77,14 @@ def main():
     ap.add_argument("dims", type=int, nargs="+", help="extents, fastest first (1 to 3)")
     ap.add_argument("--warps", type=int, default=132 * 16,
                     help="resident warps (default 2112: 132 SMs, two CTAs of 8 warps)")
-    ap.add_argument("--min-steps", type=int, default=128, help="steps a chunk's lanes take at least (RATIO.md: 128)")
-    ap.add_argument("--min-log2", type=int, default=12, help="log2 of the smallest spread chunk (RATIO.md: 12)")
+    ap.add_argument("--shrink", type=int, choices=(0, 1, 2), default=None,
+                    help="the frame's shrink k (RATIO.md, Chunks; default: the writers' choice)")
     ap.add_argument("--passes", action="store_true", help="print every pass")
     a = ap.parse_args()
-    if len(a.dims) > 3 or min(a.dims) < 1 or a.warps < 1 or a.min_steps < 1:
-        ap.error("1 to 3 extents, each at least 1, and positive --warps and --min-steps")
+    if len(a.dims) > 3 or min(a.dims) < 1 or a.warps < 1:
+        ap.error("1 to 3 extents, each at least 1, and a positive --warps")
     d = (a.dims + [1, 1])[:3]
-    rows, path, work = model(d, a.warps, a.min_steps, a.min_log2)
+    rows, path, work = model(d, a.warps, a.shrink)
     if a.passes:
         print("level pass     symbols  log2c   chunks lanes steps rounds")
         for r in rows:

@@ -153,9 +153,10 @@ ghz_status_t ghz_compress(const ghz_params_t* p, const void* src, size_t n, void
     info.n = n;
     info.has_checksum = q.checksum != 0;
     if (q.prefer == GHZ_PREFER_RATIO && n > 0) {
+        const unsigned spread = ghz_ratio_spread_for(n);
         uint64_t size = 0;
-        st = ghz_ratio_encode(&e, &info, q.dims, ghz_ratio_spread_for(n), (const uint8_t*)src, out, dst_capacity,
-                              &size, q.nthreads);
+        st = ghz_ratio_encode(&e, &info, q.dims, spread, ghz_ratio_shrink_for(spread), (const uint8_t*)src, out,
+                              dst_capacity, &size, q.nthreads);
         if (st == GHZ_SUCCESS) return seal(out, size, dst_capacity, info.has_checksum, dst_size);
         if (st != GHZ_ERR_UNSUPPORTED) return st;
         /* larger than the block coding's worst case: write a block frame */

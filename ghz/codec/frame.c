@@ -34,7 +34,7 @@ const char* ghz_header_check_text(int why)
         "unknown error-bound mode",
         "block_log2 is not 5",
         "reserved flag bits set",
-        "reserved header bytes 13..15 not zero (ratio frames: spread above 40)",
+        "reserved header bytes 13..15 not zero (ratio frames: spread above 40, shrink above 2)",
         "n_blocks does not match n",
         "eb_user is not a positive finite bound",
         "eb_abs is not a usable bound",

@@ -26,18 +26,13 @@ extern "C" {
 #define GHZ_RATIO_PROB_BITS 12u
 #define GHZ_RATIO_M 4096u           /* 2^prob_bits: the table's sum */
 #define GHZ_RATIO_LANES 32u         /* rANS lanes of a full chunk (a warp) */
-#define GHZ_RATIO_LANE_MIN_SYMBOLS 128u
+#define GHZ_RATIO_LANE_LOG2 7u      /* lanes take >= 2^7 symbols, less the frame's shrink */
+#define GHZ_RATIO_SHRINK_MAX 2u     /* header byte 14 */
 #define GHZ_RATIO_CHUNK_LOG2 16u    /* what writers use; readers accept 10..24 */
 #define GHZ_RATIO_CHUNK_LOG2_MIN 10u
 #define GHZ_RATIO_CHUNK_LOG2_MAX 24u
 #define GHZ_RATIO_NSYM_MAX 133u
 #define GHZ_RATIO_NCTX 8u           /* tables per frame, one per context */
-/* Lanes of a chunk of K >= 1 symbols (RATIO.md, Chunks): one per 128 symbols, at
- * most 32, so that small chunks (coarse passes) do not store 32 states. */
-#define GHZ_RATIO_CHUNK_LANES(K) \
-    ((K) >= 32u * GHZ_RATIO_LANE_MIN_SYMBOLS ? 32u : (unsigned)(((K) + 127u) / 128u))
-/* Directory bytes of a chunk of K symbols: words, extra_bits, one state per lane. */
-#define GHZ_RATIO_DIR_ENTRY(K) (8u + 4u * GHZ_RATIO_CHUNK_LANES(K))
 /* Bytes of a chunk's words (u16, padded to 4 bytes), and of the chunk (then its
  * extra-bit u32 words), from its directory entry's counts. */
 #define GHZ_RATIO_WORD_BYTES(words) ((2 * (uint64_t)(words) + 3u) & ~(uint64_t)3u)
@@ -52,8 +47,10 @@ extern "C" {
 #define GHZ_RATIO_SAMPLE 16u
 #define GHZ_RATIO_SAMPLE_RUN 8u
 /* Spread (header byte 13, RATIO.md, Chunks): S >= 1 cuts each pass into about 2^S
- * chunks of 2^12 to 2^chunk_log2 symbols; writers spread arrays of 2^26 values or more,
- * so that a GPU finds enough chunks to decode at once in every large pass. */
+ * chunks of 2^(12 - k) to 2^chunk_log2 symbols (k: the shrink); writers spread arrays
+ * of more than 2^26 values, so that a GPU finds enough chunks to decode at once in
+ * every large pass, and shrink them by 2, so that a coarse pass's chunks take a
+ * quarter of the steps. */
 #define GHZ_RATIO_SPREAD_CHUNK_LOG2 12u
 #define GHZ_RATIO_SPREAD_MAX 40u
 #define GHZ_RATIO_SPREAD_FROM_LOG2 26u
@@ -68,15 +65,32 @@ GHZ_HD static inline unsigned ghz_ratio_ceil_log2(uint64_t v)
     return b;
 }
 
-/* log2 of the symbols a chunk of a pass of `points` symbols holds (RATIO.md, Chunks):
- * 2^chunk_log2 without spread; with spread S, 2^(ceil(log2 points) - S), kept between
- * 2^12 and 2^chunk_log2. A pass's last chunk may hold fewer. */
-GHZ_HD static inline unsigned ghz_ratio_pass_chunk_log2(uint64_t points, unsigned chunk_log2, unsigned spread)
+/* Lanes of a chunk of K >= 1 symbols (RATIO.md, Chunks) in a frame of shrink k (header
+ * byte 14): one per 2^(7 - k) symbols, at most 32, so that small chunks (coarse passes)
+ * do not store 32 states. */
+GHZ_HD static inline unsigned ghz_ratio_chunk_lanes(uint64_t K, unsigned shrink)
 {
+    const unsigned lg = GHZ_RATIO_LANE_LOG2 - shrink;
+    return K >= ((uint64_t)GHZ_RATIO_LANES << lg) ? GHZ_RATIO_LANES : (unsigned)((K + (1u << lg) - 1u) >> lg);
+}
+
+/* Directory bytes of a chunk of K symbols: words, extra_bits, one state per lane. */
+GHZ_HD static inline uint64_t ghz_ratio_dir_entry(uint64_t K, unsigned shrink)
+{
+    return 8u + 4u * (uint64_t)ghz_ratio_chunk_lanes(K, shrink);
+}
+
+/* log2 of the symbols a chunk of a pass of `points` symbols holds (RATIO.md, Chunks):
+ * 2^chunk_log2 without spread; with spread S and shrink k, 2^(ceil(log2 points) - S),
+ * kept between 2^(12 - k) and 2^chunk_log2. A pass's last chunk may hold fewer. */
+GHZ_HD static inline unsigned ghz_ratio_pass_chunk_log2(uint64_t points, unsigned chunk_log2, unsigned spread,
+                                                        unsigned shrink)
+{
+    const unsigned lo = GHZ_RATIO_SPREAD_CHUNK_LOG2 - shrink;
     unsigned b;
     if (spread == 0) return chunk_log2;
     b = ghz_ratio_ceil_log2(points);
-    b = b >= spread + GHZ_RATIO_SPREAD_CHUNK_LOG2 ? b - spread : GHZ_RATIO_SPREAD_CHUNK_LOG2;
+    b = b >= spread + lo ? b - spread : lo;
     return b < chunk_log2 ? b : chunk_log2;
 }
 
@@ -86,6 +100,16 @@ GHZ_HD static inline unsigned ghz_ratio_spread_for(uint64_t n)
 {
     const unsigned b = ghz_ratio_ceil_log2(n);
     return b > GHZ_RATIO_SPREAD_FROM_LOG2 ? b - 17u : 0u;
+}
+
+/* The shrink writers choose for a spread: 2 for spread frames (coarse passes of 2^10
+ * symbols a chunk, 32 a lane: a GPU decodes them in a quarter of the steps, for
+ * directory bytes that are a few percent of a 1 GiB frame at REL 1e-2 and well under
+ * one at 1e-4), 0 otherwise (a small array's coarse passes would pay up to a bit a
+ * symbol more, and no GPU waits on them long). */
+GHZ_HD static inline unsigned ghz_ratio_shrink_for(unsigned spread)
+{
+    return spread ? GHZ_RATIO_SHRINK_MAX : 0u;
 }
 
 /* The pass order index of sampled point v (0, 1, ...), and how many of a pass's n

@@ -359,10 +359,10 @@ typedef struct {
 /* Codes the K symbols sym[0..K) of a chunk of a pass cut into chunks of cs into *r;
  * ex[ex0...]: the extra bits of its symbols that have some, in order (ex is NULL where
  * the frame has none). Returns how many of them it took. */
-static uint64_t code_chunk(const uint16_t* sym, uint64_t K, uint64_t cs, const tables_t* t, const uint32_t* ex,
-                           uint64_t ex0, chunk_out_t* r)
+static uint64_t code_chunk(const uint16_t* sym, uint64_t K, uint64_t cs, unsigned shrink, const tables_t* t,
+                           const uint32_t* ex, uint64_t ex0, chunk_out_t* r)
 {
-    const unsigned W = GHZ_RATIO_CHUNK_LANES(K);
+    const unsigned W = ghz_ratio_chunk_lanes(K, shrink);
     const uint64_t steps = (K + W - 1) / W;
     uint64_t acc = 0, j, t_, used = 0;
     unsigned lane, nacc = 0;
@@ -411,11 +411,11 @@ static void put_chunk(const chunk_out_t* r, uint64_t cs, sink_t* o, sink_t* dir)
 }
 
 /* Writes the rANS chunks of one pass's K0 symbols (RATIO.md, Chunks), 2^lg symbols a
- * chunk: directory entries to dir, data to o. ex[*ex_at...]: the extra bits of the
+ * chunk, lanes as the frame's shrink says: directory entries to dir, data to o. ex[*ex_at...]: the extra bits of the
  * symbols that have some (*ex_at moves past this pass's). With T > 1 threads, T chunks
  * at a time are coded at once (each into its own r[i]; its extra bits found by
  * counting the symbols before it), then written in order. */
-static void write_pass_chunks(const uint16_t* symbols, uint64_t K0, unsigned lg, const tables_t* t,
+static void write_pass_chunks(const uint16_t* symbols, uint64_t K0, unsigned lg, unsigned shrink, const tables_t* t,
                               const uint32_t* ex, uint64_t* ex_at, chunk_out_t* r, int T, uint64_t* exs, sink_t* o,
                               sink_t* dir)
 {
@@ -425,7 +425,7 @@ static void write_pass_chunks(const uint16_t* symbols, uint64_t K0, unsigned lg,
     if (T > 1) T = threads_for(T, nch, 2);
     if (T <= 1) {
         for (b = 0; b < K0; b += cs) {
-            *ex_at += code_chunk(symbols + b, K0 - b < cs ? K0 - b : cs, cs, t, ex, *ex_at, &r[0]);
+            *ex_at += code_chunk(symbols + b, K0 - b < cs ? K0 - b : cs, cs, shrink, t, ex, *ex_at, &r[0]);
             put_chunk(&r[0], cs, o, dir);
         }
         return;
@@ -445,8 +445,8 @@ static void write_pass_chunks(const uint16_t* symbols, uint64_t K0, unsigned lg,
 #pragma omp parallel for num_threads(m) schedule(static, 1)
         for (c = 0; c < m; ++c) {
             const uint64_t c0 = (b + (uint64_t)c) * cs;
-            (void)code_chunk(symbols + c0, K0 - c0 < cs ? K0 - c0 : cs, cs, t, ex, *ex_at + exs[b + (uint64_t)c],
-                             &r[c]);
+            (void)code_chunk(symbols + c0, K0 - c0 < cs ? K0 - c0 : cs, cs, shrink, t, ex,
+                             *ex_at + exs[b + (uint64_t)c], &r[c]);
         }
         for (c = 0; c < m; ++c) put_chunk(&r[c], cs, o, dir);
     }
@@ -542,7 +542,7 @@ static int write_specials(const ghz_enc_params* e, const uint8_t* src, uint64_t 
 }
 
 ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* info_in,
-                              const size_t dims[3], unsigned spread, const uint8_t* src, uint8_t* dst,
+                              const size_t dims[3], unsigned spread, unsigned shrink, const uint8_t* src, uint8_t* dst,
                               uint64_t capacity, uint64_t* frame_size, int nthreads)
 {
     const uint64_t n = info_in->n, cs = (uint64_t)1 << GHZ_RATIO_CHUNK_LOG2;
@@ -576,7 +576,7 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     r = (chunk_out_t*)calloc((size_t)nt, sizeof *r);
     st.sh = nt > 1 ? (enc_t*)calloc((size_t)nt, sizeof *st.sh) : NULL;
     st.part = (uint64_t(*)[3])calloc((size_t)nt, sizeof *st.part);
-    exs = (uint64_t*)malloc((size_t)((n >> GHZ_RATIO_SPREAD_CHUNK_LOG2) + 2) * sizeof *exs);
+    exs = (uint64_t*)malloc((size_t)((n >> GHZ_RATIO_CHUNK_LOG2_MIN) + 2) * sizeof *exs);
     for (k = 0; r && k < nt; ++k) {
         r[k].words = (uint16_t*)malloc((size_t)cs * sizeof(uint16_t));
         r[k].extra = (uint32_t*)malloc((size_t)(cs * 27 / 32 + 2) * sizeof(uint32_t));
@@ -617,10 +617,10 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     }
     make_tables((const uint64_t(*)[GHZ_RATIO_NSYM_MAX])st.count, t);
     for (i = 0; i < 3u * L; ++i) {
-        const unsigned lg = ghz_ratio_pass_chunk_log2(st.pass_points[i], GHZ_RATIO_CHUNK_LOG2, spread);
+        const unsigned lg = ghz_ratio_pass_chunk_log2(st.pass_points[i], GHZ_RATIO_CHUNK_LOG2, spread, shrink);
         const uint64_t pcs = (uint64_t)1 << lg, left = st.pass_points[i] & (pcs - 1);
-        dir_bytes += (st.pass_points[i] >> lg) * GHZ_RATIO_DIR_ENTRY(pcs);
-        if (left) dir_bytes += GHZ_RATIO_DIR_ENTRY(left);
+        dir_bytes += (st.pass_points[i] >> lg) * ghz_ratio_dir_entry(pcs, shrink);
+        if (left) dir_bytes += ghz_ratio_dir_entry(left, shrink);
     }
 
     /* payload, after the 64 header bytes: section, choices, tables, directory, chunks,
@@ -643,7 +643,8 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
         uint64_t ex_at = 0;
         for (i = 0, st.next = 0; i < 3u * L; ++i) {
             write_pass_chunks(st.sym + st.next, st.pass_points[i],
-                              ghz_ratio_pass_chunk_log2(st.pass_points[i], GHZ_RATIO_CHUNK_LOG2, spread), t, st.extra,
+                              ghz_ratio_pass_chunk_log2(st.pass_points[i], GHZ_RATIO_CHUNK_LOG2, spread, shrink),
+                              shrink, t, st.extra,
                               &ex_at, r, nt, exs, &o, &dir);
             st.next += st.pass_points[i];
         }
@@ -682,7 +683,7 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     }
     info.payload_size = o.len;
     info.prefer = GHZ_PREFER_RATIO;
-    ghz_ratio_header_pack(dst, &info, ndims, spread);
+    ghz_ratio_header_pack(dst, &info, ndims, spread, shrink);
     *frame_size = GHZ_HEADER_SIZE + o.len;
 done:
     ghz_scratch_free(st.xr);

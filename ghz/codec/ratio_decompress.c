@@ -95,16 +95,16 @@ static ghz_status_t check_directory(const reader_t* r)
         (void)ghz_ratio_level_order(L->d, l, r->frame + L->off_choices + 3u * (L->levels - l), order);
         for (q = 0; q < 3; ++q) {
             uint64_t left = ghz_ratio_pass(L->d, l, order, q).points;
-            const uint64_t cs = (uint64_t)1 << ghz_ratio_pass_chunk_log2(left, L->chunk_log2, L->spread);
+            const uint64_t cs = (uint64_t)1 << ghz_ratio_pass_chunk_log2(left, L->chunk_log2, L->spread, L->shrink);
             while (left) {
                 const uint8_t* e = r->frame + at;
                 const uint64_t K = left < cs ? left : cs;
                 uint64_t words = ghz_load_le(e, 4), bits = ghz_load_le(e + 4, 4);
                 unsigned lane;
-                at += GHZ_RATIO_DIR_ENTRY(K);
+                at += ghz_ratio_dir_entry(K, L->shrink);
                 /* at most one word and 27 extra bits per symbol */
                 if (words > K || bits > 27 * K) return corrupt("chunk counts exceed its symbols", c);
-                for (lane = 0; lane < GHZ_RATIO_CHUNK_LANES(K); ++lane)
+                for (lane = 0; lane < ghz_ratio_chunk_lanes(K, L->shrink); ++lane)
                     if (ghz_load_le(e + 8 + 4 * lane, 4) < GHZ_RATIO_STATE_LOW)
                         return corrupt("a lane state below 2^16", c);
                 total += GHZ_RATIO_CHUNK_BYTES(words, bits);
@@ -141,8 +141,8 @@ static void open_chunk(const reader_t* r, chunk_t* ch, uint64_t c, uint64_t K)
         ch->data = 0;
     }
     e = r->frame + ch->dir;
-    ch->dir += GHZ_RATIO_DIR_ENTRY(K);
-    ch->W = GHZ_RATIO_CHUNK_LANES(K);
+    ch->dir += ghz_ratio_dir_entry(K, r->L->shrink);
+    ch->W = ghz_ratio_chunk_lanes(K, r->L->shrink);
     ch->chunk = c;
     ch->left = K;
     ch->lane = 0;
@@ -366,7 +366,7 @@ static ghz_status_t decode_pass(decoder_t* dc, const ghz_ratio_pass_t* ps, unsig
         const uint64_t ca = t < T ? nch * (uint64_t)t / (uint64_t)T : nch;
         for (; c < ca; ++c) {
             const uint8_t* e = r->frame + dir;
-            dir += GHZ_RATIO_DIR_ENTRY(c + 1 < nch ? cs : ps->points - c * cs);
+            dir += ghz_ratio_dir_entry(c + 1 < nch ? cs : ps->points - c * cs, r->L->shrink);
             data += GHZ_RATIO_CHUNK_BYTES(ghz_load_le(e, 4), ghz_load_le(e + 4, 4));
         }
         if (t < T) {
@@ -431,7 +431,7 @@ static ghz_status_t decode_passes(decoder_t* dc, share_t* sh, int nt)
             const unsigned cubic = dc->r->frame[L->off_choices + 3u * (L->levels - l) + q] & 1u;
             ghz_status_t st;
             if (ps.points == 0) continue;
-            dc->cs = (uint64_t)1 << ghz_ratio_pass_chunk_log2(ps.points, L->chunk_log2, L->spread);
+            dc->cs = (uint64_t)1 << ghz_ratio_pass_chunk_log2(ps.points, L->chunk_log2, L->spread, L->shrink);
             if ((st = decode_pass(dc, &ps, cubic, sh, nt)) != GHZ_SUCCESS) return st;
         }
     }

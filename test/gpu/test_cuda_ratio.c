@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpu_testutil.h"
+#include "ghz/codec/detail/ratio.h"
 
 typedef struct {
     size_t d[3];      /* extents, fastest first (0: unused) */
@@ -244,6 +245,63 @@ Test(cuda_ratio, spread_same_bytes)
     ghz_cuda_ctx_t* ctx = make_ctx(1, count_of(&big));
     run_case(ctx, &big, GHZ_F32, (bound_t){GHZ_EB_REL, 1e-3}, 1);
     GK(ghz_cuda_ctx_destroy(ctx));
+}
+
+/* Frames of every chunk rule a reader may meet (RATIO.md, Chunks: spread S, shrink k),
+ * written by the CPU's writer at a size where no writer would choose them; k = 0 with
+ * spread is how spread frames were written before the shrink existed. The GPU decodes
+ * each to the CPU's bits. */
+Test(cuda_ratio, every_chunk_rule_reads)
+{
+    need_gpu();
+    static const field_t f = {{512, 300, 0}, 1, 1, 0};
+    const size_t n = count_of(&f), dims[3] = {512, 300, 0};
+    const double eb = 1e-3;
+    double* v = make_field(&f, 321);
+    void* src = to_dtype(v, n, GHZ_F32);
+    const size_t cap = ghz_compress_bound(n, GHZ_F32);
+    uint8_t* frame = malloc(cap);
+    float *a = malloc(n * 4), *g = malloc(n * 4);
+    ghz_cuda_ctx_t* ctx = make_ctx(1, n);
+    void *d_frame, *d_out;
+    CK(cudaMalloc(&d_frame, cap));
+    CK(cudaMalloc(&d_out, n * 4));
+    static const unsigned rules[][2] = {{0, 0}, {0, 2}, {6, 0}, {6, 1}, {6, 2}, {9, 2}};
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; ++r) {
+        const unsigned S = rules[r][0], k = rules[r][1];
+        ghz_enc_params e;
+        ghz_frame_info_t fi;
+        uint64_t fs = 0;
+        size_t n_out = 0, h_n = 0;
+        memset(&e, 0, sizeof e);
+        e.dtype = GHZ_F32;
+        e.elem = 4;
+        e.z = ghz_quantizer_make(eb, 1);
+        memset(&fi, 0, sizeof fi);
+        fi.dtype = GHZ_F32;
+        fi.eb_mode = GHZ_EB_ABS;
+        fi.eb_user = fi.eb_abs = eb;
+        fi.n = n;
+        GK(ghz_ratio_encode(&e, &fi, dims, S, k, (const uint8_t*)src, frame, cap, &fs, 1));
+        cr_assert_eq(frame[13], S);
+        cr_assert_eq(frame[14], k);
+        GK(ghz_decompress(frame, (size_t)fs, a, n * 4, &n_out));
+        CK(cudaMemcpy(d_frame, frame, (size_t)fs, cudaMemcpyHostToDevice));
+        ghz_buf_t in = dev_buf(d_frame, (size_t)fs, cap, NULL);
+        GK(ghz_cuda_decompress_sync(ctx, GHZ_F32, &in, d_out, n * 4, &h_n, 0));
+        cr_assert_eq(h_n, n);
+        CK(cudaMemcpy(g, d_out, n * 4, cudaMemcpyDeviceToHost));
+        cr_assert(memcmp(a, g, n * 4) == 0, "spread %u, shrink %u: the GPU decodes other bits", S, k);
+        check_values(src, g, n, GHZ_F32, eb);
+    }
+    CK(cudaFree(d_frame));
+    CK(cudaFree(d_out));
+    GK(ghz_cuda_ctx_destroy(ctx));
+    free(v);
+    free(src);
+    free(frame);
+    free(a);
+    free(g);
 }
 
 /* E = 0: lossless; a smooth field still predicts some values exactly. */

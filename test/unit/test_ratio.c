@@ -434,9 +434,11 @@ Test(ratio, stream_index_and_ranges)
     free(a);
 }
 
-/* The frame of a writes with spread S (RATIO.md, Chunks), without checksum: the
- * writer's own entry, as ghz_compress calls it with ghz_ratio_spread_for(n). */
-static unsigned char* spread_frame(const float* a, size_t d0, size_t d1, double eb, unsigned S, size_t* size)
+/* The frame of a writes with spread S and shrink k (RATIO.md, Chunks), without
+ * checksum: the writer's own entry, as ghz_compress calls it with ghz_ratio_spread_for(n)
+ * and ghz_ratio_shrink_for(S). */
+static unsigned char* spread_frame(const float* a, size_t d0, size_t d1, double eb, unsigned S, unsigned k,
+                                   size_t* size)
 {
     const size_t n = d0 * d1, dims[3] = {d0, d1, 0};
     const size_t cap = ghz_compress_bound(n, GHZ_F32);
@@ -454,8 +456,8 @@ static unsigned char* spread_frame(const float* a, size_t d0, size_t d1, double 
     fi.eb_user = fi.eb_abs = eb;
     fi.n = n;
     cr_assert_not_null(c);
-    cr_assert_eq(ghz_ratio_encode(&e, &fi, dims, S, (const uint8_t*)a, c, cap, &fs, 1), GHZ_SUCCESS, "spread %u: %s",
-                 S, ghz_last_error_detail());
+    cr_assert_eq(ghz_ratio_encode(&e, &fi, dims, S, k, (const uint8_t*)a, c, cap, &fs, 1), GHZ_SUCCESS,
+                 "spread %u, shrink %u: %s", S, k, ghz_last_error_detail());
     *size = (size_t)fs;
     return c;
 }
@@ -466,30 +468,44 @@ Test(ratio, every_spread_reads_back)
     const double eb = 1e-3;
     float* a = smooth2d(d0, d1);
     float* b = (float*)malloc(n * sizeof(float));
-    size_t base = 0, size, i;
-    unsigned S;
+    size_t base = 0, size, i, at_k0 = 0;
+    unsigned S, k;
     cr_assert_eq(ghz_ratio_spread_for(n), 0u, "small arrays are not spread");
     cr_assert_eq(ghz_ratio_spread_for((uint64_t)1 << 26), 0u);
     cr_assert_eq(ghz_ratio_spread_for(((uint64_t)1 << 26) + 1), 10u);
     cr_assert_eq(ghz_ratio_spread_for((uint64_t)1 << 28), 11u);
-    for (S = 0; S <= 8; ++S) {
-        unsigned char* c = spread_frame(a, d0, d1, eb, S, &size);
-        cr_assert_eq(c[13], S);
-        size_t got = 0;
-        cr_assert_eq(ghz_decompress(c, size, b, n * sizeof(float), &got), GHZ_SUCCESS, "spread %u: %s", S,
-                     ghz_last_error_detail());
-        cr_assert_eq(got, n);
-        for (i = 0; i < n; ++i) cr_assert_leq(fabs((double)b[i] - (double)a[i]), eb, "spread %u, element %zu", S, i);
-        /* the largest pass holds 2^16 or more symbols: a spread of 5 and up cuts it finer,
-         * each chunk costing a directory entry */
-        if (S == 0) base = size;
-        if (S >= 5) cr_assert_gt(size, base, "spread %u: %zu bytes, %zu without", S, size, base);
-        if (S == 8) { /* above the limit of 40, the header is refused */
-            c[13] = 41;
-            cr_assert_eq(ghz_decompress(c, size, b, n * sizeof(float), &got), GHZ_ERR_CORRUPT);
+    cr_assert_eq(ghz_ratio_shrink_for(0), 0u, "unspread frames keep lanes of 128 symbols");
+    cr_assert_eq(ghz_ratio_shrink_for(10), 2u);
+    /* k = 0: the frames written before the shrink existed, which must still read */
+    for (S = 0; S <= 8; ++S)
+        for (k = 0; k <= GHZ_RATIO_SHRINK_MAX; ++k) {
+            unsigned char* c = spread_frame(a, d0, d1, eb, S, k, &size);
+            cr_assert_eq(c[13], S);
+            cr_assert_eq(c[14], k);
+            size_t got = 0;
+            cr_assert_eq(ghz_decompress(c, size, b, n * sizeof(float), &got), GHZ_SUCCESS, "spread %u, shrink %u: %s",
+                         S, k, ghz_last_error_detail());
+            cr_assert_eq(got, n);
+            for (i = 0; i < n; ++i)
+                cr_assert_leq(fabs((double)b[i] - (double)a[i]), eb, "spread %u, shrink %u, element %zu", S, k, i);
+            /* the largest pass holds 2^16 or more symbols: a spread of 5 and up cuts it
+             * finer, each chunk costing a directory entry; a shrink gives small chunks
+             * more lanes, and with spread cuts the smaller passes finer still */
+            if (S == 0 && k == 0) base = size;
+            if (S >= 5 && k == 0) cr_assert_gt(size, base, "spread %u: %zu bytes, %zu without", S, size, base);
+            if (k == 0) at_k0 = size;
+            if (k > 0) cr_assert_geq(size, at_k0, "spread %u, shrink %u: %zu bytes, %zu", S, k, size, at_k0);
+            if (S == 8 && k == GHZ_RATIO_SHRINK_MAX) { /* above the limits of 40 and 2, the header is refused */
+                c[13] = 41;
+                cr_assert_eq(ghz_decompress(c, size, b, n * sizeof(float), &got), GHZ_ERR_CORRUPT);
+                c[13] = (unsigned char)S;
+                c[14] = GHZ_RATIO_SHRINK_MAX + 1u;
+                cr_assert_eq(ghz_decompress(c, size, b, n * sizeof(float), &got), GHZ_ERR_CORRUPT);
+                c[14] = 0; /* read with lanes of 128 symbols: the directory no longer fits */
+                cr_assert_eq(ghz_decompress(c, size, b, n * sizeof(float), &got), GHZ_ERR_CORRUPT);
+            }
+            free(c);
         }
-        free(c);
-    }
     free(a);
     free(b);
 }
@@ -508,7 +524,7 @@ Test(ratio, decoding_on_any_number_of_threads)
     unsigned char *c, *bad;
     for (i = 0; i < n; i += 997) a[i] = (float)(i % 3 ? 1e30 : -2e29); /* outliers */
     for (i = 5; i < n; i += 4099) a[i] = NAN;
-    c = spread_frame(a, d0, d1, eb, 6, &size);
+    c = spread_frame(a, d0, d1, eb, 6, ghz_ratio_shrink_for(6), &size);
     cr_assert_eq(ghz_decompress_mt(c, size, b1, n * sizeof(float), &got, 1), GHZ_SUCCESS, "%s",
                  ghz_last_error_detail());
     for (i = 0; i < n; ++i)

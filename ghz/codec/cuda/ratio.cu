@@ -203,6 +203,21 @@ __device__ __forceinline__ unsigned lane_id()
     return threadIdx.x & 31u;
 }
 
+/* The loops that load a batch ahead (the reader's chunks, the coding passes, the rANS
+ * chunks) keep a batch's loaded data in one of two slots and alternate them: step(i,
+ * cur, nxt) works on batch i from cur and loads batch i + 1 into nxt, the slot batch i
+ * - 1 has finished with. Copying the next batch from one slot to the other instead
+ * would wait for its loads on the spot. The caller loads batch 0 into a; a step that
+ * returns false ends the loop. */
+template <typename Slot, typename Step>
+__device__ __forceinline__ void two_slots(Slot& a, Slot& b, uint64_t batches, Step step)
+{
+    for (uint64_t i = 0; i < batches; i += 2) {
+        if (!step(i, a, b) || i + 1 >= batches) break;
+        if (!step(i + 1, b, a)) break;
+    }
+}
+
 /* Little-endian bytes of v at p (any alignment), when they lie below lim. */
 __device__ __forceinline__ void put_le(uint8_t* p, uint64_t at, uint64_t lim, uint64_t v, unsigned bytes)
 {
@@ -260,14 +275,14 @@ __device__ __forceinline__ ghz_ratio_pass_t pass_at(const uint64_t d[3], unsigne
 /* First symbol, first chunk and first directory byte (from the directory's start) of
  * every pass, then the totals at [3L]; plog: log2 of each pass's chunk size. */
 __device__ inline void pass_table(const uint64_t d[3], unsigned L, const uint8_t* choices, unsigned chunk_log2,
-                                  unsigned spread, uint64_t* pstart, uint64_t* cstart, uint64_t* dstart,
-                                  uint8_t* plog)
+                                  unsigned spread, unsigned shrink, uint64_t* pstart, uint64_t* cstart,
+                                  uint64_t* dstart, uint8_t* plog)
 {
     uint64_t ps = 0, cc = 0, db = 0;
     for (unsigned P = 0; P < 3u * L; ++P) {
         unsigned cubic;
         const uint64_t pts = pass_at(d, L, choices, P, &cubic).points;
-        const unsigned lg = ghz_ratio_pass_chunk_log2(pts, chunk_log2, spread);
+        const unsigned lg = ghz_ratio_pass_chunk_log2(pts, chunk_log2, spread, shrink);
         const uint64_t cs = (uint64_t)1 << lg, full = pts >> lg, rest = pts & (cs - 1);
         pstart[P] = ps;
         cstart[P] = cc;
@@ -275,7 +290,7 @@ __device__ inline void pass_table(const uint64_t d[3], unsigned L, const uint8_t
         plog[P] = (uint8_t)lg;
         ps += pts;
         cc += full + (rest != 0);
-        db += full * GHZ_RATIO_DIR_ENTRY(cs) + (rest ? GHZ_RATIO_DIR_ENTRY(rest) : 0);
+        db += full * ghz_ratio_dir_entry(cs, shrink) + (rest ? ghz_ratio_dir_entry(rest, shrink) : 0);
     }
     pstart[3u * L] = ps;
     cstart[3u * L] = cc;
@@ -294,18 +309,18 @@ __device__ __forceinline__ unsigned pass_of_chunk(const uint64_t* cstart, unsign
     return lo;
 }
 
-/* Chunk c of pass P: its first point in the pass (*k0), its symbols (K), lanes (*W) and
- * its directory entry's offset from the directory's start. */
+/* Chunk c of pass P of a frame of shrink k: its first point in the pass (*k0), its
+ * symbols (K), lanes (*W) and its directory entry's offset from the directory's start. */
 __device__ __forceinline__ uint32_t chunk_geom(const uint64_t* pstart, const uint64_t* cstart, const uint64_t* dstart,
-                                               const uint8_t* plog, unsigned P, uint64_t c, uint64_t* k0,
-                                               unsigned* W, uint64_t* dir)
+                                               const uint8_t* plog, unsigned k, unsigned P, uint64_t c,
+                                               uint64_t* k0, unsigned* W, uint64_t* dir)
 {
     const unsigned lg = plog[P];
     const uint64_t cs = (uint64_t)1 << lg, pts = pstart[P + 1] - pstart[P];
     *k0 = (c - cstart[P]) << lg;
     const uint32_t K = (uint32_t)(pts - *k0 < cs ? pts - *k0 : cs);
-    *W = GHZ_RATIO_CHUNK_LANES(K);
-    *dir = dstart[P] + (c - cstart[P]) * GHZ_RATIO_DIR_ENTRY(cs);
+    *W = ghz_ratio_chunk_lanes(K, k);
+    *dir = dstart[P] + (c - cstart[P]) * ghz_ratio_dir_entry(cs, k);
     return K;
 }
 
@@ -371,6 +386,7 @@ struct enc_args {
     int32_t* code;
     uint8_t* ctx;
     ratio_chunk_info* ch;
+    unsigned spread, shrink; /* the frame's (ghz_ratio_spread_for, ghz_ratio_shrink_for) */
     uint64_t max_chunks; /* chunks of any pass order, at most */
     uint64_t bound; /* ghz_compress_bound(n): the most bytes the frame may take */
     uint64_t* d_size;
@@ -387,7 +403,8 @@ size_t enc_code_bytes(uint64_t n)
 /* Chunks of n values in any pass order: a pass's last chunk may be short. */
 uint64_t enc_max_chunks(uint64_t n)
 {
-    return (n >> GHZ_RATIO_SPREAD_CHUNK_LOG2) + 3u * kMaxLevels + 1u;
+    const unsigned lo = GHZ_RATIO_SPREAD_CHUNK_LOG2 - ghz_ratio_shrink_for(ghz_ratio_spread_for(n));
+    return (n >> lo) + 3u * kMaxLevels + 1u;
 }
 
 size_t ratio_compress_work_bytes(ghz_dtype_t dtype, uint64_t n)
@@ -547,9 +564,9 @@ struct pass_walk_t {
 };
 
 /* The codes of one pass (RATIO.md, Prediction and Quantization), kEncBatch points a
- * thread at a time. Two slots of points alternate: the next batch's values and
- * neighbours load into one while the other is coded, so that a batch's loads wait
- * behind the coding of the batch before it, not in front of its own. */
+ * thread at a time, in two slots (two_slots): the next batch's values and neighbours
+ * load while one batch is coded, so that a batch's loads wait behind the coding of the
+ * batch before it, not in front of its own. */
 constexpr unsigned kEncBatch = 2;
 
 template <typename T, typename I>
@@ -593,18 +610,15 @@ __device__ __forceinline__ void enc_code_pass(const enc_args& a, const ghz_quant
                               nbrs_context<T>(o.nb[b], z.r), hist, specials);
         }
     };
+    if (u_first >= ps.points) return;
     slot_t sa, sb;
-    uint64_t u0 = u_first;
-    if (u0 < ps.points) load(u0, sa);
-    while (u0 < ps.points) { /* slot a holds the batch at u0 */
-        if (u0 + gb < ps.points) load(u0 + gb, sb);
-        code(u0, sa);
-        u0 += gb;
-        if (u0 >= ps.points) break;
-        if (u0 + gb < ps.points) load(u0 + gb, sa);
-        code(u0, sb);
-        u0 += gb;
-    }
+    load(u_first, sa);
+    two_slots(sa, sb, (ps.points - u_first + gb - 1) / gb, [&](uint64_t i, const slot_t& cur, slot_t& nxt) {
+        const uint64_t u0 = u_first + i * gb;
+        if (u0 + gb < ps.points) load(u0 + gb, nxt);
+        code(u0, cur);
+        return true;
+    });
 }
 
 /* The writer's choices run as one kernel per step, in stream order: a level's
@@ -732,35 +746,24 @@ __global__ void enc_tables_kernel(enc_args a)
             for (unsigned s = 0; s < kNsym; ++s) inv[s] = f[s] ? 1.0 / (double)f[s] : 0.0;
         }
     } else if (t == 32) {
-        pass_table(a.d, a.L, st->choices, GHZ_RATIO_CHUNK_LOG2, ghz_ratio_spread_for(a.n), st->pstart, st->cstart,
+        pass_table(a.d, a.L, st->choices, GHZ_RATIO_CHUNK_LOG2, a.spread, a.shrink, st->pstart, st->cstart,
                    st->dstart, st->plog);
     }
 }
 
-/* One warp per chunk (RATIO.md, Chunks): steps from last to first, lane < W its own
+/* Chunk c (RATIO.md, Chunks), by one warp: steps from last to first, lane < W its own
  * state; the words a step emits are stored below the earlier ones in ascending lane
- * order, so that they read forward from the lowest. */
-__global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
+ * order, so that they read forward from the lowest. f, cum, inv: the tables. */
+__device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f, const uint32_t* cum,
+                               const double* inv)
 {
-    __shared__ uint16_t f[kTab];
-    __shared__ uint32_t cum[kTab];
-    __shared__ double inv[kTab];
     const ratio_enc_state* const st = a.st;
-    if (st->bad_bound) return;
-    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) {
-        f[i] = st->f[i];
-        cum[i] = st->cum[i];
-        inv[i] = st->inv[i];
-    }
-    __syncthreads();
     const unsigned np = 3u * a.L;
-    const uint64_t c = (uint64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-    if (np == 0 || c >= st->cstart[np]) return;
     const unsigned lane = lane_id();
     const unsigned P = pass_of_chunk(st->cstart, np, c);
     uint64_t k0, dir;
     unsigned W;
-    const uint32_t K = chunk_geom(st->pstart, st->cstart, st->dstart, st->plog, P, c, &k0, &W, &dir);
+    const uint32_t K = chunk_geom(st->pstart, st->cstart, st->dstart, st->plog, a.shrink, P, c, &k0, &W, &dir);
     const uint64_t j0 = st->pstart[P] + k0;
     const uint32_t steps = (K + W - 1u) / W;
     uint16_t* const words = (uint16_t*)a.xr + j0; /* staging: K words at most */
@@ -769,7 +772,7 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
     uint32_t x = GHZ_RATIO_STATE_LOW, pos = K, nbits = 0, nout = 0;
     const uint32_t lt = (1u << lane) - 1u;
     /* the state is the only chain from step to step: a batch's codes and contexts are
-     * loaded a batch ahead, into the slot the batch before it has finished with */
+     * loaded a batch ahead (two_slots) */
     struct slot_t {
         int32_t kv[kBatch];
         unsigned cv[kBatch];
@@ -806,19 +809,13 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
         }
     };
     slot_t sa, sb;
-    uint32_t t1 = steps;
-    if (t1) load(t1, sa);
-    while (t1 > 0) { /* slot a holds the batch ending at step t1 - 1 */
-        uint32_t t2 = t1 > kBatch ? t1 - kBatch : 0;
-        if (t2) load(t2, sb);
-        encode(sa);
-        t1 = t2;
-        if (t1 == 0) break;
-        t2 = t1 > kBatch ? t1 - kBatch : 0;
-        if (t2) load(t2, sa);
-        encode(sb);
-        t1 = t2;
-    }
+    if (steps) load(steps, sa);
+    two_slots(sa, sb, (steps + kBatch - 1u) / kBatch, [&](uint64_t i, const slot_t& cur, slot_t& nxt) {
+        const uint32_t t1 = steps - (uint32_t)i * kBatch; /* cur: the batch ending at step t1 - 1 */
+        if (t1 > kBatch) load(t1 - kBatch, nxt);
+        encode(cur);
+        return true;
+    });
     ratio_chunk_info* const ci = a.ch + c;
     ci->x[lane] = x;
     nbits = (uint32_t)warp_sum(nbits);
@@ -828,6 +825,29 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
         ci->bits = nbits;
         ci->n_out = nout;
     }
+}
+
+/* The rANS chunks, a warp per chunk. */
+__global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
+{
+    __shared__ uint16_t f[kTab];
+    __shared__ uint32_t cum[kTab];
+    __shared__ double inv[kTab];
+    const ratio_enc_state* const st = a.st;
+    if (st->bad_bound) return;
+    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) {
+        f[i] = st->f[i];
+        cum[i] = st->cum[i];
+        inv[i] = st->inv[i];
+    }
+    __syncthreads();
+    const unsigned np = 3u * a.L;
+    if (np == 0) return;
+    /* a warp per chunk, over as many chunks as the frame has (the grid: the CTAs that fit
+     * at once, or fewer where a frame of n values can have fewer chunks) */
+    const uint64_t nch = st->cstart[np], wstride = (uint64_t)gridDim.x * (blockDim.x / 32);
+    for (uint64_t c = (uint64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < nch; c += wstride)
+        enc_rans_chunk(a, c, f, cum, inv);
 }
 
 /* Exclusive sums over the chunks (byte offsets, outlier bases), the tables' bytes and
@@ -922,25 +942,24 @@ constexpr unsigned kWriteTile = kWriteThreads * kWritePer;
 /* u32 words a tile's bits can touch, with the word carried in from the tile before */
 constexpr unsigned kWriteWin = kWriteTile * 27u / 32u + 2u;
 
+typedef cub::BlockScan<unsigned, kWriteThreads> write_scan_t;
+
+/* Chunk c, by the CTA: its directory entry, words, extra bits and outliers. tmp, win and
+ * prev are the CTA's shared memory. */
 template <typename T>
-__global__ void __launch_bounds__(kWriteThreads) enc_write_kernel(enc_args a)
+__device__ void enc_write_chunk(const enc_args& a, uint64_t c, write_scan_t::TempStorage& tmp, uint32_t* win,
+                                uint32_t& prev)
 {
-    typedef cub::BlockScan<unsigned, kWriteThreads> scan_t;
-    __shared__ typename scan_t::TempStorage tmp;
-    __shared__ uint32_t win[kWriteWin];
-    __shared__ uint32_t prev;
+    typedef write_scan_t scan_t;
     const ratio_enc_state* const st = a.st;
-    if (st->bad_bound || !st->fits) return;
     const unsigned t = threadIdx.x, np = 3u * a.L;
-    const uint64_t c = blockIdx.x;
-    if (c >= st->cstart[np]) return;
     const uint64_t lim = a.bound;
     uint8_t* const dst = a.dst;
     const ratio_chunk_info& ci = a.ch[c];
     const unsigned P = pass_of_chunk(st->cstart, np, c);
     uint64_t k0, dir;
     unsigned W;
-    const uint32_t K = chunk_geom(st->pstart, st->cstart, st->dstart, st->plog, P, c, &k0, &W, &dir);
+    const uint32_t K = chunk_geom(st->pstart, st->cstart, st->dstart, st->plog, a.shrink, P, c, &k0, &W, &dir);
     const uint64_t j0 = st->pstart[P] + k0;
     const uint32_t nw = ci.words;
     /* directory entry */
@@ -1036,6 +1055,22 @@ __global__ void __launch_bounds__(kWriteThreads) enc_write_kernel(enc_args a)
             lo = win[0];
         }
         put_chunk_word(out, sh, n, n, lo, 0u);
+    }
+}
+
+/* The chunks, a CTA per chunk, over as many as the frame has. */
+template <typename T>
+__global__ void __launch_bounds__(kWriteThreads) enc_write_kernel(enc_args a)
+{
+    __shared__ write_scan_t::TempStorage tmp;
+    __shared__ uint32_t win[kWriteWin];
+    __shared__ uint32_t prev;
+    const ratio_enc_state* const st = a.st;
+    if (st->bad_bound || !st->fits) return;
+    const uint64_t nch = st->cstart[3u * a.L];
+    for (uint64_t c = blockIdx.x; c < nch; c += gridDim.x) {
+        enc_write_chunk<T>(a, c, tmp, win, prev);
+        __syncthreads(); /* the window and prev are the next chunk's */
     }
 }
 
@@ -1273,7 +1308,7 @@ __global__ void enc_finish_kernel(enc_args a)
         fi.payload_size = total - GHZ_HEADER_SIZE;
         fi.prefer = GHZ_PREFER_RATIO;
         fi.has_checksum = 0;
-        ghz_ratio_header_pack(h, &fi, a.ndims, ghz_ratio_spread_for(a.n));
+        ghz_ratio_header_pack(h, &fi, a.ndims, a.spread, a.shrink);
         for (unsigned i = 0; i < GHZ_HEADER_SIZE; ++i) dst[i] = h[i];
         uint8_t* const sec = dst + GHZ_HEADER_SIZE;
         for (unsigned i = 0; i < GHZ_RATIO_SECTION; ++i) sec[i] = 0;
@@ -1386,6 +1421,8 @@ cudaError_t launch_ratio_compress_t(const ratio_job& j, void* d_work, int sms, c
     a.ctx = (uint8_t*)w;
     w += up256(j.n);
     a.ch = (ratio_chunk_info*)w;
+    a.spread = ghz_ratio_spread_for(j.n);
+    a.shrink = ghz_ratio_shrink_for(a.spread);
     a.max_chunks = enc_max_chunks(j.n);
     a.bound = ghz_compress_bound((size_t)j.n, j.info.dtype);
     a.d_size = j.d_size;
@@ -1405,11 +1442,14 @@ cudaError_t launch_ratio_compress_t(const ratio_job& j, void* d_work, int sms, c
         else e = launch_enc_levels<T, uint64_t, kPassThreads, 1>(a, sms, stream);
     }
     if (e == cudaSuccess) e = launch(enc_tables_kernel, 1, 64, stream, a);
+    /* the chunk kernels loop over the frame's chunks (known on the GPU only), on the CTAs
+     * that fit at once, or as many as the most chunks need */
     const unsigned warps = kWarpCtaThreads / 32;
-    const uint64_t rans_ctas = (a.max_chunks + warps - 1) / warps;
-    if (e == cudaSuccess) e = launch(enc_rans_kernel, (unsigned)rans_ctas, kWarpCtaThreads, stream, a);
+    const unsigned rans_ctas = resident_grid(enc_rans_kernel, kWarpCtaThreads, sms, (a.max_chunks + warps - 1) / warps);
+    const unsigned write_ctas = resident_grid(enc_write_kernel<T>, kWriteThreads, sms, a.max_chunks);
+    if (e == cudaSuccess) e = launch(enc_rans_kernel, rans_ctas, kWarpCtaThreads, stream, a);
     if (e == cudaSuccess) e = launch(enc_scan_kernel, 1, kScanThreads, stream, a);
-    if (e == cudaSuccess) e = launch(enc_write_kernel<T>, (unsigned)a.max_chunks, kWriteThreads, stream, a);
+    if (e == cudaSuccess) e = launch(enc_write_kernel<T>, write_ctas, kWriteThreads, stream, a);
     if (e == cudaSuccess) e = launch(enc_specials_kernel<T>, 1, kSpecThreads, stream, a);
     if (e == cudaSuccess) e = launch(enc_finish_kernel, 1, 128, stream, a);
     if (e != cudaSuccess) return e;
@@ -1575,8 +1615,8 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
             if (ok && pos != lim) ok = 0;
         }
         if (ok) { /* choices were checked by the layout: the pass table */
-            pass_table(ds->L.d, ds->L.levels, s_head + ds->L.off_choices, ds->L.chunk_log2, ds->L.spread, ds->pstart,
-                       ds->cstart, ds->dstart, ds->plog);
+            pass_table(ds->L.d, ds->L.levels, s_head + ds->L.off_choices, ds->L.chunk_log2, ds->L.spread,
+                       ds->L.shrink, ds->pstart, ds->cstart, ds->dstart, ds->plog);
             for (unsigned P = 0; P < 3u * ds->L.levels; ++P) ds->pass_out[P] = 0;
             ((typename bits_of<T>::type*)c.dst)[0] = (typename bits_of<T>::type)ds->L.x0;
         }
@@ -1634,7 +1674,7 @@ __device__ void dec_directory(const chunk_t& c, ratio_dec_state* ds)
             const unsigned P = pass_of_chunk(ds->cstart, np, ci);
             uint64_t k0, dir;
             unsigned W;
-            const uint32_t K = chunk_geom(ds->pstart, ds->cstart, ds->dstart, ds->plog, P, ci, &k0, &W, &dir);
+            const uint32_t K = chunk_geom(ds->pstart, ds->cstart, ds->dstart, ds->plog, ds->L.shrink, P, ci, &k0, &W, &dir);
             const uint8_t* e = c.src + ds->L.off_dir + dir;
             const uint64_t words = get_le(e, 4), bits = get_le(e + 4, 4);
             int bad = words > K || bits > 27ull * K;
@@ -1711,7 +1751,7 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     const uint32_t lt = (1u << lane) - 1u;
     uint64_t k0, dir;
     unsigned W;
-    const uint32_t K = chunk_geom(ds->pstart, ds->cstart, ds->dstart, ds->plog, P, ci, &k0, &W, &dir);
+    const uint32_t K = chunk_geom(ds->pstart, ds->cstart, ds->dstart, ds->plog, ds->L.shrink, P, ci, &k0, &W, &dir);
     const uint8_t* const e = c.src + L.off_dir + dir;
     const uint32_t nwords = (uint32_t)get_le(e, 4), nextra = (uint32_t)get_le(e + 4, 4);
     const uint32_t nxw = (nextra + 31u) / 32u; /* u32 words of extra bits */
@@ -1742,9 +1782,8 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
     int bad = 0;
     /* this lane's point of the pass; it moves W points a step */
     pass_walk_t<I> w(ps, d, k0 + lane, W);
-    /* A batch's points: their indices, which are active, their neighbours. Two slots
-     * alternate: a batch decodes one while the next batch's neighbours load into the
-     * other. A copy from one to the other would wait for those loads on the spot. */
+    /* A batch's points: their indices, which are active, their neighbours (two slots of
+     * them, two_slots) */
     struct slot_t {
         I idx[dec_cfg<T, I>::batch];
         bool act[dec_cfg<T, I>::batch];
@@ -1894,24 +1933,16 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
         }
         bad = __any_sync(kLanesAll, bad);
     };
-    /* batches in pairs, slot a then slot b, so that slot a is the next one after each
-     * pair; the full ones while the batch after the pair is whole too */
-    uint32_t g0 = 0;
+    /* full batches while the next batch is whole too */
     const uint32_t gb = dec_cfg<T, I>::batch * W;
-    if (W == 32)
-        while (g0 + 3u * gb <= K && !bad) {
-            batch(g0, std::true_type(), sa, sb);
-            if (bad) break;
-            batch(g0 + gb, std::true_type(), sb, sa);
-            g0 += 2u * gb;
-        }
-    while (g0 < K && !bad) {
-        batch(g0, std::false_type(), sa, sb);
-        g0 += gb;
-        if (g0 >= K || bad) break;
-        batch(g0, std::false_type(), sb, sa);
-        g0 += gb;
-    }
+    two_slots(sa, sb, (K + gb - 1u) / gb, [&](uint64_t i, slot_t& cur, slot_t& nxt) {
+        const uint32_t g0 = (uint32_t)i * gb;
+        if (W == 32 && g0 + 2u * gb <= K)
+            batch(g0, std::true_type(), cur, nxt);
+        else
+            batch(g0, std::false_type(), cur, nxt);
+        return !bad;
+    });
     if (!fix && !bad) { /* everything read, lanes home, padding zero */
         bad = wpos != nwords || epos != nextra || __any_sync(kLanesAll, x != GHZ_RATIO_STATE_LOW);
         if ((nwords & 1u) && get_le(words + 2ull * nwords, 2) != 0) bad = 1;

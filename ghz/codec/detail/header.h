@@ -147,8 +147,10 @@ GHZ_HD static inline int ghz_header_unpack_any(const uint8_t* src, uint64_t src_
         GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_BLOCK_LOG2);
     flags = src[11];
     if (flags & ~GHZ_FLAGS_KNOWN) GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_FLAGS);
-    /* byte 13: the chunks' spread of ratio frames (RATIO.md), 0..40; reserved elsewhere */
-    if (ghz_load_le(src + 14, 2) != 0 || src[13] > (codec == GHZ_HDR_CODEC_RATIO ? 40u : 0u))
+    /* bytes 13 and 14: the chunks' spread (0..40) and shrink (0..2) of ratio frames
+     * (RATIO.md); reserved elsewhere */
+    if (src[15] != 0 || src[13] > (codec == GHZ_HDR_CODEC_RATIO ? 40u : 0u) ||
+        src[14] > (codec == GHZ_HDR_CODEC_RATIO ? 2u : 0u))
         GHZ_HDR_FAIL(GHZ_ERR_CORRUPT, GHZ_HDR_RESERVED);
     n = ghz_load_le(src + 16, 8);
     nb = ghz_load_le(src + 24, 8);

@@ -10,13 +10,14 @@
 
 /* Writes one ratio frame of info->n >= 1 values of src at dst (header fields of info:
  * dtype, eb_mode, eb_user, eb_abs, has_fill, fill_bits, n; the checksum is the
- * caller's), its chunks cut with `spread` (RATIO.md, Chunks: writers pass
- * ghz_ratio_spread_for(n); tests pass others, as any valid spread reads). Returns
+ * caller's), its chunks cut with `spread` and `shrink` (RATIO.md, Chunks: writers pass
+ * ghz_ratio_spread_for(n) and ghz_ratio_shrink_for(spread); tests pass others, as any
+ * valid pair reads). Returns
  * GHZ_ERR_UNSUPPORTED, with no detail, when the frame would be larger than
  * ghz_compress_bound allows: the caller then writes a block frame. nthreads threads
  * (OpenMP builds; 0 = all) write the same bytes as one. */
 ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* info,
-                              const size_t dims[3], unsigned spread, const uint8_t* src, uint8_t* dst,
+                              const size_t dims[3], unsigned spread, unsigned shrink, const uint8_t* src, uint8_t* dst,
                               uint64_t capacity, uint64_t* frame_size, int nthreads);
 
 /* Decodes the ratio frame at frame (header checked into *info; checksum verified by

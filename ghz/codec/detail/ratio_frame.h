@@ -10,7 +10,7 @@
 /* Where each part of a ratio frame lies, as byte offsets from the frame's start. */
 typedef struct {
     uint64_t d[3];
-    unsigned ndims, levels, chunk_log2, spread;
+    unsigned ndims, levels, chunk_log2, spread, shrink;
     uint64_t table_bytes, n_outliers, chunk_bytes, special_bytes, n_chunks, dir_bytes, x0;
     uint64_t off_choices, off_table, off_dir, off_chunks, off_outliers, off_specials, end;
 } ghz_ratio_layout_t;
@@ -81,7 +81,8 @@ GHZ_HD static inline const char* ghz_ratio_layout(const uint8_t* frame, const gh
     if (L->levels != ghz_ratio_levels(L->d[0], L->d[1], L->d[2])) return "levels does not match the extents";
     if (s[25] != GHZ_RATIO_PROB_BITS) return "prob_bits is not 12";
     L->chunk_log2 = s[26];
-    L->spread = frame[13]; /* checked with the header */
+    L->spread = frame[13]; /* both checked with the header */
+    L->shrink = frame[14];
     if (L->chunk_log2 < GHZ_RATIO_CHUNK_LOG2_MIN || L->chunk_log2 > GHZ_RATIO_CHUNK_LOG2_MAX)
         return "chunk_log2 out of range";
     if (s[27] != GHZ_RATIO_NCTX) return "nctx is not 8";
@@ -108,10 +109,11 @@ GHZ_HD static inline const char* ghz_ratio_layout(const uint8_t* frame, const gh
                 return "a level's choice bytes are not valid";
             for (q = 0; q < 3; ++q) {
                 const uint64_t pts = ghz_ratio_pass(L->d, l, order, q).points;
-                const unsigned lg = ghz_ratio_pass_chunk_log2(pts, L->chunk_log2, L->spread);
+                const unsigned lg = ghz_ratio_pass_chunk_log2(pts, L->chunk_log2, L->spread, L->shrink);
                 const uint64_t cs = (uint64_t)1 << lg, full = pts >> lg, rest = pts & (cs - 1);
                 L->n_chunks += full + (rest != 0);
-                L->dir_bytes += full * GHZ_RATIO_DIR_ENTRY(cs) + (rest ? GHZ_RATIO_DIR_ENTRY(rest) : 0);
+                L->dir_bytes += full * ghz_ratio_dir_entry(cs, L->shrink) +
+                                (rest ? ghz_ratio_dir_entry(rest, L->shrink) : 0);
             }
         }
     }
@@ -181,13 +183,14 @@ GHZ_HD static inline unsigned ghz_varint_put(uint8_t* p, uint64_t v)
 
 /* Writes the header of a ratio frame (FORMAT.md's, with RATIO.md's differences). */
 GHZ_HD static inline void ghz_ratio_header_pack(uint8_t* dst, const ghz_frame_info_t* info,
-                                                unsigned ndims, unsigned spread)
+                                                unsigned ndims, unsigned spread, unsigned shrink)
 {
     ghz_header_pack(dst, info);
     ghz_store_le(dst + 4, GHZ_RATIO_VERSION, 2);
     dst[10] = (uint8_t)ndims;
     dst[12] = (uint8_t)GHZ_HDR_CODEC_RATIO;
     dst[13] = (uint8_t)spread;
+    dst[14] = (uint8_t)shrink;
     ghz_store_le(dst + 24, 0, 8);
 }
 
