@@ -576,7 +576,8 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
     r = (chunk_out_t*)calloc((size_t)nt, sizeof *r);
     st.sh = nt > 1 ? (enc_t*)calloc((size_t)nt, sizeof *st.sh) : NULL;
     st.part = (uint64_t(*)[3])calloc((size_t)nt, sizeof *st.part);
-    exs = (uint64_t*)malloc((size_t)((n >> GHZ_RATIO_CHUNK_LOG2_MIN) + 2) * sizeof *exs);
+    /* a pass's chunks, at most: none but its last below 2^(12 - shrink) symbols */
+    exs = (uint64_t*)malloc((size_t)((n >> (GHZ_RATIO_SPREAD_CHUNK_LOG2 - shrink)) + 2) * sizeof *exs);
     for (k = 0; r && k < nt; ++k) {
         r[k].words = (uint16_t*)malloc((size_t)cs * sizeof(uint16_t));
         r[k].extra = (uint32_t*)malloc((size_t)(cs * 27 / 32 + 2) * sizeof(uint32_t));
