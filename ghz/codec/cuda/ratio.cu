@@ -610,15 +610,18 @@ __device__ __forceinline__ void enc_code_pass(const enc_args& a, const ghz_quant
                               nbrs_context<T>(o.nb[b], z.r), hist, specials);
         }
     };
-    if (u_first >= ps.points) return;
     slot_t sa, sb;
-    load(u_first, sa);
-    two_slots(sa, sb, (ps.points - u_first + gb - 1) / gb, [&](uint64_t i, const slot_t& cur, slot_t& nxt) {
-        const uint64_t u0 = u_first + i * gb;
-        if (u0 + gb < ps.points) load(u0 + gb, nxt);
-        code(u0, cur);
-        return true;
-    });
+    uint64_t u0 = u_first;
+    if (u0 < ps.points) load(u0, sa);
+    while (u0 < ps.points) { /* slot a holds the batch at u0 */
+        if (u0 + gb < ps.points) load(u0 + gb, sb);
+        code(u0, sa);
+        u0 += gb;
+        if (u0 >= ps.points) break;
+        if (u0 + gb < ps.points) load(u0 + gb, sa);
+        code(u0, sb);
+        u0 += gb;
+    }
 }
 
 /* The writer's choices run as one kernel per step, in stream order: a level's
@@ -809,13 +812,19 @@ __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f,
         }
     };
     slot_t sa, sb;
-    if (steps) load(steps, sa);
-    two_slots(sa, sb, (steps + kBatch - 1u) / kBatch, [&](uint64_t i, const slot_t& cur, slot_t& nxt) {
-        const uint32_t t1 = steps - (uint32_t)i * kBatch; /* cur: the batch ending at step t1 - 1 */
-        if (t1 > kBatch) load(t1 - kBatch, nxt);
-        encode(cur);
-        return true;
-    });
+    uint32_t t1 = steps;
+    if (t1) load(t1, sa);
+    while (t1 > 0) { /* slot a holds the batch ending at step t1 - 1 */
+        uint32_t t2 = t1 > kBatch ? t1 - kBatch : 0;
+        if (t2) load(t2, sb);
+        encode(sa);
+        t1 = t2;
+        if (t1 == 0) break;
+        t2 = t1 > kBatch ? t1 - kBatch : 0;
+        if (t2) load(t2, sa);
+        encode(sb);
+        t1 = t2;
+    }
     ratio_chunk_info* const ci = a.ch + c;
     ci->x[lane] = x;
     nbits = (uint32_t)warp_sum(nbits);
