@@ -475,6 +475,8 @@ __device__ __forceinline__ void enc_code_point(const enc_args& a, const ghz_quan
     if ((unsigned)__ffs(peers) - 1u == lane_id()) atomicAdd(&hist[key], (unsigned)__popc(peers));
 }
 
+constexpr unsigned kCostBatch = 4;
+
 /* Sums of a pass's costs over the finite non-fill points of its sample
  * (ghz_ratio_sample_point: a warp takes four runs): cubic (and linear when `both`) and the
  * count. */
@@ -483,21 +485,44 @@ __device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, cons
                                unsigned long long* lin_out, unsigned long long* cub_out,
                                unsigned long long* cnt_out)
 {
+    typedef typename bits_of<T>::type U;
     const unsigned ax = ps.axis;
     const uint64_t sx = ax == 0 ? 1 : ax == 1 ? a.d[0] : a.d[0] * a.d[1], ex = pick3(a.d, ax);
     const uint64_t gstride = (uint64_t)gridDim.x * blockDim.x;
     const uint64_t samples = ghz_ratio_samples(ps.points);
+    const T* const xv = (const T*)a.xr;
+    const U* const src = (const U*)a.src;
     unsigned long long lin = 0, cub = 0, cnt = 0;
-    for (uint64_t v = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; v < samples; v += gstride) {
-        uint64_t c[3], bits;
-        const uint64_t idx = pass_point(ps, a.d, ghz_ratio_sample_point(v), c);
-        const double x = load_value<T>(a.src, idx, &bits);
-        if (is_special(x, bits, a.has_fill, a.fill_bits)) continue;
-        ++cnt;
-        cub += ghz_ratio_cost(&z, x, ghz_ratio_predict(a.xr, sizeof(T) == 4, idx, pick3(c, ax), ps.s, sx, ex, 1u));
-        if (both)
-            lin += ghz_ratio_cost(&z, x,
-                                  ghz_ratio_predict(a.xr, sizeof(T) == 4, idx, pick3(c, ax), ps.s, sx, ex, 0u));
+    /* kCostBatch samples a thread at a time, every load issued before any is used: the
+     * samples are scattered, and one at a time each waits a full trip to DRAM */
+    for (uint64_t v0 = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; v0 < samples; v0 += kCostBatch * gstride) {
+        U xb[kCostBatch];
+        nbrs_t<T> nb[kCostBatch];
+#pragma unroll
+        for (unsigned b = 0; b < kCostBatch; ++b) {
+            const uint64_t v = v0 + b * gstride;
+            nb[b].hc = false;
+            if (v >= samples) continue;
+            uint64_t c[3];
+            const uint64_t idx = pass_point(ps, a.d, ghz_ratio_sample_point(v), c);
+            xb[b] = src[idx];
+            nbrs_load<T, uint64_t>(xv, idx, pick3(c, ax), ps.s, ps.s * sx, ex, 1u, nb[b]);
+        }
+#pragma unroll
+        for (unsigned b = 0; b < kCostBatch; ++b) {
+            if (v0 + b * gstride >= samples) continue;
+            T xt;
+            memcpy(&xt, &xb[b], sizeof xt);
+            const double x = (double)xt;
+            if (is_special(x, (uint64_t)xb[b], a.has_fill, a.fill_bits)) continue;
+            ++cnt;
+            cub += ghz_ratio_cost(&z, x, nbrs_predict<T>(nb[b]));
+            if (both) {
+                nbrs_t<T> q = nb[b];
+                q.hu = q.hv = false; /* linear: b and c alone */
+                lin += ghz_ratio_cost(&z, x, nbrs_predict<T>(q));
+            }
+        }
     }
     lin = warp_sum(lin);
     cub = warp_sum(cub);
@@ -610,15 +635,18 @@ __device__ __forceinline__ void enc_code_pass(const enc_args& a, const ghz_quant
                               nbrs_context<T>(o.nb[b], z.r), hist, specials);
         }
     };
-    if (u_first >= ps.points) return;
     slot_t sa, sb;
-    load(u_first, sa);
-    two_slots(sa, sb, (ps.points - u_first + gb - 1) / gb, [&](uint64_t i, const slot_t& cur, slot_t& nxt) {
-        const uint64_t u0 = u_first + i * gb;
-        if (u0 + gb < ps.points) load(u0 + gb, nxt);
-        code(u0, cur);
-        return true;
-    });
+    uint64_t u0 = u_first;
+    if (u0 < ps.points) load(u0, sa);
+    while (u0 < ps.points) { /* slot a holds the batch at u0 */
+        if (u0 + gb < ps.points) load(u0 + gb, sb);
+        code(u0, sa);
+        u0 += gb;
+        if (u0 >= ps.points) break;
+        if (u0 + gb < ps.points) load(u0 + gb, sa);
+        code(u0, sb);
+        u0 += gb;
+    }
 }
 
 /* The writer's choices run as one kernel per step, in stream order: a level's
@@ -809,13 +837,19 @@ __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f,
         }
     };
     slot_t sa, sb;
-    if (steps) load(steps, sa);
-    two_slots(sa, sb, (steps + kBatch - 1u) / kBatch, [&](uint64_t i, const slot_t& cur, slot_t& nxt) {
-        const uint32_t t1 = steps - (uint32_t)i * kBatch; /* cur: the batch ending at step t1 - 1 */
-        if (t1 > kBatch) load(t1 - kBatch, nxt);
-        encode(cur);
-        return true;
-    });
+    uint32_t t1 = steps;
+    if (t1) load(t1, sa);
+    while (t1 > 0) { /* slot a holds the batch ending at step t1 - 1 */
+        uint32_t t2 = t1 > kBatch ? t1 - kBatch : 0;
+        if (t2) load(t2, sb);
+        encode(sa);
+        t1 = t2;
+        if (t1 == 0) break;
+        t2 = t1 > kBatch ? t1 - kBatch : 0;
+        if (t2) load(t2, sa);
+        encode(sb);
+        t1 = t2;
+    }
     ratio_chunk_info* const ci = a.ch + c;
     ci->x[lane] = x;
     nbits = (uint32_t)warp_sum(nbits);
