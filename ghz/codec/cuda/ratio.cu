@@ -469,10 +469,7 @@ __device__ __forceinline__ void enc_code_point(const enc_args& a, const ghz_quan
         sym = 0;
     }
     a.ctx[j] = (uint8_t)cx;
-    /* lanes with the same (context, symbol) add once (most codes share a few) */
-    const unsigned key = cx * kNsym + sym;
-    const unsigned peers = __match_any_sync(__activemask(), key);
-    if ((unsigned)__ffs(peers) - 1u == lane_id()) atomicAdd(&hist[key], (unsigned)__popc(peers));
+    atomicAdd(&hist[cx * kNsym + sym], 1u);
 }
 
 constexpr unsigned kCostBatch = 4;
