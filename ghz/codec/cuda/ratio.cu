@@ -790,45 +790,69 @@ __device__ __forceinline__ uint32_t* xs_span(const enc_args& a, uint64_t j0, uin
     return (uint32_t*)a.xr + (a.n + 1u) / 2u + w0;
 }
 
-/* One rANS step's extra bits (the lane's ex, nb bits; lanes in symbol order) into the
- * span below the R bits staged, by the whole warp: the step's bits are at most 27 x 32,
- * 28 words with the partial one below them, gathered in win and stored whole but for
- * the lowest partial word, which stays in carry until the steps below fill it. Clears
+/* One batch of rANS steps' extra bits into the span below the R bits staged, by the
+ * whole warp. Step b of the batch is step t1 - 1 - b of the chunk (b = kBatch - 1 comes
+ * first in the stream), lanes in symbol order within a step; lane's ex[b], nb[b]. The
+ * batch's bits are at most kBatch x 27 x 32 (kStageWords words with the partial one
+ * below them), gathered in win and stored whole but for the lowest partial word, which
+ * stays in carry until the batches below fill it. The steps' offsets come from two
+ * steps' counts packed in one word a scan (a lane's sums stay below 2^16). Clears
  * `staging` (the same on every lane) when the span is full. */
-__device__ __forceinline__ void stage_step(uint32_t* xs, uint32_t E, uint32_t* win, unsigned lane, uint32_t ex,
-                                           unsigned nb, uint32_t& R, uint32_t& carry, bool& staging)
+constexpr unsigned kStageWords = (kBatch * 27u * 32u + 31u) / 32u + 1u;
+static_assert(kBatch % 2u == 0u, "the scans pack two steps");
+
+__device__ __forceinline__ void stage_batch(uint32_t* xs, uint32_t E, uint32_t* win, unsigned lane,
+                                            const uint32_t* ex, const unsigned* nb, uint32_t& R, uint32_t& carry,
+                                            bool& staging)
 {
-    uint32_t incl = nb;
+    uint32_t incl[kBatch / 2u], tot[kBatch / 2u];
 #pragma unroll
-    for (unsigned d = 1; d < 32u; d <<= 1) {
-        const uint32_t v = __shfl_up_sync(kLanesAll, incl, d);
-        if (lane >= d) incl += v;
+    for (unsigned h = 0; h < kBatch / 2u; ++h) incl[h] = nb[2u * h] | nb[2u * h + 1u] << 16;
+#pragma unroll
+    for (unsigned d = 1; d < 32u; d <<= 1)
+#pragma unroll
+        for (unsigned h = 0; h < kBatch / 2u; ++h) {
+            const uint32_t v = __shfl_up_sync(kLanesAll, incl[h], d);
+            if (lane >= d) incl[h] += v;
+        }
+#pragma unroll
+    for (unsigned h = 0; h < kBatch / 2u; ++h) tot[h] = __shfl_sync(kLanesAll, incl[h], 31);
+    /* base[b]: the bits of the batch's steps before step b in the stream (b + 1 .. kBatch - 1) */
+    uint32_t base[kBatch], T = 0;
+#pragma unroll
+    for (int b = (int)kBatch - 1; b >= 0; --b) {
+        base[b] = T;
+        T += (tot[b / 2] >> (16u * (b % 2))) & 0xFFFFu;
     }
-    const uint32_t T = __shfl_sync(kLanesAll, incl, 31);
     if (T == 0u) return;
     if (T > E - R) {
         staging = false;
         return;
     }
-    const uint32_t lo = E - R - T, off = lo % 32u, top = (off + T - 1u) / 32u, p = off + incl - nb;
-    if (nb) {
-        atomicOr(&win[p / 32u], ex << (p % 32u));
-        if (p % 32u + nb > 32u) atomicOr(&win[p / 32u + 1u], ex >> (32u - p % 32u));
-    }
-    if (lane == 0 && carry) atomicOr(&win[top], carry); /* the earlier steps' bits above this step's */
+    const uint32_t lo = E - R - T, off = lo % 32u, top = (off + T - 1u) / 32u;
+#pragma unroll
+    for (unsigned b = 0; b < kBatch; ++b)
+        if (nb[b]) {
+            const uint32_t p = off + base[b] + ((incl[b / 2u] >> (16u * (b % 2u))) & 0xFFFFu) - nb[b];
+            atomicOr(&win[p / 32u], ex[b] << (p % 32u));
+            if (p % 32u + nb[b] > 32u) atomicOr(&win[p / 32u + 1u], ex[b] >> (32u - p % 32u));
+        }
+    if (lane == 0 && carry) atomicOr(&win[top], carry); /* the earlier batches' bits above these */
     __syncwarp();
-    if (lane <= top && (lane > 0 || off == 0)) xs[lo / 32u + lane] = win[lane];
+    for (unsigned i = lane; i <= top; i += 32u)
+        if (i > 0u || off == 0u) xs[lo / 32u + i] = win[i];
     carry = off ? win[0] : 0u;
     __syncwarp();
-    if (lane <= top) win[lane] = 0;
+    for (unsigned i = lane; i <= top; i += 32u) win[i] = 0;
     __syncwarp();
     R += T;
 }
 
 /* Chunk c (RATIO.md, Chunks), by one warp: steps from last to first, lane < W its own
  * state; the words a step emits are stored below the earlier ones in ascending lane
- * order, so that they read forward from the lowest. The step's extra bits go to the
- * chunk's xs span below the earlier steps' (win: the warp's 32 shared words, zero), so
+ * order, so that they read forward from the lowest. A batch's extra bits go to the
+ * chunk's xs span below the later batches' (win: the warp's kStageWords shared words,
+ * zero), so
  * that the writer copies them as words instead of reading the codes again; a chunk
  * whose bits outgrow the span, or that has an outlier, is not marked staged and the
  * writer codes it from its codes. f, cum, inv: the tables. */
@@ -869,28 +893,30 @@ __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f,
         }
     };
     auto encode = [&](const slot_t& o) {
+        uint32_t ex[kBatch];
+        unsigned nb[kBatch];
 #pragma unroll
         for (unsigned b = 0; b < kBatch; ++b) {
             int emit = 0;
             uint16_t w = 0;
-            uint32_t ex = 0;
-            unsigned nb = 0;
+            ex[b] = 0;
+            nb[b] = 0;
             if (o.cv[b] < kNctx) {
                 const int32_t k = o.kv[b];
                 const unsigned e = o.cv[b] * kNsym;
                 unsigned sym = 0;
                 if (k != kOutlierCode)
-                    sym = ghz_ratio_symbol(k, &ex, &nb);
+                    sym = ghz_ratio_symbol(k, &ex[b], &nb[b]);
                 else
                     ++nout;
-                nbits += nb;
+                nbits += nb[b];
                 emit = ghz_rans_put(&x, f[e + sym], inv[e + sym], cum[e + sym], &w);
             }
             const uint32_t m = __ballot_sync(kLanesAll, emit);
             pos -= __popc(m);
             if (emit) words[pos + __popc(m & lt)] = w;
-            if (staging) stage_step(xs, E, win, lane, ex, nb, R, carry, staging);
         }
+        if (staging) stage_batch(xs, E, win, lane, ex, nb, R, carry, staging);
     };
     slot_t sa, sb;
     uint32_t t1 = steps;
@@ -925,7 +951,7 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
     __shared__ uint16_t f[kTab];
     __shared__ uint32_t cum[kTab];
     __shared__ double inv[kTab];
-    __shared__ uint32_t win[kWarpCtaThreads]; /* 32 words a warp (stage_step) */
+    __shared__ uint32_t win[kWarpCtaThreads / 32u * kStageWords]; /* stage_batch's, a warp's */
     const ratio_enc_state* const st = a.st;
     if (st->bad_bound) return;
     for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) {
@@ -933,7 +959,7 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
         cum[i] = st->cum[i];
         inv[i] = st->inv[i];
     }
-    win[threadIdx.x] = 0;
+    for (unsigned i = threadIdx.x; i < kWarpCtaThreads / 32u * kStageWords; i += blockDim.x) win[i] = 0;
     __syncthreads();
     const unsigned np = 3u * a.L;
     if (np == 0) return;
@@ -941,7 +967,7 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
      * at once, or fewer where a frame of n values can have fewer chunks) */
     const uint64_t nch = st->cstart[np], wstride = (uint64_t)gridDim.x * (blockDim.x / 32);
     for (uint64_t c = (uint64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < nch; c += wstride)
-        enc_rans_chunk(a, c, f, cum, inv, win + (threadIdx.x & ~31u));
+        enc_rans_chunk(a, c, f, cum, inv, win + threadIdx.x / 32u * kStageWords);
 }
 
 /* Exclusive sums over the chunks (byte offsets, outlier bases), the tables' bytes and
