@@ -365,7 +365,7 @@ struct ratio_enc_state {
 struct ratio_chunk_info {
     uint32_t words, bits;
     uint32_t x[GHZ_RATIO_LANES];
-    uint32_t n_out, pad;
+    uint32_t n_out, staged; /* staged: the extra bits are in the chunk's xs span (xs_span) */
     uint64_t off, out_base;
 };
 
@@ -469,10 +469,7 @@ __device__ __forceinline__ void enc_code_point(const enc_args& a, const ghz_quan
         sym = 0;
     }
     a.ctx[j] = (uint8_t)cx;
-    /* lanes with the same (context, symbol) add once (most codes share a few) */
-    const unsigned key = cx * kNsym + sym;
-    const unsigned peers = __match_any_sync(__activemask(), key);
-    if ((unsigned)__ffs(peers) - 1u == lane_id()) atomicAdd(&hist[key], (unsigned)__popc(peers));
+    atomicAdd(&hist[cx * kNsym + sym], 1u);
 }
 
 constexpr unsigned kCostBatch = 4;
@@ -779,11 +776,88 @@ __global__ void enc_tables_kernel(enc_args a)
     }
 }
 
+/* The extra bits of chunk [j0, j0 + K), staged by the rANS kernel for the chunk writer
+ * (RATIO.md, Chunks: they follow the rANS words in symbol order). The rANS words' staging
+ * takes the reconstruction buffer's first ceil(n / 2) u32 words (2 bytes a symbol); the
+ * chunk owns words [ceil(j0 / 2), floor((j0 + K) / 2)) of the rest, about 16 bits a
+ * symbol, disjoint from every other chunk's. The steps run from the chunk's last symbol
+ * to its first, so the bits are stored against the span's end: stream bit i at span bit
+ * i + E - bits, E = *cap the span's bits. */
+__device__ __forceinline__ uint32_t* xs_span(const enc_args& a, uint64_t j0, uint32_t K, uint32_t* cap)
+{
+    const uint64_t w0 = (j0 + 1u) / 2u, w1 = (j0 + K) / 2u, e = 32u * (w1 - w0);
+    *cap = e < ((uint64_t)1 << 31) ? (uint32_t)e : (uint32_t)1 << 31;
+    return (uint32_t*)a.xr + (a.n + 1u) / 2u + w0;
+}
+
+/* One batch of rANS steps' extra bits into the span below the R bits staged, by the
+ * whole warp. Step b of the batch is step t1 - 1 - b of the chunk (b = kBatch - 1 comes
+ * first in the stream), lanes in symbol order within a step; lane's ex[b], nb[b]. The
+ * batch's bits are at most kBatch x 27 x 32 (kStageWords words with the partial one
+ * below them), gathered in win and stored whole but for the lowest partial word, which
+ * stays in carry until the batches below fill it. The steps' offsets come from two
+ * steps' counts packed in one word a scan (a lane's sums stay below 2^16). Clears
+ * `staging` (the same on every lane) when the span is full. */
+constexpr unsigned kStageWords = (kBatch * 27u * 32u + 31u) / 32u + 1u;
+static_assert(kBatch % 2u == 0u, "the scans pack two steps");
+
+__device__ __forceinline__ void stage_batch(uint32_t* xs, uint32_t E, uint32_t* win, unsigned lane,
+                                            const uint32_t* ex, const unsigned* nb, uint32_t& R, uint32_t& carry,
+                                            bool& staging)
+{
+    uint32_t incl[kBatch / 2u], tot[kBatch / 2u];
+#pragma unroll
+    for (unsigned h = 0; h < kBatch / 2u; ++h) incl[h] = nb[2u * h] | nb[2u * h + 1u] << 16;
+#pragma unroll
+    for (unsigned d = 1; d < 32u; d <<= 1)
+#pragma unroll
+        for (unsigned h = 0; h < kBatch / 2u; ++h) {
+            const uint32_t v = __shfl_up_sync(kLanesAll, incl[h], d);
+            if (lane >= d) incl[h] += v;
+        }
+#pragma unroll
+    for (unsigned h = 0; h < kBatch / 2u; ++h) tot[h] = __shfl_sync(kLanesAll, incl[h], 31);
+    /* base[b]: the bits of the batch's steps before step b in the stream (b + 1 .. kBatch - 1) */
+    uint32_t base[kBatch], T = 0;
+#pragma unroll
+    for (int b = (int)kBatch - 1; b >= 0; --b) {
+        base[b] = T;
+        T += (tot[b / 2] >> (16u * (b % 2))) & 0xFFFFu;
+    }
+    if (T == 0u) return;
+    if (T > E - R) {
+        staging = false;
+        return;
+    }
+    const uint32_t lo = E - R - T, off = lo % 32u, top = (off + T - 1u) / 32u;
+#pragma unroll
+    for (unsigned b = 0; b < kBatch; ++b)
+        if (nb[b]) {
+            const uint32_t p = off + base[b] + ((incl[b / 2u] >> (16u * (b % 2u))) & 0xFFFFu) - nb[b];
+            atomicOr(&win[p / 32u], ex[b] << (p % 32u));
+            if (p % 32u + nb[b] > 32u) atomicOr(&win[p / 32u + 1u], ex[b] >> (32u - p % 32u));
+        }
+    if (lane == 0 && carry) atomicOr(&win[top], carry); /* the earlier batches' bits above these */
+    __syncwarp();
+    for (unsigned i = lane; i <= top; i += 32u)
+        if (i > 0u || off == 0u) xs[lo / 32u + i] = win[i];
+    carry = off ? win[0] : 0u;
+    __syncwarp();
+    for (unsigned i = lane; i <= top; i += 32u) win[i] = 0;
+    __syncwarp();
+    R += T;
+}
+
 /* Chunk c (RATIO.md, Chunks), by one warp: steps from last to first, lane < W its own
  * state; the words a step emits are stored below the earlier ones in ascending lane
- * order, so that they read forward from the lowest. f, cum, inv: the tables. */
+ * order, so that they read forward from the lowest. A batch's extra bits go to the
+ * chunk's xs span below the later batches' (win: the warp's kStageWords shared words,
+ * zero), so
+ * that the writer copies them as words instead of reading the codes again; a chunk
+ * whose bits outgrow the span, or that has an outlier, is not marked staged and the
+ * writer codes it from its codes. f, cum, inv: the tables. */
 __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f, const uint32_t* cum,
-                               const double* inv)
+                               const double* inv, uint32_t* win)
 {
     const ratio_enc_state* const st = a.st;
     const unsigned np = 3u * a.L;
@@ -799,6 +873,10 @@ __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f,
     const uint8_t* const ctx = a.ctx + j0;
     uint32_t x = GHZ_RATIO_STATE_LOW, pos = K, nbits = 0, nout = 0;
     const uint32_t lt = (1u << lane) - 1u;
+    uint32_t E;
+    uint32_t* const xs = xs_span(a, j0, K, &E);
+    uint32_t R = 0, carry = 0; /* bits staged (span bits [E - R, E)); the lowest word's, not yet stored */
+    bool staging = true;
     /* the state is the only chain from step to step: a batch's codes and contexts are
      * loaded a batch ahead (two_slots) */
     struct slot_t {
@@ -815,26 +893,30 @@ __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f,
         }
     };
     auto encode = [&](const slot_t& o) {
+        uint32_t ex[kBatch];
+        unsigned nb[kBatch];
 #pragma unroll
         for (unsigned b = 0; b < kBatch; ++b) {
             int emit = 0;
             uint16_t w = 0;
+            ex[b] = 0;
+            nb[b] = 0;
             if (o.cv[b] < kNctx) {
                 const int32_t k = o.kv[b];
                 const unsigned e = o.cv[b] * kNsym;
-                uint32_t ex;
-                unsigned nb = 0, sym = 0;
+                unsigned sym = 0;
                 if (k != kOutlierCode)
-                    sym = ghz_ratio_symbol(k, &ex, &nb);
+                    sym = ghz_ratio_symbol(k, &ex[b], &nb[b]);
                 else
                     ++nout;
-                nbits += nb;
+                nbits += nb[b];
                 emit = ghz_rans_put(&x, f[e + sym], inv[e + sym], cum[e + sym], &w);
             }
             const uint32_t m = __ballot_sync(kLanesAll, emit);
             pos -= __popc(m);
             if (emit) words[pos + __popc(m & lt)] = w;
         }
+        if (staging) stage_batch(xs, E, win, lane, ex, nb, R, carry, staging);
     };
     slot_t sa, sb;
     uint32_t t1 = steps;
@@ -855,9 +937,11 @@ __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f,
     nbits = (uint32_t)warp_sum(nbits);
     nout = (uint32_t)warp_sum(nout);
     if (lane == 0) {
+        if (staging && (E - R) % 32u) xs[(E - R) / 32u] = carry;
         ci->words = K - pos;
         ci->bits = nbits;
         ci->n_out = nout;
+        ci->staged = staging && nout == 0;
     }
 }
 
@@ -867,6 +951,7 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
     __shared__ uint16_t f[kTab];
     __shared__ uint32_t cum[kTab];
     __shared__ double inv[kTab];
+    __shared__ uint32_t win[kWarpCtaThreads / 32u * kStageWords]; /* stage_batch's, a warp's */
     const ratio_enc_state* const st = a.st;
     if (st->bad_bound) return;
     for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) {
@@ -874,6 +959,7 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
         cum[i] = st->cum[i];
         inv[i] = st->inv[i];
     }
+    for (unsigned i = threadIdx.x; i < kWarpCtaThreads / 32u * kStageWords; i += blockDim.x) win[i] = 0;
     __syncthreads();
     const unsigned np = 3u * a.L;
     if (np == 0) return;
@@ -881,7 +967,7 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
      * at once, or fewer where a frame of n values can have fewer chunks) */
     const uint64_t nch = st->cstart[np], wstride = (uint64_t)gridDim.x * (blockDim.x / 32);
     for (uint64_t c = (uint64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < nch; c += wstride)
-        enc_rans_chunk(a, c, f, cum, inv);
+        enc_rans_chunk(a, c, f, cum, inv, win + threadIdx.x / 32u * kStageWords);
 }
 
 /* Exclusive sums over the chunks (byte offsets, outlier bases), the tables' bytes and
@@ -1014,6 +1100,22 @@ __device__ void enc_write_chunk(const enc_args& a, uint64_t c, write_scan_t::Tem
     const uint16_t* const words = (const uint16_t*)a.xr + j0 + (K - nw);
     for (uint32_t m = t; m < nwp; m += kWriteThreads)
         put_chunk_word(out, sh, m, n, m ? word_pair(words, nw, m - 1u) : 0u, word_pair(words, nw, m));
+    if (ci.staged) { /* the extra bits as the rANS kernel left them (xs_span), no outlier */
+        uint32_t E;
+        const uint32_t* const xs = xs_span(a, j0, K, &E);
+        const uint32_t s0 = E - ci.bits, q = s0 / 32u, r = s0 % 32u, qe = E / 32u;
+        auto extra_word = [&](uint64_t i) { /* the chunk's word nwp + i */
+            const uint64_t k = q + i;
+            return __funnelshift_r(xs[k], k + 1u < qe ? xs[k + 1u] : 0u, r);
+        };
+        if (n)
+            for (uint64_t m = nwp + t; m <= n; m += kWriteThreads) {
+                const uint32_t lo = m == 0u ? 0u : m - 1u < nwp ? word_pair(words, nw, (uint32_t)m - 1u)
+                                                                  : extra_word(m - 1u - nwp);
+                put_chunk_word(out, sh, m, n, lo, m < n ? extra_word(m - nwp) : 0u);
+            }
+        return;
+    }
     /* extra bits in symbol order and outliers in pass order, tile by tile; prev is the
      * chunk's last word stored whole before the tile */
     const int32_t* const code = a.code + j0;
