@@ -469,6 +469,8 @@ __device__ __forceinline__ void enc_code_point(const enc_args& a, const ghz_quan
         sym = 0;
     }
     a.ctx[j] = (uint8_t)cx;
+    /* a shared atomic a lane: grouping the lanes of one (context, symbol) first with a
+     * warp match costs more than the atomics' conflicts */
     atomicAdd(&hist[cx * kNsym + sym], 1u);
 }
 
@@ -1052,10 +1054,11 @@ __device__ __forceinline__ void put_chunk_word(uint32_t* out, unsigned sh, uint6
 }
 
 /* One CTA per chunk: its directory entry, words, extra bits and outliers, at their
- * places in the frame. The extra bits and the outliers go in tiles of kWriteTile
- * symbols, kWritePer consecutive ones a thread, placed by a block-wide scan: a chunk
- * takes K / kWriteTile steps, not one per 32 symbols. The bits are gathered in shared
- * memory; the chunk is stored in aligned u32 words (put_chunk_word). */
+ * places in the frame. A staged chunk's extra bits are words already (xs_span) and are
+ * shifted into place. Otherwise the extra bits and the outliers go in tiles of
+ * kWriteTile symbols, kWritePer consecutive ones a thread, placed by a block-wide scan:
+ * a chunk takes K / kWriteTile steps, not one per 32 symbols, its bits gathered in
+ * shared memory. The chunk is stored in aligned u32 words (put_chunk_word). */
 constexpr unsigned kWriteThreads = 256;
 constexpr unsigned kWritePer = 8;
 constexpr unsigned kWriteTile = kWriteThreads * kWritePer;
