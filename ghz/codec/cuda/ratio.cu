@@ -685,16 +685,28 @@ __global__ void enc_start_kernel(enc_args a)
  * order the level, and their linear sums: the first pass of the level is one of them,
  * on the same sample, so its choice of cubic needs no sums of its own. */
 template <typename T>
-__global__ void __launch_bounds__(kPassThreads) enc_level_kernel(enc_args a, unsigned l)
+__device__ __forceinline__ void enc_level_sums(const enc_args& a, const ghz_quantizer_t& z, unsigned l)
 {
     ratio_enc_state* const st = a.st;
-    if (st->bad_bound) return;
-    const ghz_quantizer_t z = st->z;
     for (unsigned ax = 0; ax < 3; ++ax) {
         const ghz_ratio_pass_t ps = first_pass(a.d, l, ax);
         if (ps.points)
             enc_pass_costs<T>(a, z, ps, true, &st->lvl_lin[l - 1][ax], &st->lvl[l - 1][ax][0], &st->lvl[l - 1][ax][1]);
     }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kPassThreads) enc_level_kernel(enc_args a, unsigned l)
+{
+    if (a.st->bad_bound) return;
+    enc_level_sums<T>(a, a.st->z, l);
+}
+
+/* The sums are read from L2 (__ldcg): enc_coarse_kernel reads them in the kernel whose
+ * atomics wrote them, where L1 may hold an older line. */
+__device__ __forceinline__ unsigned long long sum_at(const unsigned long long* p)
+{
+    return __ldcg(p);
 }
 
 /* Pass q of level l, as the level's sums order it. */
@@ -704,8 +716,8 @@ __device__ __forceinline__ ghz_ratio_pass_t enc_pass_of(const enc_args& a, unsig
     unsigned long long sums[3][2];
     for (unsigned ax = 0; ax < 3; ++ax) {
         empty[ax] = first_pass(a.d, l, ax).points == 0;
-        sums[ax][0] = a.st->lvl[l - 1][ax][0];
-        sums[ax][1] = a.st->lvl[l - 1][ax][1];
+        sums[ax][0] = sum_at(&a.st->lvl[l - 1][ax][0]);
+        sums[ax][1] = sum_at(&a.st->lvl[l - 1][ax][1]);
     }
     unsigned order[3];
     order_from(sums, empty, order);
@@ -714,25 +726,29 @@ __device__ __forceinline__ ghz_ratio_pass_t enc_pass_of(const enc_args& a, unsig
 
 /* Pass q >= 1 of level l: its linear and cubic cost sums. */
 template <typename T>
-__global__ void __launch_bounds__(kPassThreads) enc_cost_kernel(enc_args a, unsigned l, unsigned q)
+__device__ __forceinline__ void enc_pass_sums(const enc_args& a, const ghz_quantizer_t& z, unsigned l, unsigned q)
 {
-    ratio_enc_state* const st = a.st;
-    if (st->bad_bound) return;
     const ghz_ratio_pass_t ps = enc_pass_of(a, l, q);
-    if (ps.points) enc_pass_costs<T>(a, st->z, ps, true, &st->pc[l - 1][q][0], &st->pc[l - 1][q][1], nullptr);
+    if (ps.points) enc_pass_costs<T>(a, z, ps, true, &a.st->pc[l - 1][q][0], &a.st->pc[l - 1][q][1], nullptr);
 }
 
-/* Pass q of level l: its choice byte, codes, contexts and reconstructions, the CTA's
- * symbol counts per context and specials added to the state's once. */
-template <typename T, typename I, int NT, int MINB>
-__global__ void __launch_bounds__(NT, MINB) enc_code_kernel(enc_args a, unsigned l, unsigned q)
+template <typename T>
+__global__ void __launch_bounds__(kPassThreads) enc_cost_kernel(enc_args a, unsigned l, unsigned q)
 {
-    __shared__ unsigned hist[kTab];
+    if (a.st->bad_bound) return;
+    enc_pass_sums<T>(a, a.st->z, l, q);
+}
+
+/* Pass q of level l: its choice byte, codes, contexts and reconstructions, its symbol
+ * counts added to the CTA's hist and its specials to *specials. */
+template <typename T, typename I>
+__device__ __forceinline__ void enc_code_step(const enc_args& a, const ghz_quantizer_t& z, unsigned l, unsigned q,
+                                              unsigned* hist, unsigned long long* specials)
+{
     ratio_enc_state* const st = a.st;
-    if (st->bad_bound) return;
     const ghz_ratio_pass_t ps = enc_pass_of(a, l, q);
-    const unsigned long long lin = q ? st->pc[l - 1][q][0] : st->lvl_lin[l - 1][ps.axis],
-                             cub = q ? st->pc[l - 1][q][1] : st->lvl[l - 1][ps.axis][0];
+    const unsigned long long lin = sum_at(q ? &st->pc[l - 1][q][0] : &st->lvl_lin[l - 1][ps.axis]),
+                             cub = sum_at(q ? &st->pc[l - 1][q][1] : &st->lvl[l - 1][ps.axis][0]);
     const unsigned cubic = ps.points && cub <= lin;
     if (blockIdx.x == 0 && threadIdx.x == 0) st->choices[3u * (a.L - l) + q] = GHZ_RATIO_CHOICE(ps.axis, cubic);
     if (!ps.points) return;
@@ -741,15 +757,58 @@ __global__ void __launch_bounds__(NT, MINB) enc_code_kernel(enc_args a, unsigned
     uint64_t next = ghz_ratio_mults(a.d[0], ps.s * 2) * ghz_ratio_mults(a.d[1], ps.s * 2) *
                         ghz_ratio_mults(a.d[2], ps.s * 2) - 1u;
     for (unsigned r = 0; r < q; ++r) next += enc_pass_of(a, l, r).points;
+    enc_code_pass<T, I>(a, z, ps, cubic, next, hist, specials);
+}
+
+/* The CTA's symbol counts and specials, added to the state's. */
+__device__ __forceinline__ void enc_flush_counts(const enc_args& a, const unsigned* hist, unsigned long long specials)
+{
+    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x)
+        if (hist[i]) atomicAdd(&a.st->hist[i], (unsigned long long)hist[i]);
+    specials = warp_sum(specials);
+    if (lane_id() == 0 && specials) atomicAdd(&a.st->n_special, specials);
+}
+
+template <typename T, typename I, int NT, int MINB>
+__global__ void __launch_bounds__(NT, MINB) enc_code_kernel(enc_args a, unsigned l, unsigned q)
+{
+    __shared__ unsigned hist[kTab];
+    if (a.st->bad_bound) return;
     for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) hist[i] = 0;
     __syncthreads();
     unsigned long long specials = 0;
-    enc_code_pass<T, I>(a, st->z, ps, cubic, next, hist, &specials);
+    enc_code_step<T, I>(a, a.st->z, l, q, hist, &specials);
     __syncthreads();
-    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x)
-        if (hist[i]) atomicAdd(&st->hist[i], (unsigned long long)hist[i]);
-    specials = warp_sum(specials);
-    if (lane_id() == 0 && specials) atomicAdd(&st->n_special, specials);
+    enc_flush_counts(a, hist, specials);
+}
+
+/* Levels L down to lo, whose grids have at most kCoarsePoints points, in one CTA: the
+ * steps of enc_level_kernel, enc_cost_kernel and enc_code_kernel in the same order,
+ * with CTA barriers between them instead of launches, which take longer than these
+ * levels' work (some 6 us a launch against well under a microsecond of work). */
+constexpr uint64_t kCoarsePoints = 8192;
+
+template <typename T, typename I>
+__global__ void __launch_bounds__(kPassThreads) enc_coarse_kernel(enc_args a, unsigned lo)
+{
+    __shared__ unsigned hist[kTab];
+    if (a.st->bad_bound) return;
+    const ghz_quantizer_t z = a.st->z;
+    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) hist[i] = 0;
+    unsigned long long specials = 0;
+    for (unsigned l = a.L; l >= lo; --l) {
+        enc_level_sums<T>(a, z, l);
+        __syncthreads();
+        for (unsigned q = 0; q < 3; ++q) {
+            if (q) {
+                enc_pass_sums<T>(a, z, l, q);
+                __syncthreads();
+            }
+            enc_code_step<T, I>(a, z, l, q, hist, &specials);
+            __syncthreads();
+        }
+    }
+    enc_flush_counts(a, hist, specials);
 }
 
 /* The eight tables (RATIO.md, Tables: one thread per context) and the pass table. */
@@ -1521,9 +1580,19 @@ template <typename T, typename I, int NT, int MINB>
 cudaError_t launch_enc_levels(const enc_args& a, int sms, cudaStream_t stream)
 {
     cudaError_t e = cudaSuccess;
-    for (unsigned l = a.L; l >= 1 && e == cudaSuccess; --l) {
+    auto grid_points = [&](unsigned l) { /* the grid of stride 2^(l-1) */
         const uint64_t s = (uint64_t)1 << (l - 1);
-        const uint64_t pts = ghz_ratio_mults(a.d[0], s) * ghz_ratio_mults(a.d[1], s) * ghz_ratio_mults(a.d[2], s);
+        return ghz_ratio_mults(a.d[0], s) * ghz_ratio_mults(a.d[1], s) * ghz_ratio_mults(a.d[2], s);
+    };
+    unsigned top = a.L; /* the finest level the coarse kernel leaves to the grids */
+    if (a.L >= 2 && grid_points(a.L) <= kCoarsePoints) {
+        unsigned lo = a.L;
+        while (lo > 2 && grid_points(lo - 1) <= kCoarsePoints) --lo;
+        e = launch(enc_coarse_kernel<T, I>, 1u, kPassThreads, stream, a, lo);
+        top = lo - 1;
+    }
+    for (unsigned l = top; l >= 1 && e == cudaSuccess; --l) {
+        const uint64_t pts = grid_points(l);
         const uint64_t samples = ghz_ratio_samples(pts) + 1;
         const unsigned gs =
             resident_grid(enc_cost_kernel<T>, kPassThreads, sms, (samples + kPassThreads - 1) / kPassThreads);
