@@ -69,6 +69,7 @@ constexpr int32_t kOutlierCode = INT32_MIN;    /* a code no accepted k takes (as
 constexpr unsigned kPassThreads = 256;
 constexpr unsigned kWarpCtaThreads = 128;      /* the warp-per-chunk kernels' CTAs */
 constexpr unsigned kScanThreads = 1024;
+constexpr unsigned kScanItems = 4;             /* chunks a thread of the chunk scan */
 constexpr uint32_t kLanesAll = 0xFFFFFFFFu;
 
 size_t up256(size_t v)
@@ -442,10 +443,10 @@ __device__ __forceinline__ double enc_bound(const enc_args& a, bool* bad)
 }
 
 /* Codes element idx (pass-order symbol j) against p in context cx (the CPU's
- * code_point), counting its symbol in the CTA's histogram. */
-template <typename T>
-__device__ __forceinline__ void enc_code_point(const enc_args& a, const ghz_quantizer_t& z, uint64_t idx,
-                                               uint64_t j, double x, uint64_t bits, double p, unsigned cx,
+ * code_point), counting its symbol in the CTA's histogram. I: the pass's index type. */
+template <typename T, typename I>
+__device__ __forceinline__ void enc_code_point(const enc_args& a, const ghz_quantizer_t& z, I idx, I j, double x,
+                                               uint64_t bits, double p, unsigned cx,
                                                unsigned* hist, unsigned long long* specials)
 {
     T* const xr = (T*)a.xr;
@@ -600,49 +601,50 @@ __device__ __forceinline__ void enc_code_pass(const enc_args& a, const ghz_quant
 {
     typedef typename bits_of<T>::type U;
     const unsigned ax = ps.axis;
-    const uint64_t gstride = (uint64_t)gridDim.x * blockDim.x, gb = gstride * kEncBatch;
+    /* the pass's counters in I too: u + gb < 2^31 where I is 32-bit (n < kIndex32) */
+    const I gstride = (I)gridDim.x * blockDim.x, gb = gstride * kEncBatch, pts = (I)ps.points, jn = (I)next;
     const I s = (I)ps.s, ext = (I)pick3(a.d, ax), first = (I)pick3(ps.first, ax), step = (I)pick3(ps.step, ax);
     const I off = (I)(ps.s * (ax == 0 ? 1 : ax == 1 ? a.d[0] : a.d[0] * a.d[1]));
     const T* const xv = (const T*)a.xr;
     const U* const src = (const U*)a.src;
-    const uint64_t u_first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const I u_first = (I)blockIdx.x * blockDim.x + threadIdx.x;
     pass_walk_t<I> w(ps, a.d, u_first, gstride);
     struct slot_t {
         I idx[kEncBatch];
         U xb[kEncBatch];
         nbrs_t<T> nb[kEncBatch];
     };
-    auto load = [&](uint64_t u0, slot_t& o) {
+    auto load = [&](I u0, slot_t& o) {
 #pragma unroll
         for (unsigned b = 0; b < kEncBatch; ++b) {
             o.idx[b] = 0;
-            if (u0 + b * gstride >= ps.points) continue;
+            if (u0 + b * gstride >= pts) continue;
             o.idx[b] = w.index();
             o.xb[b] = src[o.idx[b]];
             nbrs_load<T>(xv, o.idx[b], first + step * w.along(ax), s, off, ext, cubic, o.nb[b]);
             w.advance();
         }
     };
-    auto code = [&](uint64_t u0, const slot_t& o) {
+    auto code = [&](I u0, const slot_t& o) {
 #pragma unroll
         for (unsigned b = 0; b < kEncBatch; ++b) {
-            const uint64_t u = u0 + b * gstride;
-            if (u >= ps.points) continue;
+            const I u = u0 + b * gstride;
+            if (u >= pts) continue;
             T x;
             memcpy(&x, &o.xb[b], sizeof x);
-            enc_code_point<T>(a, z, o.idx[b], next + u, (double)x, (uint64_t)o.xb[b], nbrs_predict<T>(o.nb[b]),
+            enc_code_point<T, I>(a, z, o.idx[b], jn + u, (double)x, (uint64_t)o.xb[b], nbrs_predict<T>(o.nb[b]),
                               nbrs_context<T>(o.nb[b], z.r), hist, specials);
         }
     };
     slot_t sa, sb;
-    uint64_t u0 = u_first;
-    if (u0 < ps.points) load(u0, sa);
-    while (u0 < ps.points) { /* slot a holds the batch at u0 */
-        if (u0 + gb < ps.points) load(u0 + gb, sb);
+    I u0 = u_first;
+    if (u0 < pts) load(u0, sa);
+    while (u0 < pts) { /* slot a holds the batch at u0 */
+        if (u0 + gb < pts) load(u0 + gb, sb);
         code(u0, sa);
         u0 += gb;
-        if (u0 >= ps.points) break;
-        if (u0 + gb < ps.points) load(u0 + gb, sa);
+        if (u0 >= pts) break;
+        if (u0 + gb < pts) load(u0 + gb, sa);
         code(u0, sb);
         u0 += gb;
     }
@@ -683,16 +685,28 @@ __global__ void enc_start_kernel(enc_args a)
  * order the level, and their linear sums: the first pass of the level is one of them,
  * on the same sample, so its choice of cubic needs no sums of its own. */
 template <typename T>
-__global__ void __launch_bounds__(kPassThreads) enc_level_kernel(enc_args a, unsigned l)
+__device__ __forceinline__ void enc_level_sums(const enc_args& a, const ghz_quantizer_t& z, unsigned l)
 {
     ratio_enc_state* const st = a.st;
-    if (st->bad_bound) return;
-    const ghz_quantizer_t z = st->z;
     for (unsigned ax = 0; ax < 3; ++ax) {
         const ghz_ratio_pass_t ps = first_pass(a.d, l, ax);
         if (ps.points)
             enc_pass_costs<T>(a, z, ps, true, &st->lvl_lin[l - 1][ax], &st->lvl[l - 1][ax][0], &st->lvl[l - 1][ax][1]);
     }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kPassThreads) enc_level_kernel(enc_args a, unsigned l)
+{
+    if (a.st->bad_bound) return;
+    enc_level_sums<T>(a, a.st->z, l);
+}
+
+/* The sums are read from L2 (__ldcg): enc_coarse_kernel reads them in the kernel whose
+ * atomics wrote them, where L1 may hold an older line. */
+__device__ __forceinline__ unsigned long long sum_at(const unsigned long long* p)
+{
+    return __ldcg(p);
 }
 
 /* Pass q of level l, as the level's sums order it. */
@@ -702,8 +716,8 @@ __device__ __forceinline__ ghz_ratio_pass_t enc_pass_of(const enc_args& a, unsig
     unsigned long long sums[3][2];
     for (unsigned ax = 0; ax < 3; ++ax) {
         empty[ax] = first_pass(a.d, l, ax).points == 0;
-        sums[ax][0] = a.st->lvl[l - 1][ax][0];
-        sums[ax][1] = a.st->lvl[l - 1][ax][1];
+        sums[ax][0] = sum_at(&a.st->lvl[l - 1][ax][0]);
+        sums[ax][1] = sum_at(&a.st->lvl[l - 1][ax][1]);
     }
     unsigned order[3];
     order_from(sums, empty, order);
@@ -712,25 +726,29 @@ __device__ __forceinline__ ghz_ratio_pass_t enc_pass_of(const enc_args& a, unsig
 
 /* Pass q >= 1 of level l: its linear and cubic cost sums. */
 template <typename T>
-__global__ void __launch_bounds__(kPassThreads) enc_cost_kernel(enc_args a, unsigned l, unsigned q)
+__device__ __forceinline__ void enc_pass_sums(const enc_args& a, const ghz_quantizer_t& z, unsigned l, unsigned q)
 {
-    ratio_enc_state* const st = a.st;
-    if (st->bad_bound) return;
     const ghz_ratio_pass_t ps = enc_pass_of(a, l, q);
-    if (ps.points) enc_pass_costs<T>(a, st->z, ps, true, &st->pc[l - 1][q][0], &st->pc[l - 1][q][1], nullptr);
+    if (ps.points) enc_pass_costs<T>(a, z, ps, true, &a.st->pc[l - 1][q][0], &a.st->pc[l - 1][q][1], nullptr);
 }
 
-/* Pass q of level l: its choice byte, codes, contexts and reconstructions, the CTA's
- * symbol counts per context and specials added to the state's once. */
-template <typename T, typename I, int NT, int MINB>
-__global__ void __launch_bounds__(NT, MINB) enc_code_kernel(enc_args a, unsigned l, unsigned q)
+template <typename T>
+__global__ void __launch_bounds__(kPassThreads) enc_cost_kernel(enc_args a, unsigned l, unsigned q)
 {
-    __shared__ unsigned hist[kTab];
+    if (a.st->bad_bound) return;
+    enc_pass_sums<T>(a, a.st->z, l, q);
+}
+
+/* Pass q of level l: its choice byte, codes, contexts and reconstructions, its symbol
+ * counts added to the CTA's hist and its specials to *specials. */
+template <typename T, typename I>
+__device__ __forceinline__ void enc_code_step(const enc_args& a, const ghz_quantizer_t& z, unsigned l, unsigned q,
+                                              unsigned* hist, unsigned long long* specials)
+{
     ratio_enc_state* const st = a.st;
-    if (st->bad_bound) return;
     const ghz_ratio_pass_t ps = enc_pass_of(a, l, q);
-    const unsigned long long lin = q ? st->pc[l - 1][q][0] : st->lvl_lin[l - 1][ps.axis],
-                             cub = q ? st->pc[l - 1][q][1] : st->lvl[l - 1][ps.axis][0];
+    const unsigned long long lin = sum_at(q ? &st->pc[l - 1][q][0] : &st->lvl_lin[l - 1][ps.axis]),
+                             cub = sum_at(q ? &st->pc[l - 1][q][1] : &st->lvl[l - 1][ps.axis][0]);
     const unsigned cubic = ps.points && cub <= lin;
     if (blockIdx.x == 0 && threadIdx.x == 0) st->choices[3u * (a.L - l) + q] = GHZ_RATIO_CHOICE(ps.axis, cubic);
     if (!ps.points) return;
@@ -739,15 +757,58 @@ __global__ void __launch_bounds__(NT, MINB) enc_code_kernel(enc_args a, unsigned
     uint64_t next = ghz_ratio_mults(a.d[0], ps.s * 2) * ghz_ratio_mults(a.d[1], ps.s * 2) *
                         ghz_ratio_mults(a.d[2], ps.s * 2) - 1u;
     for (unsigned r = 0; r < q; ++r) next += enc_pass_of(a, l, r).points;
+    enc_code_pass<T, I>(a, z, ps, cubic, next, hist, specials);
+}
+
+/* The CTA's symbol counts and specials, added to the state's. */
+__device__ __forceinline__ void enc_flush_counts(const enc_args& a, const unsigned* hist, unsigned long long specials)
+{
+    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x)
+        if (hist[i]) atomicAdd(&a.st->hist[i], (unsigned long long)hist[i]);
+    specials = warp_sum(specials);
+    if (lane_id() == 0 && specials) atomicAdd(&a.st->n_special, specials);
+}
+
+template <typename T, typename I, int NT, int MINB>
+__global__ void __launch_bounds__(NT, MINB) enc_code_kernel(enc_args a, unsigned l, unsigned q)
+{
+    __shared__ unsigned hist[kTab];
+    if (a.st->bad_bound) return;
     for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) hist[i] = 0;
     __syncthreads();
     unsigned long long specials = 0;
-    enc_code_pass<T, I>(a, st->z, ps, cubic, next, hist, &specials);
+    enc_code_step<T, I>(a, a.st->z, l, q, hist, &specials);
     __syncthreads();
-    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x)
-        if (hist[i]) atomicAdd(&st->hist[i], (unsigned long long)hist[i]);
-    specials = warp_sum(specials);
-    if (lane_id() == 0 && specials) atomicAdd(&st->n_special, specials);
+    enc_flush_counts(a, hist, specials);
+}
+
+/* Levels L down to lo, whose grids have at most kCoarsePoints points, in one CTA: the
+ * steps of enc_level_kernel, enc_cost_kernel and enc_code_kernel in the same order,
+ * with CTA barriers between them instead of launches, which take longer than these
+ * levels' work (some 6 us a launch against well under a microsecond of work). */
+constexpr uint64_t kCoarsePoints = 8192;
+
+template <typename T, typename I>
+__global__ void __launch_bounds__(kPassThreads) enc_coarse_kernel(enc_args a, unsigned lo)
+{
+    __shared__ unsigned hist[kTab];
+    if (a.st->bad_bound) return;
+    const ghz_quantizer_t z = a.st->z;
+    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) hist[i] = 0;
+    unsigned long long specials = 0;
+    for (unsigned l = a.L; l >= lo; --l) {
+        enc_level_sums<T>(a, z, l);
+        __syncthreads();
+        for (unsigned q = 0; q < 3; ++q) {
+            if (q) {
+                enc_pass_sums<T>(a, z, l, q);
+                __syncthreads();
+            }
+            enc_code_step<T, I>(a, z, l, q, hist, &specials);
+            __syncthreads();
+        }
+    }
+    enc_flush_counts(a, hist, specials);
 }
 
 /* The eight tables (RATIO.md, Tables: one thread per context) and the pass table. */
@@ -854,12 +915,11 @@ __device__ __forceinline__ void stage_batch(uint32_t* xs, uint32_t E, uint32_t* 
  * state; the words a step emits are stored below the earlier ones in ascending lane
  * order, so that they read forward from the lowest. A batch's extra bits go to the
  * chunk's xs span below the later batches' (win: the warp's kStageWords shared words,
- * zero), so
- * that the writer copies them as words instead of reading the codes again; a chunk
- * whose bits outgrow the span, or that has an outlier, is not marked staged and the
- * writer codes it from its codes. f, cum, inv: the tables. */
-__device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f, const uint32_t* cum,
-                               const double* inv, uint32_t* win)
+ * zero), so that the writer copies them as words instead of reading the codes again; a
+ * chunk whose bits outgrow the span, or that has an outlier, is not marked staged and
+ * the writer codes it from its codes. fc (frequency | cumulative << 16), inv: the
+ * tables. */
+__device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint32_t* fc, const double* inv, uint32_t* win)
 {
     const ratio_enc_state* const st = a.st;
     const unsigned np = 3u * a.L;
@@ -912,7 +972,8 @@ __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f,
                 else
                     ++nout;
                 nbits += nb[b];
-                emit = ghz_rans_put(&x, f[e + sym], inv[e + sym], cum[e + sym], &w);
+                const uint32_t t = fc[e + sym];
+                emit = ghz_rans_put(&x, t & 0xFFFFu, inv[e + sym], t >> 16, &w);
             }
             const uint32_t m = __ballot_sync(kLanesAll, emit);
             pos -= __popc(m);
@@ -950,15 +1011,16 @@ __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f,
 /* The rANS chunks, a warp per chunk. */
 __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
 {
-    __shared__ uint16_t f[kTab];
-    __shared__ uint32_t cum[kTab];
+    /* a symbol's frequency (<= 2^12) and cumulative frequency (< 2^12) in one word: one
+     * shared load fewer a symbol */
+    __shared__ uint32_t fc[kTab];
     __shared__ double inv[kTab];
     __shared__ uint32_t win[kWarpCtaThreads / 32u * kStageWords]; /* stage_batch's, a warp's */
     const ratio_enc_state* const st = a.st;
     if (st->bad_bound) return;
+    static_assert(GHZ_RATIO_PROB_BITS < 16u, "frequency and cumulative frequency share a word");
     for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) {
-        f[i] = st->f[i];
-        cum[i] = st->cum[i];
+        fc[i] = (uint32_t)st->f[i] | st->cum[i] << 16;
         inv[i] = st->inv[i];
     }
     for (unsigned i = threadIdx.x; i < kWarpCtaThreads / 32u * kStageWords; i += blockDim.x) win[i] = 0;
@@ -969,7 +1031,7 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
      * at once, or fewer where a frame of n values can have fewer chunks) */
     const uint64_t nch = st->cstart[np], wstride = (uint64_t)gridDim.x * (blockDim.x / 32);
     for (uint64_t c = (uint64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < nch; c += wstride)
-        enc_rans_chunk(a, c, f, cum, inv, win + threadIdx.x / 32u * kStageWords);
+        enc_rans_chunk(a, c, fc, inv, win + threadIdx.x / 32u * kStageWords);
 }
 
 /* Exclusive sums over the chunks (byte offsets, outlier bases), the tables' bytes and
@@ -984,22 +1046,28 @@ __global__ void __launch_bounds__(kScanThreads) enc_scan_kernel(enc_args a)
     const uint64_t nch = st->cstart[3u * a.L];
     if (threadIdx.x == 0) carry[0] = carry[1] = 0;
     __syncthreads();
-    for (uint64_t b0 = 0; b0 < nch; b0 += kScanThreads) {
-        const uint64_t c = b0 + threadIdx.x;
-        unsigned long long sz = 0, no = 0, tsz, tno;
-        if (c < nch) {
-            const ratio_chunk_info& ci = a.ch[c];
-            sz = GHZ_RATIO_CHUNK_BYTES(ci.words, ci.bits);
-            no = ci.n_out;
+    /* kScanItems consecutive chunks a thread: their loads in flight together */
+    for (uint64_t b0 = 0; b0 < nch; b0 += kScanThreads * kScanItems) {
+        const uint64_t c0 = b0 + (uint64_t)threadIdx.x * kScanItems;
+        unsigned long long sz[kScanItems], no[kScanItems], osz[kScanItems], ono[kScanItems], tsz, tno;
+#pragma unroll
+        for (unsigned i = 0; i < kScanItems; ++i) {
+            sz[i] = no[i] = 0;
+            if (c0 + i < nch) {
+                const ratio_chunk_info& ci = a.ch[c0 + i];
+                sz[i] = GHZ_RATIO_CHUNK_BYTES(ci.words, ci.bits);
+                no[i] = ci.n_out;
+            }
         }
-        unsigned long long osz, ono;
         scan_t(tmp).ExclusiveSum(sz, osz, tsz);
         __syncthreads();
         scan_t(tmp).ExclusiveSum(no, ono, tno);
-        if (c < nch) {
-            a.ch[c].off = carry[0] + osz;
-            a.ch[c].out_base = carry[1] + ono;
-        }
+#pragma unroll
+        for (unsigned i = 0; i < kScanItems; ++i)
+            if (c0 + i < nch) {
+                a.ch[c0 + i].off = carry[0] + osz[i];
+                a.ch[c0 + i].out_base = carry[1] + ono[i];
+            }
         __syncthreads();
         if (threadIdx.x == 0) {
             carry[0] += tsz;
@@ -1512,9 +1580,19 @@ template <typename T, typename I, int NT, int MINB>
 cudaError_t launch_enc_levels(const enc_args& a, int sms, cudaStream_t stream)
 {
     cudaError_t e = cudaSuccess;
-    for (unsigned l = a.L; l >= 1 && e == cudaSuccess; --l) {
+    auto grid_points = [&](unsigned l) { /* the grid of stride 2^(l-1) */
         const uint64_t s = (uint64_t)1 << (l - 1);
-        const uint64_t pts = ghz_ratio_mults(a.d[0], s) * ghz_ratio_mults(a.d[1], s) * ghz_ratio_mults(a.d[2], s);
+        return ghz_ratio_mults(a.d[0], s) * ghz_ratio_mults(a.d[1], s) * ghz_ratio_mults(a.d[2], s);
+    };
+    unsigned top = a.L; /* the finest level the coarse kernel leaves to the grids */
+    if (a.L >= 2 && grid_points(a.L) <= kCoarsePoints) {
+        unsigned lo = a.L;
+        while (lo > 2 && grid_points(lo - 1) <= kCoarsePoints) --lo;
+        e = launch(enc_coarse_kernel<T, I>, 1u, kPassThreads, stream, a, lo);
+        top = lo - 1;
+    }
+    for (unsigned l = top; l >= 1 && e == cudaSuccess; --l) {
+        const uint64_t pts = grid_points(l);
         const uint64_t samples = ghz_ratio_samples(pts) + 1;
         const unsigned gs =
             resident_grid(enc_cost_kernel<T>, kPassThreads, sms, (samples + kPassThreads - 1) / kPassThreads);
