@@ -917,9 +917,9 @@ __device__ __forceinline__ void stage_batch(uint32_t* xs, uint32_t E, uint32_t* 
  * chunk's xs span below the later batches' (win: the warp's kStageWords shared words,
  * zero), so that the writer copies them as words instead of reading the codes again; a
  * chunk whose bits outgrow the span, or that has an outlier, is not marked staged and
- * the writer codes it from its codes. fc (frequency | cumulative << 16), inv: the
- * tables. */
-__device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint32_t* fc, const double* inv, uint32_t* win)
+ * the writer codes it from its codes. f, cum, inv: the tables. */
+__device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f, const uint32_t* cum,
+                               const double* inv, uint32_t* win)
 {
     const ratio_enc_state* const st = a.st;
     const unsigned np = 3u * a.L;
@@ -972,8 +972,7 @@ __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint32_t* fc
                 else
                     ++nout;
                 nbits += nb[b];
-                const uint32_t t = fc[e + sym];
-                emit = ghz_rans_put(&x, t & 0xFFFFu, inv[e + sym], t >> 16, &w);
+                emit = ghz_rans_put(&x, f[e + sym], inv[e + sym], cum[e + sym], &w);
             }
             const uint32_t m = __ballot_sync(kLanesAll, emit);
             pos -= __popc(m);
@@ -1011,16 +1010,15 @@ __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint32_t* fc
 /* The rANS chunks, a warp per chunk. */
 __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
 {
-    /* a symbol's frequency (<= 2^12) and cumulative frequency (< 2^12) in one word: one
-     * shared load fewer a symbol */
-    __shared__ uint32_t fc[kTab];
+    __shared__ uint16_t f[kTab];
+    __shared__ uint32_t cum[kTab];
     __shared__ double inv[kTab];
     __shared__ uint32_t win[kWarpCtaThreads / 32u * kStageWords]; /* stage_batch's, a warp's */
     const ratio_enc_state* const st = a.st;
     if (st->bad_bound) return;
-    static_assert(GHZ_RATIO_PROB_BITS < 16u, "frequency and cumulative frequency share a word");
     for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) {
-        fc[i] = (uint32_t)st->f[i] | st->cum[i] << 16;
+        f[i] = st->f[i];
+        cum[i] = st->cum[i];
         inv[i] = st->inv[i];
     }
     for (unsigned i = threadIdx.x; i < kWarpCtaThreads / 32u * kStageWords; i += blockDim.x) win[i] = 0;
@@ -1031,7 +1029,7 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
      * at once, or fewer where a frame of n values can have fewer chunks) */
     const uint64_t nch = st->cstart[np], wstride = (uint64_t)gridDim.x * (blockDim.x / 32);
     for (uint64_t c = (uint64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < nch; c += wstride)
-        enc_rans_chunk(a, c, fc, inv, win + threadIdx.x / 32u * kStageWords);
+        enc_rans_chunk(a, c, f, cum, inv, win + threadIdx.x / 32u * kStageWords);
 }
 
 /* Exclusive sums over the chunks (byte offsets, outlier bases), the tables' bytes and
