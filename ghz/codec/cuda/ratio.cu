@@ -204,12 +204,13 @@ __device__ __forceinline__ unsigned lane_id()
     return threadIdx.x & 31u;
 }
 
-/* The loops that load a batch ahead (the reader's chunks, the coding passes, the rANS
- * chunks) keep a batch's loaded data in one of two slots and alternate them: step(i,
- * cur, nxt) works on batch i from cur and loads batch i + 1 into nxt, the slot batch i
- * - 1 has finished with. Copying the next batch from one slot to the other instead
- * would wait for its loads on the spot. The caller loads batch 0 into a; a step that
- * returns false ends the loop. */
+/* The loops that load a batch ahead keep a batch's loaded data in one of two slots and
+ * alternate them: step(i, cur, nxt) works on batch i from cur and loads batch i + 1
+ * into nxt, the slot batch i - 1 has finished with. Copying the next batch from one
+ * slot to the other instead would wait for its loads on the spot. The caller loads
+ * batch 0 into a; a step that returns false ends the loop. The reader's chunks use it;
+ * the coding pass and the rANS chunks alternate their slots in loops of their own, the
+ * same order written out, which measured 2-4 % faster there. */
 template <typename Slot, typename Step>
 __device__ __forceinline__ void two_slots(Slot& a, Slot& b, uint64_t batches, Step step)
 {
@@ -589,9 +590,9 @@ struct pass_walk_t {
 };
 
 /* The codes of one pass (RATIO.md, Prediction and Quantization), kEncBatch points a
- * thread at a time, in two slots (two_slots): the next batch's values and neighbours
- * load while one batch is coded, so that a batch's loads wait behind the coding of the
- * batch before it, not in front of its own. */
+ * thread at a time, in two slots (as two_slots does): the next batch's values and
+ * neighbours load while one batch is coded, so that a batch's loads wait behind the
+ * coding of the batch before it, not in front of its own. */
 constexpr unsigned kEncBatch = 2;
 
 template <typename T, typename I>
@@ -940,7 +941,7 @@ __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f,
     uint32_t R = 0, carry = 0; /* bits staged (span bits [E - R, E)); the lowest word's, not yet stored */
     bool staging = true;
     /* the state is the only chain from step to step: a batch's codes and contexts are
-     * loaded a batch ahead (two_slots) */
+     * loaded a batch ahead, in two slots (as two_slots does) */
     struct slot_t {
         int32_t kv[kBatch];
         unsigned cv[kBatch];
