@@ -349,7 +349,6 @@ struct ratio_enc_state {
     ghz_range_t range;                      /* the same as values, for the block fallback */
     unsigned long long lvl[kMaxLevels][3][2]; /* level l, axis a: cubic cost, count */
     unsigned long long lvl_lin[kMaxLevels][3]; /* level l, axis a: linear cost */
-    unsigned long long pc[kMaxLevels][3][2];  /* level l, pass q: linear, cubic cost */
     unsigned long long hist[kTab];          /* per context, per symbol */
     unsigned long long n_special;
     uint64_t x0;
@@ -479,10 +478,9 @@ __device__ __forceinline__ void enc_code_point(const enc_args& a, const ghz_quan
 constexpr unsigned kCostBatch = 4;
 
 /* Sums of a pass's costs over the finite non-fill points of its sample
- * (ghz_ratio_sample_point: a warp takes four runs): cubic (and linear when `both`) and the
- * count. */
+ * (ghz_ratio_sample_point: a warp takes four runs): linear, cubic and the count. */
 template <typename T>
-__device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, const ghz_ratio_pass_t& ps, bool both,
+__device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, const ghz_ratio_pass_t& ps,
                                unsigned long long* lin_out, unsigned long long* cub_out,
                                unsigned long long* cnt_out)
 {
@@ -518,20 +516,18 @@ __device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, cons
             if (is_special(x, (uint64_t)xb[b], a.has_fill, a.fill_bits)) continue;
             ++cnt;
             cub += ghz_ratio_cost(&z, x, nbrs_predict<T>(nb[b]));
-            if (both) {
-                nbrs_t<T> q = nb[b];
-                q.hu = q.hv = false; /* linear: b and c alone */
-                lin += ghz_ratio_cost(&z, x, nbrs_predict<T>(q));
-            }
+            nbrs_t<T> q = nb[b];
+            q.hu = q.hv = false; /* linear: b and c alone */
+            lin += ghz_ratio_cost(&z, x, nbrs_predict<T>(q));
         }
     }
     lin = warp_sum(lin);
     cub = warp_sum(cub);
     cnt = warp_sum(cnt);
     if (lane_id() == 0) {
-        if (both && lin) atomicAdd(lin_out, lin);
+        if (lin) atomicAdd(lin_out, lin);
         if (cub) atomicAdd(cub_out, cub);
-        if (cnt_out && cnt) atomicAdd(cnt_out, cnt);
+        if (cnt) atomicAdd(cnt_out, cnt);
     }
 }
 
@@ -651,12 +647,11 @@ __device__ __forceinline__ void enc_code_pass(const enc_args& a, const ghz_quant
     }
 }
 
-/* The writer's choices run as one kernel per step, in stream order: a level's
- * candidate sums, then per pass its linear and cubic sums and its codes. Each kernel
- * re-derives the level's axis order and the pass's cubic bit from the sums the earlier
- * kernels left in the state (the same integers on every thread), and has its own
- * registers and grid: the coding loop holds its batch without spilling, and a coarse
- * level's kernels are as small as its passes. */
+/* The writer runs one kernel per step, in stream order: a level's candidate sums, then
+ * per pass its codes. Each kernel re-derives the level's axis order and the pass's
+ * cubic bit from the sums the level's first kernel left in the state (the same integers
+ * on every thread), and has its own registers and grid: the coding loop holds its batch
+ * without spilling, and a coarse level's kernels are as small as its passes. */
 
 /* Element 0 (not a symbol: its value, 0 for a special, goes to the section), the bound
  * and the quantizer; everything after reads them from the state. */
@@ -683,8 +678,8 @@ __global__ void enc_start_kernel(enc_args a)
 }
 
 /* Level l's three candidate first passes: their cubic cost sums and counts, which
- * order the level, and their linear sums: the first pass of the level is one of them,
- * on the same sample, so its choice of cubic needs no sums of its own. */
+ * order the level, and their linear sums, which choose cubic or linear for every pass
+ * of the level along the same axis (RATIO.md, Writer's choices). */
 template <typename T>
 __device__ __forceinline__ void enc_level_sums(const enc_args& a, const ghz_quantizer_t& z, unsigned l)
 {
@@ -692,7 +687,7 @@ __device__ __forceinline__ void enc_level_sums(const enc_args& a, const ghz_quan
     for (unsigned ax = 0; ax < 3; ++ax) {
         const ghz_ratio_pass_t ps = first_pass(a.d, l, ax);
         if (ps.points)
-            enc_pass_costs<T>(a, z, ps, true, &st->lvl_lin[l - 1][ax], &st->lvl[l - 1][ax][0], &st->lvl[l - 1][ax][1]);
+            enc_pass_costs<T>(a, z, ps, &st->lvl_lin[l - 1][ax], &st->lvl[l - 1][ax][0], &st->lvl[l - 1][ax][1]);
     }
 }
 
@@ -725,21 +720,6 @@ __device__ __forceinline__ ghz_ratio_pass_t enc_pass_of(const enc_args& a, unsig
     return ghz_ratio_pass(a.d, l, order, q);
 }
 
-/* Pass q >= 1 of level l: its linear and cubic cost sums. */
-template <typename T>
-__device__ __forceinline__ void enc_pass_sums(const enc_args& a, const ghz_quantizer_t& z, unsigned l, unsigned q)
-{
-    const ghz_ratio_pass_t ps = enc_pass_of(a, l, q);
-    if (ps.points) enc_pass_costs<T>(a, z, ps, true, &a.st->pc[l - 1][q][0], &a.st->pc[l - 1][q][1], nullptr);
-}
-
-template <typename T>
-__global__ void __launch_bounds__(kPassThreads) enc_cost_kernel(enc_args a, unsigned l, unsigned q)
-{
-    if (a.st->bad_bound) return;
-    enc_pass_sums<T>(a, a.st->z, l, q);
-}
-
 /* Pass q of level l: its choice byte, codes, contexts and reconstructions, its symbol
  * counts added to the CTA's hist and its specials to *specials. */
 template <typename T, typename I>
@@ -748,8 +728,8 @@ __device__ __forceinline__ void enc_code_step(const enc_args& a, const ghz_quant
 {
     ratio_enc_state* const st = a.st;
     const ghz_ratio_pass_t ps = enc_pass_of(a, l, q);
-    const unsigned long long lin = sum_at(q ? &st->pc[l - 1][q][0] : &st->lvl_lin[l - 1][ps.axis]),
-                             cub = sum_at(q ? &st->pc[l - 1][q][1] : &st->lvl[l - 1][ps.axis][0]);
+    /* every pass of the level is cubic or not as its axis's candidate set chose */
+    const unsigned long long lin = sum_at(&st->lvl_lin[l - 1][ps.axis]), cub = sum_at(&st->lvl[l - 1][ps.axis][0]);
     const unsigned cubic = ps.points && cub <= lin;
     if (blockIdx.x == 0 && threadIdx.x == 0) st->choices[3u * (a.L - l) + q] = GHZ_RATIO_CHOICE(ps.axis, cubic);
     if (!ps.points) return;
@@ -784,7 +764,7 @@ __global__ void __launch_bounds__(NT, MINB) enc_code_kernel(enc_args a, unsigned
 }
 
 /* Levels L down to lo, whose grids have at most kCoarsePoints points, in one CTA: the
- * steps of enc_level_kernel, enc_cost_kernel and enc_code_kernel in the same order,
+ * steps of enc_level_kernel and enc_code_kernel in the same order,
  * with CTA barriers between them instead of launches, which take longer than these
  * levels' work (some 6 us a launch against well under a microsecond of work). */
 constexpr uint64_t kCoarsePoints = 8192;
@@ -801,10 +781,6 @@ __global__ void __launch_bounds__(kPassThreads) enc_coarse_kernel(enc_args a, un
         enc_level_sums<T>(a, z, l);
         __syncthreads();
         for (unsigned q = 0; q < 3; ++q) {
-            if (q) {
-                enc_pass_sums<T>(a, z, l, q);
-                __syncthreads();
-            }
             enc_code_step<T, I>(a, z, l, q, hist, &specials);
             __syncthreads();
         }
@@ -1594,14 +1570,12 @@ cudaError_t launch_enc_levels(const enc_args& a, int sms, cudaStream_t stream)
         const uint64_t pts = grid_points(l);
         const uint64_t samples = ghz_ratio_samples(pts) + 1;
         const unsigned gs =
-            resident_grid(enc_cost_kernel<T>, kPassThreads, sms, (samples + kPassThreads - 1) / kPassThreads);
+            resident_grid(enc_level_kernel<T>, kPassThreads, sms, (samples + kPassThreads - 1) / kPassThreads);
         const unsigned gc =
             resident_grid(enc_code_kernel<T, I, NT, MINB>, NT, sms, (pts + NT * kEncBatch - 1) / (NT * kEncBatch));
         e = launch(enc_level_kernel<T>, gs, kPassThreads, stream, a, l);
-        for (unsigned q = 0; q < 3 && e == cudaSuccess; ++q) {
-            if (q) e = launch(enc_cost_kernel<T>, gs, kPassThreads, stream, a, l, q);
-            if (e == cudaSuccess) e = launch(enc_code_kernel<T, I, NT, MINB>, gc, NT, stream, a, l, q);
-        }
+        for (unsigned q = 0; q < 3 && e == cudaSuccess; ++q)
+            e = launch(enc_code_kernel<T, I, NT, MINB>, gc, NT, stream, a, l, q);
     }
     return e;
 }
