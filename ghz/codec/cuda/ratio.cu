@@ -43,6 +43,7 @@
  *  3. CTA 0 checks the specials section and patches the specials in.
  * No n-sized intermediate array: the output is the working array. */
 #include <cooperative_groups.h>
+#include <cuda_pipeline.h>
 #include <type_traits>
 
 #include <cub/block/block_reduce.cuh>
@@ -442,37 +443,63 @@ __device__ __forceinline__ double enc_bound(const enc_args& a, bool* bad)
     return *bad ? 0.0 : eb;
 }
 
-/* Codes element idx (pass-order symbol j) against p in context cx (the CPU's
- * code_point), counting its symbol in the CTA's histogram. I: the pass's index type. */
+/* One element quantized against its prediction p (the CPU's code_point): its code
+ * (kOutlierCode for an outlier, 0 for a special), symbol and reconstruction. */
+template <typename T>
+struct enc_coded_t {
+    int32_t k;
+    unsigned sym;
+    bool special;
+    T y;
+};
+
+template <typename T>
+__device__ __forceinline__ enc_coded_t<T> enc_quantize_point(const enc_args& a, const ghz_quantizer_t& z, double x,
+                                                             uint64_t bits, double p)
+{
+    enc_coded_t<T> o;
+    double y;
+    o.special = is_special(x, bits, a.has_fill, a.fill_bits);
+    if (o.special) {
+        o.y = (T)p;
+        o.k = 0;
+        o.sym = 1;
+    } else if (ghz_ratio_quantize(&z, x, bits, p, &o.k, &y)) {
+        uint32_t ex;
+        unsigned nb;
+        o.y = (T)y;
+        o.sym = ghz_ratio_symbol(o.k, &ex, &nb);
+    } else {
+        o.y = (T)x;
+        o.k = kOutlierCode;
+        o.sym = 0;
+    }
+    return o;
+}
+
+/* Stores element j's code and context (pass order) and counts its symbol in the CTA's
+ * histogram: a shared atomic a lane, since grouping the lanes of one (context, symbol)
+ * first with a warp match costs more than the atomics' conflicts. */
+template <typename T, typename I>
+__device__ __forceinline__ void enc_put_code(const enc_args& a, I j, const enc_coded_t<T>& o, unsigned cx,
+                                             unsigned* hist, unsigned long long* specials)
+{
+    a.code[j] = o.k;
+    a.ctx[j] = (uint8_t)cx;
+    *specials += o.special;
+    atomicAdd(&hist[cx * kNsym + o.sym], 1u);
+}
+
+/* Codes element idx (pass-order symbol j) against p in context cx, with its
+ * reconstruction. I: the pass's index type. */
 template <typename T, typename I>
 __device__ __forceinline__ void enc_code_point(const enc_args& a, const ghz_quantizer_t& z, I idx, I j, double x,
                                                uint64_t bits, double p, unsigned cx,
                                                unsigned* hist, unsigned long long* specials)
 {
-    T* const xr = (T*)a.xr;
-    int32_t k;
-    double y;
-    unsigned sym;
-    if (is_special(x, bits, a.has_fill, a.fill_bits)) {
-        xr[idx] = (T)p;
-        a.code[j] = 0;
-        sym = 1;
-        ++*specials;
-    } else if (ghz_ratio_quantize(&z, x, bits, p, &k, &y)) {
-        uint32_t ex;
-        unsigned nb;
-        xr[idx] = (T)y;
-        a.code[j] = k;
-        sym = ghz_ratio_symbol(k, &ex, &nb);
-    } else {
-        xr[idx] = (T)x;
-        a.code[j] = kOutlierCode;
-        sym = 0;
-    }
-    a.ctx[j] = (uint8_t)cx;
-    /* a shared atomic a lane: grouping the lanes of one (context, symbol) first with a
-     * warp match costs more than the atomics' conflicts */
-    atomicAdd(&hist[cx * kNsym + sym], 1u);
+    const enc_coded_t<T> o = enc_quantize_point<T>(a, z, x, bits, p);
+    ((T*)a.xr)[idx] = o.y;
+    enc_put_code<T, I>(a, j, o, cx, hist, specials);
 }
 
 constexpr unsigned kCostBatch = 4;
@@ -786,6 +813,300 @@ __global__ void __launch_bounds__(kPassThreads) enc_coarse_kernel(enc_args a, un
         }
     }
     enc_flush_counts(a, hist, specials);
+}
+
+/* ---- passes 1 and 2 of a level, a box of its grid at a time --------------------------- */
+
+/* Level l's grid: the elements whose coordinates are multiples of s = 2^(l-1), at grid
+ * coordinates g = c / s. Pass q of the level refines axis order[q] (RATIO.md,
+ * Prediction): its points are odd along that axis, anything along the axes of the
+ * passes before it and even along those after, and it predicts from the grid points
+ * at g -+ 1 and g -+ 3 along its axis. enc_tile_kernel codes passes 1 and 2 of a level
+ * one box of the grid at a time per CTA, in shared memory: it loads the box's values and
+ * the earlier passes' reconstructions around them (up to kTileHalo grid points beyond
+ * the box along the axes of passes 1 and 2), codes pass 1's points of the box and of
+ * the planes beyond it that pass 2 predicts from (the neighbouring box codes those too;
+ * only the box that holds a point stores its code), then pass 2's points. Each point
+ * is predicted from the same neighbours as in the CPU's loops, so the values and codes
+ * are theirs. Pass 0 stays with enc_code_kernel: it is an eighth of the points and its
+ * own boxes would need every pass's halo. */
+constexpr unsigned kTileThreads = 256;
+constexpr int kTileHalo = 2;
+
+/* The positions a walk visits along one axis: g = first + step * i, i < count. */
+struct tile_axis_t {
+    int first, step, count;
+};
+
+/* Every position of [lo, hi), the odd ones (lo even), or the even ones of
+ * [lo - kTileHalo, hi + kTileHalo] inside the grid's [0, G). */
+__device__ __forceinline__ tile_axis_t tile_all(int lo, int hi)
+{
+    return {lo, 1, hi - lo};
+}
+__device__ __forceinline__ tile_axis_t tile_odd(int lo, int hi)
+{
+    return {lo + 1, 2, (hi - lo) / 2};
+}
+__device__ __forceinline__ tile_axis_t tile_even_around(int lo, int hi, int G)
+{
+    const int first = lo - kTileHalo > 0 ? lo - kTileHalo : 0, last = hi + kTileHalo < G ? hi + kTileHalo : G - 1;
+    return {first, 2, last >= first ? (last - first) / 2 + 1 : 0};
+}
+
+/* A CTA's walk over the positions of three tile_axis_t (axis 0 fastest), each thread
+ * from its own first position by blockDim.x positions a step, carried along the axes
+ * instead of divided. A position's shared slot, storage index and pass-order index are
+ * linear in i0, i1, i2 (tile_form_t). */
+struct tile_walk_t {
+    unsigned i0, i1, i2, n0, n1, n2, a0, a1, a2;
+
+    __device__ __forceinline__ void split(unsigned v, unsigned& x0, unsigned& x1, unsigned& x2) const
+    {
+        const unsigned r = v / n0;
+        x0 = v - r * n0;
+        x2 = r / n1;
+        x1 = r - x2 * n1;
+    }
+    __device__ __forceinline__ explicit tile_walk_t(const tile_axis_t ax[3])
+    {
+        n0 = (unsigned)ax[0].count;
+        n1 = (unsigned)ax[1].count;
+        n2 = n0 && n1 ? (unsigned)ax[2].count : 0u;
+        i0 = i1 = i2 = a0 = a1 = a2 = 0;
+        if (n2) {
+            split(threadIdx.x, i0, i1, i2);
+            split(blockDim.x, a0, a1, a2);
+        }
+    }
+    __device__ __forceinline__ bool more() const
+    {
+        return i2 < n2;
+    }
+    __device__ __forceinline__ unsigned along(unsigned x) const
+    {
+        return x == 0 ? i0 : x == 1 ? i1 : i2;
+    }
+    __device__ __forceinline__ void advance()
+    {
+        i0 += a0;
+        const unsigned k0 = i0 >= n0;
+        i0 -= k0 * n0;
+        i1 += a1 + k0;
+        const unsigned k1 = i1 >= n1;
+        i1 -= k1 * n1;
+        i2 += a2 + k1;
+    }
+};
+
+template <typename I>
+struct tile_form_t {
+    I base, c0, c1, c2;
+    __device__ __forceinline__ I at(const tile_walk_t& w) const
+    {
+        return base + c0 * (I)w.i0 + c1 * (I)w.i1 + c2 * (I)w.i2;
+    }
+};
+
+/* base + sum over the axes of (first + step i) * k[x] - off[x] * k[x]: the form of a
+ * linear index k over a walk's positions (g - off along each axis). */
+template <typename I>
+__device__ __forceinline__ tile_form_t<I> tile_form(const tile_axis_t ax[3], const I k[3], const int off[3])
+{
+    tile_form_t<I> f;
+    f.base = (I)(ax[0].first - off[0]) * k[0] + (I)(ax[1].first - off[1]) * k[1] + (I)(ax[2].first - off[2]) * k[2];
+    f.c0 = (I)ax[0].step * k[0];
+    f.c1 = (I)ax[1].step * k[1];
+    f.c2 = (I)ax[2].step * k[2];
+    return f;
+}
+
+/* Asynchronous copies of a walk's positions from the array `from` (storage index) to
+ * their shared slots. */
+template <typename T, typename I>
+__device__ __forceinline__ void tile_fetch(T* sh, const T* from, const tile_axis_t ax[3], const unsigned sst[3],
+                                           const int slot_off[3], const I gst[3])
+{
+    const int zero[3] = {0, 0, 0};
+    const tile_form_t<unsigned> fs = tile_form<unsigned>(ax, sst, slot_off);
+    const tile_form_t<I> fg = tile_form<I>(ax, gst, zero);
+    for (tile_walk_t w(ax); w.more(); w.advance()) __pipeline_memcpy_async(&sh[fs.at(w)], &from[fg.at(w)], sizeof(T));
+}
+
+/* Box edges along each axis: B[x] grid points, kTileHalo beyond them (none where the
+ * box spans the axis, B[x] = 1). */
+struct tile_box_t {
+    int B[3];
+};
+
+template <typename T, typename I>
+__global__ void __launch_bounds__(kTileThreads) enc_tile_kernel(enc_args a, unsigned l, tile_box_t box)
+{
+    extern __shared__ __align__(16) unsigned char tile_smem[];
+    __shared__ unsigned hist[kTab];
+    T* const sh = (T*)tile_smem;
+    ratio_enc_state* const st = a.st;
+    if (st->bad_bound) return;
+    const ghz_quantizer_t z = st->z;
+    ghz_ratio_pass_t ps[3];
+    unsigned cubic[3], role[3];
+    for (unsigned q = 0; q < 3; ++q) {
+        ps[q] = enc_pass_of(a, l, q);
+        role[ps[q].axis] = q;
+        /* every pass of the level is cubic or not as its axis's candidate set chose */
+        cubic[q] = ps[q].points && sum_at(&st->lvl[l - 1][ps[q].axis][0]) <= sum_at(&st->lvl_lin[l - 1][ps[q].axis]);
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        for (unsigned q = 1; q < 3; ++q) st->choices[3u * (a.L - l) + q] = GHZ_RATIO_CHOICE(ps[q].axis, cubic[q]);
+    if (!ps[1].points && !ps[2].points) return;
+    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) hist[i] = 0;
+
+    const uint64_t s = (uint64_t)1 << (l - 1);
+    const unsigned A1 = ps[1].axis, A2 = ps[2].axis;
+    int G[3], H[3], nt[3];
+    unsigned sst[3];
+    I gst[3], C1[3], C2[3];
+    for (unsigned x = 0; x < 3; ++x) {
+        G[x] = (int)ghz_ratio_mults(a.d[x], s);
+        H[x] = box.B[x] > 1 ? kTileHalo : 0;
+        nt[x] = (G[x] + box.B[x] - 1) / box.B[x];
+    }
+    sst[0] = 1;
+    sst[1] = (unsigned)(box.B[0] + 2 * H[0] + 1);
+    sst[2] = sst[1] * (unsigned)(box.B[1] + 2 * H[1] + 1);
+    gst[0] = (I)s;
+    gst[1] = (I)(s * a.d[0]);
+    gst[2] = (I)(s * a.d[0] * a.d[1]);
+    C1[0] = C2[0] = 1;
+    C1[1] = (I)ps[1].count[0];
+    C2[1] = (I)ps[2].count[0];
+    C1[2] = C1[1] * (I)ps[1].count[1];
+    C2[2] = C2[1] * (I)ps[2].count[1];
+    /* symbols before pass 1: the grid of stride 2s (element 0 aside) and pass 0 */
+    const I next1 = (I)(ghz_ratio_mults(a.d[0], 2 * s) * ghz_ratio_mults(a.d[1], 2 * s) *
+                            ghz_ratio_mults(a.d[2], 2 * s) - 1u + ps[0].points),
+            next2 = next1 + (I)ps[1].points;
+    const T* const src = (const T*)a.src;
+    T* const xr = (T*)a.xr;
+    const bool keep = l > 1; /* level 1's reconstructions are never read again */
+    const unsigned boxes = (unsigned)(nt[0] * nt[1] * nt[2]);
+    unsigned long long specials = 0;
+    __syncthreads();
+    for (unsigned b = blockIdx.x; b < boxes; b += gridDim.x) {
+        int lo[3], hi[3], so[3];
+        {
+            const unsigned r = b / (unsigned)nt[0], b2 = r / (unsigned)nt[1];
+            const int t[3] = {(int)(b - r * (unsigned)nt[0]), (int)(r - b2 * (unsigned)nt[1]), (int)b2};
+            for (unsigned x = 0; x < 3; ++x) {
+                lo[x] = t[x] * box.B[x];
+                hi[x] = lo[x] + box.B[x] < G[x] ? lo[x] + box.B[x] : G[x];
+                so[x] = lo[x] - H[x]; /* shared slot of g: (g - so) along each axis */
+            }
+        }
+        /* 1. the loads, all in flight at once: the earlier passes' points (even along
+         * A1 and A2), pass 1's points (odd along A1, in the box; even along A2, around
+         * it) and pass 2's (odd along A2, in the box) */
+        {
+            tile_axis_t ax[3];
+            for (unsigned x = 0; x < 3; ++x)
+                ax[x] = role[x] == 0 ? tile_all(lo[x], hi[x]) : tile_even_around(lo[x], hi[x], G[x]);
+            tile_fetch<T, I>(sh, xr, ax, sst, so, gst);
+            if (ps[1].points) {
+                ax[A1] = tile_odd(lo[A1], hi[A1]);
+                tile_fetch<T, I>(sh, src, ax, sst, so, gst);
+            }
+            if (ps[2].points) {
+                ax[A1] = tile_all(lo[A1], hi[A1]);
+                ax[A2] = tile_odd(lo[A2], hi[A2]);
+                tile_fetch<T, I>(sh, src, ax, sst, so, gst);
+            }
+            __pipeline_commit();
+            __pipeline_wait_prior(0);
+            __syncthreads();
+        }
+        /* 2. pass 1: its reconstructions replace its values in shared memory */
+        if (ps[1].points) {
+            tile_axis_t ax[3];
+            for (unsigned x = 0; x < 3; ++x)
+                ax[x] = role[x] == 0 ? tile_all(lo[x], hi[x])
+                        : role[x] == 1 ? tile_odd(lo[x], hi[x])
+                                       : tile_even_around(lo[x], hi[x], G[x]);
+            const int zero[3] = {0, 0, 0}, f1[3] = {role[0] == 1, role[1] == 1, role[2] == 1};
+            const tile_form_t<unsigned> fs = tile_form<unsigned>(ax, sst, so);
+            const tile_form_t<I> fg = tile_form<I>(ax, gst, zero);
+            /* pass-order index: (g - first) / step along each axis, whose steps are the walk's */
+            tile_axis_t au[3];
+            for (unsigned x = 0; x < 3; ++x) au[x] = {(ax[x].first - f1[x]) / ax[x].step, 1, ax[x].count};
+            const tile_form_t<I> fu = tile_form<I>(au, C1, zero);
+            /* the scalars of the loop, out of the arrays indexed by axis */
+            const unsigned first1 = (unsigned)ax[A1].first, off1 = sst[A1], ext1 = (unsigned)G[A1], cub1 = cubic[1];
+            const int first2 = ax[A2].first, step2 = ax[A2].step, lo2 = lo[A2], hi2 = hi[A2];
+            for (tile_walk_t w(ax); w.more(); w.advance()) {
+                const unsigned i = fs.at(w);
+                const unsigned g1 = first1 + 2u * w.along(A1);
+                const int g2 = first2 + step2 * (int)w.along(A2);
+                const T xt = sh[i];
+                typename bits_of<T>::type xb;
+                memcpy(&xb, &xt, sizeof xb);
+                nbrs_t<T> q;
+                nbrs_load<T, unsigned>(sh, i, g1, 1u, off1, ext1, cub1, q);
+                const double p = nbrs_predict<T>(q);
+                const unsigned cx = nbrs_context<T>(q, z.r);
+                const enc_coded_t<T> o = enc_quantize_point<T>(a, z, (double)xt, (uint64_t)xb, p);
+                sh[i] = o.y;
+                if (g2 >= lo2 && g2 < hi2) {
+                    enc_put_code<T, I>(a, next1 + fu.at(w), o, cx, hist, &specials);
+                    if (keep) xr[fg.at(w)] = o.y;
+                }
+            }
+            __syncthreads();
+        }
+        /* 3. pass 2 */
+        if (ps[2].points) {
+            tile_axis_t ax[3];
+            for (unsigned x = 0; x < 3; ++x) ax[x] = role[x] == 2 ? tile_odd(lo[x], hi[x]) : tile_all(lo[x], hi[x]);
+            const int zero[3] = {0, 0, 0}, f2[3] = {role[0] == 2, role[1] == 2, role[2] == 2};
+            const tile_form_t<unsigned> fs = tile_form<unsigned>(ax, sst, so);
+            const tile_form_t<I> fg = tile_form<I>(ax, gst, zero);
+            tile_axis_t au[3];
+            for (unsigned x = 0; x < 3; ++x) au[x] = {(ax[x].first - f2[x]) / ax[x].step, 1, ax[x].count};
+            const tile_form_t<I> fu = tile_form<I>(au, C2, zero);
+            const unsigned first2 = (unsigned)ax[A2].first, off2 = sst[A2], ext2 = (unsigned)G[A2], cub2 = cubic[2];
+            for (tile_walk_t w(ax); w.more(); w.advance()) {
+                const unsigned i = fs.at(w);
+                const unsigned g2 = first2 + 2u * w.along(A2);
+                const T xt = sh[i];
+                typename bits_of<T>::type xb;
+                memcpy(&xb, &xt, sizeof xb);
+                nbrs_t<T> q;
+                nbrs_load<T, unsigned>(sh, i, g2, 1u, off2, ext2, cub2, q);
+                const enc_coded_t<T> o =
+                    enc_quantize_point<T>(a, z, (double)xt, (uint64_t)xb, nbrs_predict<T>(q));
+                enc_put_code<T, I>(a, next2 + fu.at(w), o, nbrs_context<T>(q, z.r), hist, &specials);
+                if (keep) xr[fg.at(w)] = o.y;
+            }
+        }
+        __syncthreads(); /* the next box's loads overwrite these slots */
+    }
+    enc_flush_counts(a, hist, specials);
+}
+
+/* The box of a level's grid each CTA of enc_tile_kernel takes: a fixed shape per number
+ * of axes longer than 1 (longest along axis 0, whose points are adjacent in memory),
+ * about 8192 grid points; its shared bytes. */
+template <typename T>
+tile_box_t enc_tile_box(const uint64_t d[3], size_t* smem)
+{
+    static const int shapes[3][3] = {{8192 / (int)sizeof(T) * 4, 1, 1}, {128, 64, 1}, {32, 16, 16}};
+    tile_box_t bx;
+    unsigned k = 0;
+    for (unsigned x = 0; x < 3; ++x) k += d[x] > 1;
+    for (unsigned x = 0, m = 0; x < 3; ++x) bx.B[x] = d[x] > 1 && k ? shapes[k - 1][m++] : 1;
+    if (sizeof(T) == 8 && k >= 2) bx.B[k == 3 ? 1 : 0] /= 2; /* f64: half the box, the same CTAs an SM */
+    size_t slots = 1;
+    for (unsigned x = 0; x < 3; ++x) slots *= (size_t)(bx.B[x] + (bx.B[x] > 1 ? 2 * kTileHalo + 1 : 0));
+    *smem = slots * sizeof(T);
+    return bx;
 }
 
 /* The eight tables (RATIO.md, Tables: one thread per context) and the pass table. */
@@ -1547,10 +1868,37 @@ cudaError_t launch_coop(void (*kernel)(Exp...), dim3 grid, dim3 block, cudaStrea
 
 } // namespace
 
+/* enc_tile_kernel for passes 1 and 2 of level l: as many CTAs as fit at once, at most
+ * one a box. */
+template <typename T, typename I>
+cudaError_t launch_enc_tiles(const enc_args& a, unsigned l, int sms, cudaStream_t stream)
+{
+    size_t smem = 0;
+    const tile_box_t box = enc_tile_box<T>(a.d, &smem);
+    const uint64_t s = (uint64_t)1 << (l - 1);
+    uint64_t boxes = 1;
+    for (unsigned x = 0; x < 3; ++x) boxes *= (ghz_ratio_mults(a.d[x], s) + box.B[x] - 1) / box.B[x];
+    cudaError_t e = cudaFuncSetAttribute(enc_tile_kernel<T, I>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    int per_sm = 0;
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, enc_tile_kernel<T, I>, (int)kTileThreads, smem);
+    if (e != cudaSuccess) return e;
+    uint64_t grid = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)sms;
+    if (boxes < grid) grid = boxes;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)grid);
+    cfg.blockDim = dim3(kTileThreads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    return cudaLaunchKernelEx(&cfg, enc_tile_kernel<T, I>, a, l, box);
+}
+
 /* Every level's kernels, coarsest first; each grid sized by the level's points (the
  * grid of stride 2^(l-1) bounds every pass of level l). The coding kernel runs two
  * CTAs an SM (NT, MINB): capped lower it spills its batch, which costs more than the
- * third CTA gains. The first pass's sums are the level kernel's (enc_level_kernel). */
+ * third CTA gains. Every pass's choice comes from the level kernel's sums; passes 1 and
+ * 2 run in enc_tile_kernel's boxes, whose coordinates are ints (extents below 2^30;
+ * beyond, enc_code_kernel codes them as it codes pass 0). */
 template <typename T, typename I, int NT, int MINB>
 cudaError_t launch_enc_levels(const enc_args& a, int sms, cudaStream_t stream)
 {
@@ -1559,6 +1907,7 @@ cudaError_t launch_enc_levels(const enc_args& a, int sms, cudaStream_t stream)
         const uint64_t s = (uint64_t)1 << (l - 1);
         return ghz_ratio_mults(a.d[0], s) * ghz_ratio_mults(a.d[1], s) * ghz_ratio_mults(a.d[2], s);
     };
+    const bool boxed = a.d[0] < kIndex32 && a.d[1] < kIndex32 && a.d[2] < kIndex32;
     unsigned top = a.L; /* the finest level the coarse kernel leaves to the grids */
     if (a.L >= 2 && grid_points(a.L) <= kCoarsePoints) {
         unsigned lo = a.L;
@@ -1574,8 +1923,13 @@ cudaError_t launch_enc_levels(const enc_args& a, int sms, cudaStream_t stream)
         const unsigned gc =
             resident_grid(enc_code_kernel<T, I, NT, MINB>, NT, sms, (pts + NT * kEncBatch - 1) / (NT * kEncBatch));
         e = launch(enc_level_kernel<T>, gs, kPassThreads, stream, a, l);
-        for (unsigned q = 0; q < 3 && e == cudaSuccess; ++q)
-            e = launch(enc_code_kernel<T, I, NT, MINB>, gc, NT, stream, a, l, q);
+        if (e == cudaSuccess) e = launch(enc_code_kernel<T, I, NT, MINB>, gc, NT, stream, a, l, 0u);
+        if (e != cudaSuccess) break;
+        if (boxed)
+            e = launch_enc_tiles<T, I>(a, l, sms, stream);
+        else
+            for (unsigned q = 1; q < 3 && e == cudaSuccess; ++q)
+                e = launch(enc_code_kernel<T, I, NT, MINB>, gc, NT, stream, a, l, q);
     }
     return e;
 }
