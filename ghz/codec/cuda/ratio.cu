@@ -7,14 +7,15 @@
  *     pass widens them where no range was given).
  *  2. passes, one kernel per step in stream order (the stream orders them where the
  *     CPU's loops end): element 0 (its value goes to the section); per level, the
- *     axis order (integer cost sums over a 1/16 sample of the three candidate first
- *     passes, then the CPU's stable sort in every thread), then per pass the linear
- *     and cubic sums over its sample and the codes and contexts, in pass order, with
- *     the reconstructions. The sums are u64 atomics, so the order of additions does not
- *     matter. The coding kernels count symbols per context (shared-memory histograms,
- *     flushed per CTA) and specials; then eight threads normalize the eight tables and
- *     one fills the pass table (first symbol, chunk and directory byte of each pass:
- *     chunks are cut per pass).
+ *     choices (integer linear and cubic cost sums over a 1/16 sample of the three
+ *     candidate first passes: the axis order by the CPU's stable sort in every thread,
+ *     and each pass's cubic bit), then the codes and contexts of pass 0 in pass order
+ *     with the reconstructions, then those of passes 1 and 2 a box of the level's grid
+ *     at a time (enc_tile_kernel). The sums are u64 atomics, so the order of additions
+ *     does not matter. The coding kernels count symbols per context (shared-memory
+ *     histograms, flushed per CTA) and specials; then eight threads normalize the eight
+ *     tables and one fills the pass table (first symbol, chunk and directory byte of
+ *     each pass: chunks are cut per pass).
  *  3. rans: one warp per chunk, lane = rANS lane (W of them): the words go to a staging
  *     area (the reconstructions' buffer, free by then), the final states, the
  *     extra-bit and outlier counts to the chunk table.
