@@ -1093,8 +1093,8 @@ __global__ void __launch_bounds__(kTileThreads) enc_tile_kernel(enc_args a, unsi
 }
 
 /* The box of a level's grid each CTA of enc_tile_kernel takes: a fixed shape per number
- * of axes longer than 1 (longest along axis 0, whose points are adjacent in memory),
- * about 8192 grid points; its shared bytes. */
+ * of axes longer than 1, longest along the first of them (the fastest in memory), about
+ * 8192 grid points (4096 for f64 in two or three axes); its shared bytes. */
 template <typename T>
 tile_box_t enc_tile_box(const uint64_t d[3], size_t* smem)
 {
@@ -1102,8 +1102,16 @@ tile_box_t enc_tile_box(const uint64_t d[3], size_t* smem)
     tile_box_t bx;
     unsigned k = 0;
     for (unsigned x = 0; x < 3; ++x) k += d[x] > 1;
-    for (unsigned x = 0, m = 0; x < 3; ++x) bx.B[x] = d[x] > 1 && k ? shapes[k - 1][m++] : 1;
-    if (sizeof(T) == 8 && k >= 2) bx.B[k == 3 ? 1 : 0] /= 2; /* f64: half the box, the same CTAs an SM */
+    /* f64: half the box (along its second axis of three, its first of two), for about
+     * the shared bytes of f32's */
+    const unsigned halve = sizeof(T) == 8 && k >= 2 ? (k == 3 ? 1u : 0u) : 3u;
+    for (unsigned x = 0, m = 0; x < 3; ++x) {
+        bx.B[x] = 1;
+        if (d[x] > 1) {
+            bx.B[x] = shapes[k - 1][m] / (m == halve ? 2 : 1);
+            ++m;
+        }
+    }
     size_t slots = 1;
     for (unsigned x = 0; x < 3; ++x) slots *= (size_t)(bx.B[x] + (bx.B[x] > 1 ? 2 * kTileHalo + 1 : 0));
     *smem = slots * sizeof(T);
