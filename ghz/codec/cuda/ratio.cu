@@ -563,38 +563,27 @@ __device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, cons
  * neighbour's coordinate (t + 3s < 4 * 2^30) stays below 2^32. */
 constexpr uint64_t kIndex32 = (uint64_t)1 << 30;
 
-/* A grid-stride walk over a pass's points in index type I (32-bit below kIndex32):
- * the thread's point as its index along each of the pass's counts, advanced by the
- * grid's stride with carries instead of a division per point. */
+/* A walk over the points of a three-axis index space (axis 0 fastest) in index type I:
+ * each thread's point as its index along each axis, advanced by a fixed stride with
+ * carries instead of a division per point. c0, c1: the counts along axes 0 and 1. */
 template <typename I>
-struct pass_walk_t {
+struct carry_walk_t {
     I i0, i1, i2;     /* the point's index along each count */
     I c0, c1;         /* the counts along axes 0 and 1 */
     I a0, a1, a2;     /* the stride, as indices along each count (a0 < c0, a1 < c1) */
-    I base, st0, st1, st2; /* storage index = base + st0 i0 + st1 i1 + st2 i2 */
 
-    __device__ __forceinline__ void split(uint64_t u, I& x0, I& x1, I& x2) const
+    __device__ __forceinline__ void split(I u, I& x0, I& x1, I& x2) const
     {
-        const I r = (I)(u / c0);
-        x0 = (I)u - r * c0;
+        const I r = u / c0;
+        x0 = u - r * c0;
         x2 = r / c1;
         x1 = r - x2 * c1;
     }
-    __device__ __forceinline__ pass_walk_t(const ghz_ratio_pass_t& ps, const uint64_t d[3], uint64_t u,
-                                           uint64_t stride)
+    /* from point `first` by `stride` points a step (c0 and c1 set) */
+    __device__ __forceinline__ void start(I first, I stride)
     {
-        c0 = (I)ps.count[0];
-        c1 = (I)ps.count[1];
-        split(u < ps.points ? u : 0, i0, i1, i2);
+        split(first, i0, i1, i2);
         split(stride, a0, a1, a2);
-        st0 = (I)ps.step[0];
-        st1 = (I)(ps.step[1] * d[0]);
-        st2 = (I)(ps.step[2] * d[0] * d[1]);
-        base = (I)(ps.first[0] + d[0] * (ps.first[1] + d[1] * ps.first[2]));
-    }
-    __device__ __forceinline__ I index() const
-    {
-        return base + st0 * i0 + st1 * i1 + st2 * i2;
     }
     /* the point's index along the count of axis ax */
     __device__ __forceinline__ I along(unsigned ax) const
@@ -610,6 +599,29 @@ struct pass_walk_t {
         const I k1 = i1 >= c1;
         i1 -= k1 * c1;
         i2 += a2 + k1;
+    }
+};
+
+/* A grid-stride walk over a pass's points (I: 32-bit below kIndex32, where every
+ * point and the stride fit), with the storage index of its point. */
+template <typename I>
+struct pass_walk_t : carry_walk_t<I> {
+    I base, st0, st1, st2; /* storage index = base + st0 i0 + st1 i1 + st2 i2 */
+
+    __device__ __forceinline__ pass_walk_t(const ghz_ratio_pass_t& ps, const uint64_t d[3], uint64_t u,
+                                           uint64_t stride)
+    {
+        this->c0 = (I)ps.count[0];
+        this->c1 = (I)ps.count[1];
+        this->start((I)(u < ps.points ? u : 0), (I)stride);
+        st0 = (I)ps.step[0];
+        st1 = (I)(ps.step[1] * d[0]);
+        st2 = (I)(ps.step[2] * d[0] * d[1]);
+        base = (I)(ps.first[0] + d[0] * (ps.first[1] + d[1] * ps.first[2]));
+    }
+    __device__ __forceinline__ I index() const
+    {
+        return base + st0 * this->i0 + st1 * this->i1 + st2 * this->i2;
     }
 };
 
@@ -856,47 +868,22 @@ __device__ __forceinline__ tile_axis_t tile_even_around(int lo, int hi, int G)
 }
 
 /* A CTA's walk over the positions of three tile_axis_t (axis 0 fastest), each thread
- * from its own first position by blockDim.x positions a step, carried along the axes
- * instead of divided. A position's shared slot, storage index and pass-order index are
- * linear in i0, i1, i2 (tile_form_t). */
-struct tile_walk_t {
-    unsigned i0, i1, i2, n0, n1, n2, a0, a1, a2;
+ * from its own first position by blockDim.x positions a step. A position's shared slot,
+ * storage index and pass-order index are linear in i0, i1, i2 (tile_form_t). */
+struct tile_walk_t : carry_walk_t<unsigned> {
+    unsigned n2; /* positions along axis 2: the walk ends there */
 
-    __device__ __forceinline__ void split(unsigned v, unsigned& x0, unsigned& x1, unsigned& x2) const
-    {
-        const unsigned r = v / n0;
-        x0 = v - r * n0;
-        x2 = r / n1;
-        x1 = r - x2 * n1;
-    }
     __device__ __forceinline__ explicit tile_walk_t(const tile_axis_t ax[3])
     {
-        n0 = (unsigned)ax[0].count;
-        n1 = (unsigned)ax[1].count;
-        n2 = n0 && n1 ? (unsigned)ax[2].count : 0u;
+        c0 = (unsigned)ax[0].count;
+        c1 = (unsigned)ax[1].count;
+        n2 = c0 && c1 ? (unsigned)ax[2].count : 0u;
         i0 = i1 = i2 = a0 = a1 = a2 = 0;
-        if (n2) {
-            split(threadIdx.x, i0, i1, i2);
-            split(blockDim.x, a0, a1, a2);
-        }
+        if (n2) start(threadIdx.x, blockDim.x);
     }
     __device__ __forceinline__ bool more() const
     {
         return i2 < n2;
-    }
-    __device__ __forceinline__ unsigned along(unsigned x) const
-    {
-        return x == 0 ? i0 : x == 1 ? i1 : i2;
-    }
-    __device__ __forceinline__ void advance()
-    {
-        i0 += a0;
-        const unsigned k0 = i0 >= n0;
-        i0 -= k0 * n0;
-        i1 += a1 + k0;
-        const unsigned k1 = i1 >= n1;
-        i1 -= k1 * n1;
-        i2 += a2 + k1;
     }
 };
 
