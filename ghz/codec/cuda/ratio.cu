@@ -745,8 +745,8 @@ __device__ __forceinline__ unsigned long long sum_at(const unsigned long long* p
     return __ldcg(p);
 }
 
-/* Pass q of level l, as the level's sums order it. */
-__device__ __forceinline__ ghz_ratio_pass_t enc_pass_of(const enc_args& a, unsigned l, unsigned q)
+/* The order of level l's passes, from the level's sums. */
+__device__ __forceinline__ void enc_order(const enc_args& a, unsigned l, unsigned order[3])
 {
     int empty[3];
     unsigned long long sums[3][2];
@@ -755,9 +755,21 @@ __device__ __forceinline__ ghz_ratio_pass_t enc_pass_of(const enc_args& a, unsig
         sums[ax][0] = sum_at(&a.st->lvl[l - 1][ax][0]);
         sums[ax][1] = sum_at(&a.st->lvl[l - 1][ax][1]);
     }
-    unsigned order[3];
     order_from(sums, empty, order);
-    return ghz_ratio_pass(a.d, l, order, q);
+}
+
+/* Whether pass ps of level l is cubic: as its axis's candidate set chose (RATIO.md,
+ * Writer's choices), and never when it is empty. */
+__device__ __forceinline__ unsigned enc_cubic(const enc_args& a, unsigned l, const ghz_ratio_pass_t& ps)
+{
+    return ps.points && sum_at(&a.st->lvl[l - 1][ps.axis][0]) <= sum_at(&a.st->lvl_lin[l - 1][ps.axis]);
+}
+
+/* Symbols before level l's passes: the grid of stride 2^l, element 0 aside. */
+__device__ __forceinline__ uint64_t enc_coarser_symbols(const enc_args& a, unsigned l)
+{
+    const uint64_t s2 = (uint64_t)1 << l;
+    return ghz_ratio_mults(a.d[0], s2) * ghz_ratio_mults(a.d[1], s2) * ghz_ratio_mults(a.d[2], s2) - 1u;
 }
 
 /* Pass q of level l: its choice byte, codes, contexts and reconstructions, its symbol
@@ -767,17 +779,15 @@ __device__ __forceinline__ void enc_code_step(const enc_args& a, const ghz_quant
                                               unsigned* hist, unsigned long long* specials)
 {
     ratio_enc_state* const st = a.st;
-    const ghz_ratio_pass_t ps = enc_pass_of(a, l, q);
-    /* every pass of the level is cubic or not as its axis's candidate set chose */
-    const unsigned long long lin = sum_at(&st->lvl_lin[l - 1][ps.axis]), cub = sum_at(&st->lvl[l - 1][ps.axis][0]);
-    const unsigned cubic = ps.points && cub <= lin;
+    unsigned order[3];
+    enc_order(a, l, order);
+    const ghz_ratio_pass_t ps = ghz_ratio_pass(a.d, l, order, q);
+    const unsigned cubic = enc_cubic(a, l, ps);
     if (blockIdx.x == 0 && threadIdx.x == 0) st->choices[3u * (a.L - l) + q] = GHZ_RATIO_CHOICE(ps.axis, cubic);
     if (!ps.points) return;
-    /* symbols before this pass: the grid of stride 2^l (element 0 aside), then the
-     * level's earlier passes */
-    uint64_t next = ghz_ratio_mults(a.d[0], ps.s * 2) * ghz_ratio_mults(a.d[1], ps.s * 2) *
-                        ghz_ratio_mults(a.d[2], ps.s * 2) - 1u;
-    for (unsigned r = 0; r < q; ++r) next += enc_pass_of(a, l, r).points;
+    /* symbols before this pass: the coarser levels', then the level's earlier passes' */
+    uint64_t next = enc_coarser_symbols(a, l);
+    for (unsigned r = 0; r < q; ++r) next += ghz_ratio_pass(a.d, l, order, r).points;
     enc_code_pass<T, I>(a, z, ps, cubic, next, hist, specials);
 }
 
@@ -937,12 +947,12 @@ __global__ void __launch_bounds__(kTileThreads) enc_tile_kernel(enc_args a, unsi
     if (st->bad_bound) return;
     const ghz_quantizer_t z = st->z;
     ghz_ratio_pass_t ps[3];
-    unsigned cubic[3], role[3];
+    unsigned order[3], cubic[3], role[3];
+    enc_order(a, l, order);
     for (unsigned q = 0; q < 3; ++q) {
-        ps[q] = enc_pass_of(a, l, q);
+        ps[q] = ghz_ratio_pass(a.d, l, order, q);
         role[ps[q].axis] = q;
-        /* every pass of the level is cubic or not as its axis's candidate set chose */
-        cubic[q] = ps[q].points && sum_at(&st->lvl[l - 1][ps[q].axis][0]) <= sum_at(&st->lvl_lin[l - 1][ps[q].axis]);
+        cubic[q] = enc_cubic(a, l, ps[q]);
     }
     if (blockIdx.x == 0 && threadIdx.x == 0)
         for (unsigned q = 1; q < 3; ++q) st->choices[3u * (a.L - l) + q] = GHZ_RATIO_CHOICE(ps[q].axis, cubic[q]);
@@ -970,10 +980,8 @@ __global__ void __launch_bounds__(kTileThreads) enc_tile_kernel(enc_args a, unsi
     C2[1] = (I)ps[2].count[0];
     C1[2] = C1[1] * (I)ps[1].count[1];
     C2[2] = C2[1] * (I)ps[2].count[1];
-    /* symbols before pass 1: the grid of stride 2s (element 0 aside) and pass 0 */
-    const I next1 = (I)(ghz_ratio_mults(a.d[0], 2 * s) * ghz_ratio_mults(a.d[1], 2 * s) *
-                            ghz_ratio_mults(a.d[2], 2 * s) - 1u + ps[0].points),
-            next2 = next1 + (I)ps[1].points;
+    /* symbols before pass 1: the coarser levels' and pass 0's */
+    const I next1 = (I)(enc_coarser_symbols(a, l) + ps[0].points), next2 = next1 + (I)ps[1].points;
     const T* const src = (const T*)a.src;
     T* const xr = (T*)a.xr;
     const bool keep = l > 1; /* level 1's reconstructions are never read again */
