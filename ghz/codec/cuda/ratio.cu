@@ -1842,13 +1842,14 @@ __global__ void enc_finish_kernel(enc_args a)
 
 namespace {
 
-/* CTAs that fit on the GPU at once, at most `want`: a cooperative kernel's grid-wide
- * barrier needs them all resident, and a grid-stride kernel gains nothing from more. */
+/* CTAs that fit on the GPU at once (with smem dynamic shared bytes each), at most
+ * `want`: a cooperative kernel's grid-wide barrier needs them all resident, and a
+ * grid-stride kernel gains nothing from more. */
 template <typename K>
-unsigned resident_grid(K kernel, unsigned threads, int sms, uint64_t want)
+unsigned resident_grid(K kernel, unsigned threads, int sms, uint64_t want, size_t smem = 0)
 {
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)threads, 0) != cudaSuccess || per_sm < 1)
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)threads, smem) != cudaSuccess || per_sm < 1)
         per_sm = 1;
     uint64_t g = (uint64_t)per_sm * (uint64_t)sms;
     if (want < g) g = want ? want : 1;
@@ -1882,19 +1883,11 @@ cudaError_t launch_enc_tiles(const enc_args& a, unsigned l, int sms, cudaStream_
     const uint64_t s = (uint64_t)1 << (l - 1);
     uint64_t boxes = 1;
     for (unsigned x = 0; x < 3; ++x) boxes *= (ghz_ratio_mults(a.d[x], s) + box.B[x] - 1) / box.B[x];
-    cudaError_t e = cudaFuncSetAttribute(enc_tile_kernel<T, I>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    int per_sm = 0;
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, enc_tile_kernel<T, I>, (int)kTileThreads, smem);
+    const cudaError_t e =
+        cudaFuncSetAttribute(enc_tile_kernel<T, I>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) return e;
-    uint64_t grid = (uint64_t)(per_sm > 0 ? per_sm : 1) * (uint64_t)sms;
-    if (boxes < grid) grid = boxes;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)grid);
-    cfg.blockDim = dim3(kTileThreads);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = stream;
-    return cudaLaunchKernelEx(&cfg, enc_tile_kernel<T, I>, a, l, box);
+    const unsigned grid = resident_grid(enc_tile_kernel<T, I>, kTileThreads, sms, boxes, smem);
+    return launch_smem(enc_tile_kernel<T, I>, grid, kTileThreads, smem, stream, a, l, box);
 }
 
 /* Every level's kernels, coarsest first; each grid sized by the level's points (the
