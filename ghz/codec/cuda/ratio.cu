@@ -931,6 +931,43 @@ __device__ __forceinline__ void tile_fetch(T* sh, const T* from, const tile_axis
     for (tile_walk_t w(ax); w.more(); w.advance()) __pipeline_memcpy_async(&sh[fs.at(w)], &from[fg.at(w)], sizeof(T));
 }
 
+/* The forms of a phase's walk that codes pass q: shared slot, storage index and
+ * pass-order index ((g - first) / step along each axis, whose steps are the walk's;
+ * C: the pass's coefficients, 1, count[0], count[0] count[1]). */
+template <typename I>
+struct tile_forms_t {
+    tile_form_t<unsigned> slot;
+    tile_form_t<I> at, u;
+};
+
+template <typename I>
+__device__ __forceinline__ tile_forms_t<I> tile_forms(const tile_axis_t ax[3], const unsigned role[3], unsigned q,
+                                                      const unsigned sst[3], const int so[3], const I gst[3],
+                                                      const I C[3])
+{
+    const int zero[3] = {0, 0, 0};
+    tile_axis_t au[3];
+    for (unsigned x = 0; x < 3; ++x) au[x] = {(ax[x].first - (role[x] == q)) / ax[x].step, 1, ax[x].count};
+    return {tile_form<unsigned>(ax, sst, so), tile_form<I>(ax, gst, zero), tile_form<I>(au, C, zero)};
+}
+
+/* The point in shared slot i, at grid coordinate g along its pass's axis (neighbours
+ * off slots apart, ext grid points along it), quantized against its prediction; *cx
+ * its context. */
+template <typename T>
+__device__ __forceinline__ enc_coded_t<T> tile_code_point(const enc_args& a, const ghz_quantizer_t& z, const T* sh,
+                                                          unsigned i, unsigned g, unsigned off, unsigned ext,
+                                                          unsigned cubic, unsigned* cx)
+{
+    const T xt = sh[i];
+    typename bits_of<T>::type xb;
+    memcpy(&xb, &xt, sizeof xb);
+    nbrs_t<T> q;
+    nbrs_load<T, unsigned>(sh, i, g, 1u, off, ext, cubic, q);
+    *cx = nbrs_context<T>(q, z.r);
+    return enc_quantize_point<T>(a, z, (double)xt, (uint64_t)xb, nbrs_predict<T>(q));
+}
+
 /* Box edges along each axis: B[x] grid points, kTileHalo beyond them (none where the
  * box spans the axis, B[x] = 1). */
 struct tile_box_t {
@@ -1027,32 +1064,20 @@ __global__ void __launch_bounds__(kTileThreads) enc_tile_kernel(enc_args a, unsi
                 ax[x] = role[x] == 0 ? tile_all(lo[x], hi[x])
                         : role[x] == 1 ? tile_odd(lo[x], hi[x])
                                        : tile_even_around(lo[x], hi[x], G[x]);
-            const int zero[3] = {0, 0, 0}, f1[3] = {role[0] == 1, role[1] == 1, role[2] == 1};
-            const tile_form_t<unsigned> fs = tile_form<unsigned>(ax, sst, so);
-            const tile_form_t<I> fg = tile_form<I>(ax, gst, zero);
-            /* pass-order index: (g - first) / step along each axis, whose steps are the walk's */
-            tile_axis_t au[3];
-            for (unsigned x = 0; x < 3; ++x) au[x] = {(ax[x].first - f1[x]) / ax[x].step, 1, ax[x].count};
-            const tile_form_t<I> fu = tile_form<I>(au, C1, zero);
+            const tile_forms_t<I> f = tile_forms<I>(ax, role, 1u, sst, so, gst, C1);
             /* the scalars of the loop, out of the arrays indexed by axis */
             const unsigned first1 = (unsigned)ax[A1].first, off1 = sst[A1], ext1 = (unsigned)G[A1], cub1 = cubic[1];
             const int first2 = ax[A2].first, step2 = ax[A2].step, lo2 = lo[A2], hi2 = hi[A2];
             for (tile_walk_t w(ax); w.more(); w.advance()) {
-                const unsigned i = fs.at(w);
-                const unsigned g1 = first1 + 2u * w.along(A1);
+                const unsigned i = f.slot.at(w);
                 const int g2 = first2 + step2 * (int)w.along(A2);
-                const T xt = sh[i];
-                typename bits_of<T>::type xb;
-                memcpy(&xb, &xt, sizeof xb);
-                nbrs_t<T> q;
-                nbrs_load<T, unsigned>(sh, i, g1, 1u, off1, ext1, cub1, q);
-                const double p = nbrs_predict<T>(q);
-                const unsigned cx = nbrs_context<T>(q, z.r);
-                const enc_coded_t<T> o = enc_quantize_point<T>(a, z, (double)xt, (uint64_t)xb, p);
+                unsigned cx;
+                const enc_coded_t<T> o =
+                    tile_code_point<T>(a, z, sh, i, first1 + 2u * w.along(A1), off1, ext1, cub1, &cx);
                 sh[i] = o.y;
                 if (g2 >= lo2 && g2 < hi2) {
-                    enc_put_code<T, I>(a, next1 + fu.at(w), o, cx, hist, &specials);
-                    if (keep) xr[fg.at(w)] = o.y;
+                    enc_put_code<T, I>(a, next1 + f.u.at(w), o, cx, hist, &specials);
+                    if (keep) xr[f.at.at(w)] = o.y;
                 }
             }
             __syncthreads();
@@ -1061,25 +1086,14 @@ __global__ void __launch_bounds__(kTileThreads) enc_tile_kernel(enc_args a, unsi
         if (ps[2].points) {
             tile_axis_t ax[3];
             for (unsigned x = 0; x < 3; ++x) ax[x] = role[x] == 2 ? tile_odd(lo[x], hi[x]) : tile_all(lo[x], hi[x]);
-            const int zero[3] = {0, 0, 0}, f2[3] = {role[0] == 2, role[1] == 2, role[2] == 2};
-            const tile_form_t<unsigned> fs = tile_form<unsigned>(ax, sst, so);
-            const tile_form_t<I> fg = tile_form<I>(ax, gst, zero);
-            tile_axis_t au[3];
-            for (unsigned x = 0; x < 3; ++x) au[x] = {(ax[x].first - f2[x]) / ax[x].step, 1, ax[x].count};
-            const tile_form_t<I> fu = tile_form<I>(au, C2, zero);
+            const tile_forms_t<I> f = tile_forms<I>(ax, role, 2u, sst, so, gst, C2);
             const unsigned first2 = (unsigned)ax[A2].first, off2 = sst[A2], ext2 = (unsigned)G[A2], cub2 = cubic[2];
             for (tile_walk_t w(ax); w.more(); w.advance()) {
-                const unsigned i = fs.at(w);
-                const unsigned g2 = first2 + 2u * w.along(A2);
-                const T xt = sh[i];
-                typename bits_of<T>::type xb;
-                memcpy(&xb, &xt, sizeof xb);
-                nbrs_t<T> q;
-                nbrs_load<T, unsigned>(sh, i, g2, 1u, off2, ext2, cub2, q);
+                unsigned cx;
                 const enc_coded_t<T> o =
-                    enc_quantize_point<T>(a, z, (double)xt, (uint64_t)xb, nbrs_predict<T>(q));
-                enc_put_code<T, I>(a, next2 + fu.at(w), o, nbrs_context<T>(q, z.r), hist, &specials);
-                if (keep) xr[fg.at(w)] = o.y;
+                    tile_code_point<T>(a, z, sh, f.slot.at(w), first2 + 2u * w.along(A2), off2, ext2, cub2, &cx);
+                enc_put_code<T, I>(a, next2 + f.u.at(w), o, cx, hist, &specials);
+                if (keep) xr[f.at.at(w)] = o.y;
             }
         }
         __syncthreads(); /* the next box's loads overwrite these slots */
