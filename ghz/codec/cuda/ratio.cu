@@ -974,6 +974,14 @@ struct tile_box_t {
     int B[3];
 };
 
+/* Shared slots along an axis whose box edge is B: g in [lo - kTileHalo, hi + kTileHalo]
+ * (tile_even_around's last position is hi + kTileHalo), or the one position of an
+ * axis the box spans. The kernel's strides and the launch's bytes both come from it. */
+__host__ __device__ __forceinline__ int tile_span(int B)
+{
+    return B > 1 ? B + 2 * kTileHalo + 1 : 1;
+}
+
 template <typename T, typename I>
 __global__ void __launch_bounds__(kTileThreads) enc_tile_kernel(enc_args a, unsigned l, tile_box_t box)
 {
@@ -1007,8 +1015,8 @@ __global__ void __launch_bounds__(kTileThreads) enc_tile_kernel(enc_args a, unsi
         nt[x] = (G[x] + box.B[x] - 1) / box.B[x];
     }
     sst[0] = 1;
-    sst[1] = (unsigned)(box.B[0] + 2 * H[0] + 1);
-    sst[2] = sst[1] * (unsigned)(box.B[1] + 2 * H[1] + 1);
+    sst[1] = (unsigned)tile_span(box.B[0]);
+    sst[2] = sst[1] * (unsigned)tile_span(box.B[1]);
     gst[0] = (I)s;
     gst[1] = (I)(s * a.d[0]);
     gst[2] = (I)(s * a.d[0] * a.d[1]);
@@ -1122,7 +1130,7 @@ tile_box_t enc_tile_box(const uint64_t d[3], size_t* smem)
         }
     }
     size_t slots = 1;
-    for (unsigned x = 0; x < 3; ++x) slots *= (size_t)(bx.B[x] + (bx.B[x] > 1 ? 2 * kTileHalo + 1 : 0));
+    for (unsigned x = 0; x < 3; ++x) slots *= (size_t)tile_span(bx.B[x]);
     *smem = slots * sizeof(T);
     return bx;
 }
