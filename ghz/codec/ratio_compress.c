@@ -184,10 +184,12 @@ static void pass_cost(const enc_t* s, const uint64_t d[3], const ghz_ratio_pass_
     *count = part[2];
 }
 
-/* The order of a level's passes (RATIO.md, Writer's choices): the axis whose own
- * refinement predicts worst first, so that the best-predicted axis refines the most
- * points. Axes with nothing to refine go first. */
-static void level_order(const enc_t* s, const uint64_t d[3], unsigned l, unsigned order[3])
+/* The order of a level's passes and each axis's choice of cubic (RATIO.md, Writer's
+ * choices): the axis whose own refinement predicts worst first, so that the
+ * best-predicted axis refines the most points; axes with nothing to refine go first.
+ * Both come from the same sums, on the points whose neighbours are all of coarser
+ * levels, so that a level's choices are all known before any of its points is coded. */
+static void level_choices(const enc_t* s, const uint64_t d[3], unsigned l, unsigned order[3], unsigned cubic[3])
 {
     double mean[3];
     int empty[3];
@@ -199,9 +201,11 @@ static void level_order(const enc_t* s, const uint64_t d[3], unsigned l, unsigne
         order[a] = a;
         empty[a] = ps.points == 0;
         mean[a] = 0.0;
+        cubic[a] = 0;
         if (empty[a]) continue;
         pass_cost(s, d, &ps, cost, &count);
         mean[a] = count ? (double)cost[1] / (double)count : 0.0;
+        cubic[a] = cost[1] <= cost[0];
     }
     for (i = 1; i < 3; ++i) /* insertion sort: stable, so ties keep the lower axis first */
         for (j = i; j > 0; --j) {
@@ -252,20 +256,17 @@ static void code_pass(enc_t* s, const uint64_t d[3], const ghz_ratio_pass_t* ps,
     s->next += ps->points;
 }
 
-/* Runs pass q of level l: chooses linear or cubic, then codes its points. Returns the
+/* Runs pass q of level l, cubic or not as its axis's sums chose, and returns its
  * choice byte. */
-static uint8_t run_pass(enc_t* s, const uint64_t d[3], unsigned l, const unsigned order[3], unsigned q)
+static uint8_t run_pass(enc_t* s, const uint64_t d[3], unsigned l, const unsigned order[3], const unsigned cubic[3],
+                        unsigned q)
 {
     const ghz_ratio_pass_t ps = ghz_ratio_pass(d, l, order, q);
     const unsigned a = ps.axis;
-    uint64_t cost[2], count;
-    unsigned cubic;
     s->pass_points[3u * (ghz_ratio_levels(d[0], d[1], d[2]) - l) + q] = ps.points;
     if (ps.points == 0) return GHZ_RATIO_CHOICE(a, 0u);
-    pass_cost(s, d, &ps, cost, &count);
-    cubic = cost[1] <= cost[0];
-    code_pass(s, d, &ps, cubic);
-    return GHZ_RATIO_CHOICE(a, cubic);
+    code_pass(s, d, &ps, cubic[a]);
+    return GHZ_RATIO_CHOICE(a, cubic[a]);
 }
 
 /* Output with a capacity: bytes past it are counted, not written. */
@@ -608,9 +609,9 @@ ghz_status_t ghz_ratio_encode(const ghz_enc_params* e, const ghz_frame_info_t* i
             ((double*)st.xr)[0] = is_special(e, x, bits0) ? 0.0 : x;
     }
     for (l = L; l >= 1; --l) {
-        unsigned order[3];
-        level_order(&st, d, l, order);
-        for (a = 0; a < 3; ++a) choices[3u * (L - l) + a] = run_pass(&st, d, l, order, a);
+        unsigned order[3], cubic[3];
+        level_choices(&st, d, l, order, cubic);
+        for (a = 0; a < 3; ++a) choices[3u * (L - l) + a] = run_pass(&st, d, l, order, cubic, a);
     }
     if (st.oom) {
         rc = ghz_fail(GHZ_ERR_NOMEM, "ratio coding: out of memory for outliers or extra bits");

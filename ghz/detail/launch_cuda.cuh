@@ -20,18 +20,26 @@
 namespace ghz {
 namespace detail {
 
-/* kernel<<<grid, block, 0, stream>>>(args...), returning this launch's own error. */
+/* kernel<<<grid, block, smem, stream>>>(args...), returning this launch's own error. */
 template <typename... Exp, typename... Act>
-cudaError_t launch(void (*kernel)(Exp...), dim3 grid, dim3 block, cudaStream_t stream, Act&&... args)
+cudaError_t launch_smem(void (*kernel)(Exp...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                        Act&&... args)
 {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = grid;
     cfg.blockDim = block;
-    cfg.dynamicSmemBytes = 0;
+    cfg.dynamicSmemBytes = smem;
     cfg.stream = stream;
     cfg.attrs = nullptr;
     cfg.numAttrs = 0;
     return cudaLaunchKernelEx(&cfg, kernel, std::forward<Act>(args)...);
+}
+
+/* kernel<<<grid, block, 0, stream>>>(args...), returning this launch's own error. */
+template <typename... Exp, typename... Act>
+cudaError_t launch(void (*kernel)(Exp...), dim3 grid, dim3 block, cudaStream_t stream, Act&&... args)
+{
+    return launch_smem(kernel, grid, block, 0, stream, std::forward<Act>(args)...);
 }
 
 /* The same, as a status: GHZ_ERR_CUDA with "what: kernel launch failed: ..." recorded.

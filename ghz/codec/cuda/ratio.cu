@@ -7,14 +7,15 @@
  *     pass widens them where no range was given).
  *  2. passes, one kernel per step in stream order (the stream orders them where the
  *     CPU's loops end): element 0 (its value goes to the section); per level, the
- *     axis order (integer cost sums over a 1/16 sample of the three candidate first
- *     passes, then the CPU's stable sort in every thread), then per pass the linear
- *     and cubic sums over its sample and the codes and contexts, in pass order, with
- *     the reconstructions. The sums are u64 atomics, so the order of additions does not
- *     matter. The coding kernels count symbols per context (shared-memory histograms,
- *     flushed per CTA) and specials; then eight threads normalize the eight tables and
- *     one fills the pass table (first symbol, chunk and directory byte of each pass:
- *     chunks are cut per pass).
+ *     choices (integer linear and cubic cost sums over a 1/16 sample of the three
+ *     candidate first passes: the axis order by the CPU's stable sort in every thread,
+ *     and each pass's cubic bit), then the codes and contexts of pass 0 in pass order
+ *     with the reconstructions, then those of passes 1 and 2 a box of the level's grid
+ *     at a time (enc_tile_kernel). The sums are u64 atomics, so the order of additions
+ *     does not matter. The coding kernels count symbols per context (shared-memory
+ *     histograms, flushed per CTA) and specials; then eight threads normalize the eight
+ *     tables and one fills the pass table (first symbol, chunk and directory byte of
+ *     each pass: chunks are cut per pass).
  *  3. rans: one warp per chunk, lane = rANS lane (W of them): the words go to a staging
  *     area (the reconstructions' buffer, free by then), the final states, the
  *     extra-bit and outlier counts to the chunk table.
@@ -43,6 +44,7 @@
  *  3. CTA 0 checks the specials section and patches the specials in.
  * No n-sized intermediate array: the output is the working array. */
 #include <cooperative_groups.h>
+#include <cuda_pipeline.h>
 #include <type_traits>
 
 #include <cub/block/block_reduce.cuh>
@@ -349,7 +351,6 @@ struct ratio_enc_state {
     ghz_range_t range;                      /* the same as values, for the block fallback */
     unsigned long long lvl[kMaxLevels][3][2]; /* level l, axis a: cubic cost, count */
     unsigned long long lvl_lin[kMaxLevels][3]; /* level l, axis a: linear cost */
-    unsigned long long pc[kMaxLevels][3][2];  /* level l, pass q: linear, cubic cost */
     unsigned long long hist[kTab];          /* per context, per symbol */
     unsigned long long n_special;
     uint64_t x0;
@@ -443,46 +444,71 @@ __device__ __forceinline__ double enc_bound(const enc_args& a, bool* bad)
     return *bad ? 0.0 : eb;
 }
 
-/* Codes element idx (pass-order symbol j) against p in context cx (the CPU's
- * code_point), counting its symbol in the CTA's histogram. I: the pass's index type. */
+/* One element quantized against its prediction p (the CPU's code_point): its code
+ * (kOutlierCode for an outlier, 0 for a special), symbol and reconstruction. */
+template <typename T>
+struct enc_coded_t {
+    int32_t k;
+    unsigned sym;
+    bool special;
+    T y;
+};
+
+template <typename T>
+__device__ __forceinline__ enc_coded_t<T> enc_quantize_point(const enc_args& a, const ghz_quantizer_t& z, double x,
+                                                             uint64_t bits, double p)
+{
+    enc_coded_t<T> o;
+    double y;
+    o.special = is_special(x, bits, a.has_fill, a.fill_bits);
+    if (o.special) {
+        o.y = (T)p;
+        o.k = 0;
+        o.sym = 1;
+    } else if (ghz_ratio_quantize(&z, x, bits, p, &o.k, &y)) {
+        uint32_t ex;
+        unsigned nb;
+        o.y = (T)y;
+        o.sym = ghz_ratio_symbol(o.k, &ex, &nb);
+    } else {
+        o.y = (T)x;
+        o.k = kOutlierCode;
+        o.sym = 0;
+    }
+    return o;
+}
+
+/* Stores element j's code and context (pass order) and counts its symbol in the CTA's
+ * histogram: a shared atomic a lane, since grouping the lanes of one (context, symbol)
+ * first with a warp match costs more than the atomics' conflicts. */
+template <typename T, typename I>
+__device__ __forceinline__ void enc_put_code(const enc_args& a, I j, const enc_coded_t<T>& o, unsigned cx,
+                                             unsigned* hist, unsigned long long* specials)
+{
+    a.code[j] = o.k;
+    a.ctx[j] = (uint8_t)cx;
+    *specials += o.special;
+    atomicAdd(&hist[cx * kNsym + o.sym], 1u);
+}
+
+/* Codes element idx (pass-order symbol j) against p in context cx, with its
+ * reconstruction. I: the pass's index type. */
 template <typename T, typename I>
 __device__ __forceinline__ void enc_code_point(const enc_args& a, const ghz_quantizer_t& z, I idx, I j, double x,
                                                uint64_t bits, double p, unsigned cx,
                                                unsigned* hist, unsigned long long* specials)
 {
-    T* const xr = (T*)a.xr;
-    int32_t k;
-    double y;
-    unsigned sym;
-    if (is_special(x, bits, a.has_fill, a.fill_bits)) {
-        xr[idx] = (T)p;
-        a.code[j] = 0;
-        sym = 1;
-        ++*specials;
-    } else if (ghz_ratio_quantize(&z, x, bits, p, &k, &y)) {
-        uint32_t ex;
-        unsigned nb;
-        xr[idx] = (T)y;
-        a.code[j] = k;
-        sym = ghz_ratio_symbol(k, &ex, &nb);
-    } else {
-        xr[idx] = (T)x;
-        a.code[j] = kOutlierCode;
-        sym = 0;
-    }
-    a.ctx[j] = (uint8_t)cx;
-    /* a shared atomic a lane: grouping the lanes of one (context, symbol) first with a
-     * warp match costs more than the atomics' conflicts */
-    atomicAdd(&hist[cx * kNsym + sym], 1u);
+    const enc_coded_t<T> o = enc_quantize_point<T>(a, z, x, bits, p);
+    ((T*)a.xr)[idx] = o.y;
+    enc_put_code<T, I>(a, j, o, cx, hist, specials);
 }
 
 constexpr unsigned kCostBatch = 4;
 
 /* Sums of a pass's costs over the finite non-fill points of its sample
- * (ghz_ratio_sample_point: a warp takes four runs): cubic (and linear when `both`) and the
- * count. */
+ * (ghz_ratio_sample_point: a warp takes four runs): linear, cubic and the count. */
 template <typename T>
-__device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, const ghz_ratio_pass_t& ps, bool both,
+__device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, const ghz_ratio_pass_t& ps,
                                unsigned long long* lin_out, unsigned long long* cub_out,
                                unsigned long long* cnt_out)
 {
@@ -518,20 +544,18 @@ __device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, cons
             if (is_special(x, (uint64_t)xb[b], a.has_fill, a.fill_bits)) continue;
             ++cnt;
             cub += ghz_ratio_cost(&z, x, nbrs_predict<T>(nb[b]));
-            if (both) {
-                nbrs_t<T> q = nb[b];
-                q.hu = q.hv = false; /* linear: b and c alone */
-                lin += ghz_ratio_cost(&z, x, nbrs_predict<T>(q));
-            }
+            nbrs_t<T> q = nb[b];
+            q.hu = q.hv = false; /* linear: b and c alone */
+            lin += ghz_ratio_cost(&z, x, nbrs_predict<T>(q));
         }
     }
     lin = warp_sum(lin);
     cub = warp_sum(cub);
     cnt = warp_sum(cnt);
     if (lane_id() == 0) {
-        if (both && lin) atomicAdd(lin_out, lin);
+        if (lin) atomicAdd(lin_out, lin);
         if (cub) atomicAdd(cub_out, cub);
-        if (cnt_out && cnt) atomicAdd(cnt_out, cnt);
+        if (cnt) atomicAdd(cnt_out, cnt);
     }
 }
 
@@ -539,38 +563,27 @@ __device__ void enc_pass_costs(const enc_args& a, const ghz_quantizer_t& z, cons
  * neighbour's coordinate (t + 3s < 4 * 2^30) stays below 2^32. */
 constexpr uint64_t kIndex32 = (uint64_t)1 << 30;
 
-/* A grid-stride walk over a pass's points in index type I (32-bit below kIndex32):
- * the thread's point as its index along each of the pass's counts, advanced by the
- * grid's stride with carries instead of a division per point. */
+/* A walk over the points of a three-axis index space (axis 0 fastest) in index type I:
+ * each thread's point as its index along each axis, advanced by a fixed stride with
+ * carries instead of a division per point. c0, c1: the counts along axes 0 and 1. */
 template <typename I>
-struct pass_walk_t {
+struct carry_walk_t {
     I i0, i1, i2;     /* the point's index along each count */
     I c0, c1;         /* the counts along axes 0 and 1 */
     I a0, a1, a2;     /* the stride, as indices along each count (a0 < c0, a1 < c1) */
-    I base, st0, st1, st2; /* storage index = base + st0 i0 + st1 i1 + st2 i2 */
 
-    __device__ __forceinline__ void split(uint64_t u, I& x0, I& x1, I& x2) const
+    __device__ __forceinline__ void split(I u, I& x0, I& x1, I& x2) const
     {
-        const I r = (I)(u / c0);
-        x0 = (I)u - r * c0;
+        const I r = u / c0;
+        x0 = u - r * c0;
         x2 = r / c1;
         x1 = r - x2 * c1;
     }
-    __device__ __forceinline__ pass_walk_t(const ghz_ratio_pass_t& ps, const uint64_t d[3], uint64_t u,
-                                           uint64_t stride)
+    /* from point `first` by `stride` points a step (c0 and c1 set) */
+    __device__ __forceinline__ void start(I first, I stride)
     {
-        c0 = (I)ps.count[0];
-        c1 = (I)ps.count[1];
-        split(u < ps.points ? u : 0, i0, i1, i2);
+        split(first, i0, i1, i2);
         split(stride, a0, a1, a2);
-        st0 = (I)ps.step[0];
-        st1 = (I)(ps.step[1] * d[0]);
-        st2 = (I)(ps.step[2] * d[0] * d[1]);
-        base = (I)(ps.first[0] + d[0] * (ps.first[1] + d[1] * ps.first[2]));
-    }
-    __device__ __forceinline__ I index() const
-    {
-        return base + st0 * i0 + st1 * i1 + st2 * i2;
     }
     /* the point's index along the count of axis ax */
     __device__ __forceinline__ I along(unsigned ax) const
@@ -586,6 +599,29 @@ struct pass_walk_t {
         const I k1 = i1 >= c1;
         i1 -= k1 * c1;
         i2 += a2 + k1;
+    }
+};
+
+/* A grid-stride walk over a pass's points (I: 32-bit below kIndex32, where every
+ * point and the stride fit), with the storage index of its point. */
+template <typename I>
+struct pass_walk_t : carry_walk_t<I> {
+    I base, st0, st1, st2; /* storage index = base + st0 i0 + st1 i1 + st2 i2 */
+
+    __device__ __forceinline__ pass_walk_t(const ghz_ratio_pass_t& ps, const uint64_t d[3], uint64_t u,
+                                           uint64_t stride)
+    {
+        this->c0 = (I)ps.count[0];
+        this->c1 = (I)ps.count[1];
+        this->start((I)(u < ps.points ? u : 0), (I)stride);
+        st0 = (I)ps.step[0];
+        st1 = (I)(ps.step[1] * d[0]);
+        st2 = (I)(ps.step[2] * d[0] * d[1]);
+        base = (I)(ps.first[0] + d[0] * (ps.first[1] + d[1] * ps.first[2]));
+    }
+    __device__ __forceinline__ I index() const
+    {
+        return base + st0 * this->i0 + st1 * this->i1 + st2 * this->i2;
     }
 };
 
@@ -651,12 +687,11 @@ __device__ __forceinline__ void enc_code_pass(const enc_args& a, const ghz_quant
     }
 }
 
-/* The writer's choices run as one kernel per step, in stream order: a level's
- * candidate sums, then per pass its linear and cubic sums and its codes. Each kernel
- * re-derives the level's axis order and the pass's cubic bit from the sums the earlier
- * kernels left in the state (the same integers on every thread), and has its own
- * registers and grid: the coding loop holds its batch without spilling, and a coarse
- * level's kernels are as small as its passes. */
+/* The writer runs one kernel per step, in stream order: a level's candidate sums, then
+ * per pass its codes. Each kernel re-derives the level's axis order and the pass's
+ * cubic bit from the sums the level's first kernel left in the state (the same integers
+ * on every thread), and has its own registers and grid: the coding loop holds its batch
+ * without spilling, and a coarse level's kernels are as small as its passes. */
 
 /* Element 0 (not a symbol: its value, 0 for a special, goes to the section), the bound
  * and the quantizer; everything after reads them from the state. */
@@ -683,8 +718,8 @@ __global__ void enc_start_kernel(enc_args a)
 }
 
 /* Level l's three candidate first passes: their cubic cost sums and counts, which
- * order the level, and their linear sums: the first pass of the level is one of them,
- * on the same sample, so its choice of cubic needs no sums of its own. */
+ * order the level, and their linear sums, which choose cubic or linear for every pass
+ * of the level along the same axis (RATIO.md, Writer's choices). */
 template <typename T>
 __device__ __forceinline__ void enc_level_sums(const enc_args& a, const ghz_quantizer_t& z, unsigned l)
 {
@@ -692,7 +727,7 @@ __device__ __forceinline__ void enc_level_sums(const enc_args& a, const ghz_quan
     for (unsigned ax = 0; ax < 3; ++ax) {
         const ghz_ratio_pass_t ps = first_pass(a.d, l, ax);
         if (ps.points)
-            enc_pass_costs<T>(a, z, ps, true, &st->lvl_lin[l - 1][ax], &st->lvl[l - 1][ax][0], &st->lvl[l - 1][ax][1]);
+            enc_pass_costs<T>(a, z, ps, &st->lvl_lin[l - 1][ax], &st->lvl[l - 1][ax][0], &st->lvl[l - 1][ax][1]);
     }
 }
 
@@ -710,8 +745,8 @@ __device__ __forceinline__ unsigned long long sum_at(const unsigned long long* p
     return __ldcg(p);
 }
 
-/* Pass q of level l, as the level's sums order it. */
-__device__ __forceinline__ ghz_ratio_pass_t enc_pass_of(const enc_args& a, unsigned l, unsigned q)
+/* The order of level l's passes, from the level's sums. */
+__device__ __forceinline__ void enc_order(const enc_args& a, unsigned l, unsigned order[3])
 {
     int empty[3];
     unsigned long long sums[3][2];
@@ -720,24 +755,21 @@ __device__ __forceinline__ ghz_ratio_pass_t enc_pass_of(const enc_args& a, unsig
         sums[ax][0] = sum_at(&a.st->lvl[l - 1][ax][0]);
         sums[ax][1] = sum_at(&a.st->lvl[l - 1][ax][1]);
     }
-    unsigned order[3];
     order_from(sums, empty, order);
-    return ghz_ratio_pass(a.d, l, order, q);
 }
 
-/* Pass q >= 1 of level l: its linear and cubic cost sums. */
-template <typename T>
-__device__ __forceinline__ void enc_pass_sums(const enc_args& a, const ghz_quantizer_t& z, unsigned l, unsigned q)
+/* Whether pass ps of level l is cubic: as its axis's candidate set chose (RATIO.md,
+ * Writer's choices), and never when it is empty. */
+__device__ __forceinline__ unsigned enc_cubic(const enc_args& a, unsigned l, const ghz_ratio_pass_t& ps)
 {
-    const ghz_ratio_pass_t ps = enc_pass_of(a, l, q);
-    if (ps.points) enc_pass_costs<T>(a, z, ps, true, &a.st->pc[l - 1][q][0], &a.st->pc[l - 1][q][1], nullptr);
+    return ps.points && sum_at(&a.st->lvl[l - 1][ps.axis][0]) <= sum_at(&a.st->lvl_lin[l - 1][ps.axis]);
 }
 
-template <typename T>
-__global__ void __launch_bounds__(kPassThreads) enc_cost_kernel(enc_args a, unsigned l, unsigned q)
+/* Symbols before level l's passes: the grid of stride 2^l, element 0 aside. */
+__device__ __forceinline__ uint64_t enc_coarser_symbols(const enc_args& a, unsigned l)
 {
-    if (a.st->bad_bound) return;
-    enc_pass_sums<T>(a, a.st->z, l, q);
+    const uint64_t s2 = (uint64_t)1 << l;
+    return ghz_ratio_mults(a.d[0], s2) * ghz_ratio_mults(a.d[1], s2) * ghz_ratio_mults(a.d[2], s2) - 1u;
 }
 
 /* Pass q of level l: its choice byte, codes, contexts and reconstructions, its symbol
@@ -747,17 +779,15 @@ __device__ __forceinline__ void enc_code_step(const enc_args& a, const ghz_quant
                                               unsigned* hist, unsigned long long* specials)
 {
     ratio_enc_state* const st = a.st;
-    const ghz_ratio_pass_t ps = enc_pass_of(a, l, q);
-    const unsigned long long lin = sum_at(q ? &st->pc[l - 1][q][0] : &st->lvl_lin[l - 1][ps.axis]),
-                             cub = sum_at(q ? &st->pc[l - 1][q][1] : &st->lvl[l - 1][ps.axis][0]);
-    const unsigned cubic = ps.points && cub <= lin;
+    unsigned order[3];
+    enc_order(a, l, order);
+    const ghz_ratio_pass_t ps = ghz_ratio_pass(a.d, l, order, q);
+    const unsigned cubic = enc_cubic(a, l, ps);
     if (blockIdx.x == 0 && threadIdx.x == 0) st->choices[3u * (a.L - l) + q] = GHZ_RATIO_CHOICE(ps.axis, cubic);
     if (!ps.points) return;
-    /* symbols before this pass: the grid of stride 2^l (element 0 aside), then the
-     * level's earlier passes */
-    uint64_t next = ghz_ratio_mults(a.d[0], ps.s * 2) * ghz_ratio_mults(a.d[1], ps.s * 2) *
-                        ghz_ratio_mults(a.d[2], ps.s * 2) - 1u;
-    for (unsigned r = 0; r < q; ++r) next += enc_pass_of(a, l, r).points;
+    /* symbols before this pass: the coarser levels', then the level's earlier passes' */
+    uint64_t next = enc_coarser_symbols(a, l);
+    for (unsigned r = 0; r < q; ++r) next += ghz_ratio_pass(a.d, l, order, r).points;
     enc_code_pass<T, I>(a, z, ps, cubic, next, hist, specials);
 }
 
@@ -784,7 +814,7 @@ __global__ void __launch_bounds__(NT, MINB) enc_code_kernel(enc_args a, unsigned
 }
 
 /* Levels L down to lo, whose grids have at most kCoarsePoints points, in one CTA: the
- * steps of enc_level_kernel, enc_cost_kernel and enc_code_kernel in the same order,
+ * steps of enc_level_kernel and enc_code_kernel in the same order,
  * with CTA barriers between them instead of launches, which take longer than these
  * levels' work (some 6 us a launch against well under a microsecond of work). */
 constexpr uint64_t kCoarsePoints = 8192;
@@ -801,15 +831,308 @@ __global__ void __launch_bounds__(kPassThreads) enc_coarse_kernel(enc_args a, un
         enc_level_sums<T>(a, z, l);
         __syncthreads();
         for (unsigned q = 0; q < 3; ++q) {
-            if (q) {
-                enc_pass_sums<T>(a, z, l, q);
-                __syncthreads();
-            }
             enc_code_step<T, I>(a, z, l, q, hist, &specials);
             __syncthreads();
         }
     }
     enc_flush_counts(a, hist, specials);
+}
+
+/* ---- passes 1 and 2 of a level, a box of its grid at a time --------------------------- */
+
+/* Level l's grid: the elements whose coordinates are multiples of s = 2^(l-1), at grid
+ * coordinates g = c / s. Pass q of the level refines axis order[q] (RATIO.md,
+ * Prediction): its points are odd along that axis, anything along the axes of the
+ * passes before it and even along those after, and it predicts from the grid points
+ * at g -+ 1 and g -+ 3 along its axis. enc_tile_kernel codes passes 1 and 2 of a level
+ * one box of the grid at a time per CTA, in shared memory: it loads the box's values and
+ * the earlier passes' reconstructions around them (up to kTileHalo grid points beyond
+ * the box along the axes of passes 1 and 2), codes pass 1's points of the box and of
+ * the planes beyond it that pass 2 predicts from (the neighbouring box codes those too;
+ * only the box that holds a point stores its code), then pass 2's points. Each point
+ * is predicted from the same neighbours as in the CPU's loops, so the values and codes
+ * are theirs. Pass 0 stays with enc_code_kernel: it is an eighth of the points and its
+ * own boxes would need every pass's halo. */
+constexpr unsigned kTileThreads = 256;
+constexpr int kTileHalo = 2;
+
+/* The positions a walk visits along one axis: g = first + step * i, i < count. */
+struct tile_axis_t {
+    int first, step, count;
+};
+
+/* Every position of [lo, hi), the odd ones (lo even), or the even ones of
+ * [lo - kTileHalo, hi + kTileHalo] inside the grid's [0, G). */
+__device__ __forceinline__ tile_axis_t tile_all(int lo, int hi)
+{
+    return {lo, 1, hi - lo};
+}
+__device__ __forceinline__ tile_axis_t tile_odd(int lo, int hi)
+{
+    return {lo + 1, 2, (hi - lo) / 2};
+}
+__device__ __forceinline__ tile_axis_t tile_even_around(int lo, int hi, int G)
+{
+    const int first = lo - kTileHalo > 0 ? lo - kTileHalo : 0, last = hi + kTileHalo < G ? hi + kTileHalo : G - 1;
+    return {first, 2, last >= first ? (last - first) / 2 + 1 : 0};
+}
+
+/* A CTA's walk over the positions of three tile_axis_t (axis 0 fastest), each thread
+ * from its own first position by blockDim.x positions a step. A position's shared slot,
+ * storage index and pass-order index are linear in i0, i1, i2 (tile_form_t). */
+struct tile_walk_t : carry_walk_t<unsigned> {
+    unsigned n2; /* positions along axis 2: the walk ends there */
+
+    __device__ __forceinline__ explicit tile_walk_t(const tile_axis_t ax[3])
+    {
+        c0 = (unsigned)ax[0].count;
+        c1 = (unsigned)ax[1].count;
+        n2 = c0 && c1 ? (unsigned)ax[2].count : 0u;
+        i0 = i1 = i2 = a0 = a1 = a2 = 0;
+        if (n2) start(threadIdx.x, blockDim.x);
+    }
+    __device__ __forceinline__ bool more() const
+    {
+        return i2 < n2;
+    }
+};
+
+template <typename I>
+struct tile_form_t {
+    I base, c0, c1, c2;
+    __device__ __forceinline__ I at(const tile_walk_t& w) const
+    {
+        return base + c0 * (I)w.i0 + c1 * (I)w.i1 + c2 * (I)w.i2;
+    }
+};
+
+/* base + sum over the axes of (first + step i) * k[x] - off[x] * k[x]: the form of a
+ * linear index k over a walk's positions (g - off along each axis). */
+template <typename I>
+__device__ __forceinline__ tile_form_t<I> tile_form(const tile_axis_t ax[3], const I k[3], const int off[3])
+{
+    tile_form_t<I> f;
+    f.base = (I)(ax[0].first - off[0]) * k[0] + (I)(ax[1].first - off[1]) * k[1] + (I)(ax[2].first - off[2]) * k[2];
+    f.c0 = (I)ax[0].step * k[0];
+    f.c1 = (I)ax[1].step * k[1];
+    f.c2 = (I)ax[2].step * k[2];
+    return f;
+}
+
+/* Asynchronous copies of a walk's positions from the array `from` (storage index) to
+ * their shared slots. */
+template <typename T, typename I>
+__device__ __forceinline__ void tile_fetch(T* sh, const T* from, const tile_axis_t ax[3], const unsigned sst[3],
+                                           const int slot_off[3], const I gst[3])
+{
+    const int zero[3] = {0, 0, 0};
+    const tile_form_t<unsigned> fs = tile_form<unsigned>(ax, sst, slot_off);
+    const tile_form_t<I> fg = tile_form<I>(ax, gst, zero);
+    for (tile_walk_t w(ax); w.more(); w.advance()) __pipeline_memcpy_async(&sh[fs.at(w)], &from[fg.at(w)], sizeof(T));
+}
+
+/* The forms of a phase's walk that codes pass q: shared slot, storage index and
+ * pass-order index ((g - first) / step along each axis, whose steps are the walk's;
+ * C: the pass's coefficients, 1, count[0], count[0] count[1]). */
+template <typename I>
+struct tile_forms_t {
+    tile_form_t<unsigned> slot;
+    tile_form_t<I> at, u;
+};
+
+template <typename I>
+__device__ __forceinline__ tile_forms_t<I> tile_forms(const tile_axis_t ax[3], const unsigned role[3], unsigned q,
+                                                      const unsigned sst[3], const int so[3], const I gst[3],
+                                                      const I C[3])
+{
+    const int zero[3] = {0, 0, 0};
+    tile_axis_t au[3];
+    for (unsigned x = 0; x < 3; ++x) au[x] = {(ax[x].first - (role[x] == q)) / ax[x].step, 1, ax[x].count};
+    return {tile_form<unsigned>(ax, sst, so), tile_form<I>(ax, gst, zero), tile_form<I>(au, C, zero)};
+}
+
+/* The point in shared slot i, at grid coordinate g along its pass's axis (neighbours
+ * off slots apart, ext grid points along it), quantized against its prediction; *cx
+ * its context. */
+template <typename T>
+__device__ __forceinline__ enc_coded_t<T> tile_code_point(const enc_args& a, const ghz_quantizer_t& z, const T* sh,
+                                                          unsigned i, unsigned g, unsigned off, unsigned ext,
+                                                          unsigned cubic, unsigned* cx)
+{
+    const T xt = sh[i];
+    typename bits_of<T>::type xb;
+    memcpy(&xb, &xt, sizeof xb);
+    nbrs_t<T> q;
+    nbrs_load<T, unsigned>(sh, i, g, 1u, off, ext, cubic, q);
+    *cx = nbrs_context<T>(q, z.r);
+    return enc_quantize_point<T>(a, z, (double)xt, (uint64_t)xb, nbrs_predict<T>(q));
+}
+
+/* Box edges along each axis: B[x] grid points, kTileHalo beyond them (none where the
+ * box spans the axis, B[x] = 1). */
+struct tile_box_t {
+    int B[3];
+};
+
+/* Shared slots along an axis whose box edge is B: g in [lo - kTileHalo, hi + kTileHalo]
+ * (tile_even_around's last position is hi + kTileHalo), or the one position of an
+ * axis the box spans. The kernel's strides and the launch's bytes both come from it. */
+__host__ __device__ __forceinline__ int tile_span(int B)
+{
+    return B > 1 ? B + 2 * kTileHalo + 1 : 1;
+}
+
+template <typename T, typename I>
+__global__ void __launch_bounds__(kTileThreads) enc_tile_kernel(enc_args a, unsigned l, tile_box_t box)
+{
+    extern __shared__ __align__(16) unsigned char tile_smem[];
+    __shared__ unsigned hist[kTab];
+    T* const sh = (T*)tile_smem;
+    ratio_enc_state* const st = a.st;
+    if (st->bad_bound) return;
+    const ghz_quantizer_t z = st->z;
+    ghz_ratio_pass_t ps[3];
+    unsigned order[3], cubic[3], role[3];
+    enc_order(a, l, order);
+    for (unsigned q = 0; q < 3; ++q) {
+        ps[q] = ghz_ratio_pass(a.d, l, order, q);
+        role[ps[q].axis] = q;
+        cubic[q] = enc_cubic(a, l, ps[q]);
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        for (unsigned q = 1; q < 3; ++q) st->choices[3u * (a.L - l) + q] = GHZ_RATIO_CHOICE(ps[q].axis, cubic[q]);
+    if (!ps[1].points && !ps[2].points) return;
+    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) hist[i] = 0;
+
+    const uint64_t s = (uint64_t)1 << (l - 1);
+    const unsigned A1 = ps[1].axis, A2 = ps[2].axis;
+    int G[3], H[3], nt[3];
+    unsigned sst[3];
+    I gst[3], C1[3], C2[3];
+    for (unsigned x = 0; x < 3; ++x) {
+        G[x] = (int)ghz_ratio_mults(a.d[x], s);
+        H[x] = box.B[x] > 1 ? kTileHalo : 0;
+        nt[x] = (G[x] + box.B[x] - 1) / box.B[x];
+    }
+    sst[0] = 1;
+    sst[1] = (unsigned)tile_span(box.B[0]);
+    sst[2] = sst[1] * (unsigned)tile_span(box.B[1]);
+    gst[0] = (I)s;
+    gst[1] = (I)(s * a.d[0]);
+    gst[2] = (I)(s * a.d[0] * a.d[1]);
+    C1[0] = C2[0] = 1;
+    C1[1] = (I)ps[1].count[0];
+    C2[1] = (I)ps[2].count[0];
+    C1[2] = C1[1] * (I)ps[1].count[1];
+    C2[2] = C2[1] * (I)ps[2].count[1];
+    /* symbols before pass 1: the coarser levels' and pass 0's */
+    const I next1 = (I)(enc_coarser_symbols(a, l) + ps[0].points), next2 = next1 + (I)ps[1].points;
+    const T* const src = (const T*)a.src;
+    T* const xr = (T*)a.xr;
+    const bool keep = l > 1; /* level 1's reconstructions are never read again */
+    const unsigned boxes = (unsigned)(nt[0] * nt[1] * nt[2]);
+    unsigned long long specials = 0;
+    __syncthreads();
+    for (unsigned b = blockIdx.x; b < boxes; b += gridDim.x) {
+        int lo[3], hi[3], so[3];
+        {
+            const unsigned r = b / (unsigned)nt[0], b2 = r / (unsigned)nt[1];
+            const int t[3] = {(int)(b - r * (unsigned)nt[0]), (int)(r - b2 * (unsigned)nt[1]), (int)b2};
+            for (unsigned x = 0; x < 3; ++x) {
+                lo[x] = t[x] * box.B[x];
+                hi[x] = lo[x] + box.B[x] < G[x] ? lo[x] + box.B[x] : G[x];
+                so[x] = lo[x] - H[x]; /* shared slot of g: (g - so) along each axis */
+            }
+        }
+        /* 1. the loads, all in flight at once: the earlier passes' points (even along
+         * A1 and A2), pass 1's points (odd along A1, in the box; even along A2, around
+         * it) and pass 2's (odd along A2, in the box) */
+        {
+            tile_axis_t ax[3];
+            for (unsigned x = 0; x < 3; ++x)
+                ax[x] = role[x] == 0 ? tile_all(lo[x], hi[x]) : tile_even_around(lo[x], hi[x], G[x]);
+            tile_fetch<T, I>(sh, xr, ax, sst, so, gst);
+            if (ps[1].points) {
+                ax[A1] = tile_odd(lo[A1], hi[A1]);
+                tile_fetch<T, I>(sh, src, ax, sst, so, gst);
+            }
+            if (ps[2].points) {
+                ax[A1] = tile_all(lo[A1], hi[A1]);
+                ax[A2] = tile_odd(lo[A2], hi[A2]);
+                tile_fetch<T, I>(sh, src, ax, sst, so, gst);
+            }
+            __pipeline_commit();
+            __pipeline_wait_prior(0);
+            __syncthreads();
+        }
+        /* 2. pass 1: its reconstructions replace its values in shared memory */
+        if (ps[1].points) {
+            tile_axis_t ax[3];
+            for (unsigned x = 0; x < 3; ++x)
+                ax[x] = role[x] == 0 ? tile_all(lo[x], hi[x])
+                        : role[x] == 1 ? tile_odd(lo[x], hi[x])
+                                       : tile_even_around(lo[x], hi[x], G[x]);
+            const tile_forms_t<I> f = tile_forms<I>(ax, role, 1u, sst, so, gst, C1);
+            /* the scalars of the loop, out of the arrays indexed by axis */
+            const unsigned first1 = (unsigned)ax[A1].first, off1 = sst[A1], ext1 = (unsigned)G[A1], cub1 = cubic[1];
+            const int first2 = ax[A2].first, step2 = ax[A2].step, lo2 = lo[A2], hi2 = hi[A2];
+            for (tile_walk_t w(ax); w.more(); w.advance()) {
+                const unsigned i = f.slot.at(w);
+                const int g2 = first2 + step2 * (int)w.along(A2);
+                unsigned cx;
+                const enc_coded_t<T> o =
+                    tile_code_point<T>(a, z, sh, i, first1 + 2u * w.along(A1), off1, ext1, cub1, &cx);
+                sh[i] = o.y;
+                if (g2 >= lo2 && g2 < hi2) {
+                    enc_put_code<T, I>(a, next1 + f.u.at(w), o, cx, hist, &specials);
+                    if (keep) xr[f.at.at(w)] = o.y;
+                }
+            }
+            __syncthreads();
+        }
+        /* 3. pass 2 */
+        if (ps[2].points) {
+            tile_axis_t ax[3];
+            for (unsigned x = 0; x < 3; ++x) ax[x] = role[x] == 2 ? tile_odd(lo[x], hi[x]) : tile_all(lo[x], hi[x]);
+            const tile_forms_t<I> f = tile_forms<I>(ax, role, 2u, sst, so, gst, C2);
+            const unsigned first2 = (unsigned)ax[A2].first, off2 = sst[A2], ext2 = (unsigned)G[A2], cub2 = cubic[2];
+            for (tile_walk_t w(ax); w.more(); w.advance()) {
+                unsigned cx;
+                const enc_coded_t<T> o =
+                    tile_code_point<T>(a, z, sh, f.slot.at(w), first2 + 2u * w.along(A2), off2, ext2, cub2, &cx);
+                enc_put_code<T, I>(a, next2 + f.u.at(w), o, cx, hist, &specials);
+                if (keep) xr[f.at.at(w)] = o.y;
+            }
+        }
+        __syncthreads(); /* the next box's loads overwrite these slots */
+    }
+    enc_flush_counts(a, hist, specials);
+}
+
+/* The box of a level's grid each CTA of enc_tile_kernel takes: a fixed shape per number
+ * of axes longer than 1, longest along the first of them (the fastest in memory), about
+ * 8192 grid points (4096 for f64 in two or three axes); its shared bytes. */
+template <typename T>
+tile_box_t enc_tile_box(const uint64_t d[3], size_t* smem)
+{
+    static const int shapes[3][3] = {{8192 / (int)sizeof(T) * 4, 1, 1}, {128, 64, 1}, {32, 16, 16}};
+    tile_box_t bx;
+    unsigned k = 0;
+    for (unsigned x = 0; x < 3; ++x) k += d[x] > 1;
+    /* f64: half the box (along its second axis of three, its first of two), for about
+     * the shared bytes of f32's */
+    const unsigned halve = sizeof(T) == 8 && k >= 2 ? (k == 3 ? 1u : 0u) : 3u;
+    for (unsigned x = 0, m = 0; x < 3; ++x) {
+        bx.B[x] = 1;
+        if (d[x] > 1) {
+            bx.B[x] = shapes[k - 1][m] / (m == halve ? 2 : 1);
+            ++m;
+        }
+    }
+    size_t slots = 1;
+    for (unsigned x = 0; x < 3; ++x) slots *= (size_t)tile_span(bx.B[x]);
+    *smem = slots * sizeof(T);
+    return bx;
 }
 
 /* The eight tables (RATIO.md, Tables: one thread per context) and the pass table. */
@@ -1541,13 +1864,14 @@ __global__ void enc_finish_kernel(enc_args a)
 
 namespace {
 
-/* CTAs that fit on the GPU at once, at most `want`: a cooperative kernel's grid-wide
- * barrier needs them all resident, and a grid-stride kernel gains nothing from more. */
+/* CTAs that fit on the GPU at once (with smem dynamic shared bytes each), at most
+ * `want`: a cooperative kernel's grid-wide barrier needs them all resident, and a
+ * grid-stride kernel gains nothing from more. */
 template <typename K>
-unsigned resident_grid(K kernel, unsigned threads, int sms, uint64_t want)
+unsigned resident_grid(K kernel, unsigned threads, int sms, uint64_t want, size_t smem = 0)
 {
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)threads, 0) != cudaSuccess || per_sm < 1)
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)threads, smem) != cudaSuccess || per_sm < 1)
         per_sm = 1;
     uint64_t g = (uint64_t)per_sm * (uint64_t)sms;
     if (want < g) g = want ? want : 1;
@@ -1571,10 +1895,29 @@ cudaError_t launch_coop(void (*kernel)(Exp...), dim3 grid, dim3 block, cudaStrea
 
 } // namespace
 
+/* enc_tile_kernel for passes 1 and 2 of level l: as many CTAs as fit at once, at most
+ * one a box. */
+template <typename T, typename I>
+cudaError_t launch_enc_tiles(const enc_args& a, unsigned l, int sms, cudaStream_t stream)
+{
+    size_t smem = 0;
+    const tile_box_t box = enc_tile_box<T>(a.d, &smem);
+    const uint64_t s = (uint64_t)1 << (l - 1);
+    uint64_t boxes = 1;
+    for (unsigned x = 0; x < 3; ++x) boxes *= (ghz_ratio_mults(a.d[x], s) + box.B[x] - 1) / box.B[x];
+    const cudaError_t e =
+        cudaFuncSetAttribute(enc_tile_kernel<T, I>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return e;
+    const unsigned grid = resident_grid(enc_tile_kernel<T, I>, kTileThreads, sms, boxes, smem);
+    return launch_smem(enc_tile_kernel<T, I>, grid, kTileThreads, smem, stream, a, l, box);
+}
+
 /* Every level's kernels, coarsest first; each grid sized by the level's points (the
  * grid of stride 2^(l-1) bounds every pass of level l). The coding kernel runs two
  * CTAs an SM (NT, MINB): capped lower it spills its batch, which costs more than the
- * third CTA gains. The first pass's sums are the level kernel's (enc_level_kernel). */
+ * third CTA gains. Every pass's choice comes from the level kernel's sums; passes 1 and
+ * 2 run in enc_tile_kernel's boxes, whose coordinates are ints (extents below 2^30;
+ * beyond, enc_code_kernel codes them as it codes pass 0). */
 template <typename T, typename I, int NT, int MINB>
 cudaError_t launch_enc_levels(const enc_args& a, int sms, cudaStream_t stream)
 {
@@ -1583,6 +1926,7 @@ cudaError_t launch_enc_levels(const enc_args& a, int sms, cudaStream_t stream)
         const uint64_t s = (uint64_t)1 << (l - 1);
         return ghz_ratio_mults(a.d[0], s) * ghz_ratio_mults(a.d[1], s) * ghz_ratio_mults(a.d[2], s);
     };
+    const bool boxed = a.d[0] < kIndex32 && a.d[1] < kIndex32 && a.d[2] < kIndex32;
     unsigned top = a.L; /* the finest level the coarse kernel leaves to the grids */
     if (a.L >= 2 && grid_points(a.L) <= kCoarsePoints) {
         unsigned lo = a.L;
@@ -1594,14 +1938,17 @@ cudaError_t launch_enc_levels(const enc_args& a, int sms, cudaStream_t stream)
         const uint64_t pts = grid_points(l);
         const uint64_t samples = ghz_ratio_samples(pts) + 1;
         const unsigned gs =
-            resident_grid(enc_cost_kernel<T>, kPassThreads, sms, (samples + kPassThreads - 1) / kPassThreads);
+            resident_grid(enc_level_kernel<T>, kPassThreads, sms, (samples + kPassThreads - 1) / kPassThreads);
         const unsigned gc =
             resident_grid(enc_code_kernel<T, I, NT, MINB>, NT, sms, (pts + NT * kEncBatch - 1) / (NT * kEncBatch));
         e = launch(enc_level_kernel<T>, gs, kPassThreads, stream, a, l);
-        for (unsigned q = 0; q < 3 && e == cudaSuccess; ++q) {
-            if (q) e = launch(enc_cost_kernel<T>, gs, kPassThreads, stream, a, l, q);
-            if (e == cudaSuccess) e = launch(enc_code_kernel<T, I, NT, MINB>, gc, NT, stream, a, l, q);
-        }
+        if (e == cudaSuccess) e = launch(enc_code_kernel<T, I, NT, MINB>, gc, NT, stream, a, l, 0u);
+        if (e != cudaSuccess) break;
+        if (boxed)
+            e = launch_enc_tiles<T, I>(a, l, sms, stream);
+        else
+            for (unsigned q = 1; q < 3 && e == cudaSuccess; ++q)
+                e = launch(enc_code_kernel<T, I, NT, MINB>, gc, NT, stream, a, l, q);
     }
     return e;
 }
