@@ -1694,6 +1694,7 @@ __global__ void __launch_bounds__(kSpecThreads) enc_specials_kernel(enc_args a)
         /* the last run */
         const uint64_t last = n - (uint64_t)s_last;
         const uint64_t cost = s_pos - (base + 17) + ghz_varint_len(last);
+        __syncthreads(); /* every thread has read s_pos and s_last before thread 0 moves them */
         if (!write) {
             if (cost < best) {
                 best = cost;
@@ -2557,7 +2558,9 @@ __device__ void dec_specials(const chunk_t& c, ratio_dec_state* ds)
         for (uint64_t w = t; w < nw; w += blockDim.x) mask[w] = 0;
     __syncthreads();
     const uint64_t lag = s_lag;
-    if (t == 0 && s_ok && n_runs) {
+    const int ok = s_ok;
+    __syncthreads(); /* every thread has read s_ok and s_lag before thread 0 writes s_ok and s_pos */
+    if (t == 0 && ok && n_runs) {
         uint64_t pos = s_pos, i = 0;
         unsigned bit = 0;
         for (uint64_t r = 0; r < n_runs; ++r) {
