@@ -3,8 +3,9 @@
 # GPU: compiles FILE for sm_90 with the library's flags into a cubin and prints, for
 # each kernel whose name matches REGEX, its instruction count and the instructions
 # that usually tell a story (register-array zeroing CS2R, generic loads LD.E that lost
-# the shared address space, shared loads, local-memory spills, branches), plus ptxas's
-# register and spill report. Device time is scarce: count here before measuring there.
+# the shared address space, shared loads, local-memory spills, branches), its loops'
+# bodies (instructions from a backward branch's target to it), plus ptxas's register
+# and spill report. Device time is scarce: count here before measuring there.
 #
 #   bash scripts/sass_local.sh FILE REGEX [extra nvcc flags, e.g. -DGHZ_CUDA_COMPRESS_CTAS=8]
 #
@@ -36,15 +37,29 @@ for line in open(out + "/all.sass"):
         cur = m.group(1)
         funcs[cur] = []
     elif cur and re.search(r"/\*[0-9a-f]{4,}\*/", line):
+        addr = int(re.search(r"/\*([0-9a-f]+)\*/", line).group(1), 16)
         op = re.sub(r"^\s*/\*[0-9a-f]+\*/\s*", "", line).split(";")[0].strip()
         if op:
-            funcs[cur].append(op)
+            funcs[cur].append((addr, op))
 pats = [("CS2R", r"CS2R"), ("LD.E", r"(^|\s)LD\.E"), ("LDS", r"LDS"), ("STL", r"STL"), ("LDL", r"LDL"),
         ("BRA", r"BRA")]
-for name, ops in funcs.items():
+for name, code in funcs.items():
     if not re.search(regex, name):
         continue
+    ops = [o for _, o in code]
     open("%s/%s.txt" % (out, name[:80]), "w").write("\n".join(ops) + "\n")
     counts = " ".join("%s=%d" % (n, sum(1 for o in ops if re.search(p, o))) for n, p in pats)
     print("%s instructions=%d %s" % (name[:90], len(ops), counts))
+    # loops: a backward branch and its target; the body's size is what a trip costs
+    # on its longest path (inner loops counted inside their outer ones)
+    at = {a: k for k, (a, _) in enumerate(code)}
+    for k, (a, o) in enumerate(code):
+        m = re.search(r"BRA\b.*0x([0-9a-f]+)", o)
+        if m and int(m.group(1), 16) <= a and int(m.group(1), 16) in at:
+            body = ops[at[int(m.group(1), 16)]:k + 1]
+            if len(body) < 2:
+                continue  # the branch to itself after EXIT
+            tags = [t for t in ("LDGSTS", "LDG", "STG", "LDS", "ATOMS", "DMUL", "SHFL")
+                    if any(re.search(r"\b%s\b" % t, b) for b in body)]
+            print("  loop at %5d: %4d instructions %s" % (at[int(m.group(1), 16)], len(body), " ".join(tags)))
 EOF
