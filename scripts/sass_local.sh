@@ -36,11 +36,10 @@ for line in open(out + "/all.sass"):
     if m:
         cur = m.group(1)
         funcs[cur] = []
-    elif cur and re.search(r"/\*[0-9a-f]{4,}\*/", line):
-        addr = int(re.search(r"/\*([0-9a-f]+)\*/", line).group(1), 16)
-        op = re.sub(r"^\s*/\*[0-9a-f]+\*/\s*", "", line).split(";")[0].strip()
-        if op:
-            funcs[cur].append((addr, op))
+    elif cur:
+        m = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s*([^;]*)", line)
+        if m and m.group(2).strip():
+            funcs[cur].append((int(m.group(1), 16), m.group(2).strip()))
 pats = [("CS2R", r"CS2R"), ("LD.E", r"(^|\s)LD\.E"), ("LDS", r"LDS"), ("STL", r"STL"), ("LDL", r"LDL"),
         ("BRA", r"BRA")]
 for name, code in funcs.items():
@@ -55,11 +54,12 @@ for name, code in funcs.items():
     at = {a: k for k, (a, _) in enumerate(code)}
     for k, (a, o) in enumerate(code):
         m = re.search(r"BRA\b.*0x([0-9a-f]+)", o)
-        if m and int(m.group(1), 16) <= a and int(m.group(1), 16) in at:
-            body = ops[at[int(m.group(1), 16)]:k + 1]
+        target = int(m.group(1), 16) if m else None
+        if target is not None and target <= a and target in at:
+            body = ops[at[target]:k + 1]
             if len(body) < 2:
                 continue  # the branch to itself after EXIT
             tags = [t for t in ("LDGSTS", "LDG", "STG", "LDS", "ATOMS", "DMUL", "SHFL")
                     if any(re.search(r"\b%s\b" % t, b) for b in body)]
-            print("  loop at %5d: %4d instructions %s" % (at[int(m.group(1), 16)], len(body), " ".join(tags)))
+            print("  loop at %5d: %4d instructions %s" % (at[target], len(body), " ".join(tags)))
 EOF
