@@ -2836,6 +2836,7 @@ __global__ void __launch_bounds__(kPassThreads, (dec_cfg<T, I>::ctas)) dec_kerne
             if (!dec_wait_inputs(c, ds, ci, P, ps)) break;
             const uint32_t nout = dec_chunk<T, I, false>(c, ds, lut, f, cum, nsym, ci, P, ps, cubic, z, 0);
             if (nout) { /* the chunk's base written; its outliers once their ranks are known */
+                if (__any_sync(kLanesAll, dec_is_bad(ds))) break;
                 bool ok;
                 const uint64_t base = dec_lookback(ds, chs, ci, P, nout, &ok);
                 if (!ok) break;
