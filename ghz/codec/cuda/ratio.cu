@@ -2532,38 +2532,13 @@ __device__ uint32_t dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8
 /* ---- chunks in flow: a warp takes the next chunk and waits only for what it reads ----
  *
  * Chunks are taken in chunk order (pass by pass) from one counter. A chunk of pass P
- * reads values of earlier passes only, and only in the rows (y + d1 z) of its own points
- * and, along its axis, 3 s rows (axis 1) or 3 s planes (axis 2) either side; a pass's
- * points run through rows in order, so those values are a range of chunks in each
- * earlier pass. A warp waits for those chunks of the passes not yet complete instead of
+ * reads values of earlier passes only, and only in the rows ghz_ratio_input_rows gives
+ * (ratio.h), which are a range of chunks in each earlier pass. A warp waits for those chunks of the passes not yet complete instead of
  * a grid-wide barrier after every pass, so the end of one pass overlaps the start of
  * the next. Every chunk a warp waits for was taken before its own by a warp that is
  * running (the launch is cooperative), and waits only for chunks taken before it: the
  * earliest chunk not done always goes on. A corrupt chunk sets ds->bad, which every wait
  * checks. */
-
-/* The row (y + d1 z) of point k of pass p. */
-__device__ __forceinline__ uint64_t pass_row(const ghz_ratio_pass_t& p, const uint64_t* d, uint64_t k)
-{
-    const uint64_t t = k / p.count[0];
-    return p.first[1] + p.step[1] * (t % p.count[1]) + d[1] * (p.first[2] + p.step[2] * (t / p.count[1]));
-}
-
-/* The first point of pass p whose row is R or later (p.points when none). */
-__device__ __forceinline__ uint64_t pass_first_row(const ghz_ratio_pass_t& p, const uint64_t* d, uint64_t R)
-{
-    if (!p.points) return 0;
-    const uint64_t zR = R / d[1], yR = R % d[1];
-    uint64_t i2 = zR <= p.first[2] ? 0 : (zR - p.first[2] + p.step[2] - 1) / p.step[2], i1 = 0;
-    if (i2 < p.count[2] && p.first[2] + p.step[2] * i2 == zR) { /* R's plane is the pass's: R's row on */
-        i1 = yR <= p.first[1] ? 0 : (yR - p.first[1] + p.step[1] - 1) / p.step[1];
-        if (i1 >= p.count[1]) {
-            i1 = 0;
-            ++i2;
-        }
-    }
-    return i2 >= p.count[2] ? p.points : p.count[0] * (i1 + p.count[1] * i2);
-}
 
 __device__ __forceinline__ bool dec_is_bad(const ratio_dec_state* ds)
 {
@@ -2597,10 +2572,8 @@ __device__ bool dec_wait_inputs(const chunk_t& c, const ratio_dec_state* ds, uin
     uint64_t k0, dir;
     unsigned W;
     const uint32_t K = chunk_geom(ds->pstart, ds->cstart, ds->dstart, ds->plog, L.shrink, P, ci, &k0, &W, &dir);
-    const uint64_t rows = d[1] * d[2], m = 3u * ps.s * (ps.axis == 0 ? 0 : ps.axis == 1 ? 1 : d[1]);
-    uint64_t r0 = pass_row(ps, d, k0), r1 = pass_row(ps, d, k0 + K - 1);
-    r0 = r0 > m ? r0 - m : 0;
-    r1 = rows - 1 - r1 > m ? r1 + m : rows - 1;
+    uint64_t r0, r1;
+    ghz_ratio_input_rows(&ps, d, k0, k0 + K - 1, &r0, &r1);
     int quit = 0;
     for (unsigned Q0 = 0; Q0 < P; Q0 += 32) {
         const unsigned Q = Q0 + lane;
@@ -2610,7 +2583,8 @@ __device__ bool dec_wait_inputs(const chunk_t& c, const ratio_dec_state* ds, uin
             const unsigned Qi = Q0 + __ffs(om) - 1u;
             unsigned cubic;
             const ghz_ratio_pass_t pq = pass_at(d, L.levels, choices, Qi, &cubic);
-            const uint64_t a = pass_first_row(pq, d, r0), b = pass_first_row(pq, d, r1 + 1);
+            const uint64_t a = ghz_ratio_pass_first_row(&pq, d, r0);
+            const uint64_t b = ghz_ratio_pass_first_row(&pq, d, r1 + 1);
             if (b <= a) continue;
             const unsigned lg = ds->plog[Qi];
             const uint64_t lo = ds->cstart[Qi] + (a >> lg), hi = ds->cstart[Qi] + ((b - 1) >> lg);
