@@ -186,6 +186,44 @@ GHZ_HD static inline ghz_ratio_pass_t ghz_ratio_pass(const uint64_t d[3], unsign
     return p;
 }
 
+/* Rows: a row is the points of one (y, z), numbered y + d1 z. A pass visits its points
+ * row by row in increasing order, so the points of a range of rows are a range of the
+ * pass's points; a reader that decodes chunks of several passes at once waits for
+ * ranges of chunks this way. */
+
+/* The row of point k of pass p. */
+GHZ_HD static inline uint64_t ghz_ratio_pass_row(const ghz_ratio_pass_t* p, const uint64_t d[3], uint64_t k)
+{
+    const uint64_t t = k / p->count[0];
+    return p->first[1] + p->step[1] * (t % p->count[1]) + d[1] * (p->first[2] + p->step[2] * (t / p->count[1]));
+}
+
+/* The first point of pass p in row R or a later one (p->points when none). */
+GHZ_HD static inline uint64_t ghz_ratio_pass_first_row(const ghz_ratio_pass_t* p, const uint64_t d[3], uint64_t R)
+{
+    const uint64_t zR = R / d[1], yR = R % d[1];
+    uint64_t i2, i1 = 0;
+    if (!p->points) return 0;
+    i2 = zR <= p->first[2] ? 0 : (zR - p->first[2] + p->step[2] - 1) / p->step[2];
+    if (i2 < p->count[2] && p->first[2] + p->step[2] * i2 == zR) { /* R's plane is one of the pass's */
+        /* at most count[1] (yR < d1), which is the next plane's first point */
+        i1 = yR <= p->first[1] ? 0 : (yR - p->first[1] + p->step[1] - 1) / p->step[1];
+    }
+    return i2 >= p->count[2] ? p->points : p->count[0] * (i1 + p->count[1] * i2);
+}
+
+/* The rows [*r0, *r1] that points k0..k1 (k0 <= k1) of pass p predict from: their own
+ * rows, and along p's axis s and 3 s away (ghz_ratio_predict's neighbours), which is
+ * 3 s rows either side for axis 1 and 3 s planes for axis 2. */
+GHZ_HD static inline void ghz_ratio_input_rows(const ghz_ratio_pass_t* p, const uint64_t d[3], uint64_t k0,
+                                               uint64_t k1, uint64_t* r0, uint64_t* r1)
+{
+    const uint64_t rows = d[1] * d[2], m = 3u * p->s * (p->axis == 0 ? 0u : p->axis == 1 ? 1u : d[1]);
+    const uint64_t a = ghz_ratio_pass_row(p, d, k0), b = ghz_ratio_pass_row(p, d, k1);
+    *r0 = a > m ? a - m : 0;
+    *r1 = rows - 1 - b > m ? b + m : rows - 1;
+}
+
 /* The choice byte of a pass (RATIO.md, Choices): bit 0 cubic, bits 1..2 the axis. */
 #define GHZ_RATIO_CHOICE(axis, cubic) ((uint8_t)(((axis) << 1) | ((cubic) & 1u)))
 

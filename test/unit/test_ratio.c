@@ -2,7 +2,8 @@
  * element over shapes, dtypes, modes and patterns; specials and outliers exact; the
  * lossless REL case; bad arguments; corrupted and cut frames refused without a fault;
  * the frame smaller than the block frame on smooth data; homo refusing it; chunks cut
- * with every spread read back; the reader on any number of threads. */
+ * with every spread read back; the reader on any number of threads; the rows a reader
+ * of several passes at once waits for. */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
@@ -549,4 +550,95 @@ Test(ratio, decoding_on_any_number_of_threads)
     free(a);
     free(b1);
     free(bt);
+}
+
+/* A reader that decodes chunks of several passes at once waits, in each earlier pass,
+ * for the points of the rows ghz_ratio_input_rows gives (ratio.h). Over shapes, axis
+ * orders and chunk sizes: the passes cover every point but the first once, a pass's rows
+ * never decrease, ghz_ratio_pass_first_row finds the first point at or past each row,
+ * and every neighbour a chunk's points may predict from (s and 3 s away along the
+ * pass's axis) lies in an earlier pass, within the points of those rows. */
+Test(ratio, chunk_inputs_lie_in_the_rows_waited_for)
+{
+    static const uint64_t shapes[][3] = {{300, 1, 1}, {37, 29, 1}, {64, 64, 1}, {100, 3, 1}, {3, 100, 1},
+                                         {13, 9, 17}, {20, 1, 30}, {2, 2, 50}, {33, 17, 9}, {16, 16, 16}};
+    static const unsigned perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    static const uint64_t sizes[] = {1, 3, 16, 64};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si) {
+        const uint64_t* d = shapes[si];
+        const uint64_t n = d[0] * d[1] * d[2], rows = d[1] * d[2];
+        const unsigned L = ghz_ratio_levels(d[0], d[1], d[2]), np = 3u * L;
+        int* hp = malloc(n * sizeof *hp); /* the pass holding each point, -1 for point 0 */
+        uint64_t* hk = malloc(n * sizeof *hk);
+        ghz_ratio_pass_t ps[3 * 64];
+        cr_assert(hp && hk && L <= 64);
+        for (unsigned rep = 0; rep < 3; ++rep) {
+            for (uint64_t i = 0; i < n; ++i) hp[i] = -2;
+            hp[0] = -1;
+            for (unsigned P = 0; P < np; ++P) {
+                const unsigned l = L - P / 3u;
+                ps[P] = ghz_ratio_pass(d, l, perms[(l + 2u * rep + si) % 6u], P % 3u);
+                const ghz_ratio_pass_t* p = &ps[P];
+                uint64_t last = 0;
+                for (uint64_t k = 0; k < p->points; ++k) {
+                    const uint64_t x = p->first[0] + p->step[0] * (k % p->count[0]),
+                                   y = p->first[1] + p->step[1] * (k / p->count[0] % p->count[1]),
+                                   z = p->first[2] + p->step[2] * (k / p->count[0] / p->count[1]);
+                    const uint64_t idx = x + d[0] * (y + d[1] * z), row = ghz_ratio_pass_row(p, d, k);
+                    cr_assert(x < d[0] && y < d[1] && z < d[2]);
+                    cr_assert_eq(hp[idx], -2, "shape %zu: point %llu in two passes", si, (unsigned long long)idx);
+                    hp[idx] = (int)P;
+                    hk[idx] = k;
+                    cr_assert_eq(row, y + d[1] * z);
+                    cr_assert(row >= last, "shape %zu pass %u: rows decrease", si, P);
+                    last = row;
+                }
+                for (uint64_t R = 0; R <= rows; ++R) {
+                    uint64_t k = 0;
+                    while (k < p->points && ghz_ratio_pass_row(p, d, k) < R) ++k;
+                    cr_assert_eq(ghz_ratio_pass_first_row(p, d, R), k, "shape %zu pass %u row %llu", si, P,
+                                 (unsigned long long)R);
+                }
+            }
+            for (uint64_t i = 0; i < n; ++i) cr_assert_neq(hp[i], -2, "shape %zu: point %llu in no pass", si,
+                                                           (unsigned long long)i);
+            for (size_t ci = 0; ci < sizeof sizes / sizeof sizes[0]; ++ci)
+                for (unsigned P = 0; P < np; ++P) {
+                    const ghz_ratio_pass_t* p = &ps[P];
+                    const unsigned ax = p->axis;
+                    for (uint64_t k0 = 0; k0 < p->points; k0 += sizes[ci]) {
+                        const uint64_t k1 = (k0 + sizes[ci] < p->points ? k0 + sizes[ci] : p->points) - 1;
+                        uint64_t r0, r1, a[3 * 64], b[3 * 64];
+                        ghz_ratio_input_rows(p, d, k0, k1, &r0, &r1);
+                        for (unsigned Q = 0; Q < P; ++Q) {
+                            a[Q] = ghz_ratio_pass_first_row(&ps[Q], d, r0);
+                            b[Q] = ghz_ratio_pass_first_row(&ps[Q], d, r1 + 1);
+                        }
+                        for (uint64_t k = k0; k <= k1; ++k) {
+                            uint64_t c[3];
+                            c[0] = p->first[0] + p->step[0] * (k % p->count[0]);
+                            c[1] = p->first[1] + p->step[1] * (k / p->count[0] % p->count[1]);
+                            c[2] = p->first[2] + p->step[2] * (k / p->count[0] / p->count[1]);
+                            for (int j = 0; j < 4; ++j) {
+                                const uint64_t dist = (j < 2 ? 1u : 3u) * p->s;
+                                uint64_t e[3] = {c[0], c[1], c[2]};
+                                if (j % 2 == 0 ? c[ax] < dist : c[ax] + dist >= d[ax]) continue;
+                                e[ax] = j % 2 == 0 ? c[ax] - dist : c[ax] + dist;
+                                const uint64_t idx = e[0] + d[0] * (e[1] + d[1] * e[2]);
+                                const int Q = hp[idx];
+                                if (Q == -1) continue;
+                                cr_assert(Q >= 0 && (unsigned)Q < P, "shape %zu pass %u: a neighbour of a later pass",
+                                          si, P);
+                                cr_assert(hk[idx] >= a[Q] && hk[idx] < b[Q],
+                                          "shape %zu, chunks of %llu, pass %u: a neighbour in pass %d outside the "
+                                          "rows waited for",
+                                          si, (unsigned long long)sizes[ci], P, Q);
+                            }
+                        }
+                    }
+                }
+        }
+        free(hp);
+        free(hk);
+    }
 }

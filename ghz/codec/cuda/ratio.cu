@@ -2052,13 +2052,7 @@ constexpr unsigned kDecMaxGrid = 1024; /* the reader's CTAs at most: one directo
 struct ratio_dec_state {
     int parsed;     /* a ratio frame whose header, checksum, section and tables were accepted */
     int dir_bad;    /* a directory entry out of its bounds (any CTA's slice) */
-    int bad;        /* a corrupt part was found */
-    /* The first step at which a chunk was found corrupt: 2 P for pass P's chunks, 2 P + 1
-     * for its outliers. After step s's barrier every CTA stops when bad_step <= s: a
-     * CTA already in a later step can only lower it to more than s, so all CTAs agree,
-     * where a plain flag read after the barrier can be set by a faster CTA's next step
-     * before a slower one reads it, and the slower one would leave the faster waiting. */
-    unsigned bad_step;
+    int bad;        /* a corrupt part was found: every warp stops taking and waiting on chunks */
     ghz_ratio_layout_t L;
     ghz_frame_info_t info;
     uint16_t f[kTab];
@@ -2067,13 +2061,22 @@ struct ratio_dec_state {
     uint8_t lut[kNctx][GHZ_RATIO_M];
     uint64_t pstart[kMaxPasses + 1], cstart[kMaxPasses + 1], dstart[kMaxPasses + 1];
     uint8_t plog[kMaxPasses];
+    unsigned long long ticket;               /* the next chunk a warp takes, in chunk order */
     unsigned long long pass_out[kMaxPasses]; /* outlier symbols of each pass */
+    unsigned long long pass_done[kMaxPasses]; /* chunks of each pass whose values are all written */
     unsigned long long slice_bytes[kDecMaxGrid]; /* chunk bytes of each CTA's directory slice */
 };
 
+/* A chunk's progress (ratio_dec_chunk.state), each bit set once, after a fence: its
+ * outlier count (n_out) is known; the outliers of every chunk up to it (incl) are known;
+ * its values are all written. */
+constexpr unsigned kChunkCounted = 1u, kChunkPrefix = 2u, kChunkDone = 4u;
+
 struct ratio_dec_chunk {
     uint64_t off;   /* the chunk's bytes, from the chunks' start */
-    uint32_t n_out, pad;
+    uint32_t n_out; /* its outlier symbols */
+    uint32_t state; /* kChunk* bits */
+    uint64_t incl;  /* outlier symbols of the chunks up to it, when kChunkPrefix */
 };
 
 /* The reader's workspace of one frame: state, per-chunk table, the specials bitmap. */
@@ -2106,7 +2109,7 @@ __device__ __forceinline__ uint32_t* dec_bitmap(const chunk_t& c, uint64_t capac
 
 __device__ __forceinline__ void dec_corrupt(const chunk_t& c, ratio_dec_state* ds)
 {
-    ds->bad = 1;
+    *(volatile int*)&ds->bad = 1; /* read by warps waiting on other chunks */
     report(c.d_status, GHZ_ERR_CORRUPT);
 }
 
@@ -2134,7 +2137,7 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
         ds->parsed = 0;
         ds->dir_bad = 0;
         ds->bad = 0;
-        ds->bad_step = UINT_MAX;
+        ds->ticket = 0;
         if (ok) { /* it reads the first GHZ_HEADER_SIZE + GHZ_RATIO_SECTION + 3 L bytes, within the payload */
             ds->info = pr->info;
             if (ghz_ratio_layout(s_head, &pr->info, &ds->L) != 0) ok = 0;
@@ -2181,7 +2184,7 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
         if (ok) { /* choices were checked by the layout: the pass table */
             pass_table(ds->L.d, ds->L.levels, s_head + ds->L.off_choices, ds->L.chunk_log2, ds->L.spread,
                        ds->L.shrink, ds->pstart, ds->cstart, ds->dstart, ds->plog);
-            for (unsigned P = 0; P < 3u * ds->L.levels; ++P) ds->pass_out[P] = 0;
+            for (unsigned P = 0; P < 3u * ds->L.levels; ++P) ds->pass_out[P] = ds->pass_done[P] = 0;
             ((typename bits_of<T>::type*)c.dst)[0] = (typename bits_of<T>::type)ds->L.x0;
         }
         if (!ok && mine) report(c.d_status, GHZ_ERR_CORRUPT);
@@ -2248,7 +2251,10 @@ __device__ void dec_directory(const chunk_t& c, ratio_dec_state* ds)
             sz = GHZ_RATIO_CHUNK_BYTES(words, bits);
         }
         scan_t(tmp).ExclusiveSum(sz, o, total);
-        if (ci < hi) chs[ci].off = s_carry + o;
+        if (ci < hi) {
+            chs[ci].off = s_carry + o;
+            chs[ci].n_out = chs[ci].state = 0;
+        }
         __syncthreads();
         if (t == 0) s_carry += total;
         __syncthreads();
@@ -2293,9 +2299,10 @@ __device__ bool dec_directory_place(const chunk_t& c, ratio_dec_state* ds)
 
 /* Chunk ci of pass P, by one warp (RATIO.md, Chunks and Prediction): symbol j is lane
  * j % W's at step j / W. fix = false: every code's reconstruction is written, the
- * outlier symbols counted (chs[ci].n_out, ds->pass_out[P]) and the chunk checked; fix =
- * true (a chunk with outliers, once the pass's counts are known): the same symbols are
- * decoded again and only the outliers written, from rank `base` on.
+ * outlier symbols counted (chs[ci].n_out, ds->pass_out[P], the count returned) and the
+ * chunk checked; fix = true (a chunk with outliers, once the outliers of every chunk
+ * before it are counted): the same symbols are decoded again and only the outliers
+ * written, from rank `base` on.
  *
  * A warp's steps are one dependent chain, so the loop keeps everything it can off the
  * chain and in flight: the steps go in batches of dec_cfg's; the next batch's neighbours
@@ -2305,7 +2312,7 @@ __device__ bool dec_directory_place(const chunk_t& c, ratio_dec_state* ds)
  * and four 32-word blocks a warp), each refilled three blocks ahead of its use. Indices
  * are I: 32-bit when the batch's frames are below kIndex32 values. */
 template <typename T, typename I, bool fix>
-__device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (*lut)[GHZ_RATIO_M],
+__device__ uint32_t dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (*lut)[GHZ_RATIO_M],
                           const uint16_t* f, const uint32_t* cum, const unsigned* nsym, uint64_t ci, unsigned P,
                           const ghz_ratio_pass_t& ps, unsigned cubic, const ghz_quantizer_t& z, uint64_t base)
 {
@@ -2517,11 +2524,123 @@ __device__ void dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8_t (
             dec_chunks(c)[ci].n_out = nout;
             if (nout) atomicAdd(&ds->pass_out[P], (unsigned long long)nout);
         }
-        if (bad) {
-            atomicMin(&ds->bad_step, 2u * P + (fix ? 1u : 0u));
-            dec_corrupt(c, ds);
+        if (bad) dec_corrupt(c, ds);
+    }
+    return nout;
+}
+
+/* ---- chunks in flow: a warp takes the next chunk and waits only for what it reads ----
+ *
+ * Chunks are taken in chunk order (pass by pass) from one counter. A chunk of pass P
+ * reads values of earlier passes only, and only in the rows ghz_ratio_input_rows gives
+ * (ratio.h), which are a range of chunks in each earlier pass. A warp waits for those chunks of the passes not yet complete instead of
+ * a grid-wide barrier after every pass, so the end of one pass overlaps the start of
+ * the next. Every chunk a warp waits for was taken before its own by a warp that is
+ * running (the launch is cooperative), and waits only for chunks taken before it: the
+ * earliest chunk not done always goes on. A corrupt chunk sets ds->bad, which every wait
+ * checks. */
+
+__device__ __forceinline__ bool dec_is_bad(const ratio_dec_state* ds)
+{
+    return *(const volatile int*)&ds->bad != 0;
+}
+
+/* The warp's writes, then `bits` of chunk ci's state (kChunkDone also counts it in its
+ * pass): each lane fences its own writes before lane 0 sets the bits. */
+__device__ __forceinline__ void dec_publish(ratio_dec_state* ds, ratio_dec_chunk* chs, uint64_t ci, unsigned P,
+                                           unsigned bits)
+{
+    __threadfence();
+    __syncwarp();
+    if (lane_id() == 0) {
+        atomicOr(&chs[ci].state, bits);
+        if (bits & kChunkDone) atomicAdd(&ds->pass_done[P], 1ull);
+    }
+}
+
+/* Waits until the values chunk ci of pass P (geometry ps) reads are written: for every
+ * earlier pass not yet complete, the chunks holding its rows. False when the frame turned
+ * out corrupt meanwhile. */
+__device__ bool dec_wait_inputs(const chunk_t& c, const ratio_dec_state* ds, uint64_t ci, unsigned P,
+                                const ghz_ratio_pass_t& ps)
+{
+    const ghz_ratio_layout_t& L = ds->L;
+    const uint64_t* const d = L.d;
+    const ratio_dec_chunk* const chs = dec_chunks(c);
+    const uint8_t* const choices = c.src + L.off_choices;
+    const unsigned lane = lane_id();
+    uint64_t k0, dir;
+    unsigned W;
+    const uint32_t K = chunk_geom(ds->pstart, ds->cstart, ds->dstart, ds->plog, L.shrink, P, ci, &k0, &W, &dir);
+    uint64_t r0, r1;
+    ghz_ratio_input_rows(&ps, d, k0, k0 + K - 1, &r0, &r1);
+    int quit = 0;
+    for (unsigned Q0 = 0; Q0 < P; Q0 += 32) {
+        const unsigned Q = Q0 + lane;
+        const bool open = Q < P && *(const volatile unsigned long long*)&ds->pass_done[Q] !=
+                                       ds->cstart[Q + 1] - ds->cstart[Q];
+        for (uint32_t om = __ballot_sync(kLanesAll, open); om; om &= om - 1u) {
+            const unsigned Qi = Q0 + __ffs(om) - 1u;
+            unsigned cubic;
+            const ghz_ratio_pass_t pq = pass_at(d, L.levels, choices, Qi, &cubic);
+            const uint64_t a = ghz_ratio_pass_first_row(&pq, d, r0);
+            const uint64_t b = ghz_ratio_pass_first_row(&pq, d, r1 + 1);
+            if (b <= a) continue;
+            const unsigned lg = ds->plog[Qi];
+            const uint64_t lo = ds->cstart[Qi] + (a >> lg), hi = ds->cstart[Qi] + ((b - 1) >> lg);
+            for (uint64_t q = lo + lane; q <= hi && !quit; q += 32)
+                while (!(*(const volatile uint32_t*)&chs[q].state & kChunkDone)) {
+                    if (dec_is_bad(ds)) {
+                        quit = 1;
+                        break;
+                    }
+                    __nanosleep(64);
+                }
         }
     }
+    __threadfence(); /* what the chunks waited for wrote is seen by the loads after this */
+    return !__any_sync(kLanesAll, quit);
+}
+
+/* Chunk ci's outliers (nout > 0) follow those of every chunk before it: their count, by
+ * a look-back over the chunks' states as the writer's scan does (each chunk's own count
+ * until one that knows its prefix). Publishes ci's count first and its prefix after.
+ * Returns the count before ci; sets *ok = false when the frame turned out corrupt. */
+__device__ uint64_t dec_lookback(ratio_dec_state* ds, ratio_dec_chunk* chs, uint64_t ci, unsigned P, uint32_t nout,
+                                 bool* ok)
+{
+    const unsigned lane = lane_id();
+    dec_publish(ds, chs, ci, P, kChunkCounted);
+    uint64_t before = 0;
+    int64_t top = (int64_t)ci - 1; /* lane i looks at chunk top - i */
+    *ok = true;
+    while (top >= 0) {
+        const int64_t q = top - (int64_t)lane;
+        const unsigned st = q >= 0 ? *(const volatile uint32_t*)&chs[q].state : kChunkPrefix;
+        const uint32_t pre = __ballot_sync(kLanesAll, st & kChunkPrefix),
+                       known = __ballot_sync(kLanesAll, st & (kChunkCounted | kChunkPrefix));
+        const unsigned last = pre ? (unsigned)__ffs(pre) - 1u : 31u; /* the nearest with a prefix ends the walk */
+        const uint32_t need = last == 31u ? kLanesAll : (2u << last) - 1u;
+        if ((known & need) != need) { /* a chunk in the way is still decoding */
+            if (__any_sync(kLanesAll, dec_is_bad(ds))) {
+                *ok = false;
+                return 0;
+            }
+            __nanosleep(64);
+            continue;
+        }
+        __threadfence();
+        unsigned long long v = 0;
+        if (lane <= last && q >= 0)
+            v = lane == last && pre ? *(const volatile unsigned long long*)&chs[q].incl
+                                    : *(const volatile uint32_t*)&chs[q].n_out;
+        before += warp_sum(v);
+        if (pre) break;
+        top -= 32;
+    }
+    if (lane == 0) chs[ci].incl = before + nout;
+    dec_publish(ds, chs, ci, P, kChunkPrefix);
+    return before;
 }
 
 /* CTA 0: the specials section (RATIO.md), checked, and the specials patched in (when
@@ -2655,8 +2774,6 @@ __global__ void __launch_bounds__(kPassThreads, (dec_cfg<T, I>::ctas)) dec_kerne
     }
     if (!any) return; /* every CTA alike */
     cg::grid_group grid = cg::this_grid();
-    const unsigned warp = threadIdx.x / 32, warps = blockDim.x / 32;
-    const uint64_t gw = (uint64_t)blockIdx.x * warps + warp, gws = (uint64_t)gridDim.x * warps;
     for (int y = 0; y < b.k; ++y) {
         const chunk_t& c = b.c[y];
         const parsed_t* const pr = c.parsed;
@@ -2680,33 +2797,34 @@ __global__ void __launch_bounds__(kPassThreads, (dec_cfg<T, I>::ctas)) dec_kerne
         const ghz_quantizer_t z = ghz_quantizer_make(ds->info.eb_abs, sizeof(T) == 4);
         const uint8_t* const choices = c.src + L.off_choices;
         const unsigned np = 3u * L.levels;
-        uint64_t before = 0; /* outlier symbols of the earlier passes */
-        for (unsigned P = 0; P < np; ++P) {
+        const uint64_t nch = ds->cstart[np];
+        ratio_dec_chunk* const chs = dec_chunks(c);
+        for (;;) { /* the warp's chunks, one at a time (chunks in flow, above) */
+            unsigned long long ci = 0;
+            if (lane_id() == 0) ci = atomicAdd(&ds->ticket, 1ull);
+            ci = __shfl_sync(kLanesAll, ci, 0);
+            if (ci >= nch || __any_sync(kLanesAll, dec_is_bad(ds))) break;
+            const unsigned P = pass_of_chunk(ds->cstart, np, ci);
             unsigned cubic;
             const ghz_ratio_pass_t ps = pass_at(L.d, L.levels, choices, P, &cubic);
-            if (!ps.points) continue;
-            const uint64_t c0 = ds->cstart[P], c1 = ds->cstart[P + 1];
-            for (uint64_t ci = c0 + gw; ci < c1; ci += gws)
-                dec_chunk<T, I, false>(c, ds, lut, f, cum, nsym, ci, P, ps, cubic, z, 0);
-            grid.sync();
-            if (*(volatile unsigned*)&ds->bad_step <= 2u * P) break;
-            const uint64_t po = *(volatile unsigned long long*)&ds->pass_out[P];
-            if (po) { /* the chunks with outliers: their base, then the outliers */
-                const ratio_dec_chunk* const chs = dec_chunks(c);
-                for (uint64_t ci = c0 + gw; ci < c1; ci += gws) {
-                    if (!chs[ci].n_out) continue;
-                    unsigned long long sum = 0;
-                    for (uint64_t q = c0 + lane_id(); q < ci; q += 32) sum += chs[q].n_out;
-                    sum = warp_sum(sum);
-                    dec_chunk<T, I, true>(c, ds, lut, f, cum, nsym, ci, P, ps, cubic, z, before + sum);
-                }
-                before += po;
-                grid.sync();
-                if (*(volatile unsigned*)&ds->bad_step <= 2u * P + 1u) break;
+            if (!dec_wait_inputs(c, ds, ci, P, ps)) break;
+            const uint32_t nout = dec_chunk<T, I, false>(c, ds, lut, f, cum, nsym, ci, P, ps, cubic, z, 0);
+            if (nout) { /* the chunk's base written; its outliers once their ranks are known */
+                if (__any_sync(kLanesAll, dec_is_bad(ds))) break;
+                bool ok;
+                const uint64_t base = dec_lookback(ds, chs, ci, P, nout, &ok);
+                if (!ok) break;
+                dec_chunk<T, I, true>(c, ds, lut, f, cum, nsym, ci, P, ps, cubic, z, base);
             }
+            dec_publish(ds, chs, ci, P, kChunkCounted | kChunkDone);
         }
+        grid.sync();
         if (blockIdx.x == 0) {
-            if (threadIdx.x == 0 && !*(volatile int*)&ds->bad && before != L.n_outliers) dec_corrupt(c, ds);
+            if (threadIdx.x == 0 && !*(volatile int*)&ds->bad) {
+                unsigned long long outliers = 0;
+                for (unsigned P = 0; P < np; ++P) outliers += *(volatile unsigned long long*)&ds->pass_out[P];
+                if (outliers != L.n_outliers) dec_corrupt(c, ds);
+            }
             __syncthreads();
             dec_specials<T>(c, ds);
         }
