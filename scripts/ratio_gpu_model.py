@@ -5,12 +5,14 @@
     python3 scripts/ratio_gpu_model.py 2160 125280 --passes    # ETOPO5 tiled, per pass
     python3 scripts/ratio_gpu_model.py 144 73 25608 --shrink 0        # as frames were before the shrink
 
-The reader (ghz/codec/cuda/ratio.cu) decodes the passes one after another, a warp per
-chunk, its lanes one rANS state each: a chunk of K symbols on W lanes takes ceil(K / W)
-dependent steps, and a pass of c chunks on R resident warps takes ceil(c / R) rounds of
-its chunks' steps. The sum over the passes is the critical path; the work bound is
-n / (32 R) steps, every warp busy all the time. Their quotient is what the pass
-structure (barriers, small coarse passes) can cost at most. Chunks (RATIO.md, Chunks),
+The reader (ghz/codec/cuda/ratio.cu) decodes a chunk a warp, its lanes one rANS state
+each: a chunk of K symbols on W lanes takes ceil(K / W) dependent steps. Pass by pass,
+a pass of c chunks on R resident warps takes ceil(c / R) rounds of its chunks' steps,
+and the sum over the passes is the critical path; the reader now lets a pass's chunks
+start before the pass before it ends (chunks in flow), which
+scripts/ratio_reader_schedule.c models, and gains little over this sum. The work bound
+is n / (32 R) steps, every warp busy all the time. Their quotient is what the pass
+structure (small coarse passes, chunks as long as 2048 steps) can cost at most. Chunks (RATIO.md, Chunks),
 with shrink k: c = chunk_log2 for arrays of at most 2^26 values, else
 c = min(chunk_log2, max(12 - k, ceil(log2 K) - S)) with S = ceil(log2 n) - 17;
 W = min(32, ceil(K_chunk / 2^(7 - k))). k is what writers choose (2 with spread, else 0)

@@ -6,7 +6,8 @@
  *         ghz_ratio_input_rows and ghz_ratio_pass_first_row, as the reader waits).
  * A chunk of K symbols on W lanes takes ceil(K / W) steps, plus SETUP, times 1 +- JITTER
  * (uniform). Axis order 0, 1, 2 at every level. Prints both times and the work bound
- * (every warp busy).
+ * (every warp busy); without SETUP and JITTER the barriers' time is the critical path of
+ * scripts/ratio_gpu_model.py (CTest scripts.ratio_reader_schedule checks that they agree).
  *
  *   cc -O2 -I. -Ibuild/include -o /tmp/schedule scripts/ratio_reader_schedule.c
  *   /tmp/schedule D0 D1 D2 WARPS [SETUP [JITTER]]      e.g. 144 73 25608 2112 20 0.2 */
