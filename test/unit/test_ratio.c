@@ -552,6 +552,14 @@ Test(ratio, decoding_on_any_number_of_threads)
     free(bt);
 }
 
+/* The coordinates of point k of pass p. */
+static void pass_point(const ghz_ratio_pass_t* p, uint64_t k, uint64_t c[3])
+{
+    c[0] = p->first[0] + p->step[0] * (k % p->count[0]);
+    c[1] = p->first[1] + p->step[1] * (k / p->count[0] % p->count[1]);
+    c[2] = p->first[2] + p->step[2] * (k / p->count[0] / p->count[1]);
+}
+
 /* A reader that decodes chunks of several passes at once waits, in each earlier pass,
  * for the points of the rows ghz_ratio_input_rows gives (ratio.h). Over shapes, axis
  * orders and chunk sizes: the passes cover every point but the first once, a pass's rows
@@ -581,9 +589,9 @@ Test(ratio, chunk_inputs_lie_in_the_rows_waited_for)
                 const ghz_ratio_pass_t* p = &ps[P];
                 uint64_t last = 0;
                 for (uint64_t k = 0; k < p->points; ++k) {
-                    const uint64_t x = p->first[0] + p->step[0] * (k % p->count[0]),
-                                   y = p->first[1] + p->step[1] * (k / p->count[0] % p->count[1]),
-                                   z = p->first[2] + p->step[2] * (k / p->count[0] / p->count[1]);
+                    uint64_t c[3];
+                    pass_point(p, k, c);
+                    const uint64_t x = c[0], y = c[1], z = c[2];
                     const uint64_t idx = x + d[0] * (y + d[1] * z), row = ghz_ratio_pass_row(p, d, k);
                     cr_assert(x < d[0] && y < d[1] && z < d[2]);
                     cr_assert_eq(hp[idx], -2, "shape %zu: point %llu in two passes", si, (unsigned long long)idx);
@@ -616,9 +624,7 @@ Test(ratio, chunk_inputs_lie_in_the_rows_waited_for)
                         }
                         for (uint64_t k = k0; k <= k1; ++k) {
                             uint64_t c[3];
-                            c[0] = p->first[0] + p->step[0] * (k % p->count[0]);
-                            c[1] = p->first[1] + p->step[1] * (k / p->count[0] % p->count[1]);
-                            c[2] = p->first[2] + p->step[2] * (k / p->count[0] / p->count[1]);
+                            pass_point(p, k, c);
                             for (int j = 0; j < 4; ++j) {
                                 const uint64_t dist = (j < 2 ? 1u : 3u) * p->s;
                                 uint64_t e[3] = {c[0], c[1], c[2]};
