@@ -2535,10 +2535,10 @@ __device__ uint32_t dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8
  * reads values of earlier passes only, and only in the rows ghz_ratio_input_rows gives
  * (ratio.h), which are a range of chunks in each earlier pass. A warp waits for those
  * chunks of the passes not yet complete instead of a grid-wide barrier after every
- * pass, so the end of one pass overlaps the start of the next. Every chunk a warp waits for was taken before its own by a warp that is
- * running (the launch is cooperative), and waits only for chunks taken before it: the
- * earliest chunk not done always goes on. A corrupt chunk sets ds->bad, which every wait
- * checks. */
+ * pass, so the end of one pass overlaps the start of the next. Every chunk a warp
+ * waits for was taken before its own by a warp that is running (the launch is
+ * cooperative), and waits only for chunks taken before it: the earliest chunk not done
+ * always goes on. A corrupt chunk sets ds->bad, which every wait checks. */
 
 __device__ __forceinline__ bool dec_is_bad(const ratio_dec_state* ds)
 {
