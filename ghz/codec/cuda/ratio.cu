@@ -2070,7 +2070,7 @@ struct ratio_dec_state {
     uint64_t pstart[kMaxPasses + 1], cstart[kMaxPasses + 1], dstart[kMaxPasses + 1];
     uint8_t plog[kMaxPasses];
     unsigned long long ticket;               /* the next chunk a warp takes, in chunk order */
-    unsigned long long pass_out[kMaxPasses]; /* outlier symbols of each pass */
+    unsigned long long n_out; /* outlier symbols, all chunks' */
     unsigned long long pass_done[kMaxPasses]; /* chunks of each pass whose values are all written */
     unsigned long long slice_bytes[kDecMaxGrid]; /* chunk bytes of each CTA's directory slice */
 };
@@ -2192,7 +2192,8 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
         if (ok) { /* choices were checked by the layout: the pass table */
             pass_table(ds->L.d, ds->L.levels, s_head + ds->L.off_choices, ds->L.chunk_log2, ds->L.spread,
                        ds->L.shrink, ds->pstart, ds->cstart, ds->dstart, ds->plog);
-            for (unsigned P = 0; P < 3u * ds->L.levels; ++P) ds->pass_out[P] = ds->pass_done[P] = 0;
+            ds->n_out = 0;
+            for (unsigned P = 0; P < 3u * ds->L.levels; ++P) ds->pass_done[P] = 0;
             ((typename bits_of<T>::type*)c.dst)[0] = (typename bits_of<T>::type)ds->L.x0;
         }
         if (!ok && mine) report(c.d_status, GHZ_ERR_CORRUPT);
@@ -2307,7 +2308,7 @@ __device__ bool dec_directory_place(const chunk_t& c, ratio_dec_state* ds)
 
 /* Chunk ci of pass P, by one warp (RATIO.md, Chunks and Prediction): symbol j is lane
  * j % W's at step j / W. fix = false: every code's reconstruction is written, the
- * outlier symbols counted (chs[ci].n_out, ds->pass_out[P], the count returned) and the
+ * outlier symbols counted (chs[ci].n_out, ds->n_out, the count returned) and the
  * chunk checked; fix = true (a chunk with outliers, once the outliers of every chunk
  * before it are counted): the same symbols are decoded again and only the outliers
  * written, from rank `base` on.
@@ -2530,7 +2531,7 @@ __device__ uint32_t dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8
     if (lane == 0) {
         if (!fix) {
             dec_chunks(c)[ci].n_out = nout;
-            if (nout) atomicAdd(&ds->pass_out[P], (unsigned long long)nout);
+            if (nout) atomicAdd(&ds->n_out, (unsigned long long)nout);
         }
         if (bad) dec_corrupt(c, ds);
     }
@@ -2828,11 +2829,9 @@ __global__ void __launch_bounds__(kPassThreads, (dec_cfg<T, I>::ctas)) dec_kerne
         }
         grid.sync();
         if (blockIdx.x == 0) {
-            if (threadIdx.x == 0 && !*(volatile int*)&ds->bad) {
-                unsigned long long outliers = 0;
-                for (unsigned P = 0; P < np; ++P) outliers += *(volatile unsigned long long*)&ds->pass_out[P];
-                if (outliers != L.n_outliers) dec_corrupt(c, ds);
-            }
+            if (threadIdx.x == 0 && !*(volatile int*)&ds->bad &&
+                *(volatile unsigned long long*)&ds->n_out != L.n_outliers)
+                dec_corrupt(c, ds);
             __syncthreads();
             dec_specials<T>(c, ds);
         }
