@@ -353,6 +353,7 @@ struct ratio_enc_state {
     unsigned long long lvl_lin[kMaxLevels][3]; /* level l, axis a: linear cost */
     unsigned long long hist[kTab];          /* per context, per symbol */
     unsigned long long n_special;
+    unsigned long long rans_next, write_next; /* the chunk kernels' tickets */
     uint64_t x0;
     uint8_t choices[3 * kMaxLevels];
     uint64_t pstart[kMaxPasses + 1], cstart[kMaxPasses + 1], dstart[kMaxPasses + 1];
@@ -1357,11 +1358,19 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
     __syncthreads();
     const unsigned np = 3u * a.L;
     if (np == 0) return;
-    /* a warp per chunk, over as many chunks as the frame has (the grid: the CTAs that fit
-     * at once, or fewer where a frame of n values can have fewer chunks) */
-    const uint64_t nch = st->cstart[np], wstride = (uint64_t)gridDim.x * (blockDim.x / 32);
-    for (uint64_t c = (uint64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < nch; c += wstride)
-        enc_rans_chunk(a, c, tab, win + threadIdx.x / 32u * kStageWords);
+    /* a warp per chunk, as many as the frame has, on the CTAs that fit at once (or fewer
+     * where a frame of n values can have fewer chunks): each warp takes the next chunk
+     * from the last one down, so the finest passes' long chunks go first and the short
+     * ones fill in behind (a fixed share of chunks a warp left a third of the warps idle
+     * at the end) */
+    const uint64_t nch = st->cstart[np];
+    for (;;) {
+        unsigned long long t = 0;
+        if (lane_id() == 0) t = atomicAdd(&a.st->rans_next, 1ull);
+        t = __shfl_sync(kLanesAll, t, 0);
+        if (t >= nch) break;
+        enc_rans_chunk(a, nch - 1u - t, tab, win + threadIdx.x / 32u * kStageWords);
+    }
 }
 
 /* Exclusive sums over the chunks (byte offsets, outlier bases), the tables' bytes and
@@ -1602,12 +1611,17 @@ __global__ void __launch_bounds__(kWriteThreads) enc_write_kernel(enc_args a)
     __shared__ write_scan_t::TempStorage tmp;
     __shared__ uint32_t win[kWriteWin];
     __shared__ uint32_t prev;
+    __shared__ unsigned long long next;
     const ratio_enc_state* const st = a.st;
     if (st->bad_bound || !st->fits) return;
     const uint64_t nch = st->cstart[3u * a.L];
-    for (uint64_t c = blockIdx.x; c < nch; c += gridDim.x) {
-        enc_write_chunk<T>(a, c, tmp, win, prev);
-        __syncthreads(); /* the window and prev are the next chunk's */
+    for (;;) { /* chunks from the last one down, as the rANS kernel takes them */
+        if (threadIdx.x == 0) next = atomicAdd(&a.st->write_next, 1ull);
+        __syncthreads();
+        const uint64_t t = next;
+        if (t >= nch) break;
+        enc_write_chunk<T>(a, nch - 1u - t, tmp, win, prev);
+        __syncthreads(); /* the window, prev and next are the next chunk's */
     }
 }
 
