@@ -353,7 +353,7 @@ struct ratio_enc_state {
     unsigned long long lvl_lin[kMaxLevels][3]; /* level l, axis a: linear cost */
     unsigned long long hist[kTab];          /* per context, per symbol */
     unsigned long long n_special;
-    unsigned long long rans_next; /* the rANS kernel's ticket */
+    unsigned long long rans_next, write_next; /* the chunk kernels' tickets */
     uint64_t x0;
     uint8_t choices[3 * kMaxLevels];
     uint64_t pstart[kMaxPasses + 1], cstart[kMaxPasses + 1], dstart[kMaxPasses + 1];
@@ -1611,12 +1611,17 @@ __global__ void __launch_bounds__(kWriteThreads) enc_write_kernel(enc_args a)
     __shared__ write_scan_t::TempStorage tmp;
     __shared__ uint32_t win[kWriteWin];
     __shared__ uint32_t prev;
+    __shared__ unsigned long long next;
     const ratio_enc_state* const st = a.st;
     if (st->bad_bound || !st->fits) return;
     const uint64_t nch = st->cstart[3u * a.L];
-    for (uint64_t c = blockIdx.x; c < nch; c += gridDim.x) {
-        enc_write_chunk<T>(a, c, tmp, win, prev);
-        __syncthreads(); /* the window and prev are the next chunk's */
+    for (;;) { /* chunks from the last one down, as the rANS kernel takes them */
+        if (threadIdx.x == 0) next = atomicAdd(&a.st->write_next, 1ull);
+        __syncthreads();
+        const uint64_t t = next;
+        if (t >= nch) break;
+        enc_write_chunk<T>(a, nch - 1u - t, tmp, win, prev);
+        __syncthreads(); /* the window, prev and next are the next chunk's */
     }
 }
 
