@@ -1361,8 +1361,8 @@ __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
     /* a warp per chunk, as many as the frame has, on the CTAs that fit at once (or fewer
      * where a frame of n values can have fewer chunks): each warp takes the next chunk
      * from the last one down, so the finest passes' long chunks go first and the short
-     * ones fill in behind (a fixed share of chunks a warp left a third of the warps idle
-     * at the end) */
+     * ones fill in behind, where a fixed share of chunks a warp leaves the warps that
+     * drew short ones idle while others finish a last long one */
     const uint64_t nch = st->cstart[np];
     for (;;) {
         unsigned long long t = 0;
