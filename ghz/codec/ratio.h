@@ -455,29 +455,36 @@ GHZ_HD static inline unsigned ghz_ratio_normalize(const uint64_t* cnt, uint64_t 
 
 /* ---- rANS (RATIO.md, Chunks) ------------------------------------------------------ */
 
+/* The reciprocal of a frequency f (1..M) for ghz_rans_put: *sh = floor(log2 f) and
+ * m = floor(2^(32 + sh) / f), or 2^32 - 1 where that is 2^32 (f a power of two). For
+ * every v < 2^32, q = floor(v m / 2^(32 + sh)) is floor(v / f) or one less: m f lies
+ * in (2^(32 + sh) - f, 2^(32 + sh)], so v m / 2^(32 + sh) is below v / f by less than
+ * v / 2^(32 + sh) < 1. */
+GHZ_HD static inline uint32_t ghz_rans_recip(uint32_t f, unsigned* sh)
+{
+    const unsigned s = ghz_bit_width(f) - 1u;
+    const uint64_t m = ((uint64_t)1 << (32u + s)) / f;
+    *sh = s;
+    return m > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)m;
+}
+
 /* Encodes symbol (f, cum) into *x; returns 1 and the word *w when one is emitted.
- * inv = 1 / f (binary64): the quotient floor(v / f) is taken from v * inv and then
- * corrected, which gives the integer division's result exactly (v < 2^32, so v * inv
- * is within 2^-20 of v / f) at the cost of a multiplication. */
-GHZ_HD static inline int ghz_rans_put(uint32_t* x, uint32_t f, double inv, uint32_t cum, uint16_t* w)
+ * (m, sh) = ghz_rans_recip(f): the quotient floor(v / f) by a multiplication and one
+ * correction, exactly the integer division's. */
+GHZ_HD static inline int ghz_rans_put(uint32_t* x, uint32_t f, uint32_t m, unsigned sh, uint32_t cum, uint16_t* w)
 {
     uint32_t v = *x, q, r;
     int out = 0;
-    if ((uint64_t)v >= ((uint64_t)f << 20)) {
+    if ((v >> 20) >= f) { /* v >= f 2^20: the state would leave [2^16, 2^32) */
         *w = (uint16_t)(v & 0xFFFFu);
         v >>= 16;
         out = 1;
     }
-    q = (uint32_t)GHZ_DMUL((double)v, inv);
-    r = v - q * f; /* mod 2^32: a q one too large wraps r above f */
+    q = (uint32_t)(((uint64_t)v * m) >> 32) >> sh;
+    r = v - q * f;
     if (r >= f) {
-        if ((int32_t)r < 0) {
-            --q;
-            r += f;
-        } else {
-            ++q;
-            r -= f;
-        }
+        ++q;
+        r -= f;
     }
     *x = (q << GHZ_RATIO_PROB_BITS) + r + cum;
     return out;

@@ -310,11 +310,11 @@ static void sink_le_array(sink_t* o, const void* v, uint64_t n, unsigned bytes)
 
 /* The tables of the contexts (RATIO.md, Tables): f[c][s]; nsym[c] = 0 for a context
  * without symbols; and for the coder, by context * GHZ_RATIO_NSYM_MAX + symbol (the
- * encoder's symbol array), the symbol's frequency, start, 1 / f (for ghz_rans_put)
- * and its extra bits. */
+ * encoder's symbol array), the symbol's frequency, start, f's reciprocal (for
+ * ghz_rans_put) and its extra bits. */
 typedef struct {
-    uint32_t f, cum;
-    double inv;
+    uint32_t f, cum, m;
+    unsigned sh;
 } coder_sym_t;
 
 typedef struct {
@@ -341,7 +341,7 @@ static void make_tables(const uint64_t count[GHZ_RATIO_NCTX][GHZ_RATIO_NSYM_MAX]
             coder_sym_t* q = &t->c[c * GHZ_RATIO_NSYM_MAX + s];
             q->f = t->f[c][s];
             q->cum = cum;
-            q->inv = t->f[c][s] ? 1.0 / t->f[c][s] : 0.0;
+            if (q->f) q->m = ghz_rans_recip(q->f, &q->sh);
             cum += t->f[c][s];
         }
     }
@@ -378,7 +378,7 @@ static uint64_t code_chunk(const uint16_t* sym, uint64_t K, uint64_t cs, unsigne
         unsigned m = 0;
         for (lane = 0; lane < lanes; ++lane) {
             const coder_sym_t* q = &t->c[sym[g0 + lane]];
-            if (ghz_rans_put(&r->x[lane], q->f, q->inv, q->cum, &w[m])) ++m;
+            if (ghz_rans_put(&r->x[lane], q->f, q->m, q->sh, q->cum, &w[m])) ++m;
         }
         r->pos -= m;
         memcpy(r->words + r->pos, w, m * sizeof(uint16_t));

@@ -353,13 +353,14 @@ struct ratio_enc_state {
     unsigned long long lvl_lin[kMaxLevels][3]; /* level l, axis a: linear cost */
     unsigned long long hist[kTab];          /* per context, per symbol */
     unsigned long long n_special;
+    unsigned long long rans_next, write_next; /* the chunk kernels' tickets */
     uint64_t x0;
     uint8_t choices[3 * kMaxLevels];
     uint64_t pstart[kMaxPasses + 1], cstart[kMaxPasses + 1], dstart[kMaxPasses + 1];
     uint8_t plog[kMaxPasses];
     uint16_t f[kTab];
     uint32_t cum[kTab];
-    double inv[kTab];
+    uint32_t rcp[kTab]; /* ghz_rans_recip(f) */
     unsigned nsym[kNctx];
     uint64_t table_bytes, chunk_bytes, n_out, off_table, off_dir, off_chunks, off_outliers, off_specials,
         special_bytes;
@@ -1149,13 +1150,16 @@ __global__ void enc_tables_kernel(enc_args a)
         }
         uint16_t* const f = st->f + t * kNsym;
         uint32_t* const cum = st->cum + t * kNsym;
-        double* const inv = st->inv + t * kNsym;
+        uint32_t* const rcp = st->rcp + t * kNsym;
         st->nsym[t] = 0;
         if (tot) {
             st->nsym[t] = ghz_ratio_normalize(cnt, tot, f);
             cum[0] = 0;
             for (unsigned s = 0; s + 1 < kNsym; ++s) cum[s + 1] = cum[s] + f[s];
-            for (unsigned s = 0; s < kNsym; ++s) inv[s] = f[s] ? 1.0 / (double)f[s] : 0.0;
+            for (unsigned s = 0; s < kNsym; ++s) {
+                unsigned sh;
+                rcp[s] = f[s] ? ghz_rans_recip(f[s], &sh) : 0u;
+            }
         }
     } else if (t == 32) {
         pass_table(a.d, a.L, st->choices, GHZ_RATIO_CHUNK_LOG2, a.spread, a.shrink, st->pstart, st->cstart,
@@ -1226,13 +1230,25 @@ __device__ __forceinline__ void stage_batch(uint32_t* xs, uint32_t E, uint32_t* 
         }
     if (lane == 0 && carry) atomicOr(&win[top], carry); /* the earlier batches' bits above these */
     __syncwarp();
+    /* loops of one or two rounds, mostly: not unrolled, which would only grow the code */
+#pragma unroll 1
     for (unsigned i = lane; i <= top; i += 32u)
         if (i > 0u || off == 0u) xs[lo / 32u + i] = win[i];
     carry = off ? win[0] : 0u;
     __syncwarp();
+#pragma unroll 1
     for (unsigned i = lane; i <= top; i += 32u) win[i] = 0;
     __syncwarp();
     R += T;
+}
+
+/* A (context, symbol)'s entry in the rANS kernel's table: cum | f << 13 | sh << 26 (cum
+ * and f at most M = 2^12, sh at most 12) and f's reciprocal m (ghz_rans_recip gives m
+ * and sh; a symbol without frequency is never coded and gets zeros). */
+__device__ __forceinline__ uint2 rans_entry(uint32_t f, uint32_t cum, uint32_t m)
+{
+    const uint32_t sh = f ? 31u - (uint32_t)__clz(f) : 0u;
+    return make_uint2(cum | f << 13 | sh << 26, m);
 }
 
 /* Chunk c (RATIO.md, Chunks), by one warp: steps from last to first, lane < W its own
@@ -1241,9 +1257,8 @@ __device__ __forceinline__ void stage_batch(uint32_t* xs, uint32_t E, uint32_t* 
  * chunk's xs span below the later batches' (win: the warp's kStageWords shared words,
  * zero), so that the writer copies them as words instead of reading the codes again; a
  * chunk whose bits outgrow the span, or that has an outlier, is not marked staged and
- * the writer codes it from its codes. f, cum, inv: the tables. */
-__device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f, const uint32_t* cum,
-                               const double* inv, uint32_t* win)
+ * the writer codes it from its codes. tab: the tables (rans_entry). */
+__device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint2* tab, uint32_t* win)
 {
     const ratio_enc_state* const st = a.st;
     const unsigned np = 3u * a.L;
@@ -1278,26 +1293,26 @@ __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f,
             o.cv[b] = act ? ctx[g] : kNctx;
         }
     };
+    /* A step without branches: an inactive lane (past the chunk's end, or beyond its
+     * lanes) and an outlier take the same path as the others and have their results
+     * masked, so the warp never splits around the ballot. */
     auto encode = [&](const slot_t& o) {
         uint32_t ex[kBatch];
         unsigned nb[kBatch];
 #pragma unroll
         for (unsigned b = 0; b < kBatch; ++b) {
-            int emit = 0;
-            uint16_t w = 0;
-            ex[b] = 0;
-            nb[b] = 0;
-            if (o.cv[b] < kNctx) {
-                const int32_t k = o.kv[b];
-                const unsigned e = o.cv[b] * kNsym;
-                unsigned sym = 0;
-                if (k != kOutlierCode)
-                    sym = ghz_ratio_symbol(k, &ex[b], &nb[b]);
-                else
-                    ++nout;
-                nbits += nb[b];
-                emit = ghz_rans_put(&x, f[e + sym], inv[e + sym], cum[e + sym], &w);
-            }
+            const bool act = o.cv[b] < kNctx, outl = o.kv[b] == kOutlierCode;
+            unsigned sym = ghz_ratio_symbol(o.kv[b], &ex[b], &nb[b]);
+            sym = outl ? 0u : sym;
+            nb[b] = outl ? 0u : nb[b];
+            ex[b] = outl ? 0u : ex[b];
+            nout += act && outl;
+            nbits += nb[b];
+            const uint2 e = tab[act ? o.cv[b] * kNsym + sym : 0u];
+            uint32_t xn = x;
+            uint16_t w;
+            const bool emit = ghz_rans_put(&xn, (e.x >> 13) & 0x1FFFu, e.y, e.x >> 26, e.x & 0x1FFFu, &w) && act;
+            x = act ? xn : x;
             const uint32_t m = __ballot_sync(kLanesAll, emit);
             pos -= __popc(m);
             if (emit) words[pos + __popc(m & lt)] = w;
@@ -1334,26 +1349,28 @@ __device__ void enc_rans_chunk(const enc_args& a, uint64_t c, const uint16_t* f,
 /* The rANS chunks, a warp per chunk. */
 __global__ void __launch_bounds__(kWarpCtaThreads) enc_rans_kernel(enc_args a)
 {
-    __shared__ uint16_t f[kTab];
-    __shared__ uint32_t cum[kTab];
-    __shared__ double inv[kTab];
+    __shared__ uint2 tab[kTab];
     __shared__ uint32_t win[kWarpCtaThreads / 32u * kStageWords]; /* stage_batch's, a warp's */
     const ratio_enc_state* const st = a.st;
     if (st->bad_bound) return;
-    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) {
-        f[i] = st->f[i];
-        cum[i] = st->cum[i];
-        inv[i] = st->inv[i];
-    }
+    for (unsigned i = threadIdx.x; i < kTab; i += blockDim.x) tab[i] = rans_entry(st->f[i], st->cum[i], st->rcp[i]);
     for (unsigned i = threadIdx.x; i < kWarpCtaThreads / 32u * kStageWords; i += blockDim.x) win[i] = 0;
     __syncthreads();
     const unsigned np = 3u * a.L;
     if (np == 0) return;
-    /* a warp per chunk, over as many chunks as the frame has (the grid: the CTAs that fit
-     * at once, or fewer where a frame of n values can have fewer chunks) */
-    const uint64_t nch = st->cstart[np], wstride = (uint64_t)gridDim.x * (blockDim.x / 32);
-    for (uint64_t c = (uint64_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < nch; c += wstride)
-        enc_rans_chunk(a, c, f, cum, inv, win + threadIdx.x / 32u * kStageWords);
+    /* a warp per chunk, as many as the frame has, on the CTAs that fit at once (or fewer
+     * where a frame of n values can have fewer chunks): each warp takes the next chunk
+     * from the last one down, so the finest passes' long chunks go first and the short
+     * ones fill in behind, where a fixed share of chunks a warp leaves the warps that
+     * drew short ones idle while others finish a last long one */
+    const uint64_t nch = st->cstart[np];
+    for (;;) {
+        unsigned long long t = 0;
+        if (lane_id() == 0) t = atomicAdd(&a.st->rans_next, 1ull);
+        t = __shfl_sync(kLanesAll, t, 0);
+        if (t >= nch) break;
+        enc_rans_chunk(a, nch - 1u - t, tab, win + threadIdx.x / 32u * kStageWords);
+    }
 }
 
 /* Exclusive sums over the chunks (byte offsets, outlier bases), the tables' bytes and
@@ -1594,12 +1611,17 @@ __global__ void __launch_bounds__(kWriteThreads) enc_write_kernel(enc_args a)
     __shared__ write_scan_t::TempStorage tmp;
     __shared__ uint32_t win[kWriteWin];
     __shared__ uint32_t prev;
+    __shared__ unsigned long long next;
     const ratio_enc_state* const st = a.st;
     if (st->bad_bound || !st->fits) return;
     const uint64_t nch = st->cstart[3u * a.L];
-    for (uint64_t c = blockIdx.x; c < nch; c += gridDim.x) {
-        enc_write_chunk<T>(a, c, tmp, win, prev);
-        __syncthreads(); /* the window and prev are the next chunk's */
+    for (;;) { /* chunks from the last one down, as the rANS kernel takes them */
+        if (threadIdx.x == 0) next = atomicAdd(&a.st->write_next, 1ull);
+        __syncthreads();
+        const uint64_t t = next;
+        if (t >= nch) break;
+        enc_write_chunk<T>(a, nch - 1u - t, tmp, win, prev);
+        __syncthreads(); /* the window, prev and next are the next chunk's */
     }
 }
 
@@ -2062,7 +2084,7 @@ struct ratio_dec_state {
     uint64_t pstart[kMaxPasses + 1], cstart[kMaxPasses + 1], dstart[kMaxPasses + 1];
     uint8_t plog[kMaxPasses];
     unsigned long long ticket;               /* the next chunk a warp takes, in chunk order */
-    unsigned long long pass_out[kMaxPasses]; /* outlier symbols of each pass */
+    unsigned long long n_out; /* outlier symbols, all chunks' */
     unsigned long long pass_done[kMaxPasses]; /* chunks of each pass whose values are all written */
     unsigned long long slice_bytes[kDecMaxGrid]; /* chunk bytes of each CTA's directory slice */
 };
@@ -2184,7 +2206,8 @@ __device__ void dec_parse(const chunk_t& c, ratio_dec_state* ds)
         if (ok) { /* choices were checked by the layout: the pass table */
             pass_table(ds->L.d, ds->L.levels, s_head + ds->L.off_choices, ds->L.chunk_log2, ds->L.spread,
                        ds->L.shrink, ds->pstart, ds->cstart, ds->dstart, ds->plog);
-            for (unsigned P = 0; P < 3u * ds->L.levels; ++P) ds->pass_out[P] = ds->pass_done[P] = 0;
+            ds->n_out = 0;
+            for (unsigned P = 0; P < 3u * ds->L.levels; ++P) ds->pass_done[P] = 0;
             ((typename bits_of<T>::type*)c.dst)[0] = (typename bits_of<T>::type)ds->L.x0;
         }
         if (!ok && mine) report(c.d_status, GHZ_ERR_CORRUPT);
@@ -2299,7 +2322,7 @@ __device__ bool dec_directory_place(const chunk_t& c, ratio_dec_state* ds)
 
 /* Chunk ci of pass P, by one warp (RATIO.md, Chunks and Prediction): symbol j is lane
  * j % W's at step j / W. fix = false: every code's reconstruction is written, the
- * outlier symbols counted (chs[ci].n_out, ds->pass_out[P], the count returned) and the
+ * outlier symbols counted (chs[ci].n_out, ds->n_out, the count returned) and the
  * chunk checked; fix = true (a chunk with outliers, once the outliers of every chunk
  * before it are counted): the same symbols are decoded again and only the outliers
  * written, from rank `base` on.
@@ -2522,7 +2545,7 @@ __device__ uint32_t dec_chunk(const chunk_t& c, ratio_dec_state* ds, const uint8
     if (lane == 0) {
         if (!fix) {
             dec_chunks(c)[ci].n_out = nout;
-            if (nout) atomicAdd(&ds->pass_out[P], (unsigned long long)nout);
+            if (nout) atomicAdd(&ds->n_out, (unsigned long long)nout);
         }
         if (bad) dec_corrupt(c, ds);
     }
@@ -2820,11 +2843,9 @@ __global__ void __launch_bounds__(kPassThreads, (dec_cfg<T, I>::ctas)) dec_kerne
         }
         grid.sync();
         if (blockIdx.x == 0) {
-            if (threadIdx.x == 0 && !*(volatile int*)&ds->bad) {
-                unsigned long long outliers = 0;
-                for (unsigned P = 0; P < np; ++P) outliers += *(volatile unsigned long long*)&ds->pass_out[P];
-                if (outliers != L.n_outliers) dec_corrupt(c, ds);
-            }
+            if (threadIdx.x == 0 && !*(volatile int*)&ds->bad &&
+                *(volatile unsigned long long*)&ds->n_out != L.n_outliers)
+                dec_corrupt(c, ds);
             __syncthreads();
             dec_specials<T>(c, ds);
         }
