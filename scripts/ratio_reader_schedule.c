@@ -21,13 +21,31 @@
 #define GHZ_ADVANCED
 #include "ghz/codec/ratio.h"
 
+/* Chunk c of pass P (RATIO.md, Chunks): its first point *k0, its *K points; returns its lanes. */
+static unsigned chunk_span(const ghz_ratio_pass_t* ps, const unsigned* lg, const uint64_t* cstart, unsigned shrink,
+                           unsigned P, uint64_t c, uint64_t* k0, uint64_t* K)
+{
+    const uint64_t cs = (uint64_t)1 << lg[P];
+    *k0 = (c - cstart[P]) << lg[P];
+    *K = ps[P].points - *k0 < cs ? ps[P].points - *k0 : cs;
+    return ghz_ratio_chunk_lanes(*K, shrink);
+}
+
+/* The warp free first. */
+static uint64_t first_free(const double* free_at, uint64_t warps)
+{
+    uint64_t w = 0;
+    for (uint64_t i = 1; i < warps; ++i)
+        if (free_at[i] < free_at[w]) w = i;
+    return w;
+}
+
 /* The progress schedule (above): each chunk's time at the end of each group of G steps,
  * a chunk's time (setup and steps) stretched as dur[c] stretches it. Returns the end. */
 static double progress(const uint64_t d[3], const ghz_ratio_pass_t* ps, const unsigned* lg, const uint64_t* cstart,
-                       unsigned np, const double* dur, double setup, uint64_t warps, uint64_t G)
+                       unsigned np, unsigned shrink, const double* dur, double setup, uint64_t warps, uint64_t G)
 {
     const uint64_t nc = cstart[np];
-    const unsigned shrink = ghz_ratio_shrink_for(ghz_ratio_spread_for(d[0] * d[1] * d[2]));
     uint64_t* const g0 = malloc((nc + 1) * sizeof *g0);
     double* const free_at = calloc(warps, sizeof *free_at);
     double* ends = NULL, t_end = 0;
@@ -35,9 +53,8 @@ static double progress(const uint64_t d[3], const ghz_ratio_pass_t* ps, const un
     if (!g0 || !free_at) exit(1);
     for (unsigned P = 0; P < np; ++P) /* the chunks' groups: g0[c] .. g0[c + 1] - 1 */
         for (uint64_t c = cstart[P]; c < cstart[P + 1]; ++c) {
-            const uint64_t k0 = (c - cstart[P]) << lg[P], cs = (uint64_t)1 << lg[P];
-            const uint64_t K = ps[P].points - k0 < cs ? ps[P].points - k0 : cs;
-            const unsigned W = ghz_ratio_chunk_lanes(K, shrink);
+            uint64_t k0, K;
+            const unsigned W = chunk_span(ps, lg, cstart, shrink, P, c, &k0, &K);
             g0[c] = ng;
             ng += ((K + W - 1) / W + G - 1) / G;
         }
@@ -45,16 +62,12 @@ static double progress(const uint64_t d[3], const ghz_ratio_pass_t* ps, const un
     if (!(ends = malloc(ng * sizeof *ends))) exit(1);
     for (unsigned P = 0; P < np; ++P)
         for (uint64_t c = cstart[P]; c < cstart[P + 1]; ++c) {
-            const uint64_t k0 = (c - cstart[P]) << lg[P], cs = (uint64_t)1 << lg[P];
-            const uint64_t K = ps[P].points - k0 < cs ? ps[P].points - k0 : cs;
-            const unsigned W = ghz_ratio_chunk_lanes(K, shrink);
+            uint64_t k0, K;
+            const unsigned W = chunk_span(ps, lg, cstart, shrink, P, c, &k0, &K);
             const uint64_t n_steps = (K + W - 1) / W;
             const double scale = dur[c] / (setup + (double)n_steps); /* the chunk's jitter */
-            uint64_t w = 0;
-            double t = 0;
-            for (uint64_t i = 1; i < warps; ++i)
-                if (free_at[i] < free_at[w]) w = i;
-            t = free_at[w];
+            const uint64_t w = first_free(free_at, warps);
+            double t = free_at[w];
             for (uint64_t j = 0; j < g0[c + 1] - g0[c]; ++j) {
                 const uint64_t s0 = j * G, s1 = s0 + G < n_steps ? s0 + G : n_steps;
                 const uint64_t p0 = k0 + s0 * W, p1 = (k0 + s1 * W < k0 + K ? k0 + s1 * W : k0 + K) - 1;
@@ -68,8 +81,8 @@ static double progress(const uint64_t d[3], const ghz_ratio_pass_t* ps, const un
                     for (uint64_t q = qa; q <= qb; ++q) { /* done through its last point read */
                         double tq = ends[g0[q + 1] - 1];
                         if (q == qb) {
-                            const uint64_t kq = (q - cstart[Q]) << lg[Q], Kq = ps[Q].points - kq;
-                            const unsigned Wq = ghz_ratio_chunk_lanes(Kq < ((uint64_t)1 << lg[Q]) ? Kq : ((uint64_t)1 << lg[Q]), shrink);
+                            uint64_t kq, Kq;
+                            const unsigned Wq = chunk_span(ps, lg, cstart, shrink, Q, q, &kq, &Kq);
                             tq = ends[g0[q] + ((b - 1 - kq) / Wq) / G];
                         }
                         if (tq > t) t = tq;
@@ -118,9 +131,8 @@ int main(int argc, char** argv)
     srand(1);
     for (unsigned P = 0; P < np; ++P)
         for (uint64_t c = cstart[P]; c < cstart[P + 1]; ++c) {
-            const uint64_t k0 = (c - cstart[P]) << lg[P], cs = (uint64_t)1 << lg[P];
-            const uint64_t K = ps[P].points - k0 < cs ? ps[P].points - k0 : cs;
-            const unsigned W = ghz_ratio_chunk_lanes(K, shrink);
+            uint64_t k0, K;
+            const unsigned W = chunk_span(ps, lg, cstart, shrink, P, c, &k0, &K);
             dur[c] = (setup + (double)((K + W - 1) / W)) * (1.0 + jitter * (2.0 * rand() / RAND_MAX - 1.0));
         }
     double t_bar = 0, t_flow = 0, work = 0;
@@ -136,12 +148,10 @@ int main(int argc, char** argv)
     }
     for (unsigned P = 0; P < np; ++P)
         for (uint64_t c = cstart[P]; c < cstart[P + 1]; ++c) {
-            const uint64_t k0 = (c - cstart[P]) << lg[P], cs = (uint64_t)1 << lg[P];
-            const uint64_t K = ps[P].points - k0 < cs ? ps[P].points - k0 : cs;
-            uint64_t w = 0, r0, r1;
-            for (uint64_t i = 1; i < warps; ++i)
-                if (free_at[i] < free_at[w]) w = i;
+            uint64_t k0, K, r0, r1;
+            const uint64_t w = first_free(free_at, warps);
             double start = free_at[w];
+            (void)chunk_span(ps, lg, cstart, shrink, P, c, &k0, &K);
             ghz_ratio_input_rows(&ps[P], d, k0, k0 + K - 1, &r0, &r1);
             for (unsigned Q = 0; Q < P; ++Q) {
                 const uint64_t a = ghz_ratio_pass_first_row(&ps[Q], d, r0);
@@ -158,7 +168,7 @@ int main(int argc, char** argv)
     printf("%llu x %llu x %llu, %llu chunks, %llu warps: barriers %.0f steps, flow %.0f (%.2fx), work bound %.0f",
            (unsigned long long)d[0], (unsigned long long)d[1], (unsigned long long)d[2], (unsigned long long)nc,
            (unsigned long long)warps, t_bar, t_flow, t_bar / t_flow, work / (double)warps);
-    if (G) printf(", progress every %llu steps %.0f", (unsigned long long)G, progress(d, ps, lg, cstart, np, dur, setup, warps, G));
+    if (G) printf(", progress every %llu steps %.0f", (unsigned long long)G, progress(d, ps, lg, cstart, np, shrink, dur, setup, warps, G));
     printf("\n");
     free(dur);
     free(done);
