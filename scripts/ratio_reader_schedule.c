@@ -14,7 +14,9 @@
  * scripts/ratio_gpu_model.py (CTest scripts.ratio_reader_schedule checks that they agree).
  *
  *   cc -O2 -I. -Ibuild/include -o /tmp/schedule scripts/ratio_reader_schedule.c
- *   /tmp/schedule D0 D1 D2 WARPS [SETUP [JITTER [G]]]      e.g. 144 73 25608 2112 20 0.2 8 */
+ *   /tmp/schedule D0 D1 D2 WARPS [SETUP [JITTER [G]]]      e.g. 144 73 25608 2112 20 0.2 8
+ * SPREAD=S and SHRINK=k in the environment model a frame written with that spread and
+ * shrink instead of the writers' choice for n (every reader accepts any). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +113,9 @@ int main(int argc, char** argv)
     const double setup = argc > 5 ? atof(argv[5]) : 0, jitter = argc > 6 ? atof(argv[6]) : 0;
     const uint64_t G = argc > 7 ? strtoull(argv[7], 0, 10) : 0;
     const unsigned L = ghz_ratio_levels(d[0], d[1], d[2]), np = 3 * L;
-    const unsigned spread = ghz_ratio_spread_for(n), shrink = ghz_ratio_shrink_for(spread);
+    const char *const sp_env = getenv("SPREAD"), *const sk_env = getenv("SHRINK");
+    const unsigned spread = sp_env ? (unsigned)atoi(sp_env) : ghz_ratio_spread_for(n),
+                   shrink = sk_env ? (unsigned)atoi(sk_env) : ghz_ratio_shrink_for(spread);
     const unsigned order[3] = {0, 1, 2};
     ghz_ratio_pass_t ps[3 * 64];
     unsigned lg[3 * 64];
