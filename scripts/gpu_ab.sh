@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/gpu_ab.sh: builds of the CUDA ratio codec side by side on one GPU, in one call
-# of the device tool, so that a change is tested and timed against its baseline in the
-# same run (docs/GPU.md). Two steps:
+# scripts/gpu_ab.sh: builds of the CUDA ratio codec side by side on one GPU, in one run,
+# so that a change is tested and timed against its baseline on the same card at the
+# same time (docs/GPU.md). Two steps:
 #
 #   bash scripts/gpu_ab.sh pack VARIANT...   where nvcc is, no GPU needed
 #   bash scripts/gpu_ab.sh run [STEP...]     on the GPU machine, with .device-carry/ab carried
@@ -23,7 +23,7 @@
 #   ncu       warp states and source counters of dec_kernel and enc_rans_kernel on the
 #             untiled navy_uwnd at REL 1e-3, first and last variant (files in $OUT/ab)
 # A step starts only before GHZ_AB_DEADLINE seconds (default 480) have passed, so that
-# the call ends inside the device tool's limit with what ran. Everything printed is also
+# a run under a time limit ends inside it with what ran. Everything printed is also
 # in $OUT/ab/run.log.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
@@ -90,7 +90,7 @@ pack() {
         [ -e "$f" ] || { say "no $f: datasets/real/extract.sh first"; exit 1; }
         xz -T0 -c "$f" >"$CARRY/$(basename "$f").xz"
     done
-    say "carry [\"$CARRY\"]: $(du -sm "$CARRY" | cut -f1) MiB of the 64 MiB the device tool carries with the tree"
+    say "$CARRY: $(du -sm "$CARRY" | cut -f1) MiB to copy to the GPU machine beside the tree"
 }
 
 run() {
