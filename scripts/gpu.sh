@@ -46,6 +46,8 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 root=$PWD
+# shellcheck source=scripts/criterion_copy.sh
+. scripts/criterion_copy.sh
 B=build-gpu
 CARRY=.device-carry
 ARCHIVE=$CARRY/prebuilt.tar.xz
@@ -191,17 +193,7 @@ prebuild() {
     tar -cJf "$ARCHIVE" -C "$stage" "$B" || { fail "prebuild: packing $ARCHIVE"; return 1; }
     say "prebuilt: $(tr '\n' ' ' <"$stage/$B/PREBUILT")"
     rm -rf "$stage"
-    # Criterion: the header tree and the shared library with what it loads (not libc)
-    rm -rf "$CRIT"
-    mkdir -p "$CRIT/lib" "$CRIT/include"
-    f=$(pkg-config --variable=libdir criterion 2>/dev/null)/libcriterion.so
-    [ -e "$f" ] || { fail "prebuild: no Criterion here ($f)"; return 1; }
-    # as linked against (libcriterion.so) and as loaded (its soname); plain copies, no links
-    cp -L "$f" "$CRIT/lib/libcriterion.so"
-    cp -L "$f" "$CRIT/lib/$(readelf -d "$f" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')"
-    ldd "$f" | awk '$3 ~ /^\// {print $3}' | grep -vE '/(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^/]*)\.so' |
-        while IFS= read -r lib; do cp -L "$lib" "$CRIT/lib/"; done
-    cp -r "$(pkg-config --variable=includedir criterion)/criterion" "$CRIT/include/"
+    criterion_copy "$CRIT" || { fail "prebuild: no Criterion here"; return 1; }
     rm -rf "$CARRY/fields"
     if python3 scripts/coll_rank_fields.py "$CARRY/fields" 8 >/dev/null 2>&1; then
         say "per-rank fields: $CARRY/fields"

@@ -28,6 +28,8 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 root=$PWD
+# shellcheck source=scripts/criterion_copy.sh
+. scripts/criterion_copy.sh
 CARRY=.device-carry/ab
 say() { echo "gpu_ab: $*"; }
 
@@ -74,18 +76,13 @@ pack_variant() { # NAME=REV[+PATCH...][@FLAGS]
 }
 
 pack() {
-    local f lib
+    local f
     [ $# -ge 1 ] || { say "pack needs at least one VARIANT"; exit 2; }
     rm -rf "$CARRY"
-    mkdir -p "$CARRY/lib"
+    mkdir -p "$CARRY"
     for v in "$@"; do pack_variant "$v" || exit 1; done
-    # Criterion and what it loads (not libc), as the test binaries load them
-    f=$(pkg-config --variable=libdir criterion 2>/dev/null)/libcriterion.so
-    [ -e "$f" ] || { say "no Criterion here ($f): bash scripts/setup.sh"; exit 1; }
-    cp -L "$f" "$CARRY/lib/$(readelf -d "$f" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')"
-    ldd "$f" | awk '$3 ~ /^\// {print $3}' | grep -vE '/(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^/]*)\.so' |
-        while IFS= read -r lib; do cp -L "$lib" "$CARRY/lib/"; done
-    tar -cJf "$CARRY/lib.txz" -C "$CARRY" lib && rm -rf "${CARRY:?}/lib"
+    criterion_copy "$CARRY/crit" || exit 1
+    tar -cJf "$CARRY/lib.txz" -C "$CARRY/crit" lib && rm -rf "${CARRY:?}/crit"
     for f in datasets/out/real/navy_uwnd_*.f32 datasets/out/real/etopo5_relief_*.f32; do
         [ -e "$f" ] || { say "no $f: datasets/real/extract.sh first"; exit 1; }
         xz -T0 -c "$f" >"$CARRY/$(basename "$f").xz"
